@@ -1,0 +1,1 @@
+"""The SAGE story corpus: manifest, acquisition, text cleaning and loading."""

@@ -1,0 +1,243 @@
+"""Acquire external files: ``data/raw/`` first, then ``$DATA_MIRROR``, then the public source URL.
+
+Every file is checked against the sha256 its manifest records. Nothing here is third-party data:
+only where to find it and how to check it. Missing items are collected and reported in one
+message that says how to provide each.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import paths
+from .text import normalise, strip_gutenberg
+
+EXTERNAL_MANIFEST = "data/manifests/external_files.csv"
+
+
+class AcquisitionError(RuntimeError):
+    """One or more files could not be acquired; the message lists each with how to provide it."""
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fetch_url(url: str, timeout: float = 60.0) -> bytes:
+    """Download ``url`` (http, https or file) and return its bytes."""
+    req = urllib.request.Request(url, headers={"User-Agent": "judgelab-compendium/0.1"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - URLs come from the manifest
+        return resp.read()
+
+
+@dataclass
+class Outcome:
+    """What happened to one manifest entry."""
+
+    key: str
+    path: Path | None = None
+    origin: str = ""  # raw | mirror | url
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.path is not None
+
+
+# ---------------------------------------------------------------- plain files
+
+
+def _convert(data: bytes, how: str) -> bytes:
+    """Turn a downloaded upstream file into the mirrored form (only where the two differ)."""
+    if not how:
+        return data
+    if how == "torch_pickle_to_npy":
+        # The authors ship a pickled torch FloatTensor; the compendium reads NumPy.
+        import numpy as np
+        import torch
+
+        tensor = torch.load(io.BytesIO(data), map_location="cpu", weights_only=False)
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(tensor, dtype=np.float32))
+        return buf.getvalue()
+    raise ValueError(f"unknown conversion {how!r} in {EXTERNAL_MANIFEST}")
+
+
+def acquire_file(entry: dict, mirror: Path | None, allow_download: bool = True) -> Outcome:
+    """Acquire one row of the external-files manifest into ``data/raw/<raw_path>``."""
+    out = Outcome(key=entry["key"])
+    target = paths.data_raw() / entry["raw_path"]
+    want = entry["sha256"]
+    if target.exists():
+        if sha256_file(target) == want:
+            out.path, out.origin = target, "raw"
+            return out
+        out.problems.append(f"{target} has the wrong sha256 (expected {want}); it was ignored")
+    if mirror is not None:
+        src = mirror / entry["mirror_path"]
+        if src.exists():
+            if sha256_file(src) == want:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, target)
+                out.path, out.origin = target, "mirror"
+                return out
+            out.problems.append(f"{src} has the wrong sha256 (expected {want})")
+        else:
+            out.problems.append(f"not in the mirror: {src}")
+    if allow_download and entry.get("url"):
+        try:
+            data = _convert(fetch_url(entry["url"]), entry.get("convert", ""))
+        except Exception as exc:  # network errors of every kind end as a reported problem
+            out.problems.append(f"download failed from {entry['url']}: {exc}")
+        else:
+            if sha256_bytes(data) == want:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                out.path, out.origin = target, "url"
+                return out
+            out.problems.append(f"download from {entry['url']} has sha256 {sha256_bytes(data)}, expected {want}")
+    return out
+
+
+def read_external_manifest(path: Path | None = None) -> list[dict]:
+    path = path or paths.project_root() / EXTERNAL_MANIFEST
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def external_path(key: str, allow_download: bool = False) -> Path:
+    """The local path of an external file by manifest key, acquiring it if needed."""
+    for entry in read_external_manifest():
+        if entry["key"] == key:
+            out = acquire_file(entry, paths.data_mirror(), allow_download=allow_download)
+            if not out.ok:
+                raise AcquisitionError(_missing_message([out]))
+            return out.path
+    raise KeyError(f"no entry {key!r} in {EXTERNAL_MANIFEST}")
+
+
+# ---------------------------------------------------------------- stories
+
+
+def _jsonl_record(path: Path, selector: str) -> str:
+    """The ``story_text`` of the JSONL record matching ``field=value|field=value``."""
+    want = dict(part.split("=", 1) for part in selector.split("|"))
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if all(str(rec.get(k)) == v for k, v in want.items()):
+                return rec["story_text"]
+    raise KeyError(f"{path}: no record with {selector}")
+
+
+def extract_between(book: str, start: str, end: str) -> str:
+    """Cut one story out of a whole book, by its first and last words, in normalised text.
+
+    Used for the online path: Project Gutenberg serves whole collections, the compendium needs
+    one story. Both anchors are normalised the same way as the book, so hard wraps don't matter.
+    """
+    text = normalise(strip_gutenberg(book))
+    s_anchor, e_anchor = normalise(start), normalise(end)
+    i = text.find(s_anchor)
+    if i < 0:
+        raise ValueError(f"start anchor {s_anchor[:40]!r}... not found")
+    j = text.find(e_anchor, i)
+    if j < 0:
+        raise ValueError(f"end anchor ...{e_anchor[-40:]!r} not found after the start")
+    return text[i : j + len(e_anchor)]
+
+
+def acquire_story(row: dict, mirror: Path | None, allow_download: bool = True) -> Outcome:
+    """Acquire one story of the corpus manifest into ``data/raw/<raw_path>`` (UTF-8 text)."""
+    out = Outcome(key=row["story_id"])
+    target = paths.data_raw() / row["raw_path"]
+    want = row["sha256"]
+    if target.exists():
+        if sha256_file(target) == want:
+            out.path, out.origin = target, "raw"
+            return out
+        out.problems.append(f"{target} has the wrong sha256 (expected {want}); it was ignored")
+    if mirror is not None:
+        src = mirror / row["mirror_path"]
+        if src.exists():
+            data = (_jsonl_record(src, row["record"]).encode("utf-8") if row.get("record")
+                    else src.read_bytes())
+            if sha256_bytes(data) == want:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                out.path, out.origin = target, "mirror"
+                return out
+            out.problems.append(f"{src} gives sha256 {sha256_bytes(data)}, expected {want}")
+        else:
+            out.problems.append(f"not in the mirror: {src}")
+    if allow_download and row.get("source_url") and row.get("extract_start"):
+        try:
+            book = fetch_url(row["source_url"]).decode("utf-8-sig", errors="replace")
+            story = extract_between(book, row["extract_start"], row["extract_end"])
+        except Exception as exc:
+            out.problems.append(f"download/extract from {row['source_url']} failed: {exc}")
+        else:
+            # A downloaded edition is checked by its normalised text, since line wrapping differs.
+            if sha256_bytes(story.encode("utf-8")) == row["text_sha256"]:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(story.encode("utf-8"))
+                out.path, out.origin = target, "url"
+                return out
+            out.problems.append(f"text cut from {row['source_url']} differs from the manifest's text_sha256")
+    return out
+
+
+def _missing_message(outcomes: list[Outcome]) -> str:
+    lines = [f"{len(outcomes)} external file(s) could not be acquired:"]
+    for o in outcomes:
+        lines.append(f"  - {o.key}: " + "; ".join(o.problems or ["no source available"]))
+    lines.append(
+        "Provide them by (a) setting DATA_MIRROR to a mirror folder (e.g. DATA_MIRROR=../shared/mirror), "
+        "(b) copying the files into data/raw/ at the paths named in data/corpus/stories.csv and "
+        f"{EXTERNAL_MANIFEST}, or (c) running `make data` on a machine that is online."
+    )
+    return "\n".join(lines)
+
+
+def acquire_all(allow_download: bool = True, verbose: bool = True) -> list[Outcome]:
+    """Acquire every story and external file; raise one AcquisitionError listing all that are missing."""
+    from .manifest import read_manifest
+
+    mirror = paths.data_mirror()
+    outcomes = [acquire_story(r, mirror, allow_download) for r in read_manifest().to_dict("records")]
+    outcomes += [acquire_file(e, mirror, allow_download) for e in read_external_manifest()]
+    missing = [o for o in outcomes if not o.ok]
+    if verbose:
+        origins = {}
+        for o in outcomes:
+            if o.ok:
+                origins[o.origin] = origins.get(o.origin, 0) + 1
+        print(f"acquired {len(outcomes) - len(missing)}/{len(outcomes)} files "
+              + ", ".join(f"{n} from {k}" for k, n in sorted(origins.items())))
+    if missing:
+        raise AcquisitionError(_missing_message(missing))
+    return outcomes
+
+
+if __name__ == "__main__":
+    import sys
+
+    try:
+        acquire_all()
+    except AcquisitionError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(1)
