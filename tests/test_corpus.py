@@ -76,7 +76,7 @@ def test_normalise_is_stable_under_whitespace_and_unicode_forms():
 
 
 def test_count_words_counts_contractions_and_hyphenated_words_once():
-    assert text.count_words("Don't stop -- the half-sentient lichens, 3 of them!") == 7
+    assert text.count_words("Don't stop -- the half-sentient lichens, 3 of them!") == 8
 
 
 # ------------------------------------------------------------------ loading

@@ -10,6 +10,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import shutil
 import urllib.request
 from dataclasses import dataclass, field
@@ -151,14 +152,20 @@ def extract_between(book: str, start: str, end: str) -> str:
     one story. Both anchors are normalised the same way as the book, so hard wraps don't matter.
     """
     text = normalise(strip_gutenberg(book))
-    s_anchor, e_anchor = normalise(start), normalise(end)
-    i = text.find(s_anchor)
-    if i < 0:
-        raise ValueError(f"start anchor {s_anchor[:40]!r}... not found")
-    j = text.find(e_anchor, i)
-    if j < 0:
-        raise ValueError(f"end anchor ...{e_anchor[-40:]!r} not found after the start")
-    return text[i : j + len(e_anchor)]
+    i = _find_words(text, start, 0)
+    if i is None:
+        raise ValueError(f"start anchor {start[:40]!r}... not found")
+    j = _find_words(text, end, i[0])
+    if j is None:
+        raise ValueError(f"end anchor ...{end[-40:]!r} not found after the start")
+    return text[i[0] : j[1]]
+
+
+def _find_words(text: str, anchor: str, pos: int) -> tuple[int, int] | None:
+    """Span of ``anchor``'s words in ``text`` from ``pos``, any whitespace (line or paragraph) between them."""
+    words = normalise(anchor).split()
+    m = re.compile(r"\s+".join(re.escape(w) for w in words)).search(text, pos)
+    return (m.start(), m.end()) if m else None
 
 
 def acquire_story(row: dict, mirror: Path | None, allow_download: bool = True) -> Outcome:
