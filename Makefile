@@ -40,7 +40,8 @@ DEPS_09 := 08
 DEPS_10 := 07 08 09
 DEPS_11 :=
 
-.PHONY: all setup data notebooks test test-unit bench clean clean-results help lab $(addprefix nb-,$(NB_NUMBERS))
+PHONY_PROFILES := smoke demo paper
+.PHONY: all $(PHONY_PROFILES) setup data notebooks test test-unit bench clean clean-results help lab $(addprefix nb-,$(NB_NUMBERS))
 
 help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
@@ -50,6 +51,10 @@ help:
 	@echo "make lab        open JupyterLab on notebooks/"
 
 all: setup data notebooks
+
+# Shorthands: `make paper` is `make all PROFILE=paper`.
+smoke demo paper:
+	$(MAKE) all PROFILE=$@
 
 # ---------------------------------------------------------------- environment
 setup: $(SETUP_STAMP)
