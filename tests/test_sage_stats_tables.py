@@ -1,0 +1,207 @@
+"""Synthetic rows with known effects, the paper-table builders, interim loading and the figures."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgelab.sage import genre, interim, paper_figures, paper_tables, reliability, scores
+from judgelab.sage import paper_values as pv
+from judgelab.sage.synthetic import (
+    SyntheticEffects, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
+    write_synthetic_interim,
+)
+
+SMALL = {"canonical": 12, "pulp": 8, "llm": 8}
+
+
+@pytest.fixture(scope="module")
+def syn():
+    rows = synthetic_rows(SMALL, seed=5)
+    return rows, synthetic_summary(rows, seed=5)
+
+
+def test_synthetic_rows_follow_the_schema(syn):
+    rows, summary = syn
+    assert list(rows.columns) == list(scores.ROW_COLUMNS)
+    assert list(summary.columns) == list(scores.SUMMARY_COLUMNS)
+    n_stories = sum(SMALL.values())
+    # 3 layers x 2 modes x (5 evaluator rounds + 2 validator tracks) x 4 dimensions per story
+    assert len(rows) == n_stories * 3 * 2 * 7 * 4
+    assert rows["score"].between(1, 5).all() and (rows["status"] == "ok").all()
+    assert set(rows.loc[rows["category"] == "llm", "tier"]) == {"high", "average", "low"}
+    assert len(summary) == n_stories * 3 * 2
+    again = synthetic_rows(SMALL, seed=5)
+    pd.testing.assert_frame_equal(rows, again)  # seeded
+
+
+def test_synthetic_known_convergence_and_effects(syn):
+    rows, _ = syn
+    eff = SyntheticEffects()
+    n_dims = sum(SMALL.values()) * 3 * 2 * 4
+    n_jump = int(round(eff.nonconverged_share * n_dims))
+    conv = reliability.convergence_rate(rows, by=None).iloc[0]
+    assert conv["n_converged"] == n_dims - n_jump  # jumps are >= 0.5, the rest <= 0.1
+    story = scores.story_scores(rows)
+    means = story.groupby(["layer", "category"])["score"].mean()
+    for layer in scores.LAYERS:
+        assert means[(layer, "canonical")] > means[(layer, "llm")] + 0.5
+
+
+def test_synthetic_mode_shift_is_recovered():
+    eff = SyntheticEffects(mode_shift={"L4": 0.6, "L5": 0.0, "L6": 0.0}, dimension_sd=0.1)
+    rows = synthetic_rows({"canonical": 10, "pulp": 10, "llm": 10}, effects=eff, seed=2)
+    mi = reliability.mode_invariance(scores.story_scores(rows)).set_index("layer")
+    assert mi.loc["L4", "difference"] == pytest.approx(0.6, abs=0.12)
+    assert mi.loc["L4", "p_t"] < 1e-6
+    assert abs(mi.loc["L5", "difference"]) < 0.1
+
+
+def test_synthetic_failures_are_never_scored():
+    rows = synthetic_rows({"canonical": 3, "pulp": 0, "llm": 0}, effects=SyntheticEffects(failure_rate=0.2), seed=1)
+    failed = rows["status"] == "failed"
+    assert failed.any() and rows.loc[failed, "score"].isna().all()
+    fa = reliability.failure_accounting(rows, by=None).iloc[0]
+    assert fa["n_failed_rows"] == failed.sum() and fa["n_failed_rows_scored"] == 0
+
+
+def test_table11_puts_paper_values_beside_and_agrees_with_genre(syn):
+    rows, _ = syn
+    units = scores.story_scores(rows)
+    t = paper_tables.table11_genre_comparison(units)
+    assert list(t["layer"]) == ["L4", "L5", "L6", "average"]
+    cols = list(t.columns)
+    assert cols.index("paper_mean_canonical") == cols.index("mean_canonical") + 1
+    assert cols.index("paper_d_canonical_llm_sqrt_mean_var") == cols.index("d_canonical_llm_sqrt_mean_var") + 1
+    l4 = t.set_index("layer").loc["L4"]
+    assert l4["paper_mean_canonical"] == pv.TABLE11["L4"]["mean_canonical"].value
+    x = units.query("layer == 'L4' and category == 'canonical'")["score"]
+    y = units.query("layer == 'L4' and category == 'llm'")["score"]
+    assert l4["d_canonical_llm_pooled_sd"] == pytest.approx(genre.cohens_d(x, y, "pooled_sd"))
+    assert l4["mean_canonical"] == pytest.approx(x.mean())
+    avg = t.set_index("layer").loc["average"]
+    per_story = units.groupby(["story_id", "mode", "category"])["score"].mean()
+    assert avg["mean_llm"] == pytest.approx(per_story.xs("llm", level="category").mean())
+
+
+def test_paper_d_check_identifies_the_papers_convention():
+    d = paper_tables.paper_d_check().set_index("layer")
+    # d recomputed from the paper's rounded means and SDs: within rounding of the printed d
+    assert (d["d_from_paper_means_sqrt_mean_var"] - d["paper_d"]).abs().max() < 0.02
+    assert (d["d_from_paper_means_pooled_sd"] - d["paper_d"]).abs().max() > 0.1
+
+
+def test_table08_09_10_on_synthetic(syn):
+    rows, summary = syn
+    story = scores.story_scores(rows)
+    modes = reliability.mode_invariance(story)
+    t8 = paper_tables.table08_reliability(rows, summary, modes)
+    m = t8.set_index(["metric", "track"])
+    assert m.loc[("total_evaluations", ""), "value"] == sum(SMALL.values()) * 6
+    assert m.loc[("total_evaluations", ""), "paper_value"] == 600
+    assert m.loc[("peer_agreement", "validator_review"), "value"] >= m.loc[("peer_agreement", "validator_blind"), "value"]
+    assert m.loc[("peer_agreement", "validator_blind"), "paper_qualifier"] == ">"
+    t9 = paper_tables.table09_mode_invariance(modes)
+    assert list(t9["layer"]) == ["L4", "L5", "L6", "overall"]
+    assert t9.set_index("layer").loc["overall", "paper_content_mean"] == pv.TABLE9["overall"]["content_mean"].value
+    t10 = paper_tables.table10_cross_layer(story)
+    assert list(t10["layer_pair"]) == ["L4 x L5", "L4 x L6", "L5 x L6"]
+    assert (t10["pearson_r"] > 0.3).all()  # a shared story factor makes layers correlate
+    assert list(t10["paper_pearson_r"]) == [0.649, 0.683, 0.680]
+
+
+def test_tables_in_a_smoke_sized_run_explain_instead_of_crashing():
+    # the smoke profile: one canonical story, one layer, both modes
+    recs = []
+    for mode in ("content", "title"):
+        recs += evaluation_records("s1", "L4", mode, {r: [3.0, 3.5, 4.0, 2.5] for r in range(1, 6)},
+                                   validator_blind=[3.0, 3.0, 4.0, 3.0], validator_review=[3.0, 3.5, 4.0, 2.5])
+    rows = rows_from_records(recs)
+    story = scores.story_scores(rows)
+    modes = reliability.mode_invariance(story)
+    t8 = paper_tables.table08_reliability(rows, None, modes)
+    assert t8.set_index(["metric", "track"]).loc[("convergence_rate", ""), "value"] == 1.0
+    t9 = paper_tables.table09_mode_invariance(modes).set_index("layer")
+    assert "every paired difference is 0" not in t9.loc["L4", "note"]
+    assert "at least 2 stories" in t9.loc["L4", "note"]
+    assert "no rows for layer=L5" in t9.loc["L5", "note"]
+    t10 = paper_tables.table10_cross_layer(story)
+    assert t10["note"].str.len().gt(0).all() and t10["pearson_r"].isna().all()
+    t11 = paper_tables.table11_genre_comparison(story).set_index("layer")
+    assert "no llm scores" in t11.loc["L4", "note"] and np.isnan(t11.loc["L4", "d_canonical_llm_pooled_sd"])
+    tiers = genre.llm_tiers(story)
+    assert "no LLM-generated story" in tiers["note"].iloc[0]
+    msgs = interim.coverage_messages(rows, ["L5", "L6"])
+    assert any("L5, L6" in m for m in msgs) and any("pulp, llm" in m for m in msgs)
+    # figures draw, with words where there is no data
+    traj = reliability.round_trajectories(rows)
+    fig2 = paper_figures.plot_round_trajectories(traj)
+    assert [t.get_text() for t in fig2.axes[1].texts] == ["no evaluator rows for L5"]
+    fig3 = paper_figures.plot_genre_means(genre.genre_descriptives(story))
+    assert "Pulp (no scores)" in [t.get_text() for t in fig3.axes[0].get_legend().get_texts()]
+    fig4 = paper_figures.plot_effect_sizes(genre.genre_pairwise(story))
+    assert fig4.axes[0].texts[0].get_text().startswith("d not computable")
+    for fig in (fig2, fig3, fig4):
+        paper_figures.plt.close(fig)
+
+
+def test_interim_round_trip(tmp_path):
+    paths = write_synthetic_interim(tmp_path, {"canonical": 2, "pulp": 2, "llm": 2}, layers=("L4", "L6"), seed=3)
+    assert len(paths) == 4
+    rows, missing = interim.load_rows(directory=tmp_path)
+    assert missing == ["L5"] and set(rows["layer"]) == {"L4", "L6"}
+    summary, _ = interim.load_summaries(directory=tmp_path)
+    assert len(summary) == 6 * 2 * 2
+    assert scores.provenance_of(rows) == ("synthetic", "synthetic-known-effects")
+    with pytest.raises(scores.SageStatsError, match="run notebooks"):
+        interim.load_rows(directory=tmp_path / "empty")
+
+
+def test_story_scores_complete_only():
+    recs = evaluation_records("s1", "L4", "content", {5: [3.0, 4.0, None, 5.0]}) + \
+        evaluation_records("s2", "L4", "content", {5: [3.0, 4.0, 2.0, 5.0]})
+    rows = rows_from_records(recs)
+    full = scores.story_scores(rows)
+    assert list(full["story_id"]) == ["s2"] and full["score"].iloc[0] == pytest.approx(3.5)
+    partial = scores.story_scores(rows, complete_only=False).set_index("story_id")
+    assert partial.loc["s1", "score"] == pytest.approx(4.0) and partial.loc["s1", "n_dimensions"] == 3
+
+
+def test_breakdowns_and_observation_units(syn):
+    rows, _ = syn
+    conv = reliability.convergence_breakdown(rows)
+    overall = reliability.convergence_rate(rows, by=None).iloc[0]
+    assert conv.set_index("grouping").loc["all", "convergence_rate"] == overall["convergence_rate"]
+    by_layer = conv[conv["grouping"] == "layer"]
+    assert list(by_layer["group"]) == ["L4", "L5", "L6"]
+    ag = reliability.agreement_breakdown(rows)
+    assert set(ag["track"]) == {"validator_blind", "validator_review"}
+    blind_all = ag[(ag["track"] == "validator_blind") & (ag["layer"] == "all")].iloc[0]
+    assert blind_all["mad"] == pytest.approx(reliability.track_agreement(rows, by=None).iloc[0]["mad"])
+    story = scores.story_scores(rows)
+    per_story = scores.observation_units(story, "story")
+    assert len(per_story) == len(story) / 2
+    one = per_story.iloc[0]
+    both = story[(story["story_id"] == one["story_id"]) & (story["layer"] == one["layer"])]["score"]
+    assert one["score"] == pytest.approx(both.mean())
+    assert set(scores.observation_units(story, "title")["mode"]) == {"title"}
+    with pytest.raises(scores.SageStatsError, match="unknown unit"):
+        scores.observation_units(story, "chapter")
+
+
+def test_paper_values_are_cited_and_unique():
+    f = pv.paper_values_frame()
+    assert set(f["table"]) == {"table08", "table09", "table10", "table11"}
+    assert not f.duplicated(["table", "key", "statistic"]).any()
+    assert f["source"].str.len().gt(0).all()
+    # Table 11's "average" row is the mean of its layer rows (a consistency check of the constants)
+    for cat in scores.CATEGORIES:
+        layer_means = [pv.TABLE11[l][f"mean_{cat}"].value for l in scores.LAYERS]
+        assert np.mean(layer_means) == pytest.approx(pv.TABLE11["average"][f"mean_{cat}"].value, abs=0.006)
+
+
+def test_coverage_counts_stories():
+    recs = evaluation_records("a", "L4", "content", {5: [3, 3, 3, 3]}) + \
+        evaluation_records("b", "L4", "content", {5: [3, 3, 3, 3]}, category="llm", tier="low")
+    cov = interim.coverage(rows_from_records(recs))
+    assert len(cov) == 3 * 2
+    l4c = cov[(cov["layer"] == "L4") & (cov["mode"] == "content")].iloc[0]
+    assert (l4c["canonical"], l4c["pulp"], l4c["llm"]) == (1, 0, 1)
