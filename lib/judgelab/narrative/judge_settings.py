@@ -1,0 +1,83 @@
+"""Knobs of the narrative judge experiment (notebook 09), keyed by profile.
+
+Read with ``judgelab.profiles.pick(JUDGE_PROFILES, PROFILE)``.
+
+- ``n_pairs``: endpoint pairs judged per collection (each gives a max-capacity and a random path,
+  so 2 x n_pairs narratives); None = every pair notebook 08 wrote (the paper: 200 news, 100
+  VisPub, section 3.2).
+- ``k``: agents per narrative and mode; None = the paper's per-collection K
+  (:data:`K_BY_COLLECTION`: 5 for news, 3 for VisPub, section 3.3).
+- ``temperature_range``: the agents' temperatures are spread evenly over it (paper: 0.3 to 0.7).
+- ``max_tokens``: output budget per mode. The smoke profile's tiny budgets and short CoT
+  reasoning (``reasoning_chars``) make notebook 09 finish in about two minutes on the bundled
+  135M model; the JSON grammar still guarantees a parseable score whenever the budget suffices.
+- ``explanations``: ask for the optional explanation fields (paper: off).
+- ``seed``: base seed; agent j uses ``seed + j`` and the pair selection uses ``seed``.
+"""
+from __future__ import annotations
+
+from .judge_prompts import MODES
+
+K_BY_COLLECTION: dict[str, int] = {"news": 5, "vispub": 3}
+"""The paper's number of agents per collection (section 3.3)."""
+
+DEFAULT_K = 3
+"""K for a collection the paper did not judge."""
+
+JUDGE_PROFILES: dict[str, dict] = {
+    "smoke": {
+        "n_pairs": 2, "k": 2, "modes": MODES, "temperature_range": (0.3, 0.7),
+        "max_tokens": {"simple": 24, "cot": 110, "standard": 72, "complex": 104},
+        "reasoning_chars": 40, "explanations": False, "seed": 2025, "concurrency": 1,
+    },
+    "demo": {
+        "n_pairs": 10, "k": 3, "modes": MODES, "temperature_range": (0.3, 0.7),
+        "max_tokens": {"simple": 32, "cot": 400, "standard": 96, "complex": 128},
+        "reasoning_chars": 300, "explanations": False, "seed": 2025, "concurrency": 1,
+    },
+    "paper": {
+        "n_pairs": None, "k": None, "modes": MODES, "temperature_range": (0.3, 0.7),
+        "max_tokens": {"simple": 64, "cot": 800, "standard": 160, "complex": 224},
+        "reasoning_chars": 600, "explanations": False, "seed": 2025, "concurrency": None,
+    },
+}
+
+
+def k_for(collection: str, k: int | None) -> int:
+    """The number of agents: ``k`` when given, else the paper's K for the collection."""
+    if k is not None:
+        if int(k) < 1:
+            raise ValueError(f"K must be >= 1, got {k}")
+        return int(k)
+    return K_BY_COLLECTION.get(collection, DEFAULT_K)
+
+
+def _as_list(value) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+def resolve(profile: str, *, k=None, modes=None, n_pairs=None, explanations=None) -> dict:
+    """The profile's knobs with a notebook's overrides applied.
+
+    Overrides may arrive as strings from ``python -m judgelab.pipeline -p NAME=VALUE``: ``k``
+    and ``n_pairs`` as integers ("all" or "none" for every pair), ``modes`` as a comma-separated
+    list, ``explanations`` as true/false.
+    """
+    from judgelab import profiles
+
+    from .judge_prompts import check_mode
+
+    knobs = profiles.pick(JUDGE_PROFILES, profile)
+    if k is not None:
+        knobs["k"] = int(k)
+    if n_pairs is not None:
+        knobs["n_pairs"] = None if str(n_pairs).lower() in ("all", "none") else int(n_pairs)
+    if modes is not None:
+        knobs["modes"] = tuple(check_mode(m) for m in _as_list(modes))
+    if explanations is not None:
+        knobs["explanations"] = explanations if isinstance(explanations, bool) else str(explanations).lower() in ("1", "true", "yes")
+    return knobs
