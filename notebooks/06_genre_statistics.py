@@ -179,3 +179,99 @@ display(tiers)
 # implies: the rule-based lexical, structural and thematic features of L1–L3 (notebook 01,
 # `sage_l123_features.parquet`) measure something different from the interpretive L4–L6 scores
 # above, so they should correlate only weakly with them.
+
+# %% [markdown]
+# ### Testing it
+#
+# The SAGE paper builds its hierarchy on "an empirically testable hypothesis: formal textual
+# features and interpretive literary qualities constitute largely independent dimensions", and
+# leaves the rule-based layers L1–L3 for future work. With the L1–L3 features of notebook 01 and
+# the L4–L6 scores of notebooks 02–04 (content mode: both read the text), three tests
+# (`judgelab.sage.independence`):
+#
+# 1. the correlation (Spearman) of every L1–L3 feature with every L4–L6 overall score,
+#    corrected for the number of tests (Benjamini–Hochberg FDR and Bonferroni);
+# 2. how much of each L4–L6 score the L1–L3 features predict out of sample (ridge regression,
+#    5-fold cross-validated R²; independence predicts R² ≤ 0);
+# 3. whether the L1–L3 features alone tell canonical, pulp and LLM stories apart
+#    (cross-validated accuracy of a logistic regression against majority-class and stratified
+#    chance, with a label-permutation p-value).
+#
+# If the LLM judge tracks the categories (notebook 06 above) while L1–L3 also separate them, the
+# two families of measures share at least that variance, whatever the hypothesis says.
+
+# %%
+from judgelab.sage import independence as indep
+from judgelab.sage import interim as sage_interim
+from judgelab.sage.scores import SageStatsError
+
+l123_interim = paths.interim_dir()
+l123_feats = pd.read_parquet(l123_interim / "sage_l123_features.parquet")
+try:
+    l456_summaries, l456_missing = sage_interim.load_summaries()
+except SageStatsError as exc:  # no L4-L6 results at all: the category test below still runs
+    print(exc)
+    l456_summaries, l456_missing = [], list(indep.SCORE_LAYERS)
+if l456_missing:
+    print(f"No summary for {', '.join(l456_missing)}: run notebooks 02-04 first; those layers are left out.")
+l456 = indep.l456_scores(l456_summaries, mode="content")
+l123_joined = indep.join_features_scores(l123_feats, l456)
+print(f"L1-L3 features for {len(l123_feats)} stories; L4-L6 content-mode scores for {len(l456)}; both for {len(l123_joined)}.")
+if len(l123_joined) < indep.MIN_N_REGRESSION:
+    display(Markdown(
+        f"> **Only {len(l123_joined)} stories have both L1–L3 features and L4–L6 scores in profile `{PROFILE}`.** "
+        "The tables below are computed but mostly empty (each row's `note` says why); the independence "
+        f"test needs at least {indep.MIN_N_REGRESSION} judged stories (the `paper` profile judges 100)."))
+
+# %% [markdown]
+# ### 1. Correlations between L1–L3 features and L4–L6 scores
+
+# %%
+l123_corr = indep.feature_score_correlations(l123_joined, features=indep.feature_columns(l123_feats), method="spearman")
+reporting.save_table(l123_corr, "sage_l123_vs_l456")
+l123_n_tests = int(l123_corr["n_tests"].max()) if len(l123_corr) else 0
+if l123_n_tests:
+    print(f"{l123_n_tests} feature x score tests; significant after FDR-BH: {int(l123_corr['reject_fdr_bh'].sum())}, "
+          f"after Bonferroni: {int(l123_corr['reject_bonferroni'].sum())} (alpha = 0.05).")
+    display(l123_corr.head(15).round(3))
+else:
+    print("No correlation could be computed: " + (l123_corr["note"].iloc[0] if len(l123_corr) else "no features"))
+
+# %% [markdown]
+# ### 2. How much of each L4–L6 score do the L1–L3 features predict?
+
+# %%
+l123_r2 = indep.predict_scores_cv(l123_joined, features=indep.feature_columns(l123_feats))
+reporting.save_table(l123_r2, "sage_l123_predict_l456")
+display(l123_r2.round(3))
+
+# %% [markdown]
+# ### 3. Do L1–L3 alone separate the categories?
+#
+# This needs no LLM score, so it uses every story with features.
+
+# %%
+l123_acc = indep.classify_category_cv(l123_feats, n_permutations=100 if PROFILE != "smoke" else 0)
+reporting.save_table(l123_acc, "sage_l123_category_accuracy")
+display(l123_acc.round(3))
+l123_notes = l123_acc["note"].dropna()
+l123_notes = l123_notes[l123_notes != ""]
+if len(l123_notes):
+    print(l123_notes.iloc[0])
+
+# %% [markdown]
+# ### Emotional arcs by category
+#
+# VADER sentiment of every sentence, smoothed with a low-pass discrete cosine transform (five
+# components, as in Jockers' syuzhet) over narrative time, for the first three stories of each
+# category. The arc-shape features of L2 (range, net change, turning points) summarise these curves.
+
+# %%
+corpus_texts = pd.read_parquet(l123_interim / "corpus.parquet")
+l123_arc_ids = l123_feats.groupby("category", sort=False).head(3)["story_id"]
+l123_arcs = indep.emotional_arcs(corpus_texts, story_ids=l123_arc_ids)
+l123_fig = indep.plot_emotional_arcs(l123_arcs)
+reporting.save_figure(l123_fig, "sage_fig_emotional_arcs",
+                      caption=f"Emotional arcs (VADER, DCT low-pass, 5 components) of {l123_arcs['story_id'].nunique()} stories. "
+                              f"{reporting.provenance(PROFILE)}")
+plt.show()
