@@ -1,0 +1,153 @@
+"""Follow-up analyses of notebook 10 (Tables 6–8, sections 5.8–5.9) on synthetic data with known answers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgelab.narrative import followups as fu
+
+
+def _synthetic(n_pairs=40, target="linear", seed=0, mode="simple"):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for pid in range(n_pairs):
+        for method in ("maxcap", "random"):
+            mn = rng.uniform(0.2, 0.8)
+            mean = mn + rng.uniform(0.0, 0.2)
+            length = int(rng.integers(2, 12))
+            if target == "linear":
+                score = 1 + 6 * mn + 4 * mean - 0.2 * length
+            else:  # depends on min_coherence only, non-linearly
+                score = 5 + 4 * np.sin(8 * mn)
+            rows.append({"collection": "vispub", "pair_id": pid, "method": method, "mode": mode,
+                         "min_coherence": mn, "mean_coherence": mean, "length": length, "score_mean": score})
+    return pd.DataFrame(rows)
+
+
+def test_linear_target_gives_r2_one_for_linear_model():
+    t = fu.predictive_table(_synthetic(), n_estimators=50).set_index("model")
+    assert t.loc["linear", "r2_mean"] == pytest.approx(1.0, abs=1e-9)
+    assert t.loc["polynomial", "r2_mean"] == pytest.approx(1.0, abs=1e-6)
+    assert t.loc["ridge", "r2_mean"] > 0.95
+    assert 0.3 < t.loc["random_forest", "r2_mean"] < 1.0
+    assert (t["n_folds"] == 5).all() and (t["n"] == 80).all()
+
+
+def test_single_feature_target_is_the_top_importance():
+    imp = fu.feature_importance_table(_synthetic(target="min_only"), n_estimators=100)
+    assert imp["importance"].sum() == pytest.approx(1.0)
+    top = imp.sort_values("importance").iloc[-1]
+    assert top["feature"] == "min_coherence" and top["importance"] > 0.8
+
+
+def test_pair_folds_keep_pairs_together():
+    pairs = np.repeat(np.arange(10), 2)
+    folds = fu.pair_folds(pairs, 5, seed=1)
+    assert len(folds) == 5
+    tested = np.concatenate([te for _, te in folds])
+    assert sorted(tested) == list(range(20))                      # every row tested once
+    for tr, te in folds:
+        assert not set(pairs[tr]) & set(pairs[te])
+
+
+def test_narrative_scores_exclude_failures():
+    paths = pd.DataFrame({"collection": "news", "pair_id": [0], "method": "maxcap", "length": 3,
+                          "min_coherence": .5, "mean_coherence": .6, "titles": [["a", "b", "c"]]})
+    scores = pd.DataFrame({"collection": "news", "pair_id": 0, "method": "maxcap", "mode": "simple",
+                           "agent": [0, 1, 2], "score": [5.0, 7.0, np.nan], "status": ["ok", "ok", "failed"]})
+    long = fu.narrative_scores(paths, scores).iloc[0]
+    assert long["score_mean"] == 6.0 and long["n_agents"] == 2 and long["n_failed"] == 1
+    assert long["score_sd"] == pytest.approx(math.sqrt(2))
+
+
+def _agent_scores():
+    rows = []
+    for pid, agents in [(0, [5, 7]), (1, [3, 3]), (2, [9, 9])]:
+        for a, s in enumerate(agents):
+            rows.append({"collection": "news", "pair_id": pid, "method": "maxcap", "mode": "cot",
+                         "agent": a, "score": float(s), "status": "ok"})
+    return pd.DataFrame(rows)
+
+
+def test_disagreement_by_score_range():
+    paths = pd.DataFrame({"collection": "news", "pair_id": [0, 1, 2], "method": "maxcap", "length": 2,
+                          "min_coherence": .5, "mean_coherence": .5})
+    long = fu.narrative_scores(paths, _agent_scores())
+    t = fu.disagreement_by_score_range(long).set_index("score_range")
+    assert t.loc["5-7", "avg_std"] == pytest.approx(math.sqrt(2))   # mean 6
+    assert t.loc["3-5", "avg_std"] == 0.0                           # mean 3
+    assert t.loc["9-10", "avg_std"] == 0.0                          # mean 9 (last bin closed)
+
+
+def test_path_efficiency():
+    coords = np.array([[0, 0], [0, 1], [1, 1], [2, 2]], dtype=float)
+    assert fu.path_efficiency([0, 3], coords) == pytest.approx(1.0)
+    assert fu.path_efficiency([0, 1, 2], coords) == pytest.approx(math.sqrt(2) / 2)
+    assert fu.path_efficiency([0, 2, 3], coords) == pytest.approx(1.0)   # collinear steps
+
+
+def test_complexity_score_orders_paths():
+    paths = pd.DataFrame({"collection": "news", "pair_id": [0, 1], "method": "maxcap",
+                          "path": [[0, 3], [0, 1, 2]], "coherence_var": [0.0, 0.1], "weak_link_ratio": [0.0, 1.0]})
+    coords = np.array([[0, 0], [0, 1], [1, 1], [2, 2]], dtype=float)
+    out = fu.add_complexity(paths, {"news": coords})
+    assert out["complexity_score"].iat[1] > out["complexity_score"].iat[0]
+    assert out["complexity_score"].sum() == pytest.approx(0.0)          # z-scores centre on 0
+
+
+def test_temporal_analysis_units_and_sign():
+    d = _synthetic(n_pairs=10)
+    d["temporal_span_days"] = (1 - d["min_coherence"]) * 365.25 * 10    # longer span -> lower coherence
+    t = fu.temporal_analysis(d).set_index("target")
+    assert t.loc["min_coherence", "r"] == pytest.approx(-1.0)
+    assert t.loc["min_coherence", "span_unit"] == "years"
+    assert fu.temporal_span(d)["temporal_span"].max() <= 10
+
+
+def test_cv_stability_on_an_exact_relation():
+    d = _synthetic(n_pairs=20)
+    d["score_mean"] = 2 + 10 * d["min_coherence"]
+    d.loc[d["method"] == "maxcap", "min_coherence"] += 0.0
+    folds, summary = fu.cv_stability(d, predictors=("min_coherence",))
+    s = summary.set_index("quantity")
+    assert s.loc["r_min_coherence", "mean_abs_diff"] == pytest.approx(0.0, abs=1e-12)
+    assert s.loc["r_min_coherence", "n_folds"] == 5
+    assert "d_maxcap_vs_random" in s.index
+
+
+def test_evaluation_errors_zero_when_normalised_scales_agree():
+    d = pd.DataFrame({"collection": "news", "mode": "simple", "score_mean": [1.0, 5.5, 10.0],
+                      "min_coherence": [0.2, 0.5, 0.8]})
+    e = fu.evaluation_errors(d)
+    assert np.allclose(e["error"], 0.0)
+
+
+def test_correlations_by_group():
+    d = _synthetic(n_pairs=10)
+    d["score_mean"] = 3 * d["mean_coherence"]
+    c = fu.correlations(d, ["mean_coherence"]).iloc[0]
+    assert c["r"] == pytest.approx(1.0) and c["n"] == 20
+
+
+def test_figure9_panels_draw_one_axis_per_collection():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from judgelab.narrative import cost_ood_figures as figs
+
+    d = pd.concat([_synthetic(n_pairs=8, mode=m) for m in ("simple", "standard")], ignore_index=True)
+    d["temporal_span_days"] = 365.25 * d["length"]
+    d["score_sd"], d["complexity_score"] = 0.5, d["length"] - d["length"].mean()
+    d = fu.temporal_span(d)
+    t6 = fu.predictive_table(d, models=("linear",), n_estimators=10)
+    t8 = pd.DataFrame({"collection": "vispub", "mode": ["simple", "standard"], "mean_sd": [0.2, 0.3]})
+    for fig in (figs.predictive_r2(t6), figs.disagreement_by_mode(t8), figs.temporal_scatter(d),
+                figs.complexity_hexbin(d), figs.error_histogram(fu.evaluation_errors(d)),
+                figs.method_comparison(fu.method_summary(d))):
+        assert len([ax for ax in fig.axes if ax.get_label() != "<colorbar>"]) >= 1
+        plt.close(fig)
