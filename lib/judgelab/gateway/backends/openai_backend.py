@@ -1,0 +1,200 @@
+"""The ``openai`` and ``openai-compatible`` backends: the official ``openai`` client.
+
+* ``openai``: structured outputs with a strict JSON Schema
+  (``response_format={"type": "json_schema", "json_schema": {..., "strict": true}}``). Reasoning
+  models (gpt-5 family, o-series) get ``reasoning_effort`` and no ``temperature``/``top_p``, which
+  they reject.
+* ``openai-compatible``: the same client pointed at a base URL (vLLM, Ollama, llama.cpp server).
+  By default the schema goes as ``{"type": "json_object", "schema": ...}``, the form the llama.cpp
+  server understands (vLLM accepts it too); ``schema_style="json_schema"`` sends OpenAI's form.
+
+The client's own retries are disabled (``max_retries=0``): the gateway retries, so that its
+counts are the true number of calls. The key comes only from ``OPENAI_API_KEY``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from typing import Any
+
+import openai
+from pydantic import BaseModel
+
+from ... import tokens
+from ..errors import ConfigError, ContextOverflowError, PermanentError, TransientError
+from ..ledger import PriceTable
+from ..retry import parse_retry_after
+from ..schema import grammar_schema, strict_schema
+from ..truncation import fit_by_head_tail
+from ..types import Sampling, Usage
+from .base import BackendReply
+
+OPENAI_URL = "https://api.openai.com/v1"
+_REASONING = re.compile(r"^(gpt-5|o\d)")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """True for models that take ``reasoning_effort`` and refuse ``temperature`` (gpt-5*, o1/o3/o4*)."""
+    name = model.lower().split("/")[-1]
+    return bool(_REASONING.match(name)) and not name.startswith("gpt-5-chat")
+
+
+class OpenAIBackend:
+    """Chat completions over the OpenAI protocol."""
+
+    def __init__(
+        self,
+        model: str | None,
+        base_url: str | None = None,
+        compatible: bool = False,
+        timeout_s: float = 120.0,
+        schema_style: str | None = None,
+        prices: PriceTable | None = None,
+        api_key: str | None = None,
+    ):
+        self.name = "openai-compatible" if compatible else "openai"
+        self.compatible = compatible
+        if compatible and not base_url:
+            raise ConfigError("backend openai-compatible needs a base URL (JUDGELAB_BASE_URL), e.g. http://127.0.0.1:8000/v1")
+        self.base_url = (base_url or OPENAI_URL).rstrip("/")
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if not compatible:
+                raise ConfigError("backend openai needs OPENAI_API_KEY in the environment")
+            key = "no-key"  # local servers ignore it, the client insists on one
+        self.schema_style = schema_style or ("json_object" if compatible else "json_schema")
+        if self.schema_style not in ("json_object", "json_schema"):
+            raise ConfigError(f"schema_style must be json_object or json_schema, got {self.schema_style!r}")
+        self.client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
+        if not model:
+            if not compatible:
+                raise ConfigError("backend openai needs a model (JUDGELAB_MODEL), e.g. gpt-5-mini or gpt-4.1")
+            model = self._server_model()
+        self.model = model
+        self.max_concurrency = 1024
+        price = (prices or PriceTable.load()).lookup(model)
+        self.context_window = price.context_window if price else None
+
+    def _server_model(self) -> str:
+        """The first model the server lists (Ollama, vLLM and llama.cpp server all list theirs)."""
+        try:
+            listed = self.client.models.list()
+            return listed.data[0].id
+        except Exception as exc:  # noqa: BLE001 - any failure means we cannot infer the model
+            raise ConfigError(f"no model given and {self.base_url}/models did not name one ({exc})") from exc
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model, "base_url": self.base_url, "schema_style": self.schema_style}
+
+    # -- tokens -------------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        return tokens.count_tokens(text, self.model)
+
+    def fit_messages(self, messages, max_tokens, truncation, label):
+        if not self.context_window:
+            return messages, None
+        budget = self.context_window - max_tokens
+        n = tokens.count_message_tokens(messages, self.model)
+        if n <= budget:
+            return messages, None
+        if truncation != "head_tail":
+            raise ContextOverflowError(
+                f"{label}: prompt has ~{n} tokens (tiktoken) + {max_tokens} output > context {self.context_window} of {self.model}"
+            )
+        enc = tokens.encoding_for(self.model)
+        return fit_by_head_tail(
+            messages, lambda m: tokens.count_message_tokens(m, self.model), budget,
+            lambda t: enc.encode(t, disallowed_special=()), enc.decode,
+        )
+
+    # -- the call -----------------------------------------------------------------------------
+    def request_body(self, messages: list[dict], schema: type[BaseModel] | None, sampling: Sampling) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` (also the Batch API body)."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        reasoning = not self.compatible and is_reasoning_model(self.model)
+        if reasoning:
+            if sampling.reasoning_effort:
+                body["reasoning_effort"] = sampling.reasoning_effort
+            body["max_completion_tokens"] = sampling.max_tokens
+        else:
+            if sampling.temperature is not None:
+                body["temperature"] = sampling.temperature
+            if sampling.top_p is not None:
+                body["top_p"] = sampling.top_p
+            body["max_tokens" if self.compatible else "max_completion_tokens"] = sampling.max_tokens
+        if sampling.seed is not None:
+            body["seed"] = sampling.seed
+        if schema is not None:
+            if self.schema_style == "json_schema":
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": schema.__name__[:64], "schema": strict_schema(schema), "strict": True},
+                }
+            else:
+                body["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
+        return body
+
+    def _send(self, body: dict[str, Any]) -> Any:
+        """POST the body with the official client.
+
+        ``openai``: the typed ``chat.completions.create``. ``openai-compatible``: the client's
+        generic ``post`` (its documented way to send what its typed methods do not model, such as
+        llama.cpp's ``json_object`` + ``schema``); the body goes verbatim and the reply comes back
+        as a plain dict, which spares the client a per-call walk through every message and schema
+        (about half its CPU time per call, which limits throughput on a small machine).
+        """
+        if self.compatible:
+            return self.client.post("/chat/completions", cast_to=object, body=body)
+        return self.client.chat.completions.create(**body)
+
+    def complete(self, messages: list[dict], schema: type[BaseModel] | None, sampling: Sampling) -> BackendReply:
+        body = self.request_body(messages, schema, sampling)
+        t0 = time.perf_counter()
+        try:
+            resp = self._send(body)
+        except openai.APIStatusError as exc:
+            raise classify_status_error(exc) from exc
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            # 200 with an unreadable body (proxy hiccup, cut connection): worth another try
+            raise TransientError(f"unreadable response body: {exc}") from exc
+        latency = time.perf_counter() - t0
+        return reply_from_completion(resp, latency, self.model)
+
+
+def reply_from_completion(resp: Any, latency: float, model: str) -> BackendReply:
+    """A BackendReply from a chat.completion object (client object or plain dict)."""
+    data = resp if isinstance(resp, dict) else resp.model_dump()
+    choices = data.get("choices") or []
+    if not choices:
+        raise TransientError(f"response without choices: {json.dumps(data)[:200]}")
+    choice = choices[0]
+    message = choice.get("message") or {}
+    text = message.get("content") or message.get("refusal") or ""
+    usage = None
+    u = data.get("usage")
+    if u:
+        details = u.get("prompt_tokens_details") or {}
+        usage = Usage(
+            input_tokens=int(u.get("prompt_tokens") or 0),
+            output_tokens=int(u.get("completion_tokens") or 0),
+            cached_tokens=int(details.get("cached_tokens") or 0),
+            estimated=False,
+        )
+    return BackendReply(text=text, usage=usage, reported_model=data.get("model") or model,
+                        latency_s=latency, finish_reason=choice.get("finish_reason"))
+
+
+def classify_status_error(exc: openai.APIStatusError) -> Exception:
+    """429/408/409/5xx -> TransientError (with Retry-After); context overflow -> ContextOverflowError; else PermanentError."""
+    status = exc.status_code
+    retry_after = parse_retry_after(getattr(exc.response, "headers", None))
+    text = f"HTTP {status}: {exc.message}"
+    if status in (408, 409, 429) or status >= 500:
+        return TransientError(text, retry_after=retry_after, status=status)
+    if "context_length" in str(exc.body) or "maximum context length" in str(exc.message):
+        return ContextOverflowError(text)
+    return PermanentError(text)

@@ -1,0 +1,265 @@
+"""The response cache: SQLite in WAL mode, keyed by a sha256 of the canonical request.
+
+The cache is the reproducibility artifact of the compendium: a reviewer handed this file (or its
+JSONL export) replays every LLM answer with no key and no model. The key covers everything that
+can change an answer: backend identity, model, base URL, the full messages, every sampling
+setting, seed, replicate index, output schema and prompt-template version. Tags (accounting
+labels) are stored but are not part of the key. Only successful results are written — errors and
+recorded failures never are, so a re-run tries them again.
+
+Each thread gets its own connection; each write is one transaction (``INSERT OR REPLACE``), so a
+run killed at any moment leaves every completed call in the file and no half-written row.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+from .schema import schema_json
+from .types import ChatRequest
+
+CACHE_MODES = ("normal", "replay", "refresh")
+_SCHEMA_VERSION = 1
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    request_json TEXT NOT NULL,
+    text TEXT,
+    parsed_json TEXT,
+    usage_json TEXT NOT NULL,
+    latency_s REAL NOT NULL,
+    reported_model TEXT,
+    backend TEXT NOT NULL,
+    model TEXT NOT NULL,
+    n_repairs INTEGER NOT NULL DEFAULT 0,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    truncation_note TEXT,
+    tags_json TEXT,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id TEXT PRIMARY KEY,
+    keys_json TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    collected_at REAL
+);
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);
+"""
+
+_COLUMNS = (
+    "key", "request_json", "text", "parsed_json", "usage_json", "latency_s", "reported_model",
+    "backend", "model", "n_repairs", "truncated", "truncation_note", "tags_json", "created_at",
+)
+
+_LOOKUP_COLUMNS = tuple(c for c in _COLUMNS if c not in ("request_json", "tags_json"))
+
+
+def canonical_request(identity: dict[str, Any], request: ChatRequest) -> dict[str, Any]:
+    """The dict whose canonical JSON is hashed into the cache key.
+
+    ``identity`` names the backend (``backend``, ``model``, ``base_url`` and any backend detail
+    such as the GGUF file size). Tags are deliberately excluded.
+    """
+    return {
+        "identity": identity,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "sampling": request.sampling.model_dump(),
+        "replicate": request.replicate,
+        # the sha256 of the schema's canonical JSON stands for the schema text (same identity,
+        # and hashing a short digest instead of the escaped schema keeps cache hits fast)
+        "schema_sha256": schema_sha256(request.schema),
+        "schema_name": request.schema.__name__ if request.schema is not None else None,
+        "template_version": request.template_version,
+        "truncation": request.truncation,
+    }
+
+
+@lru_cache(maxsize=512)
+def schema_sha256(model) -> str | None:
+    """sha256 hex of the model's canonical JSON Schema (None for free text)."""
+    text = schema_json(model)
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy scalars (tags taken from DataFrames) as Python numbers; anything else as text."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else str(value)
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no whitespace, so dict key order never changes a hash."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+
+
+def request_key(identity: dict[str, Any], request: ChatRequest) -> str:
+    """sha256 hex digest of the canonical request."""
+    return hashlib.sha256(canonical_json(canonical_request(identity, request)).encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """A thread-safe, process-safe SQLite response cache."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        conn = self._conn()
+        with conn:
+            conn.executescript(_DDL)
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(_SCHEMA_VERSION),))
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            # isolation_level=None: we open transactions explicitly with ``with conn``.
+            conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL is durable across process kills in WAL mode (only an OS crash can lose the tail).
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=60000")
+            self._local.conn = conn
+        return conn
+
+    def get(self, key: str, with_request: bool = False) -> dict[str, Any] | None:
+        """The stored row for ``key`` as a dict (JSON columns decoded), or None.
+
+        The stored request and tags (for audit and export) are read only when asked for.
+        """
+        cols = _COLUMNS if with_request else _LOOKUP_COLUMNS
+        cur = self._conn().execute(f"SELECT {', '.join(cols)} FROM responses WHERE key = ?", (key,))
+        row = cur.fetchone()
+        return _decode(row, cols) if row else None
+
+    def contains(self, key: str) -> bool:
+        cur = self._conn().execute("SELECT 1 FROM responses WHERE key = ?", (key,))
+        return cur.fetchone() is not None
+
+    def put(self, entry: dict[str, Any]) -> None:
+        """Insert or replace one successful response atomically."""
+        row = _encode(entry)
+        conn = self._conn()
+        with conn:
+            conn.execute(
+                f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                [row[c] for c in _COLUMNS],
+            )
+
+    def __len__(self) -> int:
+        return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        cur = self._conn().execute(f"SELECT {', '.join(_COLUMNS)} FROM responses ORDER BY created_at, key")
+        for row in cur:
+            yield _decode(row)
+
+    # -- JSONL export / import -------------------------------------------------------------
+    def export_jsonl(self, path: str | Path) -> int:
+        """Write every entry as one JSON line; returns the number written."""
+        n = 0
+        path = Path(path)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for entry in self.rows():
+                fh.write(canonical_json(entry) + "\n")
+                n += 1
+        tmp.replace(path)
+        return n
+
+    def import_jsonl(self, path: str | Path, overwrite: bool = False) -> int:
+        """Load entries written by :meth:`export_jsonl`; returns the number inserted.
+
+        Every line must carry the columns of an entry; a bad line raises naming its number.
+        """
+        n = 0
+        conn = self._conn()
+        verb = "INSERT OR REPLACE" if overwrite else "INSERT OR IGNORE"
+        with open(path, encoding="utf-8") as fh, conn:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    entry = json.loads(line)
+                    row = _encode(entry)
+                    values = [row[c] for c in _COLUMNS]
+                except (ValueError, KeyError) as exc:
+                    raise ValueError(f"{path}: line {lineno} is not a cache entry ({exc})") from exc
+                cur = conn.execute(
+                    f"{verb} INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                    values,
+                )
+                n += cur.rowcount
+        return n
+
+    # -- Batch API bookkeeping ---------------------------------------------------------------
+    def add_batch(self, batch_id: str, keys: list[str]) -> None:
+        conn = self._conn()
+        with conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO batches VALUES (?, ?, ?, NULL)", (batch_id, json.dumps(keys), time.time())
+            )
+
+    def batch_keys(self, batch_id: str) -> list[str] | None:
+        row = self._conn().execute("SELECT keys_json FROM batches WHERE batch_id = ?", (batch_id,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def mark_batch_collected(self, batch_id: str) -> None:
+        conn = self._conn()
+        with conn:
+            conn.execute("UPDATE batches SET collected_at = ? WHERE batch_id = ?", (time.time(), batch_id))
+
+    def stats(self) -> dict[str, Any]:
+        """Entry counts by backend and model, and the file size."""
+        conn = self._conn()
+        by_model = conn.execute(
+            "SELECT backend, model, COUNT(*), SUM(latency_s) FROM responses GROUP BY backend, model"
+        ).fetchall()
+        return {
+            "path": str(self.path),
+            "entries": len(self),
+            "bytes": self.path.stat().st_size if self.path.exists() else 0,
+            "by_model": [
+                {"backend": b, "model": m, "entries": n, "latency_s_total": round(t or 0.0, 3)}
+                for b, m, n, t in by_model
+            ],
+            "pending_batches": conn.execute("SELECT COUNT(*) FROM batches WHERE collected_at IS NULL").fetchone()[0],
+        }
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+def _encode(entry: dict[str, Any]) -> dict[str, Any]:
+    row = dict(entry)
+    for col in ("request", "parsed", "usage", "tags"):
+        if col in row:
+            row[f"{col}_json"] = None if row[col] is None else canonical_json(row.pop(col))
+    row.setdefault("parsed_json", None)
+    row.setdefault("tags_json", None)
+    row.setdefault("truncation_note", None)
+    row.setdefault("n_repairs", 0)
+    row["truncated"] = int(bool(row.get("truncated", 0)))
+    missing = [c for c in _COLUMNS if c not in row]
+    if missing:
+        raise KeyError(f"cache entry lacks {missing}")
+    return row
+
+
+def _decode(row: tuple, cols: tuple = _COLUMNS) -> dict[str, Any]:
+    entry = dict(zip(cols, row))
+    for col in ("request", "parsed", "usage", "tags"):
+        if f"{col}_json" in entry:
+            raw = entry.pop(f"{col}_json")
+            entry[col] = None if raw is None else json.loads(raw)
+    entry["truncated"] = bool(entry["truncated"])
+    return entry

@@ -1,0 +1,449 @@
+"""The :class:`Gateway`: cache, backend, repairs, retries, limits, ledger and transcripts in one place.
+
+Flow of one :meth:`Gateway.chat`:
+
+1. hash the canonical request into the cache key; a hit (modes normal/replay) is returned as is;
+   a miss in replay mode raises :class:`ReplayMissError` naming the item;
+2. fit the prompt into the context (or record a failure naming the item and its token count, or
+   cut the middle when the request chose ``truncation="head_tail"``);
+3. call the backend through the rate limiter and the retry policy;
+4. parse and validate the reply; on failure show the model its validation error and ask again,
+   at most ``max_repairs`` times; then record a failure (status, raw text, error) — never a
+   default value;
+5. cache successes only; write the ledger row and the transcript line.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+
+
+from .. import tokens
+from .cache import ResponseCache, canonical_request, request_key
+from .errors import ConfigError, ContextOverflowError, PermanentError, ReplayMissError, TransientError
+from .ledger import Ledger, PriceTable
+from .limiter import RateLimiter
+from .parsing import parse_reply, repair_message
+from .progress import BatchProgress
+from .retry import RetryPolicy
+from .settings import resolve
+from .transcripts import TranscriptLog
+from .types import ChatRequest, ChatResult, Usage
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class _Outcome:
+    """What one fresh conversation produced (internal to :meth:`Gateway._fresh`)."""
+
+    reported: str
+    text: str | None = None
+    parsed: Any = None
+    error: str | None = None
+    note: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    attempts: int = 0
+    repairs: int = 0
+    latency: float = 0.0
+    turns: list = field(default_factory=list)
+
+
+class Gateway:
+    """The only object in the project that talks to a model. Thread-safe."""
+
+    def __init__(
+        self,
+        backend,
+        cache: ResponseCache,
+        cache_mode: str = "normal",
+        concurrency: int = 8,
+        max_repairs: int = 2,
+        retry: RetryPolicy | None = None,
+        limiter: RateLimiter | None = None,
+        prices: PriceTable | None = None,
+        transcripts: TranscriptLog | None = None,
+        progress: bool = True,
+    ):
+        self.backend = backend
+        self.cache = cache
+        self.cache_mode = cache_mode
+        self.concurrency = concurrency
+        self.max_repairs = max_repairs
+        self.retry = retry or RetryPolicy()
+        self.limiter = limiter or RateLimiter()
+        self.prices = prices or PriceTable.load()
+        self.ledger = Ledger(self.prices)
+        self.transcripts = transcripts
+        self.progress = progress
+        self._identity = backend.identity()
+        self._tls = threading.local()
+        self._inflight: dict[str, tuple[threading.Lock, int]] = {}
+        self._inflight_guard = threading.Lock()
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_settings(
+        cls,
+        backend: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        cache_mode: str | None = None,
+        *,
+        concurrency: int | None = None,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        cache_path: str | Path | None = None,
+        max_repairs: int = 2,
+        retry: RetryPolicy | None = None,
+        n_ctx: int | None = None,
+        timeout_s: float = 120.0,
+        schema_style: str | None = None,
+        price_table: str | Path | None = None,
+        transcripts: bool = True,
+        progress: bool | None = None,
+    ) -> "Gateway":
+        """A gateway configured by arguments, else the environment, else the embedded model.
+
+        See :mod:`judgelab.gateway.settings` for the environment variables. The API key is read
+        from ``OPENAI_API_KEY`` only.
+        """
+        s = resolve(backend, model, base_url, cache_mode, concurrency, rpm, tpm, cache_path, progress)
+        prices = PriceTable.load(price_table)
+        if s.backend == "llamacpp":
+            from .backends.llamacpp import DEFAULT_N_CTX, LlamaCppBackend
+
+            be = LlamaCppBackend(s.model, n_ctx=n_ctx or DEFAULT_N_CTX)
+        else:
+            from .backends.openai_backend import OpenAIBackend
+
+            be = OpenAIBackend(s.model, s.base_url, compatible=s.backend == "openai-compatible",
+                               timeout_s=timeout_s, schema_style=schema_style, prices=prices)
+        log = None
+        if transcripts:
+            secret = os.environ.get("OPENAI_API_KEY")
+            log = TranscriptLog(s.cache_path.parent / "transcripts", f"{be.name}_{be.model}", secrets=[secret] if secret else [])
+        return cls(
+            be, ResponseCache(s.cache_path), cache_mode=s.cache_mode, concurrency=s.concurrency,
+            max_repairs=max_repairs, retry=retry, limiter=RateLimiter(s.rpm, s.tpm), prices=prices,
+            transcripts=log, progress=s.progress,
+        )
+
+    # -- identity -------------------------------------------------------------------------------
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
+
+    @property
+    def model_name(self) -> str:
+        return self.backend.model
+
+    @property
+    def base_url(self) -> str | None:
+        return self.backend.base_url
+
+    @property
+    def is_embedded_small_model(self) -> bool:
+        """True when answers come from the bundled SmolLM2-135M (say so in every caption)."""
+        from .. import reporting  # imports pandas; not needed by batch worker processes
+
+        return reporting.is_embedded_small_model(self.backend_name, self.model_name)
+
+    def describe(self) -> dict[str, Any]:
+        """Backend, model, base URL, cache file and mode (never the key)."""
+        return {"backend": self.backend_name, "model": self.model_name, "base_url": self.base_url,
+                "cache": str(self.cache.path), "cache_mode": self.cache_mode,
+                "embedded_small_model": self.is_embedded_small_model}
+
+    def key(self, request: ChatRequest) -> str:
+        """The cache key of ``request`` for this backend."""
+        return request_key(self._identity, request)
+
+    # -- one call -------------------------------------------------------------------------------
+    def chat(self, request: ChatRequest) -> ChatResult:
+        """Answer one request from the cache or the model. Never raises for a model failure.
+
+        Raises :class:`ReplayMissError` in replay mode when the request is not cached.
+        """
+        key = self.key(request)
+        result = self._lookup(request, key)
+        if result is None:
+            if self.cache_mode == "replay":
+                raise ReplayMissError(self._miss_message(request, key))
+            # single flight: identical requests running at once pay for one call, not several
+            try:
+                with self._key_lock(key):
+                    result = self._lookup(request, key) or self._fresh(request, key)
+            finally:
+                self._release_key_lock(key)
+        self.ledger.record(result)
+        stats = getattr(self._tls, "stats", None)
+        if stats is not None:
+            stats["all_cached"] &= result.cached
+            stats["failed"] |= result.status == "failed"
+        return result
+
+    def _lookup(self, request: ChatRequest, key: str) -> ChatResult | None:
+        if self.cache_mode == "refresh":
+            return None
+        entry = self.cache.get(key)
+        return self._from_cache(entry, request, key) if entry is not None else None
+
+    def _key_lock(self, key: str) -> threading.Lock:
+        with self._inflight_guard:
+            lock, users = self._inflight.get(key, (None, 0))
+            lock = lock or threading.Lock()
+            self._inflight[key] = (lock, users + 1)
+            return lock
+
+    def _release_key_lock(self, key: str) -> None:
+        with self._inflight_guard:
+            lock, users = self._inflight[key]
+            if users <= 1:
+                del self._inflight[key]
+            else:
+                self._inflight[key] = (lock, users - 1)
+
+    def _miss_message(self, request: ChatRequest, key: str) -> str:
+        return (f"replay mode: no cached response for [{request.item_label()}] "
+                f"(template {request.template_version}, replicate {request.replicate}, "
+                f"backend {self.backend_name}, model {self.model_name}, key {key[:16]}) in {self.cache.path}; "
+                "import the cache you were given or run in normal mode")
+
+    def _from_cache(self, entry: dict, request: ChatRequest, key: str) -> ChatResult | None:
+        parsed: Any = entry["text"]
+        if request.schema is not None:
+            try:
+                parsed = request.schema.model_validate(entry["parsed"])
+            except Exception:  # noqa: BLE001 - an unreadable entry is treated as a miss
+                return None
+        return ChatResult.model_validate({
+            "status": "ok", "parsed": parsed, "text": entry["text"], "n_repairs": entry["n_repairs"],
+            "cached": True, "backend": entry["backend"], "model": entry["model"], "usage": entry["usage"],
+            "latency_s": entry["latency_s"], "truncated": entry["truncated"],
+            "truncation_note": entry["truncation_note"], "key": key, "tags": dict(request.tags),
+        })
+
+    def _fresh(self, request: ChatRequest, key: str) -> ChatResult:
+        """Ask the model (fit, call, validate, repair), then cache a success and log the transcript."""
+        label = request.item_label()
+        messages = [m.model_dump() for m in request.messages]
+        out = _Outcome(reported=self.model_name)
+        try:
+            messages, out.note = self.backend.fit_messages(messages, request.sampling.max_tokens, request.truncation, label)
+        except ContextOverflowError as exc:
+            out.error = f"context overflow: {exc}"
+        except ValueError as exc:  # head_tail could not make it fit
+            out.error = f"context overflow: {label}: {exc}"
+        else:
+            messages = self._converse(messages, request, label, out)
+        ok = out.error is None
+        result = ChatResult(
+            status="ok" if ok else "failed", parsed=out.parsed if ok else None, text=out.text, error=out.error,
+            n_repairs=out.repairs, n_attempts=out.attempts, cached=False, backend=self.backend_name,
+            model=self.model_name, usage=out.usage, latency_s=out.latency, truncated=out.note is not None,
+            truncation_note=out.note, key=key, tags=dict(request.tags),
+        )
+        if ok:  # errors and recorded failures are never cached
+            self.cache.put({
+                "key": key, "request": canonical_request(self._identity, request), "text": out.text,
+                "parsed": out.parsed.model_dump(mode="json") if request.schema is not None else None,
+                "usage": out.usage.model_dump(), "latency_s": out.latency, "reported_model": out.reported,
+                "backend": self.backend_name, "model": self.model_name, "n_repairs": out.repairs,
+                "truncated": out.note is not None, "truncation_note": out.note, "tags": dict(request.tags),
+                "created_at": time.time(),
+            })
+        if self.transcripts is not None:
+            self.transcripts.write({
+                "time": time.time(), "key": key, "tags": request.tags, "backend": self.backend_name,
+                "model": self.model_name, "reported_model": out.reported, "template_version": request.template_version,
+                "replicate": request.replicate, "sampling": request.sampling.model_dump(), "messages": messages,
+                "replies": out.turns, "status": result.status, "parsed": result.data, "error": out.error,
+                "usage": out.usage.model_dump(), "latency_s": out.latency, "attempts": out.attempts,
+                "truncation": out.note,
+            })
+        return result
+
+    def _converse(self, messages: list[dict], request: ChatRequest, label: str, out: "_Outcome") -> list[dict]:
+        """Call, validate, and on an invalid reply show the model its error (at most ``max_repairs``
+        times). Fills ``out``; returns the conversation as finally sent (repair turns included)."""
+        for turn in range(self.max_repairs + 1):
+            try:
+                reply, n = self._call(messages, request)
+            except TransientError as exc:
+                out.attempts += getattr(exc, "attempts", 1)
+                out.error = f"{label}: gave up after {out.attempts} attempt(s): {exc}"
+                return messages
+            except PermanentError as exc:  # bad request, context too long: retrying cannot help
+                out.attempts += 1
+                out.error = f"{label}: {exc}"
+                return messages
+            out.attempts += n
+            out.latency += reply.latency_s
+            out.usage = out.usage + (reply.usage or self._estimate(messages, reply.text))
+            out.text, out.reported = reply.text, reply.reported_model
+            out.parsed, verr = parse_reply(reply.text, request.schema, reply.finish_reason)
+            out.turns.append({"reply": reply.text, "finish_reason": reply.finish_reason, "error": verr})
+            if verr is None:
+                out.error = None
+                return messages
+            out.error = f"{label}: invalid reply after {out.repairs} repair(s): {verr}"
+            if request.schema is None or turn == self.max_repairs:
+                return messages
+            messages = messages + [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": repair_message(verr, request.schema)},
+            ]
+            out.repairs += 1
+        return messages
+
+    def _call(self, messages: list[dict], request: ChatRequest):
+        """One backend call through the limiter and the retry policy; returns (reply, attempts)."""
+        budget = tokens.count_message_tokens(messages, self.model_name) + request.sampling.max_tokens if self.limiter.active else 0
+
+        def attempt():
+            self.limiter.acquire(budget)
+            return self.backend.complete(messages, request.schema, request.sampling)
+
+        return self.retry.call(attempt)
+
+    def _estimate(self, messages: list[dict], text: str) -> Usage:
+        """tiktoken counts when the backend reported no usage (labelled as an estimate)."""
+        return Usage(input_tokens=tokens.count_message_tokens(messages, self.model_name),
+                     output_tokens=tokens.count_tokens(text or "", self.model_name), estimated=True)
+
+    # -- many calls -----------------------------------------------------------------------------
+    def _workers(self, concurrency: int | None) -> int:
+        return max(1, min(concurrency or self.concurrency, self.backend.max_concurrency))
+
+    def run_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None, desc: str = "chat") -> list[ChatResult]:
+        """Answer many requests concurrently; results in the order of ``requests``.
+
+        Threads rather than asyncio so that it also runs inside Jupyter's event loop. In replay
+        mode every request is checked first and a ReplayMissError lists the misses.
+        """
+        requests = list(requests)
+        if self.cache_mode == "replay":
+            self._check_replay(requests)
+        with BatchProgress(len(requests), desc, self.progress) as bar:
+            def one(req: ChatRequest) -> ChatResult:
+                res = self.chat(req)
+                bar.update(res.cached, res.status == "failed")
+                return res
+
+            return self._parallel(one, requests, self._workers(concurrency))
+
+    async def arun_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None,
+                         desc: str = "chat") -> list[ChatResult]:
+        """``await``-able :meth:`run_batch` for async code (e.g. ``await gw.arun_batch(reqs)`` in Jupyter).
+
+        An ``asyncio.Semaphore`` bounds the calls in flight; each call runs in a worker thread of a
+        pool of that size, since the backends' clients are synchronous.
+        """
+        import asyncio
+
+        requests = list(requests)
+        if self.cache_mode == "replay":
+            self._check_replay(requests)
+        workers = self._workers(concurrency)
+        gate = asyncio.Semaphore(workers)
+        loop = asyncio.get_running_loop()
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judgelab-gw-async")
+        with BatchProgress(len(requests), desc, self.progress) as bar:
+            async def one(req: ChatRequest) -> ChatResult:
+                async with gate:
+                    res = await loop.run_in_executor(pool, self.chat, req)
+                bar.update(res.cached, res.status == "failed")
+                return res
+
+            try:
+                return list(await asyncio.gather(*(one(r) for r in requests)))
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], concurrency: int | None = None, desc: str = "items") -> list[R]:
+        """Run ``fn(item)`` (e.g. a multi-turn conversation of ``chat`` calls) for every item.
+
+        Results keep the order of ``items``. The bar counts an item as cached when all its calls
+        were cache hits and as failed when any call failed. On the in-process backend items run
+        one at a time so that each conversation keeps its KV prefix.
+        """
+        items = list(items)
+        with BatchProgress(len(items), desc, self.progress) as bar:
+            def one(item: T) -> R:
+                self._tls.stats = {"all_cached": True, "failed": False}
+                try:
+                    out = fn(item)
+                finally:
+                    stats, self._tls.stats = self._tls.stats, None
+                bar.update(stats["all_cached"], stats["failed"])
+                return out
+
+            return self._parallel(one, items, self._workers(concurrency))
+
+    @staticmethod
+    def _parallel(fn: Callable[[T], R], items: list[T], workers: int) -> list[R]:
+        if workers <= 1 or len(items) <= 1:
+            return [fn(item) for item in items]
+        out: list[Any] = [None] * len(items)
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judgelab-gw")
+        try:
+            futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
+            for fut in as_completed(futures):
+                out[futures[fut]] = fut.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return out
+
+    def _check_replay(self, requests: list[ChatRequest]) -> None:
+        misses = [r for r in requests if not self.cache.contains(self.key(r))]
+        if misses:
+            first = "; ".join(self._miss_message(r, self.key(r)) for r in misses[:3])
+            raise ReplayMissError(f"{len(misses)} of {len(requests)} requests are not in the cache. {first}")
+
+    # -- Batch API ------------------------------------------------------------------------------
+    def submit_batch(self, requests: Iterable[ChatRequest], metadata: dict | None = None) -> str | None:
+        """Send the uncached requests through the OpenAI Batch API; returns the batch id (None if all cached)."""
+        from .batch_api import submit_batch
+
+        return submit_batch(self, list(requests), metadata)
+
+    def collect_batch(self, batch_id: str, requests: Iterable[ChatRequest], wait: bool = False, poll_s: float = 30.0,
+                      fill_missing: bool = False):
+        """Store a finished batch's replies in the cache and return results for ``requests``
+        (None for each request when the batch is not finished and ``wait`` is False)."""
+        from .batch_api import collect_batch
+
+        return collect_batch(self, batch_id, list(requests), wait=wait, poll_s=poll_s, fill_missing=fill_missing)
+
+    # -- accounting -----------------------------------------------------------------------------
+    def ledger_frame(self) -> "pd.DataFrame":
+        """One row per call: tags, status, tokens (estimated flag), latency, cost, cached."""
+        return self.ledger.frame()
+
+    def ledger_summary(self, by: list[str] | str) -> "pd.DataFrame":
+        """Calls, tokens, latency and cost summed by tag columns."""
+        return self.ledger.summary(by)
+
+    def close(self) -> None:
+        if self.transcripts is not None:
+            self.transcripts.close()
+        self.cache.close()
+
+    def __enter__(self) -> "Gateway":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Gateway(backend={self.backend_name!r}, model={self.model_name!r}, cache_mode={self.cache_mode!r})"

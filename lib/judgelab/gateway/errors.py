@@ -1,0 +1,39 @@
+"""Exceptions of the gateway.
+
+Model failures (unparseable replies, exhausted retries, context overflow) are *not* raised: they
+become ``ChatResult(status="failed")``. Exceptions are for configuration errors the caller must
+fix (a replay miss, an unknown backend) and, inside the gateway, for classifying backend errors.
+"""
+from __future__ import annotations
+
+
+class GatewayError(Exception):
+    """Base class of gateway exceptions."""
+
+
+class ConfigError(GatewayError):
+    """Bad configuration: unknown backend, missing model file, missing key."""
+
+
+class ReplayMissError(GatewayError):
+    """In replay mode, a request that is not in the cache."""
+
+
+class TransientError(GatewayError):
+    """A backend error worth retrying (429, 5xx, timeout, connection error).
+
+    ``retry_after`` is the server's Retry-After in seconds when it sent one.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
+
+
+class PermanentError(GatewayError):
+    """A backend error that retrying will not fix (400 bad request, 401, context too long)."""
+
+
+class ContextOverflowError(PermanentError):
+    """The prompt does not fit the model's context window (and no truncation policy was chosen)."""

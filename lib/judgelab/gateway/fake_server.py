@@ -1,0 +1,476 @@
+"""A scriptable chat-completions server on 127.0.0.1 for tests and benchmarks.
+
+It is a real HTTP server (``http.server.ThreadingHTTPServer`` on a free port), so the code under
+test goes through the official ``openai`` client, real sockets and real timeouts. It speaks:
+
+* ``POST /v1/chat/completions`` — replies according to a *script*;
+* ``GET /v1/models`` — lists one model (``fake-model`` unless told otherwise);
+* ``POST /v1/files``, ``POST /v1/batches``, ``GET /v1/batches/{id}``, ``GET /v1/files/{id}/content``
+  — a minimal OpenAI Batch API (each input line is answered by the same script).
+
+Usage in a test::
+
+    from judgelab.gateway import Gateway, ChatRequest, Message
+    from judgelab.gateway.fake_server import FakeChatServer, Fault
+
+    replies = [
+        Fault.rate_limit(retry_after=0),        # first call: 429 with Retry-After: 0
+        '{"score": 99}',                        # second: valid JSON, violates the schema
+        {"score": 7, "reason": "tight plot"},   # third: a dict is sent as JSON content
+    ]
+    with FakeChatServer(replies) as srv:
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite")
+        res = gw.chat(ChatRequest(messages=[Message(role="user", content="rate it")], schema=Score))
+        assert res.status == "ok" and srv.n_calls == 3
+
+The script (``replies``) is one of:
+
+* a **list** (or any iterable): items are used in order, one per chat call; when it runs out the
+  ``default`` is used;
+* a **callable** ``fn(request_body: dict) -> item``: decides from the request (the JSON body as
+  sent: ``model``, ``messages``, ``response_format``, ``temperature``, ``seed`` ...), e.g. to
+  answer by the story id in the prompt; it is called from server threads, keep it thread-safe;
+* ``None``: every call gets the ``default``.
+
+An *item* is a ``str`` (the assistant message content, sent verbatim — use it for malformed,
+truncated or schema-violating JSON), a ``dict`` or ``list`` (JSON-encoded into the content), a
+:class:`Reply` (content plus usage / finish_reason / model / latency / omit_usage), or a :class:`Fault`.
+
+The ``default`` (when ``default=None``) synthesizes a schema-valid object from the request's
+``response_format`` schema (first enum value, minimum of a range, "x" for strings) or the text
+"ok" for free-text requests — so a test that does not care about the content needs no script.
+
+Faults: ``Fault.rate_limit(retry_after=1)`` (429 + ``Retry-After``), ``Fault.server_error(500)``,
+``Fault.timeout(seconds)`` (sleeps before answering, so a client with a shorter timeout gives
+up), ``Fault.malformed_body()`` (HTTP 200 whose body is not JSON), ``Fault.disconnect()`` (closes
+the connection without a response), ``Fault.status(400, "bad request")`` (any error status).
+Helpers for content faults: :func:`malformed_json`, :func:`truncated_json`.
+
+Counting: ``srv.n_calls`` (chat calls received, faults included), ``srv.calls`` (their request
+bodies, in arrival order), ``srv.count(path)``, ``srv.reset_counts()``. ``latency_s`` delays
+every chat reply (the benchmark uses 0.2 s).
+"""
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import itertools
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterable
+
+__all__ = ["FakeChatServer", "Fault", "Reply", "malformed_json", "truncated_json", "synthesize"]
+
+
+@dataclass
+class Fault:
+    """An injected failure for one call. Build with the class methods."""
+
+    kind: str
+    status: int = 500
+    retry_after: float | None = None
+    seconds: float = 0.0
+    message: str = ""
+
+    @classmethod
+    def rate_limit(cls, retry_after: float | None = 1) -> "Fault":
+        """HTTP 429 with ``Retry-After: <retry_after>`` (omitted when None)."""
+        return cls("status", 429, retry_after=retry_after, message="Rate limit reached (fake)")
+
+    @classmethod
+    def server_error(cls, status: int = 500) -> "Fault":
+        return cls("status", status, message="Internal server error (fake)")
+
+    @classmethod
+    def status(cls, status: int, message: str = "error (fake)") -> "Fault":
+        return cls("status", status, message=message)
+
+    @classmethod
+    def timeout(cls, seconds: float = 5.0) -> "Fault":
+        """Sleep ``seconds`` and then answer normally (too late for a client with a shorter timeout)."""
+        return cls("sleep", 200, seconds=seconds)
+
+    @classmethod
+    def malformed_body(cls) -> "Fault":
+        """HTTP 200 whose body is not JSON."""
+        return cls("body", 200)
+
+    @classmethod
+    def disconnect(cls) -> "Fault":
+        """Close the connection without answering."""
+        return cls("disconnect")
+
+
+@dataclass
+class Reply:
+    """Full control over one reply."""
+
+    content: Any
+    usage: dict | None = None
+    finish_reason: str = "stop"
+    model: str | None = None
+    latency_s: float = 0.0
+    headers: dict = field(default_factory=dict)
+    #: send no ``usage`` object at all (as some servers do), so the client must estimate
+    omit_usage: bool = False
+
+
+def malformed_json(obj: Any = None) -> str:
+    """JSON-like text that does not parse (unquoted key, trailing comma)."""
+    return "{score: 5, 'reason': 'single quotes',}" if obj is None else json.dumps(obj)[:-1] + ",,}"
+
+
+def truncated_json(obj: Any) -> str:
+    """The JSON of ``obj`` cut in the middle, as when ``max_tokens`` runs out."""
+    text = json.dumps(obj)
+    return text[: max(1, len(text) // 2)]
+
+
+def synthesize(schema: dict | None) -> Any:
+    """A value valid under a (simple) JSON Schema: first enum/const, bounds' minimum, "x" strings."""
+    if not schema:
+        return {}
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            return synthesize(schema[key][0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        return {name: synthesize(sub) for name, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [synthesize(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind == "integer":
+        return int(schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1))
+    if kind == "number":
+        return float(schema.get("minimum", 0.0))
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    return "x" * max(1, schema.get("minLength", 1))
+
+
+def request_schema(body: dict) -> dict | None:
+    """The JSON Schema in a request's response_format (OpenAI json_schema or llama.cpp json_object form)."""
+    rf = body.get("response_format") or {}
+    if rf.get("type") == "json_schema":
+        return (rf.get("json_schema") or {}).get("schema")
+    return rf.get("schema")
+
+
+def default_reply(body: dict) -> Any:
+    schema = request_schema(body)
+    return synthesize(schema) if schema is not None else "ok"
+
+
+class FakeChatServer:
+    """A threaded HTTP server speaking chat completions; see the module docstring."""
+
+    def __init__(
+        self,
+        replies: Iterable[Any] | Callable[[dict], Any] | None = None,
+        default: Callable[[dict], Any] | Any | None = None,
+        latency_s: float = 0.0,
+        model: str = "fake-model",
+    ):
+        self._script = replies if callable(replies) else (iter(list(replies)) if replies is not None else None)
+        self._default = default
+        self.latency_s = latency_s
+        self.model = model
+        self.calls: list[dict] = []
+        self._counts: Counter = Counter()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ids = itertools.count(1)
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> "FakeChatServer":
+        handler = type("_Handler", (_Handler,), {"fake": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-chat-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> "FakeChatServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1`` — give this to the client as its base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- counting -------------------------------------------------------------------------------
+    @property
+    def n_calls(self) -> int:
+        """Chat-completion calls received (faulted ones included)."""
+        with self._lock:
+            return self._counts["/v1/chat/completions"]
+
+    def count(self, path: str) -> int:
+        with self._lock:
+            return self._counts[path]
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self._counts.clear()
+            self.calls.clear()
+
+    # -- the script -----------------------------------------------------------------------------
+    def next_item(self, body: dict) -> Any:
+        if callable(self._script):
+            return self._script(body)
+        if self._script is not None:
+            with self._lock:
+                item = next(self._script, _EXHAUSTED)
+            if item is not _EXHAUSTED:
+                return item
+        if self._default is None:
+            return default_reply(body)
+        return self._default(body) if callable(self._default) else self._default
+
+    def completion(self, body: dict, item: Any) -> tuple[dict, Reply]:
+        """The chat.completion object for a non-fault item."""
+        reply = item if isinstance(item, Reply) else Reply(item)
+        content = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        usage = dict(reply.usage) if reply.usage else {
+            "prompt_tokens": prompt_words + 4 * len(body.get("messages", [])),
+            "completion_tokens": max(1, len(content.split())),
+        }
+        usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
+        usage.setdefault("prompt_tokens_details", {"cached_tokens": 0})
+        n = next(self._ids)
+        out = {
+            "id": f"chatcmpl-fake-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": reply.model or body.get("model") or self.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": reply.finish_reason, "logprobs": None}],
+            "usage": usage,
+        }
+        if reply.omit_usage:
+            del out["usage"]
+        return out, reply
+
+    def run_batch_file(self, input_file_id: str) -> str:
+        """Answer every line of an uploaded batch input file; returns the output file id."""
+        out_lines = []
+        for line in self.files[input_file_id].decode("utf-8").splitlines():
+            if not line.strip():
+                continue
+            req = json.loads(line)
+            body = req["body"]
+            with self._lock:
+                self._counts["batch_line"] += 1
+                self.calls.append(body)
+            item = self.next_item(body)
+            n = next(self._ids)
+            if isinstance(item, Fault):
+                response = {"status_code": item.status if item.kind == "status" else 500,
+                            "request_id": f"req-{n}", "body": {"error": {"message": item.message or item.kind}}}
+            else:
+                comp, _ = self.completion(body, item)
+                response = {"status_code": 200, "request_id": f"req-{n}", "body": comp}
+            out_lines.append(json.dumps({"id": f"batch_req_{n}", "custom_id": req["custom_id"], "response": response, "error": None}))
+        file_id = f"file-out-{next(self._ids)}"
+        self.files[file_id] = ("\n".join(out_lines) + "\n").encode("utf-8")
+        return file_id
+
+
+_EXHAUSTED = object()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the openai client expects
+    fake: FakeChatServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr logging
+        pass
+
+    # -- plumbing -------------------------------------------------------------------------------
+    def _read(self) -> bytes:
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def _send(self, status: int, payload: Any, headers: dict | None = None, raw: bytes | None = None) -> None:
+        data = raw if raw is not None else json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, str(v))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout test): nothing to do
+
+    def _count(self, path: str, body: Any = None) -> None:
+        with self.fake._lock:
+            self.fake._counts[path] += 1
+            if body is not None:
+                self.fake.calls.append(body)
+
+    # -- routes ---------------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802
+        path = self.path.split("?")[0]
+        self._count(path)
+        if path.rstrip("/") == "/v1/models":
+            self._send(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model", "created": 0, "owned_by": "fake"}]})
+        elif path.startswith("/v1/batches/"):
+            batch = self.fake.batches.get(path.rsplit("/", 1)[-1])
+            self._send(200, batch) if batch else self._send(404, {"error": {"message": "no such batch"}})
+        elif path.startswith("/v1/files/") and path.endswith("/content"):
+            data = self.fake.files.get(path.split("/")[3])
+            if data is None:
+                self._send(404, {"error": {"message": "no such file"}})
+            else:
+                self._send(200, None, raw=data)
+        else:
+            self._send(404, {"error": {"message": f"no route {path}"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        path = self.path.split("?")[0]
+        raw = self._read()
+        if path == "/v1/chat/completions":
+            self._chat(raw)
+        elif path == "/v1/files":
+            self._count(path)
+            self._upload(raw)
+        elif path == "/v1/batches":
+            self._count(path)
+            self._create_batch(json.loads(raw or b"{}"))
+        else:
+            self._count(path)
+            self._send(404, {"error": {"message": f"no route {path}"}})
+
+    def _chat(self, raw: bytes) -> None:
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._count("/v1/chat/completions")
+            self._send(400, {"error": {"message": "request body is not JSON"}})
+            return
+        self._count("/v1/chat/completions", body)
+        try:
+            item = self.fake.next_item(body)
+        except Exception as exc:  # noqa: BLE001 - a broken script must show up in the test, as a 500
+            self._send(500, {"error": {"message": f"fake server script raised {exc!r}"}})
+            return
+        if self.fake.latency_s:
+            self.fake._stop.wait(self.fake.latency_s)
+        if isinstance(item, Fault):
+            self._fault(item, body)
+            return
+        comp, reply = self.fake.completion(body, item)
+        if reply.latency_s:
+            self.fake._stop.wait(reply.latency_s)
+        self._send(200, comp, headers=reply.headers)
+
+    def _fault(self, fault: Fault, body: dict) -> None:
+        if fault.kind == "status":
+            headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+            self._send(fault.status, {"error": {"message": fault.message, "type": "fake_error", "code": str(fault.status)}}, headers)
+        elif fault.kind == "sleep":
+            self.fake._stop.wait(fault.seconds)
+            self._send(200, self.fake.completion(body, default_reply(body))[0])
+        elif fault.kind == "body":
+            self._send(200, None, raw=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
+        elif fault.kind == "disconnect":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(2)
+            except OSError:
+                pass
+        else:
+            raise ValueError(f"unknown fault kind {fault.kind!r}")
+
+    def _upload(self, raw: bytes) -> None:
+        """multipart/form-data upload (fields ``purpose`` and ``file``)."""
+        ctype = self.headers.get("Content-Type", "")
+        msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"Content-Type: {ctype}\r\n\r\n".encode() + raw
+        )
+        fields = {}
+        for part in msg.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            fields[name] = (part.get_filename(), part.get_payload(decode=True))
+        filename, data = fields.get("file", (None, b""))
+        file_id = f"file-{next(self.fake._ids)}"
+        self.fake.files[file_id] = data or b""
+        purpose = (fields.get("purpose", (None, b"batch"))[1] or b"batch").decode()
+        self._send(200, {"id": file_id, "object": "file", "bytes": len(data or b""), "created_at": int(time.time()),
+                         "filename": filename or "input.jsonl", "purpose": purpose, "status": "processed"})
+
+    def _create_batch(self, req: dict) -> None:
+        input_id = req.get("input_file_id")
+        if input_id not in self.fake.files:
+            self._send(400, {"error": {"message": f"unknown input_file_id {input_id!r}"}})
+            return
+        out_id = self.fake.run_batch_file(input_id)
+        batch_id = f"batch_{next(self.fake._ids)}"
+        now = int(time.time())
+        batch = {"id": batch_id, "object": "batch", "endpoint": req.get("endpoint", "/v1/chat/completions"),
+                 "input_file_id": input_id, "completion_window": req.get("completion_window", "24h"),
+                 "status": "completed", "output_file_id": out_id, "error_file_id": None, "created_at": now,
+                 "completed_at": now, "metadata": req.get("metadata"),
+                 "request_counts": {"total": 0, "completed": 0, "failed": 0}}
+        self.fake.batches[batch_id] = batch
+        self._send(200, {**batch, "status": "validating"})
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m judgelab.gateway.fake_server [--latency S] [--reply JSON]``: serve until killed.
+
+    Prints ``base_url <url>`` on its first line, so a parent process (a benchmark, a manual check
+    of a notebook against a scripted model) can read where to connect.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description="scriptable fake chat-completions server")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
+    parser.add_argument("--reply", default=None, help="fixed reply content (JSON text); default: schema-synthesized")
+    parser.add_argument("--model", default="fake-model")
+    args = parser.parse_args(argv)
+    default = (lambda body: args.reply) if args.reply is not None else None
+    with FakeChatServer(default=default, latency_s=args.latency, model=args.model) as srv:
+        print(f"base_url {srv.base_url}", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""The token and cost ledger: one row per ``Gateway.chat`` call.
+
+Costs come from an editable price table (``prices.csv`` beside this module, or any CSV with the
+columns ``model,input,cached_input,output[,context_window]`` in USD per million tokens). A model
+is priced by the longest table name that prefixes it (``gpt-4.1-2025-04-14`` -> ``gpt-4.1``);
+an unknown model costs NaN, never a guessed number. ``cost_usd`` is what the call costs when made
+fresh; ``spent_usd`` is what this run paid (0 for a cache hit).
+"""
+from __future__ import annotations
+
+import csv
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+
+from .types import ChatResult
+
+if TYPE_CHECKING:  # pandas is imported when a frame is asked for, not by every worker process
+    import pandas as pd
+
+DEFAULT_PRICES = Path(__file__).with_name("prices.csv")
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens."""
+
+    input: float
+    cached_input: float
+    output: float
+    context_window: int | None = None
+
+
+class PriceTable:
+    """Prices by model name, read from a CSV file (``#`` lines are comments)."""
+
+    def __init__(self, rows: dict[str, Price]):
+        self.rows = rows
+        self._memo: dict[str, Price | None] = {}
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "PriceTable":
+        path = Path(path) if path else DEFAULT_PRICES
+        rows: dict[str, Price] = {}
+        with open(path, encoding="utf-8") as fh:
+            lines = [ln for ln in fh if ln.strip() and not ln.lstrip().startswith("#")]
+        for lineno, rec in enumerate(csv.DictReader(lines), 2):
+            try:
+                ctx = (rec.get("context_window") or "").strip()
+                rows[rec["model"].strip().lower()] = Price(
+                    input=float(rec["input"]),
+                    cached_input=float(rec.get("cached_input") or rec["input"]),
+                    output=float(rec["output"]),
+                    context_window=int(ctx) if ctx else None,
+                )
+            except (KeyError, ValueError, TypeError) as exc:
+                raise ValueError(f"{path}: bad price row {rec!r} ({exc})") from exc
+        return cls(rows)
+
+    def lookup(self, model: str) -> Price | None:
+        """The price row whose name is the longest prefix of ``model`` (case-insensitive)."""
+        if model in self._memo:
+            return self._memo[model]
+        name = model.lower().split("/")[-1]
+        best = None
+        for key in self.rows:
+            if name.startswith(key) and (best is None or len(key) > len(best)):
+                best = key
+        self._memo[model] = self.rows[best] if best else None
+        return self._memo[model]
+
+    def cost(self, model: str, input_tokens: int, output_tokens: int, cached_tokens: int = 0) -> float:
+        """USD for one call; cached prompt tokens at the cached-input price. NaN if unpriced."""
+        price = self.lookup(model)
+        if price is None:
+            return math.nan
+        fresh_in = max(input_tokens - cached_tokens, 0)
+        return (fresh_in * price.input + cached_tokens * price.cached_input + output_tokens * price.output) / 1e6
+
+
+class Ledger:
+    """Thread-safe list of per-call rows, exported as a DataFrame."""
+
+    def __init__(self, prices: PriceTable):
+        self.prices = prices
+        self._rows: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def record(self, result: ChatResult) -> None:
+        u = result.usage
+        cost = self.prices.cost(result.model, u.input_tokens, u.output_tokens, u.cached_tokens)
+        row = {
+            **{f"{k}": v for k, v in result.tags.items()},
+            "key": result.key,
+            "status": result.status,
+            "backend": result.backend,
+            "model": result.model,
+            "input_tokens": u.input_tokens,
+            "output_tokens": u.output_tokens,
+            "cached_tokens": u.cached_tokens,
+            "estimated": u.estimated,
+            "latency_s": result.latency_s,
+            "cost_usd": cost,
+            "spent_usd": 0.0 if result.cached else cost,
+            "cached": result.cached,
+            "n_repairs": result.n_repairs,
+            "n_attempts": result.n_attempts,
+            "truncated": result.truncated,
+        }
+        with self._lock:
+            self._rows.append(row)
+
+    def frame(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        with self._lock:
+            return pd.DataFrame(list(self._rows))
+
+    def summary(self, by: list[str] | str) -> "pd.DataFrame":
+        """Calls, tokens, latency and cost summed by the given tag columns."""
+        import pandas as pd
+
+        df = self.frame()
+        by = [by] if isinstance(by, str) else list(by)
+        if df.empty:
+            return pd.DataFrame(columns=by + ["calls"])
+        missing = [c for c in by if c not in df.columns]
+        if missing:
+            raise KeyError(f"ledger has no column(s) {missing}; tags seen: {sorted(df.columns)}")
+        out = df.groupby(by, dropna=False).agg(
+            calls=("key", "size"),
+            cached=("cached", "sum"),
+            failed=("status", lambda s: int((s == "failed").sum())),
+            input_tokens=("input_tokens", "sum"),
+            output_tokens=("output_tokens", "sum"),
+            cached_tokens=("cached_tokens", "sum"),
+            estimated=("estimated", "any"),
+            latency_s=("latency_s", "sum"),
+            cost_usd=("cost_usd", lambda s: s.sum(min_count=1)),
+            spent_usd=("spent_usd", lambda s: s.sum(min_count=1)),
+        )
+        return out.reset_index()

@@ -1,0 +1,102 @@
+"""Gateway configuration from arguments, then the environment, then the embedded default.
+
+Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatible),
+``JUDGELAB_MODEL`` (model name, or a GGUF path for llamacpp), ``JUDGELAB_BASE_URL``,
+``JUDGELAB_CACHE_MODE`` (normal | replay | refresh), ``JUDGELAB_CONCURRENCY``, ``JUDGELAB_RPM``,
+``JUDGELAB_TPM``, ``JUDGELAB_CACHE_PATH`` (default ``paths.cache_dir()/llm_cache.sqlite``),
+``JUDGELAB_PROGRESS`` (0 hides progress bars) and ``OPENAI_API_KEY`` (the only source of the key).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cache import CACHE_MODES
+from .errors import ConfigError
+
+BACKENDS = ("llamacpp", "openai", "openai-compatible")
+_ALIASES = {
+    "llama.cpp": "llamacpp", "llama_cpp": "llamacpp", "llama-cpp": "llamacpp", "embedded": "llamacpp",
+    "openai_compatible": "openai-compatible", "compatible": "openai-compatible",
+    "vllm": "openai-compatible", "ollama": "openai-compatible",
+}
+DEFAULT_CONCURRENCY = 8
+
+
+@dataclass(frozen=True)
+class Settings:
+    backend: str
+    model: str | None
+    base_url: str | None
+    cache_mode: str
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    cache_path: Path
+    progress: bool
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value.strip() if value and value.strip() else None
+
+
+def _number(name: str, value, kind=int):
+    if value is None:
+        return None
+    try:
+        number = kind(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{name} must be a number, got {value!r}") from exc
+    if number <= 0:
+        raise ConfigError(f"{name} must be positive, got {value!r}")
+    return number
+
+
+def normalize_backend(name: str) -> str:
+    name = name.strip().lower()
+    name = _ALIASES.get(name, name)
+    if name not in BACKENDS:
+        raise ConfigError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    return name
+
+
+def resolve(
+    backend: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    cache_mode: str | None = None,
+    concurrency: int | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
+    cache_path: str | Path | None = None,
+    progress: bool | None = None,
+) -> Settings:
+    """Arguments win over the environment; with neither, the embedded llamacpp model."""
+    base_url = base_url or _env("JUDGELAB_BASE_URL")
+    backend = backend or _env("JUDGELAB_BACKEND") or ("openai-compatible" if base_url else "llamacpp")
+    backend = normalize_backend(backend)
+    mode = (cache_mode or _env("JUDGELAB_CACHE_MODE") or "normal").lower()
+    if mode not in CACHE_MODES:
+        raise ConfigError(f"unknown cache mode {mode!r}; choose one of {', '.join(CACHE_MODES)}")
+    if cache_path is None:
+        env_path = _env("JUDGELAB_CACHE_PATH")
+        if env_path:
+            cache_path = Path(env_path)
+        else:
+            from .. import paths
+
+            cache_path = paths.cache_dir() / "llm_cache.sqlite"
+    show = progress if progress is not None else (_env("JUDGELAB_PROGRESS") or "1") not in ("0", "false", "no")
+    return Settings(
+        backend=backend,
+        model=model or _env("JUDGELAB_MODEL"),
+        base_url=base_url if backend != "llamacpp" else None,
+        cache_mode=mode,
+        concurrency=_number("concurrency", concurrency or _env("JUDGELAB_CONCURRENCY")) or DEFAULT_CONCURRENCY,
+        rpm=_number("rpm", rpm or _env("JUDGELAB_RPM"), float),
+        tpm=_number("tpm", tpm or _env("JUDGELAB_TPM"), float),
+        cache_path=Path(cache_path),
+        progress=show,
+    )

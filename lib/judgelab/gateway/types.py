@@ -1,0 +1,147 @@
+"""Request and result types of the gateway (pydantic models).
+
+A :class:`ChatRequest` holds everything that can change a model's answer (messages, sampling,
+output schema, replicate index, prompt-template version) plus accounting ``tags`` that do not.
+A :class:`ChatResult` is what every call returns: a validated object or a recorded failure,
+never a default value.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Role = Literal["system", "user", "assistant"]
+Status = Literal["ok", "failed"]
+Truncation = Literal["head_tail"]
+
+
+class Message(BaseModel):
+    """One chat message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str
+
+
+class Sampling(BaseModel):
+    """Sampling settings; every field is part of the cache key.
+
+    ``reasoning_effort`` is only sent to reasoning models (gpt-5 family, o-series), which in
+    turn receive no ``temperature``/``top_p``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    temperature: float | None = 0.0
+    top_p: float | None = None
+    seed: int | None = 0
+    max_tokens: int = Field(default=512, gt=0)
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+
+
+class Usage(BaseModel):
+    """Token usage of one logical call (repair turns included).
+
+    ``estimated`` is True when the backend gave no usage and the counts come from tiktoken.
+    ``cached_tokens`` are prompt tokens served from a prefix cache (OpenAI prompt caching or the
+    reused llama.cpp KV prefix).
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    estimated: bool = False
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            estimated=self.estimated or other.estimated,
+        )
+
+
+# ``schema`` shadows the deprecated ``BaseModel.schema()`` classmethod; the contract in
+# CONTRIBUTING.md names the field ``schema``, and instance access returns the field value.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+
+    class ChatRequest(BaseModel):
+        """One chat-completion request.
+
+        ``schema`` is a pydantic model class (sent as JSON Schema, used to validate the reply) or
+        None for free text. ``tags`` (study, layer, mode, item ...) go to the ledger and to error
+        messages but not into the cache key. ``truncation="head_tail"`` allows the gateway to cut
+        the middle of the longest user message when the prompt does not fit the context.
+        """
+
+        model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, protected_namespaces=())
+
+        messages: list[Message]
+        schema: Any = None
+        sampling: Sampling = Field(default_factory=Sampling)
+        replicate: int = 0
+        template_version: str = "unversioned"
+        tags: dict[str, Any] = Field(default_factory=dict)
+        truncation: Truncation | None = None
+
+        @field_validator("messages")
+        @classmethod
+        def _non_empty(cls, v: list[Message]) -> list[Message]:
+            if not v:
+                raise ValueError("a ChatRequest needs at least one message")
+            return v
+
+        @field_validator("schema")
+        @classmethod
+        def _is_model_class(cls, v: Any) -> Any:
+            if v is not None and not (isinstance(v, type) and issubclass(v, BaseModel)):
+                raise ValueError(f"schema must be a pydantic model class or None, got {v!r}")
+            return v
+
+        def item_label(self) -> str:
+            """A short human label naming the item, for error messages."""
+            if not self.tags:
+                return "<untagged request>"
+            return ", ".join(f"{k}={v}" for k, v in self.tags.items())
+
+
+class ChatResult(BaseModel):
+    """The outcome of one :meth:`Gateway.chat` call.
+
+    ``status`` is "ok" (``parsed`` holds the validated object, or ``text`` for free text) or
+    "failed" (``error`` says why, ``text`` keeps the raw reply). ``n_repairs`` counts the repair
+    turns that showed the model its validation error. ``model`` is the model the backend reported.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
+
+    status: Status
+    parsed: Any = None
+    text: str | None = None
+    error: str | None = None
+    n_repairs: int = 0
+    n_attempts: int = 0
+    cached: bool = False
+    backend: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    truncated: bool = False
+    truncation_note: str | None = None
+    key: str = ""
+    tags: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def data(self) -> dict | None:
+        """The parsed object as a plain dict (None when failed or free text)."""
+        if isinstance(self.parsed, BaseModel):
+            return self.parsed.model_dump()
+        return None
