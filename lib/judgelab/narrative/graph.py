@@ -1,0 +1,124 @@
+"""Critical coherence, the sparse coherence graph and the temporal constraint (paper 3.1, 4.2).
+
+The *critical coherence* is the weight of the weakest edge of a maximum spanning tree of the
+complete coherence graph. It equals the largest threshold tau for which the graph of edges with
+theta >= tau is connected (the MST bottleneck property: every spanning tree of the thresholded
+graph would need an edge below tau otherwise). The sparse graph keeps the edges >= tau; on the
+news collection edges also respect time: u -> v only if date_u <= date_v (same-day documents are
+linked both ways), as in the original code.
+
+Two exact ways to get it from a dense matrix, never through a networkx complete graph:
+
+- ``"scipy"``: ``scipy.sparse.csgraph.minimum_spanning_tree`` of W = 2 - theta (float64, an exact
+  order-reversing map for float32 theta; zero diagonal = no self-edge). Memory ~ 20 bytes x n^2.
+- ``"prim"``: Prim's algorithm on the dense matrix, O(n^2) time, O(n) extra memory: each step
+  adds the outside vertex with the strongest link to the tree; the critical value is the weakest
+  of those n - 1 links. For 20,000 documents this avoids scipy's 4.8 GB sparse copy. It is also
+  much faster than scipy's dense-to-sparse conversion at every size the benchmark tried
+  (``benchmarks/bench_landscape.py``, ``speedup_prim_vs_networkx``); ``"auto"`` keeps scipy up to
+  :data:`SCIPY_MAX_N` documents so that the reference library does the work where memory allows.
+"""
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from scipy.sparse.csgraph import minimum_spanning_tree
+
+SCIPY_MAX_N = 6000
+"""Above this size ``method="auto"`` uses the dense Prim variant (memory)."""
+
+
+def _check_square(c: np.ndarray) -> int:
+    if c.ndim != 2 or c.shape[0] != c.shape[1]:
+        raise ValueError(f"coherence matrix must be square, got shape {c.shape}")
+    if c.shape[0] < 2:
+        raise ValueError("critical coherence needs at least 2 documents")
+    return c.shape[0]
+
+
+def critical_coherence_scipy(c: np.ndarray) -> float:
+    """Weakest edge of the maximum spanning tree via scipy's MST of 2 - theta."""
+    n = _check_square(c)
+    w = 2.0 - np.asarray(c, dtype=np.float64)
+    np.fill_diagonal(w, 0.0)
+    tree = minimum_spanning_tree(w)
+    if tree.nnz != n - 1:
+        raise ValueError("the coherence graph is not connected")
+    return float(2.0 - tree.data.max())
+
+
+def critical_coherence_prim(c: np.ndarray) -> float:
+    """Weakest edge of the maximum spanning tree via Prim's algorithm on the dense matrix.
+
+    ``c`` is only read (row by row), so it may be a float32 array or a memory map.
+    """
+    n = _check_square(c)
+    in_tree = np.zeros(n, dtype=bool)
+    best = np.full(n, -np.inf, dtype=np.float64)   # strongest link of each outside vertex to the tree
+    in_tree[0] = True
+    np.maximum(best, c[0], out=best)
+    best[0] = -np.inf
+    weakest = np.inf
+    for _ in range(n - 1):
+        v = int(np.argmax(best))
+        link = best[v]
+        if link == -np.inf:
+            raise ValueError("the coherence graph is not connected")
+        weakest = min(weakest, link)
+        in_tree[v] = True
+        np.maximum(best, c[v], out=best)
+        best[in_tree] = -np.inf
+    return float(weakest)
+
+
+def critical_coherence(c: np.ndarray, method: str = "auto") -> float:
+    """The critical coherence (largest connecting threshold) of a dense symmetric coherence matrix."""
+    if method == "auto":
+        method = "scipy" if c.shape[0] <= SCIPY_MAX_N else "prim"
+    if method == "scipy":
+        return critical_coherence_scipy(c)
+    if method == "prim":
+        return critical_coherence_prim(c)
+    raise ValueError(f"unknown method {method!r}; choose auto, scipy or prim")
+
+
+def temporal_mask(dates: np.ndarray) -> np.ndarray:
+    """allowed[u, v] = date_u <= date_v and u != v (edges only from earlier to later or same day)."""
+    d = np.asarray(dates)
+    allowed = d[:, None] <= d[None, :]
+    np.fill_diagonal(allowed, False)
+    return allowed
+
+
+def sparse_edges(c: np.ndarray, critical: float, dates: np.ndarray | None = None):
+    """(u, v, weight) arrays of the sparse graph: theta >= critical, u != v, and the temporal rule."""
+    keep = np.asarray(c) >= critical
+    np.fill_diagonal(keep, False)
+    if dates is not None:
+        keep &= temporal_mask(dates)
+    u, v = np.nonzero(keep)
+    return u, v, np.asarray(c)[u, v].astype(float)
+
+
+def coherence_digraph(c: np.ndarray, critical: float, dates: np.ndarray | None = None) -> nx.DiGraph:
+    """The sparse coherence graph as a networkx DiGraph (nodes 0..n-1, ``weight`` = theta).
+
+    Without dates both directions of every kept edge are present.
+    """
+    g = nx.DiGraph()
+    g.add_nodes_from(range(c.shape[0]))
+    u, v, w = sparse_edges(c, critical, dates)
+    g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), w.tolist()))
+    return g
+
+
+def graph_summary(g: nx.DiGraph) -> dict:
+    """Nodes, directed edges, density, weak connectivity and number of strong components."""
+    n = g.number_of_nodes()
+    return {
+        "n_nodes": n, "n_edges": g.number_of_edges(),
+        "density": g.number_of_edges() / (n * (n - 1)) if n > 1 else float("nan"),
+        "weakly_connected": nx.is_weakly_connected(g) if n else False,
+        "n_strong_components": nx.number_strongly_connected_components(g),
+        "mean_out_degree": g.number_of_edges() / n if n else float("nan"),
+    }

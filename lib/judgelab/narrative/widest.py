@@ -1,0 +1,124 @@
+"""Maximum-capacity (widest) paths: the Narrative Trails extraction (German et al. 2025; paper 3.1).
+
+A path's capacity is its weakest edge, min over consecutive (u, v) of theta(u, v). The widest path
+from s to t maximises it. Both functions run the modified Dijkstra of the original code: pop the
+vertex whose best capacity from s is largest, relax its out-edges with min(capacity, weight),
+stop when t is popped.
+
+Tie-breaking (documented because bottleneck ties are the rule, not the exception: every path
+through the same weakest edge has the same capacity):
+
+1. among vertices with equal best capacity, the one with the smallest document index is popped
+   first (the original's heap of ``(-capacity, node)`` tuples does the same);
+2. a vertex's predecessor changes only on a *strict* improvement, so the first vertex that reached
+   a capacity keeps it; out-edges are relaxed in increasing document index.
+
+:func:`widest_path` (dense matrix, vectorised rows) and :func:`widest_path_graph` (networkx
+DiGraph, heap) therefore return the same path; the tests check this, and check the capacity
+against exhaustive search. With ``dates`` the temporal rule (u -> v only if date_u <= date_v)
+applies, and only documents dated between the endpoints can be on a path, so the search is
+restricted to them (exact, and much faster for close endpoints).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+
+import networkx as nx
+import numpy as np
+
+
+def _reconstruct(parent: np.ndarray, s_local: int, t_local: int, nodes: np.ndarray) -> list[int]:
+    path = [t_local]
+    while path[-1] != s_local:
+        path.append(int(parent[path[-1]]))
+    return [int(nodes[i]) for i in reversed(path)]
+
+
+def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
+                dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
+    """Widest s -> t path over edges with theta >= ``threshold`` (and the temporal rule if ``dates``).
+
+    ``c`` is the dense coherence matrix (row u = out-edges of u; only rows of visited vertices are
+    read, so a memory map works). Returns ``(path, capacity)``; ``(None, nan)`` if t is unreachable.
+    """
+    n = c.shape[0]
+    s, t = int(s), int(t)
+    if not (0 <= s < n and 0 <= t < n):
+        raise IndexError(f"endpoints ({s}, {t}) outside 0..{n - 1}")
+    if s == t:
+        raise ValueError(f"source and target are the same document ({s})")
+    if dates is not None:
+        dates = np.asarray(dates)
+        if dates[s] > dates[t]:
+            return None, math.nan
+        nodes = np.flatnonzero((dates >= dates[s]) & (dates <= dates[t]))
+        local_dates = dates[nodes]
+    else:
+        nodes = np.arange(n)
+        local_dates = None
+    m = len(nodes)
+    contiguous = nodes[-1] - nodes[0] + 1 == m
+    cols = slice(int(nodes[0]), int(nodes[-1]) + 1) if contiguous else nodes
+    s_l, t_l = int(np.searchsorted(nodes, s)), int(np.searchsorted(nodes, t))
+    best = np.full(m, -np.inf)          # best capacity from s found so far
+    key = best.copy()                   # best, or -inf once popped
+    visited = np.zeros(m, dtype=bool)
+    parent = np.full(m, -1, dtype=np.int64)
+    best[s_l] = key[s_l] = np.inf
+    while True:
+        u = int(np.argmax(key))         # first maximum = smallest index (tie rule 1)
+        if key[u] == -np.inf:
+            return None, math.nan
+        if u == t_l:
+            return _reconstruct(parent, s_l, t_l, nodes), float(best[t_l])
+        visited[u] = True
+        key[u] = -np.inf
+        row = np.asarray(c[nodes[u], cols], dtype=np.float64)
+        cand = np.minimum(row, best[u])
+        ok = (row >= threshold) & ~visited & (cand > best)   # strict improvement (tie rule 2)
+        if local_dates is not None:
+            ok &= local_dates >= local_dates[u]
+        best[ok] = cand[ok]
+        key[ok] = cand[ok]
+        parent[ok] = u
+
+
+def widest_path_graph(g: nx.DiGraph, s, t, weight: str = "weight") -> tuple[list | None, float]:
+    """The same algorithm on a networkx DiGraph with a heap (the original's formulation)."""
+    if s == t:
+        raise ValueError(f"source and target are the same node ({s})")
+    best = {s: math.inf}
+    parent = {s: None}
+    done = set()
+    heap = [(-math.inf, s)]
+    while heap:
+        neg, u = heapq.heappop(heap)
+        if u in done or -neg < best[u]:
+            continue                     # stale entry
+        if u == t:
+            path = [t]
+            while parent[path[-1]] is not None:
+                path.append(parent[path[-1]])
+            return path[::-1], float(best[t])
+        done.add(u)
+        for v in sorted(g.successors(u)):
+            if v in done:
+                continue
+            cap = min(best[u], g[u][v][weight])
+            if cap > best.get(v, -math.inf):
+                best[v] = cap
+                parent[v] = u
+                heapq.heappush(heap, (-cap, v))
+    return None, math.nan
+
+
+def path_is_valid(path: list[int], c: np.ndarray, threshold: float = -np.inf,
+                  dates: np.ndarray | None = None) -> bool:
+    """Every step is an edge >= threshold (and respects time, if dates are given); no repeats."""
+    if len(set(path)) != len(path):
+        return False
+    for u, v in zip(path[:-1], path[1:]):
+        if c[u, v] < threshold or (dates is not None and dates[u] > dates[v]):
+            return False
+    return True
