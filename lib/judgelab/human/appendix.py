@@ -1,0 +1,255 @@
+"""The steps of the appendix notebook 11 (judges against people), one function each.
+
+1. :func:`load_human` — the human ratings of both sets in one tidy table, with the derived
+   per-rater scores (Confederacy ``overall`` = mean of the 10 rubric items; Art or Artifice
+   ``tests_passed`` = number of the 14 TTCW tests passed, and the share passed per Torrance
+   dimension, ``dim_<name>``).
+2. :func:`human_ceiling` — reliability among the humans per criterion (the ceiling).
+3. :func:`stories_to_judge` — the stories a profile judges, with their texts.
+4. :func:`run_holistic` / :func:`run_sage` — the judges, through the gateway.
+5. :func:`judge_scores` — one score per (dataset, story, measure) for the comparison.
+6. :func:`comparison` / :func:`rankings` — correlations with CIs, ceiling, per-source ranks.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import TIDY_COLUMNS, artifice, confederacy, holistic
+from .compare import CRITERION_MAP, CriterionMap, judge_vs_human, ranking_agreement, source_rankings
+from .reliability import add_overall, reliability_table
+from .select import select_stories
+from .settings import DATASETS
+
+OVERALL = {"confederacy": ("overall", "mean"), "artifice": ("tests_passed", "sum")}
+"""Derived overall criterion per data set: (name, aggregation over the criteria of one rater)."""
+
+
+def check_datasets(datasets: Sequence[str] | str | None) -> list[str]:
+    """``None`` -> both; a comma-separated string or a list -> validated list."""
+    if datasets is None:
+        return list(DATASETS)
+    if isinstance(datasets, str):
+        datasets = [d.strip() for d in datasets.split(",") if d.strip()]
+    bad = [d for d in datasets if d not in DATASETS]
+    if bad:
+        raise ValueError(f"unknown data set(s) {bad}; choose from {', '.join(DATASETS)}")
+    return list(datasets)
+
+
+def as_bool(value) -> bool:
+    """A notebook parameter as bool: ``python -m judgelab.pipeline -p NAME=VALUE`` passes strings,
+    so "false", "0", "no" and "" are False."""
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ("1", "true", "yes", "on"):
+            return True
+        if v in ("0", "false", "no", "off", "", "none"):
+            return False
+        raise ValueError(f"not a yes/no value: {value!r}")
+    return bool(value)
+
+
+def artifice_dimension_scores(verdicts: pd.DataFrame, tests: pd.DataFrame) -> pd.DataFrame:
+    """Per (story, expert): share of the tests passed within each Torrance dimension, as tidy
+    rows with criterion ``dim_<dimension>`` (e.g. ``dim_originality``)."""
+    dims = tests.set_index("criterion")["torrance_dimension"]
+    v = verdicts.assign(dimension=verdicts["criterion"].map(dims))
+    out = (v.groupby(["dataset", "story", "source", "rater", "dimension"], sort=False)["value"].mean()
+           .reset_index())
+    out["criterion"] = "dim_" + out["dimension"].str.lower()
+    return out[list(TIDY_COLUMNS)]
+
+
+def load_human(datasets: Sequence[str] | str | None = None) -> pd.DataFrame:
+    """The human ratings of ``datasets`` (default both) with the derived criteria appended."""
+    parts = []
+    for ds in check_datasets(datasets):
+        if ds == "confederacy":
+            tidy = confederacy.load_ratings()
+        else:
+            tidy = artifice.load_verdicts()
+            tidy = pd.concat([tidy, artifice_dimension_scores(tidy, artifice.load_tests())], ignore_index=True)
+        name, how = OVERALL[ds]
+        base = tidy[~tidy["criterion"].str.startswith("dim_")]
+        parts.append(pd.concat([add_overall(base, name, how),
+                                tidy[tidy["criterion"].str.startswith("dim_")]], ignore_index=True))
+    return pd.concat(parts, ignore_index=True)
+
+
+def alpha_level(dataset: str, criterion: str) -> str:
+    """Level of measurement for Krippendorff's alpha: Yes/No TTCW tests are ``nominal``; rubric
+    scores and every derived (averaged or summed) score are ``interval``."""
+    if dataset == "artifice" and criterion != OVERALL["artifice"][0] and not criterion.startswith("dim_"):
+        return "nominal"
+    return "interval"
+
+
+def human_ceiling(tidy: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reliability_table` per (dataset, criterion) with the right alpha level for each."""
+    rows = []
+    for (ds, crit), sub in tidy.groupby(["dataset", "criterion"], sort=False):
+        rows.append(reliability_table(sub, level=alpha_level(ds, crit)))
+    return pd.concat(rows, ignore_index=True)
+
+
+def stories_to_judge(dataset: str, n: int, selection: str = "random", seed: int = 0) -> pd.DataFrame:
+    """``n`` rated stories of ``dataset`` with text (columns story, source, words, text, ...)."""
+    loader: Callable[[], pd.DataFrame] = {"confederacy": confederacy.load_stories,
+                                          "artifice": artifice.load_stories}[dataset]
+    return select_stories(loader(), n, selection, seed).assign(dataset=dataset)
+
+
+def run_holistic(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str) -> pd.DataFrame:
+    """The holistic judge over every data set in ``stories`` (column ``dataset``)."""
+    parts = [
+        holistic.judge_stories(gateway, sub, dataset=ds, max_tokens=knobs["holistic_max_tokens"],
+                               temperature=knobs["temperature"], seed=knobs["seed"],
+                               reason_chars=knobs["holistic_reason_chars"],
+                               reasoning_effort=knobs.get("holistic_reasoning_effort"), profile=profile)
+        for ds, sub in stories.groupby("dataset", sort=False)
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
+    """The stories in the shape :func:`judgelab.sage.runner.run_layer` reads (story_id, category,
+    tier, title, author, text, in_range).
+
+    Category ``llm`` for every story (the human Confederacy stories too: the category only labels
+    SAGE's rows here). Author is left empty: these are not published works whose author a judge
+    could recognise. Art-or-Artifice stories carry the title of the New Yorker story they were
+    written from, so content-limit mode strips and masks it; Confederacy stories have no title.
+    """
+    title = stories["title"] if "title" in stories else pd.Series("", index=stories.index)
+    return pd.DataFrame({"story_id": stories["story"], "category": "llm", "tier": "",
+                         "title": title.fillna("").astype(str), "author": "", "text": stories["text"],
+                         "in_range": True})
+
+
+def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str):
+    """SAGE evaluation of ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over ``stories``
+    through :func:`judgelab.sage.runner.run_layer` (SAGE's own knobs for ``profile``), with a
+    ``dataset`` column added to its rows and summary. Only the first ``knobs["sage_max_stories"]``
+    stories when that knob is set. Returns the runner's :class:`SageRun`."""
+    from ..sage import runner
+
+    if knobs.get("sage_max_stories") is not None:
+        stories = stories.head(int(knobs["sage_max_stories"]))
+    run = runner.run_layer(gateway, sage_corpus(stories), knobs["sage_layer"], profile,
+                           stories=list(stories["story"]), modes=[knobs["sage_mode"]],
+                           desc=f"SAGE {knobs['sage_layer']} (human-rated)")
+    which = dict(zip(stories["story"], stories["dataset"]))
+    run.rows.insert(0, "dataset", run.rows["story_id"].map(which))
+    run.summary.insert(0, "dataset", run.summary["story_id"].map(which))
+    return run
+
+
+def sage_scores(summary: pd.DataFrame, rows: pd.DataFrame, layer: str = "L5", final_round: int = 5) -> pd.DataFrame:
+    """Judge scores from a SAGE run, one per (story, measure), NaN where the evaluation failed.
+
+    ``sage_<layer>_overall`` is the summary's ``overall_score`` (mean of the round-5 dimension
+    scores); ``sage_<layer>_<dimension>`` is that dimension's evaluator score in round
+    ``final_round`` (the same round, so that the dimensions and the overall agree).
+
+    ``summary`` needs (dataset, story_id, overall_score); ``rows`` needs (dataset, story_id,
+    track, round, dimension, score).
+    """
+    prefix = f"sage_{layer.lower()}"
+    out = [pd.DataFrame({"dataset": summary["dataset"], "story": summary["story_id"],
+                         "measure": f"{prefix}_overall", "score": summary["overall_score"].astype(float)})]
+    dims = list(dict.fromkeys(rows["dimension"]))
+    final = rows[(rows["track"] == "evaluator") & (rows["round"] == final_round)]
+    final = final.set_index(["story_id", "dimension"])["score"]
+    for dim in dims:
+        out.append(pd.DataFrame({
+            "dataset": summary["dataset"], "story": summary["story_id"], "measure": f"{prefix}_{dim.lower()}",
+            "score": [float(final.get((s, dim), np.nan)) for s in summary["story_id"]],
+        }))
+    return pd.concat(out, ignore_index=True)
+
+
+def judge_scores(holistic_rows: pd.DataFrame, sage: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One table (dataset, story, measure, score) of every judge measure."""
+    parts = [holistic_rows[["dataset", "story", "measure", "score"]]]
+    if sage is not None and len(sage):
+        parts.append(sage[["dataset", "story", "measure", "score"]])
+    return pd.concat(parts, ignore_index=True)
+
+
+def comparison(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame, knobs: dict[str, Any],
+               *, backend: str, model: str, profile: str,
+               mapping: Sequence[CriterionMap] = CRITERION_MAP) -> pd.DataFrame:
+    """:func:`judge_vs_human` with the run's provenance columns (backend, model, profile)."""
+    tab = judge_vs_human(scores, tidy, ceiling, mapping, n_boot=knobs["n_boot"], ci=knobs["ci"],
+                         seed=knobs["boot_seed"])
+    return tab.assign(backend=backend, model=model, profile=profile)
+
+
+def rankings(scores: pd.DataFrame, tidy: pd.DataFrame, measures: Sequence[str] = ("holistic", "sage_l5_overall")
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-source rankings (people vs judge) on each data set's overall criterion, and their
+    agreement (Spearman, Kendall over sources) — one row per (dataset, measure)."""
+    ranks, agree = [], []
+    for ds in scores["dataset"].unique():
+        crit = OVERALL[ds][0]
+        for measure in measures:
+            if not ((scores["dataset"] == ds) & (scores["measure"] == measure)).any():
+                continue
+            rk = source_rankings(scores, tidy, ds, measure, crit)
+            ranks.append(rk)
+            agree.append({"dataset": ds, "measure": measure, "criterion": crit, **ranking_agreement(rk)})
+    if not ranks:
+        return pd.DataFrame(), pd.DataFrame()
+    return pd.concat(ranks, ignore_index=True), pd.DataFrame(agree)
+
+
+def published_judges_vs_experts(human: pd.DataFrame, knobs: dict[str, Any],
+                                judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """The Art-or-Artifice study's own LLM judges (``llm_judge_annotations/``) against its experts.
+
+    Per published judge: verdict-level agreement with the expert majority over (story, test)
+    pairs — the share of equal verdicts and Cohen's kappa, kappa = (p_o - p_e) / (1 - p_e)
+    (Cohen 1960; :func:`sklearn.metrics.cohen_kappa_score`) — and story-level rank correlation
+    of the judge's number of tests passed with the experts' mean number passed (bootstrap CIs as
+    in :func:`judgelab.human.compare.bootstrap_rank_correlation`; stories with an unparsed
+    verdict are left out). No model is called: these are the published answers.
+    """
+    from sklearn.metrics import cohen_kappa_score
+
+    from .compare import bootstrap_rank_correlation
+
+    experts = human[(human["dataset"] == "artifice")]
+    tests = experts[~experts["criterion"].str.startswith("dim_") & (experts["criterion"] != "tests_passed")]
+    majority = (tests.groupby(["story", "criterion"])["value"].mean() > 0.5).astype(float).rename("majority")
+    passed = experts[experts["criterion"] == "tests_passed"].groupby("story")["value"].mean()
+    rows = []
+    for name in judges or artifice.published_judges():
+        j = artifice.load_published_judge(name).set_index(["story", "criterion"])["value"]
+        both = pd.concat([j.rename("judge"), majority], axis=1, join="inner")
+        ok = both.dropna()
+        n_tests = tests["criterion"].nunique()
+        per_story = j.groupby(level="story").agg(["sum", "count"])
+        complete = per_story[per_story["count"] == n_tests]["sum"]
+        common = complete.index.intersection(passed.index)
+        corr = bootstrap_rank_correlation(complete[common], passed[common], n_boot=knobs["n_boot"],
+                                          ci=knobs["ci"], seed=knobs["boot_seed"])
+        rows.append({"judge": name, "n_verdicts": int(len(ok)), "n_unparsed": int(both["judge"].isna().sum()),
+                     "agreement": float((ok["judge"] == ok["majority"]).mean()),
+                     "kappa": float(cohen_kappa_score(ok["majority"], ok["judge"])),
+                     "judge_yes_rate": float(ok["judge"].mean()), "expert_yes_rate": float(ok["majority"].mean()),
+                     **{f"tests_passed_{k}": v for k, v in corr.items()}})
+    return pd.DataFrame(rows)
+
+
+def correlation_status(table: pd.DataFrame) -> pd.Series:
+    """A readable status per comparison row: ``ok`` or why no correlation could be computed."""
+    def one(r):
+        if r["n"] < 3:
+            return f"n={int(r['n'])} < 3 stories: no correlation"
+        if np.isnan(r["spearman"]):
+            return "a constant side (all scores equal): no correlation"
+        return "ok"
+    return table.apply(one, axis=1)

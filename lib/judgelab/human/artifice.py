@@ -1,0 +1,187 @@
+"""*Art or Artifice* (TTCW): expert Yes/No verdicts on 14 creativity tests for 48 stories.
+
+Source: Chakrabarty, Laban, Agarwal, Muresan & Wu, "Art or Artifice? Large Language Models and
+the False Promise of Creativity", CHI 2024 (arXiv:2309.14556); data from
+github.com/salesforce/creativity_eval, folder ``Art_or_Artifice/`` (BSD 3-Clause).
+
+- ``stories/ttcw_short_stories.json``: 48 records; 12 New Yorker stories (URL only, no text) and
+  36 LLM stories (12 each by GPT-3.5, GPT-4 and Claude v1.3) written from the same 12 plots.
+- ``annotations/ttcw_annotations.json``: 48 stories x 14 tests x 3 experts = 2,016 verdicts;
+  11 experts in all, 3 per story.
+- ``tests/ttcw_all_tests.json``: the 14 Torrance Tests of Creative Writing, each under one of the
+  four Torrance dimensions (Fluency, Flexibility, Originality, Elaboration).
+- ``llm_judge_annotations/annotations_<model>.jsonl``: published LLM-judge answers to the same
+  tests (free text beginning with Yes/No).
+
+In the tidy table a verdict is ``value`` 1.0 (Yes, the story passes the test) or 0.0 (No); the
+criterion is the test's category in snake case (``narrative_ending`` ...), the rater
+``expert<idx>``, and the source the suffix of the story id (``GPT3.5``, ``GPT4``, ``Claude``,
+``NewYorker``). A story's quality score in the paper's sense is the number of tests passed.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from . import TIDY_COLUMNS
+from .locate import dataset_dir
+
+DATASET = "artifice"
+STORIES_FILE = "stories/ttcw_short_stories.json"
+ANNOTATIONS_FILE = "annotations/ttcw_annotations.json"
+MAJORITY_FILE = "annotations/ttcw_majority.json"
+TESTS_FILE = "tests/ttcw_all_tests.json"
+LLM_JUDGE_DIR = "llm_judge_annotations"
+
+VERDICTS: dict[str, float] = {"yes": 1.0, "no": 0.0}
+DIMENSIONS: tuple[str, ...] = ("Fluency", "Flexibility", "Originality", "Elaboration")
+"""The four Torrance dimensions, in the paper's order."""
+
+
+class ArtificeFormatError(ValueError):
+    """A file of the data set does not have the expected fields or values."""
+
+
+def slug(text: str) -> str:
+    """``"Understandability and Coherence"`` -> ``"understandability_and_coherence"``."""
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def source_of(story_id: str) -> str:
+    """The source of a story id ``<idx>_<source>`` (``GPT3.5``, ``GPT4``, ``Claude``, ``NewYorker``)."""
+    idx, sep, source = str(story_id).partition("_")
+    if not sep or not idx.isdigit() or not source:
+        raise ArtificeFormatError(f"story id {story_id!r} is not '<index>_<source>'")
+    return source
+
+
+def _read_json_list(path: Path, fields: tuple[str, ...]) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    if not isinstance(data, list):
+        raise ArtificeFormatError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
+    for i, rec in enumerate(data):
+        missing = [f for f in fields if f not in rec]
+        if missing:
+            raise ArtificeFormatError(f"{path}, record {i}: missing field(s) {missing}")
+    return data
+
+
+def load_tests(root: Path | str | None = None) -> pd.DataFrame:
+    """The 14 tests: (ttcw_idx, criterion, category, torrance_dimension, question), in order."""
+    path = dataset_dir(DATASET, root) / TESTS_FILE
+    recs = _read_json_list(path, ("ttcw_idx", "torrance_dimension", "category", "question"))
+    out = pd.DataFrame([
+        {"ttcw_idx": int(r["ttcw_idx"]), "criterion": slug(r["category"]), "category": r["category"],
+         "torrance_dimension": r["torrance_dimension"], "question": r["question"]}
+        for r in recs
+    ]).sort_values("ttcw_idx", ignore_index=True)
+    bad = sorted(set(out["torrance_dimension"]) - set(DIMENSIONS))
+    if bad or out["criterion"].duplicated().any():
+        raise ArtificeFormatError(f"{path}: unknown dimensions {bad} or duplicated test categories")
+    return out
+
+
+def _verdict(value, where: str) -> float:
+    key = str(value).strip().lower()
+    if key not in VERDICTS:
+        raise ArtificeFormatError(f"{where}: binary_verdict {value!r} is neither Yes nor No")
+    return VERDICTS[key]
+
+
+def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
+    """Every expert verdict as a tidy table (dataset, story, source, criterion, rater, value).
+
+    2,016 rows: 48 stories x 14 tests x 3 experts (11 experts in all). ``value`` is 1.0 for
+    Yes, 0.0 for No; the test's ``ttcw_idx`` must agree with its category in the tests file.
+    """
+    folder = dataset_dir(DATASET, root)
+    path = folder / ANNOTATIONS_FILE
+    tests = load_tests(folder).set_index("ttcw_idx")
+    recs = _read_json_list(path, ("story_id", "expert_idx", "ttcw_idx", "category", "binary_verdict"))
+    rows = []
+    for i, r in enumerate(recs):
+        where = f"{path}, record {i} (story {r['story_id']}, test {r['ttcw_idx']})"
+        idx = int(r["ttcw_idx"])
+        if idx not in tests.index or tests.at[idx, "category"] != r["category"]:
+            raise ArtificeFormatError(f"{where}: test {idx} / category {r['category']!r} not in {TESTS_FILE}")
+        rows.append((DATASET, str(r["story_id"]), source_of(r["story_id"]), tests.at[idx, "criterion"],
+                     f"expert{int(r['expert_idx'])}", _verdict(r["binary_verdict"], where)))
+    out = pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
+    dup = out.duplicated(["story", "criterion", "rater"])
+    if dup.any():
+        first = out[dup].iloc[0]
+        raise ArtificeFormatError(f"{path}: expert {first.rater} judged story {first.story} on {first.criterion} twice")
+    return out
+
+
+def load_majority(root: Path | str | None = None) -> pd.DataFrame:
+    """The published majority verdicts: (story, source, criterion, value), 672 rows."""
+    folder = dataset_dir(DATASET, root)
+    path = folder / MAJORITY_FILE
+    tests = load_tests(folder).set_index("ttcw_idx")
+    recs = _read_json_list(path, ("story_id", "ttcw_idx", "binary_verdict"))
+    return pd.DataFrame([
+        {"story": r["story_id"], "source": source_of(r["story_id"]),
+         "criterion": tests.at[int(r["ttcw_idx"]), "criterion"],
+         "value": _verdict(r["binary_verdict"], f"{path}, record {i}")}
+        for i, r in enumerate(recs)
+    ])
+
+
+def load_stories(root: Path | str | None = None, *, with_text_only: bool = True) -> pd.DataFrame:
+    """The stories: (story, source, title, plot, words, text).
+
+    With ``with_text_only`` (default) the 12 New Yorker records, which hold only a URL, are
+    dropped, leaving the 36 LLM stories. ``words`` counts whitespace-separated tokens.
+    """
+    path = dataset_dir(DATASET, root) / STORIES_FILE
+    recs = _read_json_list(path, ("story_id", "story_name", "plot", "content"))
+    rows = []
+    for r in recs:
+        text = str(r["content"]).strip()
+        has_text = not re.fullmatch(r"https?://\S+", text)
+        if with_text_only and not has_text:
+            continue
+        rows.append({"story": r["story_id"], "source": source_of(r["story_id"]), "title": r["story_name"],
+                     "plot": r["plot"], "words": len(text.split()) if has_text else 0,
+                     "text": text if has_text else ""})
+    return pd.DataFrame(rows)
+
+
+_JUDGE_ID = re.compile(r"^story_(\d+_[^_]+)_test(\d+)$")
+_FIRST_WORD = re.compile(r"^\W*(\w+)")
+
+
+def published_judges(root: Path | str | None = None) -> list[str]:
+    """Names of the published LLM judges (``annotations_<name>.jsonl``), sorted."""
+    folder = dataset_dir(DATASET, root) / LLM_JUDGE_DIR
+    return sorted(p.stem.removeprefix("annotations_") for p in folder.glob("annotations_*.jsonl"))
+
+
+def load_published_judge(model: str, root: Path | str | None = None) -> pd.DataFrame:
+    """A published LLM judge's verdicts in the tidy shape, ``rater`` = the judge's name.
+
+    The answer is the response's first word (Yes -> 1.0, No -> 0.0); any other first word (e.g.
+    Gemini's refusals beginning "Content ...") gives NaN, kept so that failures stay visible.
+    """
+    folder = dataset_dir(DATASET, root)
+    path = folder / LLM_JUDGE_DIR / f"annotations_{model}.jsonl"
+    tests = load_tests(folder).set_index("ttcw_idx")
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            m = _JUDGE_ID.match(str(rec.get("id", "")))
+            if not m or int(m.group(2)) not in tests.index:
+                raise ArtificeFormatError(f"{path}, line {n}: id {rec.get('id')!r} is not 'story_<idx>_<source>_test<k>'")
+            word = _FIRST_WORD.match(str(rec.get("response") or ""))
+            value = VERDICTS.get(word.group(1).lower(), float("nan")) if word else float("nan")
+            story = m.group(1)
+            rows.append((DATASET, story, source_of(story), tests.at[int(m.group(2)), "criterion"], model, value))
+    return pd.DataFrame(rows, columns=list(TIDY_COLUMNS))

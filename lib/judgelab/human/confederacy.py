@@ -1,0 +1,243 @@
+"""*A Confederacy of Models*: 65 stories rated by 10 people on 10 criteria.
+
+Source: Gómez-Rodríguez & Williams, "A Confederacy of Models: a Comprehensive Evaluation of
+LLMs on Creative Writing", Findings of EMNLP 2023 (arXiv:2310.08433); data from
+github.com/komoku/confederacy-of-models (CC BY-SA 4.0). Every story answers one prompt (an epic
+single combat between Ignatius J. Reilly and a pterodactyl, in the style of John Kennedy Toole);
+60 are by 12 LLMs (5 each) and 5 by human writers.
+
+Layout of ``rating/RatersSheet-WithResults.xlsx`` (read, not assumed: the loader checks it):
+
+- sheet "Rater's Sheet Unsorted": one row per story keyed by an anonymised 4-character code
+  (column A), a model label (B) and the group number (C, 1–5). The 65 stories fall into 5 groups
+  of 13 (one story of each of the 13 sources per group). Three blocks of 10 rubric columns
+  follow, each headed by the rubric descriptions (row "Description"): the first two blocks are
+  the two raters of the row's group, the third holds their averages (spreadsheet formulas).
+  So there are 5 x 2 = 10 raters, each rating the 13 stories of one group; a rater is named
+  ``g<group>_r<1|2>``. The loader verifies that the third block equals the mean of the first two.
+- sheet "Deanonymization": code -> (model short name, number).
+- ``anonymization/mapping-grouped.csv``: story file name -> ``<code>.txt``.
+
+Ratings are integers on the rubric's 0–10 scale ("out of 10"; a few zeros occur).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import TIDY_COLUMNS
+from .locate import dataset_dir, read_text_lenient
+
+DATASET = "confederacy"
+RATINGS_FILE = "rating/RatersSheet-WithResults.xlsx"
+RATINGS_SHEET = "Rater's Sheet Unsorted"
+DEANON_SHEET = "Deanonymization"
+MAPPING_FILE = "anonymization/mapping-grouped.csv"
+STORIES_DIR = "corpus-full"
+
+CRITERIA: dict[str, str] = {
+    "readability": "Readability",
+    "narrative_elements": "Narrative elts.",
+    "structural_elements": "Structural elts.",
+    "plot_logic": "Plot logic",
+    "creativity": "Creativity",
+    "jkt_style": "JKT style",
+    "epic_genre": "Epic genre",
+    "combat": "Combat",
+    "accurate_characters": "Acc. characters",
+    "humor": "Humor",
+}
+"""The 10 rubric items in sheet order: tidy name -> the sheet's description."""
+
+SOURCES: tuple[str, ...] = (
+    "alpaca-13b", "bard", "bing-creative", "chatgpt-free", "chatgpt-gpt4", "claude12",
+    "dolly-v2-12b", "gpt4all-j", "koala-13b", "OA_SFT_Llama_30B", "stablelm-tuned-alpha-7b",
+    "vicuna-13b", "human",
+)
+"""The 12 LLMs (named as in the data set's README and file names) and ``human``."""
+
+N_GROUPS = 5
+RATERS_PER_GROUP = 2
+SCALE = (0, 10)
+
+
+class ConfederacyFormatError(ValueError):
+    """The ratings workbook or the mapping does not have the expected layout or values."""
+
+
+def source_of(story: str) -> str:
+    """The source (LLM name or ``human``) of a story file name or stem, by its prefix."""
+    stem = Path(story).stem
+    for src in sorted(SOURCES, key=len, reverse=True):
+        if stem.startswith(src):
+            return src
+    raise ConfederacyFormatError(f"{story}: file name matches none of the sources {', '.join(SOURCES)}")
+
+
+def _code(value) -> str:
+    """An anonymised code as text (Excel stores all-digit codes such as 2477 as numbers)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip()
+
+
+def load_mapping(root: Path | str | None = None) -> pd.DataFrame:
+    """``anonymization/mapping-grouped.csv`` as (code, story, source, file), one row per story."""
+    folder = dataset_dir(DATASET, root)
+    path = folder / MAPPING_FILE
+    raw = pd.read_csv(path, dtype=str)
+    expected = {"Original", "Anonymized"}
+    if not expected <= set(raw.columns):
+        raise ConfederacyFormatError(f"{path}: expected columns {sorted(expected)}, found {list(raw.columns)}")
+    rows = []
+    for i, rec in raw.iterrows():
+        orig, anon = str(rec["Original"]).strip(), str(rec["Anonymized"]).strip()
+        if not anon.endswith(".txt") or not orig.endswith(".txt"):
+            raise ConfederacyFormatError(f"{path}, row {i + 2}: expected '<story>.txt,<code>.txt', got {orig!r},{anon!r}")
+        rows.append({"code": anon[:-4], "story": orig[:-4], "source": source_of(orig), "file": orig})
+    out = pd.DataFrame(rows)
+    dup = out["code"][out["code"].duplicated()].tolist()
+    if dup:
+        raise ConfederacyFormatError(f"{path}: codes appear more than once: {dup}")
+    return out
+
+
+def load_deanonymisation(root: Path | str | None = None) -> pd.DataFrame:
+    """The workbook's "Deanonymization" sheet as (code, label, number), one row per story."""
+    path = dataset_dir(DATASET, root) / RATINGS_FILE
+    sheet = pd.read_excel(path, sheet_name=DEANON_SHEET, header=None, engine="openpyxl")
+    rows = []
+    for i, rec in sheet.iterrows():
+        cells = [c for c in rec.tolist() if not (isinstance(c, float) and math.isnan(c))]
+        if len(cells) != 3:
+            if cells:
+                raise ConfederacyFormatError(f"{path}, sheet {DEANON_SHEET!r}, row {i + 1}: expected label, number, code; got {cells}")
+            continue
+        label, number, code = cells
+        rows.append({"code": _code(code), "label": str(label).strip(), "number": int(number)})
+    return pd.DataFrame(rows)
+
+
+def _find_cells(sheet: pd.DataFrame, text: str) -> list[tuple[int, int]]:
+    hits = np.argwhere(sheet.astype(str).apply(lambda col: col.str.strip()).to_numpy() == text)
+    return [(int(r), int(c)) for r, c in hits]
+
+
+def _rubric_blocks(sheet: pd.DataFrame, path: Path) -> tuple[int, list[int]]:
+    """Row of the rubric descriptions and the first column of each 10-criterion block."""
+    first = CRITERIA[next(iter(CRITERIA))]
+    hits = _find_cells(sheet, first)
+    rows = {r for r, _ in hits}
+    if len(rows) != 1 or len(hits) != RATERS_PER_GROUP + 1:
+        raise ConfederacyFormatError(
+            f"{path}, sheet {RATINGS_SHEET!r}: expected one header row with {RATERS_PER_GROUP + 1} blocks "
+            f"starting {first!r} (two raters + averages), found at {[(r + 1, c + 1) for r, c in hits]}"
+        )
+    header_row = rows.pop()
+    starts = sorted(c for _, c in hits)
+    labels = list(CRITERIA.values())
+    for start in starts:
+        got = [str(v).strip() for v in sheet.iloc[header_row, start:start + len(labels)]]
+        if got != labels:
+            raise ConfederacyFormatError(
+                f"{path}, sheet {RATINGS_SHEET!r}, row {header_row + 1}, column {start + 1}: rubric header {got} != {labels}"
+            )
+    return header_row, starts
+
+
+def load_ratings(root: Path | str | None = None, *, check_averages: bool = True) -> pd.DataFrame:
+    """Every single human rating as a tidy table (dataset, story, source, criterion, rater, value).
+
+    ``story`` is the story's file stem in ``corpus-full/`` (e.g. ``bard-2023-04-11-1``), so ratings
+    join with :func:`load_stories`. 65 stories x 10 criteria x 2 raters = 1,300 rows; 10 raters.
+    The anonymised codes of the rating sheet are resolved with ``mapping-grouped.csv`` and
+    cross-checked against the workbook's "Deanonymization" sheet and the sheet's own model
+    labels; any disagreement raises :class:`ConfederacyFormatError` naming file, sheet and row.
+    With ``check_averages`` the sheet's averages block must equal the mean of the two raters.
+    """
+    folder = dataset_dir(DATASET, root)
+    path = folder / RATINGS_FILE
+    mapping = load_mapping(folder).set_index("code")
+    deanon = load_deanonymisation(folder).set_index("code")
+    if set(deanon.index) != set(mapping.index):
+        raise ConfederacyFormatError(
+            f"{path}, sheet {DEANON_SHEET!r} and {folder / MAPPING_FILE} list different codes: "
+            f"only in sheet {sorted(set(deanon.index) - set(mapping.index))}, "
+            f"only in mapping {sorted(set(mapping.index) - set(deanon.index))}"
+        )
+    sheet = pd.read_excel(path, sheet_name=RATINGS_SHEET, header=None, engine="openpyxl")
+    header_row, starts = _rubric_blocks(sheet, path)
+    rater_starts, avg_start = starts[:RATERS_PER_GROUP], starts[RATERS_PER_GROUP]
+    names = list(CRITERIA)
+    rows, seen = [], set()
+    for r in range(header_row + 1, len(sheet)):
+        code = _code(sheet.iat[r, 0])
+        if code not in mapping.index:
+            continue
+        where = f"{path}, sheet {RATINGS_SHEET!r}, row {r + 1} (code {code})"
+        if code in seen:
+            raise ConfederacyFormatError(f"{where}: code rated twice")
+        seen.add(code)
+        story, source = mapping.at[code, "story"], mapping.at[code, "source"]
+        label, dlabel = str(sheet.iat[r, 1]).strip().lower(), deanon.at[code, "label"].lower()
+        for lab, what in ((label, "sheet label"), (dlabel, "Deanonymization label")):
+            if not story.lower().startswith(lab):
+                raise ConfederacyFormatError(f"{where}: {what} {lab!r} does not match story file {story!r}")
+        group = int(sheet.iat[r, 2])
+        if group != int(deanon.at[code, "number"]) or not 1 <= group <= N_GROUPS:
+            raise ConfederacyFormatError(
+                f"{where}: group {group} differs from the Deanonymization number {deanon.at[code, 'number']}"
+            )
+        block_values = []
+        for slot, start in enumerate(rater_starts, start=1):
+            values = []
+            for j, crit in enumerate(names):
+                v = sheet.iat[r, start + j]
+                try:
+                    v = float(v)
+                except (TypeError, ValueError):
+                    v = math.nan
+                if math.isnan(v) or not SCALE[0] <= v <= SCALE[1]:
+                    raise ConfederacyFormatError(
+                        f"{where}, column {start + j + 1} ({crit}, rater {slot}): rating {sheet.iat[r, start + j]!r} "
+                        f"is not a number in {SCALE[0]}..{SCALE[1]}"
+                    )
+                values.append(v)
+                rows.append((DATASET, story, source, crit, f"g{group}_r{slot}", v))
+            block_values.append(values)
+        if check_averages:
+            avg = np.asarray(sheet.iloc[r, avg_start:avg_start + len(names)], dtype=float)
+            mean = np.mean(block_values, axis=0)
+            if not np.allclose(avg, mean):
+                raise ConfederacyFormatError(
+                    f"{where}: averages block {avg.tolist()} != mean of the two raters {mean.tolist()}"
+                )
+    missing = sorted(set(mapping.index) - seen)
+    if missing:
+        raise ConfederacyFormatError(f"{path}, sheet {RATINGS_SHEET!r}: no ratings for codes {missing}")
+    return pd.DataFrame(rows, columns=list(TIDY_COLUMNS))
+
+
+def load_stories(root: Path | str | None = None) -> pd.DataFrame:
+    """The 65 rated stories: (story, source, code, group, words, text), in mapping order.
+
+    ``words`` counts whitespace-separated tokens. Files are read as UTF-8, falling back to
+    Windows-1252 (see :func:`judgelab.human.locate.read_text_lenient`).
+    """
+    folder = dataset_dir(DATASET, root)
+    mapping = load_mapping(folder)
+    deanon = load_deanonymisation(folder).set_index("code")
+    rows = []
+    for rec in mapping.itertuples():
+        path = folder / STORIES_DIR / rec.file
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder / MAPPING_FILE}: story file {path} (code {rec.code}) is missing")
+        text = read_text_lenient(path).strip()
+        rows.append({
+            "story": rec.story, "source": rec.source, "code": rec.code,
+            "group": int(deanon.at[rec.code, "number"]), "words": len(text.split()), "text": text,
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,232 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 11 · Appendix: judges against people
+#
+# Both papers compare LLM judges with each other and with mathematics, never with people; both
+# name that as their main limitation. This appendix sets the configured judge against public
+# human ratings of the same stories:
+#
+# * **A Confederacy of Models** (Gómez-Rodríguez & Williams, Findings of EMNLP 2023): 60 stories
+#   by 12 LLMs and 5 by human writers, all answering one prompt, each rated 0–10 on 10 rubric
+#   items by 2 of 10 raters (5 groups of 13 stories).
+# * **Art or Artifice** (Chakrabarty et al., CHI 2024): 36 LLM stories (GPT-3.5, GPT-4,
+#   Claude v1.3) written from New Yorker plots, each judged Yes/No on the 14 Torrance Tests of
+#   Creative Writing by 3 of 11 experts.
+#
+# Steps: load the ratings into one tidy table; measure how well the **humans agree with each
+# other** (ICC, Krippendorff's α, leave-one-rater-out rank correlation) — the ceiling for any
+# judge; run two judges through the gateway — **SAGE L5** (emotional-psychological, content-limit
+# mode, the full evaluator + validator protocol) and a short **holistic 1–10 judge** in the style
+# of the narrative study's simple mode (`prompts/human/holistic.md`); report Spearman and Kendall
+# correlations with the mean human rating per criterion that maps sensibly, with bootstrap CIs,
+# beside the human ceiling; and compare the ranking of the story sources by people and by the judge.
+#
+# Neither paper reports these numbers, so there are no `paper_*` columns: everything here is new.
+
+# %% tags=["parameters"]
+# BACKEND / MODEL / BASE_URL: None = from $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
+# CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
+# N_STORIES: stories judged per data set (None = the profile's; smoke 2, demo 26 + 6, paper all).
+# DATASETS: "confederacy", "artifice" or both, comma-separated (None = both).
+# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs).
+PROFILE = "demo"
+BACKEND = None
+MODEL = None
+BASE_URL = None
+CACHE_MODE = None
+N_STORIES = None
+DATASETS = None
+RUN_SAGE = True
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+from IPython.display import Markdown, display
+
+from judgelab import profiles, reporting
+from judgelab.gateway import Gateway
+from judgelab.human import appendix, compare, figures
+from judgelab.human.settings import HUMAN_PROFILES
+
+profiles.check(PROFILE)
+knobs = profiles.pick(HUMAN_PROFILES, PROFILE)
+datasets = appendix.check_datasets(DATASETS)
+n_stories = {ds: int(N_STORIES) if N_STORIES is not None else knobs["n_stories"][ds] for ds in datasets}
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 160)
+pd.set_option("display.max_colwidth", 60)
+{"profile": PROFILE, "n_stories": n_stories, **{k: v for k, v in knobs.items() if k != "n_stories"}}
+
+# %% [markdown]
+# ## The judge
+#
+# Every call goes through the gateway (cache, structured output, retries, ledger).
+
+# %%
+gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
+CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
+display(Markdown(BANNER))
+if gw.is_embedded_small_model:
+    display(Markdown(
+        "> **Expected result with the bundled SmolLM2-135M: correlations near zero.** A 135M model "
+        "cannot judge stories; its scores are close to random. What this run shows is that the "
+        "pipeline (loaders, judges, statistics, figure) works end to end — not how well LLM judges "
+        "agree with people. Point BACKEND/MODEL at a capable model for that."))
+
+# %% [markdown]
+# ## The human ratings
+#
+# One row per single rating: (dataset, story, source, criterion, rater, value). Derived per-rater
+# scores are appended: Confederacy `overall` (mean of the 10 rubric items), Art or Artifice
+# `tests_passed` (0–14) and `dim_<dimension>` (share of a Torrance dimension's tests passed).
+
+# %%
+human = appendix.load_human(datasets)
+(human.groupby("dataset")
+ .agg(stories=("story", "nunique"), sources=("source", "nunique"), raters=("rater", "nunique"),
+      criteria=("criterion", "nunique"), ratings=("value", "size")))
+
+# %% [markdown]
+# ## How well do people agree? The ceiling
+#
+# Each story has its own raters (Confederacy: 2 per story; Art or Artifice: 3 per story), so the
+# ICC is the one-way random-effects ICC(1) for a single rating and ICC(1,k) for the mean of the
+# k ratings; Krippendorff's α is interval for scores and nominal for Yes/No verdicts. The
+# leave-one-rater-out (LOO) Spearman — each rater against the mean of the others on the same
+# stories, averaged over raters — is the ceiling a judge's correlation is set against.
+
+# %%
+ceiling = appendix.human_ceiling(human)
+reporting.save_table(ceiling, "sage_human_reliability")
+ceiling[["dataset", "criterion", "n_raters", "k", "n_stories", "icc1", "icc1_lo", "icc1_hi", "icc1k",
+         "alpha", "alpha_level", "loo_spearman_mean", "loo_kendall_mean"]]
+
+# %% [markdown]
+# ### For reference: the Art-or-Artifice study's own LLM judges
+#
+# The study published the answers of seven LLM judges (GPT-3.5, GPT-4, Gemini Pro, Claude
+# v1.3/2/2.1/3 Opus) to the same 14 tests. Against the expert majority: verdict agreement and
+# Cohen's κ, and the rank correlation of each judge's number of tests passed with the experts'
+# mean, per story. No model is called here; these are recorded answers (unparsed ones, e.g.
+# refusals, are counted, not scored).
+
+# %%
+if "artifice" in datasets:
+    published = appendix.published_judges_vs_experts(human, knobs)
+    reporting.save_table(published, "sage_published_judges_vs_human")
+    display(published[["judge", "n_verdicts", "n_unparsed", "agreement", "kappa", "judge_yes_rate",
+                       "expert_yes_rate", "tests_passed_spearman", "tests_passed_spearman_lo",
+                       "tests_passed_spearman_hi"]])
+
+# %% [markdown]
+# ## The stories judged
+#
+# Stratified by source so that every model appears once before any appears twice (smoke: the
+# shortest stories, for speed).
+
+# %%
+stories = pd.concat([appendix.stories_to_judge(ds, n, knobs["selection"], knobs["selection_seed"])
+                     for ds, n in n_stories.items() if n > 0], ignore_index=True)
+stories[["dataset", "story", "source", "words"]]
+
+# %% [markdown]
+# ## Judge 1: the holistic 1–10 score
+
+# %%
+holistic_rows = appendix.run_holistic(gw, stories, knobs, PROFILE)
+holistic_rows[["dataset", "story", "score", "status", "input_tokens", "output_tokens", "cached"]]
+
+# %% [markdown]
+# ## Judge 2: SAGE L5 (emotional-psychological), content-limit mode
+#
+# The full protocol of notebooks 02–04 (5 evaluator rounds, blind validator, review) with SAGE's
+# knobs for this profile (smoke: on the first story only — 7 calls per story). Measures: `sage_l5_overall` (mean of the four round-5 dimension scores)
+# and one per dimension (AC affective complexity, PI psychological interiority, EG emotional
+# granularity, ENC emotional-narrative coherence).
+
+# %%
+sage_run = appendix.run_sage(gw, stories, knobs, PROFILE) if appendix.as_bool(RUN_SAGE) else None
+if sage_run is not None:
+    display(sage_run.summary[["dataset", "story_id", "overall_score", "validator_blind_overall", "status",
+                              "n_failures", "n_repairs"]])
+
+# %%
+scores = appendix.judge_scores(
+    holistic_rows, appendix.sage_scores(sage_run.summary, sage_run.rows) if sage_run is not None else None)
+reporting.save_table(scores.assign(backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
+                     "sage_judge_vs_human_scores")
+scores.pivot_table(index=["dataset", "story"], columns="measure", values="score", dropna=False)
+
+# %% [markdown]
+# ## Judge against people
+#
+# One row per comparison that maps sensibly (`judgelab.human.compare.CRITERION_MAP`, each with
+# its rationale): Spearman's ρ and Kendall's τ-b between the judge's score and the mean human
+# rating, with seeded percentile-bootstrap 95% CIs, and the human-human ceiling beside them. With
+# fewer than 3 stories there is no correlation: `status` says so.
+
+# %%
+table = appendix.comparison(scores, human, ceiling, knobs, backend=gw.backend_name, model=gw.model_name,
+                            profile=PROFILE)
+table.insert(3, "status", appendix.correlation_status(table))
+reporting.save_table(table, "sage_judge_vs_human")
+table[["dataset", "measure", "criterion", "status", "n", "spearman", "spearman_lo", "spearman_hi",
+       "kendall", "kendall_lo", "kendall_hi", "ceiling_spearman", "ceiling_kendall"]]
+
+# %%
+fig = figures.plot_judge_vs_human(table, scores, human, measure="holistic",
+                                  title=f"Judge vs people ({gw.backend_name}:{gw.model_name})")
+reporting.save_figure(fig, "sage_fig_judge_vs_human",
+                      caption="Left: holistic judge score vs mean human overall rating per story. Right: "
+                              "Spearman's rho with 95% bootstrap CI per mapped comparison; diamonds: human-human "
+                              "ceiling (mean leave-one-rater-out rho). " + CAPTION)
+plt.show()
+
+# %% [markdown]
+# ## Which models write better? People vs the judge
+#
+# Sources (the LLMs, and the human writers in Confederacy) ranked by their mean overall human
+# rating and by the judge's mean score over the same judged stories (1 = best).
+
+# %%
+ranks, rank_agreement = appendix.rankings(scores, human)
+if len(ranks):
+    reporting.save_table(ranks.assign(backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
+                         "sage_judge_vs_human_rankings")
+    display(rank_agreement)
+ranks
+
+# %% [markdown]
+# ## What it cost
+
+# %%
+ledger = gw.ledger_frame()
+ledger.groupby([c for c in ("study", "measure", "layer") if c in ledger], dropna=False)[
+    ["input_tokens", "output_tokens", "latency_s"]].sum() if len(ledger) else ledger
+
+# %% [markdown]
+# ## Reading the results
+#
+# * A judge whose ρ reaches the ceiling agrees with the panel mean about as well as one person
+#   agrees with the rest of the panel. The ceiling uses every rated story; the judge's ρ only the
+#   judged ones, so with few stories its CI is wide.
+# * Confederacy's stories all answer one comic prompt and are short (59–1,223 words), and its
+#   rubric rewards prompt-specific items (John Kennedy Toole's style, the combat, Ignatius): an
+#   emotional-psychological layer (SAGE L5) is not designed for them, so its mapped comparisons
+#   are the loose ones; the holistic score is the fair test.
+# * The published Art-or-Artifice judges show what capable models do on the same stories: their
+#   verdicts barely agree with the experts' (κ near zero), as that paper reports.
+# * With the bundled 135M model every judge number above is noise (at temperature 0 it tends to
+#   give every story the same score, and then no correlation exists at all).

@@ -1,0 +1,149 @@
+"""The appendix steps end to end on real mirrored ratings, with the judges behind the fake server."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgelab import paths
+from judgelab.gateway import Gateway
+from judgelab.gateway.fake_server import FakeChatServer
+from judgelab.human import appendix, figures
+from judgelab.human.settings import HUMAN_PROFILES
+
+MIRROR = paths.data_mirror()
+pytestmark = pytest.mark.skipif(
+    MIRROR is None or not (MIRROR / "llm_stories").is_dir(),
+    reason="DATA_MIRROR is unset or lacks llm_stories/ (set DATA_MIRROR=../shared/mirror)",
+)
+
+
+@pytest.fixture(scope="module")
+def human():
+    return appendix.load_human("confederacy")
+
+
+def test_derived_criteria(human):
+    over = human[human["criterion"] == "overall"]
+    assert len(over) == 65 * 2
+    one = human[(human["story"] == over["story"].iloc[0]) & (human["rater"] == over["rater"].iloc[0])]
+    assert over["value"].iloc[0] == pytest.approx(one[one["criterion"] != "overall"]["value"].mean())
+    art = appendix.load_human("artifice")
+    passed = art[art["criterion"] == "tests_passed"]
+    assert len(passed) == 48 * 3 and passed["value"].between(0, 14).all()
+    assert set(art["criterion"]) >= {"dim_fluency", "dim_flexibility", "dim_originality", "dim_elaboration"}
+    assert appendix.alpha_level("artifice", "narrative_ending") == "nominal"
+    assert appendix.alpha_level("artifice", "tests_passed") == appendix.alpha_level("confederacy", "humor") == "interval"
+
+
+def test_oracle_judges_reach_one_and_rankings_match(human, tmp_path):
+    """A fake judge that answers each story's rounded mean human overall rating: rho = 1 up to rounding."""
+    knobs = dict(HUMAN_PROFILES["smoke"], n_boot=200)
+    stories = appendix.stories_to_judge("confederacy", 13, "random", seed=3)
+    assert stories["source"].nunique() == 13
+    means = human[human["criterion"] == "overall"].groupby("story")["value"].mean()
+    by_text = {t: means[s] for s, t in zip(stories["story"], stories["text"])}
+
+    def script(body):
+        user = body["messages"][-1]["content"]
+        for text, m in by_text.items():
+            if text[:200] in user:
+                return {"score": int(np.clip(round(m), 1, 10))}
+        raise AssertionError("story not found in prompt")
+
+    with FakeChatServer(script) as srv:
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite", transcripts=False, progress=False)
+        rows = appendix.run_holistic(gw, stories, knobs, "smoke")
+    scores = appendix.judge_scores(rows)
+    ceiling = appendix.human_ceiling(human)
+    table = appendix.comparison(scores, human, ceiling, knobs, backend="b", model="m", profile="smoke")
+    row = table.set_index("criterion").loc["overall"]
+    assert row["n"] == 13 and row["spearman"] > 0.95 and row["spearman_hi"] == pytest.approx(1.0, abs=0.01)
+    assert row["ceiling_spearman"] == pytest.approx(ceiling.set_index("criterion").at["overall", "loo_spearman_mean"])
+    assert set(table["measure"]) == {"holistic"} and (appendix.correlation_status(table) == "ok").all()
+    ranks, agree = appendix.rankings(scores, human)
+    assert len(ranks) == 13 and agree["spearman"].iloc[0] > 0.95
+    fig = figures.plot_judge_vs_human(table, scores, human)
+    assert len(fig.axes) == 2
+
+
+def test_sage_through_the_fake_server(human, tmp_path):
+    """Two short stories through the SAGE L5 protocol (schema-valid default replies)."""
+    knobs = dict(HUMAN_PROFILES["smoke"], sage_max_stories=None)
+    stories = appendix.stories_to_judge("confederacy", 2, "shortest")
+    with FakeChatServer() as srv:
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite", transcripts=False, progress=False)
+        run = appendix.run_sage(gw, stories, knobs, "smoke")
+        holistic_rows = appendix.run_holistic(gw, stories, knobs, "smoke")
+    assert set(run.summary["dataset"]) == {"confederacy"} and len(run.summary) == 2
+    sage = appendix.sage_scores(run.summary, run.rows)
+    measures = set(sage["measure"])
+    assert measures == {"sage_l5_overall", "sage_l5_ac", "sage_l5_pi", "sage_l5_eg", "sage_l5_enc"}
+    wide = sage.pivot(index="story", columns="measure", values="score")
+    dims = wide[["sage_l5_ac", "sage_l5_pi", "sage_l5_eg", "sage_l5_enc"]].mean(axis=1)
+    assert np.allclose(dims, wide["sage_l5_overall"])  # dimensions and overall from the same round
+    scores = appendix.judge_scores(holistic_rows, sage)
+    table = appendix.comparison(scores, human, appendix.human_ceiling(human), knobs, backend="b", model="m",
+                                profile="smoke")
+    assert (table["n"] == 2).all() and table["spearman"].isna().all()
+    assert appendix.correlation_status(table).str.contains("n=2 < 3").all()
+    fig = figures.plot_judge_vs_human(table, scores, human)
+    assert len(fig.axes) == 2
+
+
+def test_profiles_share_their_knobs():
+    keys = {p: set(k) for p, k in HUMAN_PROFILES.items()}
+    assert keys["smoke"] == keys["demo"] == keys["paper"]
+    for knobs in HUMAN_PROFILES.values():
+        assert set(knobs["n_stories"]) == {"confederacy", "artifice"}
+    assert HUMAN_PROFILES["paper"]["n_stories"] == {"confederacy": 65, "artifice": 36}
+
+
+def test_story_selection_is_stratified_and_seeded():
+    from judgelab.human.select import select_stories
+
+    stories = pd.DataFrame({"story": [f"{s}{i}" for s in "abc" for i in range(4)],
+                            "source": [s for s in "abc" for _ in range(4)],
+                            "words": [10, 5, 7, 1, 20, 30, 2, 40, 3, 9, 8, 6]})
+    short = select_stories(stories, 4, "shortest")
+    assert short["story"].tolist() == ["a3", "b2", "c0", "a1"]  # shortest of each source, then round 2
+    rnd = select_stories(stories, 6, "random", seed=4)
+    assert rnd["source"].value_counts().to_dict() == {"a": 2, "b": 2, "c": 2}
+    assert rnd.equals(select_stories(stories, 6, "random", seed=4))
+    assert len(select_stories(stories, 99, "random")) == 12 and select_stories(stories, 0).empty
+    with pytest.raises(ValueError, match="strategy"):
+        select_stories(stories, 2, "best")
+
+
+def test_parameters_from_the_command_line():
+    assert appendix.as_bool("False") is False and appendix.as_bool("yes") is True and appendix.as_bool(True)
+    with pytest.raises(ValueError, match="yes/no"):
+        appendix.as_bool("maybe")
+    assert appendix.check_datasets("confederacy, artifice") == ["confederacy", "artifice"]
+    with pytest.raises(ValueError, match="unknown data set"):
+        appendix.check_datasets("hanna")
+
+
+def test_published_judges_against_experts():
+    from scipy import stats
+
+    from judgelab.human import artifice
+
+    human = appendix.load_human("artifice")
+    knobs = dict(HUMAN_PROFILES["smoke"], n_boot=200)
+    tab = appendix.published_judges_vs_experts(human, knobs, judges=["gpt4", "gemini-pro"]).set_index("judge")
+    g = tab.loc["gpt4"]
+    assert g["n_verdicts"] == 672 and g["n_unparsed"] == 0
+    # Cohen's kappa from its definition: (p_o - p_e) / (1 - p_e), p_e from the two yes-rates
+    p_o, pj, pm = g["agreement"], g["judge_yes_rate"], g["expert_yes_rate"]
+    p_e = pj * pm + (1 - pj) * (1 - pm)
+    assert g["kappa"] == pytest.approx((p_o - p_e) / (1 - p_e))
+    # story-level: the judge's tests passed against the experts' mean tests passed
+    j = artifice.load_published_judge("gpt4").groupby("story")["value"].sum()
+    e = human[human["criterion"] == "tests_passed"].groupby("story")["value"].mean()
+    assert g["tests_passed_n"] == 48
+    assert g["tests_passed_spearman"] == pytest.approx(stats.spearmanr(j[e.index], e).statistic)
+    gem = tab.loc["gemini-pro"]
+    assert gem["n_unparsed"] > 0 and gem["n_verdicts"] + gem["n_unparsed"] == 658
