@@ -15,6 +15,7 @@ import argparse
 import csv
 import json
 import re
+from urllib.parse import quote
 from pathlib import Path
 
 from .. import paths
@@ -110,6 +111,18 @@ def external_rows(mirror: Path) -> list[dict]:
         ("news_embeddings", "narrative/news/embeddings_text-embedding-3-small.npy", f"{nt}/embed_data-gpt4.pickle", "torch_pickle_to_npy"),
         ("vispub", "vispub/vispub.csv", "", ""),
     ]
+    # The human-rated sets of notebook 11: every file of both folders, fetched from the
+    # upstream repositories at the mirrored commits when no mirror is at hand.
+    human = {
+        "llm_stories/confederacy_of_models": "https://raw.githubusercontent.com/komoku/confederacy-of-models/23fd86df9fd90f242455150dbe3ad4222f94aff9",
+        "llm_stories/art_or_artifice": "https://raw.githubusercontent.com/salesforce/creativity_eval/fced0ab2d3068244152d1302a8bd8e9f538440f5/Art_or_Artifice",
+    }
+    for folder, base in human.items():
+        for f in sorted((mirror / folder).rglob("*")):
+            if f.is_file() and f.name not in ("README.md",):
+                rel = f.relative_to(mirror).as_posix()
+                sub = f.relative_to(mirror / folder).as_posix()
+                items.append((("artifice:" if "artifice" in folder else "confederacy:") + sub, rel, f"{base}/{quote(sub)}", ""))
     rows = []
     for key, rel, url, conv in items:
         if (mirror / rel).exists():
