@@ -1,0 +1,85 @@
+"""Knobs of the SAGE L4–L6 evaluations, one dict per profile (read with ``profiles.pick``).
+
+``smoke`` — one story, both modes, text cut head+tail to ~700 tokens, terse evidence: each of
+notebooks 02–04 finishes in about two minutes on the embedded SmolLM2-135M.
+``demo`` — two stories per category x both modes on the embedded model (~6 stories).
+``paper`` — the paper's design: 50 canonical + 30 pulp + 20 LLM stories x both modes, full texts
+(context policy ``error``: a text that does not fit is an error, never silently cut).
+
+Knobs:
+
+- ``per_category``: stories drawn per category (seeded, from the in-range stories first).
+- ``modes``: ``content`` (text only) and/or ``title`` (title + author only).
+- ``max_text_tokens``: budget for the story text in content mode (tokens, approximate).
+- ``context_policy``: ``"head_tail"`` keeps the head and the tail of a text longer than the budget
+  and records ``truncated=True`` in the rows; ``"error"`` refuses such a text before any call.
+- ``max_tokens``: output budget per reply; ``evidence_chars`` / ``note_chars``: ``maxLength`` of
+  the evidence string per dimension and of the free-text notes (the llama.cpp grammar enforces
+  ``maxLength``, so small values keep replies short and fast).
+- ``temperature``, ``seed``: sampling (reasoning models get ``reasoning_effort`` instead). Smoke
+  decodes greedily; greedy decoding makes the 135M model pick the first value of the score enum
+  (1.0) for everything, so demo samples at 0.7 (seeded, and cached) to give the statistics
+  notebooks scores with some spread to work on — they are still near random.
+- ``convergence_threshold``: |R5 - R4| below which a dimension counts as converged (paper: 0.3).
+- ``agreement_threshold``: evaluator-validator difference flagged for review (paper: 0.5).
+- ``concurrency``: evaluations run at once (None = the gateway's default for the backend).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+LAYERS: tuple[str, ...] = ("L4", "L5", "L6")
+MODES: tuple[str, ...] = ("content", "title")
+CATEGORIES: tuple[str, ...] = ("canonical", "pulp", "llm")
+CONTEXT_POLICIES: tuple[str, ...] = ("head_tail", "error")
+
+SAGE_PROFILES: dict[str, dict[str, Any]] = {
+    "smoke": {
+        "per_category": {"canonical": 1, "pulp": 0, "llm": 0},
+        "modes": ("content", "title"),
+        "max_text_tokens": 700,
+        "context_policy": "head_tail",
+        "max_tokens": 400,
+        "evidence_chars": 40,
+        "note_chars": 60,
+        "temperature": 0.0,
+        "seed": 7,
+        "selection_seed": 11,
+        "convergence_threshold": 0.3,
+        "agreement_threshold": 0.5,
+        "concurrency": None,
+        "reasoning_effort": None,
+    },
+    "demo": {
+        "per_category": {"canonical": 2, "pulp": 2, "llm": 2},
+        "modes": ("content", "title"),
+        "max_text_tokens": 900,
+        "context_policy": "head_tail",
+        "max_tokens": 440,
+        "evidence_chars": 50,
+        "note_chars": 70,
+        "temperature": 0.7,
+        "seed": 7,
+        "selection_seed": 11,
+        "convergence_threshold": 0.3,
+        "agreement_threshold": 0.5,
+        "concurrency": None,
+        "reasoning_effort": None,
+    },
+    "paper": {
+        "per_category": {"canonical": 50, "pulp": 30, "llm": 20},
+        "modes": ("content", "title"),
+        "max_text_tokens": 100_000,
+        "context_policy": "error",
+        "max_tokens": 16_000,
+        "evidence_chars": 400,
+        "note_chars": 600,
+        "temperature": None,
+        "seed": 7,
+        "selection_seed": 11,
+        "convergence_threshold": 0.3,
+        "agreement_threshold": 0.5,
+        "concurrency": None,
+        "reasoning_effort": "medium",
+    },
+}

@@ -1,0 +1,116 @@
+"""SAGE prompt templates (rendering, versions, what each mode may show) and reply schemas."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from pydantic import ValidationError
+
+from judgelab.sage import prompts, schemas
+from judgelab.sage.modes import prepare_input
+
+STORY = ("THE BRASS KEY\n\nBy Ottoline Marsh\n\nThe rain had not stopped for three days when Edith found "
+         "the key under the floorboard. It was small and brass and warm, as if someone had held it a moment "
+         "before. She told nobody. At supper her brother spoke of the mill closing, and their mother wept "
+         "quietly into the soup while the clock ticked on.")
+SENTENCES = ["The rain had not stopped for three days", "It was small and brass and warm",
+             "At supper her brother spoke of the mill closing"]
+
+
+def all_prompts(layer: str, mode: str) -> list[str]:
+    p = prepare_input(mode, text=STORY if mode == "content" else None, title="The Brass Key",
+                      author="Ottoline Marsh", max_text_tokens=5000)
+    out = [prompts.system_prompt(layer, mode), prompts.validator_blind_prompt(layer, mode, p.material),
+           prompts.validator_review_prompt(layer, mode, "Round 1: {}")]
+    out += [prompts.round_prompt(layer, mode, r, p.material if r == 1 else None) for r in range(1, 6)]
+    return out
+
+
+@pytest.mark.parametrize("layer", ["L4", "L5", "L6"])
+def test_title_mode_prompts_contain_no_sentence_of_the_story(layer):
+    text = "\n".join(all_prompts(layer, "title"))
+    assert '"The Brass Key" by Ottoline Marsh' in text
+    for s in SENTENCES:
+        assert s not in text
+
+
+@pytest.mark.parametrize("layer", ["L4", "L5", "L6"])
+def test_content_mode_prompts_contain_neither_title_nor_author(layer):
+    text = "\n".join(all_prompts(layer, "content"))
+    assert SENTENCES[0] in text
+    for name in ("Brass Key", "BRASS KEY", "Ottoline", "Marsh"):
+        assert name not in text
+
+
+def test_material_refuses_the_other_modes_inputs():
+    with pytest.raises(prompts.PromptError):
+        prompts.material("content", text="x", title="T")
+    with pytest.raises(prompts.PromptError):
+        prompts.material("title", text="x", title="T", author="A")
+
+
+def test_layer_specs_follow_table_1():
+    assert prompts.layer_spec("L4").codes == ("IPD", "CVP", "CSP", "CPC")
+    assert prompts.layer_spec("L5").codes == ("AC", "PI", "EG", "ENC")
+    assert prompts.layer_spec("L6").codes == ("LP", "MR", "HC", "ME")
+    assert "Daoist" in prompts.round_prompt("L6", "content", 2)         # L6 names non-Western traditions
+    assert "Hallucination" in prompts.round_prompt("L4", "content", 2)  # L4's R2 is a hallucination check
+    assert "Restraint" in prompts.round_prompt("L5", "content", 2)      # L5's R2 is a projection check
+    assert "Change confidence only" in prompts.round_prompt("L5", "title", 4)
+
+
+def test_render_is_single_pass_and_strict():
+    assert prompts.render("a {{x}} b", x="{{y}}") == "a {{y}} b"
+    with pytest.raises(prompts.PromptError):
+        prompts.render("{{x}} {{y}}", x=1)
+
+
+def test_template_version_changes_when_a_template_changes(tmp_path, monkeypatch):
+    v1 = prompts.template_version("L4")
+    assert v1.startswith("sage-v1-L4-")
+    root = tmp_path / "proj"
+    shutil.copytree(prompts.template_dir(), root / "prompts" / "sage")
+    monkeypatch.setenv("JUDGELAB_PROJECT_ROOT", str(root))
+    assert prompts.template_version("L4") == v1
+    (root / "prompts" / "sage" / "round3.md").write_text("changed {{layer_short}} {{boundary}}")
+    assert prompts.template_version("L4") != v1
+
+
+def valid_scores(codes, score=3.5):
+    return {c: {"score": score, "confidence": 3, "evidence_strength": "moderate", "evidence": "a quote"} for c in codes}
+
+
+def test_round_schema_accepts_a_valid_reply_and_rejects_bad_values():
+    codes = prompts.layer_spec("L5").codes
+    R1 = schemas.round_schema("L5", "content", 1, 60, 80)
+    ok = R1.model_validate({"extracted": "grief, restraint", "scores": valid_scores(codes)})
+    assert ok.scores.AC.score == 3.5
+    assert R1.model_validate({"extracted": "x", "scores": valid_scores(codes, 4)}).scores.PI.score == 4.0
+    bad = [valid_scores(codes, 3.7), {**valid_scores(codes), "AC": {**valid_scores(codes)["AC"], "confidence": 6}},
+           {c: v for c, v in valid_scores(codes).items() if c != "EG"},
+           {**valid_scores(codes), "PI": {**valid_scores(codes)["PI"], "evidence": "x" * 61}},
+           {**valid_scores(codes), "XX": valid_scores(codes)["AC"]}]
+    for scores in bad:
+        with pytest.raises(ValidationError):
+            R1.model_validate({"extracted": "x", "scores": scores})
+    with pytest.raises(ValidationError):
+        R1.model_validate({"extracted": "x" * 81, "scores": valid_scores(codes)})
+
+
+def test_schema_shapes_per_round_mode_and_validator():
+    s = json.dumps(schemas.round_schema("L4", "content", 1, 60, 80).model_json_schema())
+    assert '"maxLength": 60' in s and "knows_work" not in s
+    assert "knows_work" in json.dumps(schemas.round_schema("L4", "title", 1, 60, 80).model_json_schema())
+    r2 = schemas.round_schema("L6", "content", 2, 60, 80).model_fields
+    assert {"western_frame_imposed", "explicit_philosophy_bias", "profundity_bias"} <= set(r2)
+    assert "hallucination_found" in schemas.round_schema("L4", "content", 2, 60, 80).model_fields
+    assert "overall_confidence" in schemas.round_schema("L4", "content", 5, 60, 80).model_fields
+    rev = schemas.validator_schema("L4", "review", 60, 80)
+    with pytest.raises(ValidationError):
+        rev.model_validate({"projection_bias": "none", "hallucination": "low", "boundary_violation": "none",
+                            "reasoning_quality": "good", "confidence_calibration": "calibrated",
+                            "agreements": "", "disagreements": "", "trust_level": "total",
+                            "scores": valid_scores(prompts.layer_spec("L4").codes)})
+    enum = schemas.dimension_score_model(60).model_json_schema()["properties"]["score"]["enum"]
+    assert enum == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
