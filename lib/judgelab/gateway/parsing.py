@@ -21,12 +21,13 @@ def extract_json(text: str) -> Any:
     """
     stripped = _FENCE.sub("", text.strip())
     try:
-        return json.loads(stripped)
+        # strict=False: llama.cpp's JSON grammar lets raw newlines into strings; they are harmless.
+        return json.loads(stripped, strict=False)
     except json.JSONDecodeError as first:
         start = stripped.find("{")
         if start > 0:
             try:
-                value, _ = json.JSONDecoder().raw_decode(stripped[start:])
+                value, _ = json.JSONDecoder(strict=False).raw_decode(stripped[start:])
                 return value
             except json.JSONDecodeError:
                 pass
