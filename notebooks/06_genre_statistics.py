@@ -52,10 +52,11 @@ GENRE_UNIT = "story_mode"     # paper: each story x mode is one observation; or 
 LAYERS = ["L4", "L5", "L6"]
 
 # %%
+import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import profiles, reporting
+from judgelab import paths, profiles, reporting
 from judgelab.sage import genre, interim, paper_figures, paper_tables, scores
 from judgelab.sage import paper_values as pv
 
