@@ -53,7 +53,7 @@ HUMAN_PROFILES: dict[str, dict[str, Any]] = {
         "seed": 7,
         "sage_layer": "L5",
         "sage_mode": "content",
-        "sage_max_stories": None,
+        "sage_max_stories": 4,  # SAGE costs 7 calls a story; the holistic judge sees them all
         "n_boot": 2000,
         "ci": 0.95,
         "boot_seed": 2024,
