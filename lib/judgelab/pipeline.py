@@ -1,24 +1,85 @@
-"""Run the numbered notebooks: jupytext source -> .ipynb -> papermill -> executed copy.
+"""Run the numbered notebooks, and know what each one depends on.
 
-``python -m judgelab.pipeline run 01 --profile smoke`` executes ``notebooks/01_*.py`` into
-``<output root>/results/executed/01_*.ipynb``. The Makefile and the tests call exactly this.
+``python -m judgelab.pipeline run 01 --profile smoke`` executes ``notebooks/01_*.py`` (jupytext
+source -> .ipynb -> papermill) into ``<output root>/results/executed/01_*.ipynb``. The Makefile and
+the tests call exactly this.
+
+This module is the one source of the notebook graph; ``python -m judgelab.pipeline makefile``
+writes it as make variables that the Makefile includes:
+
+- **upstream notebooks**: :data:`WRITES` and :data:`READS` declare which interim files each
+  notebook writes and reads (the names of :mod:`judgelab.contracts`; ``*`` stands for a
+  collection or a layer); a notebook's upstream are the writers of what it reads (:data:`DEPENDS`).
+- **library files**: derived from the notebook's own ``judgelab`` imports, followed transitively
+  through the package's import graph (:mod:`judgelab.imports`, read with ``ast``), with the
+  ``__init__`` of every package on the way. To these come the files the modules reached load at
+  run time, found in their code: a module that names ``paths.prompts_dir() / "<folder>"`` depends
+  on every file of ``prompts/<folder>/`` (``sage.protocol.prompts`` -> ``prompts/sage/*``,
+  ``narrative.judges.prompts`` -> ``prompts/narrative/*``, ``human.holistic`` ->
+  ``prompts/human/*``; a bare ``prompts_dir()`` on all of ``prompts/``), and a module that names
+  a data file of its own folder as a string (``"prices.csv"`` in ``gateway.ledger``) depends on it.
+
+So editing ``narrative/analyses/followups.py``, which only notebook 10 imports, re-runs only
+notebook 10 (and what reads its outputs).
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import tempfile
+from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
-from . import paths, profiles
+from judgelab import imports, paths, profiles
 
-
-# What each notebook reads (DESIGN.md's table); the Makefile carries the same list.
-DEPENDS = {
-    "01": [], "02": ["01"], "03": ["01"], "04": ["01"], "05": ["02", "03", "04"],
-    "06": ["01", "02", "03", "04"], "07": [], "08": ["07"], "09": ["08"], "10": ["07", "08", "09"],
+#: Interim files (``results/interim/<name>.parquet`` or ``.npz``) each notebook writes.
+WRITES: dict[str, list[str]] = {
+    "01": ["corpus", "sage_l123_features"],
+    "02": ["sage_rows_L4", "sage_summary_L4"],
+    "03": ["sage_rows_L5", "sage_summary_L5"],
+    "04": ["sage_rows_L6", "sage_summary_L6"],
+    "05": [], "06": [],
+    "07": ["narr_documents_*", "narr_landscape_*"],
+    "08": ["narr_paths", "narr_paths_seeds"],
+    "09": ["narr_judge_scores"],
+    "10": [], "11": [],
+}
+_SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
+#: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
+READS: dict[str, list[str]] = {
+    "01": [], "02": ["corpus"], "03": ["corpus"], "04": ["corpus"],
+    "05": _SAGE_EVALUATIONS,
+    "06": ["corpus", "sage_l123_features", *_SAGE_EVALUATIONS],
+    "07": [],
+    "08": ["narr_landscape_*", "narr_documents_*"],
+    "09": ["narr_paths"],
+    "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
     "11": [],
 }
+
+
+def writers_of(name: str) -> list[str]:
+    """The notebooks that write the interim file ``name`` (a name or a ``*`` pattern)."""
+    return sorted(nb for nb, names in WRITES.items()
+                  if any(fnmatch(name, w) or fnmatch(w, name) for w in names))
+
+
+def _depends() -> dict[str, list[str]]:
+    """Notebook -> the notebooks that write what it reads."""
+    out = {}
+    for nb, names in READS.items():
+        ups = {w for name in names for w in writers_of(name)}
+        for name in names:
+            if not writers_of(name):
+                raise ValueError(f"pipeline.READS: notebook {nb} reads {name!r}, which no notebook writes")
+        out[nb] = sorted(ups - {nb})
+    return out
+
+
+#: What each notebook reads, as notebook numbers (derived from :data:`READS` and :data:`WRITES`).
+DEPENDS: dict[str, list[str]] = _depends()
 
 
 def upstream(number: str) -> set[str]:
@@ -31,6 +92,99 @@ def upstream(number: str) -> set[str]:
             seen.add(n)
             todo.extend(DEPENDS.get(n, []))
     return seen
+
+
+# ---------------------------------------------------------------- library files of a notebook
+
+
+def _prompt_folders(tree: ast.AST) -> set[str]:
+    """Folders of ``prompts/`` a module's code names: ``prompts_dir() / "sage"`` -> ``{"sage"}``;
+    a bare ``prompts_dir()`` -> ``{""}`` (all of them)."""
+    out: set[str] = set()
+    divided: set[int] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _calls_prompts_dir(node.left)
+                and isinstance(node.right, ast.Constant) and isinstance(node.right.value, str)):
+            out.add(node.right.value)
+            divided.add(id(node.left))
+    for node in ast.walk(tree):
+        if _calls_prompts_dir(node) and id(node) not in divided:
+            out.add("")
+    return out
+
+
+def _calls_prompts_dir(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == "prompts_dir") or (isinstance(f, ast.Name) and f.id == "prompts_dir")
+
+
+def _data_files(tree: ast.AST, folder: Path) -> set[Path]:
+    """Non-Python files of ``folder`` whose name the module's code holds as a string constant."""
+    names = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return {p for p in folder.iterdir() if p.is_file() and p.suffix != ".py" and p.name in names}
+
+
+@dataclass(frozen=True)
+class LibraryIndex:
+    """The package read once: module files, import graph, and the other files each module loads."""
+
+    files: dict[str, Path]
+    graph: dict[str, set[str]]
+    loads: dict[str, set[Path]]
+
+
+def library_index(package_root: Path | None = None, prompts_root: Path | None = None) -> LibraryIndex:
+    """Read the package under ``package_root`` (default ``lib/judgelab``) with its prompt files under
+    ``prompts_root`` (default ``prompts/``); both are arguments for tests on a toy package."""
+    package_root = Path(package_root or imports.package_dir())
+    prompts_root = Path(prompts_root or paths.prompts_dir())
+    files = imports.module_files(package_root, package_root.name)
+    graph = imports.import_graph(package_root, package_root.name)
+    loads: dict[str, set[Path]] = {}
+    for mod, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        loads[mod] = _data_files(tree, path.parent)
+        for folder in _prompt_folders(tree):
+            loads[mod] |= {p for p in (prompts_root / folder).rglob("*") if p.is_file()}
+    return LibraryIndex(files, graph, loads)
+
+
+def lib_files(source: Path, index: LibraryIndex | None = None) -> list[Path]:
+    """Every library file that running the notebook ``source`` uses (module docstring: how)."""
+    index = index or library_index()
+    text = Path(source).read_text(encoding="utf-8")
+    direct = imports.imports_of(text, "__notebook__", set(index.files), where=str(source))
+    out: set[Path] = set()
+    for mod in imports.closure(direct, index.graph):
+        out.add(index.files[mod])
+        out |= index.loads[mod]
+    return sorted(out)
+
+
+def makefile_text() -> str:
+    """Make variables for every notebook: ``NB_UP_NN`` (upstream notebooks) and ``NB_LIB_NN``
+    (library and prompt files), paths relative to the project root; plus an empty rule for each
+    listed file so that a deleted file re-plans instead of stopping make (as ``gcc -MP`` does)."""
+    root = paths.project_root()
+    lines = ["# Generated by `python -m judgelab.pipeline makefile` (the Makefile remakes it): do not edit."]
+    every: set[str] = set()
+    index = library_index()
+    for src in notebook_sources():
+        nb = src.name[:2]
+        if nb not in DEPENDS:
+            raise ValueError(f"{src.name}: add notebook {nb} to pipeline.WRITES and pipeline.READS")
+        libs = [str(p.resolve().relative_to(root)) for p in lib_files(src, index)]
+        every |= set(libs)
+        lines.append(f"NB_UP_{nb} := {' '.join(DEPENDS[nb])}")
+        lines.append(f"NB_LIB_{nb} := {' '.join(libs)}")
+    lines.append("")
+    lines += [f"{f}:" for f in sorted(every)]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- running
 
 
 def _mark_done(source: Path, profile: str) -> None:
@@ -88,10 +242,22 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                      help="extra papermill parameter (string value)")
     sub.add_parser("list", help="list notebooks in order")
+    sub.add_parser("makefile", help="print the notebook dependencies as make variables")
+    deps = sub.add_parser("deps", help="print one notebook's upstream notebooks and library files")
+    deps.add_argument("number")
     args = parser.parse_args(argv)
     if args.cmd == "list":
         for p in notebook_sources():
             print(p.name)
+        return 0
+    if args.cmd == "makefile":
+        sys.stdout.write(makefile_text())
+        return 0
+    if args.cmd == "deps":
+        src = find_notebook(args.number)
+        print("upstream:", " ".join(sorted(upstream(src.name[:2]))) or "-")
+        for p in lib_files(src):
+            print(p.resolve().relative_to(paths.project_root()))
         return 0
     extra = dict(kv.split("=", 1) for kv in args.param)
     sources = notebook_sources() if args.numbers == ["all"] else [find_notebook(n) for n in args.numbers]

@@ -10,20 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import paths
+from judgelab import paths
+from judgelab.engines import is_embedded_small_model  # shared with the gateway
 
 SMALL_MODEL_WARNING = (
     "EMBEDDED SmolLM2-135M: these numbers show that the pipeline runs, "
     "not the papers' findings."
 )
-
-
-def is_embedded_small_model(backend: str | None, model: str | None) -> bool:
-    """True when the numbers come from the bundled SmolLM2-135M GGUF (or an unnamed llamacpp default)."""
-    name = (model or "").lower()
-    if "smollm2" in name and "135m" in name:
-        return True
-    return (backend or "") == "llamacpp" and not name
 
 
 def provenance(profile: str, backend: str | None = None, model: str | None = None) -> str:

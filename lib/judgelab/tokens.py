@@ -39,7 +39,7 @@ def cache_dir() -> Path:
     env = os.environ.get("TIKTOKEN_CACHE_DIR")
     if env:
         return Path(env)
-    from .paths import project_root
+    from judgelab.paths import project_root
 
     path = project_root() / ".cache" / "tiktoken"
     # tiktoken reads the variable itself, so the default must be exported before it loads.

@@ -2,12 +2,12 @@
 
 Every file is checked against the sha256 its manifest records. Nothing here is third-party data:
 only where to find it and how to check it. Missing items are collected and reported in one
-message that says how to provide each.
+message that says how to provide each. ``make data`` acquires everything at once
+(:mod:`judgelab.corpus.data`).
 """
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import re
@@ -16,26 +16,15 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
-from .text import normalise, strip_gutenberg
+from judgelab import paths
+from judgelab.corpus.checksums import sha256_bytes, sha256_file
+from judgelab.corpus.text import normalise, strip_gutenberg
 
 EXTERNAL_MANIFEST = "data/manifests/external_files.csv"
 
 
 class AcquisitionError(RuntimeError):
     """One or more files could not be acquired; the message lists each with how to provide it."""
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def fetch_url(url: str, timeout: float = 60.0) -> bytes:
@@ -220,31 +209,10 @@ def _missing_message(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def acquire_all(allow_download: bool = True, verbose: bool = True) -> list[Outcome]:
-    """Acquire every story and external file; raise one AcquisitionError listing all that are missing."""
-    from .manifest import read_manifest
-
-    mirror = paths.data_mirror()
-    outcomes = [acquire_story(r, mirror, allow_download) for r in read_manifest().to_dict("records")]
-    outcomes += [acquire_file(e, mirror, allow_download) for e in read_external_manifest()]
-    missing = [o for o in outcomes if not o.ok]
-    if verbose:
-        origins = {}
-        for o in outcomes:
-            if o.ok:
-                origins[o.origin] = origins.get(o.origin, 0) + 1
-        print(f"acquired {len(outcomes) - len(missing)}/{len(outcomes)} files "
-              + ", ".join(f"{n} from {k}" for k, n in sorted(origins.items())))
-    if missing:
-        raise AcquisitionError(_missing_message(missing))
-    return outcomes
-
-
 if __name__ == "__main__":
+    # ``python -m judgelab.corpus.acquire`` still acquires everything (older Makefiles call it).
     import sys
 
-    try:
-        acquire_all()
-    except AcquisitionError as exc:
-        print(exc, file=sys.stderr)
-        sys.exit(1)
+    from judgelab.corpus.data import main
+
+    sys.exit(main())

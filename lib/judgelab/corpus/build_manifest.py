@@ -18,10 +18,10 @@ import re
 from urllib.parse import quote
 from pathlib import Path
 
-from .. import paths
-from .acquire import sha256_bytes, sha256_file
-from .manifest import WORD_RANGE
-from .text import clean_story, count_words
+from judgelab import paths
+from judgelab.corpus.checksums import sha256_bytes, sha256_file
+from judgelab.corpus.manifest import WORD_RANGE
+from judgelab.corpus.text import clean_story, count_words
 
 COLUMNS = [
     "story_id", "category", "title", "author", "year", "translator", "model", "tier", "judge_score",

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import paths
-from .acquire import acquire_story, sha256_bytes
-from .text import clean_story, count_words, decode_bytes
+from judgelab import paths
+from judgelab.corpus.acquire import acquire_story
+from judgelab.corpus.checksums import sha256_bytes
+from judgelab.corpus.text import clean_story, count_words, decode_bytes
 
 CATEGORIES = ("canonical", "pulp", "llm")
 TIERS = ("high", "average", "low", "")

@@ -11,12 +11,12 @@ retries, a SQLite cache with replay, retries with backoff, rate limits, a cost l
 transcripts. ``judgelab.gateway.fake_server`` is a scriptable local chat-completions server for
 tests. CLI: ``python -m judgelab.gateway {stats,export,import}``.
 """
-from .cache import ResponseCache, request_key
-from .core import Gateway
-from .errors import ConfigError, ContextOverflowError, GatewayError, ReplayMissError
-from .ledger import PriceTable
-from .retry import RetryPolicy
-from .types import ChatRequest, ChatResult, Message, Sampling, Usage
+from judgelab.gateway.cache import ResponseCache, request_key
+from judgelab.gateway.core import Gateway
+from judgelab.gateway.errors import ConfigError, ContextOverflowError, GatewayError, ReplayMissError
+from judgelab.gateway.ledger import PriceTable
+from judgelab.gateway.retry import RetryPolicy
+from judgelab.gateway.types import ChatRequest, ChatResult, Message, Sampling, Usage
 
 __all__ = [
     "Gateway", "ChatRequest", "ChatResult", "Message", "Sampling", "Usage", "ResponseCache", "request_key",

@@ -16,8 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-from .cache import ResponseCache
-from .ledger import DEFAULT_PRICES, PriceTable
+from judgelab.gateway.cache import ResponseCache
+from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
 
 
 def _cache_path(arg: str | None) -> Path:
@@ -25,7 +25,7 @@ def _cache_path(arg: str | None) -> Path:
         return Path(arg)
     if os.environ.get("JUDGELAB_CACHE_PATH"):
         return Path(os.environ["JUDGELAB_CACHE_PATH"])
-    from .. import paths
+    from judgelab import paths
 
     return paths.cache_dir() / "llm_cache.sqlite"
 

@@ -15,19 +15,19 @@ import json
 import time
 from typing import TYPE_CHECKING
 
-from .cache import canonical_request
-from .errors import ConfigError, ContextOverflowError
-from .parsing import parse_reply
-from .types import ChatRequest, ChatResult, Usage
+from judgelab.gateway.cache import canonical_request
+from judgelab.gateway.errors import ConfigError, ContextOverflowError
+from judgelab.gateway.parsing import parse_reply
+from judgelab.gateway.types import ChatRequest, ChatResult, Usage
 
 if TYPE_CHECKING:
-    from .core import Gateway
+    from judgelab.gateway.core import Gateway
 
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
 
 
 def _backend(gw: "Gateway"):
-    from .backends.openai_backend import OpenAIBackend
+    from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
     if not isinstance(gw.backend, OpenAIBackend):
         raise ConfigError(f"the Batch API needs an openai or openai-compatible backend, not {gw.backend_name}")
@@ -120,7 +120,7 @@ def collect_batch(
 
 def _store(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str) -> tuple[ChatResult | None, str]:
     """Validate one output line and cache it; returns (result, "") or (None, error)."""
-    from .backends.openai_backend import reply_from_completion
+    from judgelab.gateway.backends.openai_backend import reply_from_completion
 
     response = rec.get("response") or {}
     if rec.get("error") or response.get("status_code") != 200:

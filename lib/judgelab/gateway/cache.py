@@ -21,8 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
-from .schema import schema_json
-from .types import ChatRequest
+from judgelab.gateway.schema import schema_json
+from judgelab.gateway.types import ChatRequest
 
 CACHE_MODES = ("normal", "replay", "refresh")
 _SCHEMA_VERSION = 1

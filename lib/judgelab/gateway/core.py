@@ -23,17 +23,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 
-from .. import tokens
-from .cache import ResponseCache, canonical_request, request_key
-from .errors import ConfigError, ContextOverflowError, PermanentError, ReplayMissError, TransientError
-from .ledger import Ledger, PriceTable
-from .limiter import RateLimiter
-from .parsing import parse_reply, repair_message
-from .progress import BatchProgress
-from .retry import RetryPolicy
-from .settings import resolve
-from .transcripts import TranscriptLog
-from .types import ChatRequest, ChatResult, Usage
+from judgelab import tokens
+from judgelab.engines import is_embedded_small_model
+from judgelab.gateway.cache import ResponseCache, canonical_request, request_key
+from judgelab.gateway.errors import ConfigError, ContextOverflowError, PermanentError, ReplayMissError, TransientError
+from judgelab.gateway.ledger import Ledger, PriceTable
+from judgelab.gateway.limiter import RateLimiter
+from judgelab.gateway.parsing import parse_reply, repair_message
+from judgelab.gateway.progress import BatchProgress
+from judgelab.gateway.retry import RetryPolicy
+from judgelab.gateway.settings import resolve
+from judgelab.gateway.transcripts import TranscriptLog
+from judgelab.gateway.types import ChatRequest, ChatResult, Usage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -120,11 +121,11 @@ class Gateway:
         s = resolve(backend, model, base_url, cache_mode, concurrency, rpm, tpm, cache_path, progress)
         prices = PriceTable.load(price_table)
         if s.backend == "llamacpp":
-            from .backends.llamacpp import DEFAULT_N_CTX, LlamaCppBackend
+            from judgelab.gateway.backends.llamacpp import DEFAULT_N_CTX, LlamaCppBackend
 
             be = LlamaCppBackend(s.model, n_ctx=n_ctx or DEFAULT_N_CTX)
         else:
-            from .backends.openai_backend import OpenAIBackend
+            from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
             be = OpenAIBackend(s.model, s.base_url, compatible=s.backend == "openai-compatible",
                                timeout_s=timeout_s, schema_style=schema_style, prices=prices)
@@ -154,9 +155,7 @@ class Gateway:
     @property
     def is_embedded_small_model(self) -> bool:
         """True when answers come from the bundled SmolLM2-135M (say so in every caption)."""
-        from .. import reporting  # imports pandas; not needed by batch worker processes
-
-        return reporting.is_embedded_small_model(self.backend_name, self.model_name)
+        return is_embedded_small_model(self.backend_name, self.model_name)
 
     def describe(self) -> dict[str, Any]:
         """Backend, model, base URL, cache file and mode (never the key)."""
@@ -413,7 +412,7 @@ class Gateway:
     # -- Batch API ------------------------------------------------------------------------------
     def submit_batch(self, requests: Iterable[ChatRequest], metadata: dict | None = None) -> str | None:
         """Send the uncached requests through the OpenAI Batch API; returns the batch id (None if all cached)."""
-        from .batch_api import submit_batch
+        from judgelab.gateway.batch_api import submit_batch
 
         return submit_batch(self, list(requests), metadata)
 
@@ -421,7 +420,7 @@ class Gateway:
                       fill_missing: bool = False):
         """Store a finished batch's replies in the cache and return results for ``requests``
         (None for each request when the batch is not finished and ``wait`` is False)."""
-        from .batch_api import collect_batch
+        from judgelab.gateway.batch_api import collect_batch
 
         return collect_batch(self, batch_id, list(requests), wait=wait, poll_s=poll_s, fill_missing=fill_missing)
 

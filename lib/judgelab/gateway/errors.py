@@ -22,13 +22,16 @@ class ReplayMissError(GatewayError):
 class TransientError(GatewayError):
     """A backend error worth retrying (429, 5xx, timeout, connection error).
 
-    ``retry_after`` is the server's Retry-After in seconds when it sent one.
+    ``retry_after`` is the server's Retry-After in seconds when it sent one. ``timed_out`` marks a
+    client timeout: the server may still finish, and bill, the abandoned call.
     """
 
-    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None,
+                 timed_out: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
+        self.timed_out = timed_out
 
 
 class PermanentError(GatewayError):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 
-from .types import ChatResult
+from judgelab.gateway.types import ChatResult
 
 if TYPE_CHECKING:  # pandas is imported when a frame is asked for, not by every worker process
     import pandas as pd

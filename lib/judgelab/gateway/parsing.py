@@ -71,7 +71,7 @@ def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason:
 
 def repair_message(error: str, schema: type[BaseModel]) -> str:
     """The user turn that shows the model its validation error and asks again."""
-    from .schema import model_schema
+    from judgelab.gateway.schema import model_schema
 
     return (
         f"Your previous reply could not be accepted: {error}. "

@@ -5,6 +5,11 @@ unreadable response bodies) is retried. The delay before attempt ``k+1`` is
 ``uniform(0, min(cap, base * 2**k))`` ("full jitter", AWS Architecture Blog, 2015), or the
 server's Retry-After when it sent one (plus a little jitter so that workers do not return in
 lock-step). The OpenAI client's own retries are disabled so that these counts are the real ones.
+
+A client timeout is different from the other transient errors: the server usually goes on and
+finishes (and bills) the abandoned call, so every retry of a timed-out call is paid again. A call
+therefore gives up at its ``max_timeouts``-th timeout (default 2): it is paid at most twice, once
+abandoned and once retried, however large ``max_attempts`` is.
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
-from .errors import TransientError
+from judgelab.gateway.errors import TransientError
 
 T = TypeVar("T")
 
@@ -30,6 +35,8 @@ class RetryPolicy:
     base_s: float = 1.0
     cap_s: float = 60.0
     retry_after_cap_s: float = 300.0
+    #: a call gives up at this many client timeouts (each timed-out attempt may still be billed)
+    max_timeouts: int = 2
     sleep: Callable[[float], None] = time.sleep
     rng: random.Random = field(default_factory=random.Random)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -45,13 +52,16 @@ class RetryPolicy:
     def call(self, fn: Callable[[], T], on_retry: Callable[[int, TransientError, float], None] | None = None) -> tuple[T, int]:
         """Run ``fn`` until it succeeds or attempts run out; returns (value, attempts used).
 
-        The last TransientError is re-raised when every attempt failed.
+        The last TransientError is re-raised when every attempt failed, or at the
+        ``max_timeouts``-th client timeout.
         """
+        timeouts = 0
         for attempt in range(self.max_attempts):
             try:
                 return fn(), attempt + 1
             except TransientError as exc:
-                if attempt + 1 >= self.max_attempts:
+                timeouts += exc.timed_out
+                if attempt + 1 >= self.max_attempts or timeouts >= self.max_timeouts:
                     exc.attempts = attempt + 1  # type: ignore[attr-defined]
                     raise
                 wait = self.delay(attempt, exc.retry_after)

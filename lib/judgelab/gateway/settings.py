@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import CACHE_MODES
-from .errors import ConfigError
+from judgelab.gateway.cache import CACHE_MODES
+from judgelab.gateway.errors import ConfigError
 
 BACKENDS = ("llamacpp", "openai", "openai-compatible")
 _ALIASES = {
@@ -85,7 +85,7 @@ def resolve(
         if env_path:
             cache_path = Path(env_path)
         else:
-            from .. import paths
+            from judgelab import paths
 
             cache_path = paths.cache_dir() / "llm_cache.sqlite"
     show = progress if progress is not None else (_env("JUDGELAB_PROGRESS") or "1") not in ("0", "false", "no")

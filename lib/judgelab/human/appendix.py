@@ -7,8 +7,12 @@
 2. :func:`human_ceiling` — reliability among the humans per criterion (the ceiling).
 3. :func:`stories_to_judge` — the stories a profile judges, with their texts.
 4. :func:`run_holistic` / :func:`run_sage` — the judges, through the gateway.
-5. :func:`judge_scores` — one score per (dataset, story, measure) for the comparison.
+5. :func:`judge_scores` / :func:`collect_scores` — one score per (dataset, story, measure).
 6. :func:`comparison` / :func:`rankings` — correlations with CIs, ceiling, per-source ranks.
+7. :func:`cost_summary` — tokens and time per judge.
+
+Notebook parameters arrive as Python values or, from the command line, as strings; they are
+parsed with :mod:`judgelab.params` (the one parser of papermill parameters).
 """
 from __future__ import annotations
 
@@ -17,11 +21,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import TIDY_COLUMNS, artifice, confederacy, holistic
-from .compare import CRITERION_MAP, CriterionMap, judge_vs_human, ranking_agreement, source_rankings
-from .reliability import add_overall, reliability_table
-from .select import select_stories
-from .settings import DATASETS
+from judgelab import params
+from judgelab.human import TIDY_COLUMNS, artifice, confederacy, holistic
+from judgelab.human.compare import CRITERION_MAP, CriterionMap, judge_vs_human, ranking_agreement, source_rankings
+from judgelab.human.reliability import add_overall, reliability_table
+from judgelab.human.select import select_stories
+from judgelab.human.settings import DATASETS
 
 OVERALL = {"confederacy": ("overall", "mean"), "artifice": ("tests_passed", "sum")}
 """Derived overall criterion per data set: (name, aggregation over the criteria of one rater)."""
@@ -29,27 +34,37 @@ OVERALL = {"confederacy": ("overall", "mean"), "artifice": ("tests_passed", "sum
 
 def check_datasets(datasets: Sequence[str] | str | None) -> list[str]:
     """``None`` -> both; a comma-separated string or a list -> validated list."""
-    if datasets is None:
+    chosen = params.as_list(datasets, name="DATASETS")
+    if chosen is None:
         return list(DATASETS)
-    if isinstance(datasets, str):
-        datasets = [d.strip() for d in datasets.split(",") if d.strip()]
-    bad = [d for d in datasets if d not in DATASETS]
+    bad = [d for d in chosen if d not in DATASETS]
     if bad:
         raise ValueError(f"unknown data set(s) {bad}; choose from {', '.join(DATASETS)}")
-    return list(datasets)
+    return chosen
 
 
-def as_bool(value) -> bool:
-    """A notebook parameter as bool: ``python -m judgelab.pipeline -p NAME=VALUE`` passes strings,
-    so "false", "0", "no" and "" are False."""
-    if isinstance(value, str):
-        v = value.strip().lower()
-        if v in ("1", "true", "yes", "on"):
-            return True
-        if v in ("0", "false", "no", "off", "", "none"):
-            return False
-        raise ValueError(f"not a yes/no value: {value!r}")
-    return bool(value)
+def stories_per_dataset(knobs: dict[str, Any], datasets: Sequence[str], n_stories: Any = None) -> dict[str, int]:
+    """Stories to judge per data set: ``n_stories`` (the notebook's ``N_STORIES``: a number, or
+    None / "all" for the profile's ``knobs["n_stories"]``) for every data set in ``datasets``."""
+    n = params.as_optional_int(n_stories, name="N_STORIES")
+    return {ds: n if n is not None else int(knobs["n_stories"][ds]) for ds in datasets}
+
+
+def run_settings(profile: str, knobs: dict[str, Any], n_stories: dict[str, int]) -> dict[str, Any]:
+    """What this run uses: the profile, the stories per data set and the other knobs."""
+    return {"profile": profile, "n_stories": n_stories, **{k: v for k, v in knobs.items() if k != "n_stories"}}
+
+
+SMALL_MODEL_NOTE = (
+    "> **Expected result with the bundled SmolLM2-135M: correlations near zero.** A 135M model "
+    "cannot judge stories; its scores are close to random. What this run shows is that the "
+    "pipeline (loaders, judges, statistics, figure) works end to end — not how well LLM judges "
+    "agree with people. Point BACKEND/MODEL at a capable model for that.")
+
+
+def judge_note(gateway) -> str:
+    """:data:`SMALL_MODEL_NOTE` when the gateway runs the bundled 135M model, else ``""``."""
+    return SMALL_MODEL_NOTE if gateway.is_embedded_small_model else ""
 
 
 def artifice_dimension_scores(verdicts: pd.DataFrame, tests: pd.DataFrame) -> pd.DataFrame:
@@ -95,11 +110,26 @@ def human_ceiling(tidy: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
+def human_overview(tidy: pd.DataFrame) -> pd.DataFrame:
+    """Per data set: stories, sources, raters, criteria and single ratings in the tidy table."""
+    return (tidy.groupby("dataset")
+            .agg(stories=("story", "nunique"), sources=("source", "nunique"), raters=("rater", "nunique"),
+                 criteria=("criterion", "nunique"), ratings=("value", "size")))
+
+
 def stories_to_judge(dataset: str, n: int, selection: str = "random", seed: int = 0) -> pd.DataFrame:
     """``n`` rated stories of ``dataset`` with text (columns story, source, words, text, ...)."""
     loader: Callable[[], pd.DataFrame] = {"confederacy": confederacy.load_stories,
                                           "artifice": artifice.load_stories}[dataset]
     return select_stories(loader(), n, selection, seed).assign(dataset=dataset)
+
+
+def stories_for(n_stories: dict[str, int], knobs: dict[str, Any]) -> pd.DataFrame:
+    """:func:`stories_to_judge` for every data set with ``n_stories[ds] > 0``, in one table, drawn
+    with the profile's ``selection`` and ``selection_seed``."""
+    parts = [stories_to_judge(ds, n, knobs["selection"], knobs["selection_seed"])
+             for ds, n in n_stories.items() if n > 0]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["dataset", "story", "source"])
 
 
 def run_holistic(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str) -> pd.DataFrame:
@@ -115,7 +145,7 @@ def run_holistic(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile:
 
 
 def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
-    """The stories in the shape :func:`judgelab.sage.runner.run_layer` reads (story_id, category,
+    """The stories in the shape :func:`judgelab.sage.protocol.runner.run_layer` reads (story_id, category,
     tier, title, author, text, in_range).
 
     Category ``llm`` for every story (the human Confederacy stories too: the category only labels
@@ -129,12 +159,16 @@ def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
                          "in_range": True})
 
 
-def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str):
+def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str, enabled: Any = True):
     """SAGE evaluation of ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over ``stories``
-    through :func:`judgelab.sage.runner.run_layer` (SAGE's own knobs for ``profile``), with a
+    through :func:`judgelab.sage.protocol.runner.run_layer` (SAGE's own knobs for ``profile``), with a
     ``dataset`` column added to its rows and summary. Only the first ``knobs["sage_max_stories"]``
-    stories when that knob is set. Returns the runner's :class:`SageRun`."""
-    from ..sage import runner
+    stories when that knob is set. Returns the runner's :class:`SageRun`, or None when ``enabled``
+    (the notebook's ``RUN_SAGE``, parsed by :func:`judgelab.params.as_bool`) is false."""
+    from judgelab.sage.protocol import runner
+
+    if not params.as_bool(enabled, name="RUN_SAGE"):
+        return None
 
     if knobs.get("sage_max_stories") is not None:
         stories = stories.head(int(knobs["sage_max_stories"]))
@@ -179,13 +213,38 @@ def judge_scores(holistic_rows: pd.DataFrame, sage: pd.DataFrame | None = None) 
     return pd.concat(parts, ignore_index=True)
 
 
+def sage_overview(run) -> pd.DataFrame:
+    """The SAGE run's summary, the columns a reader checks first (empty when SAGE did not run)."""
+    cols = ["dataset", "story_id", "overall_score", "validator_blind_overall", "status", "n_failures", "n_repairs"]
+    return run.summary[cols] if run is not None else pd.DataFrame(columns=cols)
+
+
+def collect_scores(holistic_rows: pd.DataFrame, sage_run=None, layer: str = "L5") -> pd.DataFrame:
+    """:func:`judge_scores` of the holistic judge and, when it ran, the SAGE run (:func:`sage_scores`)."""
+    sage = sage_scores(sage_run.summary, sage_run.rows, layer) if sage_run is not None else None
+    return judge_scores(holistic_rows, sage)
+
+
+def scores_wide(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, story), one column per judge measure (NaN where a judge gave none)."""
+    return scores.pivot_table(index=["dataset", "story"], columns="measure", values="score", dropna=False)
+
+
+def with_provenance(df: pd.DataFrame, *, backend: str, model: str, profile: str) -> pd.DataFrame:
+    """``df`` with the judge's backend and model and the profile as its last columns."""
+    return df.assign(backend=backend, model=model, profile=profile)
+
+
 def comparison(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame, knobs: dict[str, Any],
                *, backend: str, model: str, profile: str,
                mapping: Sequence[CriterionMap] = CRITERION_MAP) -> pd.DataFrame:
-    """:func:`judge_vs_human` with the run's provenance columns (backend, model, profile)."""
+    """:func:`judge_vs_human` with a readable ``status`` (4th column, :func:`correlation_status`)
+    and the run's provenance columns (backend, model, profile)."""
     tab = judge_vs_human(scores, tidy, ceiling, mapping, n_boot=knobs["n_boot"], ci=knobs["ci"],
                          seed=knobs["boot_seed"])
-    return tab.assign(backend=backend, model=model, profile=profile)
+    tab = with_provenance(tab, backend=backend, model=model, profile=profile)
+    tab.insert(3, "status", correlation_status(tab))
+    return tab
 
 
 def rankings(scores: pd.DataFrame, tidy: pd.DataFrame, measures: Sequence[str] = ("holistic", "sage_l5_overall")
@@ -219,7 +278,7 @@ def published_judges_vs_experts(human: pd.DataFrame, knobs: dict[str, Any],
     """
     from sklearn.metrics import cohen_kappa_score
 
-    from .compare import bootstrap_rank_correlation
+    from judgelab.human.compare import bootstrap_rank_correlation
 
     experts = human[(human["dataset"] == "artifice")]
     tests = experts[~experts["criterion"].str.startswith("dim_") & (experts["criterion"] != "tests_passed")]
@@ -253,3 +312,12 @@ def correlation_status(table: pd.DataFrame) -> pd.Series:
             return "a constant side (all scores equal): no correlation"
         return "ok"
     return table.apply(one, axis=1)
+
+
+def cost_summary(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Input and output tokens and latency summed per study, measure and layer (the tags the
+    judges put on their calls) from the gateway's ledger (``Gateway.ledger_frame``)."""
+    if ledger.empty:
+        return ledger
+    keys = [c for c in ("study", "measure", "layer") if c in ledger]
+    return ledger.groupby(keys, dropna=False)[["input_tokens", "output_tokens", "latency_s"]].sum()

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import TIDY_COLUMNS
-from .locate import dataset_dir
+from judgelab.human import TIDY_COLUMNS
+from judgelab.human.locate import dataset_dir
 
 DATASET = "artifice"
 STORIES_FILE = "stories/ttcw_short_stories.json"

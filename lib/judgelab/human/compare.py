@@ -5,12 +5,14 @@ Statistics
 - Spearman's rho: the Pearson correlation of the ranks (average ranks for ties).
 - Kendall's tau-b: tau_b = sum_{i<j} sgn(x_i - x_j) sgn(y_i - y_j) /
   sqrt(sum_{i<j} sgn(x_i - x_j)^2 * sum_{i<j} sgn(y_i - y_j)^2)  (Kendall 1945, ties corrected).
-  Point estimates and p-values come from :func:`scipy.stats.spearmanr` / :func:`scipy.stats.kendalltau`.
+  Point estimates and p-values come from :func:`scipy.stats.spearmanr` / :func:`scipy.stats.kendalltau`
+  (through :mod:`judgelab.stats.correlation`).
 - Confidence intervals: the seeded paired percentile bootstrap (Efron & Tibshirani 1993, ch. 13):
-  resample the n (judge, human) pairs with replacement B times, recompute the statistic (the
-  vectorised formulas above), and take the (1 - ci)/2 and (1 + ci)/2 quantiles. Resamples in
-  which one side is constant have no correlation; they are dropped and counted
-  (``n_boot_valid``).
+  resample the n (judge, human) pairs with replacement B times, recompute the statistic, and
+  take the (1 - ci)/2 and (1 + ci)/2 quantiles. Resamples in which one side is constant have no
+  correlation; they are dropped and counted (``n_boot_valid``). All of it is
+  :func:`judgelab.stats.correlation.bootstrap_correlation`; this module lays its rows out as the
+  appendix's tables.
 
 The human side of each pair is the *mean* rating of a story over its raters. The human-human
 ceiling is the mean leave-one-rater-out correlation of :mod:`judgelab.human.reliability`: how well
@@ -24,9 +26,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from .reliability import check_tidy
+from judgelab.human.reliability import check_tidy
+from judgelab.stats.correlation import bootstrap_correlation, correlation
 
 JUDGE_SCORE_COLUMNS: tuple[str, ...] = ("dataset", "story", "measure", "score")
 """Columns of a judge-score table: one score per (dataset, story, judge measure)."""
@@ -66,86 +68,29 @@ CRITERION_MAP: tuple[CriterionMap, ...] = (
 
 # ----------------------------------------------------------------------------- statistics
 
-def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each row pair of two (B, n) arrays (NaN where a row is constant)."""
-    rx = stats.rankdata(np.atleast_2d(x), axis=1)
-    ry = stats.rankdata(np.atleast_2d(y), axis=1)
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
-    den = np.sqrt((rx ** 2).sum(axis=1) * (ry ** 2).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (rx * ry).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
-
-
-MAX_PAIR_CELLS = 2_000_000
-"""Rows x pairs processed at once by :func:`kendall_rows` (bounds its memory to ~50 MB)."""
-
-
-def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b of each row pair of two (B, n) arrays (NaN where a row is constant).
-
-    O(B n^2) by sign products over all pairs, done a few rows at a time; above n = 300 each row
-    goes to :func:`scipy.stats.kendalltau` (O(n log n)) instead.
-    """
-    x, y = np.atleast_2d(x), np.atleast_2d(y)
-    n = x.shape[1]
-    if n > 300:
-        return np.array([stats.kendalltau(a, b).statistic if np.ptp(a) and np.ptp(b) else np.nan
-                         for a, b in zip(x, y)], dtype=float)
-    i, j = np.triu_indices(n, k=1)
-    step = max(1, MAX_PAIR_CELLS // max(1, len(i)))
-    out = np.empty(x.shape[0])
-    for s in range(0, x.shape[0], step):
-        sx, sy = np.sign(x[s:s + step, i] - x[s:s + step, j]), np.sign(y[s:s + step, i] - y[s:s + step, j])
-        den = np.sqrt(np.abs(sx).sum(axis=1) * np.abs(sy).sum(axis=1))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[s:s + step] = np.where(den > 0, (sx * sy).sum(axis=1) / np.where(den > 0, den, 1), np.nan)
-    return out
-
-
-_ROW_STATS = {"spearman": spearman_rows, "kendall": kendall_rows}
+RANK_METHODS = ("spearman", "kendall")
 
 
 def bootstrap_rank_correlation(x: Sequence[float], y: Sequence[float], *, n_boot: int = 2000,
                                ci: float = 0.95, seed: int = 0, batch: int = 500) -> dict[str, float]:
-    """Spearman and Kendall correlation of paired data with seeded percentile-bootstrap CIs.
+    """Spearman and Kendall correlation of paired data with seeded percentile-bootstrap CIs
+    (:func:`judgelab.stats.correlation.bootstrap_correlation`), as one flat record.
 
     Pairs with a missing side are dropped. Returns ``n``, and for each of ``spearman`` and
     ``kendall``: the estimate, ``_p`` (scipy's two-sided p-value), ``_lo``/``_hi`` (the CI) and
-    ``_n_boot_valid``. With fewer than 3 pairs or a constant side everything is NaN.
+    ``_n_boot_valid``; ``note`` says why everything is NaN (fewer than 3 pairs, a constant side).
     """
-    if not 0 < ci < 1:
-        raise ValueError(f"ci must be in (0, 1), not {ci}")
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D and of equal length, got {x.shape} and {y.shape}")
-    ok = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[ok], y[ok]
-    n = len(x)
-    out: dict[str, float] = {"n": n}
-    usable = n >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0
-    point = {}
-    if usable:
-        point["spearman"] = stats.spearmanr(x, y)
-        point["kendall"] = stats.kendalltau(x, y)
-    rng = np.random.default_rng(seed)
-    boots = {name: [] for name in _ROW_STATS}
-    if usable:
-        for start in range(0, n_boot, batch):
-            idx = rng.integers(0, n, size=(min(batch, n_boot - start), n))
-            for name, fn in _ROW_STATS.items():
-                boots[name].append(fn(x[idx], y[idx]))
-    q = [100 * (1 - ci) / 2, 100 * (1 + ci) / 2]
-    for name in _ROW_STATS:
-        if not usable:
-            out.update({name: np.nan, f"{name}_p": np.nan, f"{name}_lo": np.nan, f"{name}_hi": np.nan,
-                        f"{name}_n_boot_valid": 0})
-            continue
-        b = np.concatenate(boots[name])
-        b = b[~np.isnan(b)]
-        lo, hi = np.percentile(b, q) if len(b) else (np.nan, np.nan)
-        out.update({name: float(point[name].statistic), f"{name}_p": float(point[name].pvalue),
-                    f"{name}_lo": float(lo), f"{name}_hi": float(hi), f"{name}_n_boot_valid": int(len(b))})
+    res = bootstrap_correlation(x, y, methods=RANK_METHODS, n_boot=n_boot, ci=ci, seed=seed,
+                                batch=batch).set_index("method")
+    out: dict[str, float] = {"n": int(res["n"].iloc[0])}
+    for name in RANK_METHODS:
+        r = res.loc[name]
+        out.update({name: r["r"], f"{name}_p": r["p"], f"{name}_lo": r["ci_low"], f"{name}_hi": r["ci_high"],
+                    f"{name}_n_boot_valid": int(r["n_boot_valid"])})
+    out["note"] = res["note"].iloc[0]
     return out
 
 
@@ -230,8 +175,6 @@ def source_rankings(scores: pd.DataFrame, tidy: pd.DataFrame, dataset: str, meas
 
 def ranking_agreement(rankings: pd.DataFrame) -> dict[str, float]:
     """Spearman and Kendall between the people's and the judge's source means (NaN if < 3 sources)."""
-    from .reliability import rank_corr
-
-    x, y = rankings["human_mean"].to_numpy(float), rankings["judge_mean"].to_numpy(float)
-    return {"n_sources": int(len(rankings)), "spearman": rank_corr(x, y, "spearman"),
-            "kendall": rank_corr(x, y, "kendall")}
+    x, y = rankings["human_mean"], rankings["judge_mean"]
+    return {"n_sources": int(len(rankings)),
+            **{m: correlation(x, y, method=m)["r"].item() for m in RANK_METHODS}}

@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import TIDY_COLUMNS
-from .locate import dataset_dir, read_text_lenient
+from judgelab.human import TIDY_COLUMNS
+from judgelab.human.locate import dataset_dir, read_text_lenient
 
 DATASET = "confederacy"
 RATINGS_FILE = "rating/RatersSheet-WithResults.xlsx"

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .appendix import OVERALL  # noqa: E402
-from .compare import human_means, paired  # noqa: E402
+from judgelab.human.appendix import OVERALL  # noqa: E402
+from judgelab.human.compare import human_means, paired  # noqa: E402
 
 MARKERS = {"confederacy": "o", "artifice": "s"}
 

@@ -3,7 +3,7 @@
 It follows the narrative judge's *simple* mode (paper 002, section 3.4.1: one score, no
 rubric), applied to a whole story, so that a judge's overall impression can be set against the
 human ratings of :mod:`judgelab.human`. The prompt file is parsed by
-:func:`judgelab.narrative.judge_prompts.parse_template` (front matter with ``version``, then
+:func:`judgelab.prompting.parse_template` (front matter with ``version``, then
 ``## system`` / ``## user`` / ``## explanations``; ``$name`` placeholders).
 
 The score is an ``enum`` of 1..10 (``Literal``) because llama.cpp's JSON-schema grammar ignores
@@ -15,17 +15,19 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .. import paths
-from ..narrative.judge_prompts import PromptTemplate, parse_template
-from ..narrative.judge_schemas import Score
+from judgelab import paths
+from judgelab.prompting import PromptTemplate, parse_template
 
 MEASURE = "holistic"
 """The judge measure name of the holistic score in judge-score tables."""
+
+Score = Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+"""An enum, not an integer with bounds: llama.cpp's grammar enforces enums, not minimum/maximum."""
 
 
 def prompt_path(prompts_dir: Path | None = None) -> Path:
@@ -68,7 +70,7 @@ def build_request(story_id: str, text: str, *, dataset: str, max_tokens: int, te
                   seed: int = 7, replicate: int = 0, reason_chars: int | None = None,
                   reasoning_effort: str | None = None, prompts_dir: Path | None = None):
     """The gateway :class:`ChatRequest` judging one story (tags: study, dataset, measure, item)."""
-    from ..gateway import ChatRequest, Message, Sampling
+    from judgelab.gateway import ChatRequest, Message, Sampling
 
     system, user, version = render(text, reason=bool(reason_chars), prompts_dir=prompts_dir)
     return ChatRequest(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import paths
+from judgelab import paths
 
 DATASET_DIRS: dict[str, str] = {
     "confederacy": "llm_stories/confederacy_of_models",

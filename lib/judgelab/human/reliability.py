@@ -10,30 +10,33 @@ story), so:
 - the intraclass correlation is the one-way random-effects model, Shrout & Fleiss (1979) case 1:
   ICC(1) = (MS_between - MS_within) / (MS_between + (k - 1) MS_within) for a single rating and
   ICC(1,k) = (MS_between - MS_within) / MS_between for the mean of the k ratings of a story
-  (McGraw & Wong 1996, "ICC1"/"ICC1k"). It is computed by :func:`pingouin.intraclass_corr` with
-  the k ratings of each story as its rating "slots" (the raters sorted by name);
+  (McGraw & Wong 1996, "ICC1"/"ICC1k"). It is computed by :func:`judgelab.stats.reliability.icc`
+  (pingouin) with the k ratings of each story as its rating "slots" (the raters sorted by name);
 - Krippendorff's alpha, alpha = 1 - D_o / D_e (observed over expected disagreement;
   Krippendorff 2004, *Content Analysis*, ch. 11; Hayes & Krippendorff 2007), is computed by
-  :func:`krippendorff.alpha` on the full raters x stories matrix, missing cells allowed;
+  :func:`judgelab.stats.reliability.krippendorff_alpha` on the full raters x stories matrix,
+  missing cells allowed;
 - the leave-one-rater-out correlation (:func:`leave_one_rater_out`) correlates each rater with
   the mean of the other raters over the stories they share; its mean over raters is how well one
   person agrees with the rest of the panel — the human-human ceiling that a judge's correlation
   with the panel mean is set against (cf. the "human ceiling" of Chiang & Lee 2023, "Can Large
   Language Models Be an Alternative to Human Evaluations?", ACL).
+
+Small or degenerate input (an empty criterion, one rater, constant ratings, fewer than 3 stories)
+gives NaN with a ``note`` by the one rule of :mod:`judgelab.stats.rules`, never an error from
+pingouin or krippendorff.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-import krippendorff
 import numpy as np
 import pandas as pd
-import pingouin as pg
-from scipy import stats
 
-from . import TIDY_COLUMNS
-
-ALPHA_LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
+from judgelab.human import TIDY_COLUMNS
+from judgelab.stats import rules
+from judgelab.stats.correlation import correlation
+from judgelab.stats.reliability import ALPHA_LEVELS, icc, krippendorff_alpha
 
 
 def check_tidy(tidy: pd.DataFrame, what: str = "ratings") -> pd.DataFrame:
@@ -90,53 +93,37 @@ def slot_table(tidy: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def icc_oneway(tidy: pd.DataFrame, criterion: str) -> dict[str, float]:
-    """ICC(1) and ICC(1,k) of one criterion with 95% CIs (pingouin), plus k and the story count.
+def icc_oneway(tidy: pd.DataFrame, criterion: str) -> dict[str, float | str]:
+    """ICC(1) and ICC(1,k) of one criterion with 95% CIs, plus k, the story count and a note.
 
-    Stories with fewer than k ratings are dropped by pingouin (``nan_policy="omit"``).
+    Stories with fewer than k ratings are dropped (complete cases; counted in the note).
     """
     sub = slot_table(tidy[tidy["criterion"] == criterion])
-    k = int(sub.groupby("story")["slot"].max().max())
-    res = pg.intraclass_corr(data=sub, targets="story", raters="slot", ratings="value",
-                             nan_policy="omit").set_index("Type")
-    ci_col = next(c for c in res.columns if c.startswith("CI95"))  # "CI95%" before pingouin 0.7
-    out = {"k": k, "n_stories": int(sub["story"].nunique())}
-    # pingouin >= 0.7 labels the one-way forms ICC(1,1)/ICC(1,k); earlier versions ICC1/ICC1k
-    for types, key in ((("ICC(1,1)", "ICC1"), "icc1"), (("ICC(1,k)", "ICC1k"), "icc1k")):
-        typ = next(t for t in types if t in res.index)
-        lo, hi = res.at[typ, ci_col]
-        out.update({key: float(res.at[typ, "ICC"]), f"{key}_lo": float(lo), f"{key}_hi": float(hi)})
+    k = int(sub["slot"].max()) if len(sub) else 0
+    res = icc(sub, "story", "slot", "value", forms=("ICC1", "ICC1k")).set_index("form")
+    out: dict[str, float | str] = {"k": k, "n_stories": int(sub["story"].nunique())}
+    for form, key in (("ICC1", "icc1"), ("ICC1k", "icc1k")):
+        out.update({key: res.at[form, "icc"], f"{key}_lo": res.at[form, "ci_low"],
+                    f"{key}_hi": res.at[form, "ci_high"]})
+    out["note"] = res["note"].iloc[0]
     return out
 
 
-def alpha(tidy: pd.DataFrame, criterion: str, level: str = "interval") -> float:
-    """Krippendorff's alpha of one criterion over the raters x stories matrix (missing allowed)."""
+def alpha(tidy: pd.DataFrame, criterion: str, level: str = "interval") -> dict[str, float | str]:
+    """Krippendorff's alpha of one criterion over the raters x stories matrix (missing allowed):
+    ``{"alpha": value, "note": why NaN / what was dropped}``."""
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, not {level!r}")
-    m = rating_matrix(tidy, criterion)
-    return float(krippendorff.alpha(reliability_data=m.T.to_numpy(dtype=float), level_of_measurement=level))
-
-
-def rank_corr(x: np.ndarray, y: np.ndarray, method: str = "spearman") -> float:
-    """Spearman's rho or Kendall's tau-b (scipy); NaN when fewer than 3 pairs or a constant side."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[ok], y[ok]
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    if method == "spearman":
-        return float(stats.spearmanr(x, y).statistic)
-    if method == "kendall":
-        return float(stats.kendalltau(x, y).statistic)
-    raise ValueError(f"method must be 'spearman' or 'kendall', not {method!r}")
+    res = krippendorff_alpha(tidy[tidy["criterion"] == criterion], "story", "rater", "value", level=level)
+    return {"alpha": res["alpha"].iloc[0], "note": res["note"].iloc[0]}
 
 
 def leave_one_rater_out(tidy: pd.DataFrame, criterion: str, method: str = "spearman") -> pd.DataFrame:
     """Each rater against the mean of the other raters of the same stories.
 
     For rater r with stories S_r: corr(x_{r,s}, mean_{r' != r} x_{r',s}) over s in S_r (stories
-    with no other rating are skipped). Returns (rater, n, corr); corr is NaN when fewer than 3
-    stories or a constant side.
+    with no other rating are skipped; :func:`judgelab.stats.correlation.correlation`). Returns
+    (rater, n, corr, note); corr is NaN when fewer than 3 stories or a constant side.
     """
     m = rating_matrix(tidy, criterion)
     total, count = m.sum(axis=1, min_count=1), m.count(axis=1)
@@ -145,9 +132,9 @@ def leave_one_rater_out(tidy: pd.DataFrame, criterion: str, method: str = "spear
         mine = m[rater]
         rated = mine.notna() & (count > 1)
         others = (total[rated] - mine[rated]) / (count[rated] - 1)
-        rows.append({"rater": rater, "n": int(rated.sum()),
-                     "corr": rank_corr(mine[rated].to_numpy(), others.to_numpy(), method)})
-    return pd.DataFrame(rows)
+        res = correlation(mine[rated].to_numpy(), others.to_numpy(), method=method).iloc[0]
+        rows.append({"rater": rater, "n": int(rated.sum()), "corr": res["r"], "note": res["note"]})
+    return pd.DataFrame(rows, columns=["rater", "n", "corr", "note"])
 
 
 def reliability_table(tidy: pd.DataFrame, level: str = "interval",
@@ -157,7 +144,8 @@ def reliability_table(tidy: pd.DataFrame, level: str = "interval",
     a defined correlation; ``loo_n_raters`` of them, the smallest on ``loo_min_stories`` stories).
 
     One row per (dataset, criterion); ``level`` is the alpha's level of measurement (``interval``
-    for the 0–10 Confederacy ratings, ``nominal`` for the Yes/No TTCW verdicts).
+    for the 0–10 Confederacy ratings, ``nominal`` for the Yes/No TTCW verdicts); ``note`` says why
+    an ICC or alpha is NaN (or how many stories the ICC dropped).
     """
     check_tidy(tidy)
     rows = []
@@ -166,8 +154,10 @@ def reliability_table(tidy: pd.DataFrame, level: str = "interval",
             sub = d[d["criterion"] == crit]
             row = {"dataset": dataset, "criterion": crit, "n_raters": int(sub["rater"].nunique()),
                    "n_ratings": int(len(sub))}
-            row.update(icc_oneway(sub, crit))
-            row["alpha"] = alpha(sub, crit, level)
+            icc_row = icc_oneway(sub, crit)
+            alpha_row = alpha(sub, crit, level)
+            row.update({k: v for k, v in icc_row.items() if k != "note"})
+            row["alpha"] = alpha_row["alpha"]
             row["alpha_level"] = level
             for method in ("spearman", "kendall"):
                 per_rater = leave_one_rater_out(sub, crit, method)
@@ -178,5 +168,7 @@ def reliability_table(tidy: pd.DataFrame, level: str = "interval",
                 row[f"loo_{method}_mean"] = float(loo.mean())
                 row[f"loo_{method}_min"] = float(loo.min())
                 row[f"loo_{method}_max"] = float(loo.max())
+            row["note"] = rules.join(*(f"{name}: {n}" for name, n in (("ICC", icc_row["note"]),
+                                                                       ("alpha", alpha_row["note"])) if n))
             rows.append(row)
     return pd.DataFrame(rows)

@@ -85,3 +85,12 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "reasoning_effort": "medium",
     },
 }
+
+
+INDEPENDENCE_PROFILES: dict[str, dict[str, Any]] = {
+    # n_permutations: label permutations of the test whether L1-L3 features alone separate the
+    # categories (notebook 06, ``independence.classify_category_cv``); 0 skips the test (smoke).
+    "smoke": {"n_permutations": 0},
+    "demo": {"n_permutations": 100},
+    "paper": {"n_permutations": 100},
+}

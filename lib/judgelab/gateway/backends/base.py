@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from ..types import Sampling, Usage
+from judgelab.gateway.types import Sampling, Usage
 
 
 @dataclass

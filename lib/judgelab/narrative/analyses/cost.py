@@ -1,0 +1,236 @@
+"""What each judge mode costs in tokens, seconds and dollars (paper 002, section 5.6, Table 5).
+
+The paper measured 60 VisPub narratives (30 endpoint pairs x max-capacity / random) judged by a
+single agent (K = 1) and counted input tokens with tiktoken, "the evaluation prompt and the
+narrative content (article titles formatted as a numbered list)". Here, per mode:
+
+- ``tiktoken_input``: prompt tokens counted offline with tiktoken under the judge model's
+  encoding (:func:`judgelab.tokens.encoding_name_for`; cl100k_base for a non-OpenAI model),
+  content plus the chat framing of :func:`judgelab.tokens.count_message_tokens` (about 4 tokens
+  per message + 3 to prime the reply);
+- ``reported_input`` / ``output_tokens``: the counts the backend reported (the gateway's ledger);
+  NaN when every call's usage was ``estimated`` (the backend reported none);
+- ``time_s``: latency per narrative from the ledger, **fresh calls only**; a cache hit costs no
+  model time and is counted separately (``n_cached``), never averaged in;
+- ``usd_per_1k``: USD per 1,000 narratives = 1,000 x the mean per-call cost from the gateway's
+  price table (``judgelab/gateway/prices.csv``) for the judge model, and ``usd_per_1k_ref`` the
+  same narratives priced as if sent to a reference model (default ``gpt-4.1``, the paper's judge)
+  with tiktoken counts under that model's encoding and the reported output tokens.
+
+Every statistic is mean ± SD (ddof = 1) over the narratives of the sample, one call per
+narrative (K = 1).
+
+Cost–performance (:func:`cost_performance`): for each mode, the correlation r of its mean score
+with coherence and its mean input tokens, relative to the simple mode:
+Δr = r_mode − r_simple, relative gain Δr / r_simple, token increase (t_mode − t_simple) / t_simple,
+and the gain per 100 extra tokens 100 Δr / (t_mode − t_simple). The paper's corresponding figures
+("7% improvement at 83% increased token usage", complex vs simple on VisPub) follow from its Tables 2
+and 5 by the same formulas (:func:`paper_cost_performance`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from judgelab import tokens
+from judgelab.narrative.judges.prompts import MODES, render
+
+REFERENCE_MODEL = "gpt-4.1"
+"""The paper's judge model (section 3.3); used to price a sample at the paper's rates."""
+
+NARRATIVE_KEYS = ["collection", "pair_id", "method"]
+
+
+def cost_collection(paths: pd.DataFrame, preferred: str = "vispub") -> str:
+    """The collection the cost sample is drawn from: ``preferred`` (the paper's VisPub) when
+    notebook 08 extracted paths there, else the first collection in alphabetical order."""
+    present = sorted(paths["collection"].unique())
+    if not present:
+        raise ValueError("no paths to draw a cost sample from (narr_paths is empty)")
+    return preferred if preferred in present else present[0]
+
+
+@dataclass
+class CostSample:
+    """A cost measurement: the ``collection`` sampled, the judged ``sample`` of paths, ``calls``
+    (one row per call: its ledger row joined to its tiktoken counts, :func:`cost_calls`) and the
+    ``split`` of calls into fresh and cached per mode (:func:`fresh_cached_split`)."""
+
+    collection: str
+    sample: pd.DataFrame
+    calls: pd.DataFrame
+    split: pd.DataFrame
+
+
+def run_cost_sample(gw, paths: pd.DataFrame, *, n_pairs: int, modes: Sequence[str] = MODES, seed: int = 0,
+                    max_tokens: int | Mapping[str, int] = 256, reasoning_chars: int = 300,
+                    profile: str = "demo") -> CostSample:
+    """Judge a seeded sample of ``n_pairs`` endpoint pairs (both their paths) of
+    :func:`cost_collection` once (K = 1, the midpoint temperature) in every mode, and read what
+    each call cost from the gateway's ledger (only the rows these calls added).
+
+    With K = 1 the agent differs from notebook 09's, so these are new cache entries; on a re-run
+    that finds them cached, their times are excluded from Table 5 and ``n_cached`` says so.
+    """
+    from judgelab.narrative.judges.run import run_judges, select_pairs
+
+    collection = cost_collection(paths)
+    sample = select_pairs(paths[paths["collection"] == collection], n_pairs, seed)
+    n_before = len(gw.ledger_frame())
+    run_judges(gw, sample, modes=modes, k=1, seed=seed, max_tokens=max_tokens, reasoning_chars=reasoning_chars,
+               profile=profile)
+    ledger = gw.ledger_frame().iloc[n_before:]
+    calls = cost_calls(ledger, prompt_token_table(sample, modes, model=gw.model_name))
+    return CostSample(collection, sample, calls, fresh_cached_split(ledger))
+
+
+def prompt_tokens(system: str, user: str, model: str | None) -> int:
+    """Tiktoken count of a two-message chat prompt under ``model``'s encoding, with chat framing."""
+    return tokens.count_message_tokens(
+        [{"role": "system", "content": system}, {"role": "user", "content": user}], model)
+
+
+def prompt_token_table(paths: pd.DataFrame, modes: Sequence[str] = MODES, model: str | None = None,
+                       reference_model: str = REFERENCE_MODEL,
+                       wording: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Render every narrative of ``paths`` (collection, pair_id, method, titles) in every mode
+    and count its prompt tokens with tiktoken under the judge model's and the reference model's
+    encodings. Columns: collection, pair_id (str), method, mode, n_documents, tiktoken_input,
+    tiktoken_input_ref, encoding, encoding_ref."""
+    rows = []
+    for mode in modes:
+        for r in paths.itertuples(index=False):
+            noun = (wording or {}).get(str(r.collection), str(r.collection))
+            p = render(mode, list(r.titles), noun)
+            rows.append({"collection": str(r.collection), "pair_id": str(r.pair_id), "method": str(r.method),
+                         "mode": mode, "n_documents": len(r.titles),
+                         "tiktoken_input": prompt_tokens(p.system, p.user, model),
+                         "tiktoken_input_ref": prompt_tokens(p.system, p.user, reference_model),
+                         "encoding": tokens.encoding_name_for(model),
+                         "encoding_ref": tokens.encoding_name_for(reference_model)})
+    return pd.DataFrame(rows)
+
+
+def fresh_cached_split(ledger: pd.DataFrame, by: Sequence[str] = ("mode",)) -> pd.DataFrame:
+    """Calls per group split into fresh (sent to the model) and cached (answered from the cache).
+
+    Columns: *by, n_calls, n_fresh, n_cached, fresh_latency_s (summed over fresh calls),
+    cached_latency_s (summed over cache hits; should be ~0)."""
+    d = ledger.copy()
+    d["cached"] = d["cached"].astype(bool)
+    g = d.groupby(list(by))
+    out = pd.DataFrame({
+        "n_calls": g.size(),
+        "n_fresh": g["cached"].apply(lambda s: int((~s).sum())),
+        "n_cached": g["cached"].apply(lambda s: int(s.sum())),
+        "fresh_latency_s": g.apply(lambda x: float(x.loc[~x["cached"], "latency_s"].sum()), include_groups=False),
+        "cached_latency_s": g.apply(lambda x: float(x.loc[x["cached"], "latency_s"].sum()), include_groups=False),
+    })
+    return out.reset_index()
+
+
+def cost_calls(ledger: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame:
+    """Join the ledger rows of a cost sample (tags collection, pair_id, method, mode) to their
+    tiktoken prompt counts. One row per call."""
+    led = ledger.copy()
+    for c in NARRATIVE_KEYS + ["mode"]:
+        led[c] = led[c].astype(str)
+    pr = prompts.copy()
+    for c in NARRATIVE_KEYS + ["mode"]:
+        pr[c] = pr[c].astype(str)
+    return led.merge(pr, on=NARRATIVE_KEYS + ["mode"], how="left", validate="many_to_one")
+
+
+def _mean_sd(s: pd.Series) -> tuple[float, float]:
+    s = pd.to_numeric(s, errors="coerce").dropna()
+    if s.empty:
+        return np.nan, np.nan
+    return float(s.mean()), float(s.std(ddof=1)) if len(s) > 1 else np.nan
+
+
+def cost_table(calls: pd.DataFrame, reference_model: str = REFERENCE_MODEL, prices=None) -> pd.DataFrame:
+    """Table 5: per mode, mean ± SD of tiktoken and reported input tokens, output tokens and
+    fresh-call time per narrative, with fresh / cached / failed counts and USD per 1,000
+    narratives (judge model and reference model prices). One row per mode; ``collection`` names
+    the sampled collection(s).
+
+    ``calls``: :func:`cost_calls` output (ledger columns input_tokens, output_tokens, estimated,
+    latency_s, cached, status, cost_usd, model; plus tiktoken_input, tiktoken_input_ref).
+    ``prices``: a :class:`judgelab.gateway.ledger.PriceTable` (default: the gateway's table).
+    """
+    from judgelab.gateway.ledger import PriceTable
+
+    prices = prices or PriceTable.load()
+    rows = []
+    order = [m for m in MODES if m in set(calls["mode"])] + sorted(set(calls["mode"]) - set(MODES))
+    for mode in order:
+        g = calls[calls["mode"] == mode]
+        cached = g["cached"].astype(bool)
+        estimated = g["estimated"].astype(bool) if "estimated" in g else pd.Series(False, index=g.index)
+        fresh = g[~cached]
+        row = {"collection": ", ".join(sorted(set(map(str, g["collection"])))), "mode": mode, "n_narratives": int(g[NARRATIVE_KEYS].drop_duplicates().shape[0]),
+               "n_calls": int(len(g)), "n_fresh": int((~cached).sum()), "n_cached": int(cached.sum()),
+               "n_failed": int((g["status"] != "ok").sum()) if "status" in g else 0,
+               "encoding": g["encoding"].iloc[0] if "encoding" in g and len(g) else None}
+        row["documents_mean"], row["documents_sd"] = _mean_sd(g["n_documents"])
+        row["tiktoken_input_mean"], row["tiktoken_input_sd"] = _mean_sd(g["tiktoken_input"])
+        rep = g.loc[~estimated, "input_tokens"]
+        row["reported_input_mean"], row["reported_input_sd"] = _mean_sd(rep)
+        row["output_tokens_mean"], row["output_tokens_sd"] = _mean_sd(g.loc[~estimated, "output_tokens"])
+        row["time_s_mean"], row["time_s_sd"] = _mean_sd(fresh["latency_s"])
+        row["usd_per_1k"] = float(pd.to_numeric(g["cost_usd"], errors="coerce").mean() * 1000) if "cost_usd" in g else np.nan
+        ref_cost = [prices.cost(reference_model, int(ti), int(o) if pd.notna(o) else 0)
+                    for ti, o in zip(g["tiktoken_input_ref"], g["output_tokens"])]
+        row["usd_per_1k_ref"] = float(np.mean(ref_cost) * 1000) if ref_cost else np.nan
+        row["reference_model"] = reference_model
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cost_performance(cost: pd.DataFrame, correlations: pd.DataFrame, r_column: str = "r",
+                     tokens_column: str = "tiktoken_input_mean", baseline: str = "simple") -> pd.DataFrame:
+    """Correlation gained per extra token relative to ``baseline``.
+
+    ``cost``: per mode, mean input tokens (``tokens_column``). ``correlations``: per mode, the
+    Pearson r of the mean LLM score with coherence (``r_column``). Columns: mode, tokens, r,
+    token_increase (fraction), r_gain (Δr), r_gain_rel (Δr / r_baseline),
+    r_gain_per_100_tokens (100 Δr / Δtokens; NaN for the baseline).
+    """
+    d = cost[["mode", tokens_column]].merge(correlations[["mode", r_column]], on="mode", how="inner")
+    d = d.rename(columns={tokens_column: "tokens", r_column: "r"})
+    if baseline not in set(d["mode"]):
+        raise ValueError(f"baseline mode {baseline!r} missing from the cost or correlation table")
+    base = d.set_index("mode").loc[baseline]
+    dt = d["tokens"] - base["tokens"]
+    d["token_increase"] = dt / base["tokens"]
+    d["r_gain"] = d["r"] - base["r"]
+    d["r_gain_rel"] = d["r_gain"] / base["r"] if base["r"] else np.nan
+    d["r_gain_per_100_tokens"] = np.where(dt != 0, 100 * d["r_gain"] / dt.where(dt != 0), np.nan)
+    return d
+
+
+def judged_cost_performance(cost: pd.DataFrame, paths: pd.DataFrame, scores: pd.DataFrame, collection: str,
+                            r_column: str = "pearson_avg") -> pd.DataFrame:
+    """:func:`cost_performance` of notebook 09's judges on ``collection``: Pearson r of the mean
+    score with average coherence (``r_column`` of
+    :func:`judgelab.narrative.judges.validity.correlation_table`) against Table 5's mean tiktoken
+    input per mode."""
+    from judgelab.narrative.judges.scores import judged_paths, narrative_scores
+    from judgelab.narrative.judges.validity import correlation_table
+
+    corr = correlation_table(judged_paths(narrative_scores(scores), paths))
+    return cost_performance(cost, corr[corr["collection"] == collection], r_column=r_column)
+
+
+def paper_cost_performance(collection: str = "vispub", metric: str = "pearson_avg") -> pd.DataFrame:
+    """The same quantities derived from the paper's own Table 2 (r) and Table 5 (tokens), so the
+    paper's "7% at 83% more tokens" can be set beside ours. Columns prefixed ``paper_``."""
+    from judgelab.narrative.judges.paper_values import PAPER_TABLE2_PEARSON, PAPER_TABLE5_COST
+
+    cost = pd.DataFrame([{"mode": m, "tokens": v["tokens_mean"]} for m, v in PAPER_TABLE5_COST.items()])
+    corr = pd.DataFrame([{"mode": m, "r": PAPER_TABLE2_PEARSON[(collection, m)][metric]} for m in PAPER_TABLE5_COST])
+    out = cost_performance(cost, corr, tokens_column="tokens")
+    return out.rename(columns={c: f"paper_{c}" for c in out.columns if c != "mode"})

@@ -1,0 +1,192 @@
+"""Figures of notebook 10: Figure 9's six panels (paper 002, section 5.8) and the OOD comparison.
+
+Each function takes the tidy frames of the follow-up analyses (the follow-up table of
+:mod:`judgelab.narrative.analyses.narrative_table` and the tables made from it) or of the OOD
+study (:mod:`judgelab.narrative.analyses.ood_study`) and returns a matplotlib Figure drawn in the
+house style (:mod:`judgelab.style`); the notebook saves them with
+:func:`judgelab.reporting.save_figure`, which places the caption, as ``narr_fig09_<panel>`` and
+``narr_ood_scores``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from judgelab import style  # noqa: E402
+from judgelab.narrative.judges.prompts import MODES  # noqa: E402
+
+
+def _grid(n_cols: int, w: float = style.PANEL_WIDTH, h: float = 4.4):
+    """One row of ``n_cols`` panels in the house size."""
+    fig, axes = style.subplots(n_cols, 1, width=w, height=h)
+    return fig, axes[0]
+
+
+def _finish(fig: plt.Figure, bottom: float = 0.3) -> plt.Figure:
+    """Leave room under the axes for the x label and a caption (save_figure writes it at the bottom)."""
+    fig.subplots_adjust(bottom=bottom, wspace=0.35)
+    return fig
+
+
+def _ordered_modes(df: pd.DataFrame) -> list[str]:
+    have = set(df["mode"])
+    return [m for m in MODES if m in have] + sorted(have - set(MODES))
+
+
+def predictive_r2(table06: pd.DataFrame) -> plt.Figure:
+    """(a) cross-validated R² by model and mode (error bars: SD over folds), one axis per collection."""
+    colls = list(dict.fromkeys(table06["collection"]))
+    fig, axes = _grid(len(colls))
+    for ax, c in zip(axes, colls):
+        d = table06[table06["collection"] == c]
+        modes, models = _ordered_modes(d), list(dict.fromkeys(d["model"]))
+        w = 0.8 / max(1, len(models))
+        for j, m in enumerate(models):
+            dm = d[d["model"] == m].set_index("mode").reindex(modes)
+            ax.bar(np.arange(len(modes)) + j * w, dm["r2_mean"], w, yerr=dm["r2_sd"], label=m, capsize=2)
+        ax.set_xticks(np.arange(len(modes)) + 0.4 - w / 2, modes)
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_title(f"{c}: R² (5-fold CV)")
+        ax.set_ylabel("R²")
+        ax.legend(fontsize=7)
+    return _finish(fig)
+
+
+def disagreement_by_mode(table08: pd.DataFrame) -> plt.Figure:
+    """(b) mean SD across the K agents per mode, one axis per collection."""
+    colls = list(dict.fromkeys(table08["collection"]))
+    fig, axes = _grid(len(colls))
+    for ax, c in zip(axes, colls):
+        d = table08[table08["collection"] == c].set_index("mode").reindex(_ordered_modes(table08[table08["collection"] == c]))
+        ax.bar(d.index, d["mean_sd"], color=style.colour(0), label="this run")
+        if "paper_mean_sd" in d:
+            ax.scatter(d.index, d["paper_mean_sd"], color="k", marker="_", s=300, label="paper")
+        ax.set_title(f"{c}: agent disagreement")
+        ax.set_ylabel("mean SD over K agents")
+        ax.legend(fontsize=7)
+    return _finish(fig)
+
+
+def temporal_scatter(long: pd.DataFrame, mode: str = "standard") -> plt.Figure:
+    """(c) temporal span vs minimum coherence, coloured by the mean LLM score of ``mode`` (or the
+    first mode present)."""
+    if mode not in set(long["mode"]):
+        mode = _ordered_modes(long)[0]
+    d = long[long["mode"] == mode]
+    colls = list(dict.fromkeys(d["collection"]))
+    fig, axes = _grid(len(colls))
+    for ax, c in zip(axes, colls):
+        g = d[d["collection"] == c]
+        sc = ax.scatter(g["temporal_span"], g["min_coherence"], c=g["score_mean"], cmap="viridis", vmin=1, vmax=10, s=18)
+        unit = g["span_unit"].iloc[0] if len(g) else ""
+        ax.set_xlabel(f"temporal span ({unit})")
+        ax.set_ylabel("minimum coherence")
+        ax.set_title(f"{c}: span vs coherence ({mode} score)")
+        fig.colorbar(sc, ax=ax, label=f"LLM {mode} score")
+    return _finish(fig)
+
+
+def complexity_hexbin(long: pd.DataFrame, mode: str = "standard") -> plt.Figure:
+    """(d) path complexity score vs the mean LLM score of ``mode`` (hexbin density)."""
+    if mode not in set(long["mode"]):
+        mode = _ordered_modes(long)[0]
+    d = long[long["mode"] == mode].dropna(subset=["complexity_score", "score_mean"])
+    colls = list(dict.fromkeys(d["collection"]))
+    fig, axes = _grid(len(colls))
+    for ax, c in zip(axes, colls):
+        g = d[d["collection"] == c]
+        ax.hexbin(g["complexity_score"], g["score_mean"], gridsize=12, cmap="viridis", mincnt=1)
+        ax.set_xlabel("complexity score\n(mean z of coherence var, weak links, 1 - efficiency)")
+        ax.set_ylabel(f"LLM {mode} score")
+        ax.set_title(f"{c}: complexity vs score")
+    return _finish(fig)
+
+
+def error_histogram(errors: pd.DataFrame) -> plt.Figure:
+    """(e) normalised LLM score − normalised coherence, per mode, zero line = agreement."""
+    colls = list(dict.fromkeys(errors["collection"]))
+    fig, axes = _grid(len(colls))
+    for ax, c in zip(axes, colls):
+        g = errors[errors["collection"] == c]
+        for m in _ordered_modes(g):
+            ax.hist(g.loc[g["mode"] == m, "error"].dropna(), bins=15, alpha=0.5, label=m)
+        ax.axvline(0, color="k", lw=1)
+        ax.set_xlabel("normalised score − normalised min coherence")
+        ax.set_title(f"{c}: evaluation errors")
+        ax.legend(fontsize=7)
+    return _finish(fig)
+
+
+def method_comparison(summary: pd.DataFrame) -> plt.Figure:
+    """(f) mean minimum coherence and mean LLM score / 10 by method, per mode."""
+    colls = list(dict.fromkeys(summary["collection"]))
+    fig, axes = _grid(len(colls))
+    for ax, c in zip(axes, colls):
+        g = summary[summary["collection"] == c]
+        modes = _ordered_modes(g)
+        labels = ["min coherence"] + [f"LLM {m} / 10" for m in modes]
+        x = np.arange(len(labels))
+        for j, method in enumerate(("maxcap", "random")):
+            gm = g[g["method"] == method].set_index("mode")
+            vals = [gm["min_coherence"].mean()] + [gm["score_scaled"].get(m, np.nan) for m in modes]
+            ax.bar(x + j * 0.4, vals, 0.4, color=style.METHOD_COLOURS[method], label=method)
+        ax.set_xticks(x + 0.2, labels, rotation=30, ha="right", fontsize=7)
+        ax.set_title(f"{c}: max capacity vs random")
+        ax.legend(fontsize=7)
+    return _finish(fig, 0.38)  # rotated labels
+
+
+def ood_scores(long: pd.DataFrame, kinds: Sequence[str]) -> plt.Figure:
+    """LLM score and minimum coherence by narrative kind (in-distribution, OOD, perturbed), one
+    axis per quantity; points are narratives (mean over K agents), one colour per mode."""
+    fig, axes = _grid(2, w=5.5)
+    kinds = [k for k in kinds if k in set(long["kind"])]
+    modes = _ordered_modes(long)
+    for ax, col, label in zip(axes, ("score_mean", "min_coherence"), ("mean LLM score", "minimum coherence")):
+        for j, m in enumerate(modes):
+            for i, k in enumerate(kinds):
+                v = long.loc[(long["kind"] == k) & (long["mode"] == m), col].dropna()
+                xs = np.full(len(v), i + (j - (len(modes) - 1) / 2) * 0.15)
+                ax.scatter(xs, v, s=14, alpha=0.7, color=style.colour(j), label=m if i == 0 else None)
+        ax.set_xticks(range(len(kinds)), kinds, rotation=30, ha="right")
+        ax.set_ylabel(label)
+        ax.legend(fontsize=7)
+    return _finish(fig, 0.38)  # rotated labels
+
+
+FIGURE9_CAPTIONS: dict[str, str] = {
+    "a_predictive": "Fig. 9(a) cross-validated R² by model and mode.",
+    "b_disagreement": "Fig. 9(b) mean SD across K agents per mode (bars) and the paper's (dashes).",
+    "c_temporal": "Fig. 9(c) temporal span vs minimum coherence, coloured by the LLM score.",
+    "d_complexity": "Fig. 9(d) path complexity vs LLM score.",
+    "e_errors": "Fig. 9(e) normalised score minus normalised minimum coherence.",
+    "f_methods": "Fig. 9(f) coherence and scaled LLM score by method.",
+}
+"""What each panel of Figure 9 shows (the notebook adds the run's provenance)."""
+
+
+def figure9_panels(table06: pd.DataFrame, table08: pd.DataFrame, long: pd.DataFrame) -> list[tuple[str, plt.Figure, str]]:
+    """Figure 9's six panels as ``(panel name, figure, caption)``, saved as ``narr_fig09_<name>``.
+
+    ``table06``: Table 6 (:func:`judgelab.narrative.analyses.prediction.predictive_table`);
+    ``table08``: Table 8 (agent disagreement per mode, with ``paper_mean_sd``); ``long``: the
+    follow-up table (:func:`judgelab.narrative.analyses.narrative_table.narrative_table`).
+    """
+    from judgelab.narrative.analyses.by_method import method_summary
+    from judgelab.narrative.analyses.errors import evaluation_errors
+
+    figs = {
+        "a_predictive": lambda: predictive_r2(table06),
+        "b_disagreement": lambda: disagreement_by_mode(table08),
+        "c_temporal": lambda: temporal_scatter(long),
+        "d_complexity": lambda: complexity_hexbin(long),
+        "e_errors": lambda: error_histogram(evaluation_errors(long)),
+        "f_methods": lambda: method_comparison(method_summary(long)),
+    }
+    return [(name, make(), FIGURE9_CAPTIONS[name]) for name, make in figs.items()]

@@ -1,0 +1,88 @@
+"""News and VisPub documents in ONE embedding space, with the landscape and coherence fitted on
+their union (paper 002, section 5.7: what the out-of-distribution narratives are drawn from).
+
+Both collections are embedded with the same backend: by default the bundled MiniLM, since the data
+mirror has the authors' OpenAI vectors for news only, and mixing them with MiniLM VisPub vectors
+would put the two collections in different spaces. The joint landscape is fitted as in notebook 07
+(UMAP 48-d cosine + HDBSCAN soft memberships) and coherence θ = √(S·T) is computed on it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class JointCollection:
+    """News and VisPub documents in one embedding space: ``docs`` (collection, doc, title, date,
+    joint index = row), the shared ``embeddings`` and the joint landscape's dense coherence."""
+
+    docs: pd.DataFrame
+    embeddings: np.ndarray
+    coherence: np.ndarray
+    n_topics: int
+    embedding_source: str
+
+    @property
+    def collection_of(self) -> np.ndarray:
+        return self.docs["collection"].to_numpy()
+
+
+def union_documents(docs_by_collection: dict[str, pd.DataFrame], names: Sequence[str] = ("news", "vispub"),
+                    subset: dict[str, int | None] | None = None) -> dict[str, pd.DataFrame]:
+    """The document frames (doc, title, date, text) of ``names``: notebook 07's
+    ``narr_documents_<name>`` frame when given, else loaded from the data mirror
+    (:func:`judgelab.narrative.landscape.collections.load_collection`). ``subset`` maps a name to about how
+    many documents to keep, spread evenly over time (:meth:`DocumentCollection.every_kth`)."""
+    from judgelab.narrative.landscape.collections import DocumentCollection, load_collection
+
+    out = {}
+    for name in names:
+        if name in docs_by_collection:
+            col = DocumentCollection(name, docs_by_collection[name].sort_values("doc").reset_index(drop=True))
+        else:
+            col = load_collection(name)
+        out[name] = col.every_kth((subset or {}).get(name)).docs
+    return out
+
+
+def embed_union(docs_by_collection: dict[str, pd.DataFrame], backend=None, *, n_neighbors: int = 16,
+                min_cluster_size: int = 5, seed: int = 42, jsd_base: float = math.e) -> JointCollection:
+    """Embed the union of the collections with ONE backend (default: the bundled MiniLM; the
+    mirror's OpenAI vectors cover news only, so mixing them with MiniLM VisPub vectors would put
+    the two collections in different spaces), fit the joint landscape (UMAP 48-d cosine + HDBSCAN
+    soft memberships, :func:`judgelab.narrative.landscape.projection.fit_landscape`) and compute the dense
+    coherence θ = √(S·T) on it (:func:`judgelab.narrative.landscape.coherence.coherence_matrix`).
+
+    ``docs_by_collection`` maps a name to a frame with doc, title, date, text.
+    """
+    from judgelab.narrative.landscape.coherence import coherence_matrix
+    from judgelab.embeddings import MiniLMEmbeddings
+    from judgelab.narrative.landscape.projection import fit_landscape
+
+    backend = backend or MiniLMEmbeddings()
+    parts = []
+    for name, d in docs_by_collection.items():
+        parts.append(pd.DataFrame({"collection": name, "doc": d["doc"].to_numpy(), "title": d["title"].to_numpy(),
+                                   "date": pd.to_datetime(d["date"]).to_numpy(), "text": d["text"].to_numpy()}))
+    docs = pd.concat(parts, ignore_index=True)
+    docs["joint"] = np.arange(len(docs))
+    emb = np.asarray(backend.embed(docs["text"].tolist()), dtype=np.float32)
+    land = fit_landscape(emb, n_neighbors=n_neighbors, min_cluster_size=min_cluster_size, seed=seed)
+    coh = coherence_matrix(emb, land.memberships, jsd_base)
+    return JointCollection(docs.drop(columns=["text"]), emb, coh, land.n_topics, getattr(backend, "name", "?"))
+
+
+def build_joint_collection(docs_by_collection: dict[str, pd.DataFrame], names: Sequence[str] = ("news", "vispub"),
+                           *, subset: dict[str, int | None] | None = None, backend=None, n_neighbors: int = 16,
+                           min_cluster_size: int = 5, seed: int = 42, jsd_base: float = math.e) -> JointCollection:
+    """The joint collection of ``names`` (:func:`union_documents`: notebook 07's documents where
+    given, else the data mirror's; ``subset`` thins a collection evenly over time), embedded and
+    fitted by :func:`embed_union`."""
+    union = union_documents(docs_by_collection, names, subset=subset)
+    return embed_union(union, backend, n_neighbors=n_neighbors, min_cluster_size=min_cluster_size,
+                       seed=seed, jsd_base=jsd_base)

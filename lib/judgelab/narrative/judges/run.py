@@ -1,0 +1,225 @@
+"""Run the K-agent narrative judges through the gateway (paper 002, sections 3.3–3.4).
+
+For each narrative (a path of notebook 08), each prompt mode and each of K agents, one chat
+request goes to :meth:`judgelab.gateway.Gateway.run_batch`. The agents differ in temperature
+(spread evenly over 0.3–0.7, as in the paper) and seed, and each carries its own replicate index,
+so every (narrative, mode, agent) is its own cache entry. A failed call stays a row with
+``status="failed"`` and ``score=NaN``: it is reported, never scored.
+
+Output: the tidy frame of ``narr_judge_scores.parquet`` (CONTRIBUTING.md): collection, pair_id,
+method, mode, agent, temperature, seed, score, status, input_tokens, output_tokens, latency_s,
+cached, backend, model, profile.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from judgelab.narrative.judges.prompts import MODES, check_mode, render
+from judgelab.narrative.judges.schemas import (DEFAULT_EXPLANATION_CHARS, DEFAULT_REASONING_CHARS, SCORE_FIELDS, judge_schema,
+                            overall_score)
+
+SCORE_COLUMNS: tuple[str, ...] = (
+    "collection", "pair_id", "method", "mode", "agent", "temperature", "seed", "score", "status",
+    "input_tokens", "output_tokens", "latency_s", "cached", "backend", "model", "profile",
+)
+"""Columns of ``narr_judge_scores.parquet`` in contract order."""
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One of the K judge agents: its index (also the request's replicate), temperature, seed."""
+
+    agent: int
+    temperature: float
+    seed: int
+
+
+def agent_spread(k: int, temperature_range: tuple[float, float] = (0.3, 0.7), base_seed: int = 0) -> list[Agent]:
+    """K agents with temperatures evenly spaced over ``temperature_range`` (both ends included;
+    one agent sits at the midpoint) and seeds ``base_seed + j`` for agent j = 0..K-1."""
+    if int(k) < 1:
+        raise ValueError(f"K must be >= 1, got {k}")
+    lo, hi = temperature_range
+    temps = [(lo + hi) / 2.0] if k == 1 else np.linspace(lo, hi, int(k)).tolist()
+    return [Agent(agent=j, temperature=round(float(t), 6), seed=int(base_seed) + j) for j, t in enumerate(temps)]
+
+
+def select_pairs(paths: pd.DataFrame, n_pairs: int | None, seed: int) -> pd.DataFrame:
+    """The paths of ``n_pairs`` endpoint pairs per collection (all when None), drawn with a
+    seeded generator among pairs that have both a max-capacity and a random path; both methods
+    of each selected pair are kept. Output sorted by collection, pair_id, method."""
+    out = []
+    for coll, g in paths.groupby("collection", sort=True):
+        both = g.groupby("pair_id")["method"].nunique()
+        pairs = np.sort(both[both >= 2].index.to_numpy())
+        if n_pairs is not None and n_pairs < len(pairs):
+            rng = np.random.default_rng(seed)
+            pairs = np.sort(rng.choice(pairs, size=int(n_pairs), replace=False))
+        out.append(g[g["pair_id"].isin(pairs)])
+    if not out:
+        return paths.iloc[0:0]
+    return pd.concat(out).sort_values(["collection", "pair_id", "method"]).reset_index(drop=True)
+
+
+def token_budget(max_tokens: int | Mapping[str, int], mode: str, explanations: bool = False) -> int:
+    """The output budget of one call: the profile's ``max_tokens`` for ``mode``, plus, when
+    explanations are requested, room for each explanation field at its ``maxLength`` (counted
+    generously as one token per 3 characters, plus 8 tokens for the key)."""
+    base = int(max_tokens[mode]) if isinstance(max_tokens, Mapping) else int(max_tokens)
+    if not explanations:
+        return base
+    n_fields = 1 if mode in ("simple", "cot") else len(SCORE_FIELDS[mode])
+    return base + n_fields * (-(-DEFAULT_EXPLANATION_CHARS // 3) + 8)
+
+
+def build_requests(
+    paths: pd.DataFrame,
+    agents_by_collection: Mapping[str, Sequence[Agent]],
+    modes: Sequence[str] = MODES,
+    *,
+    max_tokens: int | Mapping[str, int] = 256,
+    explanations: bool = False,
+    reasoning_chars: int = DEFAULT_REASONING_CHARS,
+    wording: Mapping[str, str] | None = None,
+) -> tuple[list[dict], list]:
+    """One ChatRequest per (narrative, mode, agent), with its metadata row.
+
+    ``paths`` needs collection, pair_id, method and titles (list of str, path order).
+    ``wording`` maps a collection to the noun phrase used in the prompt (default: news ->
+    "news articles", vispub -> "scientific articles"). Returns ``(meta, requests)`` in the same
+    order. The request's ``replicate`` is the agent index and ``template_version`` the prompt
+    file's version, so every agent and every prompt revision is its own cache entry.
+    """
+    from judgelab.gateway import ChatRequest, Message, Sampling
+
+    meta, reqs = [], []
+    for mode in modes:
+        check_mode(mode)
+        schema = judge_schema(mode, explanations=explanations, reasoning_chars=reasoning_chars)
+        for row in paths.itertuples(index=False):
+            coll = str(row.collection)
+            noun = (wording or {}).get(coll, coll)
+            prompt = render(mode, list(row.titles), noun, explanations=explanations)
+            for ag in agents_by_collection[coll]:
+                reqs.append(ChatRequest(
+                    messages=[Message(role="system", content=prompt.system),
+                              Message(role="user", content=prompt.user)],
+                    schema=schema,
+                    sampling=Sampling(temperature=ag.temperature, top_p=None, seed=ag.seed,
+                                      max_tokens=token_budget(max_tokens, mode, explanations), reasoning_effort=None),
+                    replicate=ag.agent,
+                    template_version=prompt.template_version,
+                    tags={"study": "narrative", "notebook": "09", "collection": coll,
+                          "pair_id": str(row.pair_id), "method": str(row.method), "mode": mode,
+                          "agent": str(ag.agent)},
+                    truncation=None,
+                ))
+                meta.append({"collection": coll, "pair_id": row.pair_id, "method": str(row.method),
+                             "mode": mode, "agent": ag.agent, "temperature": ag.temperature, "seed": ag.seed})
+    return meta, reqs
+
+
+def result_row(meta: dict, res, profile: str) -> dict:
+    """One tidy row from a request's metadata and its gateway result."""
+    ok = res.status == "ok" and res.parsed is not None
+    usage = res.usage
+    return {
+        **meta,
+        "score": overall_score(meta["mode"], res.parsed) if ok else float("nan"),
+        "status": "ok" if ok else "failed",
+        "input_tokens": getattr(usage, "input_tokens", None),
+        "output_tokens": getattr(usage, "output_tokens", None),
+        "latency_s": res.latency_s,
+        "cached": bool(res.cached),
+        "backend": res.backend,
+        "model": res.model,
+        "profile": profile,
+    }
+
+
+def tidy_scores(rows: list[dict]) -> pd.DataFrame:
+    """Rows -> the contract frame with stable dtypes (columns in :data:`SCORE_COLUMNS` order)."""
+    df = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    for col in ("agent", "seed"):
+        df[col] = df[col].astype("int64")
+    for col in ("temperature", "score", "latency_s"):
+        df[col] = df[col].astype("float64")
+    for col in ("input_tokens", "output_tokens"):
+        df[col] = df[col].astype("Int64")
+    df["cached"] = df["cached"].astype(bool)
+    return df
+
+
+def run_judges(
+    gw,
+    paths: pd.DataFrame,
+    *,
+    modes: Sequence[str] = MODES,
+    k: int | None = None,
+    temperature_range: tuple[float, float] = (0.3, 0.7),
+    seed: int = 0,
+    max_tokens: int | Mapping[str, int] = 256,
+    explanations: bool = False,
+    reasoning_chars: int = DEFAULT_REASONING_CHARS,
+    wording: Mapping[str, str] | None = None,
+    profile: str = "demo",
+    concurrency: int | None = None,
+) -> pd.DataFrame:
+    """Judge every path in every mode with K agents; return the tidy scores frame.
+
+    ``k`` None takes the paper's K per collection (5 news, 3 VisPub;
+    :func:`judgelab.narrative.judges.settings.k_for`).
+    """
+    from judgelab.narrative.judges.settings import k_for
+
+    agents = {c: agent_spread(k_for(c, k), temperature_range, seed) for c in paths["collection"].unique()}
+    meta, reqs = build_requests(paths, agents, modes, max_tokens=max_tokens, explanations=explanations,
+                                reasoning_chars=reasoning_chars, wording=wording)
+    results = gw.run_batch(reqs, concurrency=concurrency, desc="narrative judges")
+    return tidy_scores([result_row(m, r, profile) for m, r in zip(meta, results)])
+
+
+# --------------------------------------------------------------------------- what the notebook shows
+
+def agents_table(collections, k: int | None, temperature_range: tuple[float, float] = (0.3, 0.7),
+                 base_seed: int = 0) -> pd.DataFrame:
+    """The K agents of each collection (:func:`agent_spread` with
+    :func:`judgelab.narrative.judges.settings.k_for`): collection, agent, temperature, seed."""
+    from judgelab.narrative.judges.settings import k_for
+
+    rows = [{"collection": c, "agent": a.agent, "temperature": a.temperature, "seed": a.seed}
+            for c in collections for a in agent_spread(k_for(c, k), temperature_range, base_seed)]
+    return pd.DataFrame(rows, columns=["collection", "agent", "temperature", "seed"])
+
+
+def prompt_preview(titles: Sequence[str], collection: str, modes: Sequence[str] = MODES,
+                   explanations: bool = False) -> str:
+    """Markdown showing each mode's prompt as the judge sees it (system message, then user
+    message) for one narrative, headed by the mode and its template version."""
+    parts = []
+    for mode in modes:
+        p = render(mode, list(titles), collection, explanations=explanations)
+        parts.append(f"**{mode}** (`{p.template_version}`)\n\n```text\n{p.system}\n\n{p.user}\n```")
+    return "\n\n".join(parts)
+
+
+def call_summary(scores: pd.DataFrame) -> pd.DataFrame:
+    """Calls per collection, mode and status with the mean score (ok calls have one), the tokens
+    in and out, the calls answered from the cache and the seconds spent (sums)."""
+    return (scores.groupby(["collection", "mode", "status"])
+                  .agg(calls=("score", "size"), score_mean=("score", "mean"), input_tokens=("input_tokens", "sum"),
+                       output_tokens=("output_tokens", "sum"), cached=("cached", "sum"), latency_s=("latency_s", "sum"))
+                  .reset_index())
+
+
+def ledger_by_mode(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Mean and sum of input tokens, output tokens and seconds per judge mode, from the gateway's
+    ledger (:meth:`judgelab.gateway.Gateway.ledger_frame`); empty when no call was made."""
+    cols = ["input_tokens", "output_tokens", "latency_s"]
+    if ledger.empty or "mode" not in ledger.columns:
+        return pd.DataFrame(columns=pd.MultiIndex.from_product([cols, ["mean", "sum"]]))
+    return ledger.groupby("mode")[cols].agg(["mean", "sum"])

@@ -1,0 +1,131 @@
+"""Narrative coherence between documents (paper eq. 1; Keith Norambuena & Mitra 2021; German et al. 2025).
+
+    theta(u, v) = sqrt( S(z_u, z_v) * T(p_u, p_v) )
+    S = 1 - arccos(cos_sim(z_u, z_v)) / pi          angular similarity of the original embeddings
+    T = 1 - JSD_b(p_u, p_v)                         topic similarity of the HDBSCAN membership vectors
+
+``JSD_b`` is the Jensen-Shannon *distance* (the square root of the divergence, Lin 1991), as
+``scipy.spatial.distance.jensenshannon`` returns and as the original Narrative Trails code used,
+with log base ``b``. The original used the natural log (scipy's default): the distance is then at
+most sqrt(ln 2) = 0.8326, so T never drops below 0.1674. With base 2 the distance spans [0, 1] and
+T can reach 0; every T < 1 becomes smaller (JSD_2 = JSD_e / sqrt(ln 2)), so every coherence between
+documents of different topics drops and the critical coherence moves with it (notebook 07 reports
+both). The diagonal (self-coherence) is set to 0: the graph has no self-loops.
+
+:func:`coherence_matrix` computes the dense n x n matrix block by block into a float32 array
+(one 20,000-document matrix is 1.6 GB; no float64 n x n temporary is ever made).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.spatial.distance import jensenshannon
+
+from judgelab.embeddings import l2_normalise
+
+
+def angular_similarity(z_u: np.ndarray, z_v: np.ndarray) -> float:
+    """S = 1 - arccos(cos_sim)/pi, cos_sim clipped to [-1, 1] against rounding."""
+    z_u, z_v = np.asarray(z_u, float), np.asarray(z_v, float)
+    cos = float(z_u @ z_v / (np.linalg.norm(z_u) * np.linalg.norm(z_v)))
+    return 1.0 - math.acos(min(1.0, max(-1.0, cos))) / math.pi
+
+
+def topic_similarity(p_u: np.ndarray, p_v: np.ndarray, base: float = math.e) -> float:
+    """T = 1 - Jensen-Shannon distance with log ``base`` (scipy.spatial.distance.jensenshannon)."""
+    return 1.0 - float(jensenshannon(np.asarray(p_u, float), np.asarray(p_v, float), base=base))
+
+
+def coherence(z_u, z_v, p_u, p_v, base: float = math.e) -> float:
+    """theta(u, v) = sqrt(S * T) for one pair (the reference the matrix version is tested against)."""
+    return math.sqrt(angular_similarity(z_u, z_v) * topic_similarity(p_u, p_v, base))
+
+
+def _normalise_rows(p: np.ndarray, name: str) -> np.ndarray:
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_docs x n_topics), got shape {p.shape}")
+    if (p < 0).any() or not np.isfinite(p).all():
+        row = int(np.flatnonzero(~((p >= 0) & np.isfinite(p)).all(axis=1))[0])
+        raise ValueError(f"{name}: row {row} has negative or non-finite values")
+    sums = p.sum(axis=1, keepdims=True)
+    if (sums <= 0).any():
+        raise ValueError(f"{name}: row {int(np.flatnonzero(sums[:, 0] <= 0)[0])} sums to 0")
+    return p / sums
+
+
+def neg_entropy(x: np.ndarray) -> np.ndarray:
+    """sum_k x_k ln x_k along the last axis, with 0 ln 0 = 0 (minus the Shannon entropy, nats)."""
+    lx = np.log(np.maximum(x, np.finfo(x.dtype).tiny))
+    lx *= x
+    return lx.sum(axis=-1)
+
+
+def js_distance_block(a: np.ndarray, p: np.ndarray, base: float = math.e,
+                      h_a: np.ndarray | None = None, h_p: np.ndarray | None = None,
+                      dtype=np.float64) -> np.ndarray:
+    """Jensen-Shannon distances between rows of ``a`` (b x k) and rows of ``p`` (n x k), b x n.
+
+    JSD(p, q) = H((p+q)/2) - (H(p) + H(q))/2 in nats, divided by ln(base), clipped at 0, square
+    root taken; H is the Shannon entropy with 0 log 0 = 0. ``h_a``/``h_p`` are the rows'
+    precomputed sum x ln x (:func:`neg_entropy`). Equal to ``scipy.spatial.distance.jensenshannon``
+    (tested), vectorised over a block.
+    """
+    a = np.asarray(a, dtype=dtype)
+    p = np.asarray(p, dtype=dtype)
+    h_a = neg_entropy(a) if h_a is None else h_a
+    h_p = neg_entropy(p) if h_p is None else h_p
+    m = a[:, None, :] + p[None, :, :]
+    m *= 0.5
+    jsd = 0.5 * (h_a[:, None] + h_p[None, :]) - neg_entropy(m)
+    jsd /= math.log(base)
+    np.maximum(jsd, 0, out=jsd)
+    return np.sqrt(jsd, out=jsd)
+
+
+def coherence_matrix(embeddings: np.ndarray, memberships: np.ndarray, base: float = math.e, *,
+                     out: np.ndarray | None = None, block_elements: int = 1_000_000,
+                     row_block_elements: int = 16_000_000, compute_dtype=np.float64) -> np.ndarray:
+    """Dense coherence matrix theta (n x n float32, zero diagonal), computed in row blocks.
+
+    Only the upper triangle is computed (theta is symmetric) and mirrored. Row blocks of about
+    ``row_block_elements`` entries share one matrix product (BLAS is slow on thin blocks); inside,
+    the b x n x k mixture temporary of the JSD is bounded by ``block_elements``. ``compute_dtype``
+    is the precision of that temporary (float64 by default; float32 is about twice as fast, ~1e-6 error
+    in theta). ``out`` may be a preallocated float32 (n, n) array (e.g. a memory map).
+    """
+    z = l2_normalise(embeddings)
+    p = _normalise_rows(memberships, "memberships").astype(compute_dtype)
+    n, k = p.shape
+    if z.shape[0] != n:
+        raise ValueError(f"{z.shape[0]} embedding rows but {n} membership rows")
+    if out is None:
+        out = np.empty((n, n), dtype=np.float32)
+    h_p = neg_entropy(p)
+    big = max(1, int(row_block_elements // n))
+    small = max(1, int(block_elements // max(1, n * k)))
+    for i0 in range(0, n, big):
+        i1 = min(n, i0 + big)
+        cos = z[i0:i1] @ z[i0:].T                       # upper part only: columns i0..n-1
+        np.clip(cos, -1.0, 1.0, out=cos)
+        s = np.arccos(cos, out=cos)
+        s *= -1.0 / math.pi
+        s += 1.0                                        # S = 1 - arccos(cos)/pi
+        for a0 in range(i0, i1, small):
+            a1 = min(i1, a0 + small)
+            t = js_distance_block(p[a0:a1], p[i0:], base, h_a=h_p[a0:a1], h_p=h_p[i0:], dtype=compute_dtype)
+            np.subtract(1.0, t, out=t)                  # T = 1 - JSD
+            np.maximum(t, 0, out=t)
+            t *= s[a0 - i0:a1 - i0]
+            s[a0 - i0:a1 - i0] = np.sqrt(t, out=t)      # theta, written over S
+        out[i0:i1, i0:] = s
+        out[i0:, i0:i1] = s.T
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+def offdiagonal(matrix: np.ndarray) -> np.ndarray:
+    """The upper-triangle values (i < j) of a square matrix, as a flat array."""
+    iu = np.triu_indices(matrix.shape[0], k=1)
+    return matrix[iu]

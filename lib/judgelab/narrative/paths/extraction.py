@@ -1,0 +1,192 @@
+"""Endpoint pairs -> max-capacity and random chronological paths -> the tidy ``narr_paths`` table.
+
+:func:`extract_narratives` is one (collection, landscape seed); :func:`extract_over_seeds` repeats
+it on every path seed notebook 07 kept (UMAP seed = sampling seed = baseline seed) and
+:func:`extract_study` on every collection, from notebook 07's files. The columns are the contract
+of CONTRIBUTING.md (``narr_paths.parquet``): collection, pair_id, stratum, method (maxcap/random),
+source, target, path, titles, length, min_coherence, mean_coherence, reliability,
+temporal_span_days, coherence_var, weak_link_ratio, seed. :func:`save_paths` writes the main seed's
+rows as ``narr_paths`` and every seed's as ``narr_paths_seeds`` through :mod:`judgelab.interim`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judgelab import interim
+from judgelab.narrative.landscape import store
+from judgelab.narrative.settings import PathSettings
+
+from judgelab.narrative.paths.baseline import random_baselines
+from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints, sparse_degree
+from judgelab.narrative.paths.metrics import path_metrics, pooled_edge_median, weak_link_ratios
+from judgelab.narrative.paths.widest import widest_path
+from judgelab.stats.effects import auc, cohens_d
+
+PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target", "path", "titles",
+                "length", "min_coherence", "mean_coherence", "reliability", "temporal_span_days",
+                "coherence_var", "weak_link_ratio", "seed"]
+
+
+def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
+                       titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
+                       seed: int, temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
+    """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4).
+
+    ``strict_dates``: random-baseline intermediates strictly between the endpoints' dates
+    (:mod:`baseline`).
+    """
+    dates = np.asarray(dates)
+    titles = list(titles)
+    tdates = dates if temporal else None
+
+    def maxcap(s, t):
+        return widest_path(c, s, t, threshold=critical, dates=tdates)[0]
+
+    pools = candidate_pools(labels, dates, sparse_degree(c, critical), embeddings)
+    pairs = sample_endpoints(pools, n_pairs, maxcap, seed)
+    if pairs.empty:
+        raise ValueError(f"{collection}: no endpoint pair with a path")
+    lengths = pairs["path"].map(len).to_numpy()
+    randoms = random_baselines(list(zip(pairs["source"], pairs["target"])), dates, lengths, seed,
+                               pair_ids=pairs["pair_id"].tolist(), strict=strict_dates)
+    rows = []
+    for method, plist in (("maxcap", pairs["path"].tolist()), ("random", randoms)):
+        for rec, path in zip(pairs.itertuples(index=False), plist):
+            rows.append({"collection": collection, "pair_id": int(rec.pair_id), "stratum": rec.stratum,
+                         "method": method, "source": int(rec.source), "target": int(rec.target),
+                         "path": [int(x) for x in path], "titles": [titles[x] for x in path],
+                         **path_metrics(path, c, dates), "seed": int(seed)})
+    out = pd.DataFrame(rows)
+    ref = pooled_edge_median(out["path"].tolist(), c)
+    out["weak_link_ratio"] = weak_link_ratios(out["path"].tolist(), c, ref)
+    out.attrs.update(pairs.attrs)
+    out.attrs["weak_link_reference"] = ref
+    return out[PATH_COLUMNS]
+
+
+def baseline_rule_sensitivity(paths: pd.DataFrame, c: np.ndarray, dates: np.ndarray) -> pd.DataFrame:
+    """Redraw the random baseline of one (collection, seed) under both date rules (inclusive and
+    strict) with the same seed, and compare each to the max-capacity paths: length gap, mean
+    minimum coherence of the random paths, Cohen's d and AUC of the minimum coherence."""
+    mc = paths[paths["method"] == "maxcap"].sort_values("pair_id")
+    seed = int(mc["seed"].iloc[0])
+    lengths = mc["length"].to_numpy()
+    mc_min = mc["min_coherence"].to_numpy(float)
+    rows = []
+    for strict in (False, True):
+        rand = random_baselines(list(zip(mc["source"], mc["target"])), dates, lengths, seed,
+                                pair_ids=mc["pair_id"].tolist(), strict=strict)
+        r_min = np.array([path_metrics(p, c)["min_coherence"] for p in rand])
+        rows.append({"collection": mc["collection"].iloc[0], "seed": seed,
+                     "baseline_dates": "strict" if strict else "inclusive",
+                     "length_gap": float(lengths.mean() - np.mean([len(p) for p in rand])),
+                     "random_mean_min_coherence": float(r_min.mean()),
+                     "d_min_coherence": cohens_d(mc_min, r_min)["d"].item(),
+                     "auc_min_coherence": auc(mc_min, r_min)["auc"].item()})
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class SeedPaths:
+    """One collection's paths on every path seed, with what each extraction recorded."""
+
+    paths: pd.DataFrame            # PATH_COLUMNS, every seed
+    baseline_rules: pd.DataFrame   # :func:`baseline_rule_sensitivity`, every seed
+    rejections: pd.DataFrame       # one row per seed: pairs rejected per stratum, shortfall
+    critical_by_seed: np.ndarray   # critical coherence of each path seed's landscape
+
+
+def rejection_row(collection: str, seed: int, attrs: dict) -> dict:
+    """What endpoint sampling gave up on: candidate pairs without a path, per stratum; pairs short
+    of the quota; and the pooled edge median used for the weak-link ratio."""
+    return {"collection": collection, "seed": int(seed),
+            **{f"rejected_{k}": v for k, v in attrs["rejected"].items()},
+            "shortfall": sum(attrs["shortfall"].values()), "weak_link_reference": attrs["weak_link_reference"]}
+
+
+def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, temporal: bool = True,
+                       strict_dates: bool = True) -> SeedPaths:
+    """:func:`extract_narratives` on every path seed of notebook 07's landscape (npz dict of
+    :func:`judgelab.narrative.landscape.store.load_landscape`), each with its own coherence
+    matrix, critical value and topics, seeded with the landscape's seed; plus the baseline's
+    date-rule sensitivity of each seed."""
+    out, rules, rejections = [], [], []
+    for k, seed in enumerate(landscape["path_seeds"]):
+        c = landscape["coherence_by_seed"][k]
+        paths = extract_narratives(collection, c, float(landscape["critical_path_seeds"][k]), landscape["dates"],
+                                   titles, landscape["labels_by_seed"][k], landscape["embeddings"],
+                                   n_pairs=n_pairs, seed=int(seed), temporal=temporal, strict_dates=strict_dates)
+        rules.append(baseline_rule_sensitivity(paths, c, landscape["dates"]))
+        rejections.append(rejection_row(collection, int(seed), paths.attrs))
+        out.append(paths)
+    return SeedPaths(pd.concat(out, ignore_index=True), pd.concat(rules, ignore_index=True),
+                     pd.DataFrame(rejections), np.asarray(landscape["critical_path_seeds"]))
+
+
+@dataclass
+class PathStudy:
+    """Notebook 08's paths for every collection; ``main`` is the main landscape seed's."""
+
+    settings: PathSettings
+    main_seed: int
+    collections: dict[str, SeedPaths]
+    landscapes: dict[str, dict]    # notebook 07's npz per collection (2-D map, topics for figures)
+
+    @cached_property
+    def seeds(self) -> pd.DataFrame:
+        """Every seed's paths (``narr_paths_seeds``)."""
+        return pd.concat([c.paths for c in self.collections.values()], ignore_index=True)
+
+    @cached_property
+    def main(self) -> pd.DataFrame:
+        """The main seed's paths (``narr_paths``; read by notebooks 09 and 10)."""
+        s = self.seeds
+        return s[s["seed"] == self.main_seed].reset_index(drop=True)
+
+    @property
+    def rejections(self) -> pd.DataFrame:
+        return pd.concat([c.rejections for c in self.collections.values()], ignore_index=True)
+
+    @property
+    def baseline_rules(self) -> pd.DataFrame:
+        return pd.concat([c.baseline_rules for c in self.collections.values()], ignore_index=True)
+
+    @property
+    def critical_by_seed(self) -> dict[str, np.ndarray]:
+        return {name: c.critical_by_seed for name, c in self.collections.items()}
+
+    def overview(self) -> pd.DataFrame:
+        """One row per collection: path seeds, pairs per seed, where the embeddings came from."""
+        return pd.DataFrame([{"collection": name, "path_seeds": [int(s) for s in self.landscapes[name]["path_seeds"]],
+                              "pairs_per_seed": self.settings.pairs_for(name),
+                              "temporal": self.settings.temporal,
+                              "baseline_strict_dates": self.settings.strict_dates(name),
+                              "embedding_source": str(self.landscapes[name]["embedding_source"])}
+                             for name in self.collections])
+
+
+def extract_study(settings: PathSettings, names: list[str] | None = None) -> PathStudy:
+    """:func:`extract_over_seeds` for every collection of the profile for which notebook 07 wrote a
+    landscape in this output root (or ``names``)."""
+    present = store.landscape_collections()
+    names = names if names is not None else [n for n in settings.knobs["collections"] if n in present]
+    if not names:
+        raise FileNotFoundError(f"no narr_landscape_*.npz for {sorted(settings.knobs['collections'])} in "
+                                f"{store.landscape_path('x').parent}: run notebook 07 first (same PROFILE)")
+    landscapes, out = {}, {}
+    for name in names:
+        landscapes[name] = store.load_landscape(name)
+        out[name] = extract_over_seeds(name, landscapes[name], store.load_documents(name)["title"],
+                                       settings.pairs_for(name), settings.temporal, settings.strict_dates(name))
+    main_seed = int(landscapes[names[0]]["main_seed"])
+    return PathStudy(settings, main_seed, out, landscapes)
+
+
+def save_paths(study: PathStudy) -> list[Path]:
+    """``narr_paths`` (main seed) and ``narr_paths_seeds`` (every seed) through :mod:`judgelab.interim`."""
+    return [interim.write(study.main, "narr_paths"), interim.write(study.seeds, "narr_paths_seeds")]

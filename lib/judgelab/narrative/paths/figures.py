@@ -1,0 +1,117 @@
+"""Figures of the extracted paths (notebook 08): Figure 8 (a, b, h) and Figure 1 of the paper.
+
+Each function takes the tidy ``narr_paths`` rows of one seed (and, for the endpoint coverage,
+notebook 07's landscape arrays) and returns a matplotlib Figure in the house style
+(:mod:`judgelab.style`), one row or column of panels per collection; the notebook saves it with
+:func:`judgelab.reporting.save_figure`, which places the caption.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from judgelab import style
+from judgelab.narrative.paths.endpoints import STRATA
+from judgelab.narrative.paths.paper_tables import METHOD_LABEL
+
+METHODS = ("maxcap", "random")
+COHERENCE_PANELS = {"min_coherence": "minimum", "mean_coherence": "average"}
+
+
+def _collections(paths: pd.DataFrame) -> list[str]:
+    if paths.empty:
+        raise ValueError("no paths to plot")
+    return list(dict.fromkeys(paths["collection"]))
+
+
+def _strata(paths: pd.DataFrame) -> list[str]:
+    """Strata present, in the paper's order (so each keeps its colour across panels)."""
+    present = set(paths["stratum"])
+    return [s for s in STRATA if s in present] + sorted(present - set(STRATA))
+
+
+def coherence_by_method_figure(paths: pd.DataFrame, bins: int = 24) -> plt.Figure:
+    """Figure 8 (a, b): histograms of each path's minimum and average coherence by method, one row
+    per collection; both methods share the bins of a panel."""
+    names = _collections(paths)
+    fig, axes = style.subplots(len(COHERENCE_PANELS), len(names), width=5.0, height=3.4)
+    for row, name in zip(axes, names):
+        g = paths[paths["collection"] == name]
+        for ax, (col, label) in zip(row, COHERENCE_PANELS.items()):
+            edges = np.linspace(g[col].min(), g[col].max(), bins + 1)
+            for method in METHODS:
+                ax.hist(g.loc[g["method"] == method, col], bins=edges, alpha=0.6,
+                        color=style.METHOD_COLOURS[method], label=METHOD_LABEL[method])
+            ax.set_title(f"{name}: {label} coherence along the path")
+            ax.set_xlabel(col)
+            ax.set_ylabel("paths")
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def length_vs_min_coherence_figure(paths: pd.DataFrame) -> plt.Figure:
+    """Figure 8 (h): path length (documents) against minimum coherence, by method; one panel per
+    collection."""
+    names = _collections(paths)
+    fig, axes = style.subplots(len(names), width=5.5, height=3.8)
+    for ax, name in zip(axes[0], names):
+        g = paths[paths["collection"] == name]
+        for method in METHODS:
+            gm = g[g["method"] == method]
+            ax.scatter(gm["length"], gm["min_coherence"], s=12, alpha=0.6,
+                       color=style.METHOD_COLOURS[method], label=METHOD_LABEL[method])
+        ax.set_xlabel("path length (documents)")
+        ax.set_ylabel("minimum coherence")
+        ax.set_title(name)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def endpoints_per_topic(paths: pd.DataFrame, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(documents per topic, endpoint occurrences per topic) of the max-capacity pairs; a document
+    that ends several pairs counts once per pair end."""
+    labels = np.asarray(labels, dtype=int)
+    pairs = paths[paths["method"] == "maxcap"]
+    ends = np.r_[pairs["source"].to_numpy(int), pairs["target"].to_numpy(int)]
+    docs = np.bincount(labels, minlength=labels.max() + 1)
+    return docs, np.bincount(labels[ends], minlength=len(docs))
+
+
+def endpoint_coverage_figure(paths: pd.DataFrame, landscapes: dict[str, dict]) -> plt.Figure:
+    """Figure 1: where the sampled endpoints lie. Per collection (one row): the endpoints on the 2-D
+    landscape coloured by stratum, the days between endpoints by stratum, and the endpoints per
+    topic beside the documents per topic.
+
+    ``landscapes[name]`` holds notebook 07's ``umap2d`` and ``labels`` (main seed)."""
+    names = _collections(paths)
+    fig, axes = style.subplots(3, len(names), width=5.0, height=4.2)
+    for row, name in zip(axes, names):
+        xy, labels = landscapes[name]["umap2d"], landscapes[name]["labels"]
+        g = paths[(paths["collection"] == name) & (paths["method"] == "maxcap")]
+        row[0].scatter(xy[:, 0], xy[:, 1], s=4, color="lightgrey")
+        for i, stratum in enumerate(_strata(g)):
+            gs = g[g["stratum"] == stratum]
+            ends = np.r_[gs["source"].to_numpy(int), gs["target"].to_numpy(int)]
+            colour = style.colour(i)
+            row[0].scatter(xy[ends, 0], xy[ends, 1], s=14, color=colour, label=stratum)
+            row[1].hist(gs["temporal_span_days"], bins=20, alpha=0.5, color=colour, label=stratum)
+        row[0].set_title(f"{name}: endpoints in the landscape")
+        row[0].set_xticks([])
+        row[0].set_yticks([])
+        row[0].legend(fontsize=6)
+        row[1].set_xlabel("days between endpoints")
+        row[1].set_ylabel("pairs")
+        row[1].set_title("temporal span by stratum")
+        docs, touched = endpoints_per_topic(g, labels)
+        topics = np.arange(len(docs))
+        row[2].bar(topics, docs, color="lightgrey", label="documents")
+        row[2].bar(topics, touched, color=style.colour(0), label="endpoints")
+        row[2].set_xlabel("topic")
+        row[2].set_ylabel("count")
+        row[2].set_title(f"topics covered: {(touched > 0).sum()} of {len(docs)}")
+        row[2].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

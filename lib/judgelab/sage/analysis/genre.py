@@ -1,0 +1,266 @@
+"""SAGE genre discrimination and dimensional independence (RQ2, RQ4): descriptives, t-tests,
+one-way ANOVA with Bonferroni post-hoc pairs, Cohen's d (two SD conventions), relative gaps,
+cross-layer correlation, dimension-level discrimination, LLM quality tiers.
+
+Input is a table of scores with at least ``category``, ``layer``, ``score`` (story scores from
+:func:`judgelab.sage.analysis.scores.story_scores`, after
+:func:`~judgelab.sage.analysis.scores.observation_units`). A statistic that cannot be computed (a group
+with fewer than 2 scores, all scores equal, a missing category) gives NaN and a ``note``, by the one
+rule of :mod:`judgelab.stats.rules`; every statistic comes from the shared floor :mod:`judgelab.stats`.
+
+Reference: the SAGE paper, "Statistical Analysis", Tables 10 and 11, Figures 3 and 4.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from judgelab.sage.analysis.scores import (
+    CATEGORIES, LAYERS, TIERS, SageStatsError, iter_groups, no_rows_note, require_columns,
+)
+from judgelab.stats import rules
+from judgelab.stats.correlation import correlation
+from judgelab.stats.effects import cohens_d
+from judgelab.stats.tests import anova, bonferroni, ttest
+
+PAIRS = (("canonical", "pulp"), ("canonical", "llm"), ("pulp", "llm"))
+D_COLUMNS = {"d_pooled_sd": "pooled", "d_sqrt_mean_var": "average"}
+"""Table column -> SD convention of :func:`judgelab.stats.effects.cohens_d`: the pooled SD (Cohen
+1988, eq. 2.5.2) and sqrt((s1^2 + s2^2) / 2), the convention the original SAGE code used (Cohen
+1988, eq. 2.3.2; equal to the pooled one only when n1 = n2)."""
+
+
+# --------------------------------------------------------------------------- two groups
+
+def _two_sample(x: np.ndarray, y: np.ndarray) -> tuple[dict, str]:
+    """Student and Welch t-tests and both d conventions for x vs y, with the rules' note."""
+    st, we = ttest(x, y).iloc[0], ttest(x, y, equal_var=False).iloc[0]
+    d = cohens_d(x, y, sd=tuple(D_COLUMNS.values())).set_index("sd_convention")["d"]
+    res = {"t_student": st["t"], "p_student": st["p"], "t_welch": we["t"], "df_welch": we["df"],
+           "p_welch": we["p"], **{col: d[sd] for col, sd in D_COLUMNS.items()}}
+    return res, st["note"]
+
+
+def _by(by) -> list[str]:
+    if by is None:
+        return []
+    return [by] if isinstance(by, str) else list(by)
+
+
+def _values(df: pd.DataFrame, col: str, level) -> np.ndarray:
+    v = pd.to_numeric(df.loc[df[col] == level, "score"], errors="coerce").to_numpy(float)
+    return v[np.isfinite(v)]
+
+
+# --------------------------------------------------------------------------- layer averages
+
+def with_layer_average(scores: pd.DataFrame, label: str = "average") -> pd.DataFrame:
+    """Append, per story (and mode), the mean over the layers it has: the paper's "Average" row.
+
+    Only stories scored in every layer present in ``scores`` get an average (so the average of a
+    story is never over a different set of layers than another's).
+    """
+    require_columns(scores, ["story_id", "category", "layer", "score"], "scores")
+    keys = [c for c in ("story_id", "category", "tier", "mode") if c in scores.columns]
+    n_layers = scores["layer"].nunique()
+    g = scores.groupby(keys, dropna=False)["score"].agg(["mean", "count"]).reset_index()
+    avg = g[g["count"] == n_layers].drop(columns="count").rename(columns={"mean": "score"})
+    avg["layer"] = label
+    return pd.concat([scores, avg], ignore_index=True)
+
+
+# --------------------------------------------------------------------------- descriptives & tests
+
+def genre_descriptives(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
+                       group: str = "category", levels: Sequence[str] = CATEGORIES) -> pd.DataFrame:
+    """Mean, SD (ddof = 1), SEM and n of the scores per ``by`` x ``group`` level.
+
+    A level without scores appears with n = 0 and a note (e.g. the smoke profile has no LLM story).
+    Columns: the ``by`` columns, ``group``, n, mean, sd, sem, note.
+    """
+    by = _by(by)
+    require_columns(scores, by + [group, "score"], "scores")
+    sc = scores[np.isfinite(pd.to_numeric(scores["score"], errors="coerce"))]
+    recs = []
+    for key, sub in iter_groups(sc, by):
+        for lev in levels:
+            v = _values(sub, group, lev)
+            note = "" if len(v) else (no_rows_note(key) if not len(sub) else f"no scores for {group}={lev}")
+            if len(v) == 1:
+                note = "one score: SD undefined"
+            recs.append({**key, group: lev, "n": len(v),
+                         "mean": float(v.mean()) if len(v) else np.nan,
+                         "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan,
+                         "sem": float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else np.nan,
+                         "note": note})
+    return pd.DataFrame(recs, columns=by + [group, "n", "mean", "sd", "sem", "note"])
+
+
+def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
+                   pairs: Sequence[tuple[str, str]] = PAIRS, group: str = "category",
+                   bonferroni_over: int | None = None) -> pd.DataFrame:
+    """Pairwise group comparisons per ``by`` group: differences, relative gaps, t-tests, d.
+
+    For each pair (a, b): ``diff = mean_a - mean_b``; ``relative_gap = diff / mean_a`` (the paper's
+    "35.6% relative gap" of L4 is 1.41 / 3.96); independent-samples Student t (pooled variance)
+    and Welch t (:func:`judgelab.stats.tests.ttest`), with Welch-Satterthwaite df; ``p_bonferroni`` is the
+    Student p adjusted by Bonferroni over the defined pairs of the same ``by`` group (or over
+    ``bonferroni_over`` tests), ``min(1, k p)`` (:func:`judgelab.stats.tests.bonferroni`)
+    — the post-hoc step after the one-way ANOVA (paper, "Statistical Analysis"). Cohen's d in both
+    conventions: ``d_pooled_sd`` and ``d_sqrt_mean_var`` (:data:`D_COLUMNS`).
+    """
+    by = _by(by)
+    require_columns(scores, by + [group, "score"], "scores")
+    recs = []
+    for key, sub in iter_groups(scores, by):
+        block = []
+        for a, b in pairs:
+            x, y = _values(sub, group, a), _values(sub, group, b)
+            res, note = _two_sample(x, y)
+            if not len(x) or not len(y):
+                missing = [lev for lev, v in ((a, x), (b, y)) if not len(v)]
+                note = (f"no scores for {group}={' and '.join(missing)}" if len(sub)
+                        else no_rows_note(key))
+            ma = float(x.mean()) if len(x) else np.nan
+            mb = float(y.mean()) if len(y) else np.nan
+            block.append({**key, "group_a": a, "group_b": b, "n_a": len(x), "n_b": len(y),
+                          "mean_a": ma, "mean_b": mb, "diff": ma - mb,
+                          "relative_gap": (ma - mb) / ma if np.isfinite(ma) and ma != 0 else np.nan,
+                          **res, "note": note})
+        # Bonferroni over the tests defined here, or over a stated family of ``bonferroni_over``
+        padj = bonferroni([r["p_student"] for r in block], n_tests=bonferroni_over)
+        for r, pa in zip(block, padj):
+            r["p_bonferroni"] = float(pa)
+        recs.extend(block)
+    out = pd.DataFrame(recs)
+    if out.empty:
+        return pd.DataFrame(columns=by + ["group_a", "group_b", "n_a", "n_b", "diff", "note"])
+    cols = [c for c in out.columns if c != "note"] + ["note"]
+    return out[cols]
+
+
+def genre_anova(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
+                group: str = "category") -> pd.DataFrame:
+    """One-way between-groups ANOVA of the scores on ``group``, per ``by`` group
+    (:func:`judgelab.stats.tests.anova`, pingouin).
+
+    ``F = MS_between / MS_within`` with ``(k - 1, N - k)`` df; ``eta2 = SS_between / SS_total``.
+    Columns: the ``by`` columns, k_groups, n, F, df_between, df_within, p, eta2, note.
+    """
+    by = _by(by)
+    require_columns(scores, by + [group, "score"], "scores")
+    sc = scores[np.isfinite(pd.to_numeric(scores["score"], errors="coerce"))]
+    recs = []
+    for key, sub in iter_groups(sc, by):
+        rec = {**key, **anova(sub, "score", group).iloc[0].to_dict()}
+        if not len(sub):
+            rec["note"] = no_rows_note(key)
+        recs.append(rec)
+    return pd.DataFrame(recs)
+
+
+# --------------------------------------------------------------------------- cross-layer
+
+def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS,
+                            unit: Sequence[str] = ("story_id", "mode")) -> pd.DataFrame:
+    """Pearson r and Spearman rho, with two-sided p, between every pair of layers' scores.
+
+    Observations are ``unit`` (story x mode: the paper's N = 200) scored in both layers.
+    Pearson r = cov / (s_x s_y) and Spearman rho (Pearson r of ranks) by
+    :func:`judgelab.stats.correlation.correlation` (x = layer_a, y = layer_b in the notes).
+    Columns: layer_a, layer_b, n, pearson_r, p_pearson, spearman_rho, p_spearman, note.
+    """
+    unit = [u for u in unit if u in scores.columns]
+    require_columns(scores, unit + ["layer", "score"], "scores")
+    wide = scores.pivot_table(index=unit, columns="layer", values="score", aggfunc="mean")
+    recs = []
+    for i, a in enumerate(layers):
+        for b in layers[i + 1:]:
+            rec = {"layer_a": a, "layer_b": b, "n": 0, "pearson_r": np.nan, "p_pearson": np.nan,
+                   "spearman_rho": np.nan, "p_spearman": np.nan, "note": ""}
+            if a not in wide or b not in wide:
+                rec["note"] = "no scores for " + " and ".join(x for x in (a, b) if x not in wide)
+                recs.append(rec)
+                continue
+            pair = wide[[a, b]].dropna()
+            pr = correlation(pair[a], pair[b], method="pearson").iloc[0]
+            sr = correlation(pair[a], pair[b], method="spearman").iloc[0]
+            rec.update({"n": len(pair), "pearson_r": pr["r"], "p_pearson": pr["p"], "spearman_rho": sr["r"],
+                        "p_spearman": sr["p"], "note": pr["note"]})
+            recs.append(rec)
+    return pd.DataFrame(recs)
+
+
+# --------------------------------------------------------------------------- dimensions
+
+def dimension_discrimination(dimension_scores: pd.DataFrame, pair: tuple[str, str] = ("canonical", "llm"),
+                             unit: str = "story_mode") -> pd.DataFrame:
+    """Which dimensions separate two categories most: per layer x dimension, diff, t, p, d.
+
+    ``dimension_scores`` has one final score per story x layer x mode x dimension
+    (:func:`judgelab.sage.analysis.scores.final_scores`). With ``unit="story"`` a story's two modes are
+    averaged first. Bonferroni over all dimensions compared. Sorted by layer, then by
+    ``d_pooled_sd`` descending (the paper: "Dimension-level analysis identifies which specific
+    dimensions contribute most to category discrimination").
+    """
+    require_columns(dimension_scores, ["story_id", "category", "layer", "dimension", "score"], "dimension scores")
+    df = dimension_scores
+    if unit == "story":
+        df = df.groupby(["story_id", "category", "layer", "dimension"], dropna=False)["score"].mean().reset_index()
+    elif unit != "story_mode":
+        raise SageStatsError(f"unknown unit {unit!r}; choose story_mode or story")
+    n_tests = df.groupby(["layer", "dimension"]).ngroups
+    out = genre_pairwise(df, by=("layer", "dimension"), pairs=(pair,), bonferroni_over=max(n_tests, 1))
+    if out.empty:
+        return out
+    out["_l"] = out["layer"].map({l: i for i, l in enumerate(LAYERS)})
+    out = out.sort_values(["_l", "d_pooled_sd"], ascending=[True, False], na_position="last")
+    return out.drop(columns="_l").reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- LLM tiers
+
+def llm_tiers(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
+              tiers: Sequence[str] = TIERS) -> pd.DataFrame:
+    """Do the judge's scores track the LLM stories' quality tiers (high / average / low)?
+
+    Per ``by`` group, over the LLM stories only: n, mean and SD per tier; ``diff_high_low``;
+    Cohen's d high vs low (pooled SD); one-way ANOVA across tiers; Spearman rho between
+    the tier rank (low = 1, average = 2, high = 3) and the score, a monotone-trend check.
+    """
+    by = _by(by)
+    require_columns(scores, by + ["category", "tier", "score"], "scores")
+    llm = scores[(scores["category"] == "llm") & scores["tier"].isin(tiers)]
+    llm = llm[np.isfinite(pd.to_numeric(llm["score"], errors="coerce"))]
+    rank = {t: len(tiers) - i for i, t in enumerate(tiers)}
+    tier_anova = genre_anova(llm, by=by, group="tier") if len(llm) else pd.DataFrame()
+    recs = []
+    for key, sub in iter_groups(llm, by):
+        rec = dict(key)
+        for t in tiers:
+            v = _values(sub, "tier", t)
+            rec.update({f"n_{t}": len(v), f"mean_{t}": float(v.mean()) if len(v) else np.nan,
+                        f"sd_{t}": float(v.std(ddof=1)) if len(v) > 1 else np.nan})
+        hi, lo = _values(sub, "tier", tiers[0]), _values(sub, "tier", tiers[-1])
+        rec["diff_high_low"] = (hi.mean() - lo.mean()) if len(hi) and len(lo) else np.nan
+        rec["d_high_low_pooled_sd"] = cohens_d(hi, lo)["d"].item()
+        trend = correlation(sub["tier"].map(rank), sub["score"], method="spearman").iloc[0]
+        rec["spearman_rho_tier"], rec["p_spearman_tier"] = trend["r"], trend["p"]
+        notes = [f"tier trend: {trend['note']}"] if np.isnan(trend["r"]) else []
+        if len(tier_anova):
+            a = tier_anova.merge(pd.DataFrame([key]), on=by) if by else tier_anova
+            if len(a):
+                rec.update({"F": a["F"].iloc[0], "p_anova": a["p"].iloc[0]})
+                if a["note"].iloc[0]:
+                    notes.append(a["note"].iloc[0])
+        missing = [t for t in tiers if rec[f"n_{t}"] == 0]
+        if missing:
+            notes.append("no scores for tier " + ", ".join(missing))
+        rec["note"] = "; ".join(notes)
+        recs.append(rec)
+    out = pd.DataFrame(recs)
+    if not len(llm):
+        out["note"] = "no LLM-generated story with a quality tier has scores"
+    return out

@@ -1,0 +1,404 @@
+"""Testing SAGE's independence hypothesis: do the rule-based layers (L1–L3) predict the LLM-judged
+layers (L4–L6), and do they alone tell the story categories apart?
+
+The SAGE paper states that "formal textual features and interpretive literary qualities
+constitute largely independent dimensions" as "an empirically testable hypothesis" and leaves
+L1–L3 for future work (section "Rule-Based Evaluation Layers"). Three tests, each a plain function
+from DataFrames to a DataFrame with named columns (pingouin style):
+
+1. :func:`feature_score_correlations` — every L1–L3 feature against every L4–L6 overall score
+   (Spearman by default), with Benjamini–Hochberg FDR and Bonferroni correction over the family of
+   all feature x score tests (``statsmodels.stats.multitest.multipletests``);
+2. :func:`predict_scores_cv` — cross-validated R^2 of each L4–L6 score from all L1–L3 features
+   (standardised ridge regression, scikit-learn); independence predicts R^2 near or below 0;
+3. :func:`classify_category_cv` — cross-validated accuracy of predicting the category
+   (canonical/pulp/llm) from L1–L3 features alone, against two chance baselines (majority class,
+   stratified random guessing) and a label-permutation test (Ojala & Garriga 2010, JMLR 11:1833).
+
+Plus :func:`load_independence_data` (the L1–L3 features of notebook 01 beside the L4–L6 scores of
+notebooks 02–04, read from the interim files) and :func:`emotional_arcs` /
+:func:`plot_emotional_arcs` for the figure of arcs by category.
+
+Small inputs (the smoke profile has 1–2 stories) never raise: the statistic is NaN and a ``note``
+column says why and how many stories would be needed.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.dummy import DummyClassifier
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression, RidgeCV
+from sklearn.model_selection import (KFold, StratifiedKFold, cross_val_predict, cross_val_score,
+                                     permutation_test_score)
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from statsmodels.stats.multitest import multipletests
+from threadpoolctl import threadpool_limits
+
+from judgelab import interim
+
+SCORE_LAYERS = ("L4", "L5", "L6")
+MIN_N_CORRELATION = 4   # below this a rank correlation's p-value is meaningless
+MIN_N_REGRESSION = 10   # at least 2 stories per fold with 5 folds
+RIDGE_ALPHAS = np.logspace(-2, 4, 25)
+
+
+def feature_columns(df: pd.DataFrame, layers: Iterable[str] = ("l1", "l2", "l3")) -> list[str]:
+    """The L1–L3 feature columns of ``df`` (prefixes ``l1_``, ``l2_``, ``l3_``), in table order."""
+    prefixes = tuple(f"{x.lower()}_" for x in layers)
+    return [c for c in df.columns if c.startswith(prefixes)]
+
+
+def usable_features(df: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """Columns with at least two distinct finite values (all-NaN columns, e.g. the embeddings skipped in
+    the smoke profile, and constants carry no information and break scaling)."""
+    out = []
+    for c in columns:
+        v = pd.to_numeric(df[c], errors="coerce")
+        v = v[np.isfinite(v)]
+        if v.nunique() >= 2:
+            out.append(c)
+    return out
+
+
+def l456_scores(summaries: pd.DataFrame | Sequence[pd.DataFrame], mode: str = "content") -> pd.DataFrame:
+    """One row per story with its L4, L5, L6 overall scores in one mode: story_id, L4, L5, L6.
+
+    ``summaries``: ``sage_summary_L4/L5/L6.parquet`` (one frame or a list; CONTRIBUTING.md schema).
+    Content mode by default: the L1–L3 features are read from the text, so they are compared with
+    the judgments made from the text. Failed evaluations (NaN ``overall_score``) are left out; a
+    layer with no usable score is an all-NaN column.
+    """
+    if not isinstance(summaries, pd.DataFrame):
+        frames = [f for f in summaries if f is not None and len(f)]
+        summaries = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            columns=["story_id", "layer", "mode", "overall_score"])
+    missing = [c for c in ("story_id", "layer", "mode", "overall_score") if c not in summaries.columns]
+    if missing:
+        raise ValueError(f"summary table lacks column(s) {missing}; it is sage_summary_L*.parquet (CONTRIBUTING.md)")
+    s = summaries[summaries["mode"] == mode].copy()
+    s["overall_score"] = pd.to_numeric(s["overall_score"], errors="coerce")
+    s = s[np.isfinite(s["overall_score"])]
+    wide = s.pivot_table(index="story_id", columns="layer", values="overall_score", aggfunc="mean")
+    wide = wide.reindex(columns=list(SCORE_LAYERS))
+    wide.columns.name = None
+    return wide.reset_index()
+
+
+def join_features_scores(features: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """Features and L4–L6 scores side by side for the stories that have both (inner join on story_id)."""
+    return features.merge(scores, on="story_id", how="inner", validate="one_to_one")
+
+
+@dataclass
+class IndependenceData:
+    """The inputs of the independence tests: L1–L3 ``features`` (``sage_l123_features``), one
+    row of L4–L6 overall ``scores`` per story (:func:`l456_scores`), the stories with both
+    (``joined``), and ``notes`` on what is missing."""
+
+    features: pd.DataFrame
+    scores: pd.DataFrame
+    joined: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def feature_names(self) -> list[str]:
+        """The L1–L3 feature columns (:func:`feature_columns`)."""
+        return feature_columns(self.features)
+
+    def description(self, profile: str) -> str:
+        """Markdown: the notes, how many stories each side covers, and a warning when too few
+        stories have both for the tests (fewer than ``MIN_N_REGRESSION``)."""
+        lines = [f"- {n}" for n in self.notes]
+        lines.append(f"- L1-L3 features for {len(self.features)} stories; L4-L6 content-mode scores for "
+                     f"{len(self.scores)}; both for {len(self.joined)}.")
+        text = "\n".join(lines)
+        if len(self.joined) < MIN_N_REGRESSION:
+            text += (f"\n\n> **Only {len(self.joined)} stories have both L1–L3 features and L4–L6 scores in profile "
+                     f"`{profile}`.** The tables below are computed but mostly empty (each row's `note` says why); "
+                     f"the independence test needs at least {MIN_N_REGRESSION} judged stories (the `paper` profile "
+                     "judges 100).")
+        return text
+
+
+def load_independence_data(mode: str = "content", directory: Path | None = None) -> IndependenceData:
+    """Read ``sage_l123_features`` and the ``sage_summary_<layer>`` files (through
+    :mod:`judgelab.interim`) and join them per story. A layer without a summary file is left out
+    with a note; with no L4–L6 results at all the features still come back (the category test
+    needs no LLM score)."""
+    from judgelab.sage.analysis.evaluations import load_summaries
+    from judgelab.sage.analysis.scores import SageStatsError
+
+    features = interim.read("sage_l123_features", directory)
+    notes = []
+    try:
+        summaries, missing = load_summaries(SCORE_LAYERS, directory)
+    except SageStatsError as exc:
+        notes.append(str(exc))
+        summaries, missing = [], list(SCORE_LAYERS)
+    if missing:
+        notes.append(f"No summary for {', '.join(missing)}: run notebooks 02-04 first; those layers are left out.")
+    scores = l456_scores(summaries, mode=mode)
+    return IndependenceData(features, scores, join_features_scores(features, scores), notes)
+
+
+def correlation_summary(correlations: pd.DataFrame) -> str:
+    """One sentence on :func:`feature_score_correlations`' output: how many tests, and how many
+    survive each correction; or why none could be computed."""
+    n_tests = int(correlations["n_tests"].max()) if len(correlations) else 0
+    if not n_tests:
+        return "No correlation could be computed: " + (correlations["note"].iloc[0] if len(correlations)
+                                                        else "no features")
+    return (f"{n_tests} feature x score tests; significant after FDR-BH: {int(correlations['reject_fdr_bh'].sum())}, "
+            f"after Bonferroni: {int(correlations['reject_bonferroni'].sum())} (alpha = 0.05).")
+
+
+def first_note(table: pd.DataFrame) -> str:
+    """The first non-empty ``note`` of a result table ("" when there is none)."""
+    if "note" not in table:
+        return ""
+    notes = table["note"].dropna().astype(str)
+    notes = notes[notes != ""]
+    return notes.iloc[0] if len(notes) else ""
+
+
+def arc_story_ids(features: pd.DataFrame, per_category: int = 3) -> list[str]:
+    """The first ``per_category`` stories of each category, in table order (the stories whose
+    emotional arcs notebook 06 draws: ones with L1–L3 features)."""
+    return features.groupby("category", sort=False).head(per_category)["story_id"].tolist()
+
+
+def _correlate(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
+    if method == "spearman":
+        res = stats.spearmanr(x, y)
+    elif method == "pearson":
+        res = stats.pearsonr(x, y)
+    else:
+        raise ValueError(f"method must be 'spearman' or 'pearson', not {method!r}")
+    return float(res.statistic), float(res.pvalue)
+
+
+def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | None = None,
+                               scores: Sequence[str] = SCORE_LAYERS, method: str = "spearman",
+                               alpha: float = 0.05) -> pd.DataFrame:
+    """Correlation of every feature with every score, corrected for multiple comparisons.
+
+    For each (feature, score) pair, on the stories where both are finite: ``n``, ``r`` (Spearman's
+    rho or Pearson's r) and its two-sided ``p``. Over the family of all pairs with a p-value
+    (m tests): ``p_fdr_bh`` (Benjamini & Hochberg 1995, step-up, controls the false discovery rate)
+    and ``p_bonferroni`` = min(1, m p) (controls the family-wise error rate), with ``reject_*`` at
+    ``alpha``. Pairs with n < ``MIN_N_CORRELATION`` or a constant column get NaN and a ``note``.
+    Sorted by |r|, largest first.
+    """
+    features = list(features) if features is not None else feature_columns(data)
+    rows = []
+    for f in features:
+        for s in scores:
+            sub = data[[f, s]].apply(pd.to_numeric, errors="coerce").dropna() if s in data else pd.DataFrame()
+            n = len(sub)
+            r = p = math.nan
+            note = ""
+            if s not in data:
+                note = f"no {s} scores"
+            elif n < MIN_N_CORRELATION:
+                note = f"n={n} stories with both values; need >= {MIN_N_CORRELATION}"
+            elif sub[f].nunique() < 2 or sub[s].nunique() < 2:
+                note = "constant feature or score"
+            else:
+                r, p = _correlate(sub[f].to_numpy(), sub[s].to_numpy(), method)
+            rows.append({"feature": f, "feature_layer": f.split("_", 1)[0].upper(), "score": s,
+                         "method": method, "n": n, "r": r, "p": p, "note": note})
+    out = pd.DataFrame(rows, columns=["feature", "feature_layer", "score", "method", "n", "r", "p", "note"])
+    out["p_fdr_bh"] = math.nan
+    out["p_bonferroni"] = math.nan
+    tested = out["p"].notna()
+    m = int(tested.sum())
+    if m:
+        reject_bh, p_bh, _, _ = multipletests(out.loc[tested, "p"], alpha=alpha, method="fdr_bh")
+        reject_bf, p_bf, _, _ = multipletests(out.loc[tested, "p"], alpha=alpha, method="bonferroni")
+        out.loc[tested, "p_fdr_bh"] = p_bh
+        out.loc[tested, "p_bonferroni"] = p_bf
+    out["reject_fdr_bh"] = out["p_fdr_bh"] < alpha
+    out["reject_bonferroni"] = out["p_bonferroni"] < alpha
+    out["n_tests"] = m
+    out = out.iloc[out["r"].abs().fillna(-1).sort_values(ascending=False, kind="stable").index]
+    return out[["feature", "feature_layer", "score", "method", "n", "r", "p", "p_fdr_bh", "p_bonferroni",
+                "reject_fdr_bh", "reject_bonferroni", "n_tests", "note"]].reset_index(drop=True)
+
+
+def _regressor():
+    # Median imputation: a feature undefined for one story (too short for a window) should not drop
+    # the story; scaling makes the ridge penalty treat features alike; RidgeCV picks the penalty by
+    # efficient leave-one-out inside each training fold, so the outer folds stay untouched.
+    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), RidgeCV(alphas=RIDGE_ALPHAS))
+
+
+def _single_thread(fn):
+    """Run ``fn`` with BLAS/OpenMP limited to one thread: the matrices here are tiny (100 stories x
+    ~50 features), and on a shared 2-core machine thread synchronisation made each logistic
+    regression fit ~8x slower than a single thread."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+@_single_thread
+def predict_scores_cv(data: pd.DataFrame, features: Sequence[str] | None = None,
+                      scores: Sequence[str] = SCORE_LAYERS, n_splits: int = 5, seed: int = 0) -> pd.DataFrame:
+    """How much of each L4–L6 score the L1–L3 features predict, out of sample.
+
+    Ridge regression on standardised features, K-fold cross-validation (shuffled, fixed seed).
+    ``cv_r2`` = 1 - sum (y - y_hat)^2 / sum (y - mean y)^2 over the pooled out-of-fold
+    predictions; ``cv_r2_fold_mean`` / ``cv_r2_fold_sd`` = R^2 within each test fold. R^2 <= 0
+    means the features predict the score no better than its mean: the independence hypothesis.
+    Needs n >= ``MIN_N_REGRESSION`` stories with the score; otherwise NaN and a ``note``.
+    """
+    features = list(features) if features is not None else feature_columns(data)
+    rows = []
+    for s in scores:
+        sub = data[np.isfinite(pd.to_numeric(data[s], errors="coerce"))] if s in data else data.iloc[0:0]
+        feats = usable_features(sub, features) if len(sub) else []
+        row = {"score": s, "n": len(sub), "n_features": len(feats), "n_splits": math.nan, "cv_r2": math.nan,
+               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan, "note": ""}
+        if len(sub) < MIN_N_REGRESSION:
+            row["note"] = f"n={len(sub)} stories with a {s} score; cross-validated R^2 needs >= {MIN_N_REGRESSION}"
+        elif sub[s].nunique() < 2:
+            row["note"] = f"{s} is constant"
+        elif not feats:
+            row["note"] = "no feature varies across these stories"
+        else:
+            k = min(n_splits, len(sub) // 2)
+            cv = KFold(n_splits=k, shuffle=True, random_state=seed)
+            X, y = sub[feats].to_numpy(float), sub[s].to_numpy(float)
+            pred = cross_val_predict(_regressor(), X, y, cv=cv)
+            fold = cross_val_score(_regressor(), X, y, cv=cv, scoring="r2")
+            row.update(n_splits=k, cv_r2=float(1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)),
+                       cv_r2_fold_mean=float(fold.mean()), cv_r2_fold_sd=float(fold.std()))
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["n_splits"] = out["n_splits"].astype("Int64")  # NaN when not run; an integer otherwise
+    return out
+
+
+def _classifier(seed: int):
+    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(),
+                         LogisticRegression(max_iter=2000, C=1.0, random_state=seed))
+
+
+@_single_thread
+def classify_category_cv(features_df: pd.DataFrame, feature_sets: dict[str, Sequence[str]] | None = None,
+                         target: str = "category", n_splits: int = 5, seed: int = 0,
+                         n_permutations: int = 200) -> pd.DataFrame:
+    """Do the L1–L3 features alone tell the categories apart? Cross-validated accuracy vs chance.
+
+    For each feature set (default: all L1–L3 features, and each layer alone): multinomial
+    logistic regression on standardised features, stratified K-fold (K = min(``n_splits``,
+    smallest class size)), reporting ``accuracy`` and ``balanced_accuracy`` (mean per-class
+    recall) and the label-permutation p-value (``perm_p`` = (1 + #{permuted accuracy >= observed})
+    / (1 + ``n_permutations``); Ojala & Garriga 2010). Two chance rows, cross-validated the same
+    way: ``chance_majority`` (always the most frequent class) and ``chance_stratified`` (random
+    labels in the training-class proportions, fixed seed). ``n_permutations=0`` skips the
+    permutation test (``perm_p`` NaN). Needs >= 2 classes with >= 2 stories
+    each; otherwise NaN and a ``note``.
+    """
+    if feature_sets is None:
+        allf = feature_columns(features_df)
+        feature_sets = {"L1-L3": allf, **{layer.upper(): feature_columns(features_df, [layer])
+                                          for layer in ("l1", "l2", "l3")}}
+    y = features_df[target].astype(str).to_numpy()
+    classes, counts = np.unique(y, return_counts=True)
+    cols = ["model", "features", "n", "n_classes", "n_features", "n_splits", "accuracy", "balanced_accuracy",
+            "perm_p", "note"]
+    base = {"n": len(y), "n_classes": len(classes)}
+    if len(classes) < 2 or counts.min() < 2:
+        note = (f"n={len(y)} stories in {len(classes)} categories (smallest has {counts.min() if len(counts) else 0}); "
+                "classification needs >= 2 categories with >= 2 stories each")
+        rows = [{"model": m, "features": f, **base, "n_features": len(fs) if f != "-" else 0, "note": note}
+                for m, f, fs in [("logistic_regression", k, v) for k, v in feature_sets.items()]
+                + [("chance_majority", "-", []), ("chance_stratified", "-", [])]]
+        return pd.DataFrame(rows).reindex(columns=cols)
+    k = int(min(n_splits, counts.min()))
+    cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
+    rows = []
+    for name, fs in feature_sets.items():
+        fs = usable_features(features_df, fs)
+        row = {"model": "logistic_regression", "features": name, **base, "n_features": len(fs), "n_splits": k}
+        if not fs:
+            rows.append({**row, "note": "no feature varies across these stories"})
+            continue
+        X = features_df[fs].to_numpy(float)
+        if n_permutations > 0:
+            acc, _, p = permutation_test_score(_classifier(seed), X, y, cv=cv, scoring="accuracy",
+                                               n_permutations=n_permutations, random_state=seed)
+        else:  # no permutation test requested (the smoke profile): accuracy alone
+            acc, p = cross_val_score(_classifier(seed), X, y, cv=cv, scoring="accuracy").mean(), math.nan
+        bal = cross_val_score(_classifier(seed), X, y, cv=cv, scoring="balanced_accuracy")
+        rows.append({**row, "accuracy": float(acc), "balanced_accuracy": float(bal.mean()),
+                     "perm_p": float(p), "note": ""})
+    X0 = np.zeros((len(y), 1))
+    for name, strategy in (("chance_majority", "most_frequent"), ("chance_stratified", "stratified")):
+        clf = DummyClassifier(strategy=strategy, random_state=seed)
+        acc = cross_val_score(clf, X0, y, cv=cv, scoring="accuracy")
+        bal = cross_val_score(clf, X0, y, cv=cv, scoring="balanced_accuracy")
+        rows.append({"model": name, "features": "-", **base, "n_features": 0, "n_splits": k,
+                     "accuracy": float(acc.mean()), "balanced_accuracy": float(bal.mean()), "note": ""})
+    out = pd.DataFrame(rows).reindex(columns=cols)
+    out["n_splits"] = out["n_splits"].astype("Int64")
+    return out
+
+
+def emotional_arcs(corpus_df: pd.DataFrame, per_category: int = 3, points: int = 100,
+                   story_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Smoothed emotional arcs (:func:`judgelab.sage.layers.l2_structure.emotional_arc`) of a few stories per
+    category, long format: story_id, category, title, t (narrative time in [0, 1]), sentiment.
+
+    Stories: ``story_ids`` if given, else the first ``per_category`` of each category in corpus order.
+    """
+    from judgelab.sage.layers.l2_structure import emotional_arc
+
+    if story_ids is not None:
+        chosen = corpus_df[corpus_df["story_id"].isin(list(story_ids))]
+    else:
+        chosen = corpus_df.groupby("category", sort=False, group_keys=False).head(per_category)
+    frames = []
+    t = np.linspace(0.0, 1.0, points)
+    for _, row in chosen.iterrows():
+        arc = emotional_arc(str(row["text"]), points=points)
+        frames.append(pd.DataFrame({"story_id": row["story_id"], "category": row["category"],
+                                    "title": row.get("title", row["story_id"]), "t": t, "sentiment": arc}))
+    if not frames:
+        return pd.DataFrame(columns=["story_id", "category", "title", "t", "sentiment"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def plot_emotional_arcs(arcs: pd.DataFrame, categories: Sequence[str] = ("canonical", "pulp", "llm")):
+    """One panel per category, one line per story (VADER sentence sentiment, DCT-smoothed)."""
+    import matplotlib.pyplot as plt
+
+    present = [c for c in categories if c in set(arcs["category"])] or ["(none)"]
+    fig, axes = plt.subplots(1, len(present), figsize=(4.2 * len(present), 3.4), sharey=True, squeeze=False)
+    for ax, cat in zip(axes[0], present):
+        sub = arcs[arcs["category"] == cat]
+        for (_, title), g in sub.groupby(["story_id", "title"], sort=False):
+            ax.plot(g["t"], g["sentiment"], lw=1.6, label=str(title)[:34])
+        ax.axhline(0.0, color="#999999", lw=0.8, ls=":")
+        ax.set_title(cat)
+        ax.set_xlabel("narrative time")
+        if len(sub):
+            ax.legend(fontsize=6, loc="best", frameon=False)
+        else:
+            ax.text(0.5, 0.5, "no stories", ha="center", va="center", transform=ax.transAxes)
+    axes[0][0].set_ylabel("sentiment (VADER, smoothed)")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,138 @@
+"""The SAGE paper's Figures 2-4, drawn from the statistics tables (matplotlib, print-readable).
+
+(Per-layer figures that notebooks 02-04 show live in :mod:`judgelab.sage.protocol.layer_figures`.)
+Colours are the Okabe-Ito colour-blind-safe palette; categories also differ by marker, line style
+and hatching, so the figures survive greyscale printing. A panel without data says so in words.
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from judgelab.sage.analysis.scores import CATEGORIES, LAYERS  # noqa: E402
+
+COLORS = {"canonical": "#0072B2", "pulp": "#E69F00", "llm": "#009E73"}
+MARKERS = {"canonical": "o", "pulp": "s", "llm": "^"}
+LINESTYLES = {"canonical": "-", "pulp": "--", "llm": ":"}
+HATCHES = {"canonical": "", "pulp": "//", "llm": ".."}
+LABELS = {"canonical": "Canonical", "pulp": "Pulp", "llm": "LLM-generated"}
+LAYER_TITLES = {"L4": "L4 Cultural", "L5": "L5 Emotional", "L6": "L6 Existential", "average": "Average"}
+RC = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9,
+      "xtick.labelsize": 9, "ytick.labelsize": 9}
+
+
+def _empty(ax, text):
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9,
+            color="#555555", wrap=True)
+
+
+def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGORIES):
+    """Figure 2: mean score per round (+- SEM) for each category, one panel per layer.
+
+    ``traj`` is :func:`judgelab.sage.analysis.reliability.round_trajectories` by layer and category.
+    """
+    with plt.rc_context(RC):
+        fig, axes = plt.subplots(1, len(layers), figsize=(3.0 * len(layers) + 0.6, 3.6), sharey=True,
+                                 squeeze=False)
+        axes = axes[0]
+        for ax, layer in zip(axes, layers):
+            sub = traj[traj["layer"] == layer] if len(traj) else traj
+            drawn = 0
+            for cat in categories:
+                c = sub[sub["category"] == cat].sort_values("round") if len(sub) else sub
+                if c.empty:
+                    continue
+                ax.errorbar(c["round"], c["mean"], yerr=c["sem"].fillna(0).to_numpy(), color=COLORS[cat],
+                            marker=MARKERS[cat], linestyle=LINESTYLES[cat], capsize=3, lw=1.6, ms=5,
+                            label=f"{LABELS[cat]} (n={int(c['n'].max())})")
+                drawn += 1
+            if not drawn:
+                _empty(ax, f"no evaluator rows for {layer}")
+            ax.set_title(LAYER_TITLES.get(layer, layer))
+            ax.set_xticks([1, 2, 3, 4, 5])
+            ax.set_xlabel("round")
+            ax.set_ylim(1, 5)
+            ax.grid(axis="y", alpha=0.3)
+            if drawn:
+                ax.legend(loc="lower right", frameon=False)
+        axes[0].set_ylabel("mean score (1-5), +- SEM")
+        fig.tight_layout()
+    return fig
+
+
+def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers=LAYERS,
+                     categories=CATEGORIES):
+    """Figure 3: mean score per category and layer, error bars = SD; paper means as white diamonds.
+
+    ``desc`` is :func:`judgelab.sage.analysis.genre.genre_descriptives` by layer.
+    """
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(6.8, 3.9))
+        width = 0.8 / len(categories)
+        x = np.arange(len(layers))
+        for i, cat in enumerate(categories):
+            means, sds, ns = [], [], []
+            for layer in layers:
+                r = desc[(desc["layer"] == layer) & (desc["category"] == cat)] if len(desc) else desc
+                means.append(float(r["mean"].iloc[0]) if len(r) else np.nan)
+                sds.append(float(r["sd"].iloc[0]) if len(r) else np.nan)
+                ns.append(int(r["n"].iloc[0]) if len(r) and pd.notna(r["n"].iloc[0]) else 0)
+            pos = x - 0.4 + width * (i + 0.5)
+            label = LABELS[cat] + ("" if any(ns) else " (no scores)")
+            ax.bar(pos, np.nan_to_num(means), width * 0.9, color=COLORS[cat], edgecolor="black",
+                   hatch=HATCHES[cat], label=label, alpha=0.9)
+            ax.errorbar(pos, means, yerr=np.nan_to_num(sds), fmt="none", ecolor="black", capsize=3, lw=1)
+            if paper_means:
+                pm = [paper_means.get(layer, {}).get(cat) for layer in layers]
+                pm = [np.nan if v is None else v for v in pm]
+                ax.plot(pos, pm, linestyle="none", marker="D", mfc="white", mec="black", ms=6,
+                        label="paper (Table 11)" if i == 0 else None)
+        if not desc["n"].fillna(0).gt(0).any() if len(desc) else True:
+            _empty(ax, "no scores to compare")
+        ax.set_xticks(x)
+        ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
+        ax.set_ylim(0, 5.4)
+        ax.set_ylabel("mean score (1-5), error bar = SD")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+        fig.tight_layout()
+    return fig
+
+
+def plot_effect_sizes(pairwise: pd.DataFrame, paper_d: dict | None = None, layers=LAYERS,
+                      pair=("canonical", "llm"), threshold: float = 0.8):
+    """Figure 4: Cohen's d (group a vs b) per layer in both SD conventions, with the d = 0.8 line.
+
+    ``pairwise`` is :func:`judgelab.sage.analysis.genre.genre_pairwise` by layer.
+    """
+    conv = {"d_pooled_sd": ("pooled SD", "#0072B2", ""),
+            "d_sqrt_mean_var": ("sqrt((s1²+s2²)/2)", "#CC79A7", "//")}
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(6.2, 3.8))
+        x = np.arange(len(layers))
+        sub = pairwise[(pairwise["group_a"] == pair[0]) & (pairwise["group_b"] == pair[1])] if len(pairwise) else pairwise
+        any_value = False
+        for i, (col, (label, color, hatch)) in enumerate(conv.items()):
+            vals = np.array([float(sub.loc[sub["layer"] == l, col].iloc[0])
+                             if len(sub) and (sub["layer"] == l).any() else np.nan for l in layers])
+            any_value |= bool(np.isfinite(vals).any())
+            ax.bar(x - 0.2 + 0.4 * i, np.nan_to_num(vals), 0.36, color=color, edgecolor="black", hatch=hatch,
+                   label=f"d, {label}")
+        if paper_d:
+            ax.plot(x + 0.2, [paper_d.get(l, np.nan) for l in layers], linestyle="none", marker="D",
+                    mfc="white", mec="black", ms=7, label="paper d (Table 11 notes)")
+        ax.axhline(threshold, color="red", linestyle="--", lw=1.3, label=f"large effect (d = {threshold:g})")
+        if not any_value:
+            _empty(ax, f"d not computable: needs >= 2 {LABELS[pair[0]]} and\n>= 2 {LABELS[pair[1]]} "
+                       "scores per layer")
+        ax.set_xticks(x)
+        ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
+        ax.set_ylabel(f"Cohen's d, {LABELS[pair[0]]} vs {LABELS[pair[1]]}")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
+        fig.tight_layout()
+    return fig

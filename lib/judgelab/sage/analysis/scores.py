@@ -1,0 +1,189 @@
+"""From the tidy SAGE evaluation rows to the scores the statistics use.
+
+The rows (``sage_rows_L4.parquet`` ... , schema in CONTRIBUTING.md) hold one score per story x
+layer x mode x track x round x dimension. The statistics need three derived units:
+
+- *final dimension scores*: the evaluator's Round-5 score, or a validator track's single score;
+- *story scores*: the mean of a story's final dimension scores in one layer and mode (the paper's
+  "overall score" of an evaluation, the unit of Tables 9-11);
+- *rounds*: the evaluator's score for every round, for the convergence analysis and Figure 2.
+
+Rows with ``status == "failed"`` carry no score and are never scored: they are dropped here and
+counted by :func:`judgelab.sage.analysis.reliability.failure_accounting`.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+LAYERS = ("L4", "L5", "L6")
+CATEGORIES = ("canonical", "pulp", "llm")
+MODES = ("content", "title")
+TRACKS = ("evaluator", "validator_blind", "validator_review")
+VALIDATOR_TRACKS = ("validator_blind", "validator_review")
+TIERS = ("high", "average", "low")
+ROUNDS = (1, 2, 3, 4, 5)
+
+ROW_COLUMNS = (
+    "story_id", "category", "tier", "layer", "mode", "track", "round", "dimension", "score",
+    "confidence", "evidence_strength", "evidence", "status", "r4_score_changed", "truncated",
+    "backend", "model", "template_version", "profile",
+)
+SUMMARY_COLUMNS = (
+    "story_id", "category", "tier", "layer", "mode", "overall_score", "validator_blind_overall",
+    "eval_validator_mad", "max_r4_r5_change", "trust_level", "status", "n_repairs", "n_failures",
+    "knows_work", "backend", "model", "profile",
+)
+STORY_KEYS = ["story_id", "category", "tier", "layer", "mode"]
+
+
+class SageStatsError(ValueError):
+    """Input that a SAGE statistic cannot use, with a message saying what is wrong and what to do."""
+
+
+def require_columns(df: pd.DataFrame, columns: Iterable[str], what: str = "rows") -> None:
+    """Raise :class:`SageStatsError` naming the missing columns (and the contract that defines them)."""
+    if not isinstance(df, pd.DataFrame):
+        raise SageStatsError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise SageStatsError(
+            f"{what} lack column(s) {missing}; the schema is in CONTRIBUTING.md (interim files)."
+        )
+
+
+def scored(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows that carry a usable score: status ``ok`` and a finite score (failed rows are never scored)."""
+    require_columns(rows, ["status", "score"])
+    ok = rows["status"].eq("ok") & np.isfinite(pd.to_numeric(rows["score"], errors="coerce"))
+    out = rows.loc[ok].copy()
+    out["score"] = out["score"].astype(float)
+    return out
+
+
+def final_scores(rows: pd.DataFrame, track: str = "evaluator", final_round: int = 5) -> pd.DataFrame:
+    """Final dimension scores of one track: story keys, dimension, score.
+
+    The evaluator's final score is its Round-5 score (paper, "Iterative Evaluator"); a validator
+    track scores once (``round == 1``) and that score is final.
+    """
+    require_columns(rows, STORY_KEYS + ["track", "round", "dimension", "score", "status"])
+    if track not in TRACKS:
+        raise SageStatsError(f"unknown track {track!r}; choose one of {', '.join(TRACKS)}")
+    rnd = final_round if track == "evaluator" else 1
+    sub = scored(rows[(rows["track"] == track) & (rows["round"] == rnd)])
+    return sub[STORY_KEYS + ["dimension", "score"]].reset_index(drop=True)
+
+
+def story_scores(rows: pd.DataFrame, track: str = "evaluator", complete_only: bool = True,
+                 final_round: int = 5) -> pd.DataFrame:
+    """One score per story x layer x mode: the mean of its final dimension scores.
+
+    ``score = mean_d s_d`` over the layer's dimensions (the paper's per-evaluation overall score).
+    With ``complete_only`` an evaluation missing a dimension (a failed reply) gives no story score,
+    so a partial evaluation never enters a mean. Columns: story keys, score, n_dimensions.
+    """
+    final = final_scores(rows, track, final_round)
+    # the number of dimensions a complete evaluation has, per layer, from all rows of that layer
+    expected = rows.groupby("layer")["dimension"].nunique()
+    g = final.groupby(STORY_KEYS, dropna=False)["score"]
+    out = g.agg(score="mean", n_dimensions="count").reset_index()
+    if complete_only and len(out):
+        out = out[out["n_dimensions"] >= out["layer"].map(expected)]
+    return out.reset_index(drop=True)
+
+
+def round_scores(rows: pd.DataFrame) -> pd.DataFrame:
+    """The evaluator's story score (mean over dimensions) in every round: story keys, round, score."""
+    require_columns(rows, STORY_KEYS + ["track", "round", "dimension", "score", "status"])
+    sub = scored(rows[rows["track"] == "evaluator"])
+    return (sub.groupby(STORY_KEYS + ["round"], dropna=False)["score"].mean().reset_index())
+
+
+def observation_units(scores: pd.DataFrame, unit: str = "story_mode") -> pd.DataFrame:
+    """Choose the observation unit of the genre statistics.
+
+    ``"story_mode"`` (the paper: each story-mode evaluation is one observation, N = 200 per layer)
+    keeps both modes; ``"story"`` averages a story's modes first, so observations are independent;
+    ``"content"`` / ``"title"`` keep one mode.
+    """
+    require_columns(scores, STORY_KEYS + ["score"], "story scores")
+    if unit == "story_mode":
+        return scores.copy()
+    if unit in MODES:
+        return scores[scores["mode"] == unit].copy()
+    if unit == "story":
+        keys = ["story_id", "category", "tier", "layer"]
+        out = scores.groupby(keys, dropna=False)["score"].mean().reset_index()
+        out["mode"] = "mean_of_modes"
+        return out
+    raise SageStatsError(f"unknown unit {unit!r}; choose story_mode, story, content or title")
+
+
+def unit_counts(units: pd.DataFrame) -> pd.DataFrame:
+    """Observations per layer (rows) and category (columns), 0 where none: what each test rests on."""
+    require_columns(units, ["layer", "category", "score"], "observation units")
+    return units.groupby(["layer", "category"]).size().rename("n").unstack(fill_value=0)
+
+
+def provenance_of(frame: pd.DataFrame) -> tuple[str | None, str | None]:
+    """The backend and model that produced a frame's rows ("a+b" when several)."""
+    def joined(col):
+        if col not in frame.columns:
+            return None
+        vals = sorted(str(v) for v in frame[col].dropna().unique())
+        return "+".join(vals) if vals else None
+    return joined("backend"), joined("model")
+
+
+KNOWN_LEVELS = {"layer": LAYERS, "category": CATEGORIES, "mode": MODES, "tier": TIERS}
+
+
+def sort_groups(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Sort by the ``by`` columns in their natural order (L4<L5<L6; canonical<pulp<llm; ...)."""
+    if df.empty or not by:
+        return df.reset_index(drop=True)
+    keys = {}
+    for col in by:
+        if col in KNOWN_LEVELS:
+            order = {v: i for i, v in enumerate(KNOWN_LEVELS[col])}
+            keys[col] = df[col].map(lambda v: order.get(v, len(order)))
+        else:
+            keys[col] = df[col].astype(str)
+    idx = pd.DataFrame(keys).sort_values(list(keys)).index
+    return df.loc[idx].reset_index(drop=True)
+
+
+def iter_groups(df: pd.DataFrame, by: list[str]):
+    """Yield ``(key, sub_frame)`` for every group of ``by``, *including expected empty ones*.
+
+    With no ``by``: one group (the whole frame). When every ``by`` column has known levels
+    (layer, category, mode, tier), the groups are their product plus any other observed values,
+    in natural order, so a missing layer or category yields an empty sub-frame (and the statistic
+    a row that says so). Otherwise the observed groups.
+    """
+    if not by:
+        yield {}, df
+        return
+    if all(c in KNOWN_LEVELS for c in by):
+        axes = []
+        for c in by:
+            seen = list(pd.Series(df[c]).dropna().unique()) if c in df else []
+            axes.append(list(KNOWN_LEVELS[c]) + [v for v in seen if v not in KNOWN_LEVELS[c]])
+        keys = list(pd.MultiIndex.from_product(axes, names=by))
+    else:
+        keys = list(df.groupby(by, dropna=False, sort=False).groups.keys()) if len(df) else []
+        keys = [k if isinstance(k, tuple) else (k,) for k in keys]
+    for k in keys:
+        key = dict(zip(by, k))
+        mask = np.ones(len(df), bool)
+        for c, v in key.items():
+            mask &= (df[c] == v).to_numpy() if not (isinstance(v, float) and np.isnan(v)) else df[c].isna().to_numpy()
+        yield key, df.loc[mask]
+
+
+def no_rows_note(key: dict) -> str:
+    """The message for a group without data, e.g. ``no rows for layer=L5, category=llm``."""
+    return "no rows for " + ", ".join(f"{c}={v}" for c, v in key.items()) if key else "no rows"

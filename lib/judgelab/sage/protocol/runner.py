@@ -1,0 +1,298 @@
+"""Many SAGE evaluations at once: select stories, prepare inputs, run, and tidy the results.
+
+``run_layer(gw, corpus, "L4", profile="demo")`` runs every (story, mode) evaluation of one layer
+through ``gw.map`` (concurrently on remote backends; one at a time on the in-process model so
+that each conversation keeps its KV prefix) and returns a :class:`SageRun` with
+
+- ``rows`` — the tidy long table ``sage_rows_<layer>.parquet`` (schema: CONTRIBUTING.md): one row
+  per story x layer x mode x track x round x dimension; failed replies have ``status="failed"``
+  and a NaN score (never 0);
+- ``summary`` — ``sage_summary_<layer>.parquet``: one row per evaluation;
+- ``failures`` — one row per failed or not-run reply, with the error;
+- ``calls`` — one row per reply with its token usage (for the cost/caching figures).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from judgelab import interim, params, profiles
+from judgelab.gateway import Gateway
+from judgelab.sage.protocol import prompts
+from judgelab.sage.protocol.modes import prepare_input
+from judgelab.sage.protocol.evaluation import BLIND, EVALUATOR, REVIEW, Call, EvalConfig, EvalItem, Evaluation, evaluate
+from judgelab.sage.settings import CATEGORIES, CONTEXT_POLICIES, LAYERS, MODES, SAGE_PROFILES
+
+ROW_COLUMNS = [
+    "story_id", "category", "tier", "layer", "mode", "track", "round", "dimension", "score",
+    "confidence", "evidence_strength", "evidence", "status", "r4_score_changed", "truncated",
+    "backend", "model", "template_version", "profile",
+]
+SUMMARY_COLUMNS = [
+    "story_id", "category", "tier", "layer", "mode", "overall_score", "validator_blind_overall",
+    "eval_validator_mad", "max_r4_r5_change", "trust_level", "status", "n_repairs", "n_failures",
+    "knows_work", "backend", "model", "profile",
+]
+FAILURE_COLUMNS = ["story_id", "category", "layer", "mode", "track", "round", "error"]
+CALL_COLUMNS = ["story_id", "category", "layer", "mode", "track", "round", "status", "input_tokens",
+                "output_tokens", "cached_tokens", "estimated", "latency_s", "cached", "n_repairs"]
+
+
+@dataclass
+class SageRun:
+    """The tidy results of one layer's run (see module docstring)."""
+
+    layer: str
+    profile: str
+    rows: pd.DataFrame
+    summary: pd.DataFrame
+    failures: pd.DataFrame
+    calls: pd.DataFrame
+    evaluations: list[Evaluation]
+
+
+# ---------------------------------------------------------------- stories
+
+def select_stories(corpus: pd.DataFrame, per_category: dict[str, int], seed: int,
+                   stories: Sequence[str] | None = None) -> pd.DataFrame:
+    """The stories of a run: ``stories`` (ids) if given, else ``per_category[c]`` per category,
+    drawn with ``seed`` from the stories inside the 2,000–8,000-word range (``in_range``), topped
+    up from the others only if a category has too few. LLM stories are drawn across tiers in
+    proportion (high first). Order: category, then story_id."""
+    if stories is not None:
+        missing = sorted(set(stories) - set(corpus["story_id"]))
+        if missing:
+            raise ValueError(f"story ids not in the corpus: {missing}")
+        out = corpus[corpus["story_id"].isin(list(stories))]
+        return out.sort_values(["category", "story_id"]).reset_index(drop=True)
+    picked = []
+    for cat in CATEGORIES:
+        n = int(per_category.get(cat, 0))
+        if n <= 0:
+            continue
+        pool = corpus[corpus["category"] == cat].copy()
+        if pool.empty:
+            continue
+        rank_key = pool["story_id"].map(lambda s: _stable_rank(s, seed))
+        in_range = pool["in_range"].astype(bool) if "in_range" in pool else pd.Series(True, index=pool.index)
+        pool = pool.assign(_out=~in_range, _rank=rank_key)
+        if cat == "llm" and "tier" in pool and n < len(pool):
+            # cycle through tiers so a small draw still spans quality levels
+            pool["_tier_pos"] = pool.sort_values(["_out", "_rank"]).groupby("tier").cumcount()
+            order = {"high": 0, "average": 1, "low": 2}
+            pool["_tier"] = pool["tier"].map(order).fillna(3)
+            pool = pool.sort_values(["_out", "_tier_pos", "_tier", "_rank"])
+        else:
+            pool = pool.sort_values(["_out", "_rank"])
+        picked.append(pool.head(n).drop(columns=[c for c in pool.columns if c.startswith("_")]))
+    if not picked:
+        return corpus.head(0)
+    return pd.concat(picked).sort_values(["category", "story_id"]).reset_index(drop=True)
+
+
+def _stable_rank(story_id: str, seed: int) -> int:
+    """A seeded, platform-independent order (no Python hash randomisation)."""
+    import hashlib
+
+    return int(hashlib.sha256(f"{seed}:{story_id}".encode()).hexdigest()[:12], 16)
+
+
+def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_text_tokens: int,
+                context_policy: str) -> list[EvalItem]:
+    """One :class:`EvalItem` per story x mode, grouped by mode (so consecutive conversations
+    share the system prompt). Content-mode texts are stripped, checked for leaks and fitted to
+    the context policy here, before any call: a text that cannot be sent fails the run loudly."""
+    if layer not in LAYERS:
+        raise ValueError(f"unknown layer {layer!r}; choose one of {LAYERS}")
+    if context_policy not in CONTEXT_POLICIES:
+        raise ValueError(f"unknown context_policy {context_policy!r}; choose one of {CONTEXT_POLICIES}")
+    items = []
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose from {MODES}")
+        for s in stories.itertuples(index=False):
+            prepared = prepare_input(mode, text=s.text if mode == "content" else None, title=s.title,
+                                     author=s.author, max_text_tokens=max_text_tokens,
+                                     context_policy=context_policy)
+            tier = getattr(s, "tier", "") or ""
+            items.append(EvalItem(s.story_id, s.category, "" if _isna(tier) else str(tier), layer, mode, prepared))
+    return items
+
+
+def _isna(x: Any) -> bool:
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------- tidy tables
+
+def _dimension_values(parsed: Any, code: str) -> dict[str, Any]:
+    d = getattr(parsed.scores, code)
+    return {"score": float(d.score), "confidence": float(d.confidence),
+            "evidence_strength": d.evidence_strength, "evidence": d.evidence}
+
+
+def _scores(call: Call | None) -> dict[str, float] | None:
+    if call is None or not call.ok:
+        return None
+    return {code: float(getattr(call.parsed.scores, code).score)
+            for code in type(call.parsed.scores).model_fields}
+
+
+def evaluation_rows(ev: Evaluation, backend: str, model: str, profile: str) -> list[dict]:
+    """Tidy rows of one evaluation: 4 dimensions x (5 evaluator rounds + blind + review)."""
+    it = ev.item
+    codes = prompts.layer_spec(it.layer).codes
+    r3 = _scores(ev.call(EVALUATOR, 3))
+    truncated = it.prepared.truncated or any(c.result is not None and c.result.truncated for c in ev.calls)
+    out = []
+    for c in ev.calls:
+        for code in codes:
+            row = {"story_id": it.story_id, "category": it.category, "tier": it.tier, "layer": it.layer,
+                   "mode": it.mode, "track": c.track, "round": c.round, "dimension": code,
+                   "score": math.nan, "confidence": math.nan, "evidence_strength": "", "evidence": "",
+                   "status": "ok" if c.ok else "failed", "r4_score_changed": False, "truncated": truncated,
+                   "backend": backend, "model": model, "template_version": ev.template_version,
+                   "profile": profile}
+            if c.ok:
+                row.update(_dimension_values(c.parsed, code))
+                if c.track == EVALUATOR and c.round == 4 and r3 is not None:
+                    row["r4_score_changed"] = bool(row["score"] != r3[code])
+            out.append(row)
+    return out
+
+
+def evaluation_summary(ev: Evaluation, backend: str, model: str, profile: str) -> dict:
+    """One summary row: overall (mean R5) score, blind validator overall, evaluator–validator MAD,
+    max |R5 - R4|, trust level, failures and repairs, and (title mode) whether the model knew the work.
+
+    ``overall_score = mean_d s_R5(d)``; ``eval_validator_mad = mean_d |s_R5(d) - s_blind(d)|``;
+    ``max_r4_r5_change = max_d |s_R5(d) - s_R4(d)|`` (paper: converged when < 0.3).
+    """
+    it = ev.item
+    r4, r5, blind = _scores(ev.call(EVALUATOR, 4)), _scores(ev.call(EVALUATOR, 5)), _scores(ev.call(BLIND, 1))
+    review, r1 = ev.call(REVIEW, 1), ev.call(EVALUATOR, 1)
+    codes = prompts.layer_spec(it.layer).codes
+    knows = None
+    if it.mode == "title" and r1 is not None and r1.ok:
+        knows = bool(r1.parsed.knows_work)
+    return {
+        "story_id": it.story_id, "category": it.category, "tier": it.tier, "layer": it.layer, "mode": it.mode,
+        "overall_score": float(np.mean([r5[c] for c in codes])) if r5 else math.nan,
+        "validator_blind_overall": float(np.mean([blind[c] for c in codes])) if blind else math.nan,
+        "eval_validator_mad": float(np.mean([abs(r5[c] - blind[c]) for c in codes])) if r5 and blind else math.nan,
+        "max_r4_r5_change": float(max(abs(r5[c] - r4[c]) for c in codes)) if r5 and r4 else math.nan,
+        "trust_level": review.parsed.trust_level if review is not None and review.ok else None,
+        "status": "ok" if all(c.ok for c in ev.calls) else "failed",
+        "n_repairs": int(sum(c.result.n_repairs for c in ev.calls if c.result is not None)),
+        "n_failures": int(sum(not c.ok for c in ev.calls)),
+        "knows_work": knows, "backend": backend, "model": model, "profile": profile,
+    }
+
+
+def tidy(evaluations: list[Evaluation], backend: str, model: str, profile: str):
+    """(rows, summary, failures, calls) frames of a list of evaluations, in the contract's columns."""
+    rows, summ, fails, calls = [], [], [], []
+    for ev in evaluations:
+        rows += evaluation_rows(ev, backend, model, profile)
+        summ.append(evaluation_summary(ev, backend, model, profile))
+        it = ev.item
+        for c in ev.calls:
+            base = {"story_id": it.story_id, "category": it.category, "layer": it.layer, "mode": it.mode,
+                    "track": c.track, "round": c.round}
+            if not c.ok:
+                fails.append({**base, "error": c.failure})
+            r = c.result
+            u = r.usage if r is not None else None
+            calls.append({**base, "status": "ok" if c.ok else ("failed" if r is not None else "not_run"),
+                          "input_tokens": u.input_tokens if u else 0, "output_tokens": u.output_tokens if u else 0,
+                          "cached_tokens": u.cached_tokens if u else 0, "estimated": bool(u.estimated) if u else False,
+                          "latency_s": r.latency_s if r is not None else 0.0, "cached": bool(r.cached) if r is not None else False,
+                          "n_repairs": r.n_repairs if r is not None else 0})
+    rows_df = pd.DataFrame(rows, columns=ROW_COLUMNS)
+    rows_df = rows_df.astype({"round": "int64", "score": "float64", "confidence": "float64",
+                              "r4_score_changed": "bool", "truncated": "bool"})
+    summ_df = pd.DataFrame(summ, columns=SUMMARY_COLUMNS)
+    summ_df["knows_work"] = summ_df["knows_work"].astype("object")
+    return (rows_df, summ_df, pd.DataFrame(fails, columns=FAILURE_COLUMNS),
+            pd.DataFrame(calls, columns=CALL_COLUMNS))
+
+
+# ---------------------------------------------------------------- running
+
+def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "demo", *,
+              stories: Sequence[str] | None = None, modes: Sequence[str] | None = None,
+              context_policy: str | None = None, overrides: dict[str, Any] | None = None,
+              desc: str | None = None) -> SageRun:
+    """Run one layer's evaluations for ``profile`` (knobs from ``SAGE_PROFILES``, optionally
+    overridden) and return the tidy tables. Never raises for a model failure; raises for inputs
+    that cannot be sent (a leak of title/author, a text over budget under ``context_policy="error"``)."""
+    # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
+    stories = params.as_list(stories, name="STORIES") or None
+    modes = params.as_list(modes, name="MODES") or None
+    cfg = profiles.pick(SAGE_PROFILES, profile)
+    cfg.update(overrides or {})
+    if context_policy is not None:
+        cfg["context_policy"] = context_policy
+    chosen = select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
+    items = build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"])
+    ecfg = EvalConfig.from_settings(cfg)
+    evaluations = gw.map(lambda it: evaluate(gw, it, ecfg), items, concurrency=cfg.get("concurrency"),
+                         desc=desc or f"SAGE {layer}")
+    rows, summary, failures, calls = tidy(evaluations, gw.backend_name, gw.model_name, profile)
+    return SageRun(layer, profile, rows, summary, failures, calls, evaluations)
+
+
+def write_interim(run: SageRun) -> dict[str, str]:
+    """Write the interim tables ``sage_rows_<layer>`` and ``sage_summary_<layer>`` (schemas:
+    CONTRIBUTING.md) through :func:`judgelab.interim.write`; return their paths."""
+    return {kind: str(interim.write(df, f"sage_{kind}_{run.layer}"))
+            for kind, df in (("rows", run.rows), ("summary", run.summary))}
+
+
+# ---------------------------------------------------------------- what it cost
+
+def token_accounting(calls: pd.DataFrame) -> pd.DataFrame:
+    """Input tokens per evaluation (story x layer x mode): as sent, served from a prefix cache,
+    and actually processed, against resending the story in every call without reuse.
+
+    ``input_tokens`` is what each call's prompt holds (the whole conversation so far: the story is
+    in every call's prompt); ``cached_tokens`` is the part the backend reused (llama.cpp KV prefix,
+    OpenAI prompt caching); ``processed = input - cached``. Without a stable prefix every call
+    would process its whole prompt, so ``resend_every_round = input_tokens`` and
+    ``reuse_ratio = processed / resend_every_round``. Replies served from the response cache keep
+    the usage of the call that made them (``n_from_cache`` counts them); calls that were not run
+    count nothing.
+    """
+    live = calls[calls["status"] != "not_run"]
+    keys = ["story_id", "category", "layer", "mode"]
+    g = live.groupby(keys, as_index=False).agg(
+        n_calls=("track", "size"), n_from_cache=("cached", "sum"), input_tokens=("input_tokens", "sum"),
+        cached_tokens=("cached_tokens", "sum"), output_tokens=("output_tokens", "sum"),
+        latency_s=("latency_s", "sum"))
+    g["processed_tokens"] = g["input_tokens"] - g["cached_tokens"]
+    g["resend_every_round"] = g["input_tokens"]
+    g["reuse_ratio"] = g["processed_tokens"] / g["resend_every_round"].where(g["resend_every_round"] > 0)
+    return g
+
+
+def disagreements(rows: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
+    """Dimensions where the evaluator's final (R5) score and the validator's blind score differ by
+    more than ``threshold`` (paper, Table 12 note: discrepancies > 0.5 are flagged for review).
+
+    Columns: story_id, category, layer, mode, dimension, evaluator, validator_blind, diff
+    (= validator_blind - evaluator). Failed replies take no part.
+    """
+    ok = rows[rows["status"] == "ok"]
+    keys = ["story_id", "category", "layer", "mode", "dimension"]
+    ev = ok[(ok["track"] == EVALUATOR) & (ok["round"] == 5)][keys + ["score"]].rename(columns={"score": "evaluator"})
+    vb = ok[ok["track"] == BLIND][keys + ["score"]].rename(columns={"score": "validator_blind"})
+    both = ev.merge(vb, on=keys)
+    both["diff"] = both["validator_blind"] - both["evaluator"]
+    return both[both["diff"].abs() > threshold].reset_index(drop=True)

@@ -1,0 +1,127 @@
+"""Pydantic schemas of every SAGE reply: the five evaluator rounds and the validator's two turns.
+
+Scores are 1.0–5.0 in steps of 0.5 and confidence 1–5, both as ``Literal`` (JSON Schema ``enum``):
+the llama.cpp grammar enforces an ``enum`` but not ``minimum``/``maximum``. Every string has a
+``maxLength`` (set per profile) so that a small model cannot run a string into ``max_tokens``.
+Dimension scores are an object with one required property per dimension code, so a reply can
+neither skip nor invent a dimension.
+
+Models are built per (layer, mode, string lengths) by :func:`round_schema` /
+:func:`validator_schema` and cached, so the same request always carries the same class (its JSON
+Schema enters the gateway's cache key).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from judgelab.sage.protocol.prompts import layer_spec
+
+#: Allowed dimension scores (paper Table 13: 1.0–5.0; steps of 0.5).
+SCORE_VALUES: tuple[float, ...] = tuple(x / 2 for x in range(2, 11))
+Score = Literal[1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
+Confidence = Literal[1, 2, 3, 4, 5]
+EvidenceStrength = Literal["strong", "moderate", "weak", "absent"]
+Severity = Literal["none", "low", "medium", "high"]
+TrustLevel = Literal["high", "medium", "low"]
+ReasoningQuality = Literal["good", "fair", "poor"]
+Calibration = Literal["calibrated", "overconfident", "underconfident"]
+
+ROUNDS = (1, 2, 3, 4, 5)
+
+#: Round 2's layer-specific checks (paper Table 12 and prompt appendix): field -> description.
+ROUND2_CHECKS: dict[str, dict[str, str]] = {
+    "L4": {"hallucination_found": "a claim rests on a cultural or historical detail the source lacks",
+           "overinterpretation_found": "an ambiguous passage was over-read"},
+    "L5": {"projection_bias_found": "restraint read as shallowness or one culture's display norms applied",
+           "explicitness_bias_found": "emotion words rewarded without substance"},
+    "L6": {"western_frame_imposed": "a Western existentialist frame forced on another tradition",
+           "explicit_philosophy_bias": "stated philosophy taken for depth",
+           "profundity_bias": "dark themes ranked above joy or ordinary life"},
+}
+
+_FROZEN = ConfigDict(extra="forbid")
+
+
+@functools.lru_cache(maxsize=None)
+def dimension_score_model(evidence_chars: int) -> type[BaseModel]:
+    """One dimension's score, confidence, evidence strength and evidence (capped length)."""
+    return create_model(
+        f"DimensionScore{evidence_chars}",
+        __config__=_FROZEN,
+        score=(Score, Field(description="1.0-5.0 in steps of 0.5")),
+        confidence=(Confidence, Field(description="1-5")),
+        evidence_strength=(EvidenceStrength, ...),
+        evidence=(str, Field(max_length=evidence_chars, description="quotation or cited reading")),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def scores_model(layer: str, evidence_chars: int) -> type[BaseModel]:
+    """An object with one required :func:`dimension_score_model` per dimension code of ``layer``."""
+    dim = dimension_score_model(evidence_chars)
+    fields = {code: (dim, ...) for code in layer_spec(layer).codes}
+    return create_model(f"{layer}Scores{evidence_chars}", __config__=_FROZEN, **fields)
+
+
+def _note(chars: int, what: str):
+    return (str, Field(max_length=chars, description=what))
+
+
+@functools.lru_cache(maxsize=None)
+def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_chars: int) -> type[BaseModel]:
+    """The reply schema of evaluator round ``rnd`` (1–5) for ``layer`` and ``mode``.
+
+    R1: ``extracted`` + ``scores`` (+ ``knows_work`` in title mode). R2: the layer's bias checks
+    (:data:`ROUND2_CHECKS`) + ``notes`` + ``scores``. R3: ``boundary_violation`` + ``notes`` +
+    ``scores``. R4: ``notes`` + ``scores`` (confidence may change, scores may not — enforced by
+    the runner, which flags a change). R5: ``convergence`` + ``overall_confidence`` + ``scores``.
+    """
+    scores = (scores_model(layer, evidence_chars), ...)
+    fields: dict[str, tuple] = {}
+    if rnd == 1:
+        if mode == "title":
+            fields["knows_work"] = (bool, Field(description="true only if the model knows this work"))
+        fields["extracted"] = _note(note_chars, "layer-relevant content found")
+    elif rnd == 2:
+        for name, what in ROUND2_CHECKS[layer].items():
+            fields[name] = (bool, Field(description=what))
+        fields["notes"] = _note(note_chars, "what the check found")
+    elif rnd == 3:
+        fields["boundary_violation"] = (bool, Field(description="a score used another layer"))
+        fields["notes"] = _note(note_chars, "the slip, if any")
+    elif rnd == 4:
+        fields["notes"] = _note(note_chars, "where evidence is thin")
+    elif rnd == 5:
+        fields["convergence"] = _note(note_chars, "which dimensions were stable since Round 4")
+        fields["overall_confidence"] = (Confidence, ...)
+    else:
+        raise ValueError(f"round must be 1-5, got {rnd}")
+    fields["scores"] = scores
+    return create_model(f"{layer}{mode.title()}Round{rnd}_{evidence_chars}_{note_chars}",
+                        __config__=_FROZEN, **fields)
+
+
+@functools.lru_cache(maxsize=None)
+def validator_schema(layer: str, turn: str, evidence_chars: int, note_chars: int) -> type[BaseModel]:
+    """The validator's reply: ``turn="blind"`` (own scores) or ``"review"`` (review + scores + trust)."""
+    scores = (scores_model(layer, evidence_chars), ...)
+    if turn == "blind":
+        return create_model(f"{layer}ValidatorBlind_{evidence_chars}", __config__=_FROZEN, scores=scores)
+    if turn != "review":
+        raise ValueError(f"validator turn must be 'blind' or 'review', got {turn!r}")
+    return create_model(
+        f"{layer}ValidatorReview_{evidence_chars}_{note_chars}",
+        __config__=_FROZEN,
+        projection_bias=(Severity, ...),
+        hallucination=(Severity, ...),
+        boundary_violation=(Severity, ...),
+        reasoning_quality=(ReasoningQuality, ...),
+        confidence_calibration=(Calibration, ...),
+        agreements=_note(note_chars, "dimensions agreed on, with evidence"),
+        disagreements=_note(note_chars, "dimensions disputed, with evidence"),
+        scores=scores,
+        trust_level=(TrustLevel, ...),
+    )

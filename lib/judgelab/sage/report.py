@@ -1,0 +1,279 @@
+"""What the SAGE notebooks 01–04 show, one call per thing shown.
+
+Notebooks 02–04 differ only in their layer (L4 cultural, L5 emotional-psychological, L6
+existential-philosophical), so they share one :class:`LayerReport`::
+
+    report = LayerReport.open("L4", PROFILE, BACKEND, MODEL, BASE_URL)
+    report.header()          # model banner and the knobs of this run
+    report.run()             # every story x mode: evaluator (5 rounds) + validator; writes the interim files
+    report.disagreements()   # evaluator R5 vs blind validator differences above the paper's 0.5
+    report.final_scores()    # figure + table of the final (R5) scores
+    report.trajectories()    # figure + table of the mean score per round
+    report.failures()        # failed or not-run replies (never scored)
+    report.tokens()          # token accounting per evaluation
+
+Each method saves its tables and figures (``reporting.save_table`` / ``save_figure``, names
+``sage_<what>_<layer>``) and returns a :class:`Shown` that Jupyter displays. The numbers behind
+them are plain functions below (:func:`score_distribution`, :func:`trajectory_pivot`, ...),
+tested with known answers in ``tests/test_sage_report.py``.
+
+Notebook 01 (the corpus) uses the functions of the section "corpus" at the end.
+"""
+from __future__ import annotations
+
+import io
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from judgelab import interim, profiles, reporting
+from judgelab.sage.protocol import layer_figures, runner
+from judgelab.sage.settings import LAYERS, SAGE_PROFILES
+
+EVALUATOR_FINAL_ROUND = 5
+KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "max_tokens")
+TOKEN_COLUMNS = ["n_calls", "input_tokens", "cached_tokens", "processed_tokens", "output_tokens", "latency_s"]
+
+
+@dataclass
+class Shown:
+    """What one notebook cell shows: Markdown ``text``, a ``figure``, a ``table`` (each optional),
+    displayed by Jupyter in that order."""
+
+    text: str = ""
+    figure: Any = None
+    table: pd.DataFrame | None = None
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import Image, Markdown, display
+
+        if self.text:
+            display(Markdown(self.text))
+        if self.figure is not None:
+            display(Image(data=png_bytes(self.figure)))
+        if self.table is not None:
+            display(self.table)
+
+
+def png_bytes(fig, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes (works whatever matplotlib backend is active, and after ``close``)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------- the numbers a layer report shows
+
+def score_distribution(rows: pd.DataFrame) -> pd.DataFrame:
+    """count, mean, std, min, max of the evaluator's final (Round-5) scores of replies that parsed,
+    per mode x category x dimension (``std`` with ddof = 1, NaN for a single score)."""
+    final = rows[(rows["track"] == "evaluator") & (rows["round"] == EVALUATOR_FINAL_ROUND) & (rows["status"] == "ok")]
+    return final.groupby(["mode", "category", "dimension"])["score"].describe()[["count", "mean", "std", "min", "max"]]
+
+
+def trajectory_pivot(trajectory: pd.DataFrame) -> pd.DataFrame:
+    """:func:`judgelab.sage.protocol.layer_figures.trajectory_table` as one row per mode x
+    dimension and one column per step (R1–R5, V-blind, V-review; steps without scores left out)."""
+    wide = trajectory.pivot_table(index=["mode", "dimension"], columns="step", values="mean_score")
+    return wide[[s for s in layer_figures.STEPS if s in set(trajectory["step"])]]
+
+
+def r4_score_changes(rows: pd.DataFrame) -> tuple[int, int]:
+    """(dimension scores the evaluator changed in Round 4, dimension scores it gave in Round 4).
+
+    Round 4 checks evidence sufficiency: confidence may change, scores may not (paper,
+    "Iterative Evaluator"); a changed score is kept and flagged (``r4_score_changed``)."""
+    r4_ok = (rows["track"] == "evaluator") & (rows["round"] == 4) & (rows["status"] == "ok")
+    return int(rows["r4_score_changed"].sum()), int(r4_ok.sum())
+
+
+def truncated_evaluations(rows: pd.DataFrame, summary: pd.DataFrame) -> tuple[int, int]:
+    """(evaluations whose story text was cut to fit the context, content-mode evaluations)."""
+    cut = summary.merge(rows.groupby(["story_id", "mode"])["truncated"].any().reset_index())
+    return int(cut["truncated"].sum()), int((cut["mode"] == "content").sum())
+
+
+def token_means(accounting: pd.DataFrame) -> pd.DataFrame:
+    """Mean per evaluation, by mode, of :func:`judgelab.sage.protocol.runner.token_accounting`'s
+    calls, tokens (sent, prefix-cached, processed, generated) and latency, rounded to 0.1."""
+    return accounting.groupby("mode")[TOKEN_COLUMNS].mean().round(1)
+
+
+# ---------------------------------------------------------------- notebooks 02-04
+
+@dataclass
+class LayerReport:
+    """One LLM-judged layer's run and everything notebooks 02–04 show about it (module docstring)."""
+
+    layer: str
+    profile: str
+    gateway: Any
+    corpus: pd.DataFrame
+    settings: dict
+    stories: Sequence[str] | str | None = None
+    modes: Sequence[str] | str | None = None
+    context_policy: str | None = None
+    result: runner.SageRun | None = None
+    wall_s: float = math.nan
+    written: dict = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, layer: str, profile: str, backend: str | None = None, model: str | None = None,
+             base_url: str | None = None, *, stories=None, modes=None, context_policy: str | None = None,
+             gateway=None, corpus: pd.DataFrame | None = None) -> "LayerReport":
+        """Check the profile and layer, open the gateway (``backend``/``model``/``base_url``; None =
+        environment, then the embedded default) unless ``gateway`` is given, and read the interim
+        ``corpus`` table that notebook 01 wrote unless ``corpus`` is given."""
+        profiles.check(profile)
+        if layer not in LAYERS:
+            raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
+        if gateway is None:
+            from judgelab.gateway import Gateway
+
+            gateway = Gateway.from_settings(backend=backend, model=model, base_url=base_url)
+        corpus = interim.read("corpus") if corpus is None else corpus
+        return cls(layer, profile, gateway, corpus, profiles.pick(SAGE_PROFILES, profile),
+                   stories, modes, context_policy)
+
+    # -- provenance
+    @property
+    def caption(self) -> str:
+        """Profile, judge and (for the embedded 135M model) the warning, for every caption."""
+        return reporting.provenance(self.profile, self.gateway.backend_name, self.gateway.model_name)
+
+    def knobs(self) -> dict[str, Any]:
+        """The profile's knobs that shape this run, with the ``context_policy`` override applied."""
+        out = {k: self.settings[k] for k in KNOBS_SHOWN}
+        if self.context_policy is not None:
+            out["context_policy"] = self.context_policy
+        return out
+
+    def header(self) -> Shown:
+        """The model banner and the knobs."""
+        knobs = "; ".join(f"`{k}` = {v}" for k, v in self.knobs().items())
+        return Shown(reporting.model_banner(self.gateway.backend_name, self.gateway.model_name)
+                     + f"\n\nSAGE {self.layer}, profile `{self.profile}`: {knobs}")
+
+    # -- the run
+    def run(self) -> Shown:
+        """Run every story x mode (:func:`judgelab.sage.protocol.runner.run_layer`), write
+        ``sage_rows_<layer>`` and ``sage_summary_<layer>``; show the summary, the wall time and,
+        when texts were cut to fit the context, how many."""
+        t0 = time.perf_counter()
+        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.profile, stories=self.stories,
+                                       modes=self.modes, context_policy=self.context_policy)
+        self.wall_s = time.perf_counter() - t0
+        self.written = runner.write_interim(self.result)
+        rows, summary = self.result.rows, self.result.summary
+        text = (f"{len(summary)} evaluations, {len(rows)} rows in {self.wall_s:.0f} s wall time; wrote "
+                + ", ".join(f"`{name}`" for name in (f"sage_{k}_{self.layer}" for k in self.written)) + ".")
+        n_cut, n_content = truncated_evaluations(rows, summary)
+        if n_cut:
+            text += (f"\n\n**Texts cut to fit the context:** {n_cut} of {n_content} content-mode evaluations kept "
+                     f"only the head and the tail of the story (budget ~{self.settings['max_text_tokens']} tokens, "
+                     f"`context_policy={self.knobs()['context_policy']}`). "
+                     "Their scores judge an excerpt, not the whole story.")
+        return Shown(text, table=summary)
+
+    def _run(self) -> runner.SageRun:
+        if self.result is None:
+            raise RuntimeError(f"SAGE {self.layer}: call run() before showing its results")
+        return self.result
+
+    def disagreements(self) -> Shown:
+        """Dimensions where the evaluator's R5 and the blind validator differ by more than the
+        profile's ``agreement_threshold`` (paper, Table 12: flagged for review)."""
+        threshold = self.settings["agreement_threshold"]
+        flagged = runner.disagreements(self._run().rows, threshold)
+        return Shown(f"Evaluator (R5) vs blind validator: {len(flagged)} dimension scores differ by more than "
+                     f"{threshold} (flagged for review, paper Table 12)", table=flagged)
+
+    def final_scores(self) -> Shown:
+        """Figure ``sage_scores_<layer>`` and table ``sage_score_distribution_<layer>``."""
+        rows = self._run().rows
+        fig = layer_figures.final_scores_figure(rows, self.layer)
+        reporting.save_figure(fig, f"sage_scores_{self.layer}",
+                              caption=f"SAGE {self.layer}: final (R5) evaluator scores. " + self.caption)
+        plt.close(fig)
+        dist = score_distribution(rows)
+        reporting.save_table(dist.reset_index(), f"sage_score_distribution_{self.layer}")
+        return Shown(figure=fig, table=dist)
+
+    def trajectories(self) -> Shown:
+        """Figure and table ``sage_trajectory_<layer>`` (mean score per round and validator step),
+        and the Round-4 score changes."""
+        rows = self._run().rows
+        fig = layer_figures.trajectory_figure(rows, self.layer)
+        reporting.save_figure(fig, f"sage_trajectory_{self.layer}",
+                              caption=f"SAGE {self.layer}: mean score per round. " + self.caption)
+        plt.close(fig)
+        traj = layer_figures.trajectory_table(rows)
+        reporting.save_table(traj, f"sage_trajectory_{self.layer}")
+        changed, given = r4_score_changes(rows)
+        return Shown(f"R4 score changes (scores must not change in R4; kept and flagged): {changed} of {given} "
+                     "dimension scores", figure=fig, table=trajectory_pivot(traj))
+
+    def failures(self) -> Shown:
+        """Table ``sage_failures_<layer>``: every failed or not-run reply with its error."""
+        run = self._run()
+        fails = layer_figures.failure_list(run.failures)
+        reporting.save_table(fails, f"sage_failures_{self.layer}")
+        n_failed = int((run.summary["status"] == "failed").sum())
+        return Shown(f"**{len(fails)} failed or not-run replies** in {n_failed} of {len(run.summary)} evaluations.",
+                     table=fails)
+
+    def tokens(self) -> Shown:
+        """Table ``sage_tokens_<layer>`` (:func:`runner.token_accounting`); shows the means by mode."""
+        run = self._run()
+        tok = runner.token_accounting(run.calls)
+        reporting.save_table(tok, f"sage_tokens_{self.layer}")
+        n_eval = len(run.summary)
+        return Shown(f"Wall time {self.wall_s:.0f} s for {n_eval} evaluations "
+                     f"({self.wall_s / max(n_eval, 1):.1f} s each). " + self.caption, table=token_means(tok))
+
+
+# ---------------------------------------------------------------- notebook 01: the corpus
+
+def shortfall_note(design: pd.DataFrame) -> str:
+    """Markdown naming every category with fewer stories than the design (``""`` when none).
+
+    ``design`` is :func:`judgelab.corpus.manifest.shortfall`'s table (category, design, have, shortfall)."""
+    missing = design.loc[design["shortfall"] > 0]
+    if missing.empty:
+        return ""
+    return ("**Shortfall:** " + "; ".join(f"{r.category}: {r.have} of {r.design}" for r in missing.itertuples())
+            + ". The mirror holds fewer public-domain stories than the design; the statistics use what exists.")
+
+
+def llm_stories_by_tier(corpus: pd.DataFrame) -> pd.DataFrame:
+    """Number of LLM-written stories per quality tier and model."""
+    llm = corpus.loc[corpus["category"] == "llm"]
+    return llm.groupby(["tier", "model"]).size().rename("stories").to_frame()
+
+
+def words_by_category(corpus: pd.DataFrame) -> pd.DataFrame:
+    """count, mean, std, min, quartiles and max of the word counts per category, rounded to words."""
+    return corpus.groupby("category")["words"].describe().round(0)
+
+
+def plot_corpus_words_years(corpus: pd.DataFrame, word_range: tuple[int, int]):
+    """Two panels: word counts by category (dots coloured by ``in_range``; dashed lines at the
+    ends of ``word_range``), and the stacked histogram of years of first publication."""
+    import seaborn as sns
+
+    from judgelab import style
+
+    fig, axes = style.subplots(2, 1, width=5.0, height=3.8)
+    left, right = axes[0]
+    sns.stripplot(data=corpus, x="words", y="category", hue="in_range", ax=left, jitter=0.25, size=4)
+    for w in word_range:
+        left.axvline(w, color="grey", ls="--", lw=0.8)
+    left.set(title="Word count by category", xlabel="words (cleaned text)")
+    sns.histplot(data=corpus.dropna(subset=["year"]), x="year", hue="category", multiple="stack", bins=30, ax=right)
+    right.set(title="Year of first publication", xlabel="year")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,117 @@
+"""Effect sizes of two groups: Cohen's d (two SD conventions) and the AUC.
+
+Cohen's d = (mean(x) - mean(y)) / s, sample SDs s1, s2 with ddof = 1, and s one of
+
+- ``"pooled"``: s = sqrt(((n1 - 1) s1^2 + (n2 - 1) s2^2) / (n1 + n2 - 2)), the pooled SD
+  (Cohen 1988, *Statistical Power Analysis*, eq. 2.5.2; pingouin's
+  ``compute_effsize(eftype="cohen")``);
+- ``"average"``: s = sqrt((s1^2 + s2^2) / 2), the root mean of the two variances (Cohen 1988,
+  eq. 2.3.2), which ignores the group sizes: the convention of the SAGE paper's code and of the
+  Narrative Trails analysis code. Equal to the pooled SD when n1 = n2.
+
+AUC = P(X > Y) + P(X = Y) / 2 for a random x of ``x`` (the positive class) and y of ``y``, by
+:func:`sklearn.metrics.roc_auc_score`; it equals U / (n1 n2) of the Mann-Whitney test.
+
+Small or degenerate input follows :mod:`judgelab.stats.rules`.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from judgelab.stats import rules
+
+SD_CONVENTIONS: dict[str, str] = {
+    "pooled": "s = sqrt(((n1-1) s1^2 + (n2-1) s2^2) / (n1 + n2 - 2))  [Cohen 1988, eq. 2.5.2]",
+    "average": "s = sqrt((s1^2 + s2^2) / 2)  [Cohen 1988, eq. 2.3.2; the SAGE paper's code]",
+}
+D_COLUMNS = ("sd_convention", "d", "n_x", "n_y", "mean_x", "mean_y", "note")
+AUC_COLUMNS = ("auc", "n_x", "n_y", "note")
+
+
+def _conventions(sd: str | Sequence[str]) -> list[str]:
+    names = [sd] if isinstance(sd, str) else list(sd)
+    bad = [s for s in names if s not in SD_CONVENTIONS]
+    if bad:
+        raise ValueError(f"unknown SD convention(s) {bad}; choose from {list(SD_CONVENTIONS)}")
+    return names
+
+
+def two_groups(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
+    """``x`` and ``y`` as float arrays after ``nan_policy`` (each group on its own), the note,
+    and whether an estimate can be made (False under "propagate" with a missing value)."""
+    x, y = rules.as_float_array(x, "x"), rules.as_float_array(y, "y")
+    mx, my = np.isnan(x), np.isnan(y)
+    note, usable = rules.missing_note(int(mx.sum() + my.sum()), nan_policy, "x, y")
+    return x[~mx], y[~my], note, usable
+
+
+def _pooled_sd(v1: float, v2: float, n1: int, n2: int, sd: str) -> float:
+    if sd == "pooled":
+        return float(np.sqrt(((n1 - 1) * v1 + (n2 - 1) * v2) / (n1 + n2 - 2)))
+    return float(np.sqrt((v1 + v2) / 2.0))
+
+
+def cohens_d(x, y, *, sd: str | Sequence[str] = "pooled", nan_policy: str = "omit") -> pd.DataFrame:
+    """Cohen's d of ``x`` over ``y``, one row per SD convention in ``sd`` ("pooled", "average").
+
+    Columns: sd_convention, d, n_x, n_y, mean_x, mean_y, note. NaN when a group has fewer than
+    ``rules.MIN_PER_GROUP`` values or both groups have zero variance (d undefined or infinite).
+    """
+    names = _conventions(sd)
+    x, y, note, usable = two_groups(x, y, nan_policy)
+    n1, n2 = len(x), len(y)
+    base = {"n_x": n1, "n_y": n2,
+            "mean_x": float(x.mean()) if n1 else np.nan, "mean_y": float(y.mean()) if n2 else np.nan}
+    problem = "" if usable else note
+    if not problem and min(n1, n2) < rules.MIN_PER_GROUP:
+        problem = rules.join(*(rules.too_few(n, rules.MIN_PER_GROUP, f"values in {g}")
+                               for g, n in (("x", n1), ("y", n2)) if n < rules.MIN_PER_GROUP))
+    v1 = float(x.var(ddof=1)) if n1 > 1 else np.nan
+    v2 = float(y.var(ddof=1)) if n2 > 1 else np.nan
+    if not problem and v1 == 0 and v2 == 0:
+        problem = "zero variance in both groups"
+    rows = []
+    for s in names:
+        if problem:
+            rows.append(rules.undefined(D_COLUMNS, rules.join(problem, note if usable else ""),
+                                        sd_convention=s, **base))
+            continue
+        d = (base["mean_x"] - base["mean_y"]) / _pooled_sd(v1, v2, n1, n2, s)
+        rows.append({"sd_convention": s, "d": float(d), **base, "note": note})
+    return rules.frame(rows, D_COLUMNS)
+
+
+def cohens_d_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int,
+                          sd: str = "pooled") -> float:
+    """Cohen's d from reported means, SDs and group sizes (conventions as in :func:`cohens_d`).
+
+    Used to check a paper's own d against its own reported means and SDs; NaN when the SD is 0
+    or (pooled) n1 + n2 <= 2.
+    """
+    (sd,) = _conventions(sd)
+    if sd == "pooled" and n1 + n2 <= 2:
+        return np.nan
+    s = _pooled_sd(s1 ** 2, s2 ** 2, n1, n2, sd)
+    return float((m1 - m2) / s) if s > 0 else np.nan
+
+
+def auc(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
+    """AUC-ROC with ``x`` the positive class: P(X > Y) + P(X = Y) / 2
+    (:func:`sklearn.metrics.roc_auc_score`). One row: auc, n_x, n_y, note; NaN when a group
+    is empty."""
+    from sklearn.metrics import roc_auc_score
+
+    x, y, note, usable = two_groups(x, y, nan_policy)
+    n1, n2 = len(x), len(y)
+    if not usable:
+        return rules.frame([rules.undefined(AUC_COLUMNS, note, n_x=n1, n_y=n2)], AUC_COLUMNS)
+    if min(n1, n2) < rules.MIN_PER_CLASS:
+        problem = rules.join(*(rules.too_few(n, rules.MIN_PER_CLASS, f"values in {g}")
+                               for g, n in (("x", n1), ("y", n2)) if n < rules.MIN_PER_CLASS))
+        return rules.frame([rules.undefined(AUC_COLUMNS, rules.join(problem, note), n_x=n1, n_y=n2)], AUC_COLUMNS)
+    labels = np.r_[np.ones(n1), np.zeros(n2)]
+    value = float(roc_auc_score(labels, np.r_[x, y]))
+    return rules.frame([{"auc": value, "n_x": n1, "n_y": n2, "note": note}], AUC_COLUMNS)

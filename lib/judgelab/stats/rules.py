@@ -1,0 +1,143 @@
+"""One rule for small or degenerate input, used by every function of :mod:`judgelab.stats`.
+
+An estimate that the data cannot support is NaN with a ``note`` naming the cause; no function of
+this package lets scipy, pingouin, sklearn or krippendorff raise on degenerate data (bad
+*arguments* -- an unknown method, a missing column -- are still errors, naming what is wrong).
+
+Minimums (the same for both studies and the appendix)
+------------------------------------------------------
+
+=====================================  ===========================================================
+estimate                               needs
+=====================================  ===========================================================
+ICC, Krippendorff's alpha, Kendall's W ``MIN_ITEMS`` = 3 items (targets), each rated by
+                                       ``MIN_RATERS`` = 2 raters (alpha: 3 *pairable* items)
+Cohen's d, Student / Welch t           ``MIN_PER_GROUP`` = 2 values in each group
+paired t, Wilcoxon signed-rank         ``MIN_PAIRED`` = 2 pairs (Wilcoxon: 2 non-zero differences)
+Pearson / Spearman / Kendall           ``MIN_PAIRS`` = 3 pairs; a Fisher-z CI ``MIN_CI_PAIRS`` = 4
+                                       (Kendall's: 5, its standard error has n - 4)
+one-way ANOVA                          2 groups with values and N - k >= 1 within-group df
+AUC, Mann-Whitney U                    ``MIN_PER_CLASS`` = 1 value in each group
+MAD, exact / within-1 agreement        an item counts only with >= 2 ratings
+=====================================  ===========================================================
+
+Why these numbers. A sample variance (ddof = 1) needs two values, so d, t and the paired tests
+need 2 per group / 2 pairs. A correlation of 2 pairs is always +-1 and has n - 2 = 0 degrees of
+freedom, so a correlation needs 3; the Fisher-z standard error 1 / sqrt(n - 3) needs 4. The
+reliability coefficients compare the variance *between items* with the variance within them;
+with 2 items the between-item mean square has a single degree of freedom and the coefficient
+jumps between its bounds on one pair of items (its F-based CI spans almost [-1, 1]); we use
+3 items, the same threshold as for a correlation (a reliability coefficient is one), rather than
+the 5 the SAGE code used (any number above 3 is arbitrary; the CI shows the remaining
+uncertainty). The rank statistics AUC / U are defined with one value per group.
+
+Degenerate data
+---------------
+Constant ratings (one value in the whole table) make ICC, alpha and W undefined (0 / 0): NaN,
+note ``"constant ratings"``; a constant side makes a correlation undefined (``"constant x"``);
+zero variance in both groups makes d and t undefined (``"zero variance in both groups"``).
+
+Notes (exact wording, joined with "; ")
+--------------------------------------
+``"empty table"``, ``"one rater"``, ``"constant ratings"``, ``"2 items < 3"`` (from
+:func:`too_few`: count, unit, "<", minimum), ``"NaN dropped: k"`` (a value *was* computed after
+dropping k missing values -- information, not a failure), ``"NaN in input: k"`` (nan_policy
+"propagate": the estimate is NaN because k values are missing).
+
+Missing values: ``nan_policy``
+------------------------------
+As in scipy / pingouin, every function takes ``nan_policy``: ``"omit"`` (default: drop missing
+values -- listwise for paired data and for complete-case designs -- and say how many in the note),
+``"raise"`` (a ValueError naming how many and where) or ``"propagate"`` (the estimate is NaN).
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+MIN_ITEMS = 3
+MIN_RATERS = 2
+MIN_PER_GROUP = 2
+MIN_PAIRED = 2
+MIN_PAIRS = 3
+MIN_CI_PAIRS = 4
+MIN_PER_CLASS = 1
+
+NAN_POLICIES = ("omit", "raise", "propagate")
+
+EMPTY = "empty table"
+ONE_RATER = "one rater"
+CONSTANT = "constant ratings"
+NAN = float("nan")
+
+
+def too_few(n: int, minimum: int, unit: str) -> str:
+    """The note for a count below its minimum, e.g. ``too_few(2, 3, "items")`` -> "2 items < 3"."""
+    return f"{n} {unit} < {minimum}"
+
+
+def nan_dropped(k: int) -> str:
+    """The note for k dropped missing values ("" when none were dropped)."""
+    return f"NaN dropped: {k}" if k else ""
+
+
+def join(*notes: str | None) -> str:
+    """Notes joined with "; ", empty ones and repeats left out."""
+    return "; ".join(dict.fromkeys(n for n in notes if n))
+
+
+def check_policy(nan_policy: str) -> str:
+    """``nan_policy`` itself, or a ValueError listing the allowed ones."""
+    if nan_policy not in NAN_POLICIES:
+        raise ValueError(f"nan_policy must be one of {NAN_POLICIES}, not {nan_policy!r}")
+    return nan_policy
+
+
+def missing_note(n_missing: int, nan_policy: str, where: str) -> tuple[str, bool]:
+    """Apply ``nan_policy`` to ``n_missing`` missing values found in ``where``.
+
+    Returns (note, usable): "omit" -> ("NaN dropped: k", True); "propagate" -> ("NaN in input: k",
+    False), the caller returns NaN; "raise" -> ValueError naming ``where`` and the count.
+    """
+    check_policy(nan_policy)
+    k = int(n_missing)
+    if not k:
+        return "", True
+    if nan_policy == "raise":
+        raise ValueError(f"{where}: {k} missing value(s) (NaN); drop them or pass nan_policy='omit'")
+    if nan_policy == "propagate":
+        return f"NaN in input: {k}", False
+    return nan_dropped(k), True
+
+
+def as_float_array(values, name: str) -> np.ndarray:
+    """A 1-D float array, or a ValueError naming the argument (and the first bad value)."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: values must be numbers") from None
+    if arr.ndim != 1:
+        arr = arr.ravel()
+    return arr
+
+
+def require_columns(data: pd.DataFrame, columns: Iterable[str], what: str = "data") -> None:
+    """ValueError naming the columns of ``columns`` missing from ``data``."""
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise ValueError(f"{what}: missing column(s) {missing}; has {list(data.columns)}")
+
+
+def frame(rows: Sequence[Mapping], columns: Sequence[str]) -> pd.DataFrame:
+    """Result rows as a DataFrame with the columns in this order (NaN for absent keys)."""
+    return pd.DataFrame(list(rows), columns=list(columns))
+
+
+def undefined(columns: Sequence[str], note: str, **known) -> dict:
+    """A result row of NaNs for ``columns`` with the ``known`` entries filled in and ``note``."""
+    row = dict.fromkeys(columns, NAN)
+    row.update(known)
+    row["note"] = note
+    return row

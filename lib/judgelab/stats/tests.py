@@ -1,0 +1,214 @@
+"""Significance tests: Student and Welch t, paired t, Wilcoxon signed-rank, Mann-Whitney U,
+one-way ANOVA, Bonferroni adjustment.
+
+- Student t (pooled variance) and Welch t (unequal variances): ``scipy.stats.ttest_ind``; Welch's
+  degrees of freedom by Welch-Satterthwaite, df = (a + b)^2 / (a^2 / (n1 - 1) + b^2 / (n2 - 1))
+  with a = s1^2 / n1, b = s2^2 / n2 (Welch 1947).
+- Paired t: t = mean(d) / (sd(d) / sqrt(n)), d = x - y, n - 1 df (``scipy.stats.ttest_rel``).
+- Wilcoxon signed-rank test of d = x - y, zero differences dropped (Wilcoxon 1945;
+  ``scipy.stats.wilcoxon``, ``zero_method="wilcox"``).
+- Mann-Whitney U of x vs y, two-sided (``scipy.stats.mannwhitneyu``); U / (n1 n2) is the AUC.
+- One-way between-groups ANOVA, F = MS_between / MS_within with (k - 1, N - k) df and
+  eta^2 = SS_between / SS_total (``pingouin.anova``; for one factor its partial eta^2 is eta^2).
+- Bonferroni: p_adj = min(1, m p) over m tests (``statsmodels.stats.multitest.multipletests``).
+
+Every function returns one row per test (a DataFrame) with a ``note``; small or degenerate input
+follows :mod:`judgelab.stats.rules`. Paired differences are compared with zero / with each other
+after rounding to 9 decimals, so floating-point noise (4.3 - 4.0 = 0.29999999999999982) is not
+taken for variance.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from judgelab.stats import rules
+from judgelab.stats.effects import two_groups
+
+T_COLUMNS = ("test", "t", "df", "p", "n_x", "n_y", "note")
+PAIRED_COLUMNS = ("test", "t", "df", "p", "n", "mean_diff", "note")
+WILCOXON_COLUMNS = ("test", "w", "p", "n", "n_nonzero", "note")
+U_COLUMNS = ("test", "u", "p", "n_x", "n_y", "note")
+ANOVA_COLUMNS = ("k_groups", "n", "F", "df_between", "df_within", "p", "eta2", "note")
+_DECIMALS = 9
+
+
+def _group_problem(n1: int, n2: int, minimum: int) -> str:
+    return rules.join(*(rules.too_few(n, minimum, f"values in {g}") for g, n in (("x", n1), ("y", n2))
+                        if n < minimum))
+
+
+def ttest(x, y, *, equal_var: bool = True, nan_policy: str = "omit") -> pd.DataFrame:
+    """Student (``equal_var=True``) or Welch t-test of x vs y, two-sided.
+
+    One row: test ("student" / "welch"), t, df, p, n_x, n_y, note.
+    """
+    name = "student" if equal_var else "welch"
+    x, y, note, usable = two_groups(x, y, nan_policy)
+    n1, n2 = len(x), len(y)
+    problem = "" if usable else note
+    problem = problem or _group_problem(n1, n2, rules.MIN_PER_GROUP)
+    if not problem and x.var() == 0 and y.var() == 0:
+        problem = "zero variance in both groups"
+    if problem:
+        row = rules.undefined(T_COLUMNS, rules.join(problem, note if usable else ""), test=name, n_x=n1, n_y=n2)
+        return rules.frame([row], T_COLUMNS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = stats.ttest_ind(x, y, equal_var=equal_var)
+    if equal_var:
+        df = n1 + n2 - 2
+    else:
+        a, b = x.var(ddof=1) / n1, y.var(ddof=1) / n2
+        df = (a + b) ** 2 / (a ** 2 / (n1 - 1) + b ** 2 / (n2 - 1))
+    row = {"test": name, "t": float(res.statistic), "df": float(df), "p": float(res.pvalue),
+           "n_x": n1, "n_y": n2, "note": note}
+    return rules.frame([row], T_COLUMNS)
+
+
+def paired(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
+    """Paired arrays with pairs missing either side handled by ``nan_policy`` (listwise)."""
+    x, y = rules.as_float_array(x, "x"), rules.as_float_array(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"paired data: x has {len(x)} values, y {len(y)}")
+    miss = np.isnan(x) | np.isnan(y)
+    note, usable = rules.missing_note(int(miss.sum()), nan_policy, "paired x, y")
+    return x[~miss], y[~miss], note, usable
+
+
+def _differences_problem(d: np.ndarray, minimum: int) -> str:
+    if len(d) < minimum:
+        return rules.too_few(len(d), minimum, "pairs")
+    d = np.round(d, _DECIMALS)
+    if np.all(d == 0):
+        return "all differences 0"
+    if np.ptp(d) == 0:
+        return "constant differences"
+    return ""
+
+
+def paired_ttest(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
+    """Paired-samples t-test of x - y. One row: test, t, df, p, n, mean_diff, note."""
+    x, y, note, usable = paired(x, y, nan_policy)
+    d = x - y
+    n = len(d)
+    mean_diff = float(d.mean()) if n else np.nan
+    problem = "" if usable else note
+    problem = problem or _differences_problem(d, rules.MIN_PAIRED)
+    if problem:
+        row = rules.undefined(PAIRED_COLUMNS, rules.join(problem, note if usable else ""), test="paired_t", n=n,
+                              mean_diff=mean_diff, df=float(n - 1) if n >= rules.MIN_PAIRED else np.nan)
+        return rules.frame([row], PAIRED_COLUMNS)
+    res = stats.ttest_rel(x, y)
+    row = {"test": "paired_t", "t": float(res.statistic), "df": float(n - 1), "p": float(res.pvalue), "n": n,
+           "mean_diff": mean_diff, "note": note}
+    return rules.frame([row], PAIRED_COLUMNS)
+
+
+def wilcoxon(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
+    """Wilcoxon signed-rank test of x - y (zero differences dropped). One row: test, w, p, n,
+    n_nonzero, note; NaN with fewer than ``rules.MIN_PAIRED`` non-zero differences."""
+    x, y, note, usable = paired(x, y, nan_policy)
+    d = np.round(x - y, _DECIMALS)
+    nonzero = int(np.count_nonzero(d))
+    base = {"test": "wilcoxon", "n": len(d), "n_nonzero": nonzero}
+    problem = "" if usable else note
+    if not problem and nonzero < rules.MIN_PAIRED:
+        problem = "all differences 0" if len(d) and not nonzero else rules.too_few(
+            nonzero, rules.MIN_PAIRED, "non-zero differences")
+    if not problem:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                res = stats.wilcoxon(d)  # the rounded differences: equal ones tie
+            except ValueError as exc:  # scipy's own refusal, worded as a note
+                problem = f"Wilcoxon undefined: {exc}"
+    if problem:
+        return rules.frame([rules.undefined(WILCOXON_COLUMNS, rules.join(problem, note if usable else ""),
+                                            **base)], WILCOXON_COLUMNS)
+    row = {**base, "w": float(res.statistic), "p": float(res.pvalue), "note": note}
+    return rules.frame([row], WILCOXON_COLUMNS)
+
+
+def mann_whitney(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
+    """Two-sided Mann-Whitney U test of x vs y. One row: test, u (x's U), p, n_x, n_y, note."""
+    x, y, note, usable = two_groups(x, y, nan_policy)
+    n1, n2 = len(x), len(y)
+    problem = ("" if usable else note) or _group_problem(n1, n2, rules.MIN_PER_CLASS)
+    if problem:
+        row = rules.undefined(U_COLUMNS, rules.join(problem, note if usable else ""), test="mann_whitney",
+                              n_x=n1, n_y=n2)
+        return rules.frame([row], U_COLUMNS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = stats.mannwhitneyu(x, y, alternative="two-sided")
+    row = {"test": "mann_whitney", "u": float(res.statistic), "p": float(res.pvalue), "n_x": n1, "n_y": n2,
+           "note": note}
+    return rules.frame([row], U_COLUMNS)
+
+
+def anova(data: pd.DataFrame, dv: str, between: str, *, nan_policy: str = "omit") -> pd.DataFrame:
+    """One-way between-groups ANOVA of ``dv`` on ``between`` (``pingouin.anova``).
+
+    One row: k_groups (groups with values), n, F, df_between, df_within, p, eta2, note. NaN with
+    fewer than 2 groups, no within-group df, constant values (F = 0/0) or no variance within any
+    group (F infinite).
+    """
+    import pingouin as pg
+
+    rules.require_columns(data, [dv, between], "anova data")
+    values = pd.to_numeric(data[dv], errors="coerce")
+    miss = values.isna().to_numpy()
+    note, usable = rules.missing_note(int(miss.sum()), nan_policy, f"column {dv!r}")
+    sub = pd.DataFrame({"dv": values[~miss].to_numpy(float), "group": data[between].to_numpy()[~miss]})
+    k = int(sub["group"].nunique())
+    base = {"k_groups": k, "n": len(sub)}
+    problem = "" if usable else note
+    if not problem:
+        if not len(sub):
+            problem = rules.EMPTY
+        elif k < 2:
+            problem = rules.too_few(k, 2, "groups")
+        elif len(sub) - k < 1:
+            problem = "no within-group df (one value per group)"
+        elif sub["dv"].nunique() == 1:
+            problem = "constant values"
+        elif sub.groupby("group")["dv"].var(ddof=1).fillna(0).eq(0).all():
+            problem = "no variance within any group"
+    if problem:
+        return rules.frame([rules.undefined(ANOVA_COLUMNS, rules.join(problem, note if usable else ""), **base)],
+                           ANOVA_COLUMNS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = pg.anova(data=sub, dv="dv", between="group", detailed=False)
+    p_col = next(c for c in ("p_unc", "p-unc", "p_val", "p-val") if c in a.columns)  # renamed in pingouin 0.7
+    row = {**base, "F": float(a["F"].iloc[0]), "df_between": int(a["ddof1"].iloc[0]),
+           "df_within": int(a["ddof2"].iloc[0]), "p": float(a[p_col].iloc[0]), "eta2": float(a["np2"].iloc[0]),
+           "note": note}
+    return rules.frame([row], ANOVA_COLUMNS)
+
+
+def bonferroni(p, n_tests: int | None = None) -> np.ndarray:
+    """Bonferroni-adjusted p-values, min(1, m p); NaN p-values stay NaN and do not count.
+
+    m is the number of finite p-values (the tests actually performed), or ``n_tests`` when the
+    family is larger than the tests defined here (e.g. some undefined in a small sample).
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if not ok.any():
+        return out
+    m = int(ok.sum()) if n_tests is None else int(n_tests)
+    if m < ok.sum():
+        raise ValueError(f"n_tests={m} is smaller than the {int(ok.sum())} p-values given")
+    if m == ok.sum():
+        out[ok] = multipletests(p[ok], method="bonferroni")[1]
+    else:  # a family of m tests of which only some are defined here
+        out[ok] = np.minimum(1.0, p[ok] * m)
+    return out
