@@ -19,26 +19,22 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 SETUP_STAMP := $(VENV)/.setup-done
 DATA_STAMP  := data/raw/.acquired
-STAMPS      := results/executed/.stamps
-LIB_FILES   := $(shell find lib -name '*.py' 2>/dev/null) $(shell find prompts -type f 2>/dev/null)
+# Generated outputs live under the output root: $JUDGELAB_OUTPUT_ROOT, else here (judgelab.paths).
+OUTPUT_ROOT := $(or $(JUDGELAB_OUTPUT_ROOT),$(CURDIR))
+STAMPS      := $(OUTPUT_ROOT)/results/executed/.stamps
 
 # Every notebooks/NN_name.py, in number order; NN is what `make nb-NN` takes.
 NB_SOURCES  := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
 NB_NUMBERS  := $(foreach s,$(NB_SOURCES),$(shell basename $(s) | cut -c1-2))
 
-# What each notebook reads (DESIGN.md's table); a notebook re-runs only when its source, the
-# library, the prompts or an upstream notebook changed, or when the profile changed.
-DEPS_01 :=
-DEPS_02 := 01
-DEPS_03 := 01
-DEPS_04 := 01
-DEPS_05 := 02 03 04
-DEPS_06 := 01 02 03 04
-DEPS_07 :=
-DEPS_08 := 07
-DEPS_09 := 08
-DEPS_10 := 07 08 09
-DEPS_11 :=
+# What each notebook depends on comes from one place, judgelab.pipeline: NB_UP_NN (the notebooks
+# that write what NN reads) and NB_LIB_NN (the library and prompt files NN's imports reach). A
+# notebook re-runs only when its source, one of those files or an upstream notebook changed, or
+# when the profile changed. The file is remade when a notebook, a library file or a prompt
+# changes; plain $(PYTHON) suffices (that module needs only the standard library).
+NB_DEPS_MK  := $(OUTPUT_ROOT)/results/.notebook-deps.mk
+LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache__/*' 2>/dev/null)
+NO_DEPS_GOALS := help clean clean-results setup
 
 PHONY_PROFILES := smoke demo paper
 .PHONY: all $(PHONY_PROFILES) setup data notebooks test test-unit bench clean clean-results help lab $(addprefix nb-,$(NB_NUMBERS))
@@ -75,13 +71,21 @@ $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 data: $(DATA_STAMP)
 
 $(DATA_STAMP): data/corpus/stories.csv data/manifests/external_files.csv | $(SETUP_STAMP)
-	$(PY) -m judgelab.corpus.acquire
+	$(PY) -m judgelab.corpus.data
 	@touch $@
 
 # ---------------------------------------------------------------- notebooks
+$(NB_DEPS_MK): $(NB_SOURCES) $(LIB_SOURCES)
+	@mkdir -p $(dir $@)
+	PYTHONPATH=lib $(PYTHON) -m judgelab.pipeline makefile > $@.tmp && mv $@.tmp $@
+
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
+-include $(NB_DEPS_MK)
+endif
+
 define NOTEBOOK_RULE
 nb-$(1): $(STAMPS)/$(1).$(PROFILE)
-$(STAMPS)/$(1).$(PROFILE): $(wildcard notebooks/$(1)_*.py) $(LIB_FILES) $(foreach d,$(DEPS_$(1)),$(STAMPS)/$(d).$(PROFILE)) | $(DATA_STAMP)
+$(STAMPS)/$(1).$(PROFILE): $(wildcard notebooks/$(1)_*.py) $(NB_LIB_$(1)) $(foreach d,$(NB_UP_$(1)),$(STAMPS)/$(d).$(PROFILE)) | $(DATA_STAMP)
 	$(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE)
 endef
 $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
@@ -102,7 +106,7 @@ bench: setup data
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean-results:
-	rm -rf results figures/*.png figures/*.pdf
+	rm -rf results figures/*.png figures/*.pdf figures/*.layout.json
 
 clean: clean-results
 	rm -rf $(VENV) .cache

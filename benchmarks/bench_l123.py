@@ -36,9 +36,9 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 from judgelab import paths  # noqa: E402
 from judgelab.corpus.text import clean_story, decode_bytes  # noqa: E402
-from judgelab.sage.features import compute_l123_features  # noqa: E402
-from judgelab.sage.l3_thematic import conceptual_spread  # noqa: E402
-from judgelab.sage.segment import segment  # noqa: E402
+from judgelab.sage.layers.features import compute_l123_features  # noqa: E402
+from judgelab.sage.layers.l3_thematic import conceptual_spread  # noqa: E402
+from judgelab.sage.layers.segment import segment  # noqa: E402
 
 NAME = "l123"
 
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
 
         t_embed = c_embed = 0.0
         if not args.no_embed:
-            from judgelab.narrative.embeddings import EmbeddingCache, MiniLMEmbeddings
+            from judgelab.embeddings import EmbeddingCache, MiniLMEmbeddings
             with tempfile.TemporaryDirectory() as tmp:
                 emb = MiniLMEmbeddings(cache=EmbeddingCache(Path(tmp) / "bench.sqlite"))
                 emb.embed(["warm-up: load the model"])

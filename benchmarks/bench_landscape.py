@@ -66,9 +66,9 @@ def peak_mb() -> float:
 
 
 def child_ours(n: int, n_paths: int) -> dict:
-    from judgelab.narrative.coherence import coherence_matrix
-    from judgelab.narrative.graph import critical_coherence, critical_coherence_prim
-    from judgelab.narrative.widest import widest_path
+    from judgelab.narrative.landscape.coherence import coherence_matrix
+    from judgelab.narrative.landscape.graph import critical_coherence, critical_coherence_prim
+    from judgelab.narrative.paths.widest import widest_path
 
     emb, memb, dates = synthetic(n)
     t0 = time.perf_counter()
@@ -94,7 +94,7 @@ def child_ours(n: int, n_paths: int) -> dict:
 
 def child_networkx(n: int) -> dict:
     import networkx as nx
-    from judgelab.narrative.coherence import coherence_matrix
+    from judgelab.narrative.landscape.coherence import coherence_matrix
 
     emb, memb, dates = synthetic(n)
     c = coherence_matrix(emb, memb, np.e)

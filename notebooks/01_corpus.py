@@ -30,12 +30,12 @@ PROFILE = "demo"
 
 # %%
 import matplotlib.pyplot as plt
-import pandas as pd
-import seaborn as sns
 from IPython.display import Markdown, display
 
-from judgelab import paths, profiles, reporting
+from judgelab import interim, paths, profiles, reporting
 from judgelab.corpus import manifest
+from judgelab.sage import report
+from judgelab.sage.layers import features as l123
 
 profiles.check(PROFILE)
 corpus = manifest.load_corpus()
@@ -48,12 +48,8 @@ print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(
 design = manifest.shortfall(corpus)
 reporting.save_table(design, "sage_corpus_design")
 display(design)
-missing = design.loc[design["shortfall"] > 0]
-if len(missing):
-    display(Markdown("**Shortfall:** " + "; ".join(
-        f"{r.category}: {r.have} of {r.design}" for r in missing.itertuples())
-        + ". The mirror holds fewer public-domain stories than the design; the statistics use what exists."))
-display(corpus.loc[corpus["category"] == "llm"].groupby(["tier", "model"]).size().rename("stories").to_frame())
+display(Markdown(report.shortfall_note(design)))
+display(report.llm_stories_by_tier(corpus))
 
 # %% [markdown]
 # ## Length: the 2,000–8,000-word range and its exceptions
@@ -65,14 +61,7 @@ print(f"{len(exceptions)} of {len(corpus)} stories are outside {manifest.WORD_RA
 display(exceptions)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-sns.stripplot(data=corpus, x="words", y="category", hue="in_range", ax=axes[0], jitter=0.25, size=4)
-for w in manifest.WORD_RANGE:
-    axes[0].axvline(w, color="grey", ls="--", lw=0.8)
-axes[0].set(title="Word count by category", xlabel="words (cleaned text)")
-sns.histplot(data=corpus.dropna(subset=["year"]), x="year", hue="category", multiple="stack", bins=30, ax=axes[1])
-axes[1].set(title="Year of first publication", xlabel="year")
-fig.tight_layout()
+fig = report.plot_corpus_words_years(corpus, manifest.WORD_RANGE)
 reporting.save_figure(fig, "sage_fig_corpus_words_years",
                       caption=f"Corpus of {len(corpus)} stories; dashed lines: the 2,000-8,000-word range. {reporting.provenance(PROFILE)}")
 plt.show()
@@ -84,9 +73,9 @@ plt.show()
 # without texts, to `results/tables/sage_corpus.csv` for readers.
 
 # %%
-corpus.to_parquet(paths.interim_dir() / "corpus.parquet", index=False)
+interim.write(corpus, "corpus")
 reporting.save_table(corpus.drop(columns=["text"]), "sage_corpus")
-display(corpus.drop(columns=["text"]).groupby("category")["words"].describe().round(0))
+display(report.words_by_category(corpus))
 
 # %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features
@@ -95,7 +84,7 @@ display(corpus.drop(columns=["text"]).groupby("category")["words"].describe().ro
 # richness, syntactic complexity, rhetorical density"; "entity coherence, emotional arc
 # trajectories, event sequence patterns"; "topic diversity, semantic networks, conceptual
 # structure", its Table 1) are left to future work. This compendium computes them, with standard
-# metrics from maintained packages whose data ship on PyPI (`judgelab.sage.l1_lexical`,
+# metrics from maintained packages whose data ship on PyPI (`judgelab.sage.layers.l1_lexical`,
 # `l2_structure`, `l3_thematic`; each function's docstring gives the formula and reference):
 #
 # - **L1** vocabulary richness (MTLD, MATTR, HD-D; `lexicalrichness`), readability (Flesch,
@@ -116,15 +105,13 @@ display(corpus.drop(columns=["text"]).groupby("category")["words"].describe().ro
 # LLM-judged qualities.
 
 # %%
-from judgelab.sage import features as l123
-
 l123_knobs = profiles.pick(l123.L123_PROFILES, PROFILE)
 l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
-l123_features.to_parquet(paths.interim_dir() / "sage_l123_features.parquet", index=False)
+interim.write(l123_features, "sage_l123_features")
 reporting.save_table(l123_features, "sage_l123_features")
 print(f"{len(l123_features)} stories x {len(l123.FEATURE_COLUMNS)} features "
       f"(embeddings {'on' if l123_knobs['embed'] else 'off'}) -> results/interim/sage_l123_features.parquet")
-display(l123_features.set_index("story_id").drop(columns="category").T.round(3).head(12))
+display(l123.features_preview(l123_features).round(3))
 
 # %% [markdown]
 # ### Features by category
@@ -136,38 +123,10 @@ display(l123_features.set_index("story_id").drop(columns="category").T.round(3).
 # %%
 l123_by_cat = l123.feature_summary(l123_features)
 reporting.save_table(l123_by_cat, "sage_l123_features_by_category")
-display(l123_by_cat.pivot(index="feature", columns="category", values="mean")
-        .reindex(l123.FEATURE_COLUMNS).round(3))
+display(l123.feature_summary_wide(l123_by_cat).round(3))
 
 # %%
-import seaborn as sns
-
-l123_shown = {
-    "l1_mtld": "L1 vocabulary richness (MTLD)",
-    "l1_flesch_kincaid_grade": "L1 readability (F-K grade)",
-    "l1_subordination_per_sentence": "L1 subordination / sentence",
-    "l1_similes_per_1k": "L1 similes / 1k words",
-    "l2_entity_continuity": "L2 entity continuity",
-    "l2_arc_range": "L2 emotional-arc range",
-    "l2_dialogue_share": "L2 dialogue share",
-    "l2_past_share": "L2 past-tense share",
-    "l3_topic_entropy": "L3 topic entropy",
-    "l3_net_modularity": "L3 network modularity",
-    "l3_net_clustering": "L3 network clustering",
-    "l3_embed_spread": "L3 conceptual spread (MiniLM)",
-}
-l123_fig, l123_axes = plt.subplots(3, 4, figsize=(13, 8.5))
-for ax, (col, label) in zip(l123_axes.ravel(), l123_shown.items()):
-    l123_data = l123_features[["category", col]].dropna()
-    if len(l123_data):
-        sns.boxplot(data=l123_data, x="category", y=col, ax=ax, color="#dddddd", fliersize=0)
-        sns.stripplot(data=l123_data, x="category", y=col, ax=ax, size=3, jitter=0.2, color="#333333")
-    else:
-        ax.text(0.5, 0.5, "not computed\nin this profile", ha="center", va="center", transform=ax.transAxes)
-        ax.set(xticks=[], yticks=[])
-    ax.set(title=label, xlabel="", ylabel="")
-    ax.title.set_fontsize(9)
-l123_fig.tight_layout()
+l123_fig = l123.plot_features_by_category(l123_features)
 reporting.save_figure(l123_fig, "sage_fig_l123_by_category",
                       caption=f"Rule-based L1-L3 features of {len(l123_features)} stories by category "
                               f"(boxes: quartiles; dots: stories). {reporting.provenance(PROFILE)}")

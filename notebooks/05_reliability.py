@@ -44,14 +44,16 @@
 # - Beyond the paper we add ICC(2,1) (pingouin) and Krippendorff's α (interval) between the tracks,
 #   and the Wilcoxon signed-rank test beside the paired t-test.
 #
-# All statistics are functions in `judgelab.sage.reliability` (tested against hand-worked examples
+# All statistics are functions in `judgelab.sage.analysis.reliability` (tested against hand-worked examples
 # and scipy / pingouin / krippendorff in `tests/test_sage_stats_reliability.py`); the paper's values
-# are cited constants in `judgelab.sage.paper_values`.
+# are cited constants in `judgelab.sage.analysis.paper_values`.
 
 # %% tags=["parameters"]
 PROFILE = "demo"
-CONVERGENCE_THRESHOLD = 0.3   # paper, Table 7: |R5 - R4| < 0.3
-AGREEMENT_THRESHOLD = 0.5     # paper, Table 7: evaluator-validator difference < 0.5
+# paper, Table 7: a dimension converges when |R5 - R4| < 0.3
+CONVERGENCE_THRESHOLD = 0.3
+# paper, Table 7: evaluator and validator agree when they differ by < 0.5
+AGREEMENT_THRESHOLD = 0.5
 LAYERS = ["L4", "L5", "L6"]
 
 # %%
@@ -59,22 +61,16 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import profiles, reporting
-from judgelab.sage import interim, paper_figures, paper_tables, reliability, scores
+from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability
 
 profiles.check(PROFILE)
 pd.set_option("display.max_columns", 40, "display.width", 160, "display.precision", 3)
 
-rows, missing_layers = interim.load_rows(LAYERS)
-try:
-    summary, _ = interim.load_summaries(LAYERS)
-except scores.SageStatsError as exc:  # the rows alone still give everything but repairs
-    summary = None
-    print(f"summary files missing ({exc}); repairs and success rate come from the rows only")
-BACKEND, MODEL = scores.provenance_of(rows)
-CAPTION = reporting.provenance(PROFILE, BACKEND, MODEL)
-display(Markdown(reporting.model_banner(BACKEND, MODEL)))
-print(f"{len(rows):,} rows; {rows['story_id'].nunique()} stories; rows made in profile(s) "
-      f"{', '.join(sorted(rows['profile'].astype(str).unique()))}")
+ev = evaluations.load_evaluations(LAYERS)
+rows, summary = ev.rows, ev.summary
+CAPTION = reporting.provenance(PROFILE, ev.backend, ev.model)
+display(Markdown(reporting.model_banner(ev.backend, ev.model)))
+print(ev.description())
 
 # %% [markdown]
 # ## What the rows cover
@@ -84,9 +80,8 @@ print(f"{len(rows):,} rows; {rows['story_id'].nunique()} stories; rows made in p
 # compute instead of failing.
 
 # %%
-display(interim.coverage(rows))
-for msg in interim.coverage_messages(rows, missing_layers):
-    display(Markdown(f"- **Note:** {msg}"))
+display(ev.coverage())
+display(Markdown(ev.notes_markdown()))
 
 # %% [markdown]
 # ## Evaluation success and failures
@@ -131,9 +126,7 @@ display(agreement)
 # paper. The paper reports the means and says all paired t-tests had p > 0.05.
 
 # %%
-story = scores.story_scores(rows)
-modes = reliability.mode_invariance(story)
-table09 = paper_tables.table09_mode_invariance(modes)
+table09 = paper_tables.table09_from_rows(rows)
 reporting.save_table(table09, "sage_table09_mode_invariance")
 display(table09)
 
@@ -144,7 +137,8 @@ display(table09)
 # `paper_qualifier` when the paper states a bound such as "> 94%").
 
 # %%
-table08 = paper_tables.table08_reliability(rows, summary, modes, CONVERGENCE_THRESHOLD, AGREEMENT_THRESHOLD)
+table08 = paper_tables.table08_reliability(rows, summary, convergence_threshold=CONVERGENCE_THRESHOLD,
+                                          agreement_threshold=AGREEMENT_THRESHOLD)
 reporting.save_table(table08, "sage_table08_reliability")
 display(table08[["section", "metric", "track", "value", "paper_value", "paper_qualifier", "note"]])
 

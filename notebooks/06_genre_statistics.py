@@ -43,12 +43,13 @@
 # - A story's layer score is the mean of the evaluator's four Round-5 dimension scores; a failed
 #   reply is never scored, and an evaluation missing a dimension is left out.
 #
-# Functions: `judgelab.sage.genre` (tests: `tests/test_sage_stats_genre.py`); tables:
-# `judgelab.sage.paper_tables`; figures: `judgelab.sage.paper_figures`.
+# Functions: `judgelab.sage.analysis.genre` (tests: `tests/test_sage_stats_genre.py`); tables:
+# `judgelab.sage.analysis.paper_tables`; figures: `judgelab.sage.analysis.paper_figures`.
 
 # %% tags=["parameters"]
 PROFILE = "demo"
-GENRE_UNIT = "story_mode"     # paper: each story x mode is one observation; or "story", "content", "title"
+# GENRE_UNIT: "story_mode" (the paper: each story x mode is one observation), "story", "content" or "title"
+GENRE_UNIT = "story_mode"
 LAYERS = ["L4", "L5", "L6"]
 
 # %%
@@ -56,20 +57,21 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import paths, profiles, reporting
-from judgelab.sage import genre, interim, paper_figures, paper_tables, scores
-from judgelab.sage import paper_values as pv
+from judgelab import interim, profiles, reporting
+from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores
+from judgelab.sage.analysis import independence as indep
+from judgelab.sage.analysis import paper_values as pv
+from judgelab.sage.settings import INDEPENDENCE_PROFILES
 
 profiles.check(PROFILE)
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 
-rows, missing_layers = interim.load_rows(LAYERS)
-BACKEND, MODEL = scores.provenance_of(rows)
-CAPTION = reporting.provenance(PROFILE, BACKEND, MODEL)
-display(Markdown(reporting.model_banner(BACKEND, MODEL)))
-display(interim.coverage(rows))
-for msg in interim.coverage_messages(rows, missing_layers):
-    display(Markdown(f"- **Note:** {msg}"))
+ev = evaluations.load_evaluations(LAYERS)
+rows = ev.rows
+CAPTION = reporting.provenance(PROFILE, ev.backend, ev.model)
+display(Markdown(reporting.model_banner(ev.backend, ev.model)))
+display(ev.coverage())
+display(Markdown(ev.notes_markdown()))
 
 # %% [markdown]
 # ## Observation units
@@ -81,7 +83,7 @@ for msg in interim.coverage_messages(rows, missing_layers):
 story = scores.story_scores(rows)
 units = scores.observation_units(story, GENRE_UNIT)
 print(f"unit = {GENRE_UNIT}: {len(units)} observations")
-display(units.groupby(["layer", "category"]).size().rename("n").unstack(fill_value=0))
+display(scores.unit_counts(units))
 
 # %% [markdown]
 # ## Table 11 · Genre comparison per layer
@@ -112,8 +114,7 @@ display(d_check)
 
 # %%
 desc = genre.genre_descriptives(units, by="layer")
-paper_means = {l: {c: pv.paper(pv.TABLE11, l, f"mean_{c}") for c in scores.CATEGORIES} for l in LAYERS}
-fig = paper_figures.plot_genre_means(desc, paper_means, layers=LAYERS)
+fig = paper_figures.plot_genre_means(desc, paper_tables.paper_genre_means(LAYERS), layers=LAYERS)
 reporting.save_figure(fig, "sage_fig03_genre_comparison",
                       caption=f"Figure 3 (recomputed): mean score per category and layer, error bars = SD; "
                               f"unit={GENRE_UNIT}. {CAPTION}")
@@ -126,8 +127,8 @@ reporting.save_figure(fig, "sage_fig03_genre_comparison",
 # %%
 pairwise = genre.genre_pairwise(units, by="layer")
 reporting.save_table(pairwise, "sage_genre_pairwise_tests")
-fig = paper_figures.plot_effect_sizes(pairwise, {l: pv.COHENS_D_CANONICAL_LLM[l].value for l in LAYERS},
-                                layers=LAYERS, threshold=pv.LARGE_EFFECT_D.value)
+fig = paper_figures.plot_effect_sizes(pairwise, paper_tables.paper_cohens_d(LAYERS), layers=LAYERS,
+                                     threshold=pv.LARGE_EFFECT_D.value)
 reporting.save_figure(fig, "sage_fig04_cohens_d",
                       caption=f"Figure 4 (recomputed): Cohen's d, canonical vs LLM, pooled-SD and "
                               f"sqrt((s1^2+s2^2)/2) conventions; dashed line d = 0.8. unit={GENRE_UNIT}. {CAPTION}")
@@ -153,10 +154,7 @@ display(table10)
 # L4 dimensions show "uniformly large effect sizes" without printing them.
 
 # %%
-dims = scores.final_scores(rows, "evaluator")
-if GENRE_UNIT in scores.MODES:
-    dims = dims[dims["mode"] == GENRE_UNIT]
-dimension_table = genre.dimension_discrimination(dims, unit="story" if GENRE_UNIT == "story" else "story_mode")
+dimension_table = paper_tables.dimension_discrimination_table(rows, GENRE_UNIT)
 reporting.save_table(dimension_table, "sage_dimension_discrimination")
 display(dimension_table)
 
@@ -168,7 +166,7 @@ display(dimension_table)
 # tiers, and Spearman ρ between tier rank and score.
 
 # %%
-tiers = genre.llm_tiers(scores.observation_units(story, GENRE_UNIT), by="layer")
+tiers = genre.llm_tiers(units, by="layer")
 reporting.save_table(tiers, "sage_llm_tiers")
 display(tiers)
 
@@ -188,7 +186,7 @@ display(tiers)
 # features and interpretive literary qualities constitute largely independent dimensions", and
 # leaves the rule-based layers L1–L3 for future work. With the L1–L3 features of notebook 01 and
 # the L4–L6 scores of notebooks 02–04 (content mode: both read the text), three tests
-# (`judgelab.sage.independence`):
+# (`judgelab.sage.analysis.independence`):
 #
 # 1. the correlation (Spearman) of every L1–L3 feature with every L4–L6 overall score,
 #    corrected for the number of tests (Benjamini–Hochberg FDR and Bonferroni);
@@ -202,47 +200,23 @@ display(tiers)
 # two families of measures share at least that variance, whatever the hypothesis says.
 
 # %%
-from judgelab.sage import independence as indep
-from judgelab.sage import interim as sage_interim
-from judgelab.sage.scores import SageStatsError
-
-l123_interim = paths.interim_dir()
-l123_feats = pd.read_parquet(l123_interim / "sage_l123_features.parquet")
-try:
-    l456_summaries, l456_missing = sage_interim.load_summaries()
-except SageStatsError as exc:  # no L4-L6 results at all: the category test below still runs
-    print(exc)
-    l456_summaries, l456_missing = [], list(indep.SCORE_LAYERS)
-if l456_missing:
-    print(f"No summary for {', '.join(l456_missing)}: run notebooks 02-04 first; those layers are left out.")
-l456 = indep.l456_scores(l456_summaries, mode="content")
-l123_joined = indep.join_features_scores(l123_feats, l456)
-print(f"L1-L3 features for {len(l123_feats)} stories; L4-L6 content-mode scores for {len(l456)}; both for {len(l123_joined)}.")
-if len(l123_joined) < indep.MIN_N_REGRESSION:
-    display(Markdown(
-        f"> **Only {len(l123_joined)} stories have both L1–L3 features and L4–L6 scores in profile `{PROFILE}`.** "
-        "The tables below are computed but mostly empty (each row's `note` says why); the independence "
-        f"test needs at least {indep.MIN_N_REGRESSION} judged stories (the `paper` profile judges 100)."))
+indep_data = indep.load_independence_data(mode="content")
+display(Markdown(indep_data.description(PROFILE)))
 
 # %% [markdown]
 # ### 1. Correlations between L1–L3 features and L4–L6 scores
 
 # %%
-l123_corr = indep.feature_score_correlations(l123_joined, features=indep.feature_columns(l123_feats), method="spearman")
+l123_corr = indep.feature_score_correlations(indep_data.joined, features=indep_data.feature_names, method="spearman")
 reporting.save_table(l123_corr, "sage_l123_vs_l456")
-l123_n_tests = int(l123_corr["n_tests"].max()) if len(l123_corr) else 0
-if l123_n_tests:
-    print(f"{l123_n_tests} feature x score tests; significant after FDR-BH: {int(l123_corr['reject_fdr_bh'].sum())}, "
-          f"after Bonferroni: {int(l123_corr['reject_bonferroni'].sum())} (alpha = 0.05).")
-    display(l123_corr.head(15).round(3))
-else:
-    print("No correlation could be computed: " + (l123_corr["note"].iloc[0] if len(l123_corr) else "no features"))
+print(indep.correlation_summary(l123_corr))
+display(l123_corr.head(15).round(3))
 
 # %% [markdown]
 # ### 2. How much of each L4–L6 score do the L1–L3 features predict?
 
 # %%
-l123_r2 = indep.predict_scores_cv(l123_joined, features=indep.feature_columns(l123_feats))
+l123_r2 = indep.predict_scores_cv(indep_data.joined, features=indep_data.feature_names)
 reporting.save_table(l123_r2, "sage_l123_predict_l456")
 display(l123_r2.round(3))
 
@@ -252,13 +226,11 @@ display(l123_r2.round(3))
 # This needs no LLM score, so it uses every story with features.
 
 # %%
-l123_acc = indep.classify_category_cv(l123_feats, n_permutations=100 if PROFILE != "smoke" else 0)
+l123_knobs = profiles.pick(INDEPENDENCE_PROFILES, PROFILE)
+l123_acc = indep.classify_category_cv(indep_data.features, n_permutations=l123_knobs["n_permutations"])
 reporting.save_table(l123_acc, "sage_l123_category_accuracy")
 display(l123_acc.round(3))
-l123_notes = l123_acc["note"].dropna()
-l123_notes = l123_notes[l123_notes != ""]
-if len(l123_notes):
-    print(l123_notes.iloc[0])
+print(indep.first_note(l123_acc))
 
 # %% [markdown]
 # ### Emotional arcs by category
@@ -268,9 +240,7 @@ if len(l123_notes):
 # category. The arc-shape features of L2 (range, net change, turning points) summarise these curves.
 
 # %%
-corpus_texts = pd.read_parquet(l123_interim / "corpus.parquet")
-l123_arc_ids = l123_feats.groupby("category", sort=False).head(3)["story_id"]
-l123_arcs = indep.emotional_arcs(corpus_texts, story_ids=l123_arc_ids)
+l123_arcs = indep.emotional_arcs(interim.read("corpus"), story_ids=indep.arc_story_ids(indep_data.features))
 l123_fig = indep.plot_emotional_arcs(l123_arcs)
 reporting.save_figure(l123_fig, "sage_fig_emotional_arcs",
                       caption=f"Emotional arcs (VADER, DCT low-pass, 5 components) of {l123_arcs['story_id'].nunique()} stories. "

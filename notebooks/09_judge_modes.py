@@ -28,10 +28,11 @@
 # * **Analyses**: Table 2 (Pearson/Spearman of the mean score with minimum and average
 #   coherence), Table 3 (ICC(2,1), ICC(2,K), Krippendorff's α, Kendall's W, mean absolute
 #   deviation, exact and within-1 agreement), Table 4 (Cohen's d and AUC-ROC, max capacity vs
-#   random, LLM rows added to notebook 08's mathematical rows) and Figure 8's judge panels.
+#   random: the LLM rows, and a view beside notebook 08's mathematical rows) and Figure 8's judge
+#   panels.
 #
 # The paper's reported values sit beside the recomputed ones in `paper_*` columns
-# (`judgelab.narrative.paper_values`).
+# (`judgelab.narrative.judges.paper_values`).
 
 # %% tags=["parameters"]
 # BACKEND / MODEL / BASE_URL: None = from $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
@@ -54,9 +55,15 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import paths, profiles, reporting
+from judgelab import interim, profiles, reporting
 from judgelab.gateway import Gateway
-from judgelab.narrative import agreement, judge_figures, judge_prompts, judge_settings, judge_tables, judges, validity
+from judgelab.narrative.judges import agreement
+from judgelab.narrative.judges import figures as judge_figures
+from judgelab.narrative.judges import paper_tables as judge_tables
+from judgelab.narrative.judges import run as judges
+from judgelab.narrative.judges import scores as judge_scores
+from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative.judges import validity
 
 profiles.check(PROFILE)
 knobs = judge_settings.resolve(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
@@ -84,7 +91,7 @@ display(Markdown(BANNER))
 # chronological path.
 
 # %%
-all_paths = pd.read_parquet(paths.interim_dir() / "narr_paths.parquet")
+all_paths = interim.read("narr_paths")
 judged_set = judges.select_pairs(all_paths, knobs["n_pairs"], knobs["seed"])
 print(f"{len(judged_set)} narratives from {judged_set.groupby('collection')['pair_id'].nunique().to_dict()} "
       f"endpoint pairs; of {len(all_paths)} paths in narr_paths.parquet")
@@ -97,36 +104,31 @@ judged_set[["collection", "pair_id", "stratum", "method", "length", "min_coheren
 
 # %%
 first = judged_set.iloc[0]
-for mode in knobs["modes"]:
-    p = judge_prompts.render(mode, list(first["titles"]), first["collection"], explanations=knobs["explanations"])
-    display(Markdown(f"**{mode}** (`{p.template_version}`)\n\n```text\n{p.system}\n\n{p.user}\n```"))
+display(Markdown(judges.prompt_preview(first["titles"], first["collection"], knobs["modes"], knobs["explanations"])))
 
 # %% [markdown]
 # ## K agents per narrative and mode
 
 # %%
-for coll in judged_set["collection"].unique():
-    spread = judges.agent_spread(judge_settings.k_for(coll, knobs["k"]), knobs["temperature_range"], knobs["seed"])
-    print(coll, [(a.agent, a.temperature, a.seed) for a in spread])
+judges.agents_table(judged_set["collection"].unique(), knobs["k"], knobs["temperature_range"], knobs["seed"])
 
+# %%
 scores = judges.run_judges(
     gw, judged_set, modes=knobs["modes"], k=knobs["k"], temperature_range=knobs["temperature_range"],
     seed=knobs["seed"], max_tokens=knobs["max_tokens"], explanations=knobs["explanations"],
     reasoning_chars=knobs["reasoning_chars"], profile=PROFILE, concurrency=knobs["concurrency"],
 )
-scores.to_parquet(paths.interim_dir() / "narr_judge_scores.parquet", index=False)
-scores.groupby(["collection", "mode", "status"]).agg(
-    calls=("score", "size"), mean_score=("score", "mean"), input_tokens=("input_tokens", "sum"),
-    output_tokens=("output_tokens", "sum"), cached=("cached", "sum"), latency_s=("latency_s", "sum"))
+interim.write(scores, "narr_judge_scores")
+judges.call_summary(scores)
 
 # %% [markdown]
 # Failed calls (no parseable reply within the token budget and the repair retries) stay in the
 # table with `status = "failed"` and no score; they count as missing ratings below, never as
-# zeros.
+# zeros. Per narrative and mode: the mean of the agents' scores (`score_mean`), their SD, and how
+# many agents answered (`n_agents`) or failed (`n_failed`).
 
 # %%
-means = validity.narrative_scores(scores)
-judged = validity.judged_paths(means, judged_set)
+judged = judge_scores.judged_paths(judge_scores.narrative_scores(scores), judged_set)
 judged.head()
 
 # %% [markdown]
@@ -157,17 +159,26 @@ table03
 # ## Table 4 · Do the judges tell max-capacity from random paths?
 #
 # Cohen's d (`d`, pooled SD; the RMS-of-SDs variant the original code used is `d_avg_sd`) and
-# AUC-ROC with max capacity as the positive class, Welch's t-test and Mann–Whitney U. The LLM rows
-# are appended to notebook 08's `narr_table04_effect_sizes.csv`; without it the mathematical
-# rows are computed here over the judged narratives.
+# AUC-ROC with max capacity as the positive class, Welch's t-test and Mann–Whitney U. This
+# notebook writes the LLM rows (`narr_table04_llm_rows.csv`); notebook 08 wrote the mathematical
+# rows (`narr_table04_effect_sizes.csv`, left as it is).
 
 # %%
 effects = validity.effect_size_table(judged)
-t4_path = paths.tables_dir() / "narr_table04_effect_sizes.csv"
-existing = pd.read_csv(t4_path) if t4_path.exists() else None
-table04 = judge_tables.merge_table04(existing, effects)
-reporting.save_table(table04, "narr_table04_effect_sizes")
-print("mathematical rows from", "notebook 08" if existing is not None else "this notebook (08's table absent)")
+table04_llm = judge_tables.table04_rows(effects, "llm")
+reporting.save_table(table04_llm, "narr_table04_llm_rows")
+table04_llm
+
+# %% [markdown]
+# The whole of Table 4 in one view (`narr_table04_math_and_llm.csv`): notebook 08's mathematical
+# rows followed by the LLM rows above; when notebook 08's table is absent, the mathematical rows
+# are computed over the judged narratives.
+
+# %%
+math_rows = judge_tables.read_math_table04()
+table04 = judge_tables.merge_table04(math_rows, effects)
+reporting.save_table(table04, "narr_table04_math_and_llm")
+print("mathematical rows from", "notebook 08" if math_rows is not None else "the judged narratives (08's table absent)")
 table04
 
 # %% [markdown]
@@ -226,8 +237,7 @@ plt.show()
 # Table 5).
 
 # %%
-ledger = gw.ledger_frame()
-ledger.groupby("mode")[["input_tokens", "output_tokens", "latency_s"]].agg(["mean", "sum"]) if len(ledger) else ledger
+judges.ledger_by_mode(gw.ledger_frame())
 
 # %% [markdown]
 # ## What differs from the paper, and why

@@ -32,41 +32,44 @@
 # `narr_landscape_*` (07). The paper's values sit beside ours in `paper_*` columns.
 
 # %% tags=["parameters"]
+# BACKEND / MODEL / BASE_URL: None = $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
+# CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
+# N_COST_SAMPLE: narratives in the cost sample, 2 per endpoint pair (None = the profile's; paper: 60).
+# N_OOD: narratives of each OOD kind (None = the profile's; paper: 30).
+# N_PERTURBED: narratives of each perturbation family (None = the profile's, "all" = every eligible path).
+# K: agents per OOD / perturbed narrative (None = the profile's; "all" or a profile's None = as notebook 09).
+# OOD_MODES: judge modes for them, e.g. "simple,standard" (None = the profile's).
 PROFILE = "demo"
-BACKEND = None        # None: $JUDGELAB_BACKEND, else the embedded llama.cpp model
+BACKEND = None
 MODEL = None
 BASE_URL = None
-CACHE_MODE = None     # normal | replay | refresh (None: $JUDGELAB_CACHE_MODE, else normal)
-N_COST_SAMPLE = None  # narratives in the cost sample (2 per endpoint pair); None: the profile's (paper: 60)
-N_OOD = None          # narratives of each OOD kind; None: the profile's (paper: 30)
-N_PERTURBED = None    # narratives of each perturbation family; None: the profile's
-K = None              # agents per OOD / perturbed narrative; None: the profile's (None = as notebook 09)
-OOD_MODES = None      # e.g. "simple,standard"; None: the profile's
+CACHE_MODE = None
+N_COST_SAMPLE = None
+N_OOD = None
+N_PERTURBED = None
+K = None
+OOD_MODES = None
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import paths, profiles, reporting
+from judgelab import interim, profiles, reporting
 from judgelab.gateway import Gateway
-from judgelab.narrative import (cost, cost_ood_figures, cost_ood_settings, cost_ood_tables, followups, judges,
-                                judge_tables, agreement, ood, settings, validity)
-from judgelab.narrative import interim as narr_interim
+from judgelab.narrative.analyses import complexity, cost, disagreement, joint_collection, ood_study, prediction
+from judgelab.narrative.analyses import figures as analyses_figures
+from judgelab.narrative.analyses import paper_tables as analyses_tables
+from judgelab.narrative.analyses import settings as analyses_settings
+from judgelab.narrative.analyses import stability, temporal
+from judgelab.narrative.analyses.narrative_table import narrative_table
+from judgelab.narrative.judges import agreement
+from judgelab.narrative.judges import paper_tables as judge_tables
+from judgelab.narrative.landscape import store as narr_store
 
 profiles.check(PROFILE)
-knobs = profiles.pick(cost_ood_settings.COST_OOD_PROFILES, PROFILE)
-if N_COST_SAMPLE is not None:
-    knobs["n_cost_pairs"] = max(1, int(N_COST_SAMPLE) // 2)
-if N_OOD is not None:
-    knobs["n_ood"] = int(N_OOD)
-if N_PERTURBED is not None:
-    knobs["n_perturbed"] = int(N_PERTURBED)
-if K is not None:
-    knobs["k"] = int(K)
-if OOD_MODES:
-    knobs["ood_modes"] = tuple(m.strip() for m in str(OOD_MODES).split(",") if m.strip())
+knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
+                                  k=K, ood_modes=OOD_MODES)
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
 pd.set_option("display.width", 160)
@@ -86,22 +89,19 @@ display(Markdown(reporting.model_banner(gw.backend_name, gw.model_name)))
 
 # %% [markdown]
 # ## Inputs from notebooks 07–09
+#
+# The paths of 08, the judge scores of 09, and for each collection notebook 07's documents and
+# landscape (of which this notebook reads the coherence matrix and the 2-D map).
 
 # %%
-interim = paths.interim_dir()
-all_paths = pd.read_parquet(interim / "narr_paths.parquet")
-scores = pd.read_parquet(interim / "narr_judge_scores.parquet")
+all_paths = interim.read("narr_paths")
+scores = interim.read("narr_judge_scores")
 present = sorted(all_paths["collection"].unique())
-docs = {c: narr_interim.load_documents(c) for c in present}
-lands = {}
-for c in present:
-    with np.load(narr_interim.landscape_path(c)) as z:   # only the two arrays this notebook reads
-        lands[c] = {"coherence": z["coherence"], "umap2d": z["umap2d"]}
+docs = {c: narr_store.load_documents(c) for c in present}
+lands = {c: narr_store.load_landscape(c) for c in present}
 titles_by_collection = {c: d.sort_values("doc")["title"].tolist() for c, d in docs.items()}
-judge_seed = int(scores["seed"].min()) if len(scores) else SEED
-k_by_collection = scores.groupby("collection")["agent"].nunique().to_dict()
 print(f"paths: {all_paths.groupby(['collection', 'method']).size().to_dict()}")
-print(f"judge rows (09): {len(scores)}, agents per collection: {k_by_collection}, base seed {judge_seed}")
+print(f"judge rows (09): {len(scores)}, agents per collection: {scores.groupby('collection')['agent'].nunique().to_dict()}")
 
 # %% [markdown]
 # ## Table 5 · Tokens, seconds and dollars per narrative
@@ -113,19 +113,13 @@ print(f"judge rows (09): {len(scores)}, agents per collection: {k_by_collection}
 # (run with `CACHE_MODE="refresh"` to time the calls again).
 
 # %%
-cost_collection = "vispub" if "vispub" in present else present[0]
-sample = judges.select_pairs(all_paths[all_paths["collection"] == cost_collection], knobs["n_cost_pairs"], SEED)
-n_before = len(gw.ledger_frame())
-cost_scores = judges.run_judges(gw, sample, modes=knobs["cost_modes"], k=1, seed=SEED,
+measured = cost.run_cost_sample(gw, all_paths, n_pairs=knobs["n_cost_pairs"], modes=knobs["cost_modes"], seed=SEED,
                                 max_tokens=knobs["max_tokens"], reasoning_chars=knobs["reasoning_chars"], profile=PROFILE)
-cost_ledger = gw.ledger_frame().iloc[n_before:]
-prompt_counts = cost.prompt_token_table(sample, knobs["cost_modes"], model=gw.model_name)
-calls = cost.cost_calls(cost_ledger, prompt_counts)
-print(f"cost sample: {len(sample)} {cost_collection} narratives x {len(knobs['cost_modes'])} modes, K = 1")
-cost.fresh_cached_split(cost_ledger)
+print(f"cost sample: {len(measured.sample)} {measured.collection} narratives x {len(knobs['cost_modes'])} modes, K = 1")
+measured.split
 
 # %%
-table05 = cost_ood_tables.table05(cost.cost_table(calls))
+table05 = analyses_tables.table05(cost.cost_table(measured.calls))
 reporting.save_table(table05, "narr_table05_cost")
 table05
 
@@ -143,11 +137,8 @@ table05
 # quantities derived from the paper's Tables 2 and 5 (its "7% improvement at 83% more tokens").
 
 # %%
-judged = validity.judged_paths(validity.narrative_scores(scores), all_paths)
-corr = validity.correlation_table(judged)
-corr_c = corr[corr["collection"] == cost_collection]
-cost_perf = cost_ood_tables.cost_performance_with_paper(
-    cost.cost_performance(table05, corr_c, r_column="pearson_avg"), cost.paper_cost_performance())
+cost_perf = analyses_tables.cost_performance_with_paper(
+    cost.judged_cost_performance(table05, all_paths, scores, measured.collection), cost.paper_cost_performance())
 reporting.save_table(cost_perf, "narr_cost_performance")
 cost_perf
 
@@ -160,68 +151,36 @@ cost_perf
 # cosine; HDBSCAN soft memberships) and coherence θ = √(S·T) is read on it.
 
 # %%
-union = ood.union_documents(docs, ("news", "vispub"), subset={"vispub": knobs["vispub_subset"]})
-jsd_base = settings.log_base(profiles.pick(settings.NARR_PROFILES, PROFILE)["jsd_base"])
-joint = ood.joint_collection(union, n_neighbors=knobs["joint_neighbors"],
-                             min_cluster_size=knobs["joint_min_cluster_size"], seed=SEED, jsd_base=jsd_base)
+joint = joint_collection.build_joint_collection(
+    docs, ("news", "vispub"), subset={"vispub": knobs["vispub_subset"]}, n_neighbors=knobs["joint_neighbors"],
+    min_cluster_size=knobs["joint_min_cluster_size"], seed=SEED, jsd_base=knobs["jsd_base"])
 print(f"joint collection: {joint.docs.groupby('collection').size().to_dict()} documents, "
       f"{joint.n_topics} topics, embeddings {joint.embedding_source}")
 
-# %%
-lengths = all_paths.loc[all_paths["method"] == "maxcap", "length"].to_numpy()
-mixed = pd.concat([ood.alternating_narratives(joint.collection_of, knobs["n_ood"], lengths, SEED),
-                   ood.random_mixed_narratives(joint.collection_of, knobs["n_ood"], lengths, SEED + 1)],
-                  ignore_index=True)
-mixed = ood.add_coherence(mixed, lambda _c: joint.coherence)
-mixed["titles"] = ood.titles_for(mixed, {}, joint)
-mixed[["kind", "narrative_id", "length", "collections", "min_coherence", "mean_coherence"]].head(8)
-
 # %% [markdown]
-# ### Two perturbation families beyond the paper
+# ### The narratives and their judges
 #
-# From notebook 09's judged max-capacity paths with three or more documents: the same documents
-# shuffled, and one interior document replaced by an off-topic document of the same collection
-# (drawn among the candidates least coherent with the rest of the path). Coherence is read on the
-# collection's own landscape, so each perturbed narrative can be compared with its original.
+# *Alternating* and *random mixed* narratives on the joint collection, their lengths drawn from
+# notebook 08's max-capacity paths. Two perturbation families beyond the paper, from notebook 09's
+# judged max-capacity paths with three or more documents: the same documents shuffled, and one
+# interior document replaced by an off-topic document of the same collection (drawn among the
+# candidates least coherent with the rest of the path); their coherence is read on the
+# collection's own landscape, so each can be compared with its original. The judges are notebook
+# 09's agents (its K per collection and base seed) unless `K` is set; mixed narratives are
+# introduced as "news articles and scientific articles".
 
 # %%
-judged_keys = scores[["collection", "pair_id", "method"]].drop_duplicates()
-judged_maxcap = all_paths.merge(judged_keys, on=["collection", "pair_id", "method"])
-judged_maxcap = judged_maxcap[judged_maxcap["method"] == "maxcap"]
-perturbed = pd.concat([
-    ood.shuffled_narratives(judged_maxcap, SEED, knobs["n_perturbed"]),
-    ood.off_topic_narratives(judged_maxcap, {c: lands[c]["coherence"] for c in present}, SEED,
-                             knobs["n_perturbed"], knobs["off_topic_quantile"]),
-], ignore_index=True)
-perturbed = ood.add_coherence(perturbed, lambda c: lands[c]["coherence"])
-perturbed["titles"] = ood.titles_for(perturbed, titles_by_collection)
-print(perturbed.groupby("kind").size().to_dict() if len(perturbed) else "no max-capacity path with 3+ documents")
-
-# %% [markdown]
-# ### The judges on OOD and perturbed narratives
-#
-# Same agents as notebook 09 (its K per collection and base seed) unless `K` is set; mixed
-# narratives are introduced as "news articles and scientific articles".
+ood = ood_study.run_ood_study(
+    gw, joint, all_paths, scores, {c: lands[c]["coherence"] for c in present}, titles_by_collection,
+    n_ood=knobs["n_ood"], n_perturbed=knobs["n_perturbed"], modes=knobs["ood_modes"], k=knobs["k"], seed=SEED,
+    off_topic_quantile=knobs["off_topic_quantile"], max_tokens=knobs["max_tokens"],
+    reasoning_chars=knobs["reasoning_chars"], profile=PROFILE)
+print(f"narratives: {ood.narratives.groupby('kind').size().to_dict()}; judged with K = {ood.k or 'as notebook 09'}, "
+      f"base seed {ood.seed}; calls: {ood.raw_scores.groupby(['method', 'status']).size().to_dict()}")
+ood.narratives[["kind", "narrative_id", "length", "collections", "min_coherence", "mean_coherence"]].head(8)
 
 # %%
-narratives = pd.concat([mixed, perturbed], ignore_index=True)
-# notebook 09's K when it used one K everywhere; else the paper's K per collection (judge_settings.k_for)
-ks = set(k_by_collection.values())
-k_ood = knobs["k"] if knobs["k"] is not None else (ks.pop() if len(ks) == 1 else None)
-ood_raw = judges.run_judges(gw, ood.judge_frame(narratives), modes=knobs["ood_modes"], k=k_ood, seed=judge_seed,
-                            max_tokens=knobs["max_tokens"], reasoning_chars=knobs["reasoning_chars"],
-                            wording=ood.OOD_WORDING, profile=PROFILE)
-ood_long = ood.judged_narratives(narratives, ood_raw)
-print(ood_raw.groupby(["method", "status"]).size().to_dict())
-
-# %%
-long = followups.narrative_scores(
-    followups.add_complexity(all_paths, {c: lands[c]["umap2d"] for c in present}), scores)
-in_dist = ood.in_distribution_long(long)
-in_dist = in_dist[in_dist["mode"].isin(knobs["ood_modes"])]
-kinds = list(ood.IN_DISTRIBUTION_KINDS + ood.OOD_KINDS + ood.PERTURBATION_KINDS)
-comparison = cost_ood_tables.ood_comparison(
-    ood.kind_summary(pd.concat([in_dist, ood_long], ignore_index=True), by=("kind", "collection", "mode")))
+comparison = analyses_tables.ood_comparison(ood.summary)
 reporting.save_table(comparison, "narr_ood_comparison")
 comparison
 
@@ -231,16 +190,15 @@ comparison
 # d_z). Then the correlation of coherence with the score over the OOD narratives (paper: r = 0.729).
 
 # %%
-originals = in_dist[in_dist["kind"] == "maxcap"].rename(columns={"base_pair_id": "pair_id"})
-ood_tests = cost_ood_tables.ood_tests(ood.kind_tests(ood_long, originals))
+ood_tests = analyses_tables.ood_tests(ood.tests)
 reporting.save_table(ood_tests, "narr_ood_tests")
 display(ood_tests)
-ood_corr = cost_ood_tables.ood_correlations(ood.kind_correlations(ood_long))
+ood_corr = analyses_tables.ood_correlations(ood.correlations)
 reporting.save_table(ood_corr, "narr_ood_correlations")
 ood_corr
 
 # %%
-fig = cost_ood_figures.ood_scores(pd.concat([in_dist, ood_long], ignore_index=True), kinds)
+fig = analyses_figures.ood_scores(ood.long, ood.kinds)
 reporting.save_figure(fig, "narr_ood_scores", caption="LLM score and minimum coherence by narrative kind "
                       "(in-distribution, OOD, perturbed); one point per narrative (mean over K agents). " + CAPTION)
 plt.show()
@@ -248,11 +206,12 @@ plt.show()
 # %% [markdown]
 # ## Follow-up analyses (sections 5.8–5.9)
 #
-# One row per judged narrative and mode: the path's metrics from notebook 08 (plus path efficiency
-# and a complexity score computed here) and the K-agent mean score from notebook 09.
+# One row per judged narrative and mode: the path's metrics from notebook 08 (plus path efficiency,
+# a complexity score and the temporal span in the collection's unit, computed here) and the
+# K-agent score summary of notebook 09.
 
 # %%
-long = followups.temporal_span(long)
+long = narrative_table(all_paths, scores, {c: lands[c]["umap2d"] for c in present})
 long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mean_coherence",
       "path_efficiency", "complexity_score", "score_mean", "score_sd", "n_agents"]].head()
 
@@ -264,8 +223,8 @@ long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mea
 # pairs), mean ± SD.
 
 # %%
-table06 = cost_ood_tables.table06(followups.predictive_table(long, n_splits=knobs["n_splits"], seed=SEED,
-                                                             n_estimators=knobs["n_estimators"]))
+table06 = analyses_tables.table06(prediction.predictive_table(long, n_splits=knobs["n_splits"], seed=SEED,
+                                                                n_estimators=knobs["n_estimators"]))
 reporting.save_table(table06, "narr_table06_predictive")
 table06
 
@@ -273,7 +232,7 @@ table06
 # ### Table 7 · Which metric does the forest lean on?
 
 # %%
-table07 = cost_ood_tables.table07(followups.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"]))
+table07 = analyses_tables.table07(prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"]))
 reporting.save_table(table07, "narr_table07_feature_importance")
 table07
 
@@ -287,24 +246,29 @@ table07
 # %%
 table08 = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores))
 reporting.save_table(table08, "narr_table08_disagreement")
-display(table08)
-by_range = followups.disagreement_by_score_range(long)
+table08
+
+# %%
+by_range = disagreement.disagreement_by_score_range(long)
 reporting.save_table(by_range, "narr_disagreement_by_score_range")
 by_range
 
 # %% [markdown]
 # ### Temporal span and path complexity
 #
-# Spans in days for news and years for VisPub, as in the paper.
+# Spans in days for news and years for VisPub, as in the paper; then the mean coherence and score
+# by span quartile.
 
 # %%
-temporal = cost_ood_tables.temporal_with_paper(followups.temporal_analysis(long))
-reporting.save_table(temporal, "narr_temporal_span")
-display(temporal)
-display(followups.span_bins(long))
-complexity = cost_ood_tables.complexity_with_paper(followups.complexity_analysis(long))
-reporting.save_table(complexity, "narr_path_complexity")
-complexity
+temporal_table = analyses_tables.temporal_with_paper(temporal.temporal_analysis(long))
+reporting.save_table(temporal_table, "narr_temporal_span")
+display(temporal_table)
+temporal.span_bins(long)
+
+# %%
+complexity_table = analyses_tables.complexity_with_paper(complexity.complexity_analysis(long))
+reporting.save_table(complexity_table, "narr_path_complexity")
+complexity_table
 
 # %% [markdown]
 # ### Stability over five folds (section 5.9)
@@ -313,24 +277,16 @@ complexity
 # capacity vs random) on the held-out part.
 
 # %%
-folds, stability = followups.cv_stability(long, n_splits=knobs["n_splits"], seed=SEED)
-stability = cost_ood_tables.stability_with_paper(stability)
-reporting.save_table(stability, "narr_cv_stability")
-stability
+folds, stability_summary = stability.cv_stability(long, n_splits=knobs["n_splits"], seed=SEED)
+stability_table = analyses_tables.stability_with_paper(stability_summary)
+reporting.save_table(stability_table, "narr_cv_stability")
+stability_table
 
 # %% [markdown]
 # ### Figure 9
 
 # %%
-panels = [
-    ("a_predictive", cost_ood_figures.predictive_r2(table06), "Fig. 9(a) cross-validated R² by model and mode."),
-    ("b_disagreement", cost_ood_figures.disagreement_by_mode(table08), "Fig. 9(b) mean SD across K agents per mode (bars) and the paper's (dashes)."),
-    ("c_temporal", cost_ood_figures.temporal_scatter(long), "Fig. 9(c) temporal span vs minimum coherence, coloured by the LLM score."),
-    ("d_complexity", cost_ood_figures.complexity_hexbin(long), "Fig. 9(d) path complexity vs LLM score."),
-    ("e_errors", cost_ood_figures.error_histogram(followups.evaluation_errors(long)), "Fig. 9(e) normalised score minus normalised minimum coherence."),
-    ("f_methods", cost_ood_figures.method_comparison(followups.method_summary(long)), "Fig. 9(f) coherence and scaled LLM score by method."),
-]
-for name, fig, caption in panels:
+for name, fig, caption in analyses_figures.figure9_panels(table06, table08, long):
     reporting.save_figure(fig, f"narr_fig09_{name}", caption=caption + " " + CAPTION)
     plt.show()
 

@@ -39,7 +39,7 @@
 # CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
 # N_STORIES: stories judged per data set (None = the profile's; smoke 2, demo 26 + 6, paper all).
 # DATASETS: "confederacy", "artifice" or both, comma-separated (None = both).
-# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs).
+# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs); true/false, on/off, 1/0.
 PROFILE = "demo"
 BACKEND = None
 MODEL = None
@@ -56,17 +56,17 @@ from IPython.display import Markdown, display
 
 from judgelab import profiles, reporting
 from judgelab.gateway import Gateway
-from judgelab.human import appendix, compare, figures
+from judgelab.human import appendix, figures
 from judgelab.human.settings import HUMAN_PROFILES
 
 profiles.check(PROFILE)
 knobs = profiles.pick(HUMAN_PROFILES, PROFILE)
 datasets = appendix.check_datasets(DATASETS)
-n_stories = {ds: int(N_STORIES) if N_STORIES is not None else knobs["n_stories"][ds] for ds in datasets}
+n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)
 pd.set_option("display.precision", 3)
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
-{"profile": PROFILE, "n_stories": n_stories, **{k: v for k, v in knobs.items() if k != "n_stories"}}
+appendix.run_settings(PROFILE, knobs, n_stories)
 
 # %% [markdown]
 # ## The judge
@@ -78,12 +78,7 @@ gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cach
 BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
 CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
 display(Markdown(BANNER))
-if gw.is_embedded_small_model:
-    display(Markdown(
-        "> **Expected result with the bundled SmolLM2-135M: correlations near zero.** A 135M model "
-        "cannot judge stories; its scores are close to random. What this run shows is that the "
-        "pipeline (loaders, judges, statistics, figure) works end to end — not how well LLM judges "
-        "agree with people. Point BACKEND/MODEL at a capable model for that."))
+display(Markdown(appendix.judge_note(gw)))
 
 # %% [markdown]
 # ## The human ratings
@@ -94,9 +89,7 @@ if gw.is_embedded_small_model:
 
 # %%
 human = appendix.load_human(datasets)
-(human.groupby("dataset")
- .agg(stories=("story", "nunique"), sources=("source", "nunique"), raters=("rater", "nunique"),
-      criteria=("criterion", "nunique"), ratings=("value", "size")))
+appendix.human_overview(human)
 
 # %% [markdown]
 # ## How well do people agree? The ceiling
@@ -137,8 +130,7 @@ if "artifice" in datasets:
 # shortest stories, for speed).
 
 # %%
-stories = pd.concat([appendix.stories_to_judge(ds, n, knobs["selection"], knobs["selection_seed"])
-                     for ds, n in n_stories.items() if n > 0], ignore_index=True)
+stories = appendix.stories_for(n_stories, knobs)
 stories[["dataset", "story", "source", "words"]]
 
 # %% [markdown]
@@ -157,17 +149,14 @@ holistic_rows[["dataset", "story", "score", "status", "input_tokens", "output_to
 # granularity, ENC emotional-narrative coherence).
 
 # %%
-sage_run = appendix.run_sage(gw, stories, knobs, PROFILE) if appendix.as_bool(RUN_SAGE) else None
-if sage_run is not None:
-    display(sage_run.summary[["dataset", "story_id", "overall_score", "validator_blind_overall", "status",
-                              "n_failures", "n_repairs"]])
+sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=RUN_SAGE)
+appendix.sage_overview(sage_run)
 
 # %%
-scores = appendix.judge_scores(
-    holistic_rows, appendix.sage_scores(sage_run.summary, sage_run.rows) if sage_run is not None else None)
-reporting.save_table(scores.assign(backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
+scores = appendix.collect_scores(holistic_rows, sage_run, layer=knobs["sage_layer"])
+reporting.save_table(appendix.with_provenance(scores, backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
                      "sage_judge_vs_human_scores")
-scores.pivot_table(index=["dataset", "story"], columns="measure", values="score", dropna=False)
+appendix.scores_wide(scores)
 
 # %% [markdown]
 # ## Judge against people
@@ -180,7 +169,6 @@ scores.pivot_table(index=["dataset", "story"], columns="measure", values="score"
 # %%
 table = appendix.comparison(scores, human, ceiling, knobs, backend=gw.backend_name, model=gw.model_name,
                             profile=PROFILE)
-table.insert(3, "status", appendix.correlation_status(table))
 reporting.save_table(table, "sage_judge_vs_human")
 table[["dataset", "measure", "criterion", "status", "n", "spearman", "spearman_lo", "spearman_hi",
        "kendall", "kendall_lo", "kendall_hi", "ceiling_spearman", "ceiling_kendall"]]
@@ -203,8 +191,8 @@ plt.show()
 # %%
 ranks, rank_agreement = appendix.rankings(scores, human)
 if len(ranks):
-    reporting.save_table(ranks.assign(backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
-                         "sage_judge_vs_human_rankings")
+    reporting.save_table(appendix.with_provenance(ranks, backend=gw.backend_name, model=gw.model_name,
+                                                  profile=PROFILE), "sage_judge_vs_human_rankings")
     display(rank_agreement)
 ranks
 
@@ -212,9 +200,7 @@ ranks
 # ## What it cost
 
 # %%
-ledger = gw.ledger_frame()
-ledger.groupby([c for c in ("study", "measure", "layer") if c in ledger], dropna=False)[
-    ["input_tokens", "output_tokens", "latency_s"]].sum() if len(ledger) else ledger
+appendix.cost_summary(gw.ledger_frame())
 
 # %% [markdown]
 # ## Reading the results

@@ -15,3 +15,14 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.pop("OPENAI_API_KEY", None)
 for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE"):
     os.environ.pop(var, None)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "after_notebooks: reads the smoke run's outputs; runs after every other test")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``after_notebooks`` (e.g. the figure-layout check) read what the notebooks' smoke
+    run wrote, so they run last, after tests/test_notebooks.py."""
+    late = [item for item in items if item.get_closest_marker("after_notebooks")]
+    items[:] = [item for item in items if not item.get_closest_marker("after_notebooks")] + late

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from judgelab.gateway import ChatRequest, Gateway, Message, ReplayMissError, ResponseCache
+from judgelab.gateway import ChatRequest, Gateway, Message, ReplayMissError, ResponseCache, request_key
 from judgelab.gateway.fake_server import FakeChatServer
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
@@ -63,6 +63,30 @@ def test_exported_cache_replays_elsewhere(tmp_path):
         ResponseCache(tmp_path / "b.sqlite").import_jsonl(tmp_path / "handoff.jsonl")
         res = gw_for(srv, tmp_path / "b.sqlite", "replay").run_batch([req(i) for i in range(3)])
         assert srv.n_calls == 3 and all(r.cached and r.status == "ok" for r in res)
+
+
+def test_backends_at_two_base_urls_have_different_identities_and_cache_keys(tmp_path):
+    # the real backends' own identity(), not a hand-built dict: a cache written against one
+    # endpoint must never answer for another (same backend kind, same model)
+    from judgelab.gateway.backends.openai_backend import OpenAIBackend
+
+    with FakeChatServer() as a, FakeChatServer() as b:
+        assert a.base_url != b.base_url
+        pairs = {
+            "openai-compatible": [OpenAIBackend("fake-model", srv.base_url, compatible=True) for srv in (a, b)],
+            "openai": [OpenAIBackend("gpt-4.1", srv.base_url, api_key="sk-dummy") for srv in (a, b)],
+        }
+        for name, (be_a, be_b) in pairs.items():
+            assert be_a.name == be_b.name == name
+            assert be_a.identity() != be_b.identity(), name
+            assert request_key(be_a.identity(), req(1)) != request_key(be_b.identity(), req(1)), name
+        # end to end: one cache file, the same request; the second endpoint is asked, not the cache
+        path = tmp_path / "shared.sqlite"
+        gw_a, gw_b = gw_for(a, path), gw_for(b, path)
+        assert gw_a.key(req(1)) != gw_b.key(req(1))
+        first, second = gw_a.chat(req(1)), gw_b.chat(req(1))
+        assert (a.n_calls, b.n_calls) == (1, 1) and not first.cached and not second.cached
+        assert gw_for(b, path).chat(req(1)).cached and b.n_calls == 1  # same endpoint: from the cache
 
 
 CHILD = textwrap.dedent("""

@@ -217,28 +217,90 @@ def test_rate_limiter_spaces_requests_by_rpm_and_tpm():
     assert waited == pytest.approx(5.0)
 
 
-def test_retry_policy_backoff_grows_and_honours_retry_after():
-    pol = RetryPolicy(max_attempts=4, base_s=1.0, cap_s=60.0, rng=random.Random(0), sleep=lambda s: None)
-    assert all(0 <= pol.delay(k) <= 2 ** k for k in range(6))
-    assert pol.delay(0, retry_after=7) >= 7
+class FixedJitter:
+    """A ``random.Random`` stand-in whose draws are all ``u``: the full-jitter delay becomes
+    exactly ``u * min(cap, base * 2**k)``, so the waits are known numbers."""
+
+    def __init__(self, u: float):
+        self.u = u
+
+    def random(self) -> float:
+        return self.u
+
+
+def failing(n_failures: int, retry_after: float | None = None):
+    """A call that raises ``n_failures`` TransientErrors, then returns "done"; counts its calls."""
     calls = []
 
-    def flaky():
+    def fn():
         calls.append(1)
-        if len(calls) < 3:
-            raise TransientError("503", retry_after=None)
+        if len(calls) <= n_failures:
+            raise TransientError("503", retry_after=retry_after)
         return "done"
 
-    assert pol.call(flaky) == ("done", 3)
+    return fn, calls
+
+
+def test_retry_waits_double_after_each_failure():
+    # full jitter with u = 0.5, base 1 s: ceilings 1, 2, 4, 8 -> waits 0.5, 1, 2, 4 (hand-worked)
+    sleeps = []
+    pol = RetryPolicy(max_attempts=5, base_s=1.0, cap_s=60.0, rng=FixedJitter(0.5), sleep=sleeps.append)
+    fn, calls = failing(4)
+    assert pol.call(fn) == ("done", 5)
+    assert sleeps == [0.5, 1.0, 2.0, 4.0]          # what call() actually asked to sleep
+    # the cap bounds the ceiling: base 1, cap 3 -> ceilings 1, 2, 3, 3 -> waits 0.5, 1, 1.5, 1.5
+    capped = []
+    pol = RetryPolicy(max_attempts=5, base_s=1.0, cap_s=3.0, rng=FixedJitter(0.5), sleep=capped.append)
+    assert pol.call(failing(4)[0]) == ("done", 5)
+    assert capped == [0.5, 1.0, 1.5, 1.5]
+
+
+def test_retry_backoff_with_real_jitter_is_positive_and_its_ceiling_grows():
+    # full jitter: delay(k) ~ uniform(0, base * 2**k). With 400 seeded draws per k, the largest
+    # draw lies within 2% of the ceiling (P(all below 0.98 * ceiling) = 0.98**400 < 1e-3; the
+    # seed makes it fixed), so a delay of 0 or one that stops growing fails here.
+    pol = RetryPolicy(base_s=1.0, cap_s=60.0, rng=random.Random(0), sleep=lambda s: None)
+    for k in range(5):
+        draws = [pol.delay(k) for _ in range(400)]
+        assert all(0 <= d <= 2 ** k for d in draws)
+        assert max(draws) >= 0.98 * 2 ** k
+        assert sum(draws) / len(draws) == pytest.approx(2 ** k / 2, rel=0.1)  # mean of uniform(0, c) = c/2
+
+
+def test_retry_honours_retry_after_and_gives_up_after_max_attempts():
+    sleeps = []
+    pol = RetryPolicy(max_attempts=4, base_s=1.0, cap_s=60.0, rng=FixedJitter(0.5), sleep=sleeps.append)
+    fn, calls = failing(2, retry_after=7)
+    assert pol.call(fn) == ("done", 3)
+    assert sleeps == [pytest.approx(7.05), pytest.approx(7.05)]   # Retry-After + 0.1 * u * base
+    sleeps.clear()
+    fn, calls = failing(99)
+    with pytest.raises(TransientError) as err:
+        pol.call(fn)
+    assert len(calls) == 4 and err.value.attempts == 4  # max_attempts, then the last error is raised
+    assert sleeps == [0.5, 1.0, 2.0]                    # no wait after the last attempt
+
+
+def test_retry_gives_up_at_the_second_timeout():
+    # a timed-out attempt may still be billed by the server: at most one retry after a timeout,
+    # while other transient errors (unpaid 429/5xx) between them do not count
+    calls = []
+
+    def script(errors):
+        def fn():
+            calls.append(1)
+            raise errors[len(calls) - 1]
+        return fn
+
+    pol = RetryPolicy(max_attempts=6, rng=FixedJitter(0.5), sleep=lambda s: None)
+    timeout = lambda: TransientError("APITimeoutError", timed_out=True)  # noqa: E731
+    with pytest.raises(TransientError) as err:
+        pol.call(script([timeout(), TransientError("503"), timeout(), timeout()]))
+    assert len(calls) == 3 and err.value.attempts == 3 and err.value.timed_out
     calls.clear()
-
-    def always_429():
-        calls.append(1)
-        raise TransientError("429")
-
     with pytest.raises(TransientError):
-        pol.call(always_429)
-    assert len(calls) == 4  # max_attempts, then the last error is raised
+        pol.call(script([TransientError("429")] * 6))
+    assert len(calls) == 6  # untimed errors still use every attempt
 
 
 def test_parse_retry_after_headers():

@@ -6,6 +6,7 @@ must match what the retry and repair policies promise.
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 from pydantic import BaseModel, Field
@@ -56,11 +57,50 @@ def test_transient_fault_then_success(tmp_path, fault):
         assert sleeps[0] >= fault.retry_after  # Retry-After honoured
 
 
-def test_timeout_is_retried(tmp_path):
-    with FakeChatServer([Fault.timeout(3.0), GOOD]) as srv:
+class PaidCalls:
+    """A server script that counts the calls the server completes, i.e. the calls a provider bills.
+
+    A client timeout does not stop the server: a ``Fault.timeout`` call is still answered (late)
+    and so still paid. Error faults (429, 5xx, malformed body, disconnect) produce no completion.
+    """
+
+    def __init__(self, items):
+        self.items, self.paid, self.lock = list(items), 0, threading.Lock()
+
+    def __call__(self, body):
+        with self.lock:
+            item = self.items.pop(0) if len(self.items) > 1 else self.items[0]  # the last one repeats
+            completes = not isinstance(item, Fault) or item.kind == "sleep"
+            self.paid += completes
+        return item
+
+
+def test_timed_out_call_is_paid_exactly_twice_once_abandoned_once_retried(tmp_path):
+    # The first reply comes 3 s late, after the client gave up at 0.3 s: the server still bills
+    # it. The retry is answered at once. So the call is paid exactly twice, and is ok.
+    script = PaidCalls([Fault.timeout(3.0), GOOD])
+    with FakeChatServer(script) as srv:
         res = make_gateway(srv, tmp_path, timeout_s=0.3).chat(req())
         assert srv.n_calls == 2
     assert res.status == "ok" and res.n_attempts == 2
+    assert script.paid == 2
+
+
+@pytest.mark.parametrize("items,attempts", [
+    ([Fault.timeout(3.0)], 2),                                                   # always too slow
+    ([Fault.timeout(3.0), Fault.server_error(503), Fault.timeout(3.0), GOOD], 3),  # an unpaid 503 between
+], ids=["always-slow", "slow-503-slow"])
+def test_timed_out_call_is_paid_at_most_twice(tmp_path, items, attempts):
+    # Bound: a call is paid at most twice (one abandoned attempt, one retry). A second timeout
+    # ends the call as a recorded failure even though max_attempts (6) would allow more attempts:
+    # each further attempt would be billed again for an answer the client cannot wait for.
+    script = PaidCalls(items)
+    with FakeChatServer(script) as srv:
+        res = make_gateway(srv, tmp_path, timeout_s=0.3, max_attempts=6).chat(req("slow"))
+        received = srv.n_calls
+    assert script.paid == 2
+    assert res.status == "failed" and "item=slow" in res.error and "Timeout" in res.error
+    assert res.n_attempts == received == attempts
 
 
 def test_persistent_429_becomes_a_recorded_failure(tmp_path):

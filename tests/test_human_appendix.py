@@ -61,7 +61,8 @@ def test_oracle_judges_reach_one_and_rankings_match(human, tmp_path):
     row = table.set_index("criterion").loc["overall"]
     assert row["n"] == 13 and row["spearman"] > 0.95 and row["spearman_hi"] == pytest.approx(1.0, abs=0.01)
     assert row["ceiling_spearman"] == pytest.approx(ceiling.set_index("criterion").at["overall", "loo_spearman_mean"])
-    assert set(table["measure"]) == {"holistic"} and (appendix.correlation_status(table) == "ok").all()
+    assert set(table["measure"]) == {"holistic"} and (table["status"] == "ok").all()
+    assert list(table.columns[:4]) == ["dataset", "measure", "criterion", "status"]
     ranks, agree = appendix.rankings(scores, human)
     assert len(ranks) == 13 and agree["spearman"].iloc[0] > 0.95
     fig = figures.plot_judge_vs_human(table, scores, human)
@@ -88,7 +89,7 @@ def test_sage_through_the_fake_server(human, tmp_path):
     table = appendix.comparison(scores, human, appendix.human_ceiling(human), knobs, backend="b", model="m",
                                 profile="smoke")
     assert (table["n"] == 2).all() and table["spearman"].isna().all()
-    assert appendix.correlation_status(table).str.contains("n=2 < 3").all()
+    assert table["status"].str.contains("n=2 < 3").all()
     fig = figures.plot_judge_vs_human(table, scores, human)
     assert len(fig.axes) == 2
 
@@ -118,12 +119,52 @@ def test_story_selection_is_stratified_and_seeded():
 
 
 def test_parameters_from_the_command_line():
-    assert appendix.as_bool("False") is False and appendix.as_bool("yes") is True and appendix.as_bool(True)
-    with pytest.raises(ValueError, match="yes/no"):
-        appendix.as_bool("maybe")
     assert appendix.check_datasets("confederacy, artifice") == ["confederacy", "artifice"]
+    assert appendix.check_datasets(None) == appendix.check_datasets("none") == ["confederacy", "artifice"]
     with pytest.raises(ValueError, match="unknown data set"):
         appendix.check_datasets("hanna")
+    knobs = HUMAN_PROFILES["demo"]
+    assert appendix.stories_per_dataset(knobs, ["confederacy", "artifice"]) == {"confederacy": 26, "artifice": 6}
+    assert appendix.stories_per_dataset(knobs, ["artifice"], "3") == {"artifice": 3}
+    assert appendix.stories_per_dataset(knobs, ["artifice"], "all") == {"artifice": 6}
+    with pytest.raises(ValueError, match="N_STORIES"):
+        appendix.stories_per_dataset(knobs, ["artifice"], "few")
+    # RUN_SAGE from the command line: "off" is False (bool("off") would be True); no call is made
+    assert appendix.run_sage(None, pd.DataFrame(), knobs, "demo", enabled="off") is None
+    with pytest.raises(ValueError, match="RUN_SAGE"):
+        appendix.run_sage(None, pd.DataFrame(), knobs, "demo", enabled="maybe")
+    settings = appendix.run_settings("demo", knobs, {"artifice": 3})
+    assert settings["n_stories"] == {"artifice": 3} and settings["profile"] == "demo" and settings["n_boot"] == 2000
+
+
+def test_small_tables_of_the_notebook_known_answers():
+    tidy = pd.DataFrame({"dataset": ["confederacy"] * 4 + ["artifice"] * 2, "story": ["s1", "s1", "s2", "s2", "t", "t"],
+                         "source": ["m1", "m1", "m2", "m2", "g", "g"], "criterion": ["humor", "overall"] * 3,
+                         "rater": ["r1", "r1", "r2", "r3", "e1", "e1"], "value": [1.0, 2.0, 3.0, 4.0, 1.0, 0.0]})
+    overview = appendix.human_overview(tidy)
+    assert overview.loc["confederacy"].to_dict() == {"stories": 2, "sources": 2, "raters": 3, "criteria": 2,
+                                                     "ratings": 4}
+    holistic_rows = pd.DataFrame({"dataset": ["confederacy"] * 2, "story": ["s1", "s2"],
+                                  "measure": ["holistic"] * 2, "score": [7.0, np.nan]})
+    assert appendix.collect_scores(holistic_rows, None).equals(appendix.judge_scores(holistic_rows))
+    wide = appendix.scores_wide(appendix.collect_scores(holistic_rows))
+    assert wide.loc[("confederacy", "s1"), "holistic"] == 7.0 and np.isnan(wide.loc[("confederacy", "s2"), "holistic"])
+    assert appendix.sage_overview(None).empty and "overall_score" in appendix.sage_overview(None)
+    tagged = appendix.with_provenance(holistic_rows, backend="b", model="m", profile="smoke")
+    assert list(tagged.columns[-3:]) == ["backend", "model", "profile"] and (tagged["model"] == "m").all()
+    ledger = pd.DataFrame({"study": ["human", "human", "sage"], "measure": ["holistic", "holistic", None],
+                           "layer": [None, None, "L5"], "input_tokens": [10, 20, 5], "output_tokens": [1, 2, 3],
+                           "latency_s": [0.5, 0.25, 1.0]})
+    cost = appendix.cost_summary(ledger)
+    assert cost["input_tokens"].sum() == 35 and len(cost) == 2
+    assert cost.xs("holistic", level="measure")["input_tokens"].iloc[0] == 30
+    assert appendix.cost_summary(ledger.head(0)).empty
+
+    class Judge:
+        is_embedded_small_model = True
+    assert "correlations near zero" in appendix.judge_note(Judge())
+    Judge.is_embedded_small_model = False
+    assert appendix.judge_note(Judge()) == ""
 
 
 def test_published_judges_against_experts():

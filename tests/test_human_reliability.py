@@ -71,7 +71,8 @@ def test_icc_nested_design_does_not_depend_on_who_is_who():
 @pytest.mark.parametrize("level, expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)])
 def test_alpha_matches_krippendorff_published_values(level, expected):
     tidy = tidy_from_matrix(KRIPP.T)  # units x observers
-    assert rel.alpha(tidy, "c", level) == pytest.approx(expected, abs=0.0005)
+    res = rel.alpha(tidy, "c", level)
+    assert res["alpha"] == pytest.approx(expected, abs=0.0005) and res["note"] == ""
 
 
 def test_leave_one_rater_out_known_answers():
@@ -101,7 +102,8 @@ def test_reliability_table_columns_and_values():
     row = tab.iloc[0]
     assert row["n_raters"] == 4 and row["n_ratings"] == 24 and row["k"] == 4
     assert row["icc1"] == pytest.approx(oneway_icc(SHROUT_FLEISS)[0])
-    assert row["alpha"] == pytest.approx(rel.alpha(t, "c", "interval"))
+    assert row["alpha"] == pytest.approx(rel.alpha(t, "c", "interval")["alpha"])
+    assert row["note"] == ""
     loo = rel.leave_one_rater_out(t, "c")["corr"]
     assert row["loo_spearman_mean"] == pytest.approx(loo.mean())
 
@@ -110,3 +112,21 @@ def test_duplicate_rating_is_an_error():
     t = tidy_from_matrix(SHROUT_FLEISS)
     with pytest.raises(ValueError, match="rated story s00 on c more than once"):
         rel.reliability_table(pd.concat([t, t.iloc[:1]]))
+
+
+def test_degenerate_panels_give_nan_with_a_note_not_an_error():
+    """Constant ratings, one rater, too few stories, an empty criterion: NaN and the shared rule's note."""
+    const = tidy_from_matrix(np.full((5, 2), 3.0))
+    row = rel.reliability_table(const).iloc[0]
+    assert np.isnan(row["icc1"]) and np.isnan(row["alpha"]) and np.isnan(row["loo_spearman_mean"])
+    assert row["note"] == "ICC: constant ratings; alpha: constant ratings"
+    one_rater = tidy_from_matrix(SHROUT_FLEISS[:, :1])
+    row = rel.reliability_table(one_rater).iloc[0]
+    assert np.isnan(row["icc1"]) and row["note"] == "ICC: one rater; alpha: one rater"
+    two_stories = tidy_from_matrix(SHROUT_FLEISS[:2])
+    assert rel.reliability_table(two_stories).iloc[0]["note"] == "ICC: 2 items < 3; alpha: 2 items < 3"
+    empty = rel.icc_oneway(tidy_from_matrix(SHROUT_FLEISS), "no-such-criterion")
+    assert empty["k"] == 0 and np.isnan(empty["icc1"]) and empty["note"] == "empty table"
+    assert rel.alpha(tidy_from_matrix(SHROUT_FLEISS), "no-such-criterion")["note"] == "empty table"
+    loo = rel.leave_one_rater_out(tidy_from_matrix(SHROUT_FLEISS[:2]), "c")
+    assert loo["corr"].isna().all() and (loo["note"] == "2 pairs < 3").all()

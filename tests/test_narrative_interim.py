@@ -5,11 +5,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab.narrative import interim, math_tables
-from judgelab.narrative.collections import DocumentCollection
-from judgelab.narrative.graph import critical_coherence_prim, critical_coherence_scipy
-from judgelab.narrative.math_paper_values import PAPER_TABLE1, PAPER_TABLE4_MATH
-from judgelab.narrative.runs import sparsity_row
+from judgelab.narrative.landscape import store as interim
+
+from judgelab.narrative.paths import paper_tables as math_tables
+from judgelab.narrative.landscape.collections import DocumentCollection
+from judgelab.narrative.landscape.graph import critical_coherence_prim, critical_coherence_scipy
+from judgelab.narrative.paths.paper_values import PAPER_TABLE1, PAPER_TABLE4_MATH
+from judgelab.narrative.landscape.build import sparsity_row
 
 
 def test_landscape_and_documents_roundtrip(tmp_path, monkeypatch):

@@ -8,10 +8,10 @@ import pytest
 from pydantic import ValidationError
 
 from judgelab import profiles
-from judgelab.narrative import judge_prompts as jp
-from judgelab.narrative import judge_schemas as js
-from judgelab.narrative.judge_settings import JUDGE_PROFILES, K_BY_COLLECTION, k_for, resolve
-from judgelab.narrative.judges import agent_spread, select_pairs, token_budget
+from judgelab.narrative.judges import prompts as jp
+from judgelab.narrative.judges import schemas as js
+from judgelab.narrative.judges.settings import JUDGE_PROFILES, K_BY_COLLECTION, k_for, resolve
+from judgelab.narrative.judges.run import agent_spread, select_pairs, token_budget
 
 TITLES = ["Obama announces Cuba visit", "Protests erupt\nin Havana", "U.S. restores flights to Cuba"]
 
@@ -181,3 +181,122 @@ def test_explanations_get_their_own_token_budget():
     per_field = -(-js.DEFAULT_EXPLANATION_CHARS // 3) + 8
     assert token_budget(budget, "simple", explanations=True) == 20 + per_field
     assert token_budget(budget, "complex", explanations=True) == 90 + 6 * per_field
+
+
+@pytest.mark.parametrize("word, expected", [("on", True), ("off", False), ("yes", True), ("0", False),
+                                            (True, True), ("FALSE", False)])
+def test_explanations_parse_every_yes_no_word(word, expected):
+    # judgelab.params: "on" used to read as False here, and "off" as True in notebook 08
+    assert resolve("smoke", explanations=word)["explanations"] is expected
+
+
+def test_bad_overrides_name_the_parameter():
+    with pytest.raises(ValueError, match="EXPLANATIONS"):
+        resolve("smoke", explanations="maybe")
+    with pytest.raises(ValueError, match="K"):
+        resolve("smoke", k="0")
+    with pytest.raises(ValueError, match="N_PAIRS"):
+        resolve("smoke", n_pairs="some")
+    assert resolve("smoke", k="all")["k"] is None                      # the paper's K per collection
+    assert resolve("smoke", n_pairs="default")["n_pairs"] == profiles.pick(JUDGE_PROFILES, "smoke")["n_pairs"]
+
+
+# ----------------------------------------------------------------------------- per-narrative scores
+
+def _agent_rows():
+    import pandas as pd
+
+    return pd.DataFrame({
+        "collection": "news", "pair_id": [1, 1, 1, 0, 0, 0, 0],
+        "method": ["maxcap"] * 3 + ["random"] * 2 + ["maxcap"] * 2, "mode": "simple",
+        "agent": [0, 1, 2, 0, 1, 0, 1], "score": [4.0, 8.0, np.nan, np.nan, np.nan, 5.0, 5.0],
+        "status": ["ok", "ok", "failed", "failed", "failed", "ok", "ok"]})
+
+
+def test_narrative_scores_summarise_the_agents_and_count_failures():
+    from judgelab.narrative.judges.scores import SUMMARY_COLUMNS, narrative_scores
+
+    out = narrative_scores(_agent_rows())
+    assert list(out.columns) == ["collection", "pair_id", "method", "mode", *SUMMARY_COLUMNS]
+    assert out[["pair_id", "method"]].values.tolist() == [[0, "maxcap"], [0, "random"], [1, "maxcap"]]  # sorted
+    r = out.set_index(["pair_id", "method"])
+    assert r.loc[(1, "maxcap"), "score_mean"] == 6.0
+    assert r.loc[(1, "maxcap"), "score_sd"] == pytest.approx(np.sqrt(8.0))   # SD of 4, 8 with ddof = 1
+    assert (r.loc[(1, "maxcap"), "n_agents"], r.loc[(1, "maxcap"), "n_failed"]) == (2, 1)
+    assert r.loc[(0, "maxcap"), "score_sd"] == 0.0
+    # every agent failed: the narrative stays, unscored
+    assert np.isnan(r.loc[(0, "random"), "score_mean"]) and (r.loc[(0, "random"), "n_agents"], r.loc[(0, "random"), "n_failed"]) == (0, 2)
+
+
+def test_narrative_scores_one_agent_has_no_sd_and_missing_columns_are_named():
+    from judgelab.narrative.judges.scores import narrative_scores
+
+    one = _agent_rows().iloc[[0]]
+    assert np.isnan(narrative_scores(one)["score_sd"].iat[0])
+    with pytest.raises(KeyError, match="mode"):
+        narrative_scores(_agent_rows().drop(columns="mode"))
+
+
+def test_judged_paths_joins_in_path_order_and_rejects_duplicate_paths():
+    import pandas as pd
+
+    from judgelab.narrative.judges.scores import judged_paths, narrative_scores
+
+    paths = pd.DataFrame({"collection": "news", "pair_id": [1, 0, 0, 2], "method": ["maxcap", "random", "maxcap", "maxcap"],
+                          "titles": [["a"]] * 4, "min_coherence": [.7, .2, .6, .9]})
+    out = judged_paths(narrative_scores(_agent_rows()), paths)
+    assert out[["pair_id", "method"]].values.tolist() == [[1, "maxcap"], [0, "random"], [0, "maxcap"]]
+    assert "titles" not in out.columns and out["min_coherence"].tolist() == [.7, .2, .6]
+    assert list(judged_paths(narrative_scores(_agent_rows()), paths, path_cols=()).columns[-4:]) == [
+        "score_mean", "score_sd", "n_agents", "n_failed"]
+    with pytest.raises(ValueError, match="more than once"):
+        judged_paths(narrative_scores(_agent_rows()), pd.concat([paths, paths.iloc[[0]]]))
+
+
+# ----------------------------------------------------------------------------- what notebook 09 shows
+
+def test_agents_table_uses_the_papers_k_per_collection():
+    from judgelab.narrative.judges.run import agents_table
+
+    t = agents_table(["news", "vispub"], None, (0.3, 0.7), base_seed=10)
+    assert t.groupby("collection").size().to_dict() == {"news": 5, "vispub": 3}
+    assert t[t.collection == "vispub"]["temperature"].tolist() == pytest.approx([0.3, 0.5, 0.7])
+    assert t[t.collection == "news"]["seed"].tolist() == [10, 11, 12, 13, 14]
+    assert len(agents_table(["news"], 2)) == 2
+
+
+def test_call_summary_and_ledger_by_mode():
+    import pandas as pd
+
+    from judgelab.narrative.judges.run import call_summary, ledger_by_mode
+
+    scores = _agent_rows().assign(input_tokens=100, output_tokens=[5, 6, 40, 40, 40, 7, 8], cached=False, latency_s=1.0)
+    s = call_summary(scores).set_index("status")
+    assert list(call_summary(scores).columns[:3]) == ["collection", "mode", "status"]
+    assert s.loc["ok", "calls"] == 4 and s.loc["ok", "score_mean"] == pytest.approx(5.5)
+    assert s.loc["failed", "calls"] == 3 and np.isnan(s.loc["failed", "score_mean"])
+    assert s.loc["failed", "output_tokens"] == 120 and s.loc["ok", "latency_s"] == 4.0
+    ledger = pd.DataFrame({"mode": ["simple", "simple", "cot"], "input_tokens": [10, 20, 30],
+                           "output_tokens": [1, 3, 50], "latency_s": [1.0, 2.0, 4.0]})
+    by_mode = ledger_by_mode(ledger)
+    assert by_mode.loc["simple", ("input_tokens", "mean")] == 15 and by_mode.loc["cot", ("latency_s", "sum")] == 4.0
+    assert ledger_by_mode(pd.DataFrame()).empty
+
+
+def test_prompt_preview_shows_every_mode_with_its_version():
+    from judgelab.narrative.judges.run import prompt_preview
+
+    md = prompt_preview(TITLES, "news", ("simple", "cot"))
+    assert f"**simple** (`{jp.template_version('simple')}`)" in md and f"(`{jp.template_version('cot')}`)" in md
+    assert md.count("1. Obama announces Cuba visit") == 2 and "**standard**" not in md
+
+
+def test_read_math_table04_reads_notebook_08s_file_only(tmp_path):
+    import pandas as pd
+
+    from judgelab.narrative.judges.paper_tables import MATH_TABLE04, read_math_table04
+
+    assert read_math_table04(tmp_path) is None
+    pd.DataFrame({"collection": ["news"], "metric": ["Min. coherence"], "d": [1.5]}).to_csv(tmp_path / f"{MATH_TABLE04}.csv", index=False)
+    t = read_math_table04(tmp_path)
+    assert t["d"].tolist() == [1.5] and MATH_TABLE04 == "narr_table04_effect_sizes"

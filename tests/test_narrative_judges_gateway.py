@@ -8,8 +8,8 @@ import pytest
 
 from judgelab.gateway import Gateway
 from judgelab.gateway.fake_server import FakeChatServer, request_schema
-from judgelab.narrative import judge_schemas as js
-from judgelab.narrative.judges import SCORE_COLUMNS, agent_spread, build_requests, run_judges
+from judgelab.narrative.judges import schemas as js
+from judgelab.narrative.judges.run import SCORE_COLUMNS, agent_spread, build_requests, run_judges
 
 GOOD, BAD = "Alpha story", "Zeta story"
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pingouin as pg
 import pytest
 from scipy import stats
 
-from judgelab.narrative import agreement as ag
-from judgelab.narrative import validity as va
-from judgelab.narrative.judge_tables import merge_table04, table03, with_paper_columns
+from judgelab.narrative.judges import agreement as ag
+from judgelab.narrative.judges import scores as js
+from judgelab.narrative.judges import validity as va
+from judgelab.narrative.judges.paper_tables import merge_table04, table03, with_paper_columns
 
 # Shrout & Fleiss (1979), Table 2: 6 targets rated by 4 judges; they report ICC(2,1) = .29 and
 # ICC(2,4) = .62.
@@ -49,7 +51,7 @@ def test_identical_agents_give_perfect_agreement():
 
 
 def test_icc_matches_shrout_fleiss_1979():
-    out = ag.icc2(pd.DataFrame(SHROUT_FLEISS))
+    out = ag.agreement_stats(pd.DataFrame(SHROUT_FLEISS))
     assert out["icc2_1"] == pytest.approx(0.29, abs=0.005)
     assert out["icc2_k"] == pytest.approx(0.62, abs=0.005)
     # and the Shrout-Fleiss formula from the two-way ANOVA mean squares, written out
@@ -59,48 +61,43 @@ def test_icc_matches_shrout_fleiss_1979():
     mse = np.sum((x - x.mean(1, keepdims=True) - x.mean(0) + g) ** 2) / ((n - 1) * (k - 1))
     assert out["icc2_1"] == pytest.approx((msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n))
     assert out["icc2_k"] == pytest.approx((msr - mse) / (msr + (msc - mse) / n))
+    assert out["icc2_1_ci_low"] < out["icc2_1"] < out["icc2_1_ci_high"]
+    assert out["n_items_complete"] == 6 and out["note"] == ""
 
 
 def test_krippendorff_alpha_matches_krippendorff_2011():
-    assert ag.krippendorff_alpha(KRIPP_2011, "interval") == pytest.approx(0.849, abs=0.0005)
-    assert ag.krippendorff_alpha(KRIPP_2011, "nominal") == pytest.approx(0.743, abs=0.0005)
-
-
-def test_kendalls_w_identical_and_opposite_rankings():
-    r = np.arange(1, 7, dtype=float)
-    assert ag.kendalls_w(np.column_stack([r, r, r])) == pytest.approx(1.0)
-    assert ag.kendalls_w(np.column_stack([r, r[::-1]])) == pytest.approx(0.0)
-    # identical up to a monotone transform: ranks, not values, matter
-    assert ag.kendalls_w(np.column_stack([r, r ** 2, 10 * r + 3])) == pytest.approx(1.0)
-
-
-def test_kendalls_w_with_ties_matches_friedman_and_pingouin():
-    import pingouin as pg
-
-    rng = np.random.default_rng(7)
-    x = rng.integers(1, 6, size=(12, 4)).astype(float)  # 12 items, 4 raters, many ties
-    w = ag.kendalls_w(x)
-    # Friedman's chi^2 with scipy's tie correction: items are the treatments, raters the blocks
-    chi2 = stats.friedmanchisquare(*x).statistic
-    n, m = x.shape
-    assert w == pytest.approx(chi2 / (m * (n - 1)))
-    long = pd.DataFrame(x).rename_axis("item").reset_index().melt(id_vars="item", var_name="rater", value_name="y")
-    pw = pg.friedman(data=long, dv="y", within="item", subject="rater")["W"].iloc[0]
-    assert w == pytest.approx(pw)
-    # the untied formula would differ here, so the correction is doing work
-    ranks = np.column_stack([stats.rankdata(c) for c in x.T])
-    s = np.sum((ranks.sum(1) - m * (n + 1) / 2) ** 2)
-    assert w > 12 * s / (m ** 2 * (n ** 3 - n))
+    out = ag.agreement_stats(pd.DataFrame(KRIPP_2011))
+    assert out["krippendorff_alpha"] == pytest.approx(0.849, abs=0.0005)  # interval, missing values allowed
+    assert out["n_items_complete"] == 8  # the ICC and W use the 8 units every observer rated
 
 
 def test_pairwise_agreement_and_mad_known_values():
-    m = np.array([[5, 5], [5, 6], [5, 7]], float)
-    assert ag.pairwise_agreement(m, 0) == pytest.approx(1 / 3)
-    assert ag.pairwise_agreement(m, 1) == pytest.approx(2 / 3)
-    assert ag.mean_absolute_deviation(m) == pytest.approx(0.5)  # (0 + 0.5 + 1) / 3
-    three = np.array([[4, 4, 6]], float)  # pairs: (4,4) exact, (4,6) twice no
-    assert ag.pairwise_agreement(three, 0) == pytest.approx(1 / 3)
-    assert ag.mean_absolute_deviation(three) == pytest.approx((2 / 3 + 2 / 3 + 4 / 3) / 3)
+    res = ag.agreement_stats(pd.DataFrame([[5, 5], [5, 6], [5, 7]], dtype=float))
+    assert res["exact_agreement"] == pytest.approx(1 / 3)
+    assert res["within1_agreement"] == pytest.approx(2 / 3)
+    assert res["mean_abs_dev"] == pytest.approx(0.5)  # (0 + 0.5 + 1) / 3
+    three = ag.agreement_stats(pd.DataFrame([[4, 4, 6]], dtype=float))  # pairs: (4,4) exact, (4,6) twice no
+    assert three["exact_agreement"] == pytest.approx(1 / 3)
+    assert three["mean_abs_dev"] == pytest.approx((2 / 3 + 2 / 3 + 4 / 3) / 3)
+
+
+def test_item_with_one_rating_does_not_count_for_mad():
+    m = np.array([[5, 5], [5, 6], [5, np.nan]], float)  # the third item's second call failed
+    res = ag.agreement_stats(pd.DataFrame(m))
+    assert res["mean_abs_dev"] == pytest.approx(0.25)  # (0 + 0.5) / 2, not (0 + 0.5 + 0) / 3
+    assert res["exact_agreement"] == pytest.approx(0.5)
+    assert "MAD: NaN dropped: 1; 1 items with one rating not counted" in res["note"]
+
+
+def test_small_samples_follow_the_shared_rule():
+    """Two items: ICC, alpha and W are NaN with the rule's note (they used to be computed)."""
+    res = ag.agreement_stats(pd.DataFrame([[3, 4, 3], [7, 8, 8]], dtype=float))
+    assert np.isnan(res["icc2_1"]) and np.isnan(res["krippendorff_alpha"]) and np.isnan(res["kendalls_w"])
+    assert res["note"] == "ICC: 2 items < 3; alpha: 2 items < 3; W: 2 items < 3"
+    assert res["exact_agreement"] == pytest.approx(2 / 6)  # agreement still describes the pairs
+    const = ag.agreement_stats(pd.DataFrame(np.full((4, 3), 6.0)))
+    assert np.isnan(const["icc2_1"]) and "ICC: constant ratings" in const["note"]
+    assert const["exact_agreement"] == 1.0 and const["mean_abs_dev"] == 0.0
 
 
 def test_failed_calls_are_missing_not_scores():
@@ -142,35 +139,39 @@ def narratives(n_pairs: int = 20, seed: int = 0) -> tuple[pd.DataFrame, pd.DataF
 
 def test_narrative_means_and_correlations_match_scipy():
     paths, scores = narratives()
-    means = va.narrative_scores(scores)
+    means = js.narrative_scores(scores)
     assert len(means) == 2 * 20 * 2 and (means["n_agents"] == 3).all()
-    judged = va.judged_paths(means, paths)
+    judged = js.judged_paths(means, paths)
     t2 = va.correlation_table(judged)
     g = judged[judged["mode"] == "simple"]
     row = t2.set_index("mode").loc["simple"]
-    r, p = stats.pearsonr(g["min_coherence"], g["mean_score"])
+    r, p = stats.pearsonr(g["min_coherence"], g["score_mean"])
     assert row["pearson_min"] == pytest.approx(r) and row["pearson_p_min"] == pytest.approx(p)
-    assert row["spearman_avg"] == pytest.approx(stats.spearmanr(g["mean_coherence"], g["mean_score"])[0])
+    assert row["spearman_avg"] == pytest.approx(stats.spearmanr(g["mean_coherence"], g["score_mean"])[0])
     assert row["n"] == 40
 
 
 def test_correlation_of_exact_linear_relation_is_one():
     x = np.linspace(0.3, 0.9, 10)
-    judged = pd.DataFrame({"collection": "news", "mode": "simple", "mean_score": 1 + 10 * x,
+    judged = pd.DataFrame({"collection": "news", "mode": "simple", "score_mean": 1 + 10 * x,
                            "min_coherence": x, "mean_coherence": -x})
     row = va.correlation_table(judged).iloc[0]
     assert row["pearson_min"] == pytest.approx(1.0) and row["pearson_avg"] == pytest.approx(-1.0)
 
 
-def test_cohens_d_known_values():
+def test_discrimination_d_known_values_and_nan_dropped():
     x, y = np.array([3, 4, 5, 6, 7.0]), np.array([1, 2, 3, 4, 5.0])
-    assert va.cohens_d(x, y) == pytest.approx(2 / np.sqrt(2.5))
+    res = va.discrimination(np.r_[x, y], np.r_[np.ones(5, bool), np.zeros(5, bool)])
+    assert res["d"] == pytest.approx(2 / np.sqrt(2.5)) and res["d_avg_sd"] == pytest.approx(2 / np.sqrt(2.5))
     a, b = np.array([1, 2, 3, 4.0]), np.array([0, 0, 6, 6.0, 3, 3])
+    res = va.discrimination(np.r_[a, b, np.nan], np.r_[np.ones(4, bool), np.zeros(7, bool)])
     pooled = np.sqrt((3 * a.var(ddof=1) + 5 * b.var(ddof=1)) / 8)
     avg = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2)
-    assert va.cohens_d(a, b, "pooled") == pytest.approx((a.mean() - b.mean()) / pooled)
-    assert va.cohens_d(a, b, "average") == pytest.approx((a.mean() - b.mean()) / avg)
-    assert np.isnan(va.cohens_d([1.0], [2.0, 3.0]))
+    assert res["d"] == pytest.approx((a.mean() - b.mean()) / pooled)  # the NaN is dropped, not propagated
+    assert res["d_avg_sd"] == pytest.approx((a.mean() - b.mean()) / avg)
+    assert res["n_random"] == 6 and res["note"] == "NaN dropped: 1"
+    one = va.discrimination(np.array([1.0, 2.0, 3.0]), np.array([True, False, False]))
+    assert np.isnan(one["d"]) and one["note"] == "1 values in x < 2" and one["auc"] == 0.0
 
 
 def test_discrimination_auc_tests_match_sklearn_and_scipy():
@@ -189,12 +190,12 @@ def test_discrimination_auc_tests_match_sklearn_and_scipy():
 
 def test_effect_size_table_rows_and_table04_merge():
     paths, scores = narratives()
-    judged = va.judged_paths(va.narrative_scores(scores), paths)
+    judged = js.judged_paths(js.narrative_scores(scores), paths)
     eff = va.effect_size_table(judged, paths)
     assert list(eff["metric"]) == ["Min. coherence", "Avg. coherence", "LLM simple", "LLM CoT"]
     mn = eff.set_index("metric").loc["Min. coherence"]
     m, r = paths[paths.method == "maxcap"], paths[paths.method == "random"]
-    assert mn["d"] == pytest.approx(va.cohens_d(m["min_coherence"], r["min_coherence"]))
+    assert mn["d"] == pytest.approx(pg.compute_effsize(m["min_coherence"], r["min_coherence"], eftype="cohen"))
     # merging: notebook 08's math rows are kept, an older run's LLM rows replaced
     existing = pd.DataFrame({"collection": ["news", "news", "news"],
                              "metric": ["Min. coherence", "Avg. coherence", "LLM simple"],
@@ -231,12 +232,12 @@ def test_figure8_panels_draw_one_column_per_collection():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgelab.narrative import judge_figures as jf
+    from judgelab.narrative.judges import figures as jf
 
     paths, scores = narratives(n_pairs=6)
     both = pd.concat([scores, scores.assign(collection="vispub")])
     paths2 = pd.concat([paths, paths.assign(collection="vispub")])
-    judged = va.judged_paths(va.narrative_scores(both), paths2)
+    judged = js.judged_paths(js.narrative_scores(both), paths2)
     effects = va.effect_size_table(judged)
     figs = [jf.judge_vs_coherence(judged), jf.scores_by_mode(judged), jf.mean_scores_by_method(judged),
             jf.agent_agreement(ag.agent_disagreement(both)), jf.effect_sizes(effects),

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from judgelab.narrative.coherence import (angular_similarity, coherence, coherence_matrix,
+from judgelab.narrative.landscape.coherence import (angular_similarity, coherence, coherence_matrix,
                                           js_distance_block, topic_similarity)
-from judgelab.narrative.graph import (coherence_digraph, critical_coherence, critical_coherence_prim,
+from judgelab.narrative.landscape.graph import (coherence_digraph, critical_coherence, critical_coherence_prim,
                                       critical_coherence_scipy, temporal_mask)
-from judgelab.narrative.widest import path_is_valid, widest_path, widest_path_graph
+from judgelab.narrative.paths.widest import path_is_valid, widest_path, widest_path_graph
 
 
 # --- coherence on hand-computed pairs -------------------------------------------------------

@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab.narrative.baseline import (baseline_candidates, random_baselines,
+from judgelab.narrative.paths.baseline import (baseline_candidates, random_baselines,
                                          random_chronological_path)
-from judgelab.narrative.effects import cohens_d, method_effects, path_length_table
-from judgelab.narrative.endpoints import (STRATA, candidate_pools, orient, sample_endpoints,
+from judgelab.narrative.paths.comparison import length_difference, method_effects, path_length_table
+from judgelab.narrative.paths.endpoints import (STRATA, candidate_pools, orient, sample_endpoints,
                                           stratum_quotas)
-from judgelab.narrative.extraction import PATH_COLUMNS, extract_narratives
-from judgelab.narrative.path_metrics import path_metrics
+from judgelab.narrative.paths.extraction import PATH_COLUMNS, extract_narratives
+from judgelab.narrative.paths.metrics import path_metrics
 
 
 def test_path_metrics_hand_computed():
@@ -143,18 +143,32 @@ def test_extract_narratives_schema_and_semantics():
 
 
 def test_cohens_d_and_auc_known_values():
-    x, y = np.array([2.0, 4.0, 6.0]), np.array([1.0, 2.0, 3.0])
-    # means 4 and 2; pooled SD = sqrt((2*4 + 2*1)/4) = sqrt(2.5)
-    assert cohens_d(x, y) == pytest.approx(2 / math.sqrt(2.5))
-    assert cohens_d(x, y, pooled=False) == pytest.approx(2 / math.sqrt(2.5))
     df = pd.DataFrame({"collection": "c", "method": ["maxcap"] * 3 + ["random"] * 3,
-                       "min_coherence": [.9, .8, .7, .6, .75, .5], "mean_coherence": [1, 2, 3, 0, 1, 2],
+                       "min_coherence": [.9, .8, .7, .6, .75, .5], "mean_coherence": [2.0, 4.0, 6.0, 1.0, 2.0, 3.0],
                        "length": [2, 3, 4, 2, 2, 5]})
     eff = method_effects(df).set_index("column")
+    # mean coherence: means 4 and 2; pooled SD = sqrt((2*4 + 2*1)/4) = sqrt(2.5) = the average SD (n1 = n2)
+    assert eff.loc["mean_coherence", "d"] == pytest.approx(2 / math.sqrt(2.5))
+    assert eff.loc["mean_coherence", "d_avg_sd"] == pytest.approx(2 / math.sqrt(2.5))
     assert eff.loc["min_coherence", "auc"] == pytest.approx(8 / 9)   # 8 of 9 pairs ordered right
-    assert eff.loc["mean_coherence", "auc"] == pytest.approx(7 / 9)      # ties count 1/2
+    assert eff.loc["mean_coherence", "auc"] == pytest.approx(7.5 / 9)      # the tie (2, 2) counts 1/2
     t1 = path_length_table(df).set_index("method")
     assert t1.loc["maxcap", "mean"] == 3 and t1.loc["random", "max"] == 5
+
+
+def test_method_effects_drop_a_missing_metric_value():
+    """One NaN metric value is dropped and counted: d stays defined and sklearn never sees NaN."""
+    df = pd.DataFrame({"collection": "c", "method": ["maxcap"] * 4 + ["random"] * 3,
+                       "min_coherence": [.9, .8, .7, np.nan, .6, .75, .5],
+                       "mean_coherence": [2.0, 4.0, 6.0, 5.0, 1.0, 2.0, 3.0], "length": [2, 3, 4, 3, 2, 2, 5]})
+    eff = method_effects(df).set_index("column")
+    mc, rd = np.array([.9, .8, .7]), np.array([.6, .75, .5])
+    pooled = math.sqrt((2 * mc.var(ddof=1) + 2 * rd.var(ddof=1)) / 4)
+    assert eff.loc["min_coherence", "d"] == pytest.approx((mc.mean() - rd.mean()) / pooled)
+    assert eff.loc["min_coherence", "auc"] == pytest.approx(8 / 9)
+    assert eff.loc["min_coherence", "note"] == "NaN dropped: 1" and eff.loc["mean_coherence", "note"] == ""
+    diff = length_difference(df).iloc[0]
+    assert diff["difference"] == pytest.approx(3 - 3) and 0 <= diff["p_value"] <= 1
 
 
 def test_random_baseline_strict_dates_excludes_endpoint_days():
@@ -167,7 +181,7 @@ def test_random_baseline_strict_dates_excludes_endpoint_days():
 
 
 def test_baseline_rule_sensitivity_reproduces_the_used_rule():
-    from judgelab.narrative.extraction import baseline_rule_sensitivity
+    from judgelab.narrative.paths.extraction import baseline_rule_sensitivity
     labels, dates, emb, c = _toy_collection(n=60)
     dates = dates // 20                                   # many shared dates
     out = extract_narratives("toy", c, 0.6, dates, [str(i) for i in range(60)], labels, emb,

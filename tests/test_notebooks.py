@@ -2,17 +2,261 @@
 
 All outputs go to one temporary output root shared by the session, so that each notebook reads
 what the earlier ones wrote, exactly as `make all` does, without touching the project's results.
+
+After a notebook runs, its check (``CHECKS``) reads what it wrote — interim files and tables, never
+the notebook's internals — and tests at least one computed value against a property it must have
+(a range, a count, or the same value recomputed independently from another output file).
 """
 from __future__ import annotations
 
+import functools
 import os
+from pathlib import Path
+from typing import Callable
 
+import networkx as nx
+import numpy as np
+import pandas as pd
 import pytest
 
-from judgelab import pipeline
+from judgelab import interim, pipeline
 
 SOURCES = pipeline.notebook_sources()
 _failed: list[str] = []
+
+SAGE_LAYERS = {"02": "L4", "03": "L5", "04": "L6"}
+WORD_RANGE = (2000, 8000)            # the SAGE paper's stated story length (in_range means inside it)
+CATEGORIES = {"canonical", "pulp", "llm"}
+N_JUDGE_DIMENSIONS = {"simple": 1, "cot": 1, "standard": 4, "complex": 6}   # scores per judge mode
+
+
+# -- reading a smoke run's outputs ----------------------------------------------------------------
+def read_interim(root: Path, name: str) -> pd.DataFrame:
+    return interim.read(name, root / "results" / "interim")
+
+
+def read_table(root: Path, name: str) -> pd.DataFrame:
+    path = root / "results" / "tables" / f"{name}.csv"
+    assert path.exists(), f"{path.name} was not written"
+    return pd.read_csv(path)
+
+
+def landscapes(root: Path) -> dict[str, dict]:
+    """``narr_landscape_<collection>.npz`` of the run, by collection."""
+    files = sorted((root / "results" / "interim").glob("narr_landscape_*.npz"))
+    assert files, "no narr_landscape_*.npz written"
+    out = {}
+    for f in files:
+        with np.load(f, allow_pickle=False) as npz:
+            out[f.stem.removeprefix("narr_landscape_")] = {k: npz[k] for k in npz.files}
+    return out
+
+
+def nan_or_within(values: pd.Series, lo: float, hi: float) -> bool:
+    v = pd.to_numeric(values, errors="coerce")
+    return bool((v.isna() | v.between(lo, hi)).all())
+
+
+# -- one check per notebook ------------------------------------------------------------------------
+CHECKS: dict[str, Callable[[Path], None]] = {}
+
+
+def check(number: str):
+    def register(fn):
+        CHECKS[number] = fn
+        return fn
+    return register
+
+
+@check("01")
+def corpus_has_three_categories_and_in_range_means_2000_to_8000_words(root: Path) -> None:
+    corpus = read_interim(root, "corpus")
+    assert set(corpus["category"]) == CATEGORIES
+    assert corpus["story_id"].is_unique and (corpus["words"] > 0).all()
+    inside = corpus["words"].between(*WORD_RANGE)
+    assert (corpus["in_range"].astype(bool) == inside).all(), "in_range disagrees with the word counts"
+    exceptions = read_table(root, "sage_corpus_range_exceptions")
+    assert set(exceptions["story_id"]) == set(corpus.loc[~inside, "story_id"])
+    design = read_table(root, "sage_corpus_design").set_index("category")
+    per_category = inside.groupby(corpus["category"]).sum()
+    assert design["in_range"].to_dict() == per_category.to_dict()
+    features = read_interim(root, "sage_l123_features")
+    assert len(features) > 0 and set(features["story_id"]) <= set(corpus["story_id"])
+    assert features["l1_mattr"].between(0, 1).all()   # moving-average type-token ratio is a share
+
+
+def sage_rows_are_scored_1_to_5_or_failed_with_nan(root: Path, layer: str) -> None:
+    rows = read_interim(root, f"sage_rows_{layer}")
+    assert len(rows) > 0 and set(rows["layer"]) == {layer}
+    assert set(rows["status"]) <= {"ok", "failed"}
+    ok, failed = rows[rows["status"] == "ok"], rows[rows["status"] == "failed"]
+    assert ok["score"].between(1, 5).all(), "an ok row has a score outside 1-5 (or none)"
+    assert ((ok["score"] * 2) % 1 == 0).all(), "scores come in steps of 0.5"
+    assert failed["score"].isna().all(), "a failed row carries a score"
+    assert (rows.loc[rows["track"] != "evaluator", "round"] == 1).all()
+    assert rows.loc[rows["track"] == "evaluator", "round"].between(1, 5).all()
+    summary = read_interim(root, f"sage_summary_{layer}")
+    assert nan_or_within(summary["overall_score"], 1, 5)
+
+
+for _number, _layer in SAGE_LAYERS.items():
+    CHECKS[_number] = functools.partial(sage_rows_are_scored_1_to_5_or_failed_with_nan, layer=_layer)
+
+
+@check("05")
+def convergence_rate_is_a_share_and_matches_the_rows(root: Path) -> None:
+    conv = read_table(root, "sage_convergence_by_group")
+    assert nan_or_within(conv["convergence_rate"], 0, 1)
+    has_rate = conv["convergence_rate"].notna()
+    assert np.allclose(conv.loc[has_rate, "convergence_rate"],
+                       conv.loc[has_rate, "n_converged"] / conv.loc[has_rate, "n_paired"])
+    assert (conv.loc[~has_rate, "n_paired"] == 0).all() and conv.loc[~has_rate, "note"].notna().all()
+    # recomputed from the rows of 02-04: |s_R5 - s_R4| < 0.3 over dimensions with both rounds scored
+    rows = pd.concat([read_interim(root, f"sage_rows_{layer}") for layer in SAGE_LAYERS.values()])
+    ev = rows[(rows["track"] == "evaluator") & (rows["status"] == "ok")]
+    keys = ["story_id", "layer", "mode", "dimension"]
+    r4 = ev[ev["round"] == 4].groupby(keys)["score"].mean()
+    r5 = ev[ev["round"] == 5].groupby(keys)["score"].mean()
+    change = (r5 - r4).dropna().round(6)
+    (overall,) = conv.loc[conv["grouping"] == "all", "convergence_rate"]
+    if len(change):
+        assert overall == pytest.approx(float((change.abs() < 0.3).mean()))
+    else:
+        assert np.isnan(overall)
+
+
+@check("06")
+def cohens_d_is_finite_or_explained_and_both_conventions_agree_for_equal_groups(root: Path) -> None:
+    pairwise = read_table(root, "sage_genre_pairwise_tests")
+    assert len(pairwise) > 0
+    for col in ("d_pooled_sd", "d_sqrt_mean_var"):
+        finite = np.isfinite(pairwise[col])
+        assert pairwise.loc[~finite, "note"].fillna("").str.len().gt(0).all(), f"{col} NaN without a note"
+    both = pairwise[np.isfinite(pairwise["d_pooled_sd"]) & np.isfinite(pairwise["d_sqrt_mean_var"])]
+    # with n_a == n_b the pooled SD equals sqrt((s1^2 + s2^2) / 2): the two d's coincide
+    equal_n = both[both["n_a"] == both["n_b"]]
+    assert np.allclose(equal_n["d_pooled_sd"], equal_n["d_sqrt_mean_var"])
+    # d has the sign of the mean difference
+    assert (np.sign(both["d_pooled_sd"]) == np.sign(both["diff"])).all()
+    # each category's mean recomputed from the rows of 02-04: one unit per story x mode (the
+    # notebook's GENRE_UNIT), its score the mean of the evaluator's round-5 dimension scores,
+    # complete evaluations only (every dimension of the layer scored)
+    rows = pd.concat([read_interim(root, f"sage_rows_{layer}") for layer in SAGE_LAYERS.values()])
+    final = rows[(rows["track"] == "evaluator") & (rows["round"] == 5) & (rows["status"] == "ok")]
+    n_dims = rows.groupby("layer")["dimension"].nunique()
+    units = final.groupby(["layer", "category", "story_id", "mode"])["score"].agg(["mean", "count"]).reset_index()
+    units = units[units["count"] == units["layer"].map(n_dims)]
+    by_group = units.groupby(["layer", "category"])["mean"].agg(["mean", "size"])
+    for r in pairwise.itertuples():
+        for side in ("a", "b"):
+            group = (r.layer, getattr(r, f"group_{side}"))
+            expected_n = int(by_group.loc[group, "size"]) if group in by_group.index else 0
+            assert getattr(r, f"n_{side}") == expected_n, group
+            if expected_n:
+                assert getattr(r, f"mean_{side}") == pytest.approx(by_group.loc[group, "mean"]), group
+
+
+def mst_bottleneck(c: np.ndarray) -> float:
+    """The weakest edge of a maximum spanning tree of the complete graph weighted by ``c``
+    (networkx's Kruskal, independent of the library's scipy/Prim code)."""
+    g = nx.from_numpy_array(np.asarray(c, dtype=float) - np.diag(np.diag(c)))
+    assert nx.is_connected(g), "coherence matrix with zero links: graph not connected"
+    return min(w for _, _, w in nx.maximum_spanning_tree(g).edges(data="weight"))
+
+
+@check("07")
+def critical_coherence_is_the_maximum_spanning_tree_bottleneck(root: Path) -> None:
+    # the critical coherence is the largest threshold that keeps the coherence graph connected,
+    # i.e. the weakest edge of a maximum spanning tree (Narrative Trails, section 3)
+    table = read_table(root, "narr_critical_coherence")
+    for name, land in landscapes(root).items():
+        c, critical = land["coherence"], float(land["critical"])
+        assert c.shape[0] == c.shape[1] >= 2 and np.allclose(c, c.T)
+        assert 0 < critical < 1
+        assert critical == pytest.approx(mst_bottleneck(c), abs=1e-6), name
+        for seed_c, seed_critical in zip(land["coherence_by_seed"], land["critical_by_seed"]):
+            assert seed_critical == pytest.approx(mst_bottleneck(seed_c), abs=1e-6), name
+        base = float(land["jsd_base"])
+        label = "e" if np.isclose(base, np.e) else f"{base:g}"   # how the table names the base
+        (reported,) = table.loc[(table["collection"] == name) & (table["jsd_base"].astype(str) == label),
+                                "critical_main_seed"]
+        assert reported == pytest.approx(critical, abs=1e-6), name
+
+
+@check("08")
+def max_capacity_path_is_at_least_as_coherent_as_random_on_every_pair(root: Path) -> None:
+    paths_ = read_interim(root, "narr_paths")
+    assert set(paths_["method"]) == {"maxcap", "random"}
+    wide = paths_.pivot_table(index=["collection", "pair_id"], columns="method", values="min_coherence")
+    assert len(wide) > 0 and wide.notna().all().all()
+    assert (wide["maxcap"] >= wide["random"] - 1e-9).all(), "a random path beats the widest path"
+    # min_coherence is the weakest consecutive link of the path in the saved coherence matrix
+    lands = landscapes(root)
+    for row in paths_.itertuples():
+        c, path = lands[row.collection]["coherence"], list(row.path)
+        assert path[0] == row.source and path[-1] == row.target and len(path) == row.length
+        links = [c[a, b] for a, b in zip(path, path[1:])]
+        assert row.min_coherence == pytest.approx(min(links), abs=1e-6)
+
+
+@check("09")
+def judge_scores_are_1_to_10_once_per_pair_mode_agent(root: Path) -> None:
+    scores = read_interim(root, "narr_judge_scores")
+    assert len(scores) > 0 and set(scores["status"]) <= {"ok", "failed"}
+    ok = scores[scores["status"] == "ok"]
+    assert len(ok) > 0 and ok["score"].between(1, 10).all()
+    # simple and CoT give one integer score; standard and complex average 4 and 6 integer
+    # dimension scores (Narrative Trails, section 3.4.3), so score x n_dimensions is an integer
+    total = ok["score"] * ok["mode"].map(N_JUDGE_DIMENSIONS)
+    assert np.allclose(total, total.round()), "a score is not a mean of integer dimension scores"
+    assert scores.loc[scores["status"] == "failed", "score"].isna().all()
+    keys = ["collection", "pair_id", "method", "mode", "agent"]
+    assert not scores.duplicated(keys).any(), "a pair x mode x agent was judged twice"
+    judged = scores[["collection", "pair_id", "method"]].drop_duplicates()
+    assert len(judged) * scores["mode"].nunique() * scores["agent"].nunique() == len(scores)
+
+
+@check("10")
+def token_counts_are_positive_and_costs_non_negative(root: Path) -> None:
+    cost = read_table(root, "narr_table05_cost")
+    assert len(cost) > 0 and (cost["n_calls"] > 0).all()
+    assert (cost["n_calls"] == cost["n_fresh"] + cost["n_cached"]).all()
+    means = [c for c in cost.columns if c.endswith("_mean") and ("input" in c or "output_tokens" in c)
+             and not c.startswith("paper_")]
+    assert {"tiktoken_input_mean", "output_tokens_mean"} <= set(means), list(cost.columns)
+    for col in means:
+        assert (cost[col] > 0).all(), f"{col}: a judge call with no tokens"
+    sds = [c.removesuffix("_mean") + "_sd" for c in means]
+    for col in sds + ["time_s_mean", "usd_per_1k", "usd_per_1k_ref"]:
+        assert nan_or_within(cost[col], 0, np.inf), f"{col} is negative"
+
+
+@check("11")
+def judge_human_correlations_are_in_range_or_nan_with_a_status(root: Path) -> None:
+    table = read_table(root, "sage_judge_vs_human")
+    assert len(table) > 0
+    ok = table["status"] == "ok"
+    for stat in ("spearman", "kendall"):
+        assert table.loc[ok, stat].between(-1, 1).all(), stat
+        assert table.loc[~ok, stat].isna().all(), f"{stat} given for a row whose status says none"
+        assert nan_or_within(table[f"ceiling_{stat}"], -1, 1)
+    assert not (ok & (table["n"] < 3)).any(), "a correlation from fewer than 3 stories"
+    assert (table["n"] <= table["n_scored"]).all()
+    # the human ceiling: ICC(1,k) of the mean of k ratings follows from ICC(1) by Spearman-Brown,
+    # ICC(1,k) = k ICC(1) / (1 + (k - 1) ICC(1)) (Shrout & Fleiss 1979)
+    human = read_table(root, "sage_human_reliability")
+    rated = human[np.isfinite(human["icc1"])]
+    assert len(rated) > 0
+    spearman_brown = rated["k"] * rated["icc1"] / (1 + (rated["k"] - 1) * rated["icc1"])
+    assert np.allclose(rated["icc1k"], spearman_brown, atol=1e-6)
+    # the ceiling beside each comparison is the human leave-one-out agreement of that criterion
+    ceiling = table.merge(human, on=["dataset", "criterion"], how="left")
+    assert np.allclose(ceiling["ceiling_spearman"], ceiling["loo_spearman_mean"], equal_nan=True)
+
+
+# -- the tests -------------------------------------------------------------------------------------
+def test_every_notebook_has_a_value_check():
+    assert sorted(CHECKS) == [s.name[:2] for s in SOURCES]
 
 
 @pytest.fixture(scope="session")
@@ -30,13 +274,15 @@ def smoke_root(tmp_path_factory):
 @pytest.mark.notebooks
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
 def test_notebook_runs_in_smoke_profile(source, smoke_root):
-    broken = sorted(pipeline.upstream(source.name[:2]) & set(_failed))
+    number = source.name[:2]
+    broken = sorted(pipeline.upstream(number) & set(_failed))
     if broken:
         pytest.fail(f"not run: notebook(s) it reads from failed: {', '.join(broken)}")
     try:
         out = pipeline.run_notebook(source, "smoke")
     except Exception:
-        _failed.append(source.name[:2])
+        _failed.append(number)
         raise
     assert out.exists()
     assert (smoke_root / "results" / "executed" / f"{source.stem}.ipynb").exists()
+    CHECKS[number](smoke_root)

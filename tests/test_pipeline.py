@@ -1,22 +1,46 @@
-"""The notebook pipeline's bookkeeping, the profiles and the provenance labels."""
+"""The notebook pipeline's bookkeeping (one source of notebook dependencies), the profiles and the
+provenance labels."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import time
 
 import pytest
 
-from judgelab import paths, pipeline, profiles, reporting
+from judgelab import notebook_files, paths, pipeline, profiles, reporting
+
+ROOT = paths.project_root()
 
 
-def test_makefile_and_pipeline_agree_on_what_each_notebook_reads():
-    text = (paths.project_root() / "Makefile").read_text()
-    make = {m.group(1): m.group(2).split() for m in re.finditer(r"^DEPS_(\d\d) :=[ \t]*(.*)$", text, re.M)}
-    assert make == pipeline.DEPENDS
+def test_upstream_notebooks_come_from_what_each_reads_and_writes():
+    """DESIGN.md's table, derived from notebook_files.READS and WRITES (the one source)."""
+    assert pipeline.DEPENDS == {
+        "01": [], "02": ["01"], "03": ["01"], "04": ["01"], "05": ["02", "03", "04"],
+        "06": ["01", "02", "03", "04"], "07": [], "08": ["07"], "09": ["08"], "10": ["07", "08", "09"],
+        "11": [],
+    }
+    assert pipeline.writers_of("narr_documents_news") == ["07"] and pipeline.writers_of("sage_rows_L5") == ["03"]
+    assert pipeline.writers_of("sage_summary_L*") == ["02", "03", "04"]
+
+
+def test_a_read_that_no_notebook_writes_is_an_error(monkeypatch):
+    monkeypatch.setitem(notebook_files.READS, "09", ["narr_paths", "narr_pathz"])
+    with pytest.raises(ValueError, match="notebook 09 reads 'narr_pathz', which no notebook writes"):
+        pipeline._depends()
+
+
+def test_the_makefile_keeps_no_second_list():
+    text = (ROOT / "Makefile").read_text()
+    assert not re.search(r"^DEPS_\d\d", text, re.M), "the Makefile must take dependencies from judgelab.pipeline"
+    assert "judgelab.pipeline makefile" in text and "NB_LIB_$(1)" in text and "NB_UP_$(1)" in text
 
 
 def test_every_notebook_has_a_dependency_entry_and_a_parameters_cell():
     for src in pipeline.notebook_sources():
-        assert src.name[:2] in pipeline.DEPENDS, f"{src.name}: add it to pipeline.DEPENDS and the Makefile"
+        assert src.name[:2] in pipeline.DEPENDS, f"{src.name}: add it to judgelab.notebook_files (WRITES, READS)"
         body = src.read_text()
         assert '# %% tags=["parameters"]' in body, f"{src.name}: no parameters cell"
         assert re.search(r'^PROFILE = "demo"$', body, re.M), f"{src.name}: PROFILE must default to demo"
@@ -47,3 +71,99 @@ def test_small_model_is_labelled_in_captions():
     assert "EMBEDDED SmolLM2-135M" in cap and "not the papers' findings" in cap
     assert "EMBEDDED" not in reporting.provenance("paper", "openai", "gpt-5-mini")
     assert "Warning" in reporting.model_banner("llamacpp", "smollm2-135m-instruct")
+
+
+# ---------------------------------------------------------------- library files per notebook
+
+def _rel(files) -> set[str]:
+    return {str(p.resolve().relative_to(ROOT)) for p in files}
+
+
+@pytest.fixture(scope="module")
+def lib_by_notebook() -> dict[str, set[str]]:
+    index = pipeline.library_index()
+    return {src.name[:2]: _rel(pipeline.lib_files(src, index)) for src in pipeline.notebook_sources()}
+
+
+def test_notebook_10_uses_the_analyses_and_02_does_not(lib_by_notebook):
+    ten, two = lib_by_notebook["10"], lib_by_notebook["02"]
+    analyses = {f for f in ten if f.startswith("lib/judgelab/narrative/analyses/") and not f.endswith("__init__.py")}
+    assert analyses, "notebook 10 imports narrative.analyses modules"
+    assert not any(f.startswith("lib/judgelab/narrative/") for f in two)
+    assert "lib/judgelab/sage/protocol/prompts.py" in two and "prompts/sage/rubric.md" in two
+    assert not any(f.startswith("prompts/narrative/") for f in two)
+    assert "prompts/narrative/judge_cot.md" in lib_by_notebook["09"]
+    assert "prompts/human/holistic.md" in lib_by_notebook["11"]
+    assert "lib/judgelab/gateway/prices.csv" in ten         # named by gateway.ledger as its price table
+    assert "lib/judgelab/paths.py" in two and "lib/judgelab/__init__.py" in two
+
+
+def test_transitive_resolution_on_a_toy_package(tmp_path):
+    pkg, prompts = tmp_path / "judgelab", tmp_path / "prompts"
+    files = {
+        "__init__.py": "",
+        "a.py": "from judgelab import b\n",
+        "b.py": "def f():\n    from judgelab.sub import c\n    return c\n",
+        "sub/__init__.py": "",
+        "sub/c.py": ("from judgelab import paths\nfrom pathlib import Path\n"
+                     "TABLE = Path(__file__).with_name('table.csv')\n"
+                     "def folder():\n    return paths.prompts_dir() / 'toy'\n"),
+        "sub/table.csv": "x\n1\n",
+        "sub/other.csv": "never named\n",
+        "paths.py": "",
+        "unused.py": "import judgelab.a\n",
+        "typed.py": "",
+        "main_only.py": "",
+        "d.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from judgelab import typed\n"
+                 "if __name__ == '__main__':\n    from judgelab import main_only\n"),
+    }
+    for name, body in files.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_text(body)
+    for name in ("toy/one.md", "toy/deep/two.md", "other/three.md"):
+        (prompts / name).parent.mkdir(parents=True, exist_ok=True)
+        (prompts / name).write_text("x")
+    nb = tmp_path / "05_toy.py"
+    nb.write_text("# %%\nimport pandas as pd\nfrom judgelab.a import something\nimport judgelab.d\n")
+    got = {str(p.relative_to(tmp_path)) for p in pipeline.lib_files(nb, pipeline.library_index(pkg, prompts))}
+    assert got == {"judgelab/__init__.py", "judgelab/a.py", "judgelab/b.py", "judgelab/sub/__init__.py",
+                   "judgelab/sub/c.py", "judgelab/sub/table.csv", "judgelab/paths.py", "judgelab/d.py",
+                   "prompts/toy/one.md", "prompts/toy/deep/two.md"}
+
+
+def test_generated_makefile_lists_every_notebook():
+    text = pipeline.makefile_text()
+    assert "NB_UP_10 := 07 08 09" in text and re.search(r"^NB_UP_01 :=\s*$", text, re.M)
+    for src in pipeline.notebook_sources():
+        assert re.search(rf"^NB_LIB_{src.name[:2]} := .*lib/judgelab/paths\.py", text, re.M)
+    assert re.search(r"^lib/judgelab/paths\.py:$", text, re.M)   # a deleted file re-plans, never stops make
+
+
+def _planned(tmp_path, what_if: str | None) -> list[str]:
+    """Notebooks that `make -n notebooks` would run, with every stamp up to date, after ``what_if``
+    changed (make's -W: "pretend this file was just modified")."""
+    stamps = tmp_path / "results" / "executed" / ".stamps"
+    stamps.mkdir(parents=True, exist_ok=True)
+    future = time.time() + 24 * 3600                     # newer than every source, whatever its mtime
+    for src in pipeline.notebook_sources():
+        (stamps / f"{src.name[:2]}.smoke").touch()
+        os.utime(stamps / f"{src.name[:2]}.smoke", (future, future))
+    cmd = ["make", "-n", "notebooks", "PROFILE=smoke", f"JUDGELAB_OUTPUT_ROOT={tmp_path}"]
+    if what_if:
+        cmd += ["-W", what_if]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return re.findall(r"judgelab\.pipeline run (\d\d) ", out.stdout)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+def test_make_reruns_only_the_notebooks_that_use_a_changed_module(tmp_path, lib_by_notebook):
+    only_ten = sorted(f for f in lib_by_notebook["10"] if f.endswith(".py")
+                      and all(f not in files for nb, files in lib_by_notebook.items() if nb != "10"))
+    assert only_ten, "some module is used by notebook 10 alone"
+    assert _planned(tmp_path, only_ten[0]) == ["10"]
+    assert _planned(tmp_path, None) == []
+    sage_stats = "lib/judgelab/sage/analysis/reliability.py"
+    assert _planned(tmp_path, sage_stats) == sorted(nb for nb, f in lib_by_notebook.items() if sage_stats in f)
+    assert _planned(tmp_path, "lib/judgelab/paths.py") == sorted(lib_by_notebook)   # the floor: all of them
+    assert (tmp_path / "results" / ".notebook-deps.mk").exists()

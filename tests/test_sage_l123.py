@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab.sage import independence as indep
-from judgelab.sage import l1_lexical as l1
-from judgelab.sage import l2_structure as l2
-from judgelab.sage import l3_thematic as l3
-from judgelab.sage.features import FEATURE_COLUMNS, compute_l123_features, feature_summary, story_features
-from judgelab.sage.segment import normalise, segment
+from judgelab.sage.analysis import independence as indep
+from judgelab.sage.layers import l1_lexical as l1
+from judgelab.sage.layers import l2_structure as l2
+from judgelab.sage.layers import l3_thematic as l3
+from judgelab.sage.layers.features import FEATURE_COLUMNS, compute_l123_features, feature_summary, story_features
+from judgelab.sage.layers.segment import normalise, segment
 
 
 def _words(n: int) -> list[str]:
@@ -63,7 +63,7 @@ def test_vectorised_hdd_equals_lexicalrichness():
 def test_indexed_contextual_rules_equal_pattern_context():
     from textblob import _text
     from textblob.en import lexicon
-    from judgelab.sage.segment import IndexedContext
+    from judgelab.sage.layers.segment import IndexedContext
     ctx = IndexedContext(list(lexicon.context))
 
     def tags(context, toks):
@@ -234,7 +234,7 @@ def test_conceptual_spread_with_known_vectors():
 
 def test_conceptual_spread_with_bundled_minilm(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))   # the embedding cache goes there
-    from judgelab.narrative.embeddings import EmbeddingCache, MiniLMEmbeddings
+    from judgelab.embeddings import EmbeddingCache, MiniLMEmbeddings
     para = ("The lighthouse keeper climbed the stairs each night to light the lamp above the sea. " * 8).strip()
     r = l3.conceptual_spread(_story([para, para, para]), embedder=MiniLMEmbeddings(cache=EmbeddingCache(tmp_path / "e.sqlite")))
     assert r["l3_embed_spread"] == pytest.approx(0.0, abs=1e-5)
@@ -282,7 +282,7 @@ def test_compute_l123_features_schema_profile_and_determinism():
     assert list(out.columns) == ["story_id", "category", *FEATURE_COLUMNS]
     # smoke: 2 per category, drawn as notebooks 02-04 draw theirs, so their smoke story is included
     assert out["category"].value_counts().to_dict() == {"canonical": 2, "llm": 1, "pulp": 1}
-    from judgelab.sage.runner import select_stories
+    from judgelab.sage.protocol.runner import select_stories
     from judgelab.sage.settings import SAGE_PROFILES
     knobs = SAGE_PROFILES["smoke"]
     judged = select_stories(corpus, knobs["per_category"], seed=knobs["selection_seed"])["story_id"]
@@ -356,7 +356,7 @@ def test_category_accuracy_against_chance():
 def test_tiny_inputs_give_notes_not_errors():
     data = _synthetic(2)
     corr = indep.feature_score_correlations(data, features=["l1_signal"])
-    assert corr["r"].isna().all() and corr["note"].str.contains("n=2").all() and (corr["n_tests"] == 0).all()
+    assert corr["r"].isna().all() and (corr["note"] == "2 pairs < 3").all() and (corr["n_tests"] == 0).all()
     r2 = indep.predict_scores_cv(data, features=["l1_signal"])
     assert r2["cv_r2"].isna().all() and r2["note"].str.contains("n=2").all()
     acc = indep.classify_category_cv(data[["story_id", "category", "l1_signal"]])

@@ -6,10 +6,10 @@ import math
 import pytest
 
 from judgelab.gateway import Gateway
-from judgelab.sage import runner
-from judgelab.sage.protocol import EvalConfig, EvalItem, evaluate
-from judgelab.sage.modes import prepare_input
-from judgelab.sage.schemas import SCORE_VALUES
+from judgelab.sage.protocol import runner
+from judgelab.sage.protocol.evaluation import EvalConfig, EvalItem, evaluate
+from judgelab.sage.protocol.modes import prepare_input
+from judgelab.sage.protocol.schemas import SCORE_VALUES
 
 pytestmark = pytest.mark.llm
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from judgelab.sage import modes
-from judgelab.sage.modes import (ContentLeakError, ContextTooLongError, content_limit_text, find_leaks,
+from judgelab.sage.protocol import modes
+from judgelab.sage.protocol.modes import (ContentLeakError, ContextTooLongError, content_limit_text, find_leaks,
                                  prepare_input, strip_paratext, truncate_head_tail)
 
 PULP = """THE SILENT ORBIT

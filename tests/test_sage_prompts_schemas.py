@@ -7,8 +7,10 @@ import shutil
 import pytest
 from pydantic import ValidationError
 
-from judgelab.sage import prompts, schemas
-from judgelab.sage.modes import prepare_input
+from judgelab.sage.protocol import prompts
+
+from judgelab.sage.protocol import schemas
+from judgelab.sage.protocol.modes import prepare_input
 
 STORY = ("THE BRASS KEY\n\nBy Ottoline Marsh\n\nThe rain had not stopped for three days when Edith found "
          "the key under the floorboard. It was small and brass and warm, as if someone had held it a moment "

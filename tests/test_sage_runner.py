@@ -8,7 +8,8 @@ import pytest
 
 from judgelab.gateway import Gateway
 from judgelab.gateway.fake_server import FakeChatServer
-from judgelab.sage import prompts, runner
+from judgelab.sage.protocol import prompts
+from judgelab.sage.protocol import runner
 
 CODES = prompts.layer_spec("L5").codes  # AC, PI, EG, ENC
 

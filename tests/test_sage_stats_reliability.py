@@ -1,4 +1,4 @@
-"""Known-answer tests of judgelab.sage.reliability (convergence, agreement, mode invariance,
+"""Known-answer tests of judgelab.sage.analysis.reliability (convergence, agreement, mode invariance,
 failures, trajectories) against hand-worked examples and scipy / pingouin / krippendorff."""
 import numpy as np
 import pandas as pd
@@ -7,9 +7,9 @@ import krippendorff
 import pytest
 from scipy import stats
 
-from judgelab.sage import reliability as rel
-from judgelab.sage.scores import SageStatsError, story_scores
-from judgelab.sage.synthetic import evaluation_records, rows_from_records
+from judgelab.sage.analysis import reliability as rel
+from judgelab.sage.analysis.scores import SageStatsError, story_scores
+from judgelab.sage.analysis.synthetic import evaluation_records, rows_from_records
 
 
 def one_eval(r4, r5, vb=None, vr=None, story="s1", layer="L4", mode="content", category="canonical"):
@@ -140,7 +140,7 @@ def test_icc_alpha_edge_cases_give_messages():
                              + one_eval([3, 3, 3, 3], [3, 3, 3, 3], vb=[3, 3, 3, 3], story="s2"))
     r = rel.track_reliability(same, by=None).iloc[0]
     assert np.isnan(r["icc2"]) and np.isnan(r["krippendorff_alpha"])
-    assert "all scores equal" in r["note"]
+    assert r["note"] == "constant ratings"
     no_validator = rows_from_records(one_eval([3, 3, 3, 3], [3, 3, 3, 3]))
     r = rel.track_reliability(no_validator, by=None).iloc[0]
     assert r["n_pairs"] == 0 and "no dimension scored by both" in r["note"]
@@ -148,12 +148,16 @@ def test_icc_alpha_edge_cases_give_messages():
     assert np.isnan(a["mad"]) and "no dimension scored by both" in a["note"]
 
 
-def test_icc_needs_five_items():
+def test_icc_and_alpha_need_three_items():
+    """The shared rule (judgelab.stats.rules): 3 items suffice (the SAGE code required 5), 2 do not."""
     rows = rows_from_records(evaluation_records("s1", "L4", "content", {5: [2, 3, 4]}, validator_blind=[2, 3, 5],
                                                 dimensions=["a", "b", "c"]))
     r = rel.track_reliability(rows, by=None).iloc[0]
-    assert np.isnan(r["icc2"]) and "at least 5 items" in r["note"]
-    assert np.isfinite(r["krippendorff_alpha"])
+    assert np.isfinite(r["icc2"]) and np.isfinite(r["krippendorff_alpha"]) and r["note"] == ""
+    two = rows_from_records(evaluation_records("s1", "L4", "content", {5: [2, 3]}, validator_blind=[2, 4],
+                                               dimensions=["a", "b"]))
+    r = rel.track_reliability(two, by=None).iloc[0]
+    assert np.isnan(r["icc2"]) and np.isnan(r["krippendorff_alpha"]) and r["note"] == "2 items < 3"
 
 
 # ----------------------------------------------------------------------------- mode invariance
@@ -190,12 +194,13 @@ def test_mode_invariance_hand_worked_and_scipy():
 def test_mode_invariance_edge_cases():
     same = rel.mode_invariance(_mode_scores([3.0, 4.0, 2.0], [3.0, 4.0, 2.0]))
     r = same[same["layer"] == "L4"].iloc[0]
-    assert r["difference"] == 0 and np.isnan(r["t"]) and "every paired difference is 0" in r["note"]
+    assert r["difference"] == 0 and np.isnan(r["t"]) and r["note"] == "all differences 0"
     shift = rel.mode_invariance(_mode_scores([3.0, 4.0, 2.0], [3.5, 4.5, 2.5]))
-    assert "same non-zero value" in shift[shift["layer"] == "L4"].iloc[0]["note"]
+    r = shift[shift["layer"] == "L4"].iloc[0]
+    assert np.isnan(r["t"]) and "constant differences" in r["note"] and np.isfinite(r["wilcoxon_w"])
     single = rel.mode_invariance(_mode_scores([3.0, 4.0], [3.5, None]))
     r = single[single["layer"] == "L4"].iloc[0]
-    assert r["n_pairs"] == 1 and r["n_unpaired"] == 1 and "at least 2 stories" in r["note"]
+    assert r["n_pairs"] == 1 and r["n_unpaired"] == 1 and r["note"] == "1 pairs < 2"
     only_content = rel.mode_invariance(_mode_scores([3.0, 4.0], [None, None]))
     r = only_content[only_content["layer"] == "L4"].iloc[0]
     assert r["n_pairs"] == 0 and np.isnan(r["difference"])

@@ -136,48 +136,14 @@ def closure(start: set[str], graph: dict[str, set[str]]) -> set[str]:
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (or a self-edge), each sorted;
-    Tarjan's algorithm (Tarjan 1972, SIAM J. Comput. 1(2)), iterative so that depth is no limit."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph.get(root, ()))))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            for child in children:
-                if child not in graph:
-                    continue
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(w)
-                        comp.append(w)
-                        if w == node:
-                            break
-                    if len(comp) > 1 or node in graph.get(node, ()):
-                        out.append(sorted(comp))
-    return sorted(out)
+    """Groups of modules that import each other, directly or not: the strongly connected components
+    of more than one module (or with a self-edge), each sorted, from networkx. networkx is imported
+    here, not at the top, because the rest of this module runs under plain ``python3`` (the
+    Makefile's dependency step, before any venv exists)."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_nodes_from(graph)
+    g.add_edges_from((a, b) for a, bs in graph.items() for b in bs if b in graph)
+    return sorted(sorted(c) for c in nx.strongly_connected_components(g)
+                  if len(c) > 1 or g.has_edge(*(2 * [next(iter(c))])))

@@ -7,9 +7,11 @@ the tests call exactly this.
 This module is the one source of the notebook graph; ``python -m judgelab.pipeline makefile``
 writes it as make variables that the Makefile includes:
 
-- **upstream notebooks**: :data:`WRITES` and :data:`READS` declare which interim files each
-  notebook writes and reads (the names of :mod:`judgelab.contracts`; ``*`` stands for a
-  collection or a layer); a notebook's upstream are the writers of what it reads (:data:`DEPENDS`).
+- **upstream notebooks**: :mod:`judgelab.notebook_files` declares which interim files each
+  notebook writes and reads (``WRITES``, ``READS``: the names of :mod:`judgelab.contracts`; ``*``
+  stands for a collection or a layer); a notebook's upstream are the writers of what it reads
+  (:data:`DEPENDS`). The table sits in a module of its own so that the contracts, which name the
+  notebook to re-run, need not import this module (nor make every notebook depend on it).
 - **library files**: derived from the notebook's own ``judgelab`` imports, followed transitively
   through the package's import graph (:mod:`judgelab.imports`, read with ``ast``), with the
   ``__init__`` of every package on the way. To these come the files the modules reached load at
@@ -19,8 +21,9 @@ writes it as make variables that the Makefile includes:
   ``prompts/human/*``; a bare ``prompts_dir()`` on all of ``prompts/``), and a module that names
   a data file of its own folder as a string (``"prices.csv"`` in ``gateway.ledger``) depends on it.
 
-So editing ``narrative/analyses/followups.py``, which only notebook 10 imports, re-runs only
-notebook 10 (and what reads its outputs).
+So editing a module that only notebook 10 imports (one of its follow-up analyses under
+``narrative/analyses/``) re-runs only notebook 10 (and what reads its outputs), while editing
+``paths.py``, which every notebook reaches, re-runs them all.
 """
 from __future__ import annotations
 
@@ -29,41 +32,10 @@ import ast
 import sys
 import tempfile
 from dataclasses import dataclass
-from fnmatch import fnmatch
 from pathlib import Path
 
 from judgelab import imports, paths, profiles
-
-#: Interim files (``results/interim/<name>.parquet`` or ``.npz``) each notebook writes.
-WRITES: dict[str, list[str]] = {
-    "01": ["corpus", "sage_l123_features"],
-    "02": ["sage_rows_L4", "sage_summary_L4"],
-    "03": ["sage_rows_L5", "sage_summary_L5"],
-    "04": ["sage_rows_L6", "sage_summary_L6"],
-    "05": [], "06": [],
-    "07": ["narr_documents_*", "narr_landscape_*"],
-    "08": ["narr_paths", "narr_paths_seeds"],
-    "09": ["narr_judge_scores"],
-    "10": [], "11": [],
-}
-_SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
-#: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
-READS: dict[str, list[str]] = {
-    "01": [], "02": ["corpus"], "03": ["corpus"], "04": ["corpus"],
-    "05": _SAGE_EVALUATIONS,
-    "06": ["corpus", "sage_l123_features", *_SAGE_EVALUATIONS],
-    "07": [],
-    "08": ["narr_landscape_*", "narr_documents_*"],
-    "09": ["narr_paths"],
-    "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
-    "11": [],
-}
-
-
-def writers_of(name: str) -> list[str]:
-    """The notebooks that write the interim file ``name`` (a name or a ``*`` pattern)."""
-    return sorted(nb for nb, names in WRITES.items()
-                  if any(fnmatch(name, w) or fnmatch(w, name) for w in names))
+from judgelab.notebook_files import READS, writers_of
 
 
 def _depends() -> dict[str, list[str]]:
@@ -73,12 +45,12 @@ def _depends() -> dict[str, list[str]]:
         ups = {w for name in names for w in writers_of(name)}
         for name in names:
             if not writers_of(name):
-                raise ValueError(f"pipeline.READS: notebook {nb} reads {name!r}, which no notebook writes")
+                raise ValueError(f"notebook_files.READS: notebook {nb} reads {name!r}, which no notebook writes")
         out[nb] = sorted(ups - {nb})
     return out
 
 
-#: What each notebook reads, as notebook numbers (derived from :data:`READS` and :data:`WRITES`).
+#: What each notebook reads, as notebook numbers (derived from ``notebook_files.READS`` and ``WRITES``).
 DEPENDS: dict[str, list[str]] = _depends()
 
 
@@ -174,7 +146,7 @@ def makefile_text() -> str:
     for src in notebook_sources():
         nb = src.name[:2]
         if nb not in DEPENDS:
-            raise ValueError(f"{src.name}: add notebook {nb} to pipeline.WRITES and pipeline.READS")
+            raise ValueError(f"{src.name}: add notebook {nb} to judgelab.notebook_files (WRITES and READS)")
         libs = [str(p.resolve().relative_to(root)) for p in lib_files(src, index)]
         every |= set(libs)
         lines.append(f"NB_UP_{nb} := {' '.join(DEPENDS[nb])}")

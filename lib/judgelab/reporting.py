@@ -6,11 +6,12 @@ outputs show that the pipeline runs, not the papers' findings.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 
-from judgelab import paths
+from judgelab import paths, style
 from judgelab.engines import is_embedded_small_model  # shared with the gateway
 
 SMALL_MODEL_WARNING = (
@@ -50,13 +51,53 @@ def save_table(df: pd.DataFrame, name: str, *, index: bool = False) -> Path:
 
 
 def save_figure(fig, name: str, caption: str | None = None) -> list[Path]:
-    """Write a matplotlib figure as PNG (200 dpi) and PDF; the caption, if given, is printed under the figure."""
+    """Write a matplotlib figure as PNG (200 dpi) and PDF under ``figures/``, with ``caption`` under it.
+
+    The layout is fixed first (:func:`judgelab.style.freeze_layout`); the caption is then placed by
+    :func:`judgelab.style.add_caption`, measured below the lowest rendered artist (x labels, legends,
+    colour bars) and wrapped to the figure's width, and ``bbox_inches="tight"`` grows the canvas to
+    hold it. Beside the images, ``figures/<name>.layout.json`` records the PNG rendering's text
+    elements (:func:`judgelab.style.text_boxes`), the boxes of everything else
+    (:func:`judgelab.style.content_boxes`), both in pixels at 200 dpi, and the colliding pairs; the
+    figure-layout test reads these after a smoke run.
+    """
+    style.remove_caption(fig)  # a figure saved twice keeps one caption
+    style.freeze_layout(fig)
     if caption:
-        fig.text(0.01, 0.005, caption, fontsize=7, ha="left", va="bottom", wrap=True, color="#444444")
-        fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.14))
+        style.add_caption(fig, caption)
+    rendered: dict = {}
+
+    def measure(event):  # runs inside savefig: the boxes of the image actually written
+        rendered["texts"] = style.text_boxes(fig, event.renderer)
+        rendered["content"] = style.content_boxes(fig, event.renderer)
+
     outs = []
     for ext in ("png", "pdf"):
         out = paths.figures_dir() / f"{name}.{ext}"
-        fig.savefig(out, dpi=200 if ext == "png" else None, bbox_inches="tight")
+        cid = fig.canvas.mpl_connect("draw_event", measure) if ext == "png" else None
+        try:
+            fig.savefig(out, dpi=200 if ext == "png" else None, bbox_inches="tight")
+        finally:
+            if cid is not None:
+                fig.canvas.mpl_disconnect(cid)
         outs.append(out)
+    _write_layout(name, rendered["texts"], rendered["content"])
     return outs
+
+
+def _write_layout(name: str, texts, content) -> Path:
+    """``figures/<name>.layout.json``: text and content boxes (x0, y0, x1, y1 pixels) and what collides."""
+    def rows(boxes):
+        return [{"name": n, "bbox": [round(float(v), 1) for v in b.extents]} for n, b in boxes]
+
+    caption = dict(texts).get("caption")
+    layout = {
+        "figure": name,
+        "texts": rows(texts),
+        "content": rows(content),
+        "overlaps": [list(p) for p in style.overlapping_pairs(texts)],
+        "above_caption": style.above_caption_violations(caption, content),
+    }
+    out = paths.figures_dir() / f"{name}.layout.json"
+    out.write_text(json.dumps(layout, indent=1) + "\n")
+    return out

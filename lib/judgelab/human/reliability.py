@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
 from judgelab.human import TIDY_COLUMNS

@@ -271,9 +271,15 @@ def plot_corpus_words_years(corpus: pd.DataFrame, word_range: tuple[int, int]):
     left, right = axes[0]
     sns.stripplot(data=corpus, x="words", y="category", hue="in_range", ax=left, jitter=0.25, size=4)
     for w in word_range:
-        left.axvline(w, color="grey", ls="--", lw=0.8)
+        left.axvline(w, color=style.GREY, ls="--", lw=0.8)
     left.set(title="Word count by category", xlabel="words (cleaned text)")
-    sns.histplot(data=corpus.dropna(subset=["year"]), x="year", hue="category", multiple="stack", bins=30, ax=right)
+    years = corpus.dropna(subset=["year"])
+    if len(years):
+        sns.histplot(data=years, x="year", hue="category", multiple="stack", bins=30, ax=right)
+    else:
+        style.empty_panel(right, "no publication years")
     right.set(title="Year of first publication", xlabel="year")
-    fig.tight_layout()
+    for ax in (left, right):  # legends beside the panels, never on the dots or bars
+        if ax.get_legend() is not None:
+            sns.move_legend(ax, "upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return fig

@@ -58,7 +58,7 @@ def mean_absolute_deviation(data: pd.DataFrame, targets: str, raters: str, ratin
     base = {"n_items": int(enough.sum()), "n_items_excluded": int((rated & ~enough).sum())}
     problem = ("" if usable else note) or ("" if enough.any() else _no_pairs_problem(x))
     if problem:
-        return rules.frame([rules.undefined(MAD_COLUMNS, rules.join(problem, note if usable else ""), **base)],
+        return rules.frame([rules.undefined(MAD_COLUMNS, rules.join(problem, note), **base)],
                            MAD_COLUMNS)
     y = x[enough]
     per_item = np.nanmean(np.abs(y - np.nanmean(y, axis=1, keepdims=True)), axis=1)
@@ -85,7 +85,7 @@ def pairwise_agreement(data: pd.DataFrame, targets: str, raters: str, ratings: s
     rows = []
     for t in tols:
         if problem:
-            rows.append(rules.undefined(AGREEMENT_COLUMNS, rules.join(problem, note if usable else ""),
+            rows.append(rules.undefined(AGREEMENT_COLUMNS, rules.join(problem, note),
                                         tolerance=t, n_pairs=len(diffs), n_items=n_items))
         else:
             rows.append({"tolerance": t, "agreement": float(np.mean(diffs <= t + _EPS)), "n_pairs": len(diffs),

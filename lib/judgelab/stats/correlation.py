@@ -30,7 +30,6 @@ import pandas as pd
 from scipy import stats
 
 from judgelab.stats import rules
-from judgelab.stats.tests import paired
 
 METHODS = ("pearson", "spearman", "kendall")
 CORR_COLUMNS = ("method", "n", "r", "p", "ci_low", "ci_high", "ci_level", "ci_method", "n_boot", "n_boot_valid",
@@ -67,8 +66,12 @@ def fisher_ci(r: float, n: int, method: str = "pearson", ci: float = 0.95) -> tu
     need = rules.MIN_CI_PAIRS + (method == "kendall")
     if n < need or not np.isfinite(r):
         return np.nan, np.nan
-    se = {"pearson": 1 / np.sqrt(n - 3), "spearman": np.sqrt((1 + r ** 2 / 2) / (n - 3)),
-          "kendall": np.sqrt(0.437 / (n - 4))}[method]
+    if method == "pearson":
+        se = 1 / np.sqrt(n - 3)
+    elif method == "spearman":
+        se = np.sqrt((1 + r ** 2 / 2) / (n - 3))
+    else:
+        se = np.sqrt(0.437 / (n - 4))
     zc = stats.norm.ppf((1 + ci) / 2)
     with np.errstate(divide="ignore"):
         z = np.arctanh(np.clip(r, -1, 1))
@@ -84,11 +87,11 @@ def correlation(x, y, *, method: str = "pearson", ci: float = 0.95, nan_policy: 
     _check_method(method)
     if not 0 < ci < 1:
         raise ValueError(f"ci must be in (0, 1), not {ci}")
-    x, y, note, usable = paired(x, y, nan_policy)
+    x, y, note, usable = rules.paired(x, y, nan_policy)
     base = {"method": method, "n": len(x), "ci_level": ci, "ci_method": "fisher_z"}
     problem = note if not usable else _problem(x, y)
     if problem:
-        return rules.frame([rules.undefined(CORR_COLUMNS, rules.join(problem, note if usable else ""), **base)],
+        return rules.frame([rules.undefined(CORR_COLUMNS, rules.join(problem, note), **base)],
                            CORR_COLUMNS)
     r, p = _scipy(method, x, y)
     lo, hi = fisher_ci(r, len(x), method, ci)
@@ -152,12 +155,12 @@ def bootstrap_correlation(x, y, *, methods: Sequence[str] = ("spearman", "kendal
     methods = [_check_method(m) for m in ([methods] if isinstance(methods, str) else methods)]
     if not 0 < ci < 1:
         raise ValueError(f"ci must be in (0, 1), not {ci}")
-    x, y, note, usable = paired(x, y, nan_policy)
+    x, y, note, usable = rules.paired(x, y, nan_policy)
     n = len(x)
     problem = note if not usable else _problem(x, y)
     base = {"n": n, "ci_level": ci, "ci_method": "bootstrap", "n_boot": int(n_boot)}
     if problem:
-        rows = [rules.undefined(CORR_COLUMNS, rules.join(problem, note if usable else ""), method=m, **base,
+        rows = [rules.undefined(CORR_COLUMNS, rules.join(problem, note), method=m, **base,
                                 n_boot_valid=0) for m in methods]
         return rules.frame(rows, CORR_COLUMNS)
     rng = np.random.default_rng(seed)

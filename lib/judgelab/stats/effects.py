@@ -9,6 +9,9 @@ Cohen's d = (mean(x) - mean(y)) / s, sample SDs s1, s2 with ddof = 1, and s one 
   eq. 2.3.2), which ignores the group sizes: the convention of the SAGE paper's code and of the
   Narrative Trails analysis code. Equal to the pooled SD when n1 = n2.
 
+For paired data, d_z = mean(x - y) / sd(x - y) (ddof = 1; Cohen 1988, eq. 2.3.5; Lakens 2013,
+*Front. Psychol.* 4:863), the standardised mean difference of the pairs.
+
 AUC = P(X > Y) + P(X = Y) / 2 for a random x of ``x`` (the positive class) and y of ``y``, by
 :func:`sklearn.metrics.roc_auc_score`; it equals U / (n1 n2) of the Mann-Whitney test.
 
@@ -29,6 +32,7 @@ SD_CONVENTIONS: dict[str, str] = {
 }
 D_COLUMNS = ("sd_convention", "d", "n_x", "n_y", "mean_x", "mean_y", "note")
 AUC_COLUMNS = ("auc", "n_x", "n_y", "note")
+DZ_COLUMNS = ("d_z", "n", "mean_diff", "note")
 
 
 def _conventions(sd: str | Sequence[str]) -> list[str]:
@@ -37,15 +41,6 @@ def _conventions(sd: str | Sequence[str]) -> list[str]:
     if bad:
         raise ValueError(f"unknown SD convention(s) {bad}; choose from {list(SD_CONVENTIONS)}")
     return names
-
-
-def two_groups(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """``x`` and ``y`` as float arrays after ``nan_policy`` (each group on its own), the note,
-    and whether an estimate can be made (False under "propagate" with a missing value)."""
-    x, y = rules.as_float_array(x, "x"), rules.as_float_array(y, "y")
-    mx, my = np.isnan(x), np.isnan(y)
-    note, usable = rules.missing_note(int(mx.sum() + my.sum()), nan_policy, "x, y")
-    return x[~mx], y[~my], note, usable
 
 
 def _pooled_sd(v1: float, v2: float, n1: int, n2: int, sd: str) -> float:
@@ -61,14 +56,11 @@ def cohens_d(x, y, *, sd: str | Sequence[str] = "pooled", nan_policy: str = "omi
     ``rules.MIN_PER_GROUP`` values or both groups have zero variance (d undefined or infinite).
     """
     names = _conventions(sd)
-    x, y, note, usable = two_groups(x, y, nan_policy)
+    x, y, note, usable = rules.two_groups(x, y, nan_policy)
     n1, n2 = len(x), len(y)
     base = {"n_x": n1, "n_y": n2,
             "mean_x": float(x.mean()) if n1 else np.nan, "mean_y": float(y.mean()) if n2 else np.nan}
-    problem = "" if usable else note
-    if not problem and min(n1, n2) < rules.MIN_PER_GROUP:
-        problem = rules.join(*(rules.too_few(n, rules.MIN_PER_GROUP, f"values in {g}")
-                               for g, n in (("x", n1), ("y", n2)) if n < rules.MIN_PER_GROUP))
+    problem = note if not usable else rules.group_problem(n1, n2, rules.MIN_PER_GROUP)
     v1 = float(x.var(ddof=1)) if n1 > 1 else np.nan
     v2 = float(y.var(ddof=1)) if n2 > 1 else np.nan
     if not problem and v1 == 0 and v2 == 0:
@@ -76,7 +68,7 @@ def cohens_d(x, y, *, sd: str | Sequence[str] = "pooled", nan_policy: str = "omi
     rows = []
     for s in names:
         if problem:
-            rows.append(rules.undefined(D_COLUMNS, rules.join(problem, note if usable else ""),
+            rows.append(rules.undefined(D_COLUMNS, rules.join(problem, note),
                                         sd_convention=s, **base))
             continue
         d = (base["mean_x"] - base["mean_y"]) / _pooled_sd(v1, v2, n1, n2, s)
@@ -98,19 +90,34 @@ def cohens_d_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n
     return float((m1 - m2) / s) if s > 0 else np.nan
 
 
+def cohens_dz(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
+    """Cohen's d_z of paired data, mean(x - y) / sd(x - y), one row: d_z, n, mean_diff, note.
+
+    Pairs missing a side follow ``nan_policy`` (listwise); NaN with fewer than
+    ``rules.MIN_PAIRED`` pairs or constant differences (compared after rounding to ``rules.DECIMALS``).
+    """
+    x, y, note, usable = rules.paired(x, y, nan_policy)
+    d = x - y
+    base = {"n": len(d), "mean_diff": float(d.mean()) if len(d) else np.nan}
+    problem = note if not usable else rules.paired_problem(d)
+    if problem:
+        return rules.frame([rules.undefined(DZ_COLUMNS, rules.join(problem, note), **base)],
+                           DZ_COLUMNS)
+    return rules.frame([{"d_z": float(d.mean() / d.std(ddof=1)), **base, "note": note}], DZ_COLUMNS)
+
+
 def auc(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     """AUC-ROC with ``x`` the positive class: P(X > Y) + P(X = Y) / 2
     (:func:`sklearn.metrics.roc_auc_score`). One row: auc, n_x, n_y, note; NaN when a group
     is empty."""
     from sklearn.metrics import roc_auc_score
 
-    x, y, note, usable = two_groups(x, y, nan_policy)
+    x, y, note, usable = rules.two_groups(x, y, nan_policy)
     n1, n2 = len(x), len(y)
     if not usable:
         return rules.frame([rules.undefined(AUC_COLUMNS, note, n_x=n1, n_y=n2)], AUC_COLUMNS)
-    if min(n1, n2) < rules.MIN_PER_CLASS:
-        problem = rules.join(*(rules.too_few(n, rules.MIN_PER_CLASS, f"values in {g}")
-                               for g, n in (("x", n1), ("y", n2)) if n < rules.MIN_PER_CLASS))
+    problem = rules.group_problem(n1, n2, rules.MIN_PER_CLASS)
+    if problem:
         return rules.frame([rules.undefined(AUC_COLUMNS, rules.join(problem, note), n_x=n1, n_y=n2)], AUC_COLUMNS)
     labels = np.r_[np.ones(n1), np.zeros(n2)]
     value = float(roc_auc_score(labels, np.r_[x, y]))

@@ -140,7 +140,7 @@ def icc(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
     base = {"n_items": int(matrix.shape[0]), "n_raters": int(matrix.shape[1])}
     problem = note if not usable else _design_problem(matrix)
     if problem:
-        rows = [rules.undefined(ICC_COLUMNS, rules.join(problem, note if usable else ""), form=f, **base)
+        rows = [rules.undefined(ICC_COLUMNS, rules.join(problem, note), form=f, **base)
                 for f in forms]
         return rules.frame(rows, ICC_COLUMNS)
     table = _pingouin_icc(matrix)
@@ -182,7 +182,7 @@ def krippendorff_alpha(data: pd.DataFrame, targets: str, raters: str, ratings: s
         elif np.unique(values).size < 2:
             problem = rules.CONSTANT
     if problem:
-        return rules.frame([rules.undefined(ALPHA_COLUMNS, rules.join(problem, note if usable else ""), **base)],
+        return rules.frame([rules.undefined(ALPHA_COLUMNS, rules.join(problem, note), **base)],
                            ALPHA_COLUMNS)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(krippendorff.alpha(reliability_data=m.T.to_numpy(float), level_of_measurement=level))
@@ -211,7 +211,7 @@ def kendalls_w(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
         if denom <= 0:
             problem = "every rater gives every item the same rating"
     if problem:
-        return rules.frame([rules.undefined(W_COLUMNS, rules.join(problem, note if usable else ""), **base)],
+        return rules.frame([rules.undefined(W_COLUMNS, rules.join(problem, note), **base)],
                            W_COLUMNS)
     s = float(np.sum((ranks.sum(axis=1) - m * (n + 1) / 2.0) ** 2))
     w = 12.0 * s / denom

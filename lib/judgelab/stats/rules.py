@@ -13,7 +13,7 @@ estimate                               needs
 ICC, Krippendorff's alpha, Kendall's W ``MIN_ITEMS`` = 3 items (targets), each rated by
                                        ``MIN_RATERS`` = 2 raters (alpha: 3 *pairable* items)
 Cohen's d, Student / Welch t           ``MIN_PER_GROUP`` = 2 values in each group
-paired t, Wilcoxon signed-rank         ``MIN_PAIRED`` = 2 pairs (Wilcoxon: 2 non-zero differences)
+paired t, d_z, Wilcoxon signed-rank   ``MIN_PAIRED`` = 2 pairs (Wilcoxon: 2 non-zero differences)
 Pearson / Spearman / Kendall           ``MIN_PAIRS`` = 3 pairs; a Fisher-z CI ``MIN_CI_PAIRS`` = 4
                                        (Kendall's: 5, its standard error has n - 4)
 one-way ANOVA                          2 groups with values and N - k >= 1 within-group df
@@ -35,14 +35,17 @@ Degenerate data
 ---------------
 Constant ratings (one value in the whole table) make ICC, alpha and W undefined (0 / 0): NaN,
 note ``"constant ratings"``; a constant side makes a correlation undefined (``"constant x"``);
-zero variance in both groups makes d and t undefined (``"zero variance in both groups"``).
+zero variance in both groups makes d and t undefined (``"zero variance in both groups"``); equal
+paired differences make the paired t and d_z undefined (``"all differences 0"``,
+``"constant differences"``, compared after rounding to :data:`DECIMALS`).
 
 Notes (exact wording, joined with "; ")
 --------------------------------------
 ``"empty table"``, ``"one rater"``, ``"constant ratings"``, ``"2 items < 3"`` (from
 :func:`too_few`: count, unit, "<", minimum), ``"NaN dropped: k"`` (a value *was* computed after
-dropping k missing values -- information, not a failure), ``"NaN in input: k"`` (nan_policy
-"propagate": the estimate is NaN because k values are missing).
+dropping k missing values -- information, not a failure; for the complete-case ICC and W, k counts
+the items dropped), ``"NaN in input: k"`` (nan_policy "propagate": the estimate is NaN because k
+values are missing).
 
 Missing values: ``nan_policy``
 ------------------------------
@@ -66,6 +69,9 @@ MIN_CI_PAIRS = 4
 MIN_PER_CLASS = 1
 
 NAN_POLICIES = ("omit", "raise", "propagate")
+DECIMALS = 9
+"""Paired differences are compared with 0 and with each other after rounding to this many
+decimals, so floating-point noise (4.3 - 4.0 = 0.29999999999999982) is not taken for variance."""
 
 EMPTY = "empty table"
 ONE_RATER = "one rater"
@@ -141,3 +147,39 @@ def undefined(columns: Sequence[str], note: str, **known) -> dict:
     row.update(known)
     row["note"] = note
     return row
+
+
+def two_groups(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
+    """``x`` and ``y`` as float arrays after ``nan_policy`` (each group on its own), the note,
+    and whether an estimate can be made (False under "propagate" with a missing value)."""
+    x, y = as_float_array(x, "x"), as_float_array(y, "y")
+    mx, my = np.isnan(x), np.isnan(y)
+    note, usable = missing_note(int(mx.sum() + my.sum()), nan_policy, "x, y")
+    return x[~mx], y[~my], note, usable
+
+
+def group_problem(n_x: int, n_y: int, minimum: int) -> str:
+    """The note for two groups of which one or both have fewer than ``minimum`` values, or ""."""
+    return join(*(too_few(n, minimum, f"values in {g}") for g, n in (("x", n_x), ("y", n_y)) if n < minimum))
+
+
+def paired(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
+    """Paired arrays with pairs missing either side handled by ``nan_policy`` (listwise)."""
+    x, y = as_float_array(x, "x"), as_float_array(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"paired data: x has {len(x)} values, y {len(y)}")
+    miss = np.isnan(x) | np.isnan(y)
+    note, usable = missing_note(int(miss.sum()), nan_policy, "paired x, y")
+    return x[~miss], y[~miss], note, usable
+
+
+def paired_problem(d: np.ndarray, minimum: int = MIN_PAIRED) -> str:
+    """The rules' note for paired differences ``d`` that cannot give a test or d_z, or ""."""
+    if len(d) < minimum:
+        return too_few(len(d), minimum, "pairs")
+    d = np.round(d, DECIMALS)
+    if np.all(d == 0):
+        return "all differences 0"
+    if np.ptp(d) == 0:
+        return "constant differences"
+    return ""

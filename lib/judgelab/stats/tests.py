@@ -10,12 +10,13 @@ one-way ANOVA, Bonferroni adjustment.
 - Mann-Whitney U of x vs y, two-sided (``scipy.stats.mannwhitneyu``); U / (n1 n2) is the AUC.
 - One-way between-groups ANOVA, F = MS_between / MS_within with (k - 1, N - k) df and
   eta^2 = SS_between / SS_total (``pingouin.anova``; for one factor its partial eta^2 is eta^2).
-- Bonferroni: p_adj = min(1, m p) over m tests (``statsmodels.stats.multitest.multipletests``).
+- Bonferroni: p_adj = min(1, m p) over m tests; Benjamini-Hochberg (1995) step-up FDR:
+  p_adj(i) = min over j >= i of min(1, m p(j) / j), p sorted ascending
+  (both ``statsmodels.stats.multitest.multipletests``).
 
 Every function returns one row per test (a DataFrame) with a ``note``; small or degenerate input
-follows :mod:`judgelab.stats.rules`. Paired differences are compared with zero / with each other
-after rounding to 9 decimals, so floating-point noise (4.3 - 4.0 = 0.29999999999999982) is not
-taken for variance.
+follows :mod:`judgelab.stats.rules` (paired differences are compared after rounding to
+``rules.DECIMALS``).
 """
 from __future__ import annotations
 
@@ -26,19 +27,12 @@ import pandas as pd
 from scipy import stats
 
 from judgelab.stats import rules
-from judgelab.stats.effects import two_groups
 
 T_COLUMNS = ("test", "t", "df", "p", "n_x", "n_y", "note")
 PAIRED_COLUMNS = ("test", "t", "df", "p", "n", "mean_diff", "note")
 WILCOXON_COLUMNS = ("test", "w", "p", "n", "n_nonzero", "note")
 U_COLUMNS = ("test", "u", "p", "n_x", "n_y", "note")
 ANOVA_COLUMNS = ("k_groups", "n", "F", "df_between", "df_within", "p", "eta2", "note")
-_DECIMALS = 9
-
-
-def _group_problem(n1: int, n2: int, minimum: int) -> str:
-    return rules.join(*(rules.too_few(n, minimum, f"values in {g}") for g, n in (("x", n1), ("y", n2))
-                        if n < minimum))
 
 
 def ttest(x, y, *, equal_var: bool = True, nan_policy: str = "omit") -> pd.DataFrame:
@@ -47,14 +41,13 @@ def ttest(x, y, *, equal_var: bool = True, nan_policy: str = "omit") -> pd.DataF
     One row: test ("student" / "welch"), t, df, p, n_x, n_y, note.
     """
     name = "student" if equal_var else "welch"
-    x, y, note, usable = two_groups(x, y, nan_policy)
+    x, y, note, usable = rules.two_groups(x, y, nan_policy)
     n1, n2 = len(x), len(y)
-    problem = "" if usable else note
-    problem = problem or _group_problem(n1, n2, rules.MIN_PER_GROUP)
+    problem = note if not usable else rules.group_problem(n1, n2, rules.MIN_PER_GROUP)
     if not problem and x.var() == 0 and y.var() == 0:
         problem = "zero variance in both groups"
     if problem:
-        row = rules.undefined(T_COLUMNS, rules.join(problem, note if usable else ""), test=name, n_x=n1, n_y=n2)
+        row = rules.undefined(T_COLUMNS, rules.join(problem, note), test=name, n_x=n1, n_y=n2)
         return rules.frame([row], T_COLUMNS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -69,37 +62,15 @@ def ttest(x, y, *, equal_var: bool = True, nan_policy: str = "omit") -> pd.DataF
     return rules.frame([row], T_COLUMNS)
 
 
-def paired(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """Paired arrays with pairs missing either side handled by ``nan_policy`` (listwise)."""
-    x, y = rules.as_float_array(x, "x"), rules.as_float_array(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"paired data: x has {len(x)} values, y {len(y)}")
-    miss = np.isnan(x) | np.isnan(y)
-    note, usable = rules.missing_note(int(miss.sum()), nan_policy, "paired x, y")
-    return x[~miss], y[~miss], note, usable
-
-
-def _differences_problem(d: np.ndarray, minimum: int) -> str:
-    if len(d) < minimum:
-        return rules.too_few(len(d), minimum, "pairs")
-    d = np.round(d, _DECIMALS)
-    if np.all(d == 0):
-        return "all differences 0"
-    if np.ptp(d) == 0:
-        return "constant differences"
-    return ""
-
-
 def paired_ttest(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     """Paired-samples t-test of x - y. One row: test, t, df, p, n, mean_diff, note."""
-    x, y, note, usable = paired(x, y, nan_policy)
+    x, y, note, usable = rules.paired(x, y, nan_policy)
     d = x - y
     n = len(d)
     mean_diff = float(d.mean()) if n else np.nan
-    problem = "" if usable else note
-    problem = problem or _differences_problem(d, rules.MIN_PAIRED)
+    problem = note if not usable else rules.paired_problem(d)
     if problem:
-        row = rules.undefined(PAIRED_COLUMNS, rules.join(problem, note if usable else ""), test="paired_t", n=n,
+        row = rules.undefined(PAIRED_COLUMNS, rules.join(problem, note), test="paired_t", n=n,
                               mean_diff=mean_diff, df=float(n - 1) if n >= rules.MIN_PAIRED else np.nan)
         return rules.frame([row], PAIRED_COLUMNS)
     res = stats.ttest_rel(x, y)
@@ -111,14 +82,16 @@ def paired_ttest(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
 def wilcoxon(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     """Wilcoxon signed-rank test of x - y (zero differences dropped). One row: test, w, p, n,
     n_nonzero, note; NaN with fewer than ``rules.MIN_PAIRED`` non-zero differences."""
-    x, y, note, usable = paired(x, y, nan_policy)
-    d = np.round(x - y, _DECIMALS)
+    x, y, note, usable = rules.paired(x, y, nan_policy)
+    d = np.round(x - y, rules.DECIMALS)
     nonzero = int(np.count_nonzero(d))
     base = {"test": "wilcoxon", "n": len(d), "n_nonzero": nonzero}
     problem = "" if usable else note
-    if not problem and nonzero < rules.MIN_PAIRED:
-        problem = "all differences 0" if len(d) and not nonzero else rules.too_few(
-            nonzero, rules.MIN_PAIRED, "non-zero differences")
+    if not problem and len(d) < rules.MIN_PAIRED:
+        problem = rules.too_few(len(d), rules.MIN_PAIRED, "pairs")
+    elif not problem and nonzero < rules.MIN_PAIRED:
+        problem = "all differences 0" if not nonzero else rules.too_few(nonzero, rules.MIN_PAIRED,
+                                                                         "non-zero differences")
     if not problem:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -127,7 +100,7 @@ def wilcoxon(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
             except ValueError as exc:  # scipy's own refusal, worded as a note
                 problem = f"Wilcoxon undefined: {exc}"
     if problem:
-        return rules.frame([rules.undefined(WILCOXON_COLUMNS, rules.join(problem, note if usable else ""),
+        return rules.frame([rules.undefined(WILCOXON_COLUMNS, rules.join(problem, note),
                                             **base)], WILCOXON_COLUMNS)
     row = {**base, "w": float(res.statistic), "p": float(res.pvalue), "note": note}
     return rules.frame([row], WILCOXON_COLUMNS)
@@ -135,11 +108,11 @@ def wilcoxon(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
 
 def mann_whitney(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     """Two-sided Mann-Whitney U test of x vs y. One row: test, u (x's U), p, n_x, n_y, note."""
-    x, y, note, usable = two_groups(x, y, nan_policy)
+    x, y, note, usable = rules.two_groups(x, y, nan_policy)
     n1, n2 = len(x), len(y)
-    problem = ("" if usable else note) or _group_problem(n1, n2, rules.MIN_PER_CLASS)
+    problem = ("" if usable else note) or rules.group_problem(n1, n2, rules.MIN_PER_CLASS)
     if problem:
-        row = rules.undefined(U_COLUMNS, rules.join(problem, note if usable else ""), test="mann_whitney",
+        row = rules.undefined(U_COLUMNS, rules.join(problem, note), test="mann_whitney",
                               n_x=n1, n_y=n2)
         return rules.frame([row], U_COLUMNS)
     with warnings.catch_warnings():
@@ -179,7 +152,7 @@ def anova(data: pd.DataFrame, dv: str, between: str, *, nan_policy: str = "omit"
         elif sub.groupby("group")["dv"].var(ddof=1).fillna(0).eq(0).all():
             problem = "no variance within any group"
     if problem:
-        return rules.frame([rules.undefined(ANOVA_COLUMNS, rules.join(problem, note if usable else ""), **base)],
+        return rules.frame([rules.undefined(ANOVA_COLUMNS, rules.join(problem, note), **base)],
                            ANOVA_COLUMNS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -211,4 +184,17 @@ def bonferroni(p, n_tests: int | None = None) -> np.ndarray:
         out[ok] = multipletests(p[ok], method="bonferroni")[1]
     else:  # a family of m tests of which only some are defined here
         out[ok] = np.minimum(1.0, p[ok] * m)
+    return out
+
+
+def fdr_bh(p) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (false discovery rate, step-up; Benjamini & Hochberg
+    1995, JRSS B 57:289) over the finite p-values; NaN p-values stay NaN and do not count."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="fdr_bh")[1]
     return out

@@ -11,27 +11,19 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from judgelab import style  # noqa: E402
-from judgelab.narrative.judges.prompts import MODES  # noqa: E402
+from judgelab import style
+from judgelab.narrative.judges.prompts import MODES
 
 
 def _grid(n_cols: int, w: float = style.PANEL_WIDTH, h: float = 4.4):
-    """One row of ``n_cols`` panels in the house size."""
+    """One row of ``n_cols`` panels in the house size (constrained layout: titles, labels, colour
+    bars and outside legends get their room; the caption is placed by ``save_figure``)."""
     fig, axes = style.subplots(n_cols, 1, width=w, height=h)
     return fig, axes[0]
-
-
-def _finish(fig: plt.Figure, bottom: float = 0.3) -> plt.Figure:
-    """Leave room under the axes for the x label and a caption (save_figure writes it at the bottom)."""
-    fig.subplots_adjust(bottom=bottom, wspace=0.35)
-    return fig
 
 
 def _ordered_modes(df: pd.DataFrame) -> list[str]:
@@ -54,8 +46,8 @@ def predictive_r2(table06: pd.DataFrame) -> plt.Figure:
         ax.axhline(0, color="k", lw=0.5)
         ax.set_title(f"{c}: R² (5-fold CV)")
         ax.set_ylabel("R²")
-        ax.legend(fontsize=7)
-    return _finish(fig)
+        style.legend_right(ax)
+    return fig
 
 
 def disagreement_by_mode(table08: pd.DataFrame) -> plt.Figure:
@@ -69,8 +61,8 @@ def disagreement_by_mode(table08: pd.DataFrame) -> plt.Figure:
             ax.scatter(d.index, d["paper_mean_sd"], color="k", marker="_", s=300, label="paper")
         ax.set_title(f"{c}: agent disagreement")
         ax.set_ylabel("mean SD over K agents")
-        ax.legend(fontsize=7)
-    return _finish(fig)
+        style.legend_right(ax)
+    return fig
 
 
 def temporal_scatter(long: pd.DataFrame, mode: str = "standard") -> plt.Figure:
@@ -89,7 +81,7 @@ def temporal_scatter(long: pd.DataFrame, mode: str = "standard") -> plt.Figure:
         ax.set_ylabel("minimum coherence")
         ax.set_title(f"{c}: span vs coherence ({mode} score)")
         fig.colorbar(sc, ax=ax, label=f"LLM {mode} score")
-    return _finish(fig)
+    return fig
 
 
 def complexity_hexbin(long: pd.DataFrame, mode: str = "standard") -> plt.Figure:
@@ -105,7 +97,7 @@ def complexity_hexbin(long: pd.DataFrame, mode: str = "standard") -> plt.Figure:
         ax.set_xlabel("complexity score\n(mean z of coherence var, weak links, 1 - efficiency)")
         ax.set_ylabel(f"LLM {mode} score")
         ax.set_title(f"{c}: complexity vs score")
-    return _finish(fig)
+    return fig
 
 
 def error_histogram(errors: pd.DataFrame) -> plt.Figure:
@@ -119,8 +111,8 @@ def error_histogram(errors: pd.DataFrame) -> plt.Figure:
         ax.axvline(0, color="k", lw=1)
         ax.set_xlabel("normalised score − normalised min coherence")
         ax.set_title(f"{c}: evaluation errors")
-        ax.legend(fontsize=7)
-    return _finish(fig)
+        style.legend_right(ax)
+    return fig
 
 
 def method_comparison(summary: pd.DataFrame) -> plt.Figure:
@@ -138,8 +130,8 @@ def method_comparison(summary: pd.DataFrame) -> plt.Figure:
             ax.bar(x + j * 0.4, vals, 0.4, color=style.METHOD_COLOURS[method], label=method)
         ax.set_xticks(x + 0.2, labels, rotation=30, ha="right", fontsize=7)
         ax.set_title(f"{c}: max capacity vs random")
-        ax.legend(fontsize=7)
-    return _finish(fig, 0.38)  # rotated labels
+        style.legend_right(ax)
+    return fig
 
 
 def ood_scores(long: pd.DataFrame, kinds: Sequence[str]) -> plt.Figure:
@@ -156,8 +148,8 @@ def ood_scores(long: pd.DataFrame, kinds: Sequence[str]) -> plt.Figure:
                 ax.scatter(xs, v, s=14, alpha=0.7, color=style.colour(j), label=m if i == 0 else None)
         ax.set_xticks(range(len(kinds)), kinds, rotation=30, ha="right")
         ax.set_ylabel(label)
-        ax.legend(fontsize=7)
-    return _finish(fig, 0.38)  # rotated labels
+    style.figure_legend(fig, title="judge mode", where="right")
+    return fig
 
 
 FIGURE9_CAPTIONS: dict[str, str] = {

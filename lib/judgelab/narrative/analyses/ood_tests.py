@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
-from scipy import stats
 
 from judgelab.narrative.analyses.ood_narratives import OOD_KINDS, PERTURBATION_KINDS
-from judgelab.stats.effects import cohens_d
+from judgelab.stats import rules
+from judgelab.stats.correlation import correlation
+from judgelab.stats.effects import cohens_d, cohens_dz
+from judgelab.stats.tests import paired_ttest, ttest
+
+TEST_COLUMNS = ["mode", "comparison", "value", "test", "t", "p", "d", "n_a", "n_b", "note"]
 
 
 def kind_summary(long: pd.DataFrame, by: Sequence[str] = ("kind", "mode")) -> pd.DataFrame:
@@ -39,30 +42,23 @@ def kind_summary(long: pd.DataFrame, by: Sequence[str] = ("kind", "mode")) -> pd
 
 
 def two_sample_test(a: Sequence[float], b: Sequence[float]) -> dict:
-    """Student's t-test (pooled variance) of a vs b, with Cohen's d on the pooled SD."""
-    a = np.asarray(a, float)
-    b = np.asarray(b, float)
-    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
-    if len(a) < 2 or len(b) < 2:
-        return {"test": "student_t", "t": np.nan, "p": np.nan, "d": np.nan, "n_a": len(a), "n_b": len(b)}
-    t, p = stats.ttest_ind(a, b, equal_var=True)
-    return {"test": "student_t", "t": float(t), "p": float(p), "d": cohens_d(a, b)["d"].item(), "n_a": len(a), "n_b": len(b)}
+    """Student's t-test (pooled variance) of a vs b with Cohen's d on the pooled SD
+    (:func:`judgelab.stats.tests.ttest`, :func:`judgelab.stats.effects.cohens_d`; NaN with a note
+    when a group has fewer than 2 values or both are constant). Keys: test, t, p, d, n_a, n_b, note."""
+    t = ttest(a, b, equal_var=True).iloc[0]
+    d = cohens_d(a, b).iloc[0]
+    return {"test": "student_t", "t": float(t["t"]), "p": float(t["p"]), "d": float(d["d"]),
+            "n_a": int(t["n_x"]), "n_b": int(t["n_y"]), "note": rules.join(t["note"], d["note"])}
 
 
 def paired_test(perturbed: Sequence[float], original: Sequence[float]) -> dict:
-    """Paired t-test of perturbed vs original values with d_z = mean(diff) / SD(diff, ddof=1)."""
-    x = np.asarray(perturbed, float)
-    y = np.asarray(original, float)
-    m = np.isfinite(x) & np.isfinite(y)
-    x, y = x[m], y[m]
-    if len(x) < 2:
-        return {"test": "paired_t", "t": np.nan, "p": np.nan, "d": np.nan, "n_a": len(x), "n_b": len(y)}
-    diff = x - y
-    sd = diff.std(ddof=1)
-    if sd == 0:
-        return {"test": "paired_t", "t": np.nan, "p": np.nan, "d": np.nan, "n_a": len(x), "n_b": len(y)}
-    t, p = stats.ttest_rel(x, y)
-    return {"test": "paired_t", "t": float(t), "p": float(p), "d": float(diff.mean() / sd), "n_a": len(x), "n_b": len(y)}
+    """Paired t-test of perturbed vs original values with d_z = mean(diff) / SD(diff, ddof=1)
+    (:func:`judgelab.stats.tests.paired_ttest`, :func:`judgelab.stats.effects.cohens_dz`; NaN with a
+    note below 2 complete pairs or for constant differences). Keys as :func:`two_sample_test`."""
+    t = paired_ttest(perturbed, original).iloc[0]
+    dz = cohens_dz(perturbed, original).iloc[0]
+    return {"test": "paired_t", "t": float(t["t"]), "p": float(t["p"]), "d": float(dz["d_z"]),
+            "n_a": int(t["n"]), "n_b": int(t["n"]), "note": rules.join(t["note"], dz["note"])}
 
 
 def kind_tests(long: pd.DataFrame, originals: pd.DataFrame | None = None,
@@ -74,7 +70,7 @@ def kind_tests(long: pd.DataFrame, originals: pd.DataFrame | None = None,
       narrative to its original (``originals``: rows with collection, pair_id (= base_pair_id),
       mode and the same value columns; the max-capacity narratives).
 
-    Columns: mode, comparison, value, test, t, p, d, n_a, n_b.
+    Columns: :data:`TEST_COLUMNS` (``note``: why a value is NaN, or how many NaNs were dropped).
     """
     rows = []
     for mode, g in long.groupby("mode"):
@@ -93,7 +89,7 @@ def kind_tests(long: pd.DataFrame, originals: pd.DataFrame | None = None,
                 m = pk.merge(o[["collection", "base_pair_id", v]], on=["collection", "base_pair_id"], suffixes=("", "_orig"))
                 rows.append({"mode": mode, "comparison": f"{kind}_vs_original", "value": v,
                              **paired_test(m[v], m[f"{v}_orig"])})
-    return pd.DataFrame(rows, columns=["mode", "comparison", "value", "test", "t", "p", "d", "n_a", "n_b"])
+    return pd.DataFrame(rows, columns=TEST_COLUMNS)
 
 
 def kind_correlations(long: pd.DataFrame, groups: dict[str, Sequence[str]] | None = None,
@@ -109,11 +105,7 @@ def kind_correlations(long: pd.DataFrame, groups: dict[str, Sequence[str]] | Non
         for label, kinds in groups.items():
             sub = g[g["kind"].isin(kinds)]
             for c in coherence:
-                x, y = sub[c].to_numpy(float), sub["score_mean"].to_numpy(float)
-                m = np.isfinite(x) & np.isfinite(y)
-                if m.sum() >= 3 and np.ptp(x[m]) > 0 and np.ptp(y[m]) > 0:
-                    r, p = stats.pearsonr(x[m], y[m])
-                else:
-                    r, p = np.nan, np.nan
-                rows.append({"mode": mode, "group": label, "predictor": c, "r": float(r), "p": float(p), "n": int(m.sum())})
+                res = correlation(sub[c], sub["score_mean"], method="pearson").iloc[0]
+                rows.append({"mode": mode, "group": label, "predictor": c, "r": res["r"], "p": res["p"],
+                             "n": int(res["n"])})
     return pd.DataFrame(rows, columns=["mode", "group", "predictor", "r", "p", "n"])

@@ -1,8 +1,9 @@
 """Figures of the coherence landscape (notebook 07), one function per figure.
 
 Each takes what :mod:`judgelab.narrative.landscape.build` built (nothing is refitted) and returns a
-matplotlib Figure in the house style (:mod:`judgelab.style`); the notebook saves it with
-:func:`judgelab.reporting.save_figure`, which places the caption.
+matplotlib Figure in the house style (:mod:`judgelab.style`: palette, constrained layout, legends
+outside the data); the notebook saves it with :func:`judgelab.reporting.save_figure`, which places
+the caption.
 """
 from __future__ import annotations
 
@@ -28,12 +29,11 @@ def critical_by_seed_figure(sensitivity: pd.DataFrame, reference: float | None =
     for i, ((coll, base), g) in enumerate(groups):
         ax.plot(g["seed"], g["critical"], marker="o", color=style.colour(i), label=f"{coll}, JSD base {base}")
     if reference is not None:
-        ax.axhline(reference, color="grey", ls="--", lw=1, label="authors' news value (seed 42, ln)")
+        ax.axhline(reference, color=style.GREY, ls="--", lw=1, label="authors' news value (seed 42, ln)")
     ax.set_xlabel("UMAP seed")
     ax.set_ylabel("critical coherence")
     ax.set_title("Critical coherence across UMAP seeds")
-    ax.legend(fontsize=7, loc="best")
-    fig.tight_layout()
+    style.legend_right(ax)
     return fig
 
 
@@ -52,8 +52,7 @@ def coherence_distribution_figure(study: LandscapeStudy, bins: int = 80) -> plt.
         ax.set_title(f"{name}: pairwise coherence θ (seed {built.main_seed})")
         ax.set_xlabel("θ")
         ax.set_ylabel("density")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        style.legend_right(ax)
     return fig
 
 
@@ -80,7 +79,6 @@ def landscape_map_figure(xy: np.ndarray, labels: np.ndarray, title: str) -> plt.
     ax.set_title(title)
     ax.set_xticks([])
     ax.set_yticks([])
-    fig.tight_layout()
     return fig
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab import interim, paths
+from judgelab import contracts, interim, paths
+from judgelab.contracts import ContractError, InterimFileMissing
 
 
 def documents_name(collection: str) -> str:
@@ -40,24 +41,75 @@ def save_documents(col, labels: np.ndarray) -> Path:
     return interim.write(df, documents_name(col.name))
 
 
+class MissingLandscapeArray(ContractError, KeyError):
+    """The npz lacks a required array (a KeyError too, for callers that look arrays up by key)."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+#: Arrays every ``narr_landscape_<collection>.npz`` holds (n documents, k topics, s seeds).
+LANDSCAPE_REQUIRED = ("coherence", "memberships", "umap2d", "critical", "seeds")
+#: The path seeds' landscapes for notebook 08 (m path seeds): all of them or none.
+LANDSCAPE_PATH_SEEDS = ("path_seeds", "coherence_by_seed", "labels_by_seed", "critical_path_seeds")
+
+
+def check_landscape(arrays: dict, path: Path, when: str) -> None:
+    """The npz contract (CONTRIBUTING.md, "Interim files"): required arrays, and shapes that agree.
+
+    With n = ``coherence.shape[0]``: coherence n x n; memberships n x k; umap2d n x 2; critical a
+    finite scalar; seeds 1-D; when present, labels and dates (n,), embeddings n x d,
+    critical_by_seed (len(seeds),), jsd_base/main_seed/embedding_source scalars; and, all or none,
+    path_seeds (m,), coherence_by_seed m x n x n, labels_by_seed m x n, critical_path_seeds (m,).
+    Raises :class:`~judgelab.contracts.ContractError` naming the file, the array and the fix.
+    """
+    fix = contracts.fix_for("narr_landscape_*", when)
+    missing = [k for k in LANDSCAPE_REQUIRED if k not in arrays]
+    group = [k for k in LANDSCAPE_PATH_SEEDS if k in arrays]
+    if group and len(group) < len(LANDSCAPE_PATH_SEEDS):
+        missing += [k for k in LANDSCAPE_PATH_SEEDS if k not in arrays]
+    if missing:
+        raise MissingLandscapeArray(f"{path}: array(s) {', '.join(map(repr, missing))} missing; {fix}")
+    a = {k: np.asarray(v) for k, v in arrays.items()}
+    n = a["coherence"].shape[0] if a["coherence"].ndim == 2 else -1
+    m = a["path_seeds"].shape[0] if "path_seeds" in a and a["path_seeds"].ndim == 1 else -1
+    want = {"coherence": (n, n), "memberships": (n, None), "umap2d": (n, 2), "critical": (), "seeds": (None,),
+            "labels": (n,), "dates": (n,), "embeddings": (n, None), "critical_by_seed": (a["seeds"].size,),
+            "jsd_base": (), "main_seed": (), "embedding_source": (),
+            "path_seeds": (None,), "coherence_by_seed": (m, n, n), "labels_by_seed": (m, n),
+            "critical_path_seeds": (m,)}
+    problems = []
+    for key, shape in want.items():
+        if key not in a:
+            continue
+        got = a[key].shape
+        if len(got) != len(shape) or any(w is not None and g != w for g, w in zip(got, shape)):
+            dims = " x ".join("?" if w is None else str(w) for w in shape) or "a scalar"
+            problems.append(f"array {key!r} has shape {got}, expected {dims} (n={n} documents)")
+    if not problems and not np.isfinite(float(a["critical"])):
+        problems.append(f"array 'critical' is {float(a['critical'])}, expected a finite number")
+    if problems:
+        raise ContractError(f"{path}: " + "; ".join(problems) + f"; {fix}")
+
+
 def save_landscape(collection: str, **arrays) -> Path:
-    """Write the npz (uncompressed: the matrix is float noise to a compressor)."""
-    for key in ("coherence", "memberships", "umap2d", "critical", "seeds"):
-        if key not in arrays:
-            raise KeyError(f"narr_landscape npz needs {key!r}")
-    arrays["coherence"] = np.asarray(arrays["coherence"], dtype=np.float32)
+    """Check the arrays against the npz contract (:func:`check_landscape`), then write the npz
+    (uncompressed: the matrix is float noise to a compressor)."""
     out = landscape_path(collection)
+    check_landscape(arrays, out, when="write")
+    arrays["coherence"] = np.asarray(arrays["coherence"], dtype=np.float32)
     np.savez(out, **{k: np.asarray(v) for k, v in arrays.items()})
     return out
 
 
 def load_landscape(collection: str) -> dict:
-    """The npz as a dict of arrays (scalars as Python floats)."""
+    """The npz as a dict of arrays (``critical`` as a Python float), checked against its contract."""
     path = landscape_path(collection)
     if not path.exists():
-        raise FileNotFoundError(f"{path} missing: run notebook 07 first (same PROFILE and output root)")
+        raise InterimFileMissing(f"{path} missing; {contracts.fix_for('narr_landscape_*', 'read')}")
     with np.load(path, allow_pickle=False) as z:
         out = {k: z[k] for k in z.files}
+    check_landscape(out, path, when="read")
     out["critical"] = float(out["critical"])
     return out
 

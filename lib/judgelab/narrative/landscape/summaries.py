@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from judgelab.narrative.landscape.build import CollectionLandscapes, LandscapeStudy, sparsity_row
 from judgelab.narrative.landscape.coherence import offdiagonal
 from judgelab.narrative.landscape.graph import coherence_digraph, graph_summary
+from judgelab.stats.correlation import correlation
 
 SPEARMAN_SAMPLE = 200_000
 """Pairs sampled (seeded, rng 0) for the Spearman correlation between bases: the full VisPub
@@ -38,7 +38,8 @@ def jsd_base_effect(built: CollectionLandscapes) -> pd.DataFrame:
     keys = list(values)
     n = len(values[keys[0]])
     sub = np.random.default_rng(0).choice(n, size=min(SPEARMAN_SAMPLE, n), replace=False)
-    out["spearman_vs_" + keys[0]] = [float(spearmanr(values[keys[0]][sub], values[k][sub])[0]) for k in keys]
+    out["spearman_vs_" + keys[0]] = [correlation(values[keys[0]][sub], values[k][sub], method="spearman")["r"].item()
+                                      for k in keys]
     return out
 
 

@@ -2,18 +2,19 @@
 
 Each function takes the tidy ``narr_paths`` rows of one seed (and, for the endpoint coverage,
 notebook 07's landscape arrays) and returns a matplotlib Figure in the house style
-(:mod:`judgelab.style`), one row or column of panels per collection; the notebook saves it with
-:func:`judgelab.reporting.save_figure`, which places the caption.
+(:mod:`judgelab.style`: palette, constrained layout, one legend below the panels), one row or
+column of panels per collection; the notebook saves it with :func:`judgelab.reporting.save_figure`,
+which places the caption.
 """
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from judgelab import style
 from judgelab.narrative.paths.endpoints import STRATA
-from judgelab.narrative.paths.paper_tables import METHOD_LABEL
 
 METHODS = ("maxcap", "random")
 COHERENCE_PANELS = {"min_coherence": "minimum", "mean_coherence": "average"}
@@ -42,12 +43,11 @@ def coherence_by_method_figure(paths: pd.DataFrame, bins: int = 24) -> plt.Figur
             edges = np.linspace(g[col].min(), g[col].max(), bins + 1)
             for method in METHODS:
                 ax.hist(g.loc[g["method"] == method, col], bins=edges, alpha=0.6,
-                        color=style.METHOD_COLOURS[method], label=METHOD_LABEL[method])
+                        color=style.METHOD_COLOURS[method], label=style.METHOD_LABELS[method])
             ax.set_title(f"{name}: {label} coherence along the path")
             ax.set_xlabel(col)
             ax.set_ylabel("paths")
-            ax.legend(fontsize=7)
-    fig.tight_layout()
+    style.figure_legend(fig)
     return fig
 
 
@@ -61,12 +61,11 @@ def length_vs_min_coherence_figure(paths: pd.DataFrame) -> plt.Figure:
         for method in METHODS:
             gm = g[g["method"] == method]
             ax.scatter(gm["length"], gm["min_coherence"], s=12, alpha=0.6,
-                       color=style.METHOD_COLOURS[method], label=METHOD_LABEL[method])
+                       color=style.METHOD_COLOURS[method], label=style.METHOD_LABELS[method])
         ax.set_xlabel("path length (documents)")
         ax.set_ylabel("minimum coherence")
         ax.set_title(name)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    style.figure_legend(fig)
     return fig
 
 
@@ -101,7 +100,6 @@ def endpoint_coverage_figure(paths: pd.DataFrame, landscapes: dict[str, dict]) -
         row[0].set_title(f"{name}: endpoints in the landscape")
         row[0].set_xticks([])
         row[0].set_yticks([])
-        row[0].legend(fontsize=6)
         row[1].set_xlabel("days between endpoints")
         row[1].set_ylabel("pairs")
         row[1].set_title("temporal span by stratum")
@@ -110,8 +108,8 @@ def endpoint_coverage_figure(paths: pd.DataFrame, landscapes: dict[str, dict]) -
         row[2].bar(topics, docs, color="lightgrey", label="documents")
         row[2].bar(topics, touched, color=style.colour(0), label="endpoints")
         row[2].set_xlabel("topic")
+        row[2].xaxis.set_major_locator(MaxNLocator(integer=True))
         row[2].set_ylabel("count")
         row[2].set_title(f"topics covered: {(touched > 0).sum()} of {len(docs)}")
-        row[2].legend(fontsize=7)
-    fig.tight_layout()
+    style.figure_legend(fig)
     return fig

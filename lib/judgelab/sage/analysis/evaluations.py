@@ -20,7 +20,7 @@ def _load(kind: str, layers, directory: Path | None) -> tuple[pd.DataFrame, list
     frames, missing = [], []
     for layer in layers:
         name = f"sage_{kind}_{layer}"
-        if interim.path_of(name, directory).exists():
+        if interim.exists(name, directory):
             frames.append(interim.read(name, directory))
         else:
             missing.append(layer)

@@ -20,7 +20,6 @@ import pandas as pd
 from judgelab.sage.analysis.scores import (
     CATEGORIES, LAYERS, TIERS, SageStatsError, iter_groups, no_rows_note, require_columns,
 )
-from judgelab.stats import rules
 from judgelab.stats.correlation import correlation
 from judgelab.stats.effects import cohens_d
 from judgelab.stats.tests import anova, bonferroni, ttest

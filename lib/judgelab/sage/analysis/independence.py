@@ -8,7 +8,7 @@ from DataFrames to a DataFrame with named columns (pingouin style):
 
 1. :func:`feature_score_correlations` — every L1–L3 feature against every L4–L6 overall score
    (Spearman by default), with Benjamini–Hochberg FDR and Bonferroni correction over the family of
-   all feature x score tests (``statsmodels.stats.multitest.multipletests``);
+   all feature x score tests (:mod:`judgelab.stats.correlation`, :mod:`judgelab.stats.tests`);
 2. :func:`predict_scores_cv` — cross-validated R^2 of each L4–L6 score from all L1–L3 features
    (standardised ridge regression, scikit-learn); independence predicts R^2 near or below 0;
 3. :func:`classify_category_cv` — cross-validated accuracy of predicting the category
@@ -31,7 +31,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from sklearn.dummy import DummyClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression, RidgeCV
@@ -39,13 +38,13 @@ from sklearn.model_selection import (KFold, StratifiedKFold, cross_val_predict, 
                                      permutation_test_score)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from statsmodels.stats.multitest import multipletests
 from threadpoolctl import threadpool_limits
 
 from judgelab import interim
+from judgelab.stats.correlation import correlation
+from judgelab.stats.tests import bonferroni, fdr_bh
 
 SCORE_LAYERS = ("L4", "L5", "L6")
-MIN_N_CORRELATION = 4   # below this a rank correlation's p-value is meaningless
 MIN_N_REGRESSION = 10   # at least 2 stories per fold with 5 folds
 RIDGE_ALPHAS = np.logspace(-2, 4, 25)
 
@@ -175,16 +174,6 @@ def arc_story_ids(features: pd.DataFrame, per_category: int = 3) -> list[str]:
     return features.groupby("category", sort=False).head(per_category)["story_id"].tolist()
 
 
-def _correlate(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
-    if method == "spearman":
-        res = stats.spearmanr(x, y)
-    elif method == "pearson":
-        res = stats.pearsonr(x, y)
-    else:
-        raise ValueError(f"method must be 'spearman' or 'pearson', not {method!r}")
-    return float(res.statistic), float(res.pvalue)
-
-
 def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | None = None,
                                scores: Sequence[str] = SCORE_LAYERS, method: str = "spearman",
                                alpha: float = 0.05) -> pd.DataFrame:
@@ -194,37 +183,26 @@ def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | Non
     rho or Pearson's r) and its two-sided ``p``. Over the family of all pairs with a p-value
     (m tests): ``p_fdr_bh`` (Benjamini & Hochberg 1995, step-up, controls the false discovery rate)
     and ``p_bonferroni`` = min(1, m p) (controls the family-wise error rate), with ``reject_*`` at
-    ``alpha``. Pairs with n < ``MIN_N_CORRELATION`` or a constant column get NaN and a ``note``.
-    Sorted by |r|, largest first.
+    ``alpha``. Pairs with fewer than 3 stories or a constant column get NaN and a ``note`` (the rule
+    of :mod:`judgelab.stats.rules`). Sorted by |r|, largest first.
     """
     features = list(features) if features is not None else feature_columns(data)
     rows = []
     for f in features:
         for s in scores:
-            sub = data[[f, s]].apply(pd.to_numeric, errors="coerce").dropna() if s in data else pd.DataFrame()
-            n = len(sub)
-            r = p = math.nan
-            note = ""
             if s not in data:
-                note = f"no {s} scores"
-            elif n < MIN_N_CORRELATION:
-                note = f"n={n} stories with both values; need >= {MIN_N_CORRELATION}"
-            elif sub[f].nunique() < 2 or sub[s].nunique() < 2:
-                note = "constant feature or score"
-            else:
-                r, p = _correlate(sub[f].to_numpy(), sub[s].to_numpy(), method)
+                rows.append({"feature": f, "feature_layer": f.split("_", 1)[0].upper(), "score": s,
+                             "method": method, "n": 0, "r": math.nan, "p": math.nan, "note": f"no {s} scores"})
+                continue
+            sub = data[[f, s]].apply(pd.to_numeric, errors="coerce")
+            res = correlation(sub[f], sub[s], method=method).iloc[0]
             rows.append({"feature": f, "feature_layer": f.split("_", 1)[0].upper(), "score": s,
-                         "method": method, "n": n, "r": r, "p": p, "note": note})
+                         "method": method, "n": int(res["n"]), "r": res["r"], "p": res["p"],
+                         "note": "" if np.isfinite(res["r"]) else res["note"]})
     out = pd.DataFrame(rows, columns=["feature", "feature_layer", "score", "method", "n", "r", "p", "note"])
-    out["p_fdr_bh"] = math.nan
-    out["p_bonferroni"] = math.nan
-    tested = out["p"].notna()
-    m = int(tested.sum())
-    if m:
-        reject_bh, p_bh, _, _ = multipletests(out.loc[tested, "p"], alpha=alpha, method="fdr_bh")
-        reject_bf, p_bf, _, _ = multipletests(out.loc[tested, "p"], alpha=alpha, method="bonferroni")
-        out.loc[tested, "p_fdr_bh"] = p_bh
-        out.loc[tested, "p_bonferroni"] = p_bf
+    out["p_fdr_bh"] = fdr_bh(out["p"])
+    out["p_bonferroni"] = bonferroni(out["p"])
+    m = int(out["p"].notna().sum())
     out["reject_fdr_bh"] = out["p_fdr_bh"] < alpha
     out["reject_bonferroni"] = out["p_bonferroni"] < alpha
     out["n_tests"] = m
@@ -383,22 +361,22 @@ def emotional_arcs(corpus_df: pd.DataFrame, per_category: int = 3, points: int =
 
 
 def plot_emotional_arcs(arcs: pd.DataFrame, categories: Sequence[str] = ("canonical", "pulp", "llm")):
-    """One panel per category, one line per story (VADER sentence sentiment, DCT-smoothed)."""
-    import matplotlib.pyplot as plt
+    """One panel per category, one line per story (VADER sentence sentiment, DCT-smoothed); each
+    panel's legend (story titles) sits under it, off the lines."""
+    from judgelab import style
 
     present = [c for c in categories if c in set(arcs["category"])] or ["(none)"]
-    fig, axes = plt.subplots(1, len(present), figsize=(4.2 * len(present), 3.4), sharey=True, squeeze=False)
+    fig, axes = style.subplots(len(present), width=4.2, height=3.4, sharey=True)
     for ax, cat in zip(axes[0], present):
         sub = arcs[arcs["category"] == cat]
-        for (_, title), g in sub.groupby(["story_id", "title"], sort=False):
-            ax.plot(g["t"], g["sentiment"], lw=1.6, label=str(title)[:34])
-        ax.axhline(0.0, color="#999999", lw=0.8, ls=":")
-        ax.set_title(cat)
+        for k, ((_, title), g) in enumerate(sub.groupby(["story_id", "title"], sort=False)):
+            ax.plot(g["t"], g["sentiment"], lw=1.6, color=style.colour(k), label=str(title)[:34])
+        ax.axhline(0.0, color=style.GREY, lw=0.8, ls=":")
+        ax.set_title(style.CATEGORY_LABELS.get(cat, cat))
         ax.set_xlabel("narrative time")
-        if len(sub):
-            ax.legend(fontsize=6, loc="best", frameon=False)
-        else:
-            ax.text(0.5, 0.5, "no stories", ha="center", va="center", transform=ax.transAxes)
+        if not len(sub):
+            style.empty_panel(ax, "no stories")
     axes[0][0].set_ylabel("sentiment (VADER, smoothed)")
-    fig.tight_layout()
+    for ax in axes[0]:
+        style.legend_below(ax, fontsize=style.SMALL_SIZE - 1)
     return fig

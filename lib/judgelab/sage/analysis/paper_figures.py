@@ -1,33 +1,25 @@
 """The SAGE paper's Figures 2-4, drawn from the statistics tables (matplotlib, print-readable).
 
 (Per-layer figures that notebooks 02-04 show live in :mod:`judgelab.sage.protocol.layer_figures`.)
-Colours are the Okabe-Ito colour-blind-safe palette; categories also differ by marker, line style
-and hatching, so the figures survive greyscale printing. A panel without data says so in words.
+House style from :mod:`judgelab.style`: Okabe-Ito colours, and categories also differ by marker,
+line style and hatching, so the figures survive greyscale printing; legends sit outside the data
+area. A panel without data says so in words.
 """
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt  # noqa: F401  (callers close figures through it)
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+from judgelab import style
+from judgelab.sage.analysis.scores import CATEGORIES, LAYERS
 
-from judgelab.sage.analysis.scores import CATEGORIES, LAYERS  # noqa: E402
-
-COLORS = {"canonical": "#0072B2", "pulp": "#E69F00", "llm": "#009E73"}
-MARKERS = {"canonical": "o", "pulp": "s", "llm": "^"}
-LINESTYLES = {"canonical": "-", "pulp": "--", "llm": ":"}
-HATCHES = {"canonical": "", "pulp": "//", "llm": ".."}
-LABELS = {"canonical": "Canonical", "pulp": "Pulp", "llm": "LLM-generated"}
+COLORS = style.CATEGORY_COLOURS
+MARKERS = style.CATEGORY_MARKERS
+LINESTYLES = style.CATEGORY_LINESTYLES
+HATCHES = style.CATEGORY_HATCHES
+LABELS = style.CATEGORY_LABELS
 LAYER_TITLES = {"L4": "L4 Cultural", "L5": "L5 Emotional", "L6": "L6 Existential", "average": "Average"}
-RC = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9,
-      "xtick.labelsize": 9, "ytick.labelsize": 9}
-
-
-def _empty(ax, text):
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9,
-            color="#555555", wrap=True)
 
 
 def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGORIES):
@@ -35,32 +27,29 @@ def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGO
 
     ``traj`` is :func:`judgelab.sage.analysis.reliability.round_trajectories` by layer and category.
     """
-    with plt.rc_context(RC):
-        fig, axes = plt.subplots(1, len(layers), figsize=(3.0 * len(layers) + 0.6, 3.6), sharey=True,
-                                 squeeze=False)
-        axes = axes[0]
-        for ax, layer in zip(axes, layers):
-            sub = traj[traj["layer"] == layer] if len(traj) else traj
-            drawn = 0
-            for cat in categories:
-                c = sub[sub["category"] == cat].sort_values("round") if len(sub) else sub
-                if c.empty:
-                    continue
-                ax.errorbar(c["round"], c["mean"], yerr=c["sem"].fillna(0).to_numpy(), color=COLORS[cat],
-                            marker=MARKERS[cat], linestyle=LINESTYLES[cat], capsize=3, lw=1.6, ms=5,
-                            label=f"{LABELS[cat]} (n={int(c['n'].max())})")
-                drawn += 1
-            if not drawn:
-                _empty(ax, f"no evaluator rows for {layer}")
-            ax.set_title(LAYER_TITLES.get(layer, layer))
-            ax.set_xticks([1, 2, 3, 4, 5])
-            ax.set_xlabel("round")
-            ax.set_ylim(1, 5)
-            ax.grid(axis="y", alpha=0.3)
-            if drawn:
-                ax.legend(loc="lower right", frameon=False)
-        axes[0].set_ylabel("mean score (1-5), +- SEM")
-        fig.tight_layout()
+    fig, axes = style.subplots(len(layers), width=3.0, height=3.3, sharey=True)
+    axes = axes[0]
+    for ax, layer in zip(axes, layers):
+        sub = traj[traj["layer"] == layer] if len(traj) else traj
+        drawn = 0
+        for cat in categories:
+            c = sub[sub["category"] == cat].sort_values("round") if len(sub) else sub
+            if c.empty:
+                continue
+            ax.errorbar(c["round"], c["mean"], yerr=c["sem"].fillna(0).to_numpy(), color=COLORS[cat],
+                        marker=MARKERS[cat], linestyle=LINESTYLES[cat], capsize=3, lw=1.6, ms=5,
+                        label=f"{LABELS[cat]} (n={int(c['n'].max())})")
+            drawn += 1
+        if not drawn:
+            style.empty_panel(ax, f"no evaluator rows for {layer}")
+        ax.set_title(LAYER_TITLES.get(layer, layer))
+        ax.set_xticks([1, 2, 3, 4, 5])
+        ax.set_xlabel("round")
+        ax.set_ylim(1, 5)
+        ax.grid(axis="y")
+    axes[0].set_ylabel("mean score (1-5), +- SEM")
+    # one legend for all panels, under them: inside a panel it would cover the lines
+    style.figure_legend(fig, axes, where="below", ncol=len(categories))
     return fig
 
 
@@ -70,36 +59,35 @@ def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers
 
     ``desc`` is :func:`judgelab.sage.analysis.genre.genre_descriptives` by layer.
     """
-    with plt.rc_context(RC):
-        fig, ax = plt.subplots(figsize=(6.8, 3.9))
-        width = 0.8 / len(categories)
-        x = np.arange(len(layers))
-        for i, cat in enumerate(categories):
-            means, sds, ns = [], [], []
-            for layer in layers:
-                r = desc[(desc["layer"] == layer) & (desc["category"] == cat)] if len(desc) else desc
-                means.append(float(r["mean"].iloc[0]) if len(r) else np.nan)
-                sds.append(float(r["sd"].iloc[0]) if len(r) else np.nan)
-                ns.append(int(r["n"].iloc[0]) if len(r) and pd.notna(r["n"].iloc[0]) else 0)
-            pos = x - 0.4 + width * (i + 0.5)
-            label = LABELS[cat] + ("" if any(ns) else " (no scores)")
-            ax.bar(pos, np.nan_to_num(means), width * 0.9, color=COLORS[cat], edgecolor="black",
-                   hatch=HATCHES[cat], label=label, alpha=0.9)
-            ax.errorbar(pos, means, yerr=np.nan_to_num(sds), fmt="none", ecolor="black", capsize=3, lw=1)
-            if paper_means:
-                pm = [paper_means.get(layer, {}).get(cat) for layer in layers]
-                pm = [np.nan if v is None else v for v in pm]
-                ax.plot(pos, pm, linestyle="none", marker="D", mfc="white", mec="black", ms=6,
-                        label="paper (Table 11)" if i == 0 else None)
-        if not desc["n"].fillna(0).gt(0).any() if len(desc) else True:
-            _empty(ax, "no scores to compare")
-        ax.set_xticks(x)
-        ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
-        ax.set_ylim(0, 5.4)
-        ax.set_ylabel("mean score (1-5), error bar = SD")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
-        fig.tight_layout()
+    fig, axes = style.subplots(width=6.2, height=3.6)
+    ax = axes[0][0]
+    width = 0.8 / len(categories)
+    x = np.arange(len(layers))
+    for i, cat in enumerate(categories):
+        means, sds, ns = [], [], []
+        for layer in layers:
+            r = desc[(desc["layer"] == layer) & (desc["category"] == cat)] if len(desc) else desc
+            means.append(float(r["mean"].iloc[0]) if len(r) else np.nan)
+            sds.append(float(r["sd"].iloc[0]) if len(r) else np.nan)
+            ns.append(int(r["n"].iloc[0]) if len(r) and pd.notna(r["n"].iloc[0]) else 0)
+        pos = x - 0.4 + width * (i + 0.5)
+        label = LABELS[cat] + ("" if any(ns) else " (no scores)")
+        ax.bar(pos, np.nan_to_num(means), width * 0.9, color=COLORS[cat], edgecolor="black",
+               hatch=HATCHES[cat], label=label, alpha=0.9)
+        ax.errorbar(pos, means, yerr=np.nan_to_num(sds), fmt="none", ecolor="black", capsize=3, lw=1)
+        if paper_means:
+            pm = [paper_means.get(layer, {}).get(cat) for layer in layers]
+            pm = [np.nan if v is None else v for v in pm]
+            ax.plot(pos, pm, linestyle="none", marker="D", mfc="white", mec="black", ms=6,
+                    label="paper (Table 11)" if i == len(categories) - 1 else None)
+    if not desc["n"].fillna(0).gt(0).any() if len(desc) else True:
+        style.empty_panel(ax, "no scores to compare")
+    ax.set_xticks(x)
+    ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
+    ax.set_ylim(0, 5.4)
+    ax.set_ylabel("mean score (1-5), error bar = SD")
+    ax.grid(axis="y")
+    style.legend_right(ax)
     return fig
 
 
@@ -109,30 +97,29 @@ def plot_effect_sizes(pairwise: pd.DataFrame, paper_d: dict | None = None, layer
 
     ``pairwise`` is :func:`judgelab.sage.analysis.genre.genre_pairwise` by layer.
     """
-    conv = {"d_pooled_sd": ("pooled SD", "#0072B2", ""),
-            "d_sqrt_mean_var": ("sqrt((s1²+s2²)/2)", "#CC79A7", "//")}
-    with plt.rc_context(RC):
-        fig, ax = plt.subplots(figsize=(6.2, 3.8))
-        x = np.arange(len(layers))
-        sub = pairwise[(pairwise["group_a"] == pair[0]) & (pairwise["group_b"] == pair[1])] if len(pairwise) else pairwise
-        any_value = False
-        for i, (col, (label, color, hatch)) in enumerate(conv.items()):
-            vals = np.array([float(sub.loc[sub["layer"] == l, col].iloc[0])
-                             if len(sub) and (sub["layer"] == l).any() else np.nan for l in layers])
-            any_value |= bool(np.isfinite(vals).any())
-            ax.bar(x - 0.2 + 0.4 * i, np.nan_to_num(vals), 0.36, color=color, edgecolor="black", hatch=hatch,
-                   label=f"d, {label}")
-        if paper_d:
-            ax.plot(x + 0.2, [paper_d.get(l, np.nan) for l in layers], linestyle="none", marker="D",
-                    mfc="white", mec="black", ms=7, label="paper d (Table 11 notes)")
-        ax.axhline(threshold, color="red", linestyle="--", lw=1.3, label=f"large effect (d = {threshold:g})")
-        if not any_value:
-            _empty(ax, f"d not computable: needs >= 2 {LABELS[pair[0]]} and\n>= 2 {LABELS[pair[1]]} "
-                       "scores per layer")
-        ax.set_xticks(x)
-        ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
-        ax.set_ylabel(f"Cohen's d, {LABELS[pair[0]]} vs {LABELS[pair[1]]}")
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
-        fig.tight_layout()
+    conv = {"d_pooled_sd": ("pooled SD", style.OKABE_ITO[0], ""),
+            "d_sqrt_mean_var": ("sqrt((s1²+s2²)/2)", style.OKABE_ITO[3], "//")}
+    fig, axes = style.subplots(width=6.0, height=3.6)
+    ax = axes[0][0]
+    x = np.arange(len(layers))
+    sub = pairwise[(pairwise["group_a"] == pair[0]) & (pairwise["group_b"] == pair[1])] if len(pairwise) else pairwise
+    any_value = False
+    for i, (col, (label, color, hatch)) in enumerate(conv.items()):
+        vals = np.array([float(sub.loc[sub["layer"] == l, col].iloc[0])
+                         if len(sub) and (sub["layer"] == l).any() else np.nan for l in layers])
+        any_value |= bool(np.isfinite(vals).any())
+        ax.bar(x - 0.2 + 0.4 * i, np.nan_to_num(vals), 0.36, color=color, edgecolor="black", hatch=hatch,
+               label=f"d, {label}")
+    if paper_d:
+        ax.plot(x + 0.2, [paper_d.get(l, np.nan) for l in layers], linestyle="none", marker="D",
+                mfc="white", mec="black", ms=7, label="paper d (Table 11 notes)")
+    ax.axhline(threshold, color=style.OKABE_ITO[5], linestyle="--", lw=1.3, label=f"large effect (d = {threshold:g})")
+    if not any_value:
+        style.empty_panel(ax, f"d not computable: needs >= 2 {LABELS[pair[0]]} and\n>= 2 {LABELS[pair[1]]} "
+                              "scores per layer")
+    ax.set_xticks(x)
+    ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
+    ax.set_ylabel(f"Cohen's d, {LABELS[pair[0]]} vs {LABELS[pair[1]]}")
+    ax.grid(axis="y")
+    style.legend_right(ax)
     return fig

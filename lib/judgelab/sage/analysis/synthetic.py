@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgelab import interim
 from judgelab.sage.analysis.scores import LAYERS, MODES, ROW_COLUMNS, SUMMARY_COLUMNS
 
 DIMENSIONS = {
@@ -34,6 +35,8 @@ DIMENSIONS = {
     "L5": ("AC", "PI", "EG", "ENC"),
     "L6": ("LP", "MR", "HC", "ME"),
 }
+#: The schema's evidence strengths (a failed reply has ""), drawn as integers 2-5.
+EVIDENCE_LABELS = {2: "absent", 3: "weak", 4: "moderate", 5: "strong"}
 SYNTHETIC_BACKEND = "synthetic"
 SYNTHETIC_MODEL = "synthetic-known-effects"
 
@@ -127,7 +130,7 @@ def synthetic_rows(n_per_category: dict | None = None, layers=LAYERS, modes=MODE
                     nan4 = [np.nan] * 4
                     cols["score"].extend(nan4 if failed else list(sc.astype(float)))
                     cols["confidence"].extend(nan4 if failed else list(conf))
-                    cols["evidence_strength"].extend(nan4 if failed else list(evid))
+                    cols["evidence_strength"].extend([""] * 4 if failed else [EVIDENCE_LABELS[int(e)] for e in evid])
     rows = pd.DataFrame(cols)
     rows["evidence"] = np.where(rows["status"] == "ok", "synthetic evidence", "")
     rows["r4_score_changed"] = False
@@ -179,7 +182,8 @@ def synthetic_summary(rows: pd.DataFrame, seed: int = 20240601) -> pd.DataFrame:
 def write_synthetic_interim(directory: str | Path, n_per_category: dict | None = None, layers=LAYERS,
                             effects: SyntheticEffects | None = None, seed: int = 20240601,
                             profile: str = "synthetic") -> list[Path]:
-    """Write ``sage_rows_<layer>.parquet`` and ``sage_summary_<layer>.parquet`` for each layer."""
+    """Write ``sage_rows_<layer>.parquet`` and ``sage_summary_<layer>.parquet`` for each layer
+    through :func:`judgelab.interim.write` (so synthetic rows meet the same contract as real ones)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     rows = synthetic_rows(n_per_category, layers, effects=effects, seed=seed, profile=profile)
@@ -187,9 +191,7 @@ def write_synthetic_interim(directory: str | Path, n_per_category: dict | None =
     out = []
     for layer in layers:
         for name, df in (("rows", rows), ("summary", summary)):
-            path = directory / f"sage_{name}_{layer}.parquet"
-            df[df["layer"] == layer].reset_index(drop=True).to_parquet(path, index=False)
-            out.append(path)
+            out.append(interim.write(df[df["layer"] == layer].reset_index(drop=True), f"sage_{name}_{layer}", directory))
     return out
 
 
@@ -201,7 +203,7 @@ def rows_from_records(records, backend: str = SYNTHETIC_BACKEND, model: str = SY
     stays NaN). Everything else gets a neutral default.
     """
     df = pd.DataFrame.from_records(list(records))
-    defaults = {"category": "canonical", "tier": "", "confidence": 4.0, "evidence_strength": 4.0,
+    defaults = {"category": "canonical", "tier": "", "confidence": 4.0, "evidence_strength": "moderate",
                 "evidence": "", "r4_score_changed": False, "truncated": False, "backend": backend,
                 "model": model, "template_version": "hand-v1", "profile": "test"}
     for col, val in defaults.items():

@@ -172,16 +172,16 @@ def plot_features_by_category(features: pd.DataFrame, shown: dict[str, str] | No
     for ax, (col, label) in zip(axes.ravel(), shown.items()):
         data = features[["category", col]].dropna()
         if len(data):
-            sns.boxplot(data=data, x="category", y=col, ax=ax, color="#dddddd", fliersize=0)
-            sns.stripplot(data=data, x="category", y=col, ax=ax, size=3, jitter=0.2, color="#333333")
+            order = [c for c in style.CATEGORY_COLOURS if c in set(data["category"])]  # canonical, pulp, llm
+            sns.boxplot(data=data, x="category", y=col, order=order, ax=ax, color="#dddddd", fliersize=0)
+            sns.stripplot(data=data, x="category", y=col, order=order, ax=ax, size=3, jitter=0.2, color="#333333")
         else:
-            ax.text(0.5, 0.5, "not computed\nin this profile", ha="center", va="center", transform=ax.transAxes)
+            style.empty_panel(ax, "not computed\nin this profile")
             ax.set(xticks=[], yticks=[])
         ax.set(title=label, xlabel="", ylabel="")
-        ax.title.set_fontsize(9)
+        ax.title.set_fontsize(style.FONT_SIZE)
     for ax in axes.ravel()[len(shown):]:
         ax.set_visible(False)
-    fig.tight_layout()
     return fig
 
 

@@ -4,20 +4,17 @@
 - :func:`trajectory_figure` — mean evaluator score per round (R1–R5), per dimension and mode,
   with the validator's blind and review means beside them;
 - :func:`failure_list` — the failed replies, for the notebook's failure list.
+
+House style (:mod:`judgelab.style`); legends sit under the panels, never over the points.
 """
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
+from judgelab import style
 from judgelab.sage.protocol import prompts
-from judgelab.sage.settings import CATEGORIES, MODES  # noqa: E402
-
-_CAT_COLOURS = {"canonical": "#1b6ca8", "pulp": "#d98324", "llm": "#5b8c3a"}
+from judgelab.sage.settings import CATEGORIES, MODES
 
 
 def final_scores_figure(rows: pd.DataFrame, layer: str):
@@ -26,30 +23,26 @@ def final_scores_figure(rows: pd.DataFrame, layer: str):
     codes = prompts.layer_spec(layer).codes
     fin = rows[(rows["track"] == "evaluator") & (rows["round"] == 5) & (rows["status"] == "ok")]
     modes = [m for m in MODES if m in set(rows["mode"])] or list(MODES)
-    fig, axes = plt.subplots(1, len(modes), figsize=(4.2 * len(modes), 3.4), sharey=True, squeeze=False)
+    fig, axes = style.subplots(len(modes), width=4.2, height=3.4, sharey=True)
     rng = np.random.default_rng(0)
+    pos = {c: i for i, c in enumerate(codes)}
     for ax, mode in zip(axes[0], modes):
         sub = fin[fin["mode"] == mode]
         for j, cat in enumerate(CATEGORIES):
             pts = sub[sub["category"] == cat]
-            pos = {c: i for i, c in enumerate(codes)}
             x = np.array([pos[d] for d in pts["dimension"]], dtype=float) + (j - 1) * 0.22
             ax.scatter(x + rng.uniform(-0.05, 0.05, len(x)), pts["score"].to_numpy(float), s=22, alpha=0.8,
-                       color=_CAT_COLOURS[cat], label=cat if len(pts) else None)
+                       color=style.CATEGORY_COLOURS[cat], marker=style.CATEGORY_MARKERS[cat],
+                       label=style.CATEGORY_LABELS[cat] if len(pts) else None)
         ax.set_xticks(range(len(codes)), codes)
+        ax.set_xlim(-0.5, len(codes) - 0.5)  # every dimension's slot, whichever categories have points
         ax.set_ylim(0.8, 5.2)
         ax.set_title(f"{layer}, {mode} mode (final round)")
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="y")
         if sub.empty:
-            ax.text(0.5, 0.5, "no scored replies", transform=ax.transAxes, ha="center")
+            style.empty_panel(ax, "no scored replies")
     axes[0][0].set_ylabel("score (1–5)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    for ax in axes[0][1:]:
-        h, lab = ax.get_legend_handles_labels()
-        handles, labels = handles + [x for x, y in zip(h, lab) if y not in labels], labels + [y for y in lab if y not in labels]
-    if handles:
-        fig.legend(handles, labels, loc="upper right", fontsize=8)
-    fig.tight_layout()
+    style.figure_legend(fig, axes[0], where="below", ncol=len(CATEGORIES))
     return fig
 
 
@@ -66,25 +59,25 @@ STEPS = ["R1", "R2", "R3", "R4", "R5", "V-blind", "V-review"]
 
 
 def trajectory_figure(rows: pd.DataFrame, layer: str):
-    """Round-by-round mean score per dimension (one panel per mode)."""
+    """Round-by-round mean score per dimension (one panel per mode): evaluator rounds R1–R5 as
+    lines, the validator's blind and review means as squares right of the dotted line."""
     tab = trajectory_table(rows)
     codes = prompts.layer_spec(layer).codes
     modes = [m for m in MODES if m in set(rows["mode"])] or list(MODES)
-    fig, axes = plt.subplots(1, len(modes), figsize=(4.2 * len(modes), 3.4), sharey=True, squeeze=False)
+    fig, axes = style.subplots(len(modes), width=4.2, height=3.4, sharey=True)
     for ax, mode in zip(axes[0], modes):
-        for code in codes:
+        for k, code in enumerate(codes):
             sub = tab[(tab["mode"] == mode) & (tab["dimension"] == code)].set_index("step").reindex(STEPS)
             y = sub["mean_score"].to_numpy(float)
-            line, = ax.plot(range(5), y[:5], marker="o", label=code)
-            ax.scatter([5.3, 6.3], y[5:], marker="s", s=18, color=line.get_color())
-        ax.axvline(4.65, color="#999", lw=0.8, ls=":")
-        ax.set_xticks([0, 1, 2, 3, 4, 5.3, 6.3], STEPS, fontsize=8)
+            ax.plot(range(5), y[:5], marker="o", color=style.colour(k), label=code)
+            ax.scatter([5.3, 6.3], y[5:], marker="s", s=18, color=style.colour(k))
+        ax.axvline(4.65, color=style.GREY, lw=0.8, ls=":")
+        ax.set_xticks([0, 1, 2, 3, 4, 5.3, 6.3], STEPS)
         ax.set_ylim(0.8, 5.2)
         ax.set_title(f"{layer}, {mode} mode: trajectory")
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="y")
     axes[0][0].set_ylabel("mean score")
-    axes[0][-1].legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+    style.figure_legend(fig, axes[0], where="below", ncol=len(codes), title="dimension (squares: validator)")
     return fig
 
 

@@ -1,0 +1,44 @@
+"""Which interim files each notebook writes and reads: the declared table of the notebook graph.
+
+Names are those of :mod:`judgelab.contracts` (``results/interim/<name>.parquet`` or ``.npz``;
+``*`` stands for a collection or a layer). :mod:`judgelab.pipeline` derives each notebook's
+upstream notebooks from it (the writers of what it reads) for ``make`` and the tests;
+:mod:`judgelab.contracts` names the notebook to re-run when a file breaks its contract. A notebook
+reads only what earlier notebooks wrote (DESIGN.md, "Principles" 4). Standard library only: the
+Makefile reads this through ``python -m judgelab.pipeline makefile`` before any venv exists.
+"""
+from __future__ import annotations
+
+from fnmatch import fnmatch
+
+#: Interim files (``results/interim/<name>.parquet`` or ``.npz``) each notebook writes.
+WRITES: dict[str, list[str]] = {
+    "01": ["corpus", "sage_l123_features"],
+    "02": ["sage_rows_L4", "sage_summary_L4"],
+    "03": ["sage_rows_L5", "sage_summary_L5"],
+    "04": ["sage_rows_L6", "sage_summary_L6"],
+    "05": [], "06": [],
+    "07": ["narr_documents_*", "narr_landscape_*"],
+    "08": ["narr_paths", "narr_paths_seeds"],
+    "09": ["narr_judge_scores"],
+    "10": [], "11": [],
+}
+_SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
+#: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
+READS: dict[str, list[str]] = {
+    "01": [], "02": ["corpus"], "03": ["corpus"], "04": ["corpus"],
+    "05": _SAGE_EVALUATIONS,
+    "06": ["corpus", "sage_l123_features", *_SAGE_EVALUATIONS],
+    "07": [],
+    "08": ["narr_landscape_*", "narr_documents_*"],
+    "09": ["narr_paths"],
+    "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
+    "11": [],
+}
+
+
+def writers_of(name: str) -> list[str]:
+    """The notebooks that write the interim file ``name`` (a name or a ``*`` pattern)."""
+    return sorted(nb for nb, names in WRITES.items()
+                  if any(fnmatch(name, w) or fnmatch(w, name) for w in names))
+

@@ -1,0 +1,133 @@
+"""The package's import graph (read with ast, judgelab.imports): no study imports another study,
+nothing on the floor imports a study, and no two modules import each other, directly or not.
+
+Studies: ``sage``, ``narrative`` and ``human`` (the appendix, which may call SAGE's runner to
+judge its stories, ``judgelab.sage.protocol.runner``, and nothing else of another study). The
+floor is everything else (paths, profiles, params, reporting, style, tokens, pipeline, interim,
+contracts, embeddings, prompting, stats, gateway, corpus, ...).
+"""
+from __future__ import annotations
+
+from judgelab import imports
+
+STUDIES = ("sage", "narrative", "human")
+#: The only edges allowed from one study into another: (importer's study, imported module).
+ALLOWED_ACROSS = {("human", "judgelab.sage.protocol.runner")}
+
+
+def study_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in STUDIES else None
+
+
+def edges(graph):
+    return sorted((a, b) for a, bs in graph.items() for b in bs)
+
+
+def cross_study_edges(graph) -> list[tuple[str, str]]:
+    return [(a, b) for a, b in edges(graph)
+            if study_of(a) and study_of(b) and study_of(a) != study_of(b)
+            and (study_of(a), b) not in ALLOWED_ACROSS]
+
+
+def floor_to_study_edges(graph) -> list[tuple[str, str]]:
+    return [(a, b) for a, b in edges(graph) if study_of(a) is None and study_of(b)]
+
+
+def _show(pairs) -> str:
+    return "\n".join(f"  {a} -> {b}" for a, b in pairs)
+
+
+GRAPH = imports.import_graph()
+
+
+def test_the_graph_covers_the_package():
+    assert len(GRAPH) > 80 and "judgelab.sage.protocol.runner" in GRAPH
+    assert "judgelab.gateway" in GRAPH["judgelab.sage.protocol.runner"]
+    # the appendix's one permitted reach into SAGE is seen (so the rule below is not vacuous)
+    assert ("judgelab.human.appendix", "judgelab.sage.protocol.runner") in edges(GRAPH)
+
+
+def test_no_study_imports_another_study():
+    bad = cross_study_edges(GRAPH)
+    assert not bad, "imports from one study into another:\n" + _show(bad)
+
+
+def test_nothing_on_the_floor_imports_a_study():
+    bad = floor_to_study_edges(GRAPH)
+    assert not bad, "floor modules importing a study:\n" + _show(bad)
+
+
+def test_no_import_cycles():
+    cycles = imports.find_cycles(GRAPH)
+    assert not cycles, "import cycles (each line: modules that import each other):\n" + "\n".join(
+        "  " + " <-> ".join(c) for c in cycles)
+
+
+def test_the_gateway_stands_on_the_lowest_floor_only():
+    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines."""
+    outside = {b for a, bs in GRAPH.items() if a.startswith("judgelab.gateway") for b in bs
+               if not b.startswith("judgelab.gateway")}
+    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines"}, sorted(outside)
+
+
+# ---------------------------------------------------------------- the graph builder on known sources
+
+KNOWN = {"judgelab", "judgelab.a", "judgelab.b", "judgelab.pkg", "judgelab.pkg.c", "judgelab.pkg.d", "judgelab.e"}
+
+
+def test_every_kind_of_import_is_an_edge():
+    src = '''
+import judgelab.a
+from judgelab import b, not_a_module
+from judgelab.pkg import c
+from judgelab.pkg.d import some_function
+import pandas as pd
+
+def later():
+    from judgelab.e import thing    # inside a function: still an edge
+'''
+    assert imports.imports_of(src, "judgelab.x", KNOWN) == {
+        "judgelab.a", "judgelab.b", "judgelab", "judgelab.pkg.c", "judgelab.pkg.d", "judgelab.e"}
+
+
+def test_blocks_that_never_run_on_import_are_no_edges():
+    src = '''
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from judgelab.a import A
+else:
+    from judgelab.b import B
+if __name__ == "__main__":
+    from judgelab.e import main
+'''
+    assert imports.imports_of(src, "judgelab.x", KNOWN) == {"judgelab.b"}
+
+
+def test_relative_imports_resolve_from_the_module_or_package():
+    assert imports.imports_of("from . import d\nfrom .. import a", "judgelab.pkg.c", KNOWN) == \
+        {"judgelab.pkg.d", "judgelab.a"}
+    assert imports.imports_of("from .c import x", "judgelab.pkg", KNOWN, is_package=True) == {"judgelab.pkg.c"}
+
+
+def test_find_cycles_known_answer():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set(), "g": {"f"}}
+    assert imports.find_cycles(graph) == [["a", "b", "c"], ["d", "e"]]
+    assert imports.find_cycles({"a": {"b"}, "b": set()}) == []
+    assert imports.find_cycles({"a": {"a"}, "b": {"c"}}) == [["a"]]          # a self-edge; "c" is not ours
+
+
+def test_checks_report_the_offending_edges():
+    toy = {"judgelab.sage.x": {"judgelab.narrative.y", "judgelab.paths"},
+           "judgelab.human.z": {"judgelab.sage.protocol.runner", "judgelab.sage.x"},
+           "judgelab.paths": set(), "judgelab.stats.w": {"judgelab.human.z"},
+           "judgelab.narrative.y": set(), "judgelab.sage.protocol.runner": set()}
+    assert cross_study_edges(toy) == [("judgelab.human.z", "judgelab.sage.x"),
+                                      ("judgelab.sage.x", "judgelab.narrative.y")]
+    assert floor_to_study_edges(toy) == [("judgelab.stats.w", "judgelab.human.z")]
+
+
+def test_closure_adds_parent_packages():
+    graph = {"judgelab": set(), "judgelab.pkg": set(), "judgelab.pkg.c": {"judgelab.a"}, "judgelab.a": set(),
+             "judgelab.b": set()}
+    assert imports.closure({"judgelab.pkg.c"}, graph) == {"judgelab", "judgelab.pkg", "judgelab.pkg.c", "judgelab.a"}
