@@ -119,8 +119,9 @@ def find_leaks(text: str, title: str, author: str, *, surnames: set[str] | froze
     offset = 0
     for para in re.split(r"\n\s*\n", text or ""):
         words = word_seq(para)
+        bare = words[1:] if words[:1] and words[0] in ("the", "a", "an", "la", "le", "les") else words
         for part in parts:
-            if words == part:
+            if words == part or bare == part:
                 leaks.append(Leak("title line", para.strip()[:80], offset))
             elif check_title_in_body and len(content_words(part)) >= 2 and _contains(words, part):
                 leaks.append(Leak("title part", " ".join(part), offset))

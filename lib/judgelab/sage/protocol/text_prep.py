@@ -297,10 +297,14 @@ def _strip_front_back(paras: list[str], title: str, author: str, story_id: str |
     return kept
 
 
-def _normalise_formatting(body: list[str], out: PreparedText) -> list[str]:
-    """Section markers -> one neutral break; meta notes dropped; markdown markers removed."""
+def _normalise_formatting(body: list[str], title: str, out: PreparedText) -> list[str]:
+    """Section markers -> one neutral break; title lines (running heads) and meta notes dropped;
+    markdown markers removed."""
     kept: list[str] = []
     for p in body:
+        if classify(p, title, "") == "title":
+            out.drop("heading", p)
+            continue
         if is_meta_note(p):
             out.drop("meta_note", p)
             continue
@@ -332,7 +336,7 @@ def prepare_text(text: str, title: str, author: str, *, story_id: str | None = N
     """The content-limit text of a story, with what each rule removed (module docstring)."""
     out = PreparedText(text="")
     body = _strip_front_back(split_paragraphs(text), title, author, story_id, out)
-    body = _normalise_formatting(body, out)
+    body = _normalise_formatting(body, title, out)
     joined = "\n\n".join(body)
     apat = author_pattern(author)
     if apat:
