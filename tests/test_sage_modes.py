@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from judgelab.sage.protocol import modes
-from judgelab.sage.protocol.modes import (ContentLeakError, ContextTooLongError, content_limit_text, find_leaks,
-                                 prepare_input, strip_paratext, truncate_head_tail)
+from judgelab.sage.protocol import leak_check, modes, text_prep
+from judgelab.sage.protocol.modes import (ContentLeakError, ContextTooLongError, content_limit_text,
+                                          prepare_input, truncate_head_tail)
+
+
+def find_leaks(text, title, author):
+    return leak_check.find_leaks(text, title, author)
 
 PULP = """THE SILENT ORBIT
 
@@ -49,19 +53,19 @@ def test_pulp_paratext_is_stripped_and_names_masked():
 
 
 def test_canonical_heading_and_section_numeral_are_dropped():
-    s = strip_paratext(CANONICAL, "The Grey Lantern", "Anon Writer")
-    assert s.dropped_front == ["THE GREY LANTERN.", "I."]
+    s = text_prep.prepare_text(CANONICAL, "The Grey Lantern", "Anon Writer")
+    assert [par for _, par in s.dropped] == ["THE GREY LANTERN.", "I."]
     assert s.text.startswith("THE lamp-lighter of the old quarter")
     assert s.n_title_masked == 1 and "the [withheld] at the corner" in s.text
 
 
 def test_author_name_variants_are_found_anywhere():
-    pat = modes.author_pattern("Howard Phillips Lovecraft")
+    pat = text_prep.author_pattern("Howard Phillips Lovecraft")
     for printed in ("H.P. LOVECRAFT", "H. P. Lovecraft", "Howard Phillips Lovecraft", "Howard Lovecraft"):
         assert pat.search(f"a story by {printed}."), printed
     assert not pat.search("the craft of love")   # surname alone is not matched
-    leaks = find_leaks("He wrote to H. P. Lovecraft.\n\nWEIRD", "Weird", "H. P. Lovecraft")
-    assert any("author name" in x for x in leaks) and any("title line" in x for x in leaks)
+    leaks = find_leaks("He wrote to Howard Lovecraft.\n\nWEIRD", "Weird", "Howard Lovecraft")
+    assert {x.kind for x in leaks} == {"author name", "title line"}
 
 
 def test_masking_policy_off_keeps_the_phrase_but_a_title_line_still_raises():
@@ -69,9 +73,11 @@ def test_masking_policy_off_keeps_the_phrase_but_a_title_line_still_raises():
     assert content_limit_text("Heading words here\n\n" + body, "The Silent Orbit", "Jane Public",
                               mask_title_in_body=False).endswith(body)
     prose = " ".join(["She walked the long corridor again and again."] * 20)   # past the front region
-    with pytest.raises(ContentLeakError):
-        content_limit_text(prose + "\n\nTHE SILENT ORBIT\n\nMore.", "The Silent Orbit", "Jane Public",
-                           mask_title_in_body=False)
+    # a title line anywhere (a running head) is removed; the checker catches one left in
+    out = content_limit_text(prose + "\n\nTHE SILENT ORBIT\n\nMore.", "The Silent Orbit", "Jane Public",
+                             mask_title_in_body=False)
+    assert "SILENT ORBIT" not in out and out.endswith("More.")
+    assert [x.kind for x in find_leaks(prose + "\n\nTHE SILENT ORBIT", "The Silent Orbit", "Jane Public")] == ["title line"]
     # the author's name inside the narrative is always masked
     assert content_limit_text(prose + "\n\nShe met Jane Public there.", "The Silent Orbit",
                               "Jane Public").endswith("She met [withheld] there.")

@@ -70,7 +70,7 @@ def test_render_is_single_pass_and_strict():
 
 def test_template_version_changes_when_a_template_changes(tmp_path, monkeypatch):
     v1 = prompts.template_version("L4")
-    assert v1.startswith("sage-v1-L4-")
+    assert v1.startswith("sage-v2-L4-")
     root = tmp_path / "proj"
     shutil.copytree(prompts.template_dir(), root / "prompts" / "sage")
     monkeypatch.setenv("JUDGELAB_PROJECT_ROOT", str(root))
@@ -86,18 +86,18 @@ def valid_scores(codes, score=3.5):
 def test_round_schema_accepts_a_valid_reply_and_rejects_bad_values():
     codes = prompts.layer_spec("L5").codes
     R1 = schemas.round_schema("L5", "content", 1, 60, 80)
-    ok = R1.model_validate({"extracted": "grief, restraint", "scores": valid_scores(codes)})
+    ok = R1.model_validate({"extracted": "grief, restraint", "reasoning": "r", "scores": valid_scores(codes)})
     assert ok.scores.AC.score == 3.5
-    assert R1.model_validate({"extracted": "x", "scores": valid_scores(codes, 4)}).scores.PI.score == 4.0
-    bad = [valid_scores(codes, 3.7), {**valid_scores(codes), "AC": {**valid_scores(codes)["AC"], "confidence": 6}},
+    assert R1.model_validate({"extracted": "x", "reasoning": "r", "scores": valid_scores(codes, 4)}).scores.PI.score == 4.0
+    bad = [valid_scores(codes, 3.75), valid_scores(codes, 5.1), {**valid_scores(codes), "AC": {**valid_scores(codes)["AC"], "confidence": 6}},
            {c: v for c, v in valid_scores(codes).items() if c != "EG"},
            {**valid_scores(codes), "PI": {**valid_scores(codes)["PI"], "evidence": "x" * 61}},
            {**valid_scores(codes), "XX": valid_scores(codes)["AC"]}]
     for scores in bad:
         with pytest.raises(ValidationError):
-            R1.model_validate({"extracted": "x", "scores": scores})
+            R1.model_validate({"extracted": "x", "reasoning": "r", "scores": scores})
     with pytest.raises(ValidationError):
-        R1.model_validate({"extracted": "x" * 81, "scores": valid_scores(codes)})
+        R1.model_validate({"extracted": "x" * 81, "reasoning": "r", "scores": valid_scores(codes)})
 
 
 def test_schema_shapes_per_round_mode_and_validator():
@@ -115,4 +115,4 @@ def test_schema_shapes_per_round_mode_and_validator():
                             "agreements": "", "disagreements": "", "trust_level": "total",
                             "scores": valid_scores(prompts.layer_spec("L4").codes)})
     enum = schemas.dimension_score_model(60).model_json_schema()["properties"]["score"]["enum"]
-    assert enum == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
+    assert enum[:3] == [1.0, 1.1, 1.2] and enum[-1] == 5.0 and len(enum) == 41   # one decimal

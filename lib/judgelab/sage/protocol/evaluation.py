@@ -123,8 +123,9 @@ def _reply_text(res: ChatResult) -> str:
     return json.dumps(res.data, ensure_ascii=False)
 
 
-def opening(item: EvalItem) -> Message:
-    return Message(role="system", content=prompts.system_prompt(item.layer, item.mode))
+def opening(item: EvalItem, role: str = "evaluator") -> Message:
+    """The system message of ``role``'s conversation (the validator has its own instructions)."""
+    return Message(role="system", content=prompts.system_prompt(item.layer, item.mode, role))
 
 
 def run_evaluator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str) -> list[Call]:
@@ -165,7 +166,7 @@ def transcript(calls: list[Call]) -> str:
 def run_validator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str,
                   evaluator_calls: list[Call]) -> list[Call]:
     """The blind turn (no evaluator output anywhere in its messages), then the review turn."""
-    messages = [opening(item), Message(role="user", content=prompts.validator_blind_prompt(
+    messages = [opening(item, "validator"), Message(role="user", content=prompts.validator_blind_prompt(
         item.layer, item.mode, item.prepared.material))]
     blind_schema = schemas.validator_schema(item.layer, "blind", cfg.evidence_chars, cfg.note_chars)
     blind = gw.chat(_request(item, messages, blind_schema, cfg, BLIND, 1, version))

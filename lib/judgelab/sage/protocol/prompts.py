@@ -153,12 +153,20 @@ def dimensions_block(spec: LayerSpec) -> str:
     return "\n".join(lines)
 
 
-def system_prompt(layer: str, mode: str) -> str:
-    """The system message: role, principles, mode block, dimensions, rubric (same for every round
-    and for the validator's blind turn, so that the conversation prefix stays stable)."""
+ROLES = ("evaluator", "validator")
+
+
+def system_prompt(layer: str, mode: str, role: str = "evaluator") -> str:
+    """The system message: the role's instructions (``role_evaluator.md`` / ``role_validator.md``:
+    the paper's independent validator has its own), principles, mode block, dimensions, rubric.
+    The same for every round of a role, so that its conversation prefix stays stable."""
+    if role not in ROLES:
+        raise PromptError(f"unknown role {role!r}; choose one of {ROLES}")
     spec = layer_spec(layer)
+    role_text = render(load_template(f"role_{role}"), layer_title=spec.title, layer_focus=spec.focus,
+                       layer_short=spec.short)
     return render(
-        load_template("system"),
+        load_template("system"), role=role_text,
         layer_title=spec.title, layer_focus=spec.focus, layer_short=spec.short,
         evidence=spec.evidence, boundary=spec.boundary, projection=spec.projection,
         mode_block=load_template(f"mode_{_check_mode(mode)}"), theory=spec.theory,

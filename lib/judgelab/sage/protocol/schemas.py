@@ -1,7 +1,10 @@
 """Pydantic schemas of every SAGE reply: the five evaluator rounds and the validator's two turns.
 
-Scores are 1.0–5.0 in steps of 0.5 and confidence 1–5, both as ``Literal`` (JSON Schema ``enum``):
-the llama.cpp grammar enforces an ``enum`` but not ``minimum``/``maximum``. Every string has a
+Scores are 1.0–5.0 with one decimal (the paper: "Dimension score range 1.0–5.0"; it states no
+step, and its convergence test, a change below 0.3, needs a finer grid than halves, on which it
+would be the same as no change at all) and confidence 1–5, both as ``Literal`` (JSON Schema
+``enum``): the llama.cpp grammar enforces an ``enum`` but not ``minimum``/``maximum``, so the scale
+holds on every backend. Every string has a
 ``maxLength`` (set per profile) so that a small model cannot run a string into ``max_tokens``.
 Dimension scores are an object with one required property per dimension code, so a reply can
 neither skip nor invent a dimension.
@@ -19,9 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judgelab.sage.protocol.prompts import layer_spec
 
-#: Allowed dimension scores (paper Table 13: 1.0–5.0; steps of 0.5).
-SCORE_VALUES: tuple[float, ...] = tuple(x / 2 for x in range(2, 11))
-Score = Literal[1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
+#: Allowed dimension scores: 1.0–5.0 with one decimal (41 values).
+SCORE_VALUES: tuple[float, ...] = tuple(round(1 + i / 10, 1) for i in range(41))
+SCALE_NOTE = "dimension scores 1.0–5.0, one decimal (schema-enforced)"
+Score = Literal[SCORE_VALUES]  # type: ignore[valid-type]
 Confidence = Literal[1, 2, 3, 4, 5]
 EvidenceStrength = Literal["strong", "moderate", "weak", "absent"]
 Severity = Literal["none", "low", "medium", "high"]
@@ -51,7 +55,7 @@ def dimension_score_model(evidence_chars: int) -> type[BaseModel]:
     return create_model(
         f"DimensionScore{evidence_chars}",
         __config__=_FROZEN,
-        score=(Score, Field(description="1.0-5.0 in steps of 0.5")),
+        score=(Score, Field(description="1.0-5.0, one decimal")),
         confidence=(Confidence, Field(description="1-5")),
         evidence_strength=(EvidenceStrength, ...),
         evidence=(str, Field(max_length=evidence_chars, description="quotation or cited reading")),
@@ -74,7 +78,8 @@ def _note(chars: int, what: str):
 def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_chars: int) -> type[BaseModel]:
     """The reply schema of evaluator round ``rnd`` (1–5) for ``layer`` and ``mode``.
 
-    R1: ``extracted`` + ``scores`` (+ ``knows_work`` in title mode). R2: the layer's bias checks
+    R1: ``extracted`` + ``reasoning`` (the argument from evidence to scores, which the validator's
+    review judges) + ``scores`` (+ ``knows_work`` in title mode). R2: the layer's bias checks
     (:data:`ROUND2_CHECKS`) + ``notes`` + ``scores``. R3: ``boundary_violation`` + ``notes`` +
     ``scores``. R4: ``notes`` + ``scores`` (confidence may change, scores may not — enforced by
     the runner, which flags a change). R5: ``convergence`` + ``overall_confidence`` + ``scores``.
@@ -85,6 +90,7 @@ def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_char
         if mode == "title":
             fields["knows_work"] = (bool, Field(description="true only if the model knows this work"))
         fields["extracted"] = _note(note_chars, "layer-relevant content found")
+        fields["reasoning"] = _note(note_chars, "why these scores: from the evidence to each score")
     elif rnd == 2:
         for name, what in ROUND2_CHECKS[layer].items():
             fields[name] = (bool, Field(description=what))

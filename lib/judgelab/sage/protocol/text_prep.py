@@ -1,0 +1,350 @@
+"""What the judge reads in content-limit mode: the story's prose, and nothing that names the work
+or betrays where the text comes from.
+
+:func:`prepare_text` removes, and counts by rule (characters removed per rule):
+
+- ``heading``: the title line (any part of a title "A (B)" or "A; or, B");
+- ``byline``: "By PHILIP K. DICK", the author's name alone, illustrator credits, "Author of ...";
+- ``subtitle``: a short line between the title and the first section numeral (Crane's "A Tale
+  intended to be after the Fact ...");
+- ``blurb``: an editor's blurb or epigraph block set before the narrative (italic blocks, caps
+  lines, a short teaser after an illustrator credit), and the curated blurbs of
+  ``data/corpus/paratext.csv`` that no rule can tell from a first sentence (Dick's "Larry Thomas
+  bought a cuckoo clock ...");
+- ``signature``: trailing "THE END", separators and the author's name at the end;
+- ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
+  ...", "Epilogue", "End of Chapter 8"), section numerals ("II") and separators ("---", "//",
+  "•", "* * *") — every one replaced by the same neutral break ``* * *``, so a model cannot tell
+  an LLM's chapters from a magazine's section numerals, while the text keeps its sections;
+- ``markdown``: emphasis and heading markers (``**``, ``*``, ``_``, ``#``), the words kept;
+- ``meta_note``: word counts and notes to the reader ("**Word count**: 1,000", "*(Note: This is
+  a condensed version ...)*", "**Final Line:**", "**Human Touches:** ...").
+
+Then it masks the author's name as printed (full name, initials + surname) and, when
+``mask_title_in_body``, every title part of two or more content words ("diamond necklace",
+"piece of string"). A one-word title ("Hands", "The Mantle") names an ordinary thing the story is
+about: masking it would turn the story's central noun into ``[withheld]`` dozens of times (268
+masks in 42 stories under the earlier whole-title rule), so it is removed as a heading only;
+``mask_single_word_titles=True`` masks it everywhere.
+
+The result is verified by the independent checker :mod:`judgelab.sage.protocol.leak_check`.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from judgelab import paths
+
+MASK = "[withheld]"
+SECTION_BREAK = "* * *"
+#: Stop classifying front paratext once this many words of narrative prose have been seen.
+FRONT_PROSE_WORDS = 150
+#: A blurb, teaser or subtitle is at most this many words.
+BLURB_MAX_WORDS = 45
+
+_ARTICLES = {"the", "a", "an", "la", "le", "les", "der", "die", "das"}
+_FUNCTION_WORDS = _ARTICLES | {"of", "and", "or", "in", "on", "at", "to", "for", "from", "by", "with", "de", "du"}
+_CREDIT = re.compile(
+    r"illustrated\s+by|illustrations?\s+by|author\s+of\b|complete\s+in\s+this\s+issue|copyright|"
+    r"transcriber|editor'?s\s+note",
+    re.IGNORECASE,
+)
+_SEPARATOR = re.compile(r"[\s*\-_=~.#·•/]+|[\s*]*—+[\s*]*")
+_END_MARK = re.compile(r"[\W_]*(the\s+end|end|finis)[\W_]*", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
+_BYLINE_WORDS = {"by", "sir", "jr", "sr", "ph", "d", "phd", "dr", "mr", "mrs", "written"}
+_ROMAN = re.compile(r"[\W_]*(?:[IVXLC]+|\d{1,2})[\W_]*")
+_CHAPTER = re.compile(
+    r"^[\W_]*(?:#{1,6}\s*)?[\W_]*(chapter\s+[\w.]+|part\s+(?:[ivxlc]+|\d+|one|two|three|four|five)\b|"
+    r"epilogue|prologue|end\s+of\s+chapter\s+\w+)",
+    re.IGNORECASE,
+)
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_META = re.compile(
+    r"word\s*count|^[*_(\s]*note\s*:|let me know|requested length|\bword[- ](target|limit)\b|"
+    r"expand(ed)? as needed|themes resolved|human touches|maintained brevity|kept concise|"
+    r"^[*_\s]*here(?:'s| is) (?:the )?(?:revised|rewritten|next|final)\b|^[*_\s]*(?:the )?final line\s*:?[*_\s]*$|"
+    r"^as we continued to chapter",
+    re.IGNORECASE,
+)
+_WRAPPED_ASIDE = re.compile(r"^[*_]+\(.*\)[*_.]*$", re.DOTALL)
+_LABEL = re.compile(r"^\*\*(final line)\s*:?\*\*\s*:?\s*", re.IGNORECASE)
+# Innermost pairs first (no marker inside), repeated until nothing changes, so that nested
+# emphasis ("*He said, *now*.*") loses every marker.
+_EMPHASIS = (
+    re.compile(r"\*\*([^*]+?)\*\*"),
+    re.compile(r"__([^_]+?)__"),
+    re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w])"),
+    re.compile(r"(?<![\w_])_(?!\s)([^_]+?)(?<!\s)_(?![\w])"),
+)
+
+
+# ---------------------------------------------------------------- names and titles
+
+def _norm(s: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", (s or "").lower())
+
+
+def words(s: str) -> list[str]:
+    return _WORD.findall(s or "")
+
+
+def _name_tokens(author: str) -> list[str]:
+    tokens = re.findall(r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*", author or "")
+    return [t for t in tokens if t.lower() not in {"jr", "sr", "sir", "phd", "dr", "mr", "mrs", "ph", "d"}]
+
+
+def author_pattern(author: str) -> re.Pattern | None:
+    """Regex for the author's name as printed: the full name, first + last name, or initials +
+    last name ("H.P. LOVECRAFT", "Philip K. Dick", "Robert E Howard"); case-insensitive.
+
+    The surname alone is not matched: surnames like London, Crane, James or Brand are ordinary
+    words inside stories (the leak checker flags a distinctive surname alone, should one occur).
+    """
+    tokens = _name_tokens(author)
+    if not tokens:
+        return None
+    sep = r"[\s.,]*"
+    if len(tokens) == 1:
+        alts = [re.escape(tokens[0])]
+    else:
+        first, last = tokens[:-1], tokens[-1]
+        alts = sorted({sep.join(re.escape(t) for t in tokens),
+                       re.escape(first[0]) + sep + re.escape(last),
+                       sep.join(re.escape(t[0]) for t in first) + sep + re.escape(last)},
+                      key=len, reverse=True)
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(alts) + r")(?![^\W_])", re.IGNORECASE)
+
+
+def title_parts(title: str) -> list[str]:
+    """The parts of a title, each without a leading article, in lower case:
+    "The Mantle (The Overcoat)" -> ["mantle", "overcoat"]; "X; or, Y" -> ["x", "y"]."""
+    pieces = re.split(r"[()\[\]]|;\s*or\b,?", title or "")
+    out = []
+    for piece in pieces:
+        # hyphens split words here ("Bell-Tower" is the two words a text may print apart)
+        ws = [w.lower() for w in re.findall(r"[^\W_]+(?:['’][^\W_]+)*", piece)]
+        while ws and ws[0] in _ARTICLES:
+            ws = ws[1:]
+        if ws:
+            out.append(" ".join(ws))
+    return out
+
+
+def part_pattern(part: str) -> re.Pattern:
+    """Regex for a title part anywhere in a text, any punctuation or spacing between its words."""
+    body = r"[\W_]*".join(re.escape(w) for w in part.split())
+    return re.compile(r"(?<![^\W_])" + body + r"(?![^\W_])", re.IGNORECASE)
+
+
+def is_multiword(part: str) -> bool:
+    """Two or more content words (articles, prepositions and conjunctions do not count)."""
+    return len([w for w in part.split() if w not in _FUNCTION_WORDS]) >= 2
+
+
+# ---------------------------------------------------------------- paragraphs
+
+def split_paragraphs(text: str) -> list[str]:
+    """Paragraphs (blank-line separated), each with its internal whitespace collapsed."""
+    paras = [re.sub(r"\s+", " ", b).strip() for b in re.split(r"\n\s*\n", text or "")]
+    return [p for p in paras if p]
+
+
+def is_section_marker(par: str) -> bool:
+    """A chapter heading, a markdown heading, a section numeral or a separator line."""
+    if _SEPARATOR.fullmatch(par) or _ROMAN.fullmatch(par):
+        return True
+    if _MD_HEADING.match(par) and len(words(par)) <= 15:
+        return True
+    return bool(_CHAPTER.match(par)) and len(words(par)) <= 15
+
+
+def is_meta_note(par: str) -> bool:
+    """A word count or a note to the reader ("*(Note: ...)*", "(Word count: 1000)")."""
+    return bool(_META.search(par)) or bool(_WRAPPED_ASIDE.fullmatch(par) and len(words(par)) >= 3
+                                          and par.lstrip("*_").startswith("("))
+
+
+def classify(par: str, title: str, author: str) -> str:
+    """Kind of a paragraph near the start or end of a story: ``title``, ``author`` (a byline or a
+    signature), ``byline``, ``credit``, ``separator``, ``italic`` (blurbs, epigraphs), ``caps``
+    (a short line without lower-case letters), else ``prose``."""
+    n = len(words(par))
+    bare = _norm(re.sub(r"^[\W_]*(the|a|an)\s+", "", par, flags=re.IGNORECASE))
+    if _norm(par) and (_norm(par) == _norm(title) or bare in {_norm(p) for p in title_parts(title)}):
+        return "title"
+    pat = author_pattern(author)
+    if pat and pat.search(par):
+        rest = [w for w in words(pat.sub(" ", par)) if w.lower() not in _BYLINE_WORDS]
+        if len(rest) <= 1:
+            return "author"
+    if re.fullmatch(r"[\W_]*by[\W_]*", par, re.IGNORECASE):
+        return "byline"
+    m = re.match(r"[\W_]*by\b(.*)", par, re.IGNORECASE)
+    if m and n <= 7 and all(w[:1].isupper() for w in words(m.group(1))):
+        return "byline"
+    if _CREDIT.search(par) and n <= 40:
+        return "credit"
+    if _SEPARATOR.fullmatch(par):
+        return "separator"
+    if par.startswith("_") or par.endswith("_") or par.startswith("(_"):
+        return "italic"
+    if not re.search(r"[a-z]", par) and n <= 15:
+        return "caps"
+    return "prose"
+
+
+# ---------------------------------------------------------------- curated paratext
+
+@lru_cache(maxsize=None)
+def _curated(path: Path) -> dict[str, tuple[str, ...]]:
+    if not path.exists():
+        return {}
+    out: dict[str, list[str]] = {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        for i, row in enumerate(csv.DictReader(fh), start=2):
+            missing = [k for k in ("story_id", "starts_with", "reason") if not (row.get(k) or "").strip()]
+            if missing:
+                raise ValueError(f"{path}: line {i}: empty {', '.join(missing)}")
+            out.setdefault(row["story_id"].strip(), []).append(row["starts_with"].strip())
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def curated_blurbs(story_id: str | None, path: Path | None = None) -> tuple[str, ...]:
+    """Opening words of the paragraphs ``data/corpus/paratext.csv`` marks as paratext of a story
+    (blurbs that no rule can tell from a first sentence), each with its reason in the file."""
+    if not story_id:
+        return ()
+    return _curated(Path(path or paths.corpus_dir() / "paratext.csv")).get(story_id, ())
+
+
+# ---------------------------------------------------------------- the preparation
+
+@dataclass
+class PreparedText:
+    """The content-limit text and what was done to it."""
+
+    text: str
+    removed_chars: Counter = field(default_factory=Counter)
+    n_author_masked: int = 0
+    n_title_masked: int = 0
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+
+    def drop(self, rule: str, par: str) -> None:
+        self.removed_chars[rule] += len(par)
+        self.dropped.append((rule, par))
+
+
+_FRONT_RULE = {"title": "heading", "author": "byline", "byline": "byline", "credit": "byline",
+               "separator": "blurb", "italic": "blurb", "caps": "blurb", "prose": "blurb"}
+
+
+def _front_end(paras: list[str], kinds: list[str], end: int) -> int:
+    """Index of the first narrative paragraph: after the last title/byline/credit marker among the
+    opening paragraphs, then past italic/caps/separator blocks and a teaser after a credit."""
+    last, prose_words, seen_byline = -1, 0, False
+    for i in range(end):
+        k = kinds[i]
+        if k in ("title", "author", "byline", "credit"):
+            last, seen_byline = i, seen_byline or k != "title"
+        elif k == "separator" and seen_byline:
+            last = i
+        elif k == "prose":
+            prose_words += len(words(paras[i]))
+            if prose_words > FRONT_PROSE_WORDS:
+                break
+    start = last + 1
+    while start < end and kinds[start] in ("italic", "caps", "separator", "title") and not _ROMAN.fullmatch(paras[start]):
+        start += 1
+    if (last >= 0 and start == last + 1 and kinds[last] == "credit"
+            and re.search(r"illustrat", paras[last], re.I)
+            and start < end - 1 and kinds[start] == "prose"
+            and len(words(paras[start])) <= BLURB_MAX_WORDS):
+        start += 1
+    return start
+
+
+def _strip_front_back(paras: list[str], title: str, author: str, story_id: str | None,
+                      out: PreparedText) -> list[str]:
+    kinds = [classify(p, title, author) for p in paras]
+    end = len(paras)
+    while end > 0 and (kinds[end - 1] in ("separator", "author") or _END_MARK.fullmatch(paras[end - 1])
+                       or (paras[end - 1].startswith(("--", "—")) and kinds[end - 1] == "caps")):
+        end -= 1
+    start = _front_end(paras, kinds, end)
+    for p, k in zip(paras[:start], kinds[:start]):
+        out.drop(_FRONT_RULE[k], p)
+    for p in paras[end:]:
+        out.drop("signature", p)
+    body = paras[start:end]
+    # a subtitle: one short line between the title and the first section numeral
+    if len(body) >= 2 and len(words(body[0])) <= BLURB_MAX_WORDS and is_section_marker(body[1]) \
+            and not is_section_marker(body[0]) and any(k == "title" for k in kinds[:start]):
+        out.drop("subtitle", body[0])
+        body = body[1:]
+    curated = curated_blurbs(story_id)
+    kept = []
+    for i, p in enumerate(body):
+        if i < 5 and any(p.startswith(c) for c in curated):
+            out.drop("blurb", p)
+        else:
+            kept.append(p)
+    return kept
+
+
+def _normalise_formatting(body: list[str], title: str, out: PreparedText) -> list[str]:
+    """Section markers -> one neutral break; title lines (running heads) and meta notes dropped;
+    markdown markers removed."""
+    kept: list[str] = []
+    for p in body:
+        if classify(p, title, "") == "title":
+            out.drop("heading", p)
+            continue
+        if is_meta_note(p):
+            out.drop("meta_note", p)
+            continue
+        if is_section_marker(p):
+            out.removed_chars["section_marker"] += max(0, len(p) - len(SECTION_BREAK))
+            out.dropped.append(("section_marker", p))
+            if kept and kept[-1] != SECTION_BREAK:
+                kept.append(SECTION_BREAK)
+            continue
+        label = _LABEL.match(p)
+        if label:
+            out.removed_chars["meta_note"] += label.end()
+            p = p[label.end():]
+        plain, previous = p, None
+        while plain != previous:
+            previous = plain
+            for pattern in _EMPHASIS:
+                plain = pattern.sub(r"\1", plain)
+        plain = _MD_HEADING.sub("", plain)
+        out.removed_chars["markdown"] += len(p) - len(plain)
+        kept.append(plain)
+    while kept and kept[-1] == SECTION_BREAK:
+        kept.pop()
+    return kept
+
+
+def prepare_text(text: str, title: str, author: str, *, story_id: str | None = None,
+                 mask_title_in_body: bool = True, mask_single_word_titles: bool = False) -> PreparedText:
+    """The content-limit text of a story, with what each rule removed (module docstring)."""
+    out = PreparedText(text="")
+    body = _strip_front_back(split_paragraphs(text), title, author, story_id, out)
+    body = _normalise_formatting(body, title, out)
+    joined = "\n\n".join(body)
+    apat = author_pattern(author)
+    if apat:
+        joined, out.n_author_masked = apat.subn(MASK, joined)
+    if mask_title_in_body:
+        for part in title_parts(title):
+            if is_multiword(part) or (mask_single_word_titles and len(_norm(part)) >= 3):
+                joined, n = part_pattern(part).subn(MASK, joined)
+                out.n_title_masked += n
+    out.text = joined
+    return out

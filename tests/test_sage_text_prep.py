@@ -1,0 +1,126 @@
+"""Content-limit text preparation and the independent leak checker (issue 14, item 1)."""
+from __future__ import annotations
+
+import pytest
+
+from judgelab.sage.protocol import leak_check as lc
+from judgelab.sage.protocol import text_prep as tp
+from judgelab.sage.protocol.modes import ContentLeakError, content_limit_text
+
+LLM_STORY = """# Chapter 1: The Taste
+
+The knife knows what to do. *Dice small*, she **can't** chew big pieces.
+
+---
+
+**Chapter 2: Three Weeks Before**
+
+Carson watches from the doorway. She says *“it was the *moon*.”*
+
+---
+
+**Word count**: 1,000
+
+*(Note: This is a condensed version to fit the 1,000-word target. Let me know!)*
+
+**Final Line:** The kitchen never answers.
+"""
+
+
+def test_title_parts_split_alternative_titles_and_hyphens():
+    assert tp.title_parts("The Mantle (The Overcoat)") == ["mantle", "overcoat"]
+    assert tp.title_parts("A Piece of String (La Ficelle)") == ["piece of string", "ficelle"]
+    assert tp.title_parts("Twice-Told; or, The Lantern") == ["twice told", "lantern"]
+    assert tp.is_multiword("piece of string") and not tp.is_multiword("mantle")
+
+
+def test_alternative_title_in_body_is_masked_but_a_one_word_title_is_not():
+    text = "A PIECE OF STRING\n\nHe picked up a piece of string from the road. It was a piece-of string."
+    out = tp.prepare_text(text, "A Piece of String (La Ficelle)", "Guy de Maupassant")
+    assert out.text == "He picked up a [withheld] from the road. It was a [withheld]."
+    assert out.n_title_masked == 2 and out.removed_chars["heading"] == len("A PIECE OF STRING")
+    mantle = tp.prepare_text("THE MANTLE\n\nHis mantle was old.", "The Mantle (The Overcoat)", "Nikolai Gogol")
+    assert mantle.text == "His mantle was old." and mantle.n_title_masked == 0
+    masked = tp.prepare_text("THE MANTLE\n\nHis mantle was old.", "The Mantle (The Overcoat)", "Nikolai Gogol",
+                             mask_single_word_titles=True)
+    assert masked.text == "His [withheld] was old."
+
+
+def test_llm_formatting_is_removed_and_sections_become_one_neutral_break():
+    out = tp.prepare_text(LLM_STORY, "Mushroom Season", "claude-opus-4")
+    assert out.text == (
+        "The knife knows what to do. Dice small, she can't chew big pieces.\n\n* * *\n\n"
+        "Carson watches from the doorway. She says “it was the moon.”\n\n* * *\n\n"
+        "The kitchen never answers."
+    )
+    assert out.removed_chars["meta_note"] >= len("**Word count**: 1,000")
+    assert out.removed_chars["markdown"] == 2 + 4 + 2 + 2   # *Dice small*, **can't**, *“...”*, *moon*
+    assert lc.find_leaks(out.text, "Mushroom Season", "claude-opus-4") == []
+
+
+def test_subtitle_before_the_first_section_numeral_is_removed():
+    text = ("THE OPEN BOAT\n\nA Tale intended to be after the Fact. Being the Experience of Four Men\n\n"
+            "I\n\nNone of them knew the colour of the sky.\n\nII\n\nThe cook said nothing.")
+    out = tp.prepare_text(text, "The Open Boat", "Stephen Crane")
+    assert out.text == "None of them knew the colour of the sky.\n\n* * *\n\nThe cook said nothing."
+    assert out.removed_chars["subtitle"] == len("A Tale intended to be after the Fact. Being the Experience of Four Men")
+
+
+def test_curated_blurb_from_the_paratext_file(tmp_path, monkeypatch):
+    csv_path = tmp_path / "paratext.csv"
+    csv_path.write_text("story_id,starts_with,reason\nx1,Larry bought a clock,teaser under the byline\n",
+                        encoding="utf-8")
+    monkeypatch.setattr(tp.paths, "corpus_dir", lambda: tmp_path)
+    text = "BEYOND\n\n_by ... Philip K. Dick_\n\nLarry bought a clock for his wife.\n\nThat night he sat down."
+    assert tp.prepare_text(text, "Beyond", "Philip K. Dick", story_id="x1").text == "That night he sat down."
+    assert tp.prepare_text(text, "Beyond", "Philip K. Dick").text.startswith("Larry bought")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "paratext.csv").write_text("story_id,starts_with,reason\nx1,,\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 2: empty starts_with, reason"):
+        tp.curated_blurbs("x1", bad / "paratext.csv")
+
+
+def test_checker_is_independent_of_the_masking_patterns():
+    # punctuation and line breaks between the words of a title part do not hide it
+    leaks = lc.find_leaks("It was a diamond—\nnecklace of paste.", "The Diamond Necklace (La Parure)", "Guy de Maupassant")
+    assert [x.kind for x in leaks] == ["title part"]
+    # accents folded, the full name found; a one-word title in the body is not a leak
+    leaks = lc.find_leaks("Guy de MAUPASSANT wrote this. Her parure shone.", "The Diamond Necklace (La Parure)",
+                          "Guy de Maupassant")
+    assert [x.kind for x in leaks] == ["author name"]
+    assert [x.kind for x in lc.find_leaks("Maupassant.", "X", "Guy de Maupassant", surnames={"maupassant"})] == ["surname"]
+    assert lc.find_leaks("London was foggy.", "X", "Jack London", surnames=set()) == []
+    kinds = {x.kind for x in lc.find_leaks("# Chapter 2\n\n**Word count**: 900", "X", "m")}
+    assert kinds == {"markdown", "chapter marker", "meta note"}
+
+
+def test_distinctive_surnames_are_those_no_other_story_uses():
+    pairs = [("Jack London", "He went to London."), ("Guy de Maupassant", "Paris."),
+             ("Stephen Crane", "A crane flew."), ("Mary Smith", "London again; a crane.")]
+    assert lc.distinctive_surnames(pairs) == {"maupassant", "smith"}
+
+
+def test_a_leak_raises_naming_the_story():
+    with pytest.raises(ContentLeakError, match="s1"):
+        # the masking leaves a surname alone (an ordinary word for most authors); the checker,
+        # told that this one is distinctive, catches it
+        content_limit_text("Real prose here, long enough to be a story.\n\n" * 30 + "Brandt laughed.",
+                           "T", "Ann Brandt", story_id="s1", surnames={"brandt"})
+
+
+def test_every_corpus_story_is_clean_in_content_mode():
+    """All 100 stories of the manifest (when acquired): zero leaks after preparation."""
+    from judgelab import paths
+    from judgelab.corpus.manifest import load_corpus
+    if not (paths.data_raw() / "stories").is_dir():
+        pytest.skip("corpus not acquired: run `make data`")
+    corpus = load_corpus(acquire=False)     # a corrupt or missing story fails here, naming it
+    surnames = lc.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    found = {}
+    for row in corpus.itertuples():
+        text = tp.prepare_text(row.text, row.title, row.author, story_id=row.story_id).text
+        leaks = lc.find_leaks(text, row.title, row.author, surnames=surnames)
+        if leaks:
+            found[row.story_id] = leaks[:3]
+    assert found == {} and len(corpus) == 100
