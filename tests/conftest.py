@@ -13,7 +13,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Tests never talk to OpenAI: a key in the caller's environment must not leak into a test run.
 os.environ.pop("OPENAI_API_KEY", None)
-for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE"):
+for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "OPENAI_BASE_URL"):
     os.environ.pop(var, None)
 
 

@@ -89,6 +89,7 @@ def test_backends_at_two_base_urls_have_different_identities_and_cache_keys(tmp_
         assert gw_for(b, path).chat(req(1)).cached and b.n_calls == 1  # same endpoint: from the cache
 
 
+CONCURRENCY = 4
 CHILD = textwrap.dedent("""
     import sys
     from pydantic import BaseModel
@@ -98,7 +99,7 @@ CHILD = textwrap.dedent("""
         label: str
 
     gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=sys.argv[1],
-                               cache_path=sys.argv[2], concurrency=4, progress=False)
+                               cache_path=sys.argv[2], concurrency=int(sys.argv[4]), progress=False)
     reqs = [ChatRequest(messages=[Message(role="user", content=f"item {i}")], schema=Label, tags={"item": i})
             for i in range(int(sys.argv[3]))]
     res = gw.run_batch(reqs)
@@ -107,11 +108,13 @@ CHILD = textwrap.dedent("""
 
 
 def _child(srv, cache, n, env):
-    return subprocess.Popen([sys.executable, "-c", CHILD, srv.base_url, str(cache), str(n)], env=env,
+    return subprocess.Popen([sys.executable, "-c", CHILD, srv.base_url, str(cache), str(n), str(CONCURRENCY)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_sigkill_mid_batch_then_resume_repeats_no_completed_call(tmp_path):
+    # Bound (README, "Replay"): after a kill, the calls paid again are at most the concurrency:
+    # only calls in flight at the kill (received by the server, answer not yet cached) repeat.
     n = 40
     cache = tmp_path / "out" / "c.sqlite"
     env = {**os.environ, "PYTHONPATH": str(LIB), "JUDGELAB_OUTPUT_ROOT": str(tmp_path / "out"), "OPENAI_API_KEY": FAKE_KEY}
@@ -125,6 +128,7 @@ def test_sigkill_mid_batch_then_resume_repeats_no_completed_call(tmp_path):
         assert proc.returncode == -signal.SIGKILL
         done_before = {r["tags"]["item"] for r in ResponseCache(cache).rows()}
         assert 0 < len(done_before) < n, "the kill must land mid-batch"
+        received_before = {int(b["messages"][-1]["content"].split()[1]) for b in srv.calls}  # paid at the server
         srv.reset_counts()
         proc = _child(srv, cache, n, env)
         out, err = proc.communicate(timeout=120)
@@ -134,6 +138,9 @@ def test_sigkill_mid_batch_then_resume_repeats_no_completed_call(tmp_path):
     assert called_after.isdisjoint(done_before)          # zero repeat calls for completed requests
     assert called_after | done_before == set(range(n))
     assert srv.n_calls == n - len(done_before)
+    repaid = received_before & called_after
+    assert repaid == received_before - done_before       # exactly the calls in flight at the kill
+    assert len(repaid) <= CONCURRENCY
 
 
 def test_no_written_file_contains_the_api_key(tmp_path, monkeypatch):

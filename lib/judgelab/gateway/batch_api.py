@@ -111,7 +111,7 @@ def collect_batch(
         elif gw.cache.contains(key) or fill_missing:
             res = gw.chat(req)
         else:
-            res = ChatResult(status="failed", error=f"{req.item_label()}: {errors.get(key, f'not in batch {batch_id}')}",
+            res = ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {errors.get(key, f'not in batch {batch_id}')}"),
                              backend=gw.backend_name, model=gw.model_name, key=key, tags=dict(req.tags))
             gw.ledger.record(res)
         out.append(res)
@@ -131,12 +131,12 @@ def _store(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str) 
     if verr is not None:
         return None, f"invalid reply in batch {batch_id}: {verr}"
     usage = reply.usage or gw._estimate([m.model_dump() for m in req.messages], reply.text)
-    gw.cache.put({
+    gw.cache.put(gw.redact({  # the key never reaches a file (judgelab.gateway.redact)
         "key": key, "request": canonical_request(gw._identity, req), "text": reply.text,
         "parsed": parsed.model_dump(mode="json") if req.schema is not None else None,
         "usage": usage.model_dump(), "latency_s": 0.0, "reported_model": reply.reported_model,
         "backend": gw.backend_name, "model": gw.model_name, "n_repairs": 0, "truncated": False,
         "truncation_note": None, "tags": {**req.tags, "batch_id": batch_id}, "created_at": time.time(),
-    })
+    }))
     return ChatResult(status="ok", parsed=parsed, text=reply.text, backend=gw.backend_name, model=gw.model_name,
                       usage=usage, latency_s=0.0, key=key, tags=dict(req.tags), n_attempts=1), ""

@@ -11,10 +11,14 @@ Flow of one :meth:`Gateway.chat`:
    at most ``max_repairs`` times; then record a failure (status, raw text, error) — never a
    default value;
 5. cache successes only; write the ledger row and the transcript line.
+
+Everything written (cache entry, transcript line, ledger row, a result's error and raw text) goes
+through :func:`~judgelab.gateway.redact.redact` with the configured key. Consecutive connection
+failures to the endpoint open a :class:`~judgelab.gateway.breaker.CircuitBreaker`, which stops
+the run with one error naming the URL.
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -25,12 +29,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from judgelab import tokens
 from judgelab.engines import is_embedded_small_model
+from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache, canonical_request, request_key
 from judgelab.gateway.errors import ConfigError, ContextOverflowError, PermanentError, ReplayMissError, TransientError
 from judgelab.gateway.ledger import Ledger, PriceTable
 from judgelab.gateway.limiter import RateLimiter
 from judgelab.gateway.parsing import parse_reply, repair_message
 from judgelab.gateway.progress import BatchProgress
+from judgelab.gateway.redact import configured_secrets, redact
 from judgelab.gateway.retry import RetryPolicy
 from judgelab.gateway.settings import resolve
 from judgelab.gateway.transcripts import TranscriptLog
@@ -74,8 +80,12 @@ class Gateway:
         prices: PriceTable | None = None,
         transcripts: TranscriptLog | None = None,
         progress: bool = True,
+        secrets: tuple[str, ...] | None = None,
+        breaker: CircuitBreaker | None = None,
     ):
         self.backend = backend
+        #: redacted from every file the gateway writes ($OPENAI_API_KEY and the backend's key)
+        self.secrets = tuple(secrets) if secrets is not None else configured_secrets(getattr(backend, "api_key", None))
         self.cache = cache
         self.cache_mode = cache_mode
         self.concurrency = concurrency
@@ -83,7 +93,8 @@ class Gateway:
         self.retry = retry or RetryPolicy()
         self.limiter = limiter or RateLimiter()
         self.prices = prices or PriceTable.load()
-        self.ledger = Ledger(self.prices)
+        self.ledger = Ledger(self.prices, self.secrets)
+        self.breaker = breaker or CircuitBreaker(backend.base_url)
         self.transcripts = transcripts
         self.progress = progress
         self._identity = backend.identity()
@@ -120,23 +131,26 @@ class Gateway:
         """
         s = resolve(backend, model, base_url, cache_mode, concurrency, rpm, tpm, cache_path, progress)
         prices = PriceTable.load(price_table)
+        # in replay the backend is never called: it is built without key, network or model load
+        # (llamacpp then counts tokens with the GGUF's vocabulary alone, no weights)
+        offline = s.cache_mode == "replay"
         if s.backend == "llamacpp":
             from judgelab.gateway.backends.llamacpp import DEFAULT_N_CTX, LlamaCppBackend
 
-            be = LlamaCppBackend(s.model, n_ctx=n_ctx or DEFAULT_N_CTX)
+            be = LlamaCppBackend(s.model, n_ctx=n_ctx or DEFAULT_N_CTX, offline=offline)
         else:
             from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
             be = OpenAIBackend(s.model, s.base_url, compatible=s.backend == "openai-compatible",
-                               timeout_s=timeout_s, schema_style=schema_style, prices=prices)
+                               timeout_s=timeout_s, schema_style=schema_style, prices=prices, offline=offline)
+        secrets = configured_secrets(getattr(be, "api_key", None))
         log = None
         if transcripts:
-            secret = os.environ.get("OPENAI_API_KEY")
-            log = TranscriptLog(s.cache_path.parent / "transcripts", f"{be.name}_{be.model}", secrets=[secret] if secret else [])
+            log = TranscriptLog(s.cache_path.parent / "transcripts", f"{be.name}_{be.model}", secrets=list(secrets))
         return cls(
             be, ResponseCache(s.cache_path), cache_mode=s.cache_mode, concurrency=s.concurrency,
             max_repairs=max_repairs, retry=retry, limiter=RateLimiter(s.rpm, s.tpm), prices=prices,
-            transcripts=log, progress=s.progress,
+            transcripts=log, progress=s.progress, secrets=secrets,
         )
 
     # -- identity -------------------------------------------------------------------------------
@@ -162,6 +176,16 @@ class Gateway:
         return {"backend": self.backend_name, "model": self.model_name, "base_url": self.base_url,
                 "cache": str(self.cache.path), "cache_mode": self.cache_mode,
                 "embedded_small_model": self.is_embedded_small_model}
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under the backend's own tokenizer (llama.cpp's vocabulary for the
+        embedded model, tiktoken's encoding of the model for OpenAI-compatible endpoints), so that
+        a token budget counts what the model will actually read."""
+        return int(self.backend.count_tokens(text))
+
+    def redact(self, value: Any) -> Any:
+        """``value`` (text, or dicts/lists of it) with the configured key replaced; see :mod:`.redact`."""
+        return redact(value, self.secrets)
 
     def key(self, request: ChatRequest) -> str:
         """The cache key of ``request`` for this backend."""
@@ -229,7 +253,7 @@ class Gateway:
             "status": "ok", "parsed": parsed, "text": entry["text"], "n_repairs": entry["n_repairs"],
             "cached": True, "backend": entry["backend"], "model": entry["model"], "usage": entry["usage"],
             "latency_s": entry["latency_s"], "truncated": entry["truncated"],
-            "truncation_note": entry["truncation_note"], "key": key, "tags": dict(request.tags),
+            "truncation_note": entry["truncation_note"], "key": key, "tags": self.redact(dict(request.tags)),
         })
 
     def _fresh(self, request: ChatRequest, key: str) -> ChatResult:
@@ -245,22 +269,23 @@ class Gateway:
             out.error = f"context overflow: {label}: {exc}"
         else:
             messages = self._converse(messages, request, label, out)
+        self._redact_outcome(out, request)
         ok = out.error is None
         result = ChatResult(
             status="ok" if ok else "failed", parsed=out.parsed if ok else None, text=out.text, error=out.error,
             n_repairs=out.repairs, n_attempts=out.attempts, cached=False, backend=self.backend_name,
             model=self.model_name, usage=out.usage, latency_s=out.latency, truncated=out.note is not None,
-            truncation_note=out.note, key=key, tags=dict(request.tags),
+            truncation_note=out.note, key=key, tags=self.redact(dict(request.tags)),
         )
         if ok:  # errors and recorded failures are never cached
-            self.cache.put({
+            self.cache.put(self.redact({
                 "key": key, "request": canonical_request(self._identity, request), "text": out.text,
                 "parsed": out.parsed.model_dump(mode="json") if request.schema is not None else None,
                 "usage": out.usage.model_dump(), "latency_s": out.latency, "reported_model": out.reported,
                 "backend": self.backend_name, "model": self.model_name, "n_repairs": out.repairs,
                 "truncated": out.note is not None, "truncation_note": out.note, "tags": dict(request.tags),
                 "created_at": time.time(),
-            })
+            }))
         if self.transcripts is not None:
             self.transcripts.write({
                 "time": time.time(), "key": key, "tags": request.tags, "backend": self.backend_name,
@@ -271,6 +296,22 @@ class Gateway:
                 "truncation": out.note,
             })
         return result
+
+    def _redact_outcome(self, out: "_Outcome", request: ChatRequest) -> None:
+        """Replace the key in the reply, the parsed object and the error (a server may echo it)."""
+        if not self.secrets:
+            return
+        out.text, out.error, out.turns = self.redact(out.text), self.redact(out.error), self.redact(out.turns)
+        if request.schema is not None and out.parsed is not None:
+            dumped = out.parsed.model_dump(mode="json")
+            clean = self.redact(dumped)
+            if clean != dumped:
+                try:
+                    out.parsed = request.schema.model_validate(clean)
+                except Exception as exc:  # noqa: BLE001 - the masked reply no longer fits the schema
+                    out.parsed, out.error = None, f"{request.item_label()}: the reply repeats the API key ({exc})"
+        elif isinstance(out.parsed, str):
+            out.parsed = self.redact(out.parsed)
 
     def _converse(self, messages: list[dict], request: ChatRequest, label: str, out: "_Outcome") -> list[dict]:
         """Call, validate, and on an invalid reply show the model its error (at most ``max_repairs``
@@ -310,8 +351,21 @@ class Gateway:
         budget = tokens.count_message_tokens(messages, self.model_name) + request.sampling.max_tokens if self.limiter.active else 0
 
         def attempt():
+            self.breaker.check()  # an endpoint found dead stops every item, retries included
             self.limiter.acquire(budget)
-            return self.backend.complete(messages, request.schema, request.sampling)
+            try:
+                reply = self.backend.complete(messages, request.schema, request.sampling)
+            except TransientError as exc:
+                if exc.connection_failed:
+                    self.breaker.record_failure(exc)  # raises EndpointUnreachableError at the limit
+                else:
+                    self.breaker.record_success()  # the server answered, with an error
+                raise
+            except PermanentError:
+                self.breaker.record_success()
+                raise
+            self.breaker.record_success()
+            return reply
 
         return self.retry.call(attempt)
 

@@ -23,15 +23,25 @@ class TransientError(GatewayError):
     """A backend error worth retrying (429, 5xx, timeout, connection error).
 
     ``retry_after`` is the server's Retry-After in seconds when it sent one. ``timed_out`` marks a
-    client timeout: the server may still finish, and bill, the abandoned call.
+    client timeout: the server may still finish, and bill, the abandoned call. ``connection_failed``
+    marks a call that reached no server (refused, reset, DNS): the circuit breaker counts those.
     """
 
     def __init__(self, message: str, retry_after: float | None = None, status: int | None = None,
-                 timed_out: bool = False):
+                 timed_out: bool = False, connection_failed: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
         self.timed_out = timed_out
+        self.connection_failed = connection_failed
+
+
+class EndpointUnreachableError(GatewayError):
+    """The circuit breaker is open: consecutive calls to one endpoint found no server.
+
+    Raised by :meth:`Gateway.chat` (it stops the run) instead of recording one failure per item,
+    since every further item would fail the same way after its own retries.
+    """
 
 
 class PermanentError(GatewayError):

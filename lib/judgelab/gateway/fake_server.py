@@ -44,7 +44,10 @@ The ``default`` (when ``default=None``) synthesizes a schema-valid object from t
 Faults: ``Fault.rate_limit(retry_after=1)`` (429 + ``Retry-After``), ``Fault.server_error(500)``,
 ``Fault.timeout(seconds)`` (sleeps before answering, so a client with a shorter timeout gives
 up), ``Fault.malformed_body()`` (HTTP 200 whose body is not JSON), ``Fault.disconnect()`` (closes
-the connection without a response), ``Fault.status(400, "bad request")`` (any error status).
+the connection without a response), ``Fault.status(400, "bad request")`` (any error status, e.g.
+``Fault.status(500, "Input should be 'text' or 'json_object'")``, the llama.cpp server's answer to
+a ``json_schema`` response format), ``Fault.echo_authorization(401)`` (an error whose message
+repeats the Authorization header, to test that the key is kept out of files).
 Helpers for content faults: :func:`malformed_json`, :func:`truncated_json`.
 
 Counting: ``srv.n_calls`` (chat calls received, faults included), ``srv.calls`` (their request
@@ -99,6 +102,11 @@ class Fault:
     def malformed_body(cls) -> "Fault":
         """HTTP 200 whose body is not JSON."""
         return cls("body", 200)
+
+    @classmethod
+    def echo_authorization(cls, status: int = 401) -> "Fault":
+        """An error whose message repeats the request's Authorization header (as some proxies do)."""
+        return cls("echo_auth", status, message="Incorrect API key provided: ")
 
     @classmethod
     def disconnect(cls) -> "Fault":
@@ -399,9 +407,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, comp, headers=reply.headers)
 
     def _fault(self, fault: Fault, body: dict) -> None:
-        if fault.kind == "status":
+        if fault.kind in ("status", "echo_auth"):
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
-            self._send(fault.status, {"error": {"message": fault.message, "type": "fake_error", "code": str(fault.status)}}, headers)
+            message = fault.message + (self.headers.get("Authorization", "") if fault.kind == "echo_auth" else "")
+            self._send(fault.status, {"error": {"message": message, "type": "fake_error", "code": str(fault.status)}}, headers)
         elif fault.kind == "sleep":
             self.fake._stop.wait(fault.seconds)
             self._send(200, self.fake.completion(body, default_reply(body))[0])

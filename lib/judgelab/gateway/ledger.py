@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 
+from judgelab.gateway.redact import redact
 from judgelab.gateway.types import ChatResult
 
 if TYPE_CHECKING:  # pandas is imported when a frame is asked for, not by every worker process
@@ -84,8 +85,9 @@ class PriceTable:
 class Ledger:
     """Thread-safe list of per-call rows, exported as a DataFrame."""
 
-    def __init__(self, prices: PriceTable):
+    def __init__(self, prices: PriceTable, secrets: tuple[str, ...] = ()):
         self.prices = prices
+        self.secrets = secrets  # redacted from every row (tags may carry anything)
         self._rows: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
@@ -110,6 +112,7 @@ class Ledger:
             "n_attempts": result.n_attempts,
             "truncated": result.truncated,
         }
+        row = redact(row, self.secrets)
         with self._lock:
             self._rows.append(row)
 

@@ -1,7 +1,8 @@
 """Gateway configuration from arguments, then the environment, then the embedded default.
 
 Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatible),
-``JUDGELAB_MODEL`` (model name, or a GGUF path for llamacpp), ``JUDGELAB_BASE_URL``,
+``JUDGELAB_MODEL`` (model name, or a GGUF path for llamacpp), ``JUDGELAB_BASE_URL`` (else
+``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read),
 ``JUDGELAB_CACHE_MODE`` (normal | replay | refresh), ``JUDGELAB_CONCURRENCY``, ``JUDGELAB_RPM``,
 ``JUDGELAB_TPM``, ``JUDGELAB_CACHE_PATH`` (default ``paths.cache_dir()/llm_cache.sqlite``),
 ``JUDGELAB_PROGRESS`` (0 hides progress bars) and ``OPENAI_API_KEY`` (the only source of the key).
@@ -73,10 +74,17 @@ def resolve(
     cache_path: str | Path | None = None,
     progress: bool | None = None,
 ) -> Settings:
-    """Arguments win over the environment; with neither, the embedded llamacpp model."""
+    """Arguments win over the environment; with neither, the embedded llamacpp model.
+
+    The base URL: the argument, else ``JUDGELAB_BASE_URL``, else (for the OpenAI-protocol
+    backends) ``OPENAI_BASE_URL``. Only the first two choose ``openai-compatible`` when no backend
+    is named: ``OPENAI_BASE_URL`` alone leaves the default backend as it is.
+    """
     base_url = base_url or _env("JUDGELAB_BASE_URL")
     backend = backend or _env("JUDGELAB_BACKEND") or ("openai-compatible" if base_url else "llamacpp")
     backend = normalize_backend(backend)
+    if backend != "llamacpp":
+        base_url = base_url or _env("OPENAI_BASE_URL")
     mode = (cache_mode or _env("JUDGELAB_CACHE_MODE") or "normal").lower()
     if mode not in CACHE_MODES:
         raise ConfigError(f"unknown cache mode {mode!r}; choose one of {', '.join(CACHE_MODES)}")

@@ -2,8 +2,8 @@
 
 Each line holds the request's tags and key, every message sent (repair turns included), every
 raw reply, the parsed object or the error, usage and timing. Written under
-``paths.cache_dir()/transcripts/``. API keys are never part of a request; as a second line of
-defence any occurrence of the configured key is replaced before a line is written.
+``paths.cache_dir()/transcripts/``. Any occurrence of the configured key is replaced before a
+line is written (:func:`judgelab.gateway.redact.redact`).
 """
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judgelab.gateway.redact import MIN_SECRET_LEN, redact
+
 
 class TranscriptLog:
     """Append-only JSONL file, opened on the first write (thread-safe)."""
@@ -22,14 +24,13 @@ class TranscriptLog:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
         self.path = Path(folder) / f"{stamp}_{safe}_{os.getpid()}.jsonl"
-        self._secrets = [s for s in (secrets or []) if s and len(s) >= 8]
+        self._secrets = tuple(s for s in (secrets or []) if s and len(s) >= MIN_SECRET_LEN)
         self._lock = threading.Lock()
         self._fh = None
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str)
-        for secret in self._secrets:
-            line = line.replace(secret, "[REDACTED]")
+        # redacted as text, after json.dumps, so that objects turned into strings are covered too
+        line = redact(json.dumps(record, ensure_ascii=False, default=str), self._secrets)
         with self._lock:
             if self._fh is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

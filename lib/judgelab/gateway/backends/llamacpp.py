@@ -13,7 +13,10 @@ Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``
   turn of a conversation (same system message and story, one more exchange) therefore pays only
   for its new tokens — provided no other conversation ran in between, which is why conversations
   on this backend run sequentially. The reused length is reported as ``usage.cached_tokens``.
-* The model is loaded on the first call, so a replay-mode run never loads it.
+* The model is loaded on the first call, so a replay-mode run never loads it. An ``offline``
+  (replay) backend still counts tokens, since callers size their prompts with it
+  (``Gateway.count_tokens``): with the GGUF's vocabulary alone (``Llama(vocab_only=True)``, no
+  weights), which tokenizes exactly as the full model does.
 """
 from __future__ import annotations
 
@@ -74,6 +77,7 @@ def common_prefix_len(a, b) -> int:
 
 
 _MODELS: dict[tuple, Any] = {}
+_VOCABS: dict[str, Any] = {}
 _LOCKS: dict[tuple, threading.RLock] = {}
 _REGISTRY_LOCK = threading.Lock()
 
@@ -95,6 +99,16 @@ def _load(key: tuple, verbose: bool):
         return _MODELS[key]
 
 
+def _load_vocab(path: str):
+    """The GGUF's tokenizer alone (``vocab_only=True``: no weights read), shared per file."""
+    with _REGISTRY_LOCK:
+        if path not in _VOCABS:
+            from llama_cpp import Llama
+
+            _VOCABS[path] = Llama(model_path=path, vocab_only=True, verbose=False)
+        return _VOCABS[path]
+
+
 class LlamaCppBackend:
     """In-process llama.cpp chat completions."""
 
@@ -102,7 +116,8 @@ class LlamaCppBackend:
     base_url = None
     max_concurrency = 1
 
-    def __init__(self, model: str | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None, verbose: bool = False):
+    def __init__(self, model: str | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None,
+                 verbose: bool = False, offline: bool = False):
         path = Path(model).expanduser() if model else bundled_gguf()
         if not path.is_file():
             raise ConfigError(f"llamacpp model file not found: {path} (give a path to a .gguf file)")
@@ -111,6 +126,8 @@ class LlamaCppBackend:
         self.n_ctx = n_ctx
         self.n_threads = n_threads or default_threads()
         self.verbose = verbose
+        #: replay: never load the weights; count tokens with the vocabulary alone
+        self.offline = offline
         self._llama = None
         self._formatter = None
         # one lock per loaded model, shared by every backend object that uses it
@@ -155,6 +172,9 @@ class LlamaCppBackend:
         return self.llama.detokenize(toks).decode("utf-8", errors="ignore")
 
     def count_tokens(self, text: str) -> int:
+        if self.offline and self._llama is None:
+            vocab = _load_vocab(str(self.path.resolve()))
+            return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
         return len(self.encode(text))
 
     def prompt_tokens(self, messages: list[dict]) -> list[int]:

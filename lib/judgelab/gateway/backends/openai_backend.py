@@ -9,7 +9,9 @@
   server understands (vLLM accepts it too); ``schema_style="json_schema"`` sends OpenAI's form.
 
 The client's own retries are disabled (``max_retries=0``): the gateway retries, so that its
-counts are the true number of calls. The key comes only from ``OPENAI_API_KEY``.
+counts are the true number of calls. The key comes only from ``OPENAI_API_KEY`` (or ``api_key``).
+The client is built on the first real call: an ``offline`` backend (replay mode) needs no key and
+no network, and its :meth:`~OpenAIBackend.identity` (part of the cache key) never holds the key.
 """
 from __future__ import annotations
 
@@ -32,6 +34,13 @@ from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
 
 OPENAI_URL = "https://api.openai.com/v1"
+#: HTTP statuses that the same request will meet again: retrying them only repeats the bill
+NOT_RETRIED = (400, 401, 403, 404, 422)
+#: A 5xx whose body says the request's *form* is not accepted will repeat too. The llama.cpp
+#: server answers ``json_schema`` response formats with HTTP 500 "Input should be 'text' or
+#: 'json_object'"; vLLM and other pydantic-validated servers phrase it the same way.
+FORM_REJECTED = re.compile(r"Input should be '|unsupported (parameter|value|response_format)|"
+                           r"unrecognized request argument|extra inputs are not permitted", re.IGNORECASE)
 _REASONING = re.compile(r"^(gpt-5|o\d)")
 
 
@@ -53,6 +62,7 @@ class OpenAIBackend:
         schema_style: str | None = None,
         prices: PriceTable | None = None,
         api_key: str | None = None,
+        offline: bool = False,
     ):
         self.name = "openai-compatible" if compatible else "openai"
         self.compatible = compatible
@@ -60,22 +70,44 @@ class OpenAIBackend:
             raise ConfigError("backend openai-compatible needs a base URL (JUDGELAB_BASE_URL), e.g. http://127.0.0.1:8000/v1")
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        if not key:
-            if not compatible:
-                raise ConfigError("backend openai needs OPENAI_API_KEY in the environment")
-            key = "no-key"  # local servers ignore it, the client insists on one
+        #: the key (None when absent); for redaction and the client, never part of identity()
+        self.api_key = key or None
+        self.offline = offline
+        if not key and not compatible and not offline:
+            raise ConfigError("backend openai needs OPENAI_API_KEY in the environment "
+                              "(replay mode, JUDGELAB_CACHE_MODE=replay, needs none)")
+        self.timeout_s = timeout_s
+        self._client = None
         self.schema_style = schema_style or ("json_object" if compatible else "json_schema")
         if self.schema_style not in ("json_object", "json_schema"):
             raise ConfigError(f"schema_style must be json_object or json_schema, got {self.schema_style!r}")
-        self.client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout_s)
         if not model:
             if not compatible:
                 raise ConfigError("backend openai needs a model (JUDGELAB_MODEL), e.g. gpt-5-mini or gpt-4.1")
-            model = self._server_model()
+            try:
+                model = self._server_model()
+            except ConfigError as exc:
+                if not offline:
+                    raise
+                # the cache is keyed by the model name; replay must not depend on a running server
+                raise ConfigError(f"replay with backend openai-compatible needs the model name (JUDGELAB_MODEL) "
+                                  f"that filled the cache; `python -m judgelab.gateway stats` lists it ({exc})") from exc
         self.model = model
         self.max_concurrency = 1024
         price = (prices or PriceTable.load()).lookup(model)
         self.context_window = price.context_window if price else None
+
+    @property
+    def client(self) -> openai.OpenAI:
+        """The official client, built on first use (so that replay needs no key)."""
+        if self._client is None:
+            key = self.api_key
+            if not key:
+                if not self.compatible:
+                    raise ConfigError("backend openai needs OPENAI_API_KEY in the environment to call the API")
+                key = "no-key"  # local servers ignore it, the client insists on one
+            self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s)
+        return self._client
 
     def _server_model(self) -> str:
         """The first model the server lists (Ollama, vLLM and llama.cpp server all list theirs)."""
@@ -158,8 +190,8 @@ class OpenAIBackend:
             raise classify_status_error(exc) from exc
         except openai.APITimeoutError as exc:  # the server may still answer and bill it
             raise TransientError(f"{type(exc).__name__}: {exc}", timed_out=True) from exc
-        except openai.APIConnectionError as exc:
-            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.APIConnectionError as exc:  # no server answered: the circuit breaker counts these
+            raise TransientError(f"{type(exc).__name__}: {exc} ({self.base_url})", connection_failed=True) from exc
         except (openai.APIResponseValidationError, ValueError) as exc:
             # 200 with an unreadable body (proxy hiccup, cut connection): worth another try
             raise TransientError(f"unreadable response body: {exc}") from exc
@@ -191,12 +223,21 @@ def reply_from_completion(resp: Any, latency: float, model: str) -> BackendReply
 
 
 def classify_status_error(exc: openai.APIStatusError) -> Exception:
-    """429/408/409/5xx -> TransientError (with Retry-After); context overflow -> ContextOverflowError; else PermanentError."""
+    """Context overflow -> ContextOverflowError; errors that will repeat (400/401/403/404/422, and
+    a 5xx whose body says the request form is not accepted, :data:`FORM_REJECTED`) ->
+    PermanentError; 408/409/429 and other 5xx -> TransientError (with Retry-After); else
+    PermanentError."""
     status = exc.status_code
     retry_after = parse_retry_after(getattr(exc.response, "headers", None))
     text = f"HTTP {status}: {exc.message}"
+    said = f"{exc.message} {exc.body}"
+    if "context_length" in said or "maximum context length" in said:
+        return ContextOverflowError(text)
+    if status in NOT_RETRIED:
+        return PermanentError(text)
+    if status >= 500 and FORM_REJECTED.search(said):
+        return PermanentError(f"{text} (the server rejects the request's form; for a llama.cpp server "
+                              "use schema_style='json_object', the openai-compatible default)")
     if status in (408, 409, 429) or status >= 500:
         return TransientError(text, retry_after=retry_after, status=status)
-    if "context_length" in str(exc.body) or "maximum context length" in str(exc.message):
-        return ContextOverflowError(text)
     return PermanentError(text)
