@@ -56,12 +56,13 @@ def fits(monkeypatch):
     return calls
 
 
-def toy_study(collections: dict[str, DocumentCollection], seeds=(42, 43, 44), bases=("e", 2), keep=2):
+def toy_study(collections: dict[str, DocumentCollection], seeds=(42, 43, 44), bases=("e", 2), keep=2,
+              knobs=KNOBS):
     settings = replace(landscape_settings("smoke", seed=seeds[0], sensitivity_seeds=len(seeds)),
                        collections=list(collections), jsd_base=bases[0], bases=list(bases))
     built = {}
     for name, col in collections.items():
-        b = build.build_collection_landscapes(col, KNOBS, list(seeds), list(bases), keep=keep)
+        b = build.build_collection_landscapes(col, knobs, list(seeds), list(bases), keep=keep)
         b.umap2d = col.embeddings[:, :2]
         built[name] = b
     return build.LandscapeStudy(settings, built)
@@ -118,8 +119,13 @@ def test_build_needs_a_seed(fits):
 
 # ---------------------------------------------------------------- tables
 
+AUTHORS_KNOBS = {**KNOBS, "n_neighbors": 16, "min_cluster_size": 4}    # their examples notebook
+DEFAULT_KNOBS = {**KNOBS, "n_neighbors": 32, "min_cluster_size": 8}    # their path-comparison notebook
+
+
 def test_critical_table_sets_authors_value_only_beside_a_comparable_landscape(fits):
-    study = toy_study({"news": toy_collection(540, "news"), "toy": toy_collection(30, "toy")})
+    cols = {"news": toy_collection(540, "news"), "toy": toy_collection(30, "toy")}
+    study = toy_study(cols, knobs=AUTHORS_KNOBS)
     t = comparison.critical_coherence_table(study).set_index(["collection", "jsd_base"])
     sens = study.sensitivity
     news_e = sens[(sens.collection == "news") & (sens.jsd_base == "e")]["critical"]
@@ -128,13 +134,48 @@ def test_critical_table_sets_authors_value_only_beside_a_comparable_landscape(fi
     assert t.loc[("news", "e"), "sd"] == pytest.approx(news_e.std(ddof=1))
     assert t.loc[("news", "e"), "critical_main_seed"] == pytest.approx(news_e.iloc[0])
     assert t.loc[("news", "e"), "paper_value"] == AUTHORS_CRITICAL_NEWS
+    assert t.loc[("news", "e"), "params"] == "16/4 (authors' examples notebook)"
+    assert "their machine" in t.loc[("news", "e"), "paper_source"]
     assert np.isnan(t.loc[("news", "2"), "paper_value"]) and t.loc[("news", "2"), "paper_source"] == ""
     assert np.isnan(t.loc[("toy", "e"), "paper_value"])
     assert (t["main_seed"] == 42).all() and (t["embedding"] == "toy-vectors").all()
     assert comparison.authors_reference(study) == AUTHORS_CRITICAL_NEWS
-    smoke = toy_study({"news": toy_collection(140, "news")})     # a subset is not comparable
+    smoke = toy_study({"news": toy_collection(140, "news")}, knobs=AUTHORS_KNOBS)   # a subset is not comparable
     assert comparison.authors_reference(smoke) is None
     assert comparison.critical_coherence_table(smoke)["paper_value"].isna().all()
+    # the default set (32/8) is not the one the authors' value came from: no paper value beside it
+    default = toy_study({"news": toy_collection(540, "news")}, knobs=DEFAULT_KNOBS)
+    assert comparison.critical_coherence_table(default)["paper_value"].isna().all()
+    assert comparison.authors_reference(default) is None
+
+
+def test_authors_critical_comparison_runs_their_parameters_here(fits, monkeypatch):
+    params_seen = []
+    real = build.fit_landscape
+
+    def recording_fit(embeddings, *, n_neighbors, min_cluster_size, seed):
+        params_seen.append((n_neighbors, min_cluster_size, seed))
+        return real(embeddings, n_neighbors=n_neighbors, min_cluster_size=min_cluster_size, seed=seed)
+    monkeypatch.setattr(build, "fit_landscape", recording_fit)
+    col = toy_collection(540, "news")
+    study = toy_study({"news": col}, knobs=DEFAULT_KNOBS)
+    params_seen.clear()
+    row = comparison.authors_critical_comparison(study).iloc[0]
+    assert params_seen == [(16, 4, 42)]                       # one refit, at the authors' set and seed
+    expected = build.build_landscape(col, AUTHORS_KNOBS, 42, "e").critical
+    assert row["value"] == pytest.approx(expected) and row["value_source"] == "authors' method run here"
+    assert row["paper_value"] == AUTHORS_CRITICAL_NEWS and "their machine" in row["paper_source"]
+    assert row["difference"] == pytest.approx(expected - AUTHORS_CRITICAL_NEWS)
+    assert row["params"] == "16/4 (authors' examples notebook)"
+    # already at the authors' set: the main run's value, no refit
+    theirs = toy_study({"news": col}, knobs=AUTHORS_KNOBS)
+    params_seen.clear()
+    assert comparison.authors_method_here(theirs) == pytest.approx(theirs.collections["news"].main_by_base["e"].critical)
+    assert params_seen == []
+    # a subset: computed, but nothing to compare with
+    sub = comparison.authors_critical_comparison(toy_study({"news": toy_collection(140, "news")}, knobs=DEFAULT_KNOBS))
+    assert np.isnan(sub["paper_value"].item()) and sub["paper_source"].item() == ""
+    assert comparison.authors_critical_comparison(toy_study({"toy": toy_collection(30)})).empty
 
 
 def test_jsd_base_effect_and_sparsity_read_the_kept_runs(fits):

@@ -13,7 +13,7 @@ from judgelab.narrative.landscape import store
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.collections import DocumentCollection
 from judgelab.narrative.landscape.graph import critical_coherence
-from judgelab.narrative.paths import extraction, figures
+from judgelab.narrative.paths import extraction, figures, param_sets
 from judgelab.narrative.paths import paper_tables as math_tables
 from judgelab.narrative.paths.extraction import PATH_COLUMNS
 from judgelab.narrative.settings import path_settings
@@ -45,7 +45,7 @@ def toy_landscape(n: int = N, seeds=SEEDS) -> dict:
             "critical_path_seeds": np.array(crits), "embedding_source": "toy-vectors"}
 
 
-def extract(land=None, n_pairs=8, strict_dates=True):
+def extract(land=None, n_pairs=8, strict_dates=False):
     land = land or toy_landscape()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")               # short strata on 40 documents
@@ -60,7 +60,11 @@ def test_path_settings_parse_papermill_strings():
     assert path_settings("smoke", temporal="False").temporal is False
     assert path_settings("smoke", temporal="on").temporal is True
     s = path_settings("smoke", n_pairs="5")
-    assert s.n_pairs == 5 and s.pairs_for("news") == 5 and s.strict_dates("news") is True
+    assert s.n_pairs == 5 and s.pairs_for("news") == 5
+    # one date rule for every collection and profile: inclusive (the strict one is a sensitivity row)
+    assert all(path_settings(p).strict_dates is False for p in ("smoke", "demo", "paper"))
+    assert path_settings("paper").alt_params("vispub") == "16/4" and s.alt_params("news") == "16/4"
+    assert s.investigate_lengths is False and path_settings("smoke", investigate_lengths="yes").investigate_lengths
     assert path_settings("smoke", n_pairs="None").pairs_for("news") == 12     # the profile's
     with pytest.raises(ValueError, match="TEMPORAL"):
         path_settings("smoke", temporal="sometimes")
@@ -101,8 +105,22 @@ def test_rejection_row_known_answer():
                    "shortfall": 4, "weak_link_reference": 0.5}
 
 
+def fake_refit(land):
+    """Stand-in for the UMAP refit (UMAP needs > 49 documents): the second path seed's landscape,
+    named as the requested parameter set; records the calls."""
+    calls = []
+
+    def refit(embeddings, params, seed, jsd_base="e"):
+        calls.append((params, seed, jsd_base))
+        return param_sets.Refit(params, land["coherence_by_seed"][1], float(land["critical_path_seeds"][1]),
+                                land["labels_by_seed"][1], 4)
+    return refit, calls
+
+
 def test_extract_study_and_save_paths_through_interim(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    refit, calls = fake_refit(toy_landscape())
+    monkeypatch.setattr(extraction, "refit_landscape", refit)
     with pytest.raises(FileNotFoundError, match="notebook 07"):
         extraction.extract_study(path_settings("smoke"))
     land = toy_landscape()
@@ -120,6 +138,13 @@ def test_extract_study_and_save_paths_through_interim(tmp_path, monkeypatch):
     assert study.main["titles"].iloc[0][0] == f"t{study.main['source'].iloc[0]}"
     ov = study.overview().iloc[0]
     assert ov["path_seeds"] == [42, 43] and ov["pairs_per_seed"] == 6 and ov["embedding_source"] == "toy-vectors"
+    assert ov["params"] == "32/8" and ov["alt_params"] == "16/4" and ov["baseline_dates"] == "inclusive"
+    # the other parameter set: one refit at the main seed and base, the main seed's pairs under it
+    assert calls == [("16/4", 42, np.e)]
+    alt = study.alt_paths
+    assert set(alt["params"]) == {"16/4"} and set(alt["seed"]) == {42} and len(alt) == 2 * 6
+    # the fake refit is seed 43's landscape: every max-capacity link clears that landscape's threshold
+    assert (alt[alt.method == "maxcap"]["min_coherence"] >= land["critical_path_seeds"][1] - 1e-7).all()
     written = extraction.save_paths(study)
     assert [p.name for p in written] == ["narr_paths.parquet", "narr_paths_seeds.parquet"]
     back = interim.read("narr_paths")
@@ -140,8 +165,46 @@ def test_baseline_rule_table_means_and_used_rule():
     assert t.loc["inclusive", "length_gap"] == pytest.approx(0.25)
     assert t.loc["strict", "random_mean_min_coherence"] == pytest.approx(0.4)
     assert t.loc["strict", "d_min_coherence"] == pytest.approx(3.0)
-    assert bool(t.loc["strict", "used"]) and not bool(t.loc["inclusive", "used"])   # news: strict
+    assert bool(t.loc["inclusive", "used"]) and not bool(t.loc["strict", "used"])   # one rule: inclusive
+    assert t.loc["strict", "role"].startswith("sensitivity") and t.loc["inclusive", "role"].startswith("main")
     assert (t["paper_length_gap"] == 0.73).all()
+
+
+def toy_table_paths(seed: int, shift: float) -> pd.DataFrame:
+    """Two pairs, known lengths and coherences: maxcap lengths 3, 5; random 2, 4."""
+    return pd.DataFrame({"collection": "news", "pair_id": [0, 1, 0, 1], "seed": seed,
+                         "method": ["maxcap", "maxcap", "random", "random"], "length": [3, 5, 2, 4],
+                         "min_coherence": [.8 + shift, .7 + shift, .5, .4],
+                         "mean_coherence": [.9 + shift, .85 + shift, .6, .55]})
+
+
+def test_tables_1_and_4_one_block_per_parameter_set():
+    main, alt = toy_table_paths(42, 0.0), toy_table_paths(42, 0.05).assign(params="16/4")
+    seeds = pd.concat([main, toy_table_paths(43, 0.01)])
+    t1 = math_tables.table01_path_lengths(main, seeds, alt, {"news": "32/8"})
+    assert list(t1["params"]) == ["32/8 (authors' path-comparison notebook, default)"] * 2 + \
+        ["16/4 (authors' examples notebook)"] * 2
+    maxcap = t1[t1.method == "maxcap"].set_index("params")
+    assert (maxcap["mean"] == 4.0).all() and (maxcap["paper_mean"] == 4.70).all()
+    assert maxcap["n_seeds"].tolist() == [2, 1]                 # the other set: main seed only
+    t4 = math_tables.table04_math_effects(main, seeds, alt, {"news": "32/8"})
+    assert t4.groupby("params").size().tolist() == [2, 2]     # min and avg coherence per set
+    d_alt = t4[(t4.params.str.startswith("16/4")) & (t4.column == "min_coherence")]["d"].item()
+    d_def = t4[(t4.params.str.startswith("32/8")) & (t4.column == "min_coherence")]["d"].item()
+    assert d_alt > d_def                                        # the 16/4 toy paths are 0.05 stronger
+    only_default = math_tables.table01_path_lengths(main, seeds)
+    assert len(only_default) == 2 and only_default["params"].str.startswith("32/8").all()
+
+
+def test_paper_comparison_sets_authors_critical_only_at_their_parameter_set():
+    seeds = pd.concat([toy_table_paths(42, 0.0), toy_table_paths(43, 0.01)])
+    crit = {"news": np.array([0.49, 0.50])}
+    row = lambda t: t[t.statistic == "critical coherence"].iloc[0]
+    default = row(math_tables.paper_comparison(seeds, crit, {"news": "32/8"}))
+    assert np.isnan(default["paper_value"]) and "16/4" in default["paper_source"]
+    theirs = row(math_tables.paper_comparison(seeds, crit, {"news": "16/4"}))
+    assert theirs["paper_value"] == pytest.approx(0.4774725550696371)
+    assert theirs["value_mean"] == pytest.approx(0.495)
 
 
 # ---------------------------------------------------------------- figures

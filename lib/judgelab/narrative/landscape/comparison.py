@@ -1,8 +1,13 @@
 """The critical coherence beside the authors' value (DESIGN.md, principle 7).
 
-The paper does not print the news collection's critical coherence; the authors' news notebook
-does (:mod:`judgelab.narrative.landscape.paper_values`). It is set beside ours only where the
-landscape is comparable: the full news collection in the natural-log base.
+The paper does not print the news collection's critical coherence; the authors' examples notebook
+does (:mod:`judgelab.narrative.landscape.paper_values`): 0.4775, *the authors' notebook output on
+their machine*, at n_neighbors 16 / min_cluster_size 4. Running the authors' own code on this
+machine gives exactly this project's value at the same parameters, so the two are shown side by
+side — "authors' notebook output (their machine)" and "authors' method run here" — and their
+difference is the platform, not the method (:func:`authors_critical_comparison`). In the seed
+table the authors' value appears only beside a comparable landscape: the full news collection,
+the natural-log base and the authors' parameter set.
 """
 from __future__ import annotations
 
@@ -11,18 +16,25 @@ import math
 import numpy as np
 import pandas as pd
 
-from judgelab.narrative.landscape.build import LandscapeStudy
-from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
-from judgelab.narrative.settings import log_base
+from judgelab.narrative.landscape.build import LandscapeStudy, build_landscape
+from judgelab.narrative.landscape.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_PARAMS,
+                                                       AUTHORS_CRITICAL_SOURCE)
+from judgelab.narrative.settings import PARAM_SETS, log_base, params_key, params_label
 
 NEWS_SIZE = 540
 """Articles in the authors' news collection; a subset (smoke profile) is not comparable."""
 
 
-def authors_critical(collection: str, n_docs: int, jsd_base) -> float:
-    """The authors' critical coherence for a comparable landscape, else NaN."""
+def knobs_params(knobs: dict) -> str:
+    """The parameter-set key (``"16/4"``, ``"32/8"``) of a collection's knobs."""
+    return params_key(knobs["n_neighbors"], knobs["min_cluster_size"])
+
+
+def authors_critical(collection: str, n_docs: int, jsd_base, params: str = AUTHORS_CRITICAL_PARAMS) -> float:
+    """The authors' critical coherence for a comparable landscape (full news, ln, their
+    parameter set), else NaN."""
     natural = math.isclose(log_base(jsd_base), math.e)
-    if collection == "news" and n_docs == NEWS_SIZE and natural:
+    if collection == "news" and n_docs == NEWS_SIZE and natural and params == AUTHORS_CRITICAL_PARAMS:
         return AUTHORS_CRITICAL_NEWS
     return float("nan")
 
@@ -34,25 +46,59 @@ def critical_summary(sens: pd.DataFrame) -> pd.DataFrame:
 
 
 def critical_coherence_table(study: LandscapeStudy) -> pd.DataFrame:
-    """Critical coherence over seeds (:func:`critical_summary`), the main seed's value, and the
-    authors' value in ``paper_value`` where comparable (``narr_critical_coherence``)."""
+    """Critical coherence over seeds (:func:`critical_summary`), the main seed's value, the
+    parameter set (``params``), and the authors' value in ``paper_value`` where comparable
+    (``narr_critical_coherence``)."""
     sens = study.sensitivity
     out = critical_summary(sens)
     main = sens[sens["seed"] == study.settings.seed].set_index(["collection", "jsd_base"])["critical"]
     keys = list(zip(out["collection"], out["jsd_base"]))
+    params = [knobs_params(study.collections[c].knobs) for c in out["collection"]]
     out["critical_main_seed"] = [main.get(k, np.nan) for k in keys]
     out["main_seed"] = study.settings.seed
-    out["paper_value"] = [authors_critical(c, len(study.collections[c].collection), b) for c, b in keys]
+    out.insert(2, "params", [params_label(p) for p in params])
+    out["paper_value"] = [authors_critical(c, len(study.collections[c].collection), b, p)
+                          for (c, b), p in zip(keys, params)]
     out["paper_source"] = np.where(out["paper_value"].notna(), AUTHORS_CRITICAL_SOURCE, "")
     out["embedding"] = [study.collections[c].collection.embedding_source for c in out["collection"]]
     return out
 
 
+def authors_method_here(study: LandscapeStudy, collection: str = "news") -> float:
+    """This project's critical coherence at the authors' parameter set, main seed, natural log:
+    the main run's value when the landscape already uses that set, else one refit."""
+    built = study.collections[collection]
+    if knobs_params(built.knobs) == AUTHORS_CRITICAL_PARAMS and "e" in built.main_by_base:
+        return float(built.main_by_base["e"].critical)
+    p = PARAM_SETS[AUTHORS_CRITICAL_PARAMS]
+    knobs = {**built.knobs, "n_neighbors": p["n_neighbors"], "min_cluster_size": p["min_cluster_size"]}
+    return float(build_landscape(built.collection, knobs, study.settings.seed, "e").critical)
+
+
+def authors_critical_comparison(study: LandscapeStudy) -> pd.DataFrame:
+    """One row (news, if built): "authors' method run here" (``value``, :func:`authors_method_here`)
+    beside "authors' notebook output (their machine)" (``paper_value``, NaN on a subset), their
+    difference, and the parameter set of both (``narr_critical_vs_authors``)."""
+    cols = ["collection", "params", "seed", "jsd_base", "n_docs", "value", "value_source", "paper_value",
+            "paper_source", "difference"]
+    if "news" not in study.collections:
+        return pd.DataFrame(columns=cols)
+    n = len(study.collections["news"].collection)
+    value = authors_method_here(study)
+    paper = authors_critical("news", n, "e")
+    return pd.DataFrame([{"collection": "news", "params": params_label(AUTHORS_CRITICAL_PARAMS),
+                          "seed": study.settings.seed, "jsd_base": "e", "n_docs": n, "value": value,
+                          "value_source": "authors' method run here",
+                          "paper_value": paper,
+                          "paper_source": AUTHORS_CRITICAL_SOURCE if not np.isnan(paper) else "",
+                          "difference": value - paper}], columns=cols)
+
+
 def authors_reference(study: LandscapeStudy) -> float | None:
-    """The authors' news value when the study holds the full news collection (for a reference
-    line in the main base), else None."""
+    """The authors' news value when the study's news landscape is comparable to theirs (full
+    collection, their parameter set), for a reference line in the main base; else None."""
     news = study.collections.get("news")
     if news is None:
         return None
-    value = authors_critical("news", len(news.collection), "e")
+    value = authors_critical("news", len(news.collection), "e", knobs_params(news.knobs))
     return None if np.isnan(value) else value

@@ -1,13 +1,14 @@
 """The random chronological baseline (paper 3.1).
 
 For endpoints (s, t) with date_s <= date_t: the candidates are the documents dated between them,
-s and t excluded — either inclusively (date_s <= date <= date_t) or strictly
-(date_s < date < date_t, ``strict=True``). The paper says only "between the endpoints". On news,
-where many articles share a day, the strict reading reproduces the paper's observation that
-random paths came out 0.73 documents shorter than max-capacity ones (section 5.1) and the
-inclusive one does not; on VisPub (dates are years) the inclusive reading reproduces the paper's
-small, non-significant gap and the strict one does not. The choice is a per-collection setting
-(``baseline_strict_dates``) and notebook 08 reports both.
+s and t excluded — either inclusively (date_s <= date <= date_t, the default for every collection)
+or strictly (date_s < date < date_t, ``strict=True``). The paper (section 3.1) samples
+intermediates "from those that occur temporally between the endpoints" and lets graph edges join
+"earlier to later documents" (section 4); the max-capacity path may use same-day documents
+(:func:`judgelab.narrative.landscape.graph.temporal_mask`: date_u <= date_v), so the inclusive
+reading gives the random path the same candidate set. The rule was fixed from that text before
+results were seen (``baseline_dates`` in :mod:`judgelab.narrative.settings`); notebook 08 reports
+the strict reading as a labelled sensitivity row.
 The path length L is drawn from Normal(mean, sd) of
 the max-capacity path lengths, rounded, and clipped to [2, 2 + #candidates] ("what exists");
 L - 2 distinct intermediates are drawn uniformly and put in chronological order (ties by document

@@ -19,10 +19,13 @@ import pandas as pd
 
 from judgelab import interim
 from judgelab.narrative.landscape import store
-from judgelab.narrative.settings import PathSettings
+from judgelab.narrative.settings import DEFAULT_PARAMS, PathSettings
 
 from judgelab.narrative.paths.baseline import random_baselines
 from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints, sparse_degree
+from judgelab.narrative.paths.length_investigation import path_length_investigation as investigate
+from judgelab.narrative.paths.paper_values import PAPER_TABLE1
+from judgelab.narrative.paths.param_sets import params_key, refit_landscape
 from judgelab.narrative.paths.metrics import path_metrics, pooled_edge_median, weak_link_ratios
 from judgelab.narrative.paths.widest import widest_path
 from judgelab.stats.effects import auc, cohens_d
@@ -34,11 +37,11 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
 
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
-                       seed: int, temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
+                       seed: int, temporal: bool = True, strict_dates: bool = False) -> pd.DataFrame:
     """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4).
 
     ``strict_dates``: random-baseline intermediates strictly between the endpoints' dates
-    (:mod:`baseline`).
+    (:mod:`baseline`; default inclusive, the profile-wide rule).
     """
     dates = np.asarray(dates)
     titles = list(titles)
@@ -110,7 +113,7 @@ def rejection_row(collection: str, seed: int, attrs: dict) -> dict:
 
 
 def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, temporal: bool = True,
-                       strict_dates: bool = True) -> SeedPaths:
+                       strict_dates: bool = False) -> SeedPaths:
     """:func:`extract_narratives` on every path seed of notebook 07's landscape (npz dict of
     :func:`judgelab.narrative.landscape.store.load_landscape`), each with its own coherence
     matrix, critical value and topics, seeded with the landscape's seed; plus the baseline's
@@ -128,6 +131,19 @@ def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, t
                      pd.DataFrame(rejections), np.asarray(landscape["critical_path_seeds"]))
 
 
+def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, params: str,
+                       temporal: bool = True, strict_dates: bool = False) -> pd.DataFrame:
+    """:func:`extract_narratives` on notebook 07's embeddings refitted under the parameter set
+    ``params`` (:func:`judgelab.narrative.paths.param_sets.refit_landscape`; main seed and JSD base
+    of the landscape), with a ``params`` column; used for Tables 1 and 4 under the other set."""
+    seed = int(landscape["main_seed"])
+    refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]))
+    paths = extract_narratives(collection, refit.coherence, refit.critical, landscape["dates"], titles,
+                               refit.labels, landscape["embeddings"], n_pairs=n_pairs, seed=seed,
+                               temporal=temporal, strict_dates=strict_dates)
+    return paths.assign(params=params)
+
+
 @dataclass
 class PathStudy:
     """Notebook 08's paths for every collection; ``main`` is the main landscape seed's."""
@@ -136,6 +152,8 @@ class PathStudy:
     main_seed: int
     collections: dict[str, SeedPaths]
     landscapes: dict[str, dict]    # notebook 07's npz per collection (2-D map, topics for figures)
+    alt_paths: pd.DataFrame | None = None   # main seed under each collection's other parameter set
+    default_params: dict[str, str] | None = None   # collection -> PARAM_SETS key of notebook 07's landscape
 
     @cached_property
     def seeds(self) -> pd.DataFrame:
@@ -165,7 +183,9 @@ class PathStudy:
         return pd.DataFrame([{"collection": name, "path_seeds": [int(s) for s in self.landscapes[name]["path_seeds"]],
                               "pairs_per_seed": self.settings.pairs_for(name),
                               "temporal": self.settings.temporal,
-                              "baseline_strict_dates": self.settings.strict_dates(name),
+                              "params": self.default_params.get(name) if self.default_params else None,
+                              "alt_params": self.settings.alt_params(name),
+                              "baseline_dates": "strict" if self.settings.strict_dates else "inclusive",
                               "embedding_source": str(self.landscapes[name]["embedding_source"])}
                              for name in self.collections])
 
@@ -178,15 +198,38 @@ def extract_study(settings: PathSettings, names: list[str] | None = None) -> Pat
     if not names:
         raise FileNotFoundError(f"no narr_landscape_*.npz for {sorted(settings.knobs['collections'])} in "
                                 f"{store.landscape_path('x').parent}: run notebook 07 first (same PROFILE)")
-    landscapes, out = {}, {}
+    landscapes, out, alt, default = {}, {}, [], {}
     for name in names:
         landscapes[name] = store.load_landscape(name)
-        out[name] = extract_over_seeds(name, landscapes[name], store.load_documents(name)["title"],
-                                       settings.pairs_for(name), settings.temporal, settings.strict_dates(name))
+        titles = store.load_documents(name)["title"]
+        out[name] = extract_over_seeds(name, landscapes[name], titles, settings.pairs_for(name),
+                                       settings.temporal, settings.strict_dates)
+        knobs = settings.knobs["collections"][name]
+        default[name] = params_key(knobs["n_neighbors"], knobs["min_cluster_size"])
+        other = settings.alt_params(name)
+        if other is not None and other != default[name]:
+            alt.append(extract_alt_params(name, landscapes[name], titles, settings.pairs_for(name), other,
+                                          settings.temporal, settings.strict_dates))
     main_seed = int(landscapes[names[0]]["main_seed"])
-    return PathStudy(settings, main_seed, out, landscapes)
+    return PathStudy(settings, main_seed, out, landscapes,
+                     pd.concat(alt, ignore_index=True) if alt else None, default)
 
 
 def save_paths(study: PathStudy) -> list[Path]:
     """``narr_paths`` (main seed) and ``narr_paths_seeds`` (every seed) through :mod:`judgelab.interim`."""
     return [interim.write(study.main, "narr_paths"), interim.write(study.seeds, "narr_paths_seeds")]
+
+
+def path_length_investigation(study: PathStudy, collection: str = "news") -> pd.DataFrame | None:
+    """:func:`judgelab.narrative.paths.length_investigation.path_length_investigation` on notebook
+    07's embeddings and dates of ``collection`` (main seed, the collection's pairs, the default and
+    other parameter sets), beside the paper's Table 1 mean; None if the collection is absent."""
+    if collection not in study.landscapes:
+        return None
+    land = study.landscapes[collection]
+    default = (study.default_params or {}).get(collection, DEFAULT_PARAMS)
+    other = study.settings.alt_params(collection) or default
+    return investigate(land["embeddings"], land["dates"], study.settings.pairs_for(collection),
+                       int(land["main_seed"]), params=default, alt_params=other,
+                       jsd_base=float(land["jsd_base"]),
+                       paper_mean=PAPER_TABLE1.get((collection, "maxcap"), {}).get("mean"))

@@ -13,7 +13,8 @@ from judgelab.narrative.paths.comparison import length_difference, method_effect
 from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
 from judgelab.narrative.paths.paper_values import (PAPER_SECTION52, PAPER_SECTION52_SOURCE, PAPER_TABLE1,
                                                    PAPER_TABLE1_SOURCE, PAPER_TABLE4_MATH, PAPER_TABLE4_SOURCE)
-from judgelab.narrative.settings import PathSettings
+from judgelab.narrative.paths.param_sets import params_label
+from judgelab.narrative.settings import CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
 
 METHOD_LABEL = {"maxcap": "Max capacity", "random": "Random chronological"}
 
@@ -25,8 +26,33 @@ def _over_seeds(per_seed: pd.DataFrame, keys: list[str], cols: list[str]) -> pd.
     return pd.concat([mean, sd, n], axis=1).reset_index()
 
 
-def table01_path_lengths(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
-    """Mean, SD, min, max of path length by collection and method, with the paper's Table 1."""
+def _params_column(t: pd.DataFrame, default_params: dict[str, str] | None) -> pd.Series:
+    """The default parameter set's label per row (its provenance; :mod:`param_sets`)."""
+    dp = default_params or {}
+    return t["collection"].map(lambda c: params_label(dp.get(c, DEFAULT_PARAMS)))
+
+
+def _with_alt(t: pd.DataFrame, default_params, alt: pd.DataFrame | None, one_table) -> pd.DataFrame:
+    """``t`` (default set, labelled) followed by ``one_table(alt rows)`` for each other set."""
+    t.insert(0, "params", _params_column(t, default_params))
+    parts = [t]
+    if alt is not None and len(alt):
+        for key, g in alt.groupby("params", sort=False):
+            a = one_table(g.drop(columns="params"))
+            a.insert(0, "params", params_label(key))
+            parts.append(a)
+    return pd.concat(parts, ignore_index=True)
+
+
+def table01_path_lengths(main: pd.DataFrame, seeds: pd.DataFrame, alt: pd.DataFrame | None = None,
+                         default_params: dict[str, str] | None = None) -> pd.DataFrame:
+    """Mean, SD, min, max of path length by collection and method, with the paper's Table 1; one
+    block per parameter set (column ``params``): the default first, then ``alt`` (paths of the
+    other set, main seed only, so its ``_seed_*`` columns describe one seed)."""
+    return _with_alt(_table01(main, seeds), default_params, alt, lambda g: _table01(g, g))
+
+
+def _table01(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
     t = path_length_table(main)
     per_seed = pd.concat([path_length_table(g).assign(seed=s) for s, g in seeds.groupby("seed")])
     t = t.merge(_over_seeds(per_seed, ["collection", "method"], ["mean", "std"]), on=["collection", "method"])
@@ -38,8 +64,14 @@ def table01_path_lengths(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFram
     return t
 
 
-def table04_math_effects(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
-    """Cohen's d and AUC-ROC of min / avg coherence between methods, with the paper's Table 4."""
+def table04_math_effects(main: pd.DataFrame, seeds: pd.DataFrame, alt: pd.DataFrame | None = None,
+                         default_params: dict[str, str] | None = None) -> pd.DataFrame:
+    """Cohen's d and AUC-ROC of min / avg coherence between methods, with the paper's Table 4; one
+    block per parameter set (column ``params``), as :func:`table01_path_lengths`."""
+    return _with_alt(_table04(main, seeds), default_params, alt, lambda g: _table04(g, g))
+
+
+def _table04(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
     t = method_effects(main)
     per_seed = pd.concat([method_effects(g).assign(seed=s) for s, g in seeds.groupby("seed")])
     t = t.merge(_over_seeds(per_seed, ["collection", "metric"], ["d", "auc"]), on=["collection", "metric"])
@@ -49,8 +81,14 @@ def table04_math_effects(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFram
     return t
 
 
-def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Section 5.1-5.2 statistics per path seed, averaged, beside the paper's (news and VisPub)."""
+def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray],
+                     default_params: dict[str, str] | None = None) -> pd.DataFrame:
+    """Section 5.1-5.2 statistics per path seed, averaged, beside the paper's (news and VisPub).
+
+    The authors' critical coherence (their examples notebook, parameter set ``CRITICAL_PARAMS``)
+    is set beside ours only when this landscape used the same set (``default_params``); otherwise
+    notebook 07's ``narr_critical_coherence`` compares it at that set."""
+    dp = default_params or {}
     rows = []
     for (coll, seed), g in seeds.groupby(["collection", "seed"], sort=False):
         mc, rd = g[g.method == "maxcap"], g[g.method == "random"]
@@ -81,7 +119,9 @@ def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray
         if stat.startswith(("Cohen", "AUC")) and (coll, metric) in PAPER_TABLE4_MATH:
             return PAPER_TABLE4_MATH[(coll, metric)][key], PAPER_TABLE4_SOURCE
         if stat == "critical coherence" and coll == "news":
-            return AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
+            if dp.get(coll, DEFAULT_PARAMS) == CRITICAL_PARAMS:
+                return AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
+            return np.nan, f"authors' value is at {CRITICAL_PARAMS}: see narr_critical_coherence (notebook 07)"
         return np.nan, ""
 
     pv = [paper(c, s) for c, s in zip(out["collection"], out["statistic"])]
@@ -95,14 +135,17 @@ def baseline_rule_table(rules: pd.DataFrame, settings: PathSettings) -> pd.DataF
     """The random baseline's date rule, inclusive vs strict (:mod:`judgelab.narrative.paths.baseline`):
     per collection and rule, the seed means of the length gap (max-capacity - random), the random
     paths' mean minimum coherence, Cohen's d and AUC of the minimum coherence; ``used`` marks the
-    collection's setting, ``paper_length_gap`` is the paper's section 5.1 gap
+    profile-wide rule (one for every collection), ``role`` labels the other reading as the
+    sensitivity row, ``paper_length_gap`` is the paper's section 5.1 gap
     (``narr_baseline_date_rule``)."""
     out = rules.groupby(["collection", "baseline_dates"], sort=False).agg(
         n_seeds=("seed", "count"), length_gap=("length_gap", "mean"),
         random_mean_min_coherence=("random_mean_min_coherence", "mean"),
         d_min_coherence=("d_min_coherence", "mean"), auc_min_coherence=("auc_min_coherence", "mean")).reset_index()
-    out["used"] = [rule == ("strict" if settings.strict_dates(c) else "inclusive")
-                   for c, rule in zip(out["collection"], out["baseline_dates"])]
+    used = "strict" if settings.strict_dates else "inclusive"
+    out["used"] = out["baseline_dates"] == used
+    out["role"] = out["used"].map({True: "main rule (fixed from the paper's text)",
+                                   False: "sensitivity: other reading of 'between'"})
     gap = PAPER_SECTION52["length difference max-capacity - random"]
     out["paper_length_gap"] = [gap.get(c, np.nan) for c in out["collection"]]
     return out
