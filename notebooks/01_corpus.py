@@ -36,6 +36,8 @@ from judgelab import interim, paths, profiles, reporting
 from judgelab.corpus import manifest
 from judgelab.sage import report
 from judgelab.sage.layers import features as l123
+from judgelab.sage.protocol import prep_report
+from judgelab.sage.settings import SAGE_PROFILES
 
 profiles.check(PROFILE)
 corpus = manifest.load_corpus()
@@ -76,6 +78,36 @@ plt.show()
 interim.write(corpus, "corpus")
 reporting.save_table(corpus.drop(columns=["text"]), "sage_corpus")
 display(report.words_by_category(corpus))
+
+# %% [markdown]
+# ## What the judge is shown: text preparation and the leak check
+#
+# In content-limit mode (notebooks 02–04) the judge reads the story's prose and nothing that names
+# the work or betrays where the text comes from. `judgelab.sage.protocol.text_prep` removes, by
+# counted rule, the title line (`heading`), bylines and credits (`byline`), subtitles, editors'
+# blurbs and epigraphs (`blurb`, with the curated list `data/corpus/paratext.csv`), trailing
+# signatures, chapter headings and separators (`section_marker`: each becomes one neutral break
+# `* * *`, so an LLM's chapters look like a magazine's section numerals), markdown markers and the
+# LLM stories' word counts and notes to the reader (`meta_note`); then it masks the author's name
+# and each title phrase of two or more words (`[withheld]`). An independent checker
+# (`leak_check`, its own normalisation and matching) then looks for every title part, the author's
+# full name, distinctive surnames (used by no other story of the corpus), markdown, chapter markers
+# and meta-notes. In title-limit mode the judge gets title and author only; its check counts the
+# 8-word passages of the story found in that material. Every leak count must be 0.
+#
+# The table `sage_text_preparation` has one row per story and mode (characters in and out,
+# characters removed per rule, masks, leaks); below, its sums per category, the totals and the
+# stories that lost the most.
+
+# %%
+mask_title_in_body = profiles.pick(SAGE_PROFILES, PROFILE)["mask_title_in_body"]
+preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
+reporting.save_table(preparation, "sage_text_preparation")
+display(Markdown(prep_report.preparation_note(preparation)))
+display(prep_report.removed_by_category(preparation))
+
+# %%
+display(prep_report.most_removed(preparation, n=10))
 
 # %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features

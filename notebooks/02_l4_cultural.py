@@ -42,10 +42,12 @@
 # %% [markdown]
 # ## How the layer is judged
 #
-# The four dimensions are scored on 1.0–5.0 (steps of 0.5) with confidence 1–5 (paper, Methodology;
+# The four dimensions are scored on 1.0–5.0 (one decimal) with confidence 1–5 (paper, Methodology;
 # Tables 1, 12, 13). Every story is evaluated in two modes, **content-limit** (the text only: title,
-# byline, credits, blurb and signature stripped, the author's name and the title phrase masked, and
-# checked) and **title-limit** (title and author only, no text), by two tracks:
+# byline, credits, blurb and signature stripped, LLM formatting and notes removed, the author's name
+# masked, and title phrases of two or more words masked in the body unless `MASK_TITLE_IN_BODY` is
+# off; notebook 01 reports every removal and checks for leaks) and **title-limit** (title and author
+# only, no text), by two tracks:
 #
 # - an **iterative evaluator**, one conversation of five rounds:
 #   R1 extraction and scores;
@@ -63,7 +65,8 @@
 # the evaluator's scores); a reply that fails validation is retried, then recorded as failed with no
 # score (the original turned it into 0.0). With the embedded model's 8k context the demo profile
 # keeps the head and the tail of each text (`truncated` in the rows); the paper profile refuses a
-# text that does not fit (`context_policy="error"`).
+# text that does not fit (`context_policy="error"`). The budget is counted with the judge's own
+# tokenizer (llama.cpp's for the embedded model, tiktoken for OpenAI).
 #
 # Logic: `judgelab.sage.protocol` (prompts, schemas, modes, evaluation, runner) and
 # `judgelab.sage.report.LayerReport` (what this notebook shows; notebooks 02–04 differ only in
@@ -81,12 +84,15 @@ STORIES = None
 MODES = None
 # CONTEXT_POLICY: "head_tail" or "error"; None = the profile's setting.
 CONTEXT_POLICY = None
+# MASK_TITLE_IN_BODY: mask multi-word title phrases where they recur in the text (true/false); None = the profile's setting.
+MASK_TITLE_IN_BODY = None
 
 # %%
 from judgelab.sage.report import LayerReport
 
 report = LayerReport.open("L4", PROFILE, BACKEND, MODEL, BASE_URL,
-                          stories=STORIES, modes=MODES, context_policy=CONTEXT_POLICY)
+                          stories=STORIES, modes=MODES, context_policy=CONTEXT_POLICY,
+                          mask_title_in_body=MASK_TITLE_IN_BODY)
 report.header()
 
 # %% [markdown]

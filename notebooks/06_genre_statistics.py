@@ -42,6 +42,10 @@
 #   paper is not consistent there; we use the canonical mean throughout.
 # - A story's layer score is the mean of the evaluator's four Round-5 dimension scores; a failed
 #   reply is never scored, and an evaluation missing a dimension is left out.
+# - *Scale and truncation stated.* Dimension scores are 1.0–5.0 with one decimal (each table's
+#   `scale` column). Each table row also gives `share_truncated`, the share of its observations whose
+#   content-limit text was cut to head + tail (a score of an excerpt; a story-mean or layer-average
+#   observation counts when any of its parts was), with `truncation_note` where it is above 0.
 #
 # Functions: `judgelab.sage.analysis.genre` (tests: `tests/test_sage_stats_genre.py`); tables:
 # `judgelab.sage.analysis.paper_tables`; figures: `judgelab.sage.analysis.paper_figures`.
@@ -91,7 +95,7 @@ display(scores.unit_counts(units))
 # Mean and SD per category, canonical − pulp and canonical − LLM differences and relative gaps,
 # one-way ANOVA p and pairwise p (Student; Bonferroni over the three pairs; Welch), Cohen's d
 # canonical vs LLM in both conventions. The `average` row averages each story's three layers
-# (the paper's "Average").
+# (the paper's "Average"). `share_truncated`: share of the row's observations scored from an excerpt.
 
 # %%
 table11 = paper_tables.table11_genre_comparison(units)
@@ -133,13 +137,14 @@ reporting.save_figure(fig, "sage_fig04_cohens_d",
                       caption=f"Figure 4 (recomputed): Cohen's d, canonical vs LLM, pooled-SD and "
                               f"sqrt((s1^2+s2^2)/2) conventions; dashed line d = 0.8. unit={GENRE_UNIT}. {CAPTION}")
 display(pairwise[["layer", "group_a", "group_b", "n_a", "n_b", "diff", "p_student", "p_bonferroni",
-                  "p_welch", "d_pooled_sd", "d_sqrt_mean_var", "note"]])
+                  "p_welch", "d_pooled_sd", "d_sqrt_mean_var", "share_truncated", "note"]])
 
 # %% [markdown]
 # ## Table 10 · Cross-layer correlation
 #
 # Pearson r and Spearman ρ between layers over story-mode observations scored in both layers (the
-# paper: N = 200). The paper reads r < 0.7 as "distinct dimensions".
+# paper: N = 200). The paper reads r < 0.7 as "distinct dimensions". `share_truncated` is the share
+# of the 2N evaluations behind a row whose content text was cut to head + tail.
 
 # %%
 table10 = paper_tables.table10_cross_layer(story)

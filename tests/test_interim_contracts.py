@@ -273,3 +273,15 @@ def test_results_rows_keep_their_values(frames, out_root):
     back = interim.read(interim.write(df, "narr_judge_scores").stem)
     pd.testing.assert_series_equal(back["score"], df["score"].reset_index(drop=True), check_names=True)
     assert back["status"].tolist() == df["status"].tolist()
+
+
+def test_sage_summary_records_truncation_like_the_rows(out_root, tmp_path):
+    # a 20-token budget cuts both stories' content text to head + tail; title mode sends no text
+    run = sage_fixture.run(tmp_path, sage_fixture.scripted, overrides={"max_text_tokens": 20})
+    summary = interim.read(interim.write(run.summary, "sage_summary_L5").stem).set_index(["story_id", "mode"])
+    flags = run.rows.groupby(["story_id", "mode"])["truncated"].any()
+    assert summary["truncated"].to_dict() == flags.to_dict()
+    assert summary["truncated"].to_dict() == {("a", "content"): True, ("b", "content"): True,
+                                              ("a", "title"): False, ("b", "title"): False}
+    with pytest.raises(contracts.ContractError, match="truncated"):
+        interim.write(run.summary.drop(columns="truncated"), "sage_summary_L5")

@@ -83,6 +83,9 @@ def corpus_has_three_categories_and_in_range_means_2000_to_8000_words(root: Path
     features = read_interim(root, "sage_l123_features")
     assert len(features) > 0 and set(features["story_id"]) <= set(corpus["story_id"])
     assert features["l1_mattr"].between(0, 1).all()   # moving-average type-token ratio is a share
+    prep = read_table(root, "sage_text_preparation")
+    assert set(prep["mode"]) == {"content", "title"} and len(prep) == 2 * len(corpus)
+    assert (prep["leaks"] == 0).all(), prep.loc[prep["leaks"] != 0, ["story_id", "mode", "leak_kinds"]]
 
 
 def sage_rows_are_scored_1_to_5_or_failed_with_nan(root: Path, layer: str) -> None:
@@ -91,7 +94,7 @@ def sage_rows_are_scored_1_to_5_or_failed_with_nan(root: Path, layer: str) -> No
     assert set(rows["status"]) <= {"ok", "failed"}
     ok, failed = rows[rows["status"] == "ok"], rows[rows["status"] == "failed"]
     assert ok["score"].between(1, 5).all(), "an ok row has a score outside 1-5 (or none)"
-    assert ((ok["score"] * 2) % 1 == 0).all(), "scores come in steps of 0.5"
+    assert (((ok["score"] * 10).round(6) % 1) == 0).all(), "scores take one decimal (1.0-5.0)"
     assert failed["score"].isna().all(), "a failed row carries a score"
     assert (rows.loc[rows["track"] != "evaluator", "round"] == 1).all()
     assert rows.loc[rows["track"] == "evaluator", "round"].between(1, 5).all()

@@ -201,3 +201,62 @@ def test_disagreements_flag_differences_above_the_threshold(good):
     flagged = runner.disagreements(good.rows, threshold=0.5)
     assert len(flagged) == 16 and (flagged["diff"] == -2.0).all()     # blind 2.0 vs R5 4.0 everywhere
     assert runner.disagreements(good.rows, threshold=2.0).empty         # |diff| must exceed the threshold
+
+
+def test_the_text_budget_counts_with_the_gateways_tokenizer(tmp_path, monkeypatch):
+    """``run_layer`` measures ``max_text_tokens`` with ``gw.count_tokens`` (the backend's own
+    tokenizer): with a counter that counts characters, a budget of the prepared text's length
+    minus one cuts the text; the tokenizer-free estimate (~45 tokens) would not have."""
+    from judgelab.sage.protocol import modes, text_prep
+
+    prepared = text_prep.prepare_text(TEXT_A, "The Long Winter", "Ada Fenwick", story_id="a").text
+    budget = len(prepared) - 1
+    assert modes.approx_tokens(prepared) < budget
+    kw = dict(stories=["a"], modes=["content"], overrides={"max_text_tokens": budget})
+    with FakeChatServer(scripted) as srv:
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite", progress=False)
+        assert gw.count_tokens(prepared) == gw.backend.count_tokens(prepared) < budget  # tiktoken
+        whole = runner.run_layer(gw, corpus(), "L5", "smoke", **kw)
+        monkeypatch.setattr(gw.backend, "count_tokens", len)
+        assert gw.count_tokens(prepared) == len(prepared)
+        cut = runner.run_layer(gw, corpus(), "L5", "smoke", **kw)
+        first = [next(m["content"] for m in b["messages"] if m["role"] == "user") for b in srv.calls]
+    assert not whole.rows["truncated"].any() and cut.rows["truncated"].all()
+    assert any("words omitted from the middle" in f for f in first)
+
+
+def test_mask_title_in_body_reaches_the_prepared_text(tmp_path):
+    """The profile masks a title phrase in the body; ``mask_title_in_body="off"`` (a notebook
+    parameter as papermill passes it) leaves it, and the leak check then skips title parts."""
+    story = corpus().iloc[[0]].assign(text=TEXT_A + " The long winter had only begun.")
+    masked = runner.build_items(story, "L5", ["content"], 10_000, "head_tail")[0].prepared.material
+    assert "[withheld] had only begun" in masked
+    plain = runner.build_items(story, "L5", ["content"], 10_000, "head_tail",
+                               mask_title_in_body=False)[0].prepared.material
+    assert "The long winter had only begun" in plain
+    with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
+        runner.run_layer(None, story, "L5", "smoke", mask_title_in_body="perhaps")
+
+
+def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
+    """Notebooks 02-04's ``MASK_TITLE_IN_BODY`` (papermill may pass text) reaches ``run_layer``
+    parsed; None leaves the profile's knob (True) in charge."""
+    from judgelab.sage import report
+
+    seen = {}
+
+    def fake_run_layer(gw, corpus, layer, profile, **kw):
+        seen.update(kw)
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(report.runner, "run_layer", fake_run_layer)
+    off = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="false")
+    assert off.knobs()["mask_title_in_body"] is False
+    with pytest.raises(RuntimeError, match="stop"):
+        off.run()
+    assert seen["mask_title_in_body"] is False
+    default = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body=None)
+    assert default.knobs()["mask_title_in_body"] is True and default.mask_title_in_body is None
+    with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
+        report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="maybe")

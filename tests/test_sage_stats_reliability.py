@@ -243,3 +243,61 @@ def test_round_trajectories_means():
     assert list(out["mean"]) == pytest.approx([1.5, 2.5, 3.5, 4.5, 5.5])
     assert out["sd"].iloc[0] == pytest.approx(np.std([1, 2], ddof=1))
     assert out["sem"].iloc[0] == pytest.approx(np.std([1, 2], ddof=1) / np.sqrt(2))
+
+
+# ----------------------------------------------------------------------------- layer mean, truncation (issue 14)
+
+def test_layer_mean_converges_where_no_dimension_does():
+    # s1: every dimension moves 0.4 (+, -, +, -): no dimension converges, the layer mean moves 0
+    # s2: every dimension moves +0.3 (not < 0.3): neither converges; the mean moves 0.3
+    # s3: R5 of one dimension failed: its dimensions pair 3 of 4, its layer mean is unpaired
+    recs = (one_eval([3.0, 3.0, 3.0, 3.0], [3.4, 2.6, 3.4, 2.6], story="s1")
+            + one_eval([3.0, 4.0, 2.0, 4.0], [3.3, 4.3, 2.3, 4.3], story="s2")
+            + one_eval([3.0, 3.0, 3.0, 3.0], [3.0, 3.0, 3.0, None], story="s3"))
+    rows = rows_from_records(recs)
+    items = rel.layer_mean_convergence_items(rows).set_index("story_id")
+    assert items.loc["s1", "change"] == 0 and bool(items.loc["s1", "converged"])
+    assert items.loc["s2", "change"] == pytest.approx(0.3) and not bool(items.loc["s2", "converged"])
+    assert pd.isna(items.loc["s3", "converged"]) and items.loc["s3", "n_paired_dimensions"] == 3
+    out = rel.convergence_rate(rows, by=None).iloc[0]
+    assert out["n_paired"] == 11 and out["n_converged"] == 3          # only s3's three unchanged dims
+    assert (out["n_evaluations_paired"], out["n_evaluations_converged"]) == (2, 1)
+    assert out["layer_mean_convergence_rate"] == pytest.approx(0.5)
+    assert out["layer_mean_rate_exact_zero"] == pytest.approx(0.5)
+    # per dimension a layer mean is not defined
+    by_dim = rel.convergence_rate(rows, by=["layer", "dimension"])
+    assert by_dim["layer_mean_convergence_rate"].isna().all()
+
+
+def truncation_rows():
+    """Four content evaluations in L4, two of them truncated; s4 (truncated) has only rounds 4-5, so a
+    share of rows (32 of 80 rows are truncated here) differs from the share of evaluations."""
+    recs = []
+    for sid, cut in (("s1", True), ("s2", False), ("s3", False)):
+        recs += evaluation_records(sid, "L4", "content", {r: [3.0, 3.0, 3.0, 3.0] for r in range(1, 6)},
+                                   validator_blind=[3.0, 3.0, 3.0, 3.0], truncated=cut)
+    recs += evaluation_records("s4", "L4", "content", {4: [3.0] * 4, 5: [3.5] * 4}, truncated=True)
+    return rows_from_records(recs)
+
+
+def test_share_truncated_counts_evaluations_not_rows():
+    rows = truncation_rows()
+    assert rows["truncated"].mean() != pytest.approx(0.5)              # rows would mislead
+    assert rel.failure_accounting(rows, by=None).iloc[0]["share_truncated"] == pytest.approx(0.5)
+    conv = rel.convergence_rate(rows, by=None).iloc[0]
+    assert conv["share_truncated"] == pytest.approx(0.5)
+    assert rel.track_agreement(rows, by=None).iloc[0]["share_truncated"] == pytest.approx(1 / 3)  # s4 has no validator
+    traj = rel.round_trajectories(rows, by=None).set_index("round")
+    assert traj.loc[1, "share_truncated"] == pytest.approx(1 / 3) and traj.loc[5, "share_truncated"] == pytest.approx(0.5)
+    assert traj["truncation_note"].str.contains("excerpts").all()
+
+
+def test_mode_invariance_share_is_of_the_content_evaluations():
+    recs = []
+    for sid, cut in (("s1", True), ("s2", False)):
+        recs += one_eval([3.0] * 4, [3.0] * 4, story=sid, mode="title")
+        recs += evaluation_records(sid, "L4", "content", {4: [3.0] * 4, 5: [2.0] * 4}, truncated=cut)
+    mi = rel.mode_invariance(story_scores(rows_from_records(recs))).set_index("layer")
+    assert mi.loc["L4", "share_truncated"] == pytest.approx(0.5)
+    assert mi.loc["overall", "share_truncated"] == pytest.approx(0.5)
+    assert np.isnan(mi.loc["L5", "share_truncated"])

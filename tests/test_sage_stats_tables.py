@@ -16,6 +16,7 @@ from judgelab.sage.analysis import reliability
 
 from judgelab.sage.analysis import scores
 from judgelab.sage.analysis import paper_values as pv
+from judgelab.sage.protocol.schemas import SCALE_NOTE
 from judgelab.sage.analysis.synthetic import (
     SyntheticEffects, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
     write_synthetic_interim,
@@ -215,3 +216,68 @@ def test_coverage_counts_stories():
     assert len(cov) == 3 * 2
     l4c = cov[(cov["layer"] == "L4") & (cov["mode"] == "content")].iloc[0]
     assert (l4c["canonical"], l4c["pulp"], l4c["llm"]) == (1, 0, 1)
+
+
+# ----------------------------------------------------------------------------- scale and truncation (issue 14)
+
+def test_synthetic_truncation_knob_gives_a_known_share():
+    rows = synthetic_rows(SMALL, effects=SyntheticEffects(truncated_share=0.25), seed=4)
+    summary = synthetic_summary(rows, seed=4)
+    n_content = sum(SMALL.values()) * 3                       # stories x layers, content mode
+    per_eval = summary.groupby("mode")["truncated"].sum()
+    assert per_eval["content"] == round(0.25 * n_content) and per_eval["title"] == 0
+    assert scores.share_truncated(scores.story_scores(rows)) == pytest.approx(round(0.25 * n_content) / (2 * n_content))
+    # the summary's flag is the rows' flag; without the knob nothing is truncated (and rows are as before)
+    flags = rows.groupby(["story_id", "layer", "mode"])["truncated"].any()
+    assert (summary.set_index(["story_id", "layer", "mode"])["truncated"] == flags.reindex(
+        summary.set_index(["story_id", "layer", "mode"]).index)).all()
+    base = synthetic_rows(SMALL, seed=4)
+    assert not base["truncated"].any()
+    pd.testing.assert_frame_equal(base.drop(columns="truncated"), rows.drop(columns="truncated"))
+
+
+def two_of_four_truncated():
+    """L4 and L5, both modes, two canonical stories: content-mode s1 is truncated in both layers, so
+    2 of the 4 content evaluations (and 2 of 8 evaluations) rest on excerpts."""
+    recs = []
+    for layer, base in (("L4", 3.0), ("L5", 4.0)):
+        for sid, shift in (("s1", 0.0), ("s2", 0.5)):
+            for mode in ("content", "title"):
+                sc = [base + shift] * 4
+                recs += evaluation_records(sid, layer, mode, {4: sc, 5: sc}, validator_blind=sc,
+                                           truncated=(sid == "s1" and mode == "content"))
+    return rows_from_records(recs)
+
+
+def test_tables_carry_share_truncated_and_the_scale():
+    rows = two_of_four_truncated()
+    story = scores.story_scores(rows)
+    t8 = paper_tables.table08_reliability(rows, None).set_index(["metric", "track"])
+    assert t8.loc[("share_truncated", ""), "value"] == pytest.approx(0.25)
+    assert t8.loc[("convergence_rate_layer_mean", ""), "value"] == 1.0
+    assert t8.loc[("mode_invariance_max_abs_diff", ""), "share_truncated"] == pytest.approx(0.5)
+    t9 = paper_tables.table09_from_rows(rows).set_index("layer")
+    assert t9.loc["L4", "share_truncated"] == pytest.approx(0.5)
+    assert t9.loc["L4", "truncation_note"].startswith("content scores come from excerpts")
+    assert t9.loc["L6", "truncation_note"] == ""                        # no rows, nothing cut
+    t10 = paper_tables.table10_cross_layer(story).set_index("layer_pair")
+    assert t10.loc["L4 x L5", "share_truncated"] == pytest.approx(0.25)  # 2 of the 8 evaluations paired
+    t11 = paper_tables.table11_genre_comparison(story).set_index("layer")
+    assert t11.loc["L4", "share_truncated"] == pytest.approx(0.25)
+    assert t11.loc["average", "share_truncated"] == pytest.approx(0.25)  # s1's content average includes excerpts
+    content = paper_tables.table11_genre_comparison(scores.observation_units(story, "content")).set_index("layer")
+    assert content.loc["L4", "share_truncated"] == pytest.approx(0.5)
+    assert content.loc["L4", "truncation_note"] == scores.TRUNCATION_NOTE
+    dims = paper_tables.dimension_discrimination_table(rows, "content")
+    assert dims["share_truncated"].eq(0.5).all()
+    tables = [t8, t9, t10, t11, dims, reliability.convergence_breakdown(rows), reliability.agreement_breakdown(rows),
+              reliability.failure_accounting(rows), reliability.round_trajectories(rows),
+              genre.genre_pairwise(story), genre.llm_tiers(story)]
+    for t in tables:
+        assert t["scale"].eq(SCALE_NOTE).all() and "1.0–5.0" in SCALE_NOTE
+
+
+def test_untruncated_tables_leave_the_note_empty(syn):
+    rows, _ = syn
+    t9 = paper_tables.table09_from_rows(rows)
+    assert t9["share_truncated"].eq(0).all() and t9["truncation_note"].eq("").all()

@@ -124,3 +124,77 @@ def test_every_corpus_story_is_clean_in_content_mode():
         if leaks:
             found[row.story_id] = leaks[:3]
     assert found == {} and len(corpus) == 100
+
+
+# ---------------------------------------------------------------- the preparation report
+
+def tiny_corpus():
+    import pandas as pd
+
+    boat = ("THE OPEN BOAT\n\nBy Stephen Crane\n\nNone of them knew the colour of the sky. "
+            "The open boat rocked.\n\nTHE END")
+    return pd.DataFrame([
+        {"story_id": "s1", "category": "canonical", "title": "The Open Boat", "author": "Stephen Crane", "text": boat},
+        {"story_id": "s2", "category": "llm", "title": "Mushroom Season", "author": "claude-opus-4", "text": LLM_STORY},
+        {"story_id": "s3", "category": "pulp", "title": "Quiet Harbour", "author": "Ann Brandt",
+         "text": "Real prose here, long enough to be a story.\n\nBrandt laughed."},
+    ])
+
+
+def test_preparation_report_counts_each_rule_mask_and_leak():
+    from judgelab.sage.protocol import prep_report as pr
+
+    rep = pr.preparation_report(tiny_corpus())
+    assert list(rep.columns) == pr.REPORT_COLUMNS and len(rep) == 6
+    assert rep[["story_id", "mode"]].values.tolist() == [
+        ["s1", "content"], ["s1", "title"], ["s2", "content"], ["s2", "title"], ["s3", "content"], ["s3", "title"]]
+    r = rep.set_index(["story_id", "mode"])
+    s1 = r.loc[("s1", "content")]
+    assert s1["chars_in"] == len(tiny_corpus().text[0])
+    assert (s1["removed_heading"], s1["removed_byline"], s1["removed_signature"]) == (13, 16, 7)  # THE OPEN BOAT, By Stephen Crane, THE END
+    assert s1["removed_blurb"] == s1["removed_markdown"] == s1["removed_meta_note"] == 0
+    assert s1["chars_out"] == len("None of them knew the colour of the sky. The [withheld] rocked.")
+    assert (s1["title_masks"], s1["author_masks"], s1["leaks"]) == (1, 0, 0)
+    s2 = r.loc[("s2", "content")]
+    assert s2["removed_markdown"] == 2 + 4 + 2 + 2      # *Dice small*, **can't**, *“...”*, *moon*
+    note = "*(Note: This is a condensed version to fit the 1,000-word target. Let me know!)*"
+    assert s2["removed_meta_note"] == len("**Word count**: 1,000") + len(note) + len("**Final Line:** ")
+    assert s2["leaks"] == 0
+    # "brandt" is used by no other story: the corpus-wide surname check finds it in s3's body
+    assert (r.loc[("s3", "content"), "leaks"], r.loc[("s3", "content"), "leak_kinds"]) == (1, "surname")
+    title_rows = rep[rep["mode"] == "title"]
+    assert (title_rows["leaks"] == 0).all() and (title_rows[[f"removed_{x}" for x in pr.RULES]] == 0).all().all()
+    # switching the masking off shows the title phrase as a leak (the report always checks for it)
+    off = pr.preparation_report(tiny_corpus(), mask_title_in_body=False).set_index(["story_id", "mode"])
+    assert (off.loc[("s1", "content"), "title_masks"], off.loc[("s1", "content"), "leaks"],
+            off.loc[("s1", "content"), "leak_kinds"]) == (0, 1, "title part")
+
+
+def test_title_mode_material_holds_no_passage_of_the_story():
+    """Independent of leak_check: every 8-word window of the story text is absent from the
+    title-mode material (the heading + byline, i.e. title and author, aside)."""
+    from judgelab.sage.protocol import prep_report as pr
+    from judgelab.sage.protocol import prompts
+
+    text = ("AN OCCURRENCE AT OWL CREEK BRIDGE\n\nBy Ambrose Bierce\n\n"
+            "None of them knew the colour of the sky, they said.")
+    title, author = "An Occurrence at Owl Creek Bridge", "Ambrose Bierce"
+    material = prompts.material("title", title=title, author=author)
+    allowed = f"{title} by {author}"
+    # heading + byline: "an occurrence ... by ambrose", "occurrence ... ambrose bierce" (title mode shows them)
+    assert pr.text_windows_in(text, material) == 2
+    assert pr.text_windows_in(text, material, allowed=allowed) == 0
+    leaked = material + " None of them knew the colour of the sky."
+    assert pr.text_windows_in(text, leaked, allowed=allowed) == 2   # 9 words of prose -> 2 windows of 8
+
+
+def test_preparation_summary_tables():
+    from judgelab.sage.protocol import prep_report as pr
+
+    rep = pr.preparation_report(tiny_corpus())
+    by_cat = pr.removed_by_category(rep)
+    assert list(by_cat.index) == ["canonical", "llm", "pulp", "all"]
+    assert by_cat.loc["all", "removed_heading"] == 13 and by_cat.loc["all", "leaks"] == 1
+    top = pr.most_removed(rep, n=1)
+    assert top["story_id"].tolist() == ["s2"]
+    assert "leaks in content mode 1, in title mode 0" in pr.preparation_note(rep)

@@ -192,7 +192,8 @@ def _sage_summary(name: str) -> pa.DataFrameSchema:
         "eval_validator_mad": real(between(0, hi - lo)), "max_r4_r5_change": real(between(0, hi - lo)),
         "trust_level": one_of(TRUST_LEVELS, nullable=True), "status": one_of(STATUSES),
         "n_repairs": whole(pa.Check.ge(0)), "n_failures": whole(pa.Check.ge(0)),
-        "knows_work": bool_or_none(), "backend": text(), "model": text(), "profile": text(),
+        "knows_work": bool_or_none(), "truncated": flag(),
+        "backend": text(), "model": text(), "profile": text(),
     }, unique=["story_id", "mode"], strict=True)
 
 

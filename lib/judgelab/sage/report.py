@@ -30,12 +30,12 @@ from typing import Any, Sequence
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from judgelab import interim, profiles, reporting
+from judgelab import interim, params, profiles, reporting
 from judgelab.sage.protocol import layer_figures, runner
 from judgelab.sage.settings import LAYERS, SAGE_PROFILES
 
 EVALUATOR_FINAL_ROUND = 5
-KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "max_tokens")
+KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body", "max_tokens")
 TOKEN_COLUMNS = ["n_calls", "input_tokens", "cached_tokens", "processed_tokens", "output_tokens", "latency_s"]
 
 
@@ -117,6 +117,7 @@ class LayerReport:
     stories: Sequence[str] | str | None = None
     modes: Sequence[str] | str | None = None
     context_policy: str | None = None
+    mask_title_in_body: bool | None = None
     result: runner.SageRun | None = None
     wall_s: float = math.nan
     written: dict = field(default_factory=dict)
@@ -124,10 +125,14 @@ class LayerReport:
     @classmethod
     def open(cls, layer: str, profile: str, backend: str | None = None, model: str | None = None,
              base_url: str | None = None, *, stories=None, modes=None, context_policy: str | None = None,
-             gateway=None, corpus: pd.DataFrame | None = None) -> "LayerReport":
+             mask_title_in_body: bool | str | None = None, gateway=None,
+             corpus: pd.DataFrame | None = None) -> "LayerReport":
         """Check the profile and layer, open the gateway (``backend``/``model``/``base_url``; None =
         environment, then the embedded default) unless ``gateway`` is given, and read the interim
-        ``corpus`` table that notebook 01 wrote unless ``corpus`` is given."""
+        ``corpus`` table that notebook 01 wrote unless ``corpus`` is given.
+
+        ``mask_title_in_body`` (notebook parameter ``MASK_TITLE_IN_BODY``): None = the profile's
+        knob, else a yes/no value parsed by :func:`judgelab.params.as_bool`."""
         profiles.check(profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
@@ -136,8 +141,10 @@ class LayerReport:
 
             gateway = Gateway.from_settings(backend=backend, model=model, base_url=base_url)
         corpus = interim.read("corpus") if corpus is None else corpus
+        mask = None if params.is_unset(mask_title_in_body) else params.as_bool(
+            mask_title_in_body, name="MASK_TITLE_IN_BODY")
         return cls(layer, profile, gateway, corpus, profiles.pick(SAGE_PROFILES, profile),
-                   stories, modes, context_policy)
+                   stories, modes, context_policy, mask)
 
     # -- provenance
     @property
@@ -146,10 +153,13 @@ class LayerReport:
         return reporting.provenance(self.profile, self.gateway.backend_name, self.gateway.model_name)
 
     def knobs(self) -> dict[str, Any]:
-        """The profile's knobs that shape this run, with the ``context_policy`` override applied."""
+        """The profile's knobs that shape this run, with the ``context_policy`` and
+        ``mask_title_in_body`` overrides applied."""
         out = {k: self.settings[k] for k in KNOBS_SHOWN}
         if self.context_policy is not None:
             out["context_policy"] = self.context_policy
+        if self.mask_title_in_body is not None:
+            out["mask_title_in_body"] = self.mask_title_in_body
         return out
 
     def header(self) -> Shown:
@@ -165,7 +175,8 @@ class LayerReport:
         when texts were cut to fit the context, how many."""
         t0 = time.perf_counter()
         self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.profile, stories=self.stories,
-                                       modes=self.modes, context_policy=self.context_policy)
+                                       modes=self.modes, context_policy=self.context_policy,
+                                       mask_title_in_body=self.mask_title_in_body)
         self.wall_s = time.perf_counter() - t0
         self.written = runner.write_interim(self.result)
         rows, summary = self.result.rows, self.result.summary

@@ -10,9 +10,14 @@ Knobs:
 
 - ``per_category``: stories drawn per category (seeded, from the in-range stories first).
 - ``modes``: ``content`` (text only) and/or ``title`` (title + author only).
-- ``max_text_tokens``: budget for the story text in content mode (tokens, approximate).
+- ``max_text_tokens``: budget for the story text in content mode, in tokens of the backend's own
+  tokenizer (``Gateway.count_tokens``).
 - ``context_policy``: ``"head_tail"`` keeps the head and the tail of a text longer than the budget
   and records ``truncated=True`` in the rows; ``"error"`` refuses such a text before any call.
+- ``mask_title_in_body``: in content mode, mask every title part of two or more content words
+  where it recurs in the story's body (``[withheld]``; :mod:`judgelab.sage.protocol.text_prep`);
+  headings, bylines and the author's name are removed or masked either way. Notebooks 02–04 can
+  override it (``MASK_TITLE_IN_BODY``).
 - ``max_tokens``: output budget per reply; ``evidence_chars`` / ``note_chars``: ``maxLength`` of
   the evidence string per dimension and of the free-text notes (the llama.cpp grammar enforces
   ``maxLength``, so small values keep replies short and fast).
@@ -39,6 +44,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "modes": ("content", "title"),
         "max_text_tokens": 700,
         "context_policy": "head_tail",
+        "mask_title_in_body": True,
         "max_tokens": 400,
         "evidence_chars": 40,
         "note_chars": 60,
@@ -57,6 +63,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "modes": ("content", "title"),
         "max_text_tokens": 900,
         "context_policy": "head_tail",
+        "mask_title_in_body": True,
         "max_tokens": 440,
         "evidence_chars": 50,
         "note_chars": 70,
@@ -73,6 +80,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "modes": ("content", "title"),
         "max_text_tokens": 100_000,
         "context_policy": "error",
+        "mask_title_in_body": True,
         "max_tokens": 16_000,
         "evidence_chars": 400,
         "note_chars": 600,

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from judgelab.sage.analysis.scores import (
-    CATEGORIES, LAYERS, TIERS, SageStatsError, iter_groups, no_rows_note, require_columns,
+    CATEGORIES, LAYERS, TIERS, SageStatsError, iter_groups, no_rows_note, require_columns, share_truncated,
+    state_scale_and_truncation,
 )
 from judgelab.stats.correlation import correlation
 from judgelab.stats.effects import cohens_d
@@ -48,6 +49,12 @@ def _by(by) -> list[str]:
     return [by] if isinstance(by, str) else list(by)
 
 
+def _share(units: pd.DataFrame) -> float:
+    """Share of the observations in ``units`` that rest on a truncated content text (each row one
+    observation; NaN without a ``truncated`` column): :func:`~judgelab.sage.analysis.scores.share_truncated`."""
+    return share_truncated(units, keys=())
+
+
 def _values(df: pd.DataFrame, col: str, level) -> np.ndarray:
     v = pd.to_numeric(df.loc[df[col] == level, "score"], errors="coerce").to_numpy(float)
     return v[np.isfinite(v)]
@@ -64,8 +71,11 @@ def with_layer_average(scores: pd.DataFrame, label: str = "average") -> pd.DataF
     require_columns(scores, ["story_id", "category", "layer", "score"], "scores")
     keys = [c for c in ("story_id", "category", "tier", "mode") if c in scores.columns]
     n_layers = scores["layer"].nunique()
-    g = scores.groupby(keys, dropna=False)["score"].agg(["mean", "count"]).reset_index()
-    avg = g[g["count"] == n_layers].drop(columns="count").rename(columns={"mean": "score"})
+    # an average over layers that includes an excerpt's score counts as truncated
+    agg = {"score": ("score", "mean"), "count": ("score", "count"),
+           **({"truncated": ("truncated", "any")} if "truncated" in scores.columns else {})}
+    g = scores.groupby(keys, dropna=False).agg(**agg).reset_index()
+    avg = g[g["count"] == n_layers].drop(columns="count")
     avg["layer"] = label
     return pd.concat([scores, avg], ignore_index=True)
 
@@ -77,7 +87,8 @@ def genre_descriptives(scores: pd.DataFrame, by: Sequence[str] | str | None = ("
     """Mean, SD (ddof = 1), SEM and n of the scores per ``by`` x ``group`` level.
 
     A level without scores appears with n = 0 and a note (e.g. the smoke profile has no LLM story).
-    Columns: the ``by`` columns, ``group``, n, mean, sd, sem, note.
+    ``share_truncated``: share of the level's observations whose content text was cut to head +
+    tail. Columns: the ``by`` columns, ``group``, n, mean, sd, sem, share_truncated, note.
     """
     by = _by(by)
     require_columns(scores, by + [group, "score"], "scores")
@@ -93,8 +104,8 @@ def genre_descriptives(scores: pd.DataFrame, by: Sequence[str] | str | None = ("
                          "mean": float(v.mean()) if len(v) else np.nan,
                          "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan,
                          "sem": float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else np.nan,
-                         "note": note})
-    return pd.DataFrame(recs, columns=by + [group, "n", "mean", "sd", "sem", "note"])
+                         "share_truncated": _share(sub[sub[group] == lev]), "note": note})
+    return pd.DataFrame(recs, columns=by + [group, "n", "mean", "sd", "sem", "share_truncated", "note"])
 
 
 def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
@@ -108,7 +119,8 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
     Student p adjusted by Bonferroni over the defined pairs of the same ``by`` group (or over
     ``bonferroni_over`` tests), ``min(1, k p)`` (:func:`judgelab.stats.tests.bonferroni`)
     — the post-hoc step after the one-way ANOVA (paper, "Statistical Analysis"). Cohen's d in both
-    conventions: ``d_pooled_sd`` and ``d_sqrt_mean_var`` (:data:`D_COLUMNS`).
+    conventions: ``d_pooled_sd`` and ``d_sqrt_mean_var`` (:data:`D_COLUMNS`). ``share_truncated``:
+    share of the pair's observations whose content text was cut to head + tail.
     """
     by = _by(by)
     require_columns(scores, by + [group, "score"], "scores")
@@ -127,7 +139,7 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
             block.append({**key, "group_a": a, "group_b": b, "n_a": len(x), "n_b": len(y),
                           "mean_a": ma, "mean_b": mb, "diff": ma - mb,
                           "relative_gap": (ma - mb) / ma if np.isfinite(ma) and ma != 0 else np.nan,
-                          **res, "note": note})
+                          **res, "share_truncated": _share(sub[sub[group].isin([a, b])]), "note": note})
         # Bonferroni over the tests defined here, or over a stated family of ``bonferroni_over``
         padj = bonferroni([r["p_student"] for r in block], n_tests=bonferroni_over)
         for r, pa in zip(block, padj):
@@ -135,9 +147,9 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
         recs.extend(block)
     out = pd.DataFrame(recs)
     if out.empty:
-        return pd.DataFrame(columns=by + ["group_a", "group_b", "n_a", "n_b", "diff", "note"])
+        return pd.DataFrame(columns=by + ["group_a", "group_b", "n_a", "n_b", "diff", "share_truncated", "note"])
     cols = [c for c in out.columns if c != "note"] + ["note"]
-    return out[cols]
+    return state_scale_and_truncation(out[cols])
 
 
 def genre_anova(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
@@ -153,7 +165,7 @@ def genre_anova(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",
     sc = scores[np.isfinite(pd.to_numeric(scores["score"], errors="coerce"))]
     recs = []
     for key, sub in iter_groups(sc, by):
-        rec = {**key, **anova(sub, "score", group).iloc[0].to_dict()}
+        rec = {**key, **anova(sub, "score", group).iloc[0].to_dict(), "share_truncated": _share(sub)}
         if not len(sub):
             rec["note"] = no_rows_note(key)
         recs.append(rec)
@@ -169,16 +181,20 @@ def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS
     Observations are ``unit`` (story x mode: the paper's N = 200) scored in both layers.
     Pearson r = cov / (s_x s_y) and Spearman rho (Pearson r of ranks) by
     :func:`judgelab.stats.correlation.correlation` (x = layer_a, y = layer_b in the notes).
-    Columns: layer_a, layer_b, n, pearson_r, p_pearson, spearman_rho, p_spearman, note.
+    ``share_truncated``: share of the 2n evaluations behind the pairs whose content text was cut
+    to head + tail. Columns: layer_a, layer_b, n, pearson_r, p_pearson, spearman_rho, p_spearman,
+    share_truncated, note.
     """
     unit = [u for u in unit if u in scores.columns]
     require_columns(scores, unit + ["layer", "score"], "scores")
     wide = scores.pivot_table(index=unit, columns="layer", values="score", aggfunc="mean")
+    cut = (scores.pivot_table(index=unit, columns="layer", values="truncated", aggfunc="any")
+           if "truncated" in scores.columns else None)
     recs = []
     for i, a in enumerate(layers):
         for b in layers[i + 1:]:
             rec = {"layer_a": a, "layer_b": b, "n": 0, "pearson_r": np.nan, "p_pearson": np.nan,
-                   "spearman_rho": np.nan, "p_spearman": np.nan, "note": ""}
+                   "spearman_rho": np.nan, "p_spearman": np.nan, "share_truncated": np.nan, "note": ""}
             if a not in wide or b not in wide:
                 rec["note"] = "no scores for " + " and ".join(x for x in (a, b) if x not in wide)
                 recs.append(rec)
@@ -186,8 +202,11 @@ def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS
             pair = wide[[a, b]].dropna()
             pr = correlation(pair[a], pair[b], method="pearson").iloc[0]
             sr = correlation(pair[a], pair[b], method="spearman").iloc[0]
+            # share of the 2n evaluations behind the n pairs whose content text was truncated
+            share = (float(cut.loc[pair.index, [a, b]].fillna(False).astype(bool).to_numpy().mean())
+                     if cut is not None and len(pair) else np.nan)
             rec.update({"n": len(pair), "pearson_r": pr["r"], "p_pearson": pr["p"], "spearman_rho": sr["r"],
-                        "p_spearman": sr["p"], "note": pr["note"]})
+                        "p_spearman": sr["p"], "share_truncated": share, "note": pr["note"]})
             recs.append(rec)
     return pd.DataFrame(recs)
 
@@ -207,7 +226,8 @@ def dimension_discrimination(dimension_scores: pd.DataFrame, pair: tuple[str, st
     require_columns(dimension_scores, ["story_id", "category", "layer", "dimension", "score"], "dimension scores")
     df = dimension_scores
     if unit == "story":
-        df = df.groupby(["story_id", "category", "layer", "dimension"], dropna=False)["score"].mean().reset_index()
+        agg = {"score": "mean", **({"truncated": "any"} if "truncated" in df.columns else {})}
+        df = df.groupby(["story_id", "category", "layer", "dimension"], dropna=False).agg(agg).reset_index()
     elif unit != "story_mode":
         raise SageStatsError(f"unknown unit {unit!r}; choose story_mode or story")
     n_tests = df.groupby(["layer", "dimension"]).ngroups
@@ -244,6 +264,7 @@ def llm_tiers(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
                         f"sd_{t}": float(v.std(ddof=1)) if len(v) > 1 else np.nan})
         hi, lo = _values(sub, "tier", tiers[0]), _values(sub, "tier", tiers[-1])
         rec["diff_high_low"] = (hi.mean() - lo.mean()) if len(hi) and len(lo) else np.nan
+        rec["share_truncated"] = _share(sub)
         rec["d_high_low_pooled_sd"] = cohens_d(hi, lo)["d"].item()
         trend = correlation(sub["tier"].map(rank), sub["score"], method="spearman").iloc[0]
         rec["spearman_rho_tier"], rec["p_spearman_tier"] = trend["r"], trend["p"]
@@ -262,4 +283,4 @@ def llm_tiers(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
     out = pd.DataFrame(recs)
     if not len(llm):
         out["note"] = "no LLM-generated story with a quality tier has scores"
-    return out
+    return state_scale_and_truncation(out)

@@ -17,7 +17,10 @@ from judgelab.sage.analysis.genre import (
 from judgelab.sage.analysis.reliability import (
     convergence_rate, failure_accounting, mode_invariance, track_agreement, track_reliability,
 )
-from judgelab.sage.analysis.scores import CATEGORIES, LAYERS, MODES, VALIDATOR_TRACKS, final_scores, story_scores
+from judgelab.sage.analysis.scores import (
+    CATEGORIES, LAYERS, MODES, TRUNCATION_NOTE, VALIDATOR_TRACKS, final_scores, share_truncated,
+    state_scale_and_truncation, story_scores, with_truncation,
+)
 from judgelab.stats.effects import cohens_d_from_summary
 
 
@@ -39,7 +42,15 @@ def beside(df: pd.DataFrame, stat: str, key_col: str, table: dict, paper_stat: s
 
 def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_table: pd.DataFrame | None = None,
                         convergence_threshold: float = 0.3, agreement_threshold: float = 0.5) -> pd.DataFrame:
-    """Table 8, long format: section, metric, track, value, paper_value, paper_qualifier, definition, note.
+    """Table 8, long format: section, metric, track, value, paper_value, paper_qualifier, definition,
+    note, share_truncated, truncation_note, scale.
+
+    Convergence is reported per dimension (``convergence_rate``, the paper's 98.8%), on the layer
+    mean (``convergence_rate_layer_mean``: |mean R5 - mean R4| < threshold per evaluation) and by
+    the original code's exact-zero rule. ``share_truncated`` (a row, and a column beside every
+    metric) is the share of the evaluations behind the number whose content-limit text was cut to
+    head + tail: all evaluations for every metric but mode invariance, whose share is of the paired
+    content-limit evaluations.
 
     ``mode_table`` is the output of :func:`judgelab.sage.analysis.reliability.mode_invariance`
     (None: computed here from the rows' story scores, as :func:`table09_from_rows` does).
@@ -51,16 +62,18 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
     if mode_table is None:
         mode_table = mode_invariance(story_scores(rows))
     recs = []
+    fa = failure_accounting(rows, summary, by=None).iloc[0]
+    all_cut = fa["share_truncated"]
 
-    def add(section, metric, value, paper=None, track="", definition="", note=""):
+    def add(section, metric, value, paper=None, track="", definition="", note="", cut=None):
         recs.append({"section": section, "metric": metric, "track": track,
                      "value": float(value) if value is not None and np.isfinite(value) else np.nan,
                      "paper_value": paper.value if paper else np.nan,
                      "paper_qualifier": paper.qualifier if paper else "",
                      "paper_source": paper.source if paper else "",
-                     "definition": definition, "note": note})
+                     "definition": definition, "note": note,
+                     "share_truncated": all_cut if cut is None else cut})
 
-    fa = failure_accounting(rows, summary, by=None).iloc[0]
     add("Evaluation success", "total_evaluations", fa["n_evaluations"], pv.TABLE8["total_evaluations"],
         definition="story x layer x mode evaluations with rows")
     if summary is not None and "success_rate" in fa:
@@ -73,11 +86,17 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
     add("Evaluation success", "failed_rows_scored", fa["n_failed_rows_scored"],
         definition="failed rows that carry a score (must be 0: failures are never scored)",
         note=fa["note"])
+    add("Evaluation success", "share_truncated", all_cut,
+        definition=f"share of evaluations whose content-limit text was cut to head + tail ({TRUNCATION_NOTE})")
     conv = convergence_rate(rows, by=None, threshold=convergence_threshold).iloc[0]
     add("Convergence & consistency", "convergence_rate", conv["convergence_rate"], pv.TABLE8["convergence_rate"],
         definition=f"share of dimensions with |R5 - R4| < {convergence_threshold:g}", note=conv["note"])
+    add("Convergence & consistency", "convergence_rate_layer_mean", conv["layer_mean_convergence_rate"],
+        definition=f"share of evaluations whose layer mean (mean of the dimension scores) moved "
+                   f"|mean R5 - mean R4| < {convergence_threshold:g}",
+        note="" if conv["n_evaluations_paired"] else "no evaluation with R4 and R5 in every dimension")
     add("Convergence & consistency", "convergence_rate_exact_zero", conv.get("rate_exact_zero", np.nan),
-        definition="share with R5 == R4 exactly (the original code's criterion; not the paper's)")
+        definition="share of dimensions with R5 == R4 exactly (the original code's criterion; not the paper's)")
     for track in VALIDATOR_TRACKS:
         ag = track_agreement(rows, track, by=None, threshold=agreement_threshold).iloc[0]
         rel = track_reliability(rows, track, by=None).iloc[0]
@@ -91,23 +110,35 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
             track, "Krippendorff's alpha, interval metric (krippendorff)", rel["note"])
     layers = mode_table[mode_table["layer"].isin(LAYERS)]
     diffs = layers["abs_difference"].dropna()
+    overall = mode_table[mode_table["layer"] == "overall"]
+    mode_cut = (overall["share_truncated"].iloc[0] if "share_truncated" in overall and len(overall)
+                else np.nan)
     add("Mode robustness", "mode_invariance_max_abs_diff", diffs.max() if len(diffs) else np.nan,
         pv.TABLE8["mode_invariance_max_abs_diff"],
         definition="max over layers of |mean(title - content)|",
-        note="" if len(diffs) else "no story evaluated in both modes")
-    return pd.DataFrame(recs)
+        note="" if len(diffs) else "no story evaluated in both modes", cut=mode_cut)
+    return state_scale_and_truncation(pd.DataFrame(recs))
 
 
 # --------------------------------------------------------------------------- Table 9
 
+TABLE9_TRUNCATION_NOTE = ("content scores come from excerpts: " + TRUNCATION_NOTE
+                          + "; the title-limit scores they are compared with read no text")
+"""Table 9's truncation note: it compares content-limit scores with title-limit ones."""
+
+
 def table09_mode_invariance(mode_table: pd.DataFrame) -> pd.DataFrame:
-    """Table 9: content vs title mean per layer and overall, difference (title - content), tests."""
+    """Table 9: content vs title mean per layer and overall, difference (title - content), tests,
+    ``share_truncated`` (share of the paired content-limit evaluations whose text was cut to head +
+    tail), ``truncation_note`` (where that share is > 0: the content scores are of excerpts, the
+    title scores of no text) and ``scale``."""
     t = mode_table.copy()
     for stat in ("content_mean", "title_mean", "difference"):
         t = beside(t, stat, "layer", pv.TABLE9)
     t = _insert_after(t, "p_t", "paper_p_t", pv.TABLE9_P_PAIRED_T.value)
     t = _insert_after(t, "paper_p_t", "paper_p_t_qualifier", pv.TABLE9_P_PAIRED_T.qualifier)
-    return t
+    return state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE)
+
 
 
 def table09_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
@@ -120,7 +151,8 @@ def table09_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Table 10
 
 def table10_cross_layer(scores: pd.DataFrame) -> pd.DataFrame:
-    """Table 10: Pearson r and Spearman rho (with p) for L4xL5, L4xL6, L5xL6 over story x mode."""
+    """Table 10: Pearson r and Spearman rho (with p) for L4xL5, L4xL6, L5xL6 over story x mode, with
+    ``share_truncated`` (of the evaluations behind each pair), ``truncation_note`` and ``scale``."""
     t = cross_layer_correlation(scores)
     t.insert(0, "layer_pair", t["layer_a"] + " x " + t["layer_b"])
     keys = list(zip(t["layer_a"], t["layer_b"]))
@@ -129,7 +161,7 @@ def table10_cross_layer(scores: pd.DataFrame) -> pd.DataFrame:
         t = _insert_after(t, stat, f"paper_{stat}", [pv.paper(pv.TABLE10, k, stat) for k in keys])
     t = _insert_after(t, "p_pearson", "paper_p", [pv.paper(pv.TABLE10, k, "p") for k in keys])
     t = _insert_after(t, "paper_p", "paper_p_qualifier", "<")
-    return t
+    return state_scale_and_truncation(t)
 
 
 # --------------------------------------------------------------------------- Table 11
@@ -139,7 +171,9 @@ def table11_genre_comparison(scores: pd.DataFrame) -> pd.DataFrame:
     ANOVA p, pairwise p (Student; Bonferroni; Welch), Cohen's d canonical vs LLM in both
     conventions, with the paper's values beside.
 
-    ``scores`` are observation units (story x mode in the paper) with category, layer, score.
+    ``scores`` are observation units (story x mode in the paper) with category, layer, score (and
+    ``truncated``: then ``share_truncated`` is the share of the row's observations resting on a
+    content text cut to head + tail). Ends with share_truncated, note, truncation_note, scale.
     """
     sc = with_layer_average(scores)
     levels = list(LAYERS) + ["average"]
@@ -149,6 +183,7 @@ def table11_genre_comparison(scores: pd.DataFrame) -> pd.DataFrame:
     recs = []
     for layer in levels:
         rec = {"layer": layer, "layer_name": pv.LAYER_NAMES.get(layer, "Average")}
+        rec["share_truncated"] = share_truncated(sc[sc["layer"] == layer], keys=())
         notes = []
         d = desc[desc["layer"] == layer]
         for cat in CATEGORIES:
@@ -191,7 +226,8 @@ def table11_genre_comparison(scores: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(recs)
     paper_cols = [c for c in out.columns if c.startswith("paper_") and c != "paper_p_qualifier"]
     out[paper_cols] = out[paper_cols].astype("Float64")
-    return out
+    cols = [c for c in out.columns if c != "share_truncated"]
+    return state_scale_and_truncation(out[cols[:cols.index("note")] + ["share_truncated"] + cols[cols.index("note"):]])
 
 
 def paper_d_check(units_per_mode: int = 2) -> pd.DataFrame:
@@ -230,7 +266,7 @@ def dimension_discrimination_table(rows: pd.DataFrame, genre_unit: str = "story_
     on the evaluator's final dimension scores, in the observation unit of the genre statistics:
     ``"content"`` / ``"title"`` keep that mode's scores; ``"story"`` averages a story's modes;
     ``"story_mode"`` (the paper) keeps both modes as separate observations."""
-    dims = final_scores(rows, "evaluator")
+    dims = with_truncation(final_scores(rows, "evaluator"), rows)
     if genre_unit in MODES:
         dims = dims[dims["mode"] == genre_unit]
     return dimension_discrimination(dims, unit="story" if genre_unit == "story" else "story_mode")

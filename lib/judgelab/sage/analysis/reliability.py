@@ -17,7 +17,8 @@ import pandas as pd
 
 from judgelab.sage.analysis.scores import (
     LAYERS, STORY_KEYS, VALIDATOR_TRACKS, SageStatsError, final_scores, iter_groups, no_rows_note,
-    require_columns, round_scores, scored, sort_groups,
+    require_columns, round_scores, scored, share_truncated, sort_groups, state_scale_and_truncation,
+    with_truncation,
 )
 from judgelab.stats import rules, tests
 from judgelab.stats.reliability import icc, krippendorff_alpha
@@ -59,7 +60,45 @@ def convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> pd.DataFram
     out.loc[~paired, "converged"] = pd.NA
     out["exact_zero"] = pd.array(np.where(paired, out["change"] == 0, False), dtype="boolean")
     out.loc[~paired, "exact_zero"] = pd.NA
-    return out.reset_index(drop=True)
+    return with_truncation(out.reset_index(drop=True), rows)
+
+
+def layer_mean_convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> pd.DataFrame:
+    """Per evaluation (story x layer x mode): the layer mean of the evaluator's R4 and R5 dimension
+    scores, its change and whether it converged.
+
+    ``mean_r4 = mean_d s_R4(d)``, ``mean_r5 = mean_d s_R5(d)``, ``change = mean_r5 - mean_r4``;
+    ``converged = |change| < threshold`` (the paper's rule, Tables 7 and 12, applied to the layer's
+    overall score instead of each dimension; issue 14). Dimensions moving in opposite directions
+    cancel: +0.4 and -0.4 give change 0. Only evaluations whose every dimension has an R4 and an R5
+    score are paired; the others have ``converged`` = NA. Columns: story keys, n_dimensions,
+    n_paired_dimensions, mean_r4, mean_r5, change, converged, exact_zero, truncated.
+    """
+    items = convergence_items(rows, threshold)
+    g = items.groupby(STORY_KEYS, dropna=False)
+    out = g.agg(n_dimensions=("dimension", "size"), n_paired_dimensions=("change", "count"),
+                mean_r4=("r4", "mean"), mean_r5=("r5", "mean"), truncated=("truncated", "any")).reset_index()
+    paired = out["n_paired_dimensions"].eq(out["n_dimensions"])
+    out.loc[~paired, ["mean_r4", "mean_r5"]] = np.nan
+    out["change"] = (out["mean_r5"] - out["mean_r4"]).round(_DECIMALS)
+    out["converged"] = pd.array(np.where(paired, out["change"].abs() < threshold, False), dtype="boolean")
+    out.loc[~paired, "converged"] = pd.NA
+    out["exact_zero"] = pd.array(np.where(paired, out["change"] == 0, False), dtype="boolean")
+    out.loc[~paired, "exact_zero"] = pd.NA
+    return out
+
+
+def _layer_mean_rate(lm: pd.DataFrame, key: dict, by: list[str]) -> dict:
+    """The layer-mean convergence columns of one :func:`convergence_rate` group."""
+    if "dimension" in by:
+        return {"n_evaluations_paired": np.nan, "n_evaluations_converged": np.nan,
+                "layer_mean_convergence_rate": np.nan, "layer_mean_rate_exact_zero": np.nan}
+    sub = lm.merge(pd.DataFrame([key]), on=by) if by else lm
+    n = int(sub["converged"].notna().sum())
+    k = int(sub["converged"].sum(skipna=True))
+    return {"n_evaluations_paired": n, "n_evaluations_converged": k,
+            "layer_mean_convergence_rate": k / n if n else np.nan,
+            "layer_mean_rate_exact_zero": float(sub["exact_zero"].sum(skipna=True)) / n if n else np.nan}
 
 
 def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
@@ -70,11 +109,17 @@ def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("laye
     an R4 and an R5 score (paper, "Statistical Analysis": "calculate convergence rates by
     dimension, layer, mode, and story category"; Table 8: 98.8%). Columns: the ``by`` columns,
     n_items, n_paired, n_unpaired, n_converged, convergence_rate, rate_exact_zero (the original
-    code's criterion), mean_abs_change, threshold, note.
+    code's criterion), mean_abs_change; then the same test on the layer mean
+    (:func:`layer_mean_convergence_items`: ``|mean_d s_R5 - mean_d s_R4| < threshold`` per
+    evaluation): n_evaluations_paired, n_evaluations_converged, layer_mean_convergence_rate,
+    layer_mean_rate_exact_zero (NaN when ``by`` holds ``dimension``: a layer mean spans all four);
+    share_truncated (share of the group's evaluations whose content text was cut to head + tail),
+    threshold, note.
     """
     by = _by(by)
     items = convergence_items(rows, threshold)
     require_columns(items, by, "rows (convergence groups)")
+    lm = layer_mean_convergence_items(rows, threshold)
     recs = []
     for key, sub in iter_groups(items, by):
         n_paired = int(sub["converged"].notna().sum())
@@ -84,6 +129,7 @@ def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("laye
                "convergence_rate": n_conv / n_paired if n_paired else np.nan,
                "rate_exact_zero": float(sub["exact_zero"].sum(skipna=True)) / n_paired if n_paired else np.nan,
                "mean_abs_change": float(sub["change"].abs().mean()) if n_paired else np.nan,
+               **_layer_mean_rate(lm, key, by), "share_truncated": share_truncated(sub),
                "threshold": threshold, "note": ""}
         if not len(sub):
             rec["note"] = no_rows_note(key)
@@ -92,7 +138,10 @@ def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("laye
         elif n_paired < len(sub):
             rec["note"] = f"{len(sub) - n_paired} dimension(s) without R4/R5 pair left out"
         recs.append(rec)
-    return pd.DataFrame(recs)
+    out = pd.DataFrame(recs)
+    if len(out):
+        out = out.astype({"n_evaluations_paired": "Int64", "n_evaluations_converged": "Int64"})
+    return out
 
 
 # --------------------------------------------------------------------------- agreement
@@ -100,7 +149,8 @@ def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("laye
 def track_pairs(rows: pd.DataFrame, validator: str = "validator_blind") -> pd.DataFrame:
     """Evaluator final (R5) and validator scores side by side, per story x layer x mode x dimension.
 
-    ``diff = s_validator - s_evaluator``. Only dimensions scored by both tracks appear.
+    ``diff = s_validator - s_evaluator``. Only dimensions scored by both tracks appear; ``truncated``
+    is the evaluation's flag (both tracks read the same prepared text).
     """
     if validator not in VALIDATOR_TRACKS:
         raise SageStatsError(f"unknown validator track {validator!r}; choose {' or '.join(VALIDATOR_TRACKS)}")
@@ -110,7 +160,7 @@ def track_pairs(rows: pd.DataFrame, validator: str = "validator_blind") -> pd.Da
     out = ev.merge(va, on=keys, how="inner")
     out["diff"] = (out["validator"] - out["evaluator"]).round(_DECIMALS)
     out["track"] = validator
-    return out
+    return with_truncation(out, rows)
 
 
 def track_agreement(rows: pd.DataFrame, validator: str = "validator_blind",
@@ -122,7 +172,7 @@ def track_agreement(rows: pd.DataFrame, validator: str = "validator_blind",
     (paper, Table 7: "inter-rater agreement threshold MAD < 0.5"; Table 8: peer agreement > 94%,
     mean IRR difference < 0.3). ``mean_diff`` is the signed mean (validator minus evaluator).
     Columns: track, the ``by`` columns, n_pairs, mad, mean_diff, sd_diff, agreement_rate,
-    threshold, note.
+    share_truncated (share of the group's evaluations with a truncated content text), threshold, note.
     """
     by = _by(by)
     pairs = track_pairs(rows, validator)
@@ -134,7 +184,7 @@ def track_agreement(rows: pd.DataFrame, validator: str = "validator_blind",
                "mean_diff": float(np.mean(d)) if len(d) else np.nan,
                "sd_diff": float(np.std(d, ddof=1)) if len(d) > 1 else np.nan,
                "agreement_rate": float(np.mean(np.abs(d) < threshold)) if len(d) else np.nan,
-               "threshold": threshold, "note": _empty_pairs_note(pairs, sub, key, validator)}
+               "share_truncated": share_truncated(sub), "threshold": threshold, "note": _empty_pairs_note(pairs, sub, key, validator)}
         recs.append(rec)
     return pd.DataFrame(recs)
 
@@ -209,8 +259,10 @@ def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.Data
     differences dropped).
     The ``overall`` row pools all story x layer pairs (its mean equals the mean of the layer means
     when every layer has the same stories; pairs of one story are then not independent).
+    ``share_truncated`` is the share of the paired *content-limit* evaluations whose text was cut
+    to head + tail (their scores are of excerpts; NaN when ``story_scores`` has no ``truncated``).
     Columns: layer, n_pairs, n_unpaired, content_mean, title_mean, difference, abs_difference,
-    sd_difference, t, df, p_t, wilcoxon_w, p_wilcoxon, note.
+    sd_difference, t, df, p_t, wilcoxon_w, p_wilcoxon, share_truncated, note.
     """
     require_columns(story_scores, STORY_KEYS + ["score"], "story scores")
     wide = story_scores.pivot_table(index=["story_id", "layer"], columns="mode", values="score", aggfunc="mean")
@@ -218,19 +270,25 @@ def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.Data
         if m not in wide.columns:
             wide[m] = np.nan
     wide = wide.reset_index()
+    if "truncated" in story_scores.columns:
+        content = story_scores[story_scores["mode"] == "content"]
+        cut = content.groupby(["story_id", "layer"])["truncated"].any().rename("content_truncated")
+        wide = wide.merge(cut.reset_index(), on=["story_id", "layer"], how="left")
     paired = wide.dropna(subset=["content", "title"])
 
     def one(label, allw, sub):
         a, b = sub["content"].to_numpy(float), sub["title"].to_numpy(float)
         tests, note = _paired_tests(a, b)
         d = b - a
+        share = (float(sub["content_truncated"].fillna(False).astype(bool).mean())
+                 if "content_truncated" in sub and len(sub) else np.nan)
         return {"layer": label, "n_pairs": len(sub), "n_unpaired": len(allw) - len(sub),
                 "content_mean": float(a.mean()) if len(a) else np.nan,
                 "title_mean": float(b.mean()) if len(b) else np.nan,
                 "difference": float(d.mean()) if len(d) else np.nan,
                 "abs_difference": float(abs(d.mean())) if len(d) else np.nan,
                 "sd_difference": float(d.std(ddof=1)) if len(d) > 1 else np.nan,
-                **tests, "note": note}
+                **tests, "share_truncated": share, "note": note}
 
     layers = list(LAYERS) + sorted(set(wide["layer"]) - set(LAYERS))
     recs = []
@@ -254,7 +312,8 @@ def failure_accounting(rows: pd.DataFrame, summary: pd.DataFrame | None = None,
     From the rows: ``n_evaluations`` (story x layer x mode), ``n_replies`` (story x layer x mode x
     track x round), ``reply_success_rate`` = share of replies whose every dimension has status ok
     (the paper's "parsing success"), ``n_failed_rows`` and ``n_failed_rows_scored`` (failed rows
-    that nevertheless carry a score; must be 0, failures are never scored), ``share_truncated``.
+    that nevertheless carry a score; must be 0, failures are never scored), ``share_truncated``
+    (share of the evaluations, not rows, whose content text was cut to head + tail).
     From the summary, when given: ``success_rate`` = share of evaluations with status ok,
     ``n_repairs`` and ``n_failures`` summed.
     """
@@ -275,8 +334,7 @@ def failure_accounting(rows: pd.DataFrame, summary: pd.DataFrame | None = None,
                "reply_success_rate": float(1 - rep["reply_failed"].mean()) if len(rep) else np.nan,
                "n_failed_rows": int(sub["_failed"].sum()),
                "n_failed_rows_scored": int((sub["_failed"] & sub["_scored"]).sum()),
-               "share_truncated": float(sub["truncated"].astype(bool).mean())
-               if "truncated" in sub and len(sub) else np.nan,
+               "share_truncated": share_truncated(sub),
                "note": ""}
         if not len(sub):
             rec["note"] = no_rows_note(key)
@@ -294,7 +352,7 @@ def failure_accounting(rows: pd.DataFrame, summary: pd.DataFrame | None = None,
                           "n_failures": int(pd.to_numeric(sub["n_failures"], errors="coerce").fillna(0).sum())})
         s = pd.DataFrame(srecs)
         out = out.merge(s, on=by, how="outer") if by else pd.concat([out, s], axis=1)
-    return out
+    return state_scale_and_truncation(out)
 
 
 # --------------------------------------------------------------------------- trajectories
@@ -303,16 +361,19 @@ def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("la
     """Mean evaluator score per round (1-5) by group, for Figure 2.
 
     The unit is a story's mean over dimensions in one round and mode; per group and round:
-    n, mean, sd, sem = sd / sqrt(n). Columns: the ``by`` columns, round, n, mean, sd, sem.
+    n, mean, sd, sem = sd / sqrt(n), share_truncated (share of those evaluations whose content text
+    was cut to head + tail). Columns: the ``by`` columns, round, n, mean, sd, sem, share_truncated,
+    truncation_note, scale.
     """
     by = _by(by)
     rs = round_scores(rows)
     if rs.empty:
-        return pd.DataFrame(columns=by + ["round", "n", "mean", "sd", "sem"])
-    g = rs.groupby(by + ["round"], dropna=False)["score"]
-    out = g.agg(n="count", mean="mean", sd="std").reset_index()
-    out["sem"] = out["sd"] / np.sqrt(out["n"])
-    return sort_groups(out, by + ["round"])
+        return pd.DataFrame(columns=by + ["round", "n", "mean", "sd", "sem", "share_truncated"])
+    g = rs.groupby(by + ["round"], dropna=False)
+    out = g.agg(n=("score", "count"), mean=("score", "mean"), sd=("score", "std"),
+                share_truncated=("truncated", "mean")).reset_index()
+    out.insert(out.columns.get_loc("share_truncated"), "sem", out["sd"] / np.sqrt(out["n"]))
+    return state_scale_and_truncation(sort_groups(out, by + ["round"]))
 
 
 # --------------------------------------------------------------------------- breakdowns
@@ -323,7 +384,8 @@ def convergence_breakdown(rows: pd.DataFrame, threshold: float = 0.3,
     """:func:`convergence_rate` for several groupings stacked in one long table.
 
     The paper computes convergence "by dimension, layer, mode, and story category". Columns:
-    grouping (e.g. ``"layer x mode"``), group (e.g. ``"L4 / content"``), then the rate columns.
+    grouping (e.g. ``"layer x mode"``), group (e.g. ``"L4 / content"``), then the rate columns
+    (per dimension and on the layer mean), truncation_note and scale.
     """
     parts = [convergence_rate(rows, by=None, threshold=threshold).assign(grouping="all", group="all")]
     for by in groupings:
@@ -333,7 +395,7 @@ def convergence_breakdown(rows: pd.DataFrame, threshold: float = 0.3,
         parts.append(t.drop(columns=list(by)))
     out = pd.concat(parts, ignore_index=True)
     first = ["grouping", "group"]
-    return out[first + [c for c in out.columns if c not in first]]
+    return state_scale_and_truncation(out[first + [c for c in out.columns if c not in first]])
 
 
 def agreement_breakdown(rows: pd.DataFrame, threshold: float = 0.5,
@@ -357,4 +419,4 @@ def agreement_breakdown(rows: pd.DataFrame, threshold: float = 0.5,
             parts.append(m)
     out = pd.concat(parts, ignore_index=True)
     first = ["track"] + list(by)
-    return out[first + [c for c in out.columns if c not in first]]
+    return state_scale_and_truncation(out[first + [c for c in out.columns if c not in first]])

@@ -18,6 +18,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from judgelab.sage.protocol.schemas import SCALE_NOTE
+
 LAYERS = ("L4", "L5", "L6")
 CATEGORIES = ("canonical", "pulp", "llm")
 MODES = ("content", "title")
@@ -34,9 +36,13 @@ ROW_COLUMNS = (
 SUMMARY_COLUMNS = (
     "story_id", "category", "tier", "layer", "mode", "overall_score", "validator_blind_overall",
     "eval_validator_mad", "max_r4_r5_change", "trust_level", "status", "n_repairs", "n_failures",
-    "knows_work", "backend", "model", "profile",
+    "knows_work", "truncated", "backend", "model", "profile",
 )
 STORY_KEYS = ["story_id", "category", "tier", "layer", "mode"]
+
+
+TRUNCATION_NOTE = "content-limit texts cut to head + tail: scores are of excerpts"
+"""What ``share_truncated`` > 0 means for a table row (issue 14): the judge read an excerpt."""
 
 
 class SageStatsError(ValueError):
@@ -92,14 +98,57 @@ def story_scores(rows: pd.DataFrame, track: str = "evaluator", complete_only: bo
     out = g.agg(score="mean", n_dimensions="count").reset_index()
     if complete_only and len(out):
         out = out[out["n_dimensions"] >= out["layer"].map(expected)]
-    return out.reset_index(drop=True)
+    return with_truncation(out.reset_index(drop=True), rows)
+
+
+def evaluation_truncation(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per evaluation (story x layer x mode): ``truncated`` = True when its content-limit
+    text was cut to head + tail (any of its rows says so; the runner flags all rows of an
+    evaluation alike). Title-limit evaluations send no text and are never truncated."""
+    require_columns(rows, STORY_KEYS)
+    if "truncated" not in rows.columns:
+        return rows[STORY_KEYS].drop_duplicates().assign(truncated=False).reset_index(drop=True)
+    flags = rows["truncated"].fillna(False).astype(bool)
+    return flags.groupby([rows[k] for k in STORY_KEYS], dropna=False).any().reset_index()
+
+
+def with_truncation(frame: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (keyed by the story keys) with its evaluation's ``truncated`` flag added."""
+    out = frame.drop(columns="truncated", errors="ignore").merge(
+        evaluation_truncation(rows), on=STORY_KEYS, how="left")
+    out["truncated"] = out["truncated"].fillna(False).astype(bool)
+    return out
+
+
+def share_truncated(units: pd.DataFrame, keys=STORY_KEYS) -> float:
+    """Share of the evaluations in ``units`` whose content text was truncated:
+    ``n_truncated / n_evaluations`` over the distinct ``keys`` present (NaN when there are none
+    or the frame has no ``truncated`` column)."""
+    if "truncated" not in units.columns or not len(units):
+        return np.nan
+    keys = [k for k in keys if k in units.columns]
+    ev = units.drop_duplicates(keys) if keys else units
+    return float(ev["truncated"].fillna(False).astype(bool).mean())
+
+
+def state_scale_and_truncation(table: pd.DataFrame, note: str = TRUNCATION_NOTE) -> pd.DataFrame:
+    """Append ``truncation_note`` (``note`` where ``share_truncated`` > 0, else "") and ``scale``
+    (:data:`judgelab.sage.protocol.schemas.SCALE_NOTE`) to a SAGE table (issue 14: every table
+    states the scale and whether its scores are of excerpts)."""
+    out = table.copy()
+    if "share_truncated" in out.columns:
+        cut = pd.to_numeric(out["share_truncated"], errors="coerce").fillna(0) > 0
+        out["truncation_note"] = np.where(cut, note, "")
+    out["scale"] = SCALE_NOTE
+    return out
 
 
 def round_scores(rows: pd.DataFrame) -> pd.DataFrame:
     """The evaluator's story score (mean over dimensions) in every round: story keys, round, score."""
     require_columns(rows, STORY_KEYS + ["track", "round", "dimension", "score", "status"])
     sub = scored(rows[rows["track"] == "evaluator"])
-    return (sub.groupby(STORY_KEYS + ["round"], dropna=False)["score"].mean().reset_index())
+    out = sub.groupby(STORY_KEYS + ["round"], dropna=False)["score"].mean().reset_index()
+    return with_truncation(out, rows)
 
 
 def observation_units(scores: pd.DataFrame, unit: str = "story_mode") -> pd.DataFrame:
@@ -116,7 +165,9 @@ def observation_units(scores: pd.DataFrame, unit: str = "story_mode") -> pd.Data
         return scores[scores["mode"] == unit].copy()
     if unit == "story":
         keys = ["story_id", "category", "tier", "layer"]
-        out = scores.groupby(keys, dropna=False)["score"].mean().reset_index()
+        agg = {"score": "mean", **({"truncated": "any"} if "truncated" in scores.columns else {})}
+        # a mean of modes that includes an excerpt's score counts as truncated
+        out = scores.groupby(keys, dropna=False).agg(agg).reset_index()
         out["mode"] = "mean_of_modes"
         return out
     raise SageStatsError(f"unknown unit {unit!r}; choose story_mode, story, content or title")

@@ -16,6 +16,9 @@ Generative model (per story s, layer l, mode m, dimension j; all draws from one 
     R1..R3 = R4 + round_drift * (4 - r) / 3 + noise      (scores settle by Round 4)
     validator_blind  = final + N(0, validator_sd);  validator_review = final + N(0, review_sd)
 
+Exactly ``round(truncated_share * n)`` of the n content-limit evaluations (chosen by the seeded
+generator) are flagged ``truncated`` (their text cut to head + tail); title-limit evaluations never.
+
 A share ``failure_rate`` of replies (one track-round of one evaluation) fail: their rows get
 ``status="failed"`` and ``score=NaN`` (never scored).
 """
@@ -62,6 +65,7 @@ class SyntheticEffects:
     validator_sd: float = 0.3
     review_sd: float = 0.15
     failure_rate: float = 0.0
+    truncated_share: float = 0.0
 
 
 def _clip(x: np.ndarray) -> np.ndarray:
@@ -134,7 +138,7 @@ def synthetic_rows(n_per_category: dict | None = None, layers=LAYERS, modes=MODE
     rows = pd.DataFrame(cols)
     rows["evidence"] = np.where(rows["status"] == "ok", "synthetic evidence", "")
     rows["r4_score_changed"] = False
-    rows["truncated"] = False
+    rows["truncated"] = _truncation_flags(rows, eff.truncated_share, rng)
     ev = rows["track"] == "evaluator"
     key = ["story_id", "layer", "mode", "dimension"]
     r3 = rows[ev & (rows["round"] == 3)].set_index(key)["score"]
@@ -149,6 +153,17 @@ def synthetic_rows(n_per_category: dict | None = None, layers=LAYERS, modes=MODE
     rows["profile"] = profile
     rows["round"] = rows["round"].astype(int)
     return rows[list(ROW_COLUMNS)]
+
+
+def _truncation_flags(rows: pd.DataFrame, share: float, rng: np.random.Generator) -> np.ndarray:
+    """Per row: True for the rows of exactly ``round(share * n)`` of the n content-mode evaluations."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"truncated_share must be in [0, 1], got {share}")
+    keys = ["story_id", "layer", "mode"]
+    content = rows.loc[rows["mode"] == "content", keys].drop_duplicates()
+    n_cut = int(round(share * len(content)))
+    cut = content.iloc[np.sort(rng.choice(len(content), n_cut, replace=False))] if n_cut else content.iloc[:0]
+    return rows[keys].merge(cut.assign(_cut=True), on=keys, how="left")["_cut"].fillna(False).to_numpy(bool)
 
 
 def synthetic_summary(rows: pd.DataFrame, seed: int = 20240601) -> pd.DataFrame:
@@ -168,6 +183,7 @@ def synthetic_summary(rows: pd.DataFrame, seed: int = 20240601) -> pd.DataFrame:
     })
     failed = rows.assign(f=rows["status"].ne("ok")).groupby(keys + ["track", "round"], sort=False)["f"].any()
     out["n_failures"] = failed.groupby(level=keys, sort=False).sum().astype(int)
+    out["truncated"] = rows.groupby(keys, sort=False)["truncated"].any()
     out = out.reset_index()
     mad = out["eval_validator_mad"]
     out["trust_level"] = np.where(mad < 0.5, "high", np.where(mad < 1.0, "medium", "low"))
@@ -217,15 +233,17 @@ def rows_from_records(records, backend: str = SYNTHETIC_BACKEND, model: str = SY
 
 
 def evaluation_records(story_id: str, layer: str, mode: str, rounds: dict, category: str = "canonical",
-                       tier: str = "", validator_blind=None, validator_review=None, dimensions=None):
-    """Records for one evaluation: ``rounds = {round: [score per dimension]}`` plus validator scores."""
+                       tier: str = "", validator_blind=None, validator_review=None, dimensions=None,
+                       truncated: bool = False):
+    """Records for one evaluation: ``rounds = {round: [score per dimension]}`` plus validator scores;
+    ``truncated`` flags all its rows (the content-limit text was cut to head + tail)."""
     dims = list(dimensions or DIMENSIONS[layer])
     recs = []
 
     def add(track, rnd, scores):
         for dim, s in zip(dims, scores):
             recs.append({"story_id": story_id, "category": category, "tier": tier, "layer": layer, "mode": mode,
-                         "track": track, "round": rnd, "dimension": dim, "score": s})
+                         "track": track, "round": rnd, "dimension": dim, "score": s, "truncated": truncated})
 
     for rnd, scores in rounds.items():
         add("evaluator", rnd, scores)

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from judgelab import interim, params, profiles
 from judgelab.gateway import Gateway
-from judgelab.sage.protocol import prompts
+from judgelab.sage.protocol import leak_check, prompts
 from judgelab.sage.protocol.modes import prepare_input
 from judgelab.sage.protocol.evaluation import BLIND, EVALUATOR, REVIEW, Call, EvalConfig, EvalItem, Evaluation, evaluate
 from judgelab.sage.settings import CATEGORIES, CONTEXT_POLICIES, LAYERS, MODES, SAGE_PROFILES
@@ -35,7 +35,7 @@ ROW_COLUMNS = [
 SUMMARY_COLUMNS = [
     "story_id", "category", "tier", "layer", "mode", "overall_score", "validator_blind_overall",
     "eval_validator_mad", "max_r4_r5_change", "trust_level", "status", "n_repairs", "n_failures",
-    "knows_work", "backend", "model", "profile",
+    "knows_work", "truncated", "backend", "model", "profile",
 ]
 FAILURE_COLUMNS = ["story_id", "category", "layer", "mode", "track", "round", "error"]
 CALL_COLUMNS = ["story_id", "category", "layer", "mode", "track", "round", "status", "input_tokens",
@@ -102,10 +102,17 @@ def _stable_rank(story_id: str, seed: int) -> int:
 
 
 def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_text_tokens: int,
-                context_policy: str) -> list[EvalItem]:
+                context_policy: str, *, mask_title_in_body: bool = True,
+                surnames: frozenset | set = frozenset(),
+                count_tokens: Callable[[str], int] | None = None) -> list[EvalItem]:
     """One :class:`EvalItem` per story x mode, grouped by mode (so consecutive conversations
     share the system prompt). Content-mode texts are stripped, checked for leaks and fitted to
-    the context policy here, before any call: a text that cannot be sent fails the run loudly."""
+    the context policy here, before any call: a text that cannot be sent fails the run loudly.
+
+    ``surnames``: the corpus-wide distinctive surnames the leak check looks for
+    (:func:`judgelab.sage.protocol.leak_check.distinctive_surnames`); ``count_tokens``: the
+    backend's tokenizer (``Gateway.count_tokens``) that measures ``max_text_tokens``, None = the
+    tokenizer-free estimate; ``mask_title_in_body``: see ``SAGE_PROFILES``."""
     if layer not in LAYERS:
         raise ValueError(f"unknown layer {layer!r}; choose one of {LAYERS}")
     if context_policy not in CONTEXT_POLICIES:
@@ -117,7 +124,9 @@ def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_tex
         for s in stories.itertuples(index=False):
             prepared = prepare_input(mode, text=s.text if mode == "content" else None, title=s.title,
                                      author=s.author, max_text_tokens=max_text_tokens,
-                                     context_policy=context_policy)
+                                     context_policy=context_policy, story_id=s.story_id,
+                                     mask_title_in_body=mask_title_in_body, surnames=surnames,
+                                     count_tokens=count_tokens)
             tier = getattr(s, "tier", "") or ""
             items.append(EvalItem(s.story_id, s.category, "" if _isna(tier) else str(tier), layer, mode, prepared))
     return items
@@ -170,7 +179,9 @@ def evaluation_rows(ev: Evaluation, backend: str, model: str, profile: str) -> l
 
 def evaluation_summary(ev: Evaluation, backend: str, model: str, profile: str) -> dict:
     """One summary row: overall (mean R5) score, blind validator overall, evaluator–validator MAD,
-    max |R5 - R4|, trust level, failures and repairs, and (title mode) whether the model knew the work.
+    max |R5 - R4|, trust level, failures and repairs, (title mode) whether the model knew the work,
+    and ``truncated``: the content-limit text was cut to head + tail, so the scores are of an excerpt
+    (the same flag as the evaluation's rows).
 
     ``overall_score = mean_d s_R5(d)``; ``eval_validator_mad = mean_d |s_R5(d) - s_blind(d)|``;
     ``max_r4_r5_change = max_d |s_R5(d) - s_R4(d)|`` (paper: converged when < 0.3).
@@ -192,7 +203,9 @@ def evaluation_summary(ev: Evaluation, backend: str, model: str, profile: str) -
         "status": "ok" if all(c.ok for c in ev.calls) else "failed",
         "n_repairs": int(sum(c.result.n_repairs for c in ev.calls if c.result is not None)),
         "n_failures": int(sum(not c.ok for c in ev.calls)),
-        "knows_work": knows, "backend": backend, "model": model, "profile": profile,
+        "knows_work": knows,
+        "truncated": bool(it.prepared.truncated or any(c.result is not None and c.result.truncated for c in ev.calls)),
+        "backend": backend, "model": model, "profile": profile,
     }
 
 
@@ -229,10 +242,14 @@ def tidy(evaluations: list[Evaluation], backend: str, model: str, profile: str):
 def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "demo", *,
               stories: Sequence[str] | None = None, modes: Sequence[str] | None = None,
               context_policy: str | None = None, overrides: dict[str, Any] | None = None,
-              desc: str | None = None) -> SageRun:
+              desc: str | None = None, mask_title_in_body: bool | str | None = None) -> SageRun:
     """Run one layer's evaluations for ``profile`` (knobs from ``SAGE_PROFILES``, optionally
     overridden) and return the tidy tables. Never raises for a model failure; raises for inputs
-    that cannot be sent (a leak of title/author, a text over budget under ``context_policy="error"``)."""
+    that cannot be sent (a leak of title/author, a text over budget under ``context_policy="error"``).
+
+    ``mask_title_in_body``: None = the profile's knob, else a yes/no value (``params.as_bool``).
+    The leak check's distinctive surnames are computed once from the whole ``corpus`` given, and
+    text budgets are counted with the gateway's tokenizer (``gw.count_tokens``)."""
     # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
     stories = params.as_list(stories, name="STORIES") or None
     modes = params.as_list(modes, name="MODES") or None
@@ -240,8 +257,14 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
     cfg.update(overrides or {})
     if context_policy is not None:
         cfg["context_policy"] = context_policy
+    if not params.is_unset(mask_title_in_body):
+        cfg["mask_title_in_body"] = params.as_bool(mask_title_in_body, name="MASK_TITLE_IN_BODY")
     chosen = select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
-    items = build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"])
+    # a surname is distinctive relative to every story of the corpus, not only the ones drawn
+    surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    items = build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"],
+                        mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
+                        count_tokens=gw.count_tokens)
     ecfg = EvalConfig.from_settings(cfg)
     evaluations = gw.map(lambda it: evaluate(gw, it, ecfg), items, concurrency=cfg.get("concurrency"),
                          desc=desc or f"SAGE {layer}")

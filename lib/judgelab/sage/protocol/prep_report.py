@@ -1,0 +1,123 @@
+"""The preparation report: what each story's judge is shown, per mode, and what was taken out.
+
+:func:`preparation_report` gives one row per story and mode (issue 14, item 1):
+
+- ``content`` mode: the story text prepared by :func:`judgelab.sage.protocol.text_prep.prepare_text`
+  — ``chars_in`` (the corpus text), ``chars_out`` (the prepared text), the characters each rule
+  removed (``removed_<rule>``, one column per rule of :data:`RULES`), the masks applied
+  (``title_masks``, ``author_masks``) and the leaks the independent checker
+  (:func:`judgelab.sage.protocol.leak_check.find_leaks`, corpus-wide distinctive surnames) still
+  finds in the material sent — always checking title parts in the body, so that switching the
+  masking off shows up here as leaks;
+- ``title`` mode: the material is title and author only
+  (:func:`judgelab.sage.protocol.prompts.material`). Its ``leaks`` are the 8-word windows of the
+  story text found in that material (:func:`text_windows_in`, with its own normalisation, not the
+  leak checker's): 0 means no passage of the story reaches the model. A window made only of the
+  title's and the author's words and "by" is the story's heading and byline ("The Call of
+  Cthulhu by H. P. Lovecraft"), which is what title mode shows by design, so it does not count.
+
+``chars_in - chars_out`` is not the sum of the rule columns: whitespace inside paragraphs is
+collapsed and masks replace names by ``[withheld]``.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from judgelab.sage.protocol import leak_check, prompts, text_prep
+
+#: The rules of :func:`text_prep.prepare_text`, in the order of its module docstring.
+RULES = ("heading", "byline", "subtitle", "blurb", "signature", "section_marker", "markdown", "meta_note")
+#: A passage this many words long, found verbatim in the title-mode material, counts as a leak.
+WINDOW_WORDS = 8
+REPORT_COLUMNS = (["story_id", "category", "mode", "chars_in", "chars_out"]
+                  + [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks", "leaks", "leak_kinds"])
+
+
+def _windows(text: str, n: int) -> set[tuple[str, ...]]:
+    """The ``n``-word windows of ``text``: lower-cased runs of letters and digits (Unicode),
+    everything else a separator."""
+    toks = re.findall(r"[^\W_]+", (text or "").casefold())
+    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+
+
+def text_windows_in(text: str, material: str, n: int = WINDOW_WORDS, allowed: str = "") -> int:
+    """Number of distinct ``n``-word windows of ``text`` that occur in ``material``, leaving out
+    windows made only of the words of ``allowed`` (the title, author and "by" in title mode)."""
+    allowed_words = {w for window in _windows(allowed, 1) for w in window}
+    shared = _windows(text, n) & _windows(material, n)
+    return sum(not set(w) <= allowed_words for w in shared)
+
+
+def _content_row(story, surnames: set[str], mask_title_in_body: bool) -> dict:
+    prepared = text_prep.prepare_text(story.text, story.title, story.author, story_id=story.story_id,
+                                      mask_title_in_body=mask_title_in_body)
+    unknown = set(prepared.removed_chars) - set(RULES)
+    if unknown:
+        raise ValueError(f"story {story.story_id}: text_prep used rules {sorted(unknown)} that the "
+                         f"preparation report does not know; add them to prep_report.RULES")
+    material = prompts.material("content", text=prepared.text)
+    leaks = leak_check.find_leaks(material, story.title, story.author, surnames=surnames,
+                                  check_title_in_body=True)
+    return {"chars_out": len(prepared.text),
+            **{f"removed_{r}": int(prepared.removed_chars.get(r, 0)) for r in RULES},
+            "title_masks": prepared.n_title_masked, "author_masks": prepared.n_author_masked,
+            "leaks": len(leaks), "leak_kinds": "; ".join(sorted({lk.kind for lk in leaks}))}
+
+
+def _title_row(story) -> dict:
+    material = prompts.material("title", title=story.title, author=story.author)
+    n = text_windows_in(story.text, material, allowed=f"{story.title} by {story.author}")
+    return {"chars_out": len(material), **{f"removed_{r}": 0 for r in RULES},
+            "title_masks": 0, "author_masks": 0, "leaks": n, "leak_kinds": "text passage" if n else ""}
+
+
+def preparation_report(corpus: pd.DataFrame, mask_title_in_body: bool = True) -> pd.DataFrame:
+    """One row per story x mode (content, title) in :data:`REPORT_COLUMNS` (module docstring).
+
+    ``corpus``: the corpus table (story_id, category, title, author, text); the distinctive
+    surnames are computed from all of it (:func:`leak_check.distinctive_surnames`).
+    """
+    missing = [c for c in ("story_id", "category", "title", "author", "text") if c not in corpus]
+    if missing:
+        raise ValueError(f"preparation_report: corpus table lacks column(s) {missing}")
+    surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    rows = []
+    for story in corpus.itertuples(index=False):
+        base = {"story_id": story.story_id, "category": story.category, "chars_in": len(story.text or "")}
+        rows.append({**base, "mode": "content", **_content_row(story, surnames, mask_title_in_body)})
+        rows.append({**base, "mode": "title", **_title_row(story)})
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS)
+
+
+# ---------------------------------------------------------------- what notebook 01 shows
+
+def removed_by_category(report: pd.DataFrame) -> pd.DataFrame:
+    """Characters removed by each rule, summed per category (content mode), with the masks and
+    leaks; a last row ``all`` sums the categories."""
+    content = report[report["mode"] == "content"]
+    cols = [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks", "leaks"]
+    out = content.groupby("category")[cols].sum()
+    out.loc["all"] = out.sum()
+    return out
+
+
+def preparation_note(report: pd.DataFrame) -> str:
+    """Markdown: stories, characters removed, masks, and leaks per mode (which must be 0)."""
+    content = report[report["mode"] == "content"]
+    removed = int(content[[f"removed_{r}" for r in RULES]].to_numpy().sum())
+    leaks = report.groupby("mode")["leaks"].sum()
+    verdict = "none" if int(leaks.sum()) == 0 else "**LEAKS FOUND: these stories must not be sent**"
+    return (f"{content['story_id'].nunique()} stories: {removed:,} characters removed by the rules in "
+            f"content mode, {int(content['title_masks'].sum())} title-part masks and "
+            f"{int(content['author_masks'].sum())} author-name masks; leaks in content mode "
+            f"{int(leaks.get('content', 0))}, in title mode {int(leaks.get('title', 0))} ({verdict}).")
+
+
+def most_removed(report: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The ``n`` content-mode stories with the most characters removed by the rules."""
+    content = report[report["mode"] == "content"].copy()
+    content["removed"] = content[[f"removed_{r}" for r in RULES]].sum(axis=1)
+    cols = ["story_id", "category", "chars_in", "removed"] + [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks"]
+    return content.nlargest(n, "removed")[cols].reset_index(drop=True)
