@@ -51,7 +51,6 @@ N_PAIRS = None
 EXPLANATIONS = None
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -139,8 +138,7 @@ judged.head()
 
 # %%
 table02 = judge_tables.table02(validity.correlation_table(judged))
-reporting.save_table(table02, "narr_table02_correlations")
-table02
+reporting.saved_table(table02, "narr_table02_correlations")
 
 # %% [markdown]
 # ## Table 3 · How much do the K agents agree?
@@ -152,8 +150,7 @@ table02
 
 # %%
 table03 = judge_tables.table03(agreement.agreement_table(scores))
-reporting.save_table(table03, "narr_table03_agreement")
-table03
+reporting.saved_table(table03, "narr_table03_agreement")
 
 # %% [markdown]
 # ## Table 4 · Do the judges tell max-capacity from random paths?
@@ -166,8 +163,7 @@ table03
 # %%
 effects = validity.effect_size_table(judged)
 table04_llm = judge_tables.table04_rows(effects, "llm")
-reporting.save_table(table04_llm, "narr_table04_llm_rows")
-table04_llm
+reporting.saved_table(table04_llm, "narr_table04_llm_rows")
 
 # %% [markdown]
 # The whole of Table 4 in one view (`narr_table04_math_and_llm.csv`): notebook 08's mathematical
@@ -188,21 +184,18 @@ table04
 
 # %%
 fig = judge_figures.judge_vs_coherence(judged, modes=("simple", "cot"))
-reporting.save_figure(fig, "narr_fig08_judge_vs_coherence",
+reporting.show_figure(fig, "narr_fig08_judge_vs_coherence",
                       caption="Fig. 8(c,d) minimum coherence vs mean LLM score (error bars: SD over K agents). " + CAPTION)
-plt.show()
 
 # %% [markdown]
 # (f) scores by mode and path method; (k) mean score per mode and method.
 
 # %%
 fig = judge_figures.scores_by_mode(judged)
-reporting.save_figure(fig, "narr_fig08_scores_by_mode", caption="Fig. 8(f) mean LLM score by mode and method. " + CAPTION)
-plt.show()
+reporting.show_figure(fig, "narr_fig08_scores_by_mode", caption="Fig. 8(f) mean LLM score by mode and method. " + CAPTION)
 fig = judge_figures.mean_scores_by_method(judged)
-reporting.save_figure(fig, "narr_fig08_mean_scores_by_method",
+reporting.show_figure(fig, "narr_fig08_mean_scores_by_method",
                       caption="Fig. 8(k) mean LLM score per mode, max capacity vs random (error bars: SD over narratives). " + CAPTION)
-plt.show()
 
 # %% [markdown]
 # (g) agreement across the K agents: mean SD and coefficient of variation per mode (the paper's
@@ -212,8 +205,7 @@ plt.show()
 disagreement = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores))
 display(disagreement)
 fig = judge_figures.agent_agreement(disagreement)
-reporting.save_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean SD and CoV across K agents. " + CAPTION)
-plt.show()
+reporting.show_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean SD and CoV across K agents. " + CAPTION)
 
 # %% [markdown]
 # (i) effect sizes, (j) correlations, (l) p-values of the two tests. (Panels a, b, e and h —
@@ -221,14 +213,11 @@ plt.show()
 
 # %%
 fig = judge_figures.effect_sizes(effects)
-reporting.save_figure(fig, "narr_fig08_effect_sizes", caption="Fig. 8(i) Cohen's d, max capacity vs random. " + CAPTION)
-plt.show()
+reporting.show_figure(fig, "narr_fig08_effect_sizes", caption="Fig. 8(i) Cohen's d, max capacity vs random. " + CAPTION)
 fig = judge_figures.correlation_heatmap(judged)
-reporting.save_figure(fig, "narr_fig08_correlation_heatmap", caption="Fig. 8(j) Pearson correlations, coherence metrics and LLM scores. " + CAPTION)
-plt.show()
+reporting.show_figure(fig, "narr_fig08_correlation_heatmap", caption="Fig. 8(j) Pearson correlations, coherence metrics and LLM scores. " + CAPTION)
 fig = judge_figures.p_values(effects)
-reporting.save_figure(fig, "narr_fig08_pvalues", caption="Fig. 8(l) p-values, Welch t-test and Mann-Whitney U. " + CAPTION)
-plt.show()
+reporting.show_figure(fig, "narr_fig08_pvalues", caption="Fig. 8(l) p-values, Welch t-test and Mann-Whitney U. " + CAPTION)
 
 # %% [markdown]
 # ## Cost of this run

@@ -51,7 +51,6 @@ K = None
 OOD_MODES = None
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -120,8 +119,7 @@ measured.split
 
 # %%
 table05 = analyses_tables.table05(cost.cost_table(measured.calls))
-reporting.save_table(table05, "narr_table05_cost")
-table05
+reporting.saved_table(table05, "narr_table05_cost")
 
 # %% [markdown]
 # `tiktoken_input` counts the rendered prompt (system + user, chat framing included) with the
@@ -139,8 +137,7 @@ table05
 # %%
 cost_perf = analyses_tables.cost_performance_with_paper(
     cost.judged_cost_performance(table05, all_paths, scores, measured.collection), cost.paper_cost_performance())
-reporting.save_table(cost_perf, "narr_cost_performance")
-cost_perf
+reporting.saved_table(cost_perf, "narr_cost_performance")
 
 # %% [markdown]
 # ## Out-of-distribution narratives (section 5.7)
@@ -181,8 +178,7 @@ ood.narratives[["kind", "narrative_id", "length", "collections", "min_coherence"
 
 # %%
 comparison = analyses_tables.ood_comparison(ood.summary)
-reporting.save_table(comparison, "narr_ood_comparison")
-comparison
+reporting.saved_table(comparison, "narr_ood_comparison")
 
 # %% [markdown]
 # The tests: alternating vs random mixed (Student's t, Cohen's d on the pooled SD; the paper:
@@ -194,14 +190,12 @@ ood_tests = analyses_tables.ood_tests(ood.tests)
 reporting.save_table(ood_tests, "narr_ood_tests")
 display(ood_tests)
 ood_corr = analyses_tables.ood_correlations(ood.correlations)
-reporting.save_table(ood_corr, "narr_ood_correlations")
-ood_corr
+reporting.saved_table(ood_corr, "narr_ood_correlations")
 
 # %%
 fig = analyses_figures.ood_scores(ood.long, ood.kinds)
-reporting.save_figure(fig, "narr_ood_scores", caption="LLM score and minimum coherence by narrative kind "
+reporting.show_figure(fig, "narr_ood_scores", caption="LLM score and minimum coherence by narrative kind "
                       "(in-distribution, OOD, perturbed); one point per narrative (mean over K agents). " + CAPTION)
-plt.show()
 
 # %% [markdown]
 # ## Follow-up analyses (sections 5.8–5.9)
@@ -225,16 +219,14 @@ long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mea
 # %%
 table06 = analyses_tables.table06(prediction.predictive_table(long, n_splits=knobs["n_splits"], seed=SEED,
                                                                 n_estimators=knobs["n_estimators"]))
-reporting.save_table(table06, "narr_table06_predictive")
-table06
+reporting.saved_table(table06, "narr_table06_predictive")
 
 # %% [markdown]
 # ### Table 7 · Which metric does the forest lean on?
 
 # %%
 table07 = analyses_tables.table07(prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"]))
-reporting.save_table(table07, "narr_table07_feature_importance")
-table07
+reporting.saved_table(table07, "narr_table07_feature_importance")
 
 # %% [markdown]
 # ### Table 8 · Agent disagreement by mode, and by score range
@@ -245,13 +237,11 @@ table07
 
 # %%
 table08 = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores))
-reporting.save_table(table08, "narr_table08_disagreement")
-table08
+reporting.saved_table(table08, "narr_table08_disagreement")
 
 # %%
 by_range = disagreement.disagreement_by_score_range(long)
-reporting.save_table(by_range, "narr_disagreement_by_score_range")
-by_range
+reporting.saved_table(by_range, "narr_disagreement_by_score_range")
 
 # %% [markdown]
 # ### Temporal span and path complexity
@@ -267,8 +257,7 @@ temporal.span_bins(long)
 
 # %%
 complexity_table = analyses_tables.complexity_with_paper(complexity.complexity_analysis(long))
-reporting.save_table(complexity_table, "narr_path_complexity")
-complexity_table
+reporting.saved_table(complexity_table, "narr_path_complexity")
 
 # %% [markdown]
 # ### Stability over five folds (section 5.9)
@@ -279,16 +268,14 @@ complexity_table
 # %%
 folds, stability_summary = stability.cv_stability(long, n_splits=knobs["n_splits"], seed=SEED)
 stability_table = analyses_tables.stability_with_paper(stability_summary)
-reporting.save_table(stability_table, "narr_cv_stability")
-stability_table
+reporting.saved_table(stability_table, "narr_cv_stability")
 
 # %% [markdown]
 # ### Figure 9
 
 # %%
 for name, fig, caption in analyses_figures.figure9_panels(table06, table08, long):
-    reporting.save_figure(fig, f"narr_fig09_{name}", caption=caption + " " + CAPTION)
-    plt.show()
+    reporting.show_figure(fig, f"narr_fig09_{name}", caption=caption + " " + CAPTION)
 
 # %% [markdown]
 # ## What differs from the paper, and why

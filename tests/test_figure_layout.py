@@ -198,3 +198,22 @@ def test_no_figure_of_the_smoke_run_has_colliding_text():
         for name in style.above_caption_violations(caption, [(c["name"], c["bbox"]) for c in layout["content"]]):
             problems.append(f"{png.stem}: {name!r} reaches into the caption")
     assert not problems, "colliding text in the smoke run's figures:\n" + "\n".join(problems)
+
+
+def test_saved_table_and_show_figure_write_what_they_show(tmp_path, monkeypatch):
+    """The notebook one-liners save exactly what they return / display."""
+    import matplotlib
+    import pandas as pd
+
+    from judgelab import reporting
+
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    df = pd.DataFrame({"a": [1, 2], "b": [0.5, 0.25]})
+    assert reporting.saved_table(df, "t_demo") is df
+    assert pd.read_csv(tmp_path / "results" / "tables" / "t_demo.csv").equals(df)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [3, 4])
+    assert reporting.show_figure(fig, "f_demo", caption="a caption") is None
+    assert {p.suffix for p in (tmp_path / "figures").glob("f_demo.*")} >= {".png", ".pdf"}

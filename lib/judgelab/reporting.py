@@ -101,3 +101,17 @@ def _write_layout(name: str, texts, content) -> Path:
     out = paths.figures_dir() / f"{name}.layout.json"
     out.write_text(json.dumps(layout, indent=1) + "\n")
     return out
+
+
+def saved_table(df: pd.DataFrame, name: str, *, index: bool = False) -> pd.DataFrame:
+    """:func:`save_table`, then return ``df``: a notebook cell saves and shows a table in one line."""
+    save_table(df, name, index=index)
+    return df
+
+
+def show_figure(fig, name: str, caption: str | None = None) -> None:
+    """:func:`save_figure`, then display the figure (notebook cells; returns nothing to echo)."""
+    import matplotlib.pyplot as plt  # only notebooks call this; keep the module light to import
+
+    save_figure(fig, name, caption)
+    plt.show()
