@@ -385,3 +385,27 @@ def test_emotional_arcs_table_and_figure():
     assert arcs["t"].min() == 0.0 and arcs["t"].max() == 1.0
     fig = indep.plot_emotional_arcs(arcs)
     assert len(fig.axes) == 2
+
+
+def test_independence_tables_state_truncation_and_scale():
+    """Issue 14: like Tables 8-11, the L1-L3 independence tables say which share of their stories
+    were judged from an excerpt, and on what scale."""
+    summ = pd.DataFrame({
+        "story_id": ["a", "a", "b", "b", "c"],
+        "layer": ["L4", "L5", "L4", "L5", "L4"],
+        "mode": ["content"] * 5,
+        "overall_score": [3.0, 4.0, 2.0, 1.0, 2.5],
+        "truncated": [False, True, False, False, False],
+    })
+    wide = indep.l456_scores(summ).set_index("story_id")
+    assert wide["truncated"].to_dict() == {"a": True, "b": False, "c": False}   # any layer cut
+    data = _synthetic(40)
+    data["truncated"] = np.arange(40) < 10                     # a quarter of the stories were cut
+    data.loc[:4, "L5"] = np.nan                                 # 5 of the cut ones lack an L5 score
+    corr = indep.feature_score_correlations(data, features=["l1_signal"]).set_index("score")
+    assert corr.loc["L4", "share_truncated"] == pytest.approx(10 / 40)
+    assert corr.loc["L5", "share_truncated"] == pytest.approx(5 / 35)
+    assert (corr["truncation_note"] != "").all() and corr["scale"].str.len().gt(0).all()
+    r2 = indep.predict_scores_cv(data, features=["l1_signal"]).set_index("score")
+    assert r2.loc["L5", "share_truncated"] == pytest.approx(5 / 35)
+    assert np.isnan(indep.predict_scores_cv(_synthetic(40), features=["l1_signal"])["share_truncated"]).all()

@@ -41,6 +41,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from judgelab import interim
+from judgelab.sage.analysis.scores import state_scale_and_truncation
 from judgelab.stats.correlation import correlation
 from judgelab.stats.tests import bonferroni, fdr_bh
 
@@ -88,7 +89,18 @@ def l456_scores(summaries: pd.DataFrame | Sequence[pd.DataFrame], mode: str = "c
     wide = s.pivot_table(index="story_id", columns="layer", values="overall_score", aggfunc="mean")
     wide = wide.reindex(columns=list(SCORE_LAYERS))
     wide.columns.name = None
+    if "truncated" in s.columns:
+        # a story's row is "of an excerpt" when any of its layers judged a text cut to head + tail
+        cut = s.assign(truncated=s["truncated"].fillna(False).astype(bool)).groupby("story_id")["truncated"].any()
+        wide["truncated"] = cut.reindex(wide.index).fillna(False).astype(bool)
     return wide.reset_index()
+
+
+def _share_truncated(rows: pd.DataFrame) -> float:
+    """Share of ``rows`` (stories) whose scores were made from a truncated text; NaN if unknown."""
+    if "truncated" not in rows.columns or not len(rows):
+        return math.nan
+    return float(rows["truncated"].fillna(False).astype(bool).mean())
 
 
 def join_features_scores(features: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
@@ -184,7 +196,9 @@ def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | Non
     (m tests): ``p_fdr_bh`` (Benjamini & Hochberg 1995, step-up, controls the false discovery rate)
     and ``p_bonferroni`` = min(1, m p) (controls the family-wise error rate), with ``reject_*`` at
     ``alpha``. Pairs with fewer than 3 stories or a constant column get NaN and a ``note`` (the rule
-    of :mod:`judgelab.stats.rules`). Sorted by |r|, largest first.
+    of :mod:`judgelab.stats.rules`). Sorted by |r|, largest first. ``share_truncated``: share of
+    the pair's stories whose L4–L6 content-mode text was cut to head + tail (with the truncation note
+    and the scale, as in Tables 8–11; NaN when ``data`` has no ``truncated`` column).
     """
     features = list(features) if features is not None else feature_columns(data)
     rows = []
@@ -196,10 +210,13 @@ def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | Non
                 continue
             sub = data[[f, s]].apply(pd.to_numeric, errors="coerce")
             res = correlation(sub[f], sub[s], method=method).iloc[0]
+            both = data[np.isfinite(sub[f]) & np.isfinite(sub[s])]
             rows.append({"feature": f, "feature_layer": f.split("_", 1)[0].upper(), "score": s,
                          "method": method, "n": int(res["n"]), "r": res["r"], "p": res["p"],
+                         "share_truncated": _share_truncated(both),
                          "note": "" if np.isfinite(res["r"]) else res["note"]})
-    out = pd.DataFrame(rows, columns=["feature", "feature_layer", "score", "method", "n", "r", "p", "note"])
+    out = pd.DataFrame(rows, columns=["feature", "feature_layer", "score", "method", "n", "r", "p",
+                                      "share_truncated", "note"])
     out["p_fdr_bh"] = fdr_bh(out["p"])
     out["p_bonferroni"] = bonferroni(out["p"])
     m = int(out["p"].notna().sum())
@@ -207,8 +224,9 @@ def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | Non
     out["reject_bonferroni"] = out["p_bonferroni"] < alpha
     out["n_tests"] = m
     out = out.iloc[out["r"].abs().fillna(-1).sort_values(ascending=False, kind="stable").index]
-    return out[["feature", "feature_layer", "score", "method", "n", "r", "p", "p_fdr_bh", "p_bonferroni",
-                "reject_fdr_bh", "reject_bonferroni", "n_tests", "note"]].reset_index(drop=True)
+    out = out[["feature", "feature_layer", "score", "method", "n", "r", "p", "p_fdr_bh", "p_bonferroni",
+               "reject_fdr_bh", "reject_bonferroni", "n_tests", "share_truncated", "note"]]
+    return state_scale_and_truncation(out.reset_index(drop=True))
 
 
 def _regressor():
@@ -241,6 +259,7 @@ def predict_scores_cv(data: pd.DataFrame, features: Sequence[str] | None = None,
     predictions; ``cv_r2_fold_mean`` / ``cv_r2_fold_sd`` = R^2 within each test fold. R^2 <= 0
     means the features predict the score no better than its mean: the independence hypothesis.
     Needs n >= ``MIN_N_REGRESSION`` stories with the score; otherwise NaN and a ``note``.
+    ``share_truncated``, the truncation note and the scale as in :func:`feature_score_correlations`.
     """
     features = list(features) if features is not None else feature_columns(data)
     rows = []
@@ -248,7 +267,8 @@ def predict_scores_cv(data: pd.DataFrame, features: Sequence[str] | None = None,
         sub = data[np.isfinite(pd.to_numeric(data[s], errors="coerce"))] if s in data else data.iloc[0:0]
         feats = usable_features(sub, features) if len(sub) else []
         row = {"score": s, "n": len(sub), "n_features": len(feats), "n_splits": math.nan, "cv_r2": math.nan,
-               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan, "note": ""}
+               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan, "share_truncated": _share_truncated(sub),
+               "note": ""}
         if len(sub) < MIN_N_REGRESSION:
             row["note"] = f"n={len(sub)} stories with a {s} score; cross-validated R^2 needs >= {MIN_N_REGRESSION}"
         elif sub[s].nunique() < 2:
@@ -266,7 +286,7 @@ def predict_scores_cv(data: pd.DataFrame, features: Sequence[str] | None = None,
         rows.append(row)
     out = pd.DataFrame(rows)
     out["n_splits"] = out["n_splits"].astype("Int64")  # NaN when not run; an integer otherwise
-    return out
+    return state_scale_and_truncation(out)
 
 
 def _classifier(seed: int):
