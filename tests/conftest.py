@@ -1,8 +1,20 @@
-"""Test-wide settings: offline engines, the data mirror beside the project, no network."""
+"""Test-wide settings: offline engines, the data mirror beside the project, no network; and how the
+smoke run of the notebooks is shared when the suite runs on several workers.
+
+``make test`` runs ``pytest -n 2 --dist loadgroup`` (pytest-xdist): the unit tests spread over both
+workers, and the notebooks run as chains, one chain per connected group of the notebook dependency
+graph (01-06 read one another's outputs, 07-10 likewise, 11 stands alone), each chain whole on one
+worker in number order. All chains write to one output root shared by the workers (as ``make all``
+writes one tree). Tests marked ``after_notebooks`` read that tree; they wait until every notebook
+collected in the session has finished (a status file per notebook), whichever worker ran it.
+"""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,13 +28,102 @@ os.environ.pop("OPENAI_API_KEY", None)
 for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "OPENAI_BASE_URL"):
     os.environ.pop(var, None)
 
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... under pytest-xdist, else None
+if WORKER:
+    # Two workers on two cores: one thread each for llama.cpp, torch and BLAS, or every process
+    # would start a thread per core and the two would fight (measured 3-10x slower when oversubscribed).
+    for var in ("JUDGELAB_LLAMA_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+NOTEBOOKS_KEY = pytest.StashKey[list]()      # notebook numbers whose smoke test was collected
+STATUS_DIR = ".notebook-tests"               # <smoke root>/.notebook-tests/<NN>: "passed" or "failed"
+WAIT_FOR_NOTEBOOKS_S = 60 * 60
+
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "after_notebooks: reads the smoke run's outputs; runs after every other test")
 
 
+def notebook_number(item) -> str | None:
+    """``"07"`` for the smoke test of notebook 07, else None."""
+    spec = getattr(item, "callspec", None)
+    source = spec.params.get("source") if spec else None
+    return source.name[:2] if source is not None and item.get_closest_marker("notebooks") else None
+
+
+def notebook_chains() -> dict[str, str]:
+    """Notebook number -> the first notebook of its connected group in the dependency graph."""
+    from judgelab import pipeline
+
+    numbers = [s.name[:2] for s in pipeline.notebook_sources()]
+    group = {n: n for n in numbers}
+
+    def find(n):
+        while group[n] != n:
+            n = group[n]
+        return n
+
+    for n in numbers:
+        for up in pipeline.upstream(n):
+            a, b = sorted((find(n), find(up)))
+            group[b] = a
+    return {n: find(n) for n in numbers}
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``after_notebooks`` (e.g. the figure-layout check) read what the notebooks' smoke
-    run wrote, so they run last, after tests/test_notebooks.py."""
+    run wrote, so they run last, after tests/test_notebooks.py. Under xdist each notebook chain is one
+    group (one worker, number order), and the late tests join the largest chain's group."""
     late = [item for item in items if item.get_closest_marker("after_notebooks")]
     items[:] = [item for item in items if not item.get_closest_marker("after_notebooks")] + late
+    numbers = [n for n in map(notebook_number, items) if n]
+    config.stash[NOTEBOOKS_KEY] = numbers
+    if not numbers:
+        return
+    chains = notebook_chains()
+    sizes = {c: list(chains.values()).count(c) for c in set(chains.values())}
+    for item in items:
+        n = notebook_number(item)
+        if n:
+            item.add_marker(pytest.mark.xdist_group(f"notebooks-{chains[n]}"))
+        elif item.get_closest_marker("after_notebooks"):
+            item.add_marker(pytest.mark.xdist_group(f"notebooks-{max(sizes, key=sizes.get)}"))
+
+
+@pytest.fixture(scope="session")
+def smoke_root(tmp_path_factory):
+    """The output root of the session's smoke run, shared by all workers (their base temps' parent)."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if WORKER else base) / "smoke_outputs"
+    (root / STATUS_DIR).mkdir(parents=True, exist_ok=True)
+    old = os.environ.get("JUDGELAB_OUTPUT_ROOT")
+    os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)
+    yield root
+    if old is None:
+        os.environ.pop("JUDGELAB_OUTPUT_ROOT", None)
+    else:
+        os.environ["JUDGELAB_OUTPUT_ROOT"] = old
+
+
+def record_notebook_status(root: Path, number: str, status: str) -> None:
+    (root / STATUS_DIR / number).write_text(status)
+
+
+def notebook_status(root: Path, number: str) -> str | None:
+    f = root / STATUS_DIR / number
+    return f.read_text() if f.exists() else None
+
+
+@pytest.fixture(autouse=True)
+def _after_the_notebooks(request):
+    """An ``after_notebooks`` test starts once every notebook collected in this session has a status."""
+    numbers = request.config.stash.get(NOTEBOOKS_KEY, [])
+    if not numbers or not request.node.get_closest_marker("after_notebooks"):
+        return
+    root = request.getfixturevalue("smoke_root")
+    deadline = time.monotonic() + WAIT_FOR_NOTEBOOKS_S
+    while any(notebook_status(root, n) is None for n in numbers):
+        if time.monotonic() > deadline:
+            missing = [n for n in numbers if notebook_status(root, n) is None]
+            pytest.fail(f"notebooks {', '.join(missing)} did not finish within {WAIT_FOR_NOTEBOOKS_S} s")
+        time.sleep(2)

@@ -10,7 +10,6 @@ the notebook's internals — and tests at least one computed value against a pro
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +19,8 @@ import pandas as pd
 import pytest
 
 from judgelab import interim, pipeline
+
+from conftest import record_notebook_status
 
 SOURCES = pipeline.notebook_sources()
 _failed: list[str] = []
@@ -262,18 +263,6 @@ def test_every_notebook_has_a_value_check():
     assert sorted(CHECKS) == [s.name[:2] for s in SOURCES]
 
 
-@pytest.fixture(scope="session")
-def smoke_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("smoke_outputs")
-    old = os.environ.get("JUDGELAB_OUTPUT_ROOT")
-    os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)
-    yield root
-    if old is None:
-        os.environ.pop("JUDGELAB_OUTPUT_ROOT", None)
-    else:
-        os.environ["JUDGELAB_OUTPUT_ROOT"] = old
-
-
 @pytest.mark.notebooks
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
 def test_notebook_runs_in_smoke_profile(source, smoke_root):
@@ -283,9 +272,11 @@ def test_notebook_runs_in_smoke_profile(source, smoke_root):
         pytest.fail(f"not run: notebook(s) it reads from failed: {', '.join(broken)}")
     try:
         out = pipeline.run_notebook(source, "smoke")
-    except Exception:
+        assert out.exists()
+        assert (smoke_root / "results" / "executed" / f"{source.stem}.ipynb").exists()
+        CHECKS[number](smoke_root)
+    except BaseException:
         _failed.append(number)
+        record_notebook_status(smoke_root, number, "failed")
         raise
-    assert out.exists()
-    assert (smoke_root / "results" / "executed" / f"{source.stem}.ipynb").exists()
-    CHECKS[number](smoke_root)
+    record_notebook_status(smoke_root, number, "passed")
