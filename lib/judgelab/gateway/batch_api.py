@@ -1,32 +1,45 @@
-"""Scale-out path: the OpenAI Batch API, collected into the same cache.
+"""The OpenAI Batch API, collected into the same cache.
+
+Two ways in:
+
+* ``make ... BATCH=1`` (``JUDGELAB_BATCH=1``): every cache miss of every notebook goes through
+  :mod:`judgelab.gateway.batch_collector`, which builds on the pieces below;
+* by hand: ``batch_id = gw.submit_batch(requests)`` now, ``gw.collect_batch(batch_id, requests)``
+  later (possibly from another process).
 
 ``submit_batch`` writes one JSONL line per uncached request (``custom_id`` = the cache key, the
 body exactly as :meth:`OpenAIBackend.request_body` would send it live), uploads it
 (``files.create(purpose="batch")``), creates the batch and remembers its keys in the cache file,
-so the batch can be collected by a later process. ``collect_batch`` downloads the output file,
-validates each reply against its request's schema, stores the valid ones in the cache (exactly
-as a live call would) and returns one result per request. Invalid or errored lines are recorded
-failures — or, with ``fill_missing=True``, are re-asked live through :meth:`Gateway.chat` with
-repair turns. Batch replies carry no latency (recorded as 0).
+so the batch can be collected by a later process. ``collect_batch`` downloads the output (and
+error) file, validates each reply against its request's schema, stores the valid ones in the
+cache (exactly as a live call would) and returns one result per request. Invalid or errored lines
+are recorded failures — or, with ``fill_missing=True``, are re-asked live through
+:meth:`Gateway.chat` with repair turns. Batch replies carry no latency (recorded as 0).
 """
 from __future__ import annotations
 
 import json
+import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.parsing import parse_reply
-from judgelab.gateway.types import ChatRequest, ChatResult, Usage
+from judgelab.gateway.types import ChatRequest, ChatResult
 
 if TYPE_CHECKING:
     from judgelab.gateway.core import Gateway
 
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
+ENDPOINT = "/v1/chat/completions"
+#: the Batch API's limits on one input file (platform.openai.com/docs/guides/batch)
+MAX_REQUESTS = 50_000
+MAX_BYTES = 200 * 1024 * 1024
 
 
-def _backend(gw: "Gateway"):
+def batch_backend(gw: "Gateway"):
+    """The gateway's OpenAI-protocol backend, or a ConfigError naming the backend in use."""
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
     if not isinstance(gw.backend, OpenAIBackend):
@@ -34,9 +47,108 @@ def _backend(gw: "Gateway"):
     return gw.backend
 
 
+_backend = batch_backend  # the older private name
+
+
+def batch_line(be, key: str, messages: list[dict], req: ChatRequest) -> dict:
+    """One Batch API input line: the live request body under the cache key as ``custom_id``."""
+    return {"custom_id": key, "method": "POST", "url": ENDPOINT,
+            "body": be.request_body(messages, req.schema, req.sampling)}
+
+
+def encode_line(line: dict) -> bytes:
+    return (json.dumps(line) + "\n").encode("utf-8")
+
+
+def chunk_lines(lines: list[dict], max_requests: int = MAX_REQUESTS, max_bytes: int = MAX_BYTES) -> list[list[dict]]:
+    """Split input lines, in order, into files the API accepts (at most ``max_requests`` lines and
+    ``max_bytes`` bytes each). A single line over ``max_bytes`` is a ConfigError naming it."""
+    chunks: list[list[dict]] = []
+    current: list[dict] = []
+    size = 0
+    for line in lines:
+        n = len(encode_line(line))
+        if n > max_bytes:
+            raise ConfigError(f"batch line {line['custom_id'][:16]} is {n} bytes, over the Batch API's {max_bytes}")
+        if current and (len(current) >= max_requests or size + n > max_bytes):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(line)
+        size += n
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def create_batch(be, lines: list[dict], metadata: dict | None = None) -> str:
+    """Upload ``lines`` as one JSONL file and create a 24 h batch over it; returns the batch id."""
+    import openai
+
+    data = b"".join(encode_line(line) for line in lines)
+    try:
+        upload = be.client.files.create(file=("judgelab_batch.jsonl", data, "application/jsonl"), purpose="batch")
+        batch = be.client.batches.create(input_file_id=upload.id, endpoint=ENDPOINT, completion_window="24h",
+                                         metadata=metadata)
+    except openai.APIError as exc:  # e.g. a vLLM or llama.cpp server without /v1/files, /v1/batches
+        raise ConfigError(f"{be.base_url} did not accept a batch of {len(lines)} requests ({exc}); "
+                          "unset JUDGELAB_BATCH (make ... without BATCH=1) to call it directly") from exc
+    return batch.id
+
+
+def wait_for(be, batch_id: str, poll_s: float, on_poll: Callable[[Any], None] | None = None,
+             max_errors: int = 20, stop: threading.Event | None = None):
+    """Poll the batch every ``poll_s`` seconds until it ends; returns the final batch object.
+
+    A batch may take hours: a status read that fails for a passing reason (connection, timeout,
+    429, 5xx) is tried again at the next poll; ``max_errors`` such failures in a row stop the wait
+    with a ConfigError naming the batch (the run can be restarted and resumes it). Setting
+    ``stop`` (an interrupted notebook) ends the wait at the next poll with an InterruptedError."""
+    import openai
+
+    stop = stop or threading.Event()
+
+    def pause() -> None:
+        if stop.wait(poll_s):
+            raise InterruptedError(f"stopped waiting for batch {batch_id} at {be.base_url}; it is recorded in "
+                                   "the cache file and a rerun resumes it")
+
+    passing = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+    errors = 0
+    while True:
+        try:
+            batch = be.client.batches.retrieve(batch_id)
+        except passing as exc:
+            errors += 1
+            if errors >= max_errors:
+                raise ConfigError(f"batch {batch_id} at {be.base_url}: {errors} status reads in a row failed "
+                                  f"(last: {exc}); restart the run to resume waiting for it") from exc
+            pause()
+            continue
+        errors = 0
+        if on_poll is not None:
+            on_poll(batch)
+        if batch.status in TERMINAL:
+            return batch
+        pause()
+
+
+def output_records(be, batch) -> dict[str, dict]:
+    """custom_id -> output line, from the output file and the error file (failed requests land
+    in the latter on the OpenAI API)."""
+    records: dict[str, dict] = {}
+    for file_id in (getattr(batch, "error_file_id", None), getattr(batch, "output_file_id", None)):
+        if not file_id:
+            continue
+        for line in be.client.files.content(file_id).text.splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                records[rec["custom_id"]] = rec
+    return records
+
+
 def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
     """The Batch API input lines for the requests not yet cached (one per distinct key)."""
-    be = _backend(gw)
+    be = batch_backend(gw)
     lines, seen = [], set()
     for req in requests:
         key = gw.key(req)
@@ -48,8 +160,7 @@ def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
             messages, _ = be.fit_messages(messages, req.sampling.max_tokens, req.truncation, req.item_label())
         except (ContextOverflowError, ValueError):
             continue  # left out: collect_batch records it as "not in batch" (or asks live with fill_missing)
-        lines.append({"custom_id": key, "method": "POST", "url": "/v1/chat/completions",
-                      "body": be.request_body(messages, req.schema, req.sampling)})
+        lines.append(batch_line(be, key, messages, req))
     return lines
 
 
@@ -57,16 +168,13 @@ def submit_batch(gw: "Gateway", requests: list[ChatRequest], metadata: dict | No
     """Upload and create a batch for the uncached requests; returns its id (None if nothing to do)."""
     if gw.cache_mode == "replay":
         raise ConfigError("cannot submit a batch in replay mode")
-    be = _backend(gw)
+    be = batch_backend(gw)
     lines = batch_lines(gw, requests)
     if not lines:
         return None
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
-    upload = be.client.files.create(file=("judgelab_batch.jsonl", data, "application/jsonl"), purpose="batch")
-    batch = be.client.batches.create(input_file_id=upload.id, endpoint="/v1/chat/completions",
-                                     completion_window="24h", metadata=metadata)
-    gw.cache.add_batch(batch.id, [line["custom_id"] for line in lines])
-    return batch.id
+    batch_id = create_batch(be, lines, metadata)
+    gw.cache.add_batch(batch_id, [line["custom_id"] for line in lines])
+    return batch_id
 
 
 def collect_batch(
@@ -74,33 +182,26 @@ def collect_batch(
     poll_s: float = 30.0, fill_missing: bool = False,
 ) -> list[ChatResult] | None:
     """Results for ``requests`` from a finished batch (None if it is still running and not ``wait``)."""
-    be = _backend(gw)
+    be = batch_backend(gw)
     batch = be.client.batches.retrieve(batch_id)
-    while batch.status not in TERMINAL:
+    if batch.status not in TERMINAL:
         if not wait:
             return None
-        time.sleep(poll_s)
-        batch = be.client.batches.retrieve(batch_id)
+        batch = wait_for(be, batch_id, poll_s)
     by_key = {gw.key(r): r for r in requests}
     fresh: dict[str, ChatResult] = {}
-    errors: dict[str, str] = {}
-    if batch.status != "completed" or not batch.output_file_id:
-        errors = {k: f"batch {batch_id} ended with status {batch.status}" for k in by_key}
-    else:
-        content = be.client.files.content(batch.output_file_id).text
-        for line in content.splitlines():
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            key = rec["custom_id"]
-            req = by_key.get(key)
-            if req is None:
-                continue
-            res, err = _store(gw, key, req, rec, batch_id)
-            if res is not None:
-                fresh[key] = res
-            else:
-                errors[key] = err
+    # an expired or cancelled batch keeps (and bills) the replies it finished: store those too
+    ended = f"batch {batch_id} ended with status {batch.status}"
+    errors = {k: ended for k in by_key} if batch.status != "completed" else {}
+    for key, rec in output_records(be, batch).items():
+        req = by_key.get(key)
+        if req is None:
+            continue
+        res, err = store_line(gw, key, req, rec, batch_id)
+        if res is not None:
+            fresh[key] = res
+        else:
+            errors[key] = err
     gw.cache.mark_batch_collected(batch_id)
     out = []
     for req in requests:
@@ -118,8 +219,11 @@ def collect_batch(
     return out
 
 
-def _store(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str) -> tuple[ChatResult | None, str]:
-    """Validate one output line and cache it; returns (result, "") or (None, error)."""
+def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str,
+               note: str | None = None) -> tuple[ChatResult | None, str]:
+    """Validate one output line and cache it; returns (result, "") or (None, error).
+
+    ``note`` is the head_tail truncation note of the prompt as sent (None when it fitted)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
 
     response = rec.get("response") or {}
@@ -135,8 +239,13 @@ def _store(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str) 
         "key": key, "request": canonical_request(gw._identity, req), "text": reply.text,
         "parsed": parsed.model_dump(mode="json") if req.schema is not None else None,
         "usage": usage.model_dump(), "latency_s": 0.0, "reported_model": reply.reported_model,
-        "backend": gw.backend_name, "model": gw.model_name, "n_repairs": 0, "truncated": False,
-        "truncation_note": None, "tags": {**req.tags, "batch_id": batch_id}, "created_at": time.time(),
+        "backend": gw.backend_name, "model": gw.model_name, "n_repairs": 0, "truncated": note is not None,
+        "truncation_note": note, "tags": {**req.tags, "batch_id": batch_id}, "created_at": time.time(),
     }))
-    return ChatResult(status="ok", parsed=parsed, text=reply.text, backend=gw.backend_name, model=gw.model_name,
-                      usage=usage, latency_s=0.0, key=key, tags=dict(req.tags), n_attempts=1), ""
+    return ChatResult(status="ok", parsed=parsed, text=gw.redact(reply.text), backend=gw.backend_name,
+                      model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
+                      truncated=note is not None, truncation_note=note,
+                      tags=gw.redact({**req.tags, "batch_id": batch_id})), ""
+
+
+_store = store_line  # the older private name

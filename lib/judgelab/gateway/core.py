@@ -16,6 +16,10 @@ Everything written (cache entry, transcript line, ledger row, a result's error a
 through :func:`~judgelab.gateway.redact.redact` with the configured key. Consecutive connection
 failures to the endpoint open a :class:`~judgelab.gateway.breaker.CircuitBreaker`, which stops
 the run with one error naming the URL.
+
+In batch mode (``batch=True``, ``JUDGELAB_BATCH=1``) step 3 goes through the OpenAI Batch API:
+``map`` runs each item in its own thread, ``run_batch`` hands all its requests over at once, and
+misses are answered batch by batch (:mod:`~judgelab.gateway.batch_collector`).
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 
-from judgelab import tokens
+from judgelab import provenance, tokens
 from judgelab.engines import is_embedded_small_model
 from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache, canonical_request, request_key
@@ -47,6 +51,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+_NO_BATCH = ("batch mode (JUDGELAB_BATCH=1, make ... BATCH=1) needs the openai or openai-compatible backend "
+             "(an endpoint with the Batch API); backend {backend} has none: unset JUDGELAB_BATCH")
 
 
 @dataclass
@@ -82,6 +89,9 @@ class Gateway:
         progress: bool = True,
         secrets: tuple[str, ...] | None = None,
         breaker: CircuitBreaker | None = None,
+        batch: bool = False,
+        batch_poll_s: float = 30.0,
+        batch_fallback: str = "live",
     ):
         self.backend = backend
         #: redacted from every file the gateway writes ($OPENAI_API_KEY and the backend's key)
@@ -101,6 +111,32 @@ class Gateway:
         self._tls = threading.local()
         self._inflight: dict[str, tuple[threading.Lock, int]] = {}
         self._inflight_guard = threading.Lock()
+        self._batch = self._batch_collector(batch, batch_poll_s, batch_fallback)
+        provenance.note_gateway(self)  # outputs saved from now on name this judge; its calls are counted
+
+    def _batch_collector(self, batch: bool, poll_s: float, fallback: str):
+        """The Batch API collector, or None: not asked for, or replay (which never submits).
+
+        On the in-process llamacpp backend batch mode is an error, not a silent no-op: someone who
+        asked for the Batch API's price has a backend with no Batch API, and should know it."""
+        if not batch or self.cache_mode == "replay":
+            return None
+        from judgelab.gateway.backends.openai_backend import OpenAIBackend
+        from judgelab.gateway.batch_collector import BatchCollector
+
+        if not isinstance(self.backend, OpenAIBackend):
+            raise ConfigError(_NO_BATCH.format(backend=self.backend_name))
+        return BatchCollector(self, poll_s=poll_s, fallback=fallback)
+
+    @property
+    def batch_mode(self) -> bool:
+        """True when cache misses go through the OpenAI Batch API."""
+        return self._batch is not None
+
+    @property
+    def batch_history(self) -> list[tuple[str, int]]:
+        """(batch id, number of requests) of every batch submitted or resumed by this gateway."""
+        return list(self._batch.history) if self._batch is not None else []
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
@@ -123,17 +159,23 @@ class Gateway:
         price_table: str | Path | None = None,
         transcripts: bool = True,
         progress: bool | None = None,
+        batch: bool | None = None,
+        batch_poll_s: float | None = None,
+        batch_fallback: str = "live",
     ) -> "Gateway":
         """A gateway configured by arguments, else the environment, else the embedded model.
 
         See :mod:`judgelab.gateway.settings` for the environment variables. The API key is read
         from ``OPENAI_API_KEY`` only.
         """
-        s = resolve(backend, model, base_url, cache_mode, concurrency, rpm, tpm, cache_path, progress)
+        s = resolve(backend, model, base_url, cache_mode, concurrency, rpm, tpm, cache_path, progress,
+                    batch, batch_poll_s)
         prices = PriceTable.load(price_table)
         # in replay the backend is never called: it is built without key, network or model load
         # (llamacpp then counts tokens with the GGUF's vocabulary alone, no weights)
         offline = s.cache_mode == "replay"
+        if s.batch and s.backend == "llamacpp" and not offline:  # say so before loading the GGUF
+            raise ConfigError(_NO_BATCH.format(backend=s.backend))
         if s.backend == "llamacpp":
             from judgelab.gateway.backends.llamacpp import DEFAULT_N_CTX, LlamaCppBackend
 
@@ -151,6 +193,7 @@ class Gateway:
             be, ResponseCache(s.cache_path), cache_mode=s.cache_mode, concurrency=s.concurrency,
             max_repairs=max_repairs, retry=retry, limiter=RateLimiter(s.rpm, s.tpm), prices=prices,
             transcripts=log, progress=s.progress, secrets=secrets,
+            batch=s.batch, batch_poll_s=s.batch_poll_s, batch_fallback=batch_fallback,
         )
 
     # -- identity -------------------------------------------------------------------------------
@@ -202,18 +245,55 @@ class Gateway:
         if result is None:
             if self.cache_mode == "replay":
                 raise ReplayMissError(self._miss_message(request, key))
-            # single flight: identical requests running at once pay for one call, not several
-            try:
-                with self._key_lock(key):
-                    result = self._lookup(request, key) or self._fresh(request, key)
-            finally:
-                self._release_key_lock(key)
+            if self._batch is not None:
+                group = getattr(self._tls, "batch_group", None)
+                result = self._batched(request, key, group)
+            else:
+                result = self._live(request, key)
         self.ledger.record(result)
         stats = getattr(self._tls, "stats", None)
         if stats is not None:
             stats["all_cached"] &= result.cached
             stats["failed"] |= result.status == "failed"
         return result
+
+    def _live(self, request: ChatRequest, key: str) -> ChatResult:
+        """A miss answered by an ordinary call."""
+        # single flight: identical requests running at once pay for one call, not several
+        try:
+            with self._key_lock(key):
+                return self._lookup(request, key) or self._fresh(request, key)
+        finally:
+            self._release_key_lock(key)
+
+    def _batched(self, request: ChatRequest, key: str, group=None) -> ChatResult:
+        """A miss answered through the Batch API: wait with the other workers of ``group`` (a
+        group of one outside ``map``/``run_batch``), then take the answer or fall back."""
+        own = group is None
+        if own:
+            group = self._batch.group(1)
+        try:
+            pending = group.ask(request, key)
+        finally:
+            if own:
+                group.leave()
+        return self._answer(pending, request, key)
+
+    def _answer(self, p, request: ChatRequest, key: str) -> ChatResult:
+        """What one waiter of a batch-answered request gets (see :class:`~.batch_collector.Pending`)."""
+        if p.error is not None:
+            raise p.error
+        first = p.claim()
+        if p.result is not None:
+            if first or not p.result.ok:
+                return p.result
+            entry = self.cache.get(key)  # a duplicate of an answered request: the cache has it
+            if entry is not None and (res := self._from_cache(entry, request, key)) is not None:
+                return res
+        if self._batch.fallback == "fail":
+            return self._batch.failed(p)
+        with self._batch.live_gate:  # fallback: an ordinary call, repair turns included
+            return self._live(request, key)
 
     def _lookup(self, request: ChatRequest, key: str) -> ChatResult | None:
         if self.cache_mode == "refresh":
@@ -388,12 +468,28 @@ class Gateway:
         if self.cache_mode == "replay":
             self._check_replay(requests)
         with BatchProgress(len(requests), desc, self.progress) as bar:
+            answered = self._batch_all(requests) if self._batch is not None else {}
+
             def one(req: ChatRequest) -> ChatResult:
-                res = self.chat(req)
+                key = self.key(req)
+                if key in answered:  # batch mode: the misses were answered together, in one batch
+                    res = self._answer(answered[key], req, key)
+                    self.ledger.record(res)
+                else:
+                    res = self.chat(req)
                 bar.update(res.cached, res.status == "failed")
                 return res
 
             return self._parallel(one, requests, self._workers(concurrency))
+
+    def _batch_all(self, requests: list[ChatRequest]) -> dict:
+        """Batch mode: send every cache miss of ``requests`` as one batch; key -> Pending."""
+        misses = {}
+        for req in requests:
+            key = self.key(req)
+            if key not in misses and self._lookup(req, key) is None:
+                misses[key] = req
+        return self._batch.group(1).ask_many(misses) if misses else {}
 
     async def arun_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None,
                          desc: str = "chat") -> list[ChatResult]:
@@ -407,9 +503,11 @@ class Gateway:
         requests = list(requests)
         if self.cache_mode == "replay":
             self._check_replay(requests)
+        loop = asyncio.get_running_loop()
+        if self._batch is not None:  # one batch for all misses, not one per request
+            return await loop.run_in_executor(None, self.run_batch, requests, concurrency, desc)
         workers = self._workers(concurrency)
         gate = asyncio.Semaphore(workers)
-        loop = asyncio.get_running_loop()
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judgelab-gw-async")
         with BatchProgress(len(requests), desc, self.progress) as bar:
             async def one(req: ChatRequest) -> ChatResult:
@@ -441,7 +539,48 @@ class Gateway:
                 bar.update(stats["all_cached"], stats["failed"])
                 return out
 
+            if self._batch is not None:
+                return self._map_batched(one, items)
             return self._parallel(one, items, self._workers(concurrency))
+
+    def _map_batched(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
+        """Batch mode: every item in its own thread (at most ``MAX_WORKERS`` at a time), so that
+        each round of every item waits for the same batch; ``concurrency`` does not apply."""
+        from judgelab.gateway.batch_collector import MAX_WORKERS
+
+        out: list[Any] = []
+        self._batch.stop.clear()
+        for start in range(0, len(items), MAX_WORKERS):
+            part = items[start:start + MAX_WORKERS]
+            group = self._batch.group(len(part))
+
+            def member(item: T, group=group) -> R:
+                self._tls.batch_group = group
+                try:
+                    return fn(item)
+                finally:
+                    self._tls.batch_group = None
+                    group.leave()
+
+            out.extend(self._run_members(member, part))
+        return out
+
+    def _run_members(self, member: Callable[[T], R], part: list[T]) -> list[R]:
+        """``member`` for each item of ``part``, each in its own thread, results in order."""
+        res: list[Any] = [None] * len(part)
+        pool = ThreadPoolExecutor(max_workers=len(part), thread_name_prefix="judgelab-gw-batch")
+        try:
+            futures = {pool.submit(member, item): i for i, item in enumerate(part)}
+            for fut in as_completed(futures):
+                res[futures[fut]] = fut.result()
+        except BaseException:
+            # an interrupt (or a worker's error) reaches this thread while another worker waits
+            # for a batch: end that wait, or the shutdown below would wait for the batch to finish
+            self._batch.stop.set()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return res
 
     @staticmethod
     def _parallel(fn: Callable[[T], R], items: list[T], workers: int) -> list[R]:
@@ -488,6 +627,8 @@ class Gateway:
         return self.ledger.summary(by)
 
     def close(self) -> None:
+        if self._batch is not None:
+            self._batch.close()
         if self.transcripts is not None:
             self.transcripts.close()
         self.cache.close()

@@ -6,7 +6,10 @@ test goes through the official ``openai`` client, real sockets and real timeouts
 * ``POST /v1/chat/completions`` — replies according to a *script*;
 * ``GET /v1/models`` — lists one model (``fake-model`` unless told otherwise);
 * ``POST /v1/files``, ``POST /v1/batches``, ``GET /v1/batches/{id}``, ``GET /v1/files/{id}/content``
-  — a minimal OpenAI Batch API (each input line is answered by the same script).
+  — a minimal OpenAI Batch API (each input line is answered by the same script, when the batch
+  is created). ``hold_batches()`` keeps every batch ``in_progress`` until ``release_batches()``
+  (to kill a client while it polls); ``batch_status="expired"`` (or ``"failed"``) ends batches
+  that way, with no output file.
 
 Usage in a test::
 
@@ -52,7 +55,9 @@ Helpers for content faults: :func:`malformed_json`, :func:`truncated_json`.
 
 Counting: ``srv.n_calls`` (chat calls received, faults included), ``srv.calls`` (their request
 bodies, in arrival order), ``srv.count(path)``, ``srv.reset_counts()``. ``latency_s`` delays
-every chat reply (the benchmark uses 0.2 s).
+every chat reply (the benchmark uses 0.2 s). Batch API counters: ``count("/v1/files")`` (uploads),
+``count("/v1/batches")`` (batch creations), ``count("batch_poll")`` (status reads of any batch),
+``count("batch_line")`` (batch input lines answered).
 """
 from __future__ import annotations
 
@@ -190,6 +195,7 @@ class FakeChatServer:
         default: Callable[[dict], Any] | Any | None = None,
         latency_s: float = 0.0,
         model: str = "fake-model",
+        batch_status: str = "completed",
     ):
         self._script = replies if callable(replies) else (iter(list(replies)) if replies is not None else None)
         self._default = default
@@ -202,6 +208,9 @@ class FakeChatServer:
         self._ids = itertools.count(1)
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
+        #: how a batch ends once released: "completed", "expired", "failed" or "cancelled"
+        self.batch_status = batch_status
+        self._held = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -252,6 +261,25 @@ class FakeChatServer:
         with self._lock:
             self._counts.clear()
             self.calls.clear()
+
+    # -- Batch API timing -----------------------------------------------------------------------
+    def hold_batches(self) -> None:
+        """Report every batch as ``in_progress`` (no output yet) until :meth:`release_batches`."""
+        self._held.set()
+
+    def release_batches(self) -> None:
+        self._held.clear()
+
+    def batch_view(self, batch_id: str) -> dict | None:
+        """The batch object as a status read sees it now (held, or ended as ``batch_status``)."""
+        batch = self.batches.get(batch_id)
+        if batch is None:
+            return None
+        if self._held.is_set():
+            return {**batch, "status": "in_progress", "output_file_id": None, "completed_at": None}
+        if batch["final_status"] != "completed":
+            return {**batch, "status": batch["final_status"], "output_file_id": None}
+        return {**batch, "status": "completed"}
 
     # -- the script -----------------------------------------------------------------------------
     def next_item(self, body: dict) -> Any:
@@ -357,7 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path.rstrip("/") == "/v1/models":
             self._send(200, {"object": "list", "data": [{"id": self.fake.model, "object": "model", "created": 0, "owned_by": "fake"}]})
         elif path.startswith("/v1/batches/"):
-            batch = self.fake.batches.get(path.rsplit("/", 1)[-1])
+            self._count("batch_poll")
+            batch = self.fake.batch_view(path.rsplit("/", 1)[-1])
             self._send(200, batch) if batch else self._send(404, {"error": {"message": "no such batch"}})
         elif path.startswith("/v1/files/") and path.endswith("/content"):
             data = self.fake.files.get(path.split("/")[3])
@@ -450,11 +479,13 @@ class _Handler(BaseHTTPRequestHandler):
         out_id = self.fake.run_batch_file(input_id)
         batch_id = f"batch_{next(self.fake._ids)}"
         now = int(time.time())
+        n_lines = sum(1 for line in self.fake.files[input_id].splitlines() if line.strip())
         batch = {"id": batch_id, "object": "batch", "endpoint": req.get("endpoint", "/v1/chat/completions"),
                  "input_file_id": input_id, "completion_window": req.get("completion_window", "24h"),
                  "status": "completed", "output_file_id": out_id, "error_file_id": None, "created_at": now,
                  "completed_at": now, "metadata": req.get("metadata"),
-                 "request_counts": {"total": 0, "completed": 0, "failed": 0}}
+                 "request_counts": {"total": n_lines, "completed": n_lines, "failed": 0},
+                 "final_status": self.fake.batch_status}
         self.fake.batches[batch_id] = batch
         self._send(200, {**batch, "status": "validating"})
 

@@ -5,7 +5,10 @@ Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatib
 ``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read),
 ``JUDGELAB_CACHE_MODE`` (normal | replay | refresh), ``JUDGELAB_CONCURRENCY``, ``JUDGELAB_RPM``,
 ``JUDGELAB_TPM``, ``JUDGELAB_CACHE_PATH`` (default ``paths.cache_dir()/llm_cache.sqlite``),
-``JUDGELAB_PROGRESS`` (0 hides progress bars) and ``OPENAI_API_KEY`` (the only source of the key).
+``JUDGELAB_PROGRESS`` (0 hides progress bars), ``JUDGELAB_BATCH`` (1 sends every cache miss
+through the OpenAI Batch API, see :mod:`judgelab.gateway.batch_collector`; ``make ... BATCH=1``),
+``JUDGELAB_BATCH_POLL_S`` (seconds between polls of a running batch, default 30) and
+``OPENAI_API_KEY`` (the only source of the key).
 """
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ _ALIASES = {
     "vllm": "openai-compatible", "ollama": "openai-compatible",
 }
 DEFAULT_CONCURRENCY = 8
+DEFAULT_BATCH_POLL_S = 30.0
+_YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class Settings:
     tpm: float | None
     cache_path: Path
     progress: bool
+    batch: bool = False
+    batch_poll_s: float = DEFAULT_BATCH_POLL_S
 
 
 def _env(name: str) -> str | None:
@@ -53,6 +60,18 @@ def _number(name: str, value, kind=int):
     if number <= 0:
         raise ConfigError(f"{name} must be positive, got {value!r}")
     return number
+
+
+def _flag(name: str, value) -> bool:
+    """A yes/no setting: True/False, or 1/0, true/false, yes/no, on/off (case-insensitive)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _YES:
+        return True
+    if text in _NO:
+        return False
+    raise ConfigError(f"{name} must be 1 or 0 (yes/no), got {value!r}")
 
 
 def normalize_backend(name: str) -> str:
@@ -73,6 +92,8 @@ def resolve(
     tpm: float | None = None,
     cache_path: str | Path | None = None,
     progress: bool | None = None,
+    batch: bool | None = None,
+    batch_poll_s: float | None = None,
 ) -> Settings:
     """Arguments win over the environment; with neither, the embedded llamacpp model.
 
@@ -107,4 +128,7 @@ def resolve(
         tpm=_number("tpm", tpm or _env("JUDGELAB_TPM"), float),
         cache_path=Path(cache_path),
         progress=show,
+        batch=_flag("JUDGELAB_BATCH", batch if batch is not None else (_env("JUDGELAB_BATCH") or "0")),
+        batch_poll_s=_number("JUDGELAB_BATCH_POLL_S", batch_poll_s or _env("JUDGELAB_BATCH_POLL_S"), float)
+        or DEFAULT_BATCH_POLL_S,
     )

@@ -1,0 +1,318 @@
+"""Batch mode: every cache miss goes through the OpenAI Batch API, round by round, into the cache.
+
+Switched on by ``JUDGELAB_BATCH=1`` (``make paper BATCH=1``); no caller changes. In batch mode
+:meth:`Gateway.map` runs every item in its own thread and :meth:`Gateway.run_batch` hands all its
+requests over at once. A cache miss in :meth:`Gateway.chat` does not call the API: the request is
+handed to the call's :class:`WorkerGroup` and the thread waits. When every live worker of the
+group is waiting (or finished), the pending requests go out as one batch (split at the API's
+limits), the :class:`BatchCollector` polls until it ends, stores the valid replies in the cache
+exactly as live calls would, and wakes the workers, which then ask their next round. A SAGE
+evaluation asks evaluator rounds 1–5, then the blind and review turns, one after the other, so a
+layer becomes 7 batches, each across all its evaluations; the narrative judges' ``run_batch``
+becomes one batch.
+
+Resume without resubmitting: before it polls, each batch is recorded in the table
+``batch_jobs`` of the cache file under the sha256 of its sorted request keys. A run killed while
+waiting replays its earlier rounds from the cache when restarted, so the same requests come up
+again, find the recorded batch and resume polling it (or collect it, if it ended meanwhile).
+
+Fallback: a request the batch did not answer with a valid reply (an error line, a reply that
+breaks the schema, a batch that expired, failed or was cancelled) is asked again as an ordinary
+call, repair turns included, by its own worker (``fallback="live"``, the default), or becomes a
+recorded failure naming the batch (``fallback="fail"``). Prompts too long for the context are
+recorded failures without any call, as in live mode.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgelab.gateway import batch_api
+from judgelab.gateway.errors import ConfigError, ContextOverflowError
+from judgelab.gateway.types import ChatRequest, ChatResult
+
+if TYPE_CHECKING:
+    from judgelab.gateway.core import Gateway
+
+log = logging.getLogger("judgelab.gateway.batch")
+
+FALLBACKS = ("live", "fail")
+#: threads a batch-mode ``map`` starts at most: more items still work, in smaller batches
+MAX_WORKERS = 1024
+#: states of a recorded batch that a restarted run must not wait for again
+_DEAD = {"failed", "expired", "cancelled"}
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS batch_jobs (
+    fingerprint TEXT PRIMARY KEY,
+    batch_id TEXT NOT NULL,
+    n_requests INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    collected_at REAL
+);
+"""
+
+
+def fingerprint(keys: list[str]) -> str:
+    """sha256 of the sorted request keys: the same requests give the same batch record."""
+    return hashlib.sha256("\n".join(sorted(keys)).encode("ascii")).hexdigest()
+
+
+class BatchJobs:
+    """The ``batch_jobs`` table next to the responses in the cache file (own connection, WAL)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        with self._lock, self._conn:
+            self._conn.executescript(_DDL)
+
+    def resumable(self, keys: list[str]) -> tuple[str, str] | None:
+        """(fingerprint, batch id) of a recorded, uncollected, live batch holding all ``keys``, or None.
+
+        First the batch of exactly these requests; else one that holds more (a run killed while
+        it stored a finished batch's replies asks again only for the ones not stored yet)."""
+        fp = fingerprint(keys)
+        dead = ", ".join(f"'{s}'" for s in sorted(_DEAD))
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT j.fingerprint, j.batch_id, b.keys_json FROM batch_jobs j LEFT JOIN batches b "
+                f"ON b.batch_id = j.batch_id WHERE j.collected_at IS NULL AND j.status NOT IN ({dead}) "
+                "ORDER BY j.fingerprint = ? DESC, j.created_at", (fp,)).fetchall()
+        wanted = set(keys)
+        for row_fp, batch_id, keys_json in rows:
+            if row_fp == fp or (keys_json and wanted <= set(json.loads(keys_json))):
+                return row_fp, batch_id
+        return None
+
+    def record(self, fp: str, batch_id: str, n: int) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO batch_jobs VALUES (?, ?, ?, 'submitted', ?, ?, NULL)",
+                               (fp, batch_id, n, now, now))
+
+    def update(self, fp: str, status: str, collected: bool = False) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            self._conn.execute("UPDATE batch_jobs SET status = ?, updated_at = ?, collected_at = ? WHERE fingerprint = ?",
+                               (status, now, now if collected else None, fp))
+
+    def rows(self) -> list[dict]:
+        with self._lock:
+            cur = self._conn.execute("SELECT fingerprint, batch_id, n_requests, status, created_at, updated_at, "
+                                     "collected_at FROM batch_jobs ORDER BY created_at")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+@dataclass(eq=False)
+class Pending:
+    """One distinct request waiting for a batch (several workers may wait for the same key)."""
+
+    key: str
+    request: ChatRequest
+    done: bool = False
+    claimed: bool = False
+    result: ChatResult | None = None  # the batch's answer (or a failure recorded without a call)
+    reason: str | None = None  # why the batch gave no valid answer -> fallback
+    error: BaseException | None = None  # the batch could not be run at all -> raised in every waiter
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def claim(self) -> bool:
+        """True for the first waiter (it gets ``result`` as made); the others read the cache."""
+        with self._lock:
+            first, self.claimed = not self.claimed, True
+        return first
+
+
+class WorkerGroup:
+    """The workers of one ``map``/``run_batch`` call; they share batches.
+
+    ``active`` counts workers that have not finished; ``blocked`` those waiting for a batch. The
+    worker that makes ``blocked == active`` (by asking, or by finishing) runs the batch for all
+    pending requests. While it runs nobody can ask (every live worker waits), so afterwards no
+    worker is blocked any more.
+    """
+
+    def __init__(self, collector: "BatchCollector", active: int):
+        self.collector = collector
+        self.cond = threading.Condition()
+        self.active = active
+        self.blocked = 0
+        self.pending: dict[str, Pending] = {}
+        self.flushing = False
+
+    def ask(self, request: ChatRequest, key: str) -> Pending:
+        """Wait until a batch has answered ``request`` (this thread may be the one that runs it)."""
+        return self.ask_many({key: request})[key]
+
+    def ask_many(self, requests: dict[str, ChatRequest]) -> dict[str, Pending]:
+        """Wait until batches have answered all ``requests`` (keyed by cache key); one waiter."""
+        with self.cond:
+            mine = {}
+            for key, request in requests.items():
+                if key not in self.pending:
+                    self.pending[key] = Pending(key, request)
+                mine[key] = self.pending[key]
+            self.blocked += 1
+            take = self._take_if_ready()
+        if take:
+            self._flush(take)
+        with self.cond:
+            self.cond.wait_for(lambda: all(p.done for p in mine.values()))
+        return mine
+
+    def leave(self) -> None:
+        """A worker finished; the others may now all be waiting."""
+        with self.cond:
+            self.active -= 1
+            take = self._take_if_ready()
+        if take:
+            self._flush(take)
+
+    def _take_if_ready(self) -> list[Pending] | None:
+        if self.flushing or not self.pending or self.blocked < self.active:
+            return None
+        take, self.pending = list(self.pending.values()), {}
+        self.flushing = True
+        return take
+
+    def _flush(self, take: list[Pending]) -> None:
+        try:
+            self.collector.run(take)
+        except BaseException as exc:  # noqa: BLE001 - every waiter re-raises it
+            for p in take:
+                p.error = exc
+        finally:
+            with self.cond:
+                for p in take:
+                    p.done = True
+                self.blocked = 0  # every waiter is answered: counted as running before it wakes
+                self.flushing = False
+                self.cond.notify_all()
+
+
+class BatchCollector:
+    """Runs a set of pending requests as Batch API jobs and fills in their results."""
+
+    def __init__(self, gw: "Gateway", poll_s: float = 30.0, fallback: str = "live",
+                 max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
+        if fallback not in FALLBACKS:
+            raise ConfigError(f"batch fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
+        self.gw = gw
+        self.backend = batch_api.batch_backend(gw)
+        self.poll_s = poll_s
+        self.fallback = fallback
+        self.max_requests = max_requests
+        self.max_bytes = max_bytes
+        self.jobs = BatchJobs(gw.cache.path)
+        #: (batch id, number of requests) of every batch this collector submitted or resumed
+        self.history: list[tuple[str, int]] = []
+        #: bounds the ordinary calls made as fallback (a batch-mode map has one thread per item)
+        self.live_gate = threading.BoundedSemaphore(max(1, gw.concurrency))
+        #: set when the caller gave up (an interrupted notebook): a wait in a worker thread ends
+        self.stop = threading.Event()
+
+    def group(self, active: int) -> WorkerGroup:
+        return WorkerGroup(self, active)
+
+    # -- one flush ------------------------------------------------------------------------------
+    def run(self, pending: list[Pending]) -> None:
+        """Submit (or resume) the batches for ``pending``, wait, and fill every entry's outcome."""
+        lines, notes = [], {}
+        for p in pending:
+            req = p.request
+            messages = [m.model_dump() for m in req.messages]
+            try:
+                messages, notes[p.key] = self.backend.fit_messages(messages, req.sampling.max_tokens, req.truncation,
+                                                                   req.item_label())
+            except (ContextOverflowError, ValueError):
+                p.result = self.gw._fresh(req, p.key)  # records the overflow failure; makes no call
+                continue
+            lines.append(batch_api.batch_line(self.backend, p.key, messages, req))
+        if not lines:
+            return
+        by_key = {p.key: p for p in pending}
+        lines.sort(key=lambda line: line["custom_id"])  # the same requests -> the same chunks on a rerun
+        chunks = batch_api.chunk_lines(lines, self.max_requests, self.max_bytes)
+        started = [self._start(chunk) for chunk in chunks]  # all chunks run on the server at once
+        for fp, batch_id, chunk in started:
+            self._collect(fp, batch_id, [by_key[line["custom_id"]] for line in chunk], notes)
+
+    def _start(self, chunk: list[dict]) -> tuple[str, str, list[dict]]:
+        keys = [line["custom_id"] for line in chunk]
+        fp, batch_id = self.jobs.resumable(keys) or (fingerprint(keys), None)
+        if batch_id is not None:
+            log.warning("batch mode: resuming batch %s (%d requests) recorded in %s", batch_id, len(keys),
+                        self.jobs.path)
+        else:
+            batch_id = batch_api.create_batch(self.backend, chunk, metadata={"judgelab_fingerprint": fp})
+            self.jobs.record(fp, batch_id, len(keys))
+            self.gw.cache.add_batch(batch_id, keys)
+            log.warning("batch mode: submitted batch %s (%d requests) to %s", batch_id, len(keys),
+                        self.backend.base_url)
+        self.history.append((batch_id, len(keys)))
+        return fp, batch_id, chunk
+
+    def _collect(self, fp: str, batch_id: str, pending: list[Pending], notes: dict) -> None:
+        seen: list[str] = []
+
+        def on_poll(batch) -> None:
+            if not seen or seen[-1] != batch.status:  # one log line and one write per change
+                seen.append(batch.status)
+                self.jobs.update(fp, batch.status)
+                log.warning("batch mode: batch %s is %s", batch_id, batch.status)
+
+        batch = batch_api.wait_for(self.backend, batch_id, self.poll_s, on_poll, stop=self.stop)
+        records = batch_api.output_records(self.backend, batch)  # an expired batch keeps what it finished
+        for p in pending:
+            rec = records.get(p.key)
+            if rec is None:
+                p.reason = f"no reply in batch {batch_id} (status {batch.status})"
+                continue
+            p.result, err = batch_api.store_line(self.gw, p.key, p.request, rec, batch_id, notes.get(p.key))
+            if p.result is None:
+                p.reason = err
+            else:
+                self._transcript(p, batch_id)
+        self.jobs.update(fp, batch.status, collected=True)
+        self.gw.cache.mark_batch_collected(batch_id)
+
+    def _transcript(self, p: Pending, batch_id: str) -> None:
+        if self.gw.transcripts is None:
+            return
+        req, res = p.request, p.result
+        self.gw.transcripts.write({
+            "time": time.time(), "key": p.key, "tags": req.tags, "backend": res.backend, "model": res.model,
+            "template_version": req.template_version, "replicate": req.replicate,
+            "sampling": req.sampling.model_dump(), "messages": [m.model_dump() for m in req.messages],
+            "replies": [{"reply": res.text, "finish_reason": None, "error": None}], "status": res.status,
+            "parsed": res.data, "error": None, "usage": res.usage.model_dump(), "latency_s": 0.0,
+            "attempts": 1, "truncation": res.truncation_note, "batch_id": batch_id,
+        })
+
+    # -- what a waiter gets ---------------------------------------------------------------------
+    def failed(self, p: Pending) -> ChatResult:
+        """The recorded failure of a request the batch did not answer (``fallback="fail"``)."""
+        req = p.request
+        return ChatResult(status="failed", error=self.gw.redact(f"{req.item_label()}: {p.reason}"),
+                          backend=self.gw.backend_name, model=self.gw.model_name, key=p.key,
+                          tags=self.gw.redact(dict(req.tags)))
+
+    def close(self) -> None:
+        self.jobs.close()

@@ -1,0 +1,303 @@
+"""Who made an output: the run context, the provenance sidecars, and each notebook's call ledger.
+
+Every table written by :func:`judgelab.reporting.save_table` gets a sidecar
+``results/tables/<name>.provenance.json``, every figure written by ``save_figure`` a sidecar
+``figures/<name>.provenance.json``. The CSV itself is left as it was, so that a replayed table
+stays byte-identical to the original. A sidecar is one flat JSON object (values are strings,
+numbers, booleans, null, or lists of strings):
+
+============================  ===================================================================
+key                           value
+============================  ===================================================================
+``output``                    the table or figure name (``narr_table02_correlations``)
+``kind``                      ``"table"`` or ``"figure"``
+``file``                      the file described (``narr_table02_correlations.csv``; PNG for figures)
+``sha256``                    its SHA-256 (hex)
+``notebook``                  the notebook that wrote it (``09_judge_modes``), or null outside one
+``profile``                   smoke / demo / paper, or null when unknown
+``judge``                     ``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers
+``backend``, ``model``        the judge's backend and model (null when ``judge`` is ``"none"``)
+``base_url_host``             host[:port] of the endpoint (never a key, a path or credentials)
+``embedded_small_model``      true when the bundled SmolLM2-135M answered
+``warning``                   :data:`judgelab.reporting.SMALL_MODEL_WARNING` then, else ``""``
+``prompt_versions``           versions of the prompt files the notebook reaches (``sage-v2``,
+                              ``narr-judge-simple-v1`` ...); empty when ``judge`` is ``"none"``
+``seeds``                     ``"<knob>=<value>"`` for every seed knob the notebook read
+``git_commit``, ``git_dirty`` the checkout's commit and whether tracked files differ from it
+``written_at``                UTC time, ISO 8601
+============================  ===================================================================
+
+Where the fields come from, without a judge argument to ``save_table``:
+
+* ``notebook``, ``profile`` and ``prompt_versions``: ``python -m judgelab.pipeline run`` puts them
+  in the kernel's environment (:data:`ENV_NOTEBOOK`, :data:`ENV_PROFILE`, :data:`ENV_PROMPTS`);
+  the prompt versions are those of the prompt files the notebook's imports reach (the same
+  analysis that gives make its dependencies).
+* the judge: every :class:`judgelab.gateway.Gateway` announces itself (:func:`note_gateway`), and
+  ``reporting.provenance`` / ``reporting.model_banner``, which every notebook that shows a
+  judge's numbers already calls, note the backend and model they are given (:func:`note_judge`;
+  notebooks 05 and 06 read the judge from notebook 02–04's rows this way).
+* seeds: :func:`judgelab.profiles.pick` notes every knob named ``seed`` or ``*_seed`` of the
+  profile it picks (:func:`note_knobs`).
+* anything else, or an override: :func:`set_run_context`.
+
+Each notebook's calls are summed from its gateways' ledgers into
+``results/runs/ledgers/<notebook>.json`` (:func:`write_ledger`; after every saved output and at
+exit), which :mod:`judgelab.runrecord` gathers into the run record.
+"""
+from __future__ import annotations
+
+import atexit
+import datetime as _dt
+import functools
+import hashlib
+import json
+import os
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from judgelab import paths
+from judgelab.engines import is_embedded_small_model
+
+#: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
+ENV_NOTEBOOK = "JUDGELAB_RUN_NOTEBOOK"
+ENV_PROFILE = "JUDGELAB_RUN_PROFILE"
+ENV_PROMPTS = "JUDGELAB_RUN_PROMPT_VERSIONS"  # comma-separated
+
+SMALL_MODEL_WARNING = (
+    "EMBEDDED SmolLM2-135M: these numbers show that the pipeline runs, "
+    "not the papers' findings."
+)
+
+_lock = threading.Lock()
+_context: dict[str, Any] = {}
+_seeds: dict[str, Any] = {}
+_ledgers: list = []  # the ledgers outlive their gateways: a notebook's calls are all counted
+
+
+# ---------------------------------------------------------------- filling the context
+
+
+def set_run_context(*, notebook: str | None = None, profile: str | None = None, gateway: Any = None,
+                    backend: str | None = None, model: str | None = None, base_url: str | None = None,
+                    seeds: dict[str, Any] | None = None, prompt_versions: list[str] | None = None) -> None:
+    """Set fields of this process's run context (None leaves a field as it is).
+
+    ``gateway`` stands for its backend, model and base URL; ``seeds`` is ``{knob: value}``."""
+    with _lock:  # the notebook first: a gateway's ledger is counted only inside a notebook
+        for key, value in (("notebook", notebook), ("profile", profile), ("prompt_versions", prompt_versions)):
+            if value is not None:
+                _context[key] = list(value) if key == "prompt_versions" else value
+        _seeds.update(seeds or {})
+    if gateway is not None:
+        note_gateway(gateway)
+    if backend or model:
+        note_judge(backend, model, base_url)
+
+
+def reset_run_context() -> None:
+    """Forget everything noted in this process (tests; a new notebook in the same process)."""
+    with _lock:
+        _context.clear()
+        _seeds.clear()
+        _ledgers.clear()
+
+
+def note_judge(backend: str | None, model: str | None, base_url: str | None = None) -> None:
+    """The judge whose numbers this process shows (the last one noted wins)."""
+    if not (backend or model):
+        return
+    with _lock:
+        same = (_context.get("backend"), _context.get("model")) == (backend, model)
+        _context["backend"], _context["model"] = backend, model
+        if base_url or not same:
+            _context["base_url_host"] = url_host(base_url)
+
+
+def note_gateway(gateway: Any) -> None:
+    """Called by every ``Gateway``: its judge becomes the context's; inside a notebook its ledger
+    is counted (kept past the gateway's life; outside one, e.g. in tests, nothing is kept)."""
+    note_judge(gateway.backend_name, gateway.model_name, getattr(gateway, "base_url", None))
+    note_ledger(gateway.ledger)
+
+
+def note_ledger(ledger: Any) -> None:
+    """Count ``ledger``'s calls (a :class:`judgelab.gateway.ledger.Ledger`) in this notebook's
+    ledger file; outside a notebook nothing is kept."""
+    if current_notebook() is None:
+        return
+    with _lock:
+        if not any(lg is ledger for lg in _ledgers):
+            _ledgers.append(ledger)
+
+
+def note_knobs(knobs: dict[str, Any]) -> None:
+    """Record the seed knobs (``seed``, ``*_seed``) of a profile's knobs."""
+    found = {k: v for k, v in knobs.items() if k == "seed" or k.endswith("_seed")}
+    if found:
+        with _lock:
+            _seeds.update(found)
+
+
+def url_host(url: str | None) -> str | None:
+    """``host[:port]`` of ``url``: user, password, path and query are dropped (never a key)."""
+    if not url:
+        return None
+    parts = urlsplit(url if "//" in url else "//" + url)
+    host = parts.hostname
+    if not host:
+        return None
+    try:
+        port = parts.port
+    except ValueError:  # a malformed port says nothing useful
+        port = None
+    return f"{host}:{port}" if port else host
+
+
+# ---------------------------------------------------------------- reading it
+
+
+@functools.lru_cache(maxsize=None)
+def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
+    """(commit, dirty) of the checkout at ``root`` (the project); (None, None) without git.
+
+    Dirty means a tracked file differs from the commit: untracked files (every output) do not count."""
+    root = root or str(paths.project_root())
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                                text=True, timeout=20, check=True).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                capture_output=True, text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    return commit or None, bool(status.strip())
+
+
+def current_notebook() -> str | None:
+    return _context.get("notebook") or os.environ.get(ENV_NOTEBOOK) or None
+
+
+def run_context() -> dict[str, Any]:
+    """The context as a sidecar's fields (module docstring), without output, file and hash."""
+    with _lock:
+        ctx, seeds = dict(_context), dict(_seeds)
+    backend, model = ctx.get("backend"), ctx.get("model")
+    judged = bool(backend or model)
+    small = judged and is_embedded_small_model(backend, model)
+    env_prompts = [v for v in os.environ.get(ENV_PROMPTS, "").split(",") if v]
+    commit, dirty = git_state()
+    return {
+        "notebook": current_notebook(),
+        "profile": ctx.get("profile") or os.environ.get(ENV_PROFILE) or None,
+        "judge": f"{backend or '?'}:{model or '?'}" if judged else "none",
+        "backend": backend if judged else None,
+        "model": model if judged else None,
+        "base_url_host": ctx.get("base_url_host") if judged else None,
+        "embedded_small_model": bool(small),
+        "warning": SMALL_MODEL_WARNING if small else "",
+        "prompt_versions": (ctx.get("prompt_versions") or env_prompts) if judged else [],
+        "seeds": [f"{k}={v}" for k, v in sorted(seeds.items())],
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "written_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a table or figure file (small: read whole; the gateway's floor has no corpus)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def sidecar_path(path: Path) -> Path:
+    """``x.csv`` / ``x.png`` -> ``x.provenance.json`` beside it."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.provenance.json")
+
+
+def write_sidecar(path: Path, kind: str) -> Path:
+    """Write the sidecar of the output file ``path`` (``kind``: table or figure); return its path."""
+    path = Path(path)
+    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": sha256_of(path), **run_context()}
+    out = sidecar_path(path)
+    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    write_ledger()
+    return out
+
+
+def read_sidecar(path: Path) -> dict[str, Any]:
+    """The sidecar of an output file (or the sidecar file itself), as a dict."""
+    path = Path(path)
+    side = path if path.name.endswith(".provenance.json") else sidecar_path(path)
+    try:
+        return json.loads(side.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{side}: no provenance sidecar; write the output with judgelab.reporting") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{side}: not valid JSON ({exc})") from None
+
+
+# ---------------------------------------------------------------- the calls of a notebook
+
+
+def ledger_dir() -> Path:
+    d = paths.output_root() / "results" / "runs" / "ledgers"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def summarize_ledger(frame) -> dict[str, Any]:
+    """Calls (fresh, cached, failed), tokens and USD of a ledger frame (``Gateway.ledger_frame``).
+
+    ``cost_usd`` is what the calls cost when made fresh, ``spent_usd`` what this run paid (cache
+    hits cost nothing); NaN (an unpriced model) counts as 0 and sets ``unpriced``."""
+    def total(col):
+        return int(frame[col].fillna(0).sum()) if col in frame and len(frame) else 0
+
+    def usd(col):
+        return round(float(frame[col].fillna(0).sum()), 6) if col in frame and len(frame) else 0.0
+
+    n = len(frame)
+    cached = int(frame["cached"].astype(bool).sum()) if n else 0
+    return {
+        "calls": n,
+        "fresh": n - cached,
+        "cached": cached,
+        "failed": int((frame["status"] == "failed").sum()) if n else 0,
+        "input_tokens": total("input_tokens"),
+        "output_tokens": total("output_tokens"),
+        "cached_tokens": total("cached_tokens"),
+        "cost_usd": usd("cost_usd"),
+        "spent_usd": usd("spent_usd"),
+        "unpriced": bool(n and frame["cost_usd"].isna().any()),
+        "judges": sorted({f"{b}:{m}" for b, m in zip(frame["backend"], frame["model"])}) if n else [],
+    }
+
+
+def write_ledger(notebook: str | None = None) -> Path | None:
+    """Sum this process's ledgers into ``results/runs/ledgers/<notebook>.json`` (None outside a
+    notebook, or when no gateway was opened)."""
+    notebook = notebook or current_notebook()
+    with _lock:
+        ledgers = list(_ledgers)
+    if not notebook or not ledgers:
+        return None
+    import pandas as pd
+
+    frames = [lg.frame() for lg in ledgers]
+    frame = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else pd.DataFrame()
+    out = ledger_dir() / f"{notebook}.json"
+    out.write_text(json.dumps({"notebook": notebook, **summarize_ledger(frame)}, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
+def _write_ledger_at_exit() -> None:
+    try:
+        write_ledger()
+    except Exception:  # noqa: BLE001 — never turn a finished notebook into a failed one at exit
+        pass
+
+
+atexit.register(_write_ledger_at_exit)
