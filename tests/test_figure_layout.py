@@ -142,7 +142,7 @@ def test_save_figure_writes_images_and_layout_and_grows_the_canvas(out_root):
     reporting.save_figure(fig, "captioned", caption=LONG)  # saved twice: still one caption
     figs = out_root / "figures"
     assert {p.name for p in figs.iterdir()} == {f"{n}.{e}" for n in ("plain", "captioned")
-                                                for e in ("png", "pdf", "layout.json")}
+                                                for e in ("png", "pdf", "layout.json", "provenance.json")}
     assert sum(t.get_gid() == "caption" for t in fig.texts) == 1
     layout = json.loads((figs / "captioned.layout.json").read_text())
     cap = dict((t["name"], t["bbox"]) for t in layout["texts"])["caption"]

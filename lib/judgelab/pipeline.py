@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgelab import imports, paths, profiles
+from judgelab import imports, paths, profiles, provenance
 from judgelab.notebook_files import READS, writers_of
+from judgelab.prompting import parse_template
 
 
 def _depends() -> dict[str, list[str]]:
@@ -184,12 +186,60 @@ def find_notebook(number: str) -> Path:
     return hits[0]
 
 
+_INDEX_MEMO: dict[tuple, LibraryIndex] = {}
+
+
+def _current_index() -> LibraryIndex:
+    """:func:`library_index`, read again only when a library or prompt file changed (by mtime):
+    a process that runs many notebooks (``run all``, the notebook tests) parses the package once."""
+    files = sorted(Path(imports.package_dir()).rglob("*.py")) + sorted(paths.prompts_dir().rglob("*"))
+    stamp = tuple((str(f), f.stat().st_mtime_ns) for f in files if f.is_file())
+    if stamp not in _INDEX_MEMO:
+        _INDEX_MEMO.clear()
+        _INDEX_MEMO[stamp] = library_index()
+    return _INDEX_MEMO[stamp]
+
+
+def prompt_file_versions(files: list[Path]) -> list[str]:
+    """The declared versions of prompt files: a folder's ``VERSION`` file (SAGE: ``sage-v2``) or a
+    file's front-matter ``version`` (:mod:`judgelab.prompting`); sorted, without repeats."""
+    out: set[str] = set()
+    for f in map(Path, files):
+        if f.name == "VERSION":
+            out.add(f.read_text(encoding="utf-8").strip())
+        elif f.suffix == ".md" and f.read_text(encoding="utf-8").startswith("---\n"):
+            try:
+                out.add(parse_template(f.read_text(encoding="utf-8"), f.stem, f).version)
+            except ValueError:  # a fragment (SAGE's parts) declares no version of its own
+                continue
+    return sorted(out)
+
+
+def prompt_versions(source: Path, index: LibraryIndex | None = None) -> list[str]:
+    """Versions of the prompt files the notebook ``source`` reaches (``sage-v2``, ...)."""
+    files = lib_files(source, index or _current_index())
+    return prompt_file_versions([p for p in files if p.suffix != ".py"])
+
+
+def run_environment(source: Path, profile: str) -> dict[str, str]:
+    """What the notebook's kernel inherits for the provenance sidecars (:mod:`judgelab.provenance`):
+    the notebook, the profile and the prompt versions its imports reach."""
+    return {provenance.ENV_NOTEBOOK: source.stem, provenance.ENV_PROFILE: profile,
+            provenance.ENV_PROMPTS: ",".join(prompt_versions(source))}
+
+
 def run_notebook(source: Path, profile: str, parameters: dict | None = None, kernel: str = "python3") -> Path:
-    """Execute one notebook source with papermill; return the executed copy's path."""
+    """Execute one notebook source with papermill; return the executed copy's path.
+
+    The kernel gets :func:`run_environment` in its environment; the notebook's previous call
+    ledger (``results/runs/ledgers/<notebook>.json``) is removed first, so that a notebook that
+    makes no call this time is not credited with the last run's calls."""
     import jupytext
     import papermill as pm
 
     profiles.check(profile)
+    (provenance.ledger_dir() / f"{source.stem}.json").unlink(missing_ok=True)
+    env = run_environment(source, profile)
     nb = jupytext.read(source)
     nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Python 3", "language": "python"}
     out = paths.executed_dir() / f"{source.stem}.ipynb"
@@ -197,10 +247,19 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
         src_ipynb = Path(tmp) / f"{source.stem}.ipynb"
         jupytext.write(nb, src_ipynb)
         params = {"PROFILE": profile, **(parameters or {})}
-        pm.execute_notebook(
-            str(src_ipynb), str(out), parameters=params, kernel_name=kernel,
-            cwd=str(source.parent), progress_bar=False, log_output=False,
-        )
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)  # the kernel is a child process: it inherits these
+        try:
+            pm.execute_notebook(
+                str(src_ipynb), str(out), parameters=params, kernel_name=kernel,
+                cwd=str(source.parent), progress_bar=False, log_output=False,
+            )
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     _mark_done(source, profile)
     return out
 

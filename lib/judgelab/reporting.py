@@ -1,8 +1,10 @@
 """Saving tables and figures, and saying who made the numbers.
 
 Every table goes to ``results/tables/<name>.csv`` and every figure to ``figures/<name>.png`` and
-``.pdf``. When the embedded 135M model produced the numbers, captions and banners say so: such
-outputs show that the pipeline runs, not the papers' findings.
+``.pdf``, each with a provenance sidecar ``<name>.provenance.json`` beside it (who made it: judge,
+profile, prompt versions, seeds, commit, notebook; :mod:`judgelab.provenance`). When the embedded
+135M model produced the numbers, captions and banners say so: such outputs show that the pipeline
+runs, not the papers' findings.
 """
 from __future__ import annotations
 
@@ -11,17 +13,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgelab import paths, style
+from judgelab import paths, provenance as _provenance, style
 from judgelab.engines import is_embedded_small_model  # shared with the gateway
-
-SMALL_MODEL_WARNING = (
-    "EMBEDDED SmolLM2-135M: these numbers show that the pipeline runs, "
-    "not the papers' findings."
-)
+from judgelab.provenance import SMALL_MODEL_WARNING  # one wording for captions and sidecars
 
 
 def provenance(profile: str, backend: str | None = None, model: str | None = None) -> str:
-    """One line for captions: profile, backend and model, plus the small-model warning if it applies."""
+    """One line for captions: profile, backend and model, plus the small-model warning if it applies.
+
+    The judge named here is also noted for the provenance sidecars of the outputs saved after it."""
+    _provenance.note_judge(backend, model)
     parts = [f"profile={profile}"]
     if backend or model:
         parts.append(f"judge={backend or '?'}:{model or '?'}")
@@ -32,7 +33,10 @@ def provenance(profile: str, backend: str | None = None, model: str | None = Non
 
 
 def model_banner(backend: str | None, model: str | None) -> str:
-    """A banner (Markdown) to display at the top of a notebook run by the embedded small model."""
+    """A banner (Markdown) to display at the top of a notebook run by the embedded small model.
+
+    The judge is noted for the provenance sidecars, as in :func:`provenance`."""
+    _provenance.note_judge(backend, model)
     if is_embedded_small_model(backend, model):
         return (
             f"> **Warning — {SMALL_MODEL_WARNING}** Backend `{backend}`, model `{model}`. "
@@ -42,11 +46,15 @@ def model_banner(backend: str | None, model: str | None) -> str:
 
 
 def save_table(df: pd.DataFrame, name: str, *, index: bool = False) -> Path:
-    """Write ``df`` to ``results/tables/<name>.csv`` and return the path."""
+    """Write ``df`` to ``results/tables/<name>.csv`` and its provenance sidecar
+    ``<name>.provenance.json`` (:mod:`judgelab.provenance`); return the CSV's path.
+
+    The CSV holds the table only, so that a replay reproduces it byte for byte."""
     if name.endswith(".csv"):
         name = name[:-4]
     out = paths.tables_dir() / f"{name}.csv"
     df.to_csv(out, index=index)
+    _provenance.write_sidecar(out, "table")
     return out
 
 
@@ -59,7 +67,8 @@ def save_figure(fig, name: str, caption: str | None = None) -> list[Path]:
     hold it. Beside the images, ``figures/<name>.layout.json`` records the PNG rendering's text
     elements (:func:`judgelab.style.text_boxes`), the boxes of everything else
     (:func:`judgelab.style.content_boxes`), both in pixels at 200 dpi, and the colliding pairs; the
-    figure-layout test reads these after a smoke run.
+    figure-layout test reads these after a smoke run. ``figures/<name>.provenance.json`` says who
+    made it (:mod:`judgelab.provenance`; its ``sha256`` is the PNG's).
     """
     style.remove_caption(fig)  # a figure saved twice keeps one caption
     style.freeze_layout(fig)
@@ -76,12 +85,15 @@ def save_figure(fig, name: str, caption: str | None = None) -> list[Path]:
         out = paths.figures_dir() / f"{name}.{ext}"
         cid = fig.canvas.mpl_connect("draw_event", measure) if ext == "png" else None
         try:
-            fig.savefig(out, dpi=200 if ext == "png" else None, bbox_inches="tight")
+            # no creation time in the PDF: a replayed run writes the same bytes (the run record compares them)
+            fig.savefig(out, dpi=200 if ext == "png" else None, bbox_inches="tight",
+                        metadata={"CreationDate": None} if ext == "pdf" else None)
         finally:
             if cid is not None:
                 fig.canvas.mpl_disconnect(cid)
         outs.append(out)
     _write_layout(name, rendered["texts"], rendered["content"])
+    _provenance.write_sidecar(outs[0], "figure")
     return outs
 
 

@@ -241,7 +241,9 @@ class LayerReport:
         """Table ``sage_tokens_<layer>`` (:func:`runner.token_accounting`); shows the means by mode."""
         run = self._run()
         tok = runner.token_accounting(run.calls)
-        reporting.save_table(tok, f"sage_tokens_{self.layer}")
+        # n_from_cache describes this run, not the evaluations: a replay would change the table;
+        # the run record counts cache hits instead (judgelab.runrecord)
+        reporting.save_table(tok.drop(columns="n_from_cache"), f"sage_tokens_{self.layer}")
         n_eval = len(run.summary)
         return Shown(f"Wall time {self.wall_s:.0f} s for {n_eval} evaluations "
                      f"({self.wall_s / max(n_eval, 1):.1f} s each). " + self.caption, table=token_means(tok))

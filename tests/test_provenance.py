@@ -1,0 +1,190 @@
+"""Provenance sidecars (issue 15, item 6): every table and figure says who made it.
+
+Known answers: the sidecar's sha256 is recomputed from the bytes on disk, the commit from ``git``,
+the prompt versions from the prompt files' own front matter, the call counts from a ledger built
+here from results whose tokens are set by the test.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from judgelab import pipeline, profiles, provenance, reporting
+from judgelab.gateway import ChatRequest, Gateway, Message
+from judgelab.gateway.fake_server import FakeChatServer
+from judgelab.gateway.ledger import Ledger, PriceTable
+from judgelab.gateway.types import ChatResult, Usage
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def out_root(tmp_path, monkeypatch):
+    """A private output root and a clean run context (no notebook, no judge)."""
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROFILE, provenance.ENV_PROMPTS):
+        monkeypatch.delenv(var, raising=False)
+    provenance.reset_run_context()
+    yield tmp_path
+    provenance.reset_run_context()
+
+
+def git_head() -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("url, host", [
+    ("https://user:sk-secret@api.example.com:8443/v1?key=sk-secret", "api.example.com:8443"),
+    ("http://127.0.0.1:5000/v1", "127.0.0.1:5000"),
+    ("https://api.openai.com/v1", "api.openai.com"),
+    ("localhost:8080", "localhost:8080"),
+    (None, None),
+])
+def test_url_host_keeps_host_and_port_and_never_credentials(url, host):
+    assert provenance.url_host(url) == host
+
+
+def test_table_sidecar_names_judge_profile_seeds_prompts_commit_and_notebook(out_root, monkeypatch):
+    monkeypatch.setenv(provenance.ENV_NOTEBOOK, "09_judge_modes")
+    monkeypatch.setenv(provenance.ENV_PROFILE, "smoke")
+    monkeypatch.setenv(provenance.ENV_PROMPTS, "toy-a-v1,toy-b-v2")
+    knobs = profiles.pick({"smoke": {"seed": 3, "boot_seed": 5, "n": 9}, "demo": {}, "paper": {}}, "smoke")
+    assert knobs["n"] == 9
+    reporting.model_banner("openai", "gpt-5-mini")
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+
+    out = reporting.save_table(df, "toy_table")
+
+    assert out.read_text() == df.to_csv(index=False)  # the CSV is the table, nothing added
+    side = provenance.read_sidecar(out)
+    assert out.with_name("toy_table.provenance.json").exists()
+    assert side["output"] == "toy_table" and side["kind"] == "table" and side["file"] == "toy_table.csv"
+    assert side["sha256"] == sha256(out)
+    assert (side["notebook"], side["profile"]) == ("09_judge_modes", "smoke")
+    assert (side["judge"], side["backend"], side["model"]) == ("openai:gpt-5-mini", "openai", "gpt-5-mini")
+    assert side["embedded_small_model"] is False and side["warning"] == ""
+    assert side["prompt_versions"] == ["toy-a-v1", "toy-b-v2"]
+    assert side["seeds"] == ["boot_seed=5", "seed=3"]
+    assert side["git_commit"] == git_head() and isinstance(side["git_dirty"], bool)
+    assert side["written_at"].endswith("+00:00")
+    assert all(not isinstance(v, dict) for v in side.values()), "sidecars are flat"
+
+
+def test_set_run_context_overrides_what_the_environment_says(out_root, monkeypatch):
+    monkeypatch.setenv(provenance.ENV_PROFILE, "smoke")
+    provenance.set_run_context(notebook="99_toy", profile="paper", backend="openai-compatible", model="m",
+                               base_url="http://u:sk-x@vllm.local:8000/v1", seeds={"seed": 1},
+                               prompt_versions=["toy-v1"])
+    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "ctx"))
+    assert (side["notebook"], side["profile"], side["judge"]) == ("99_toy", "paper", "openai-compatible:m")
+    assert side["base_url_host"] == "vllm.local:8000" and "sk-x" not in json.dumps(side)
+    assert side["seeds"] == ["seed=1"] and side["prompt_versions"] == ["toy-v1"]
+
+
+def test_a_notebook_without_a_judge_says_judge_none(out_root, monkeypatch):
+    monkeypatch.setenv(provenance.ENV_PROMPTS, "toy-a-v1")
+    reporting.provenance("smoke")  # a caption without a judge (notebook 01) notes none
+    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "plain"))
+    assert side["judge"] == "none" and side["backend"] is None and side["base_url_host"] is None
+    assert side["prompt_versions"] == []  # no judge saw a prompt
+
+
+def test_the_embedded_model_carries_the_warning(out_root):
+    caption = reporting.provenance("demo", "llamacpp", "SmolLM2-135M-Instruct")
+    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "small"))
+    assert side["embedded_small_model"] is True
+    assert side["warning"] == reporting.SMALL_MODEL_WARNING and side["warning"] in caption
+
+
+def test_figure_sidecar_hashes_the_png(out_root):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    png, pdf = reporting.save_figure(fig, "toy_fig", caption="a line")
+    plt.close(fig)
+    side = json.loads((out_root / "figures" / "toy_fig.provenance.json").read_text())
+    assert side["kind"] == "figure" and side["file"] == "toy_fig.png" and side["sha256"] == sha256(png)
+    assert (out_root / "figures" / "toy_fig.layout.json").exists()
+
+
+def test_a_gateway_announces_its_judge_host_and_calls(out_root, monkeypatch):
+    monkeypatch.setenv(provenance.ENV_NOTEBOOK, "99_toy")
+    with FakeChatServer() as srv:
+        host = provenance.url_host(srv.base_url)
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=out_root / "c.sqlite", transcripts=False, progress=False)
+        request = ChatRequest(messages=[Message(role="user", content="say ok")])
+        assert gw.chat(request).status == "ok"
+        assert gw.chat(request).cached  # the second is a cache hit
+        side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "judged"))
+    assert side["judge"] == "openai-compatible:fake-model"
+    assert side["base_url_host"] == host and host.startswith("127.0.0.1:")
+    ledger = json.loads((out_root / "results" / "runs" / "ledgers" / "99_toy.json").read_text())
+    assert (ledger["calls"], ledger["fresh"], ledger["cached"], ledger["failed"]) == (2, 1, 1, 0)
+    assert ledger["judges"] == ["openai-compatible:fake-model"]
+
+
+def _result(status, cached, tokens, model="gpt-4.1-mini"):
+    return ChatResult(status=status, cached=cached, backend="openai", model=model, key=f"k{tokens}",
+                      usage=Usage(input_tokens=tokens, output_tokens=tokens // 10, cached_tokens=tokens // 2))
+
+
+def test_ledger_summary_counts_fresh_cached_failed_tokens_and_usd():
+    prices = PriceTable.load()
+    ledger = Ledger(prices)
+    results = [_result("ok", False, 1000), _result("ok", True, 2000), _result("failed", False, 300)]
+    for r in results:
+        ledger.record(r)
+    got = provenance.summarize_ledger(ledger.frame())
+    assert (got["calls"], got["fresh"], got["cached"], got["failed"]) == (3, 2, 1, 1)
+    assert got["input_tokens"] == sum(r.usage.input_tokens for r in results)
+    assert got["output_tokens"] == sum(r.usage.output_tokens for r in results)
+    assert got["cached_tokens"] == sum(r.usage.cached_tokens for r in results)
+    cost = [prices.cost(r.model, r.usage.input_tokens, r.usage.output_tokens, r.usage.cached_tokens) for r in results]
+    assert got["cost_usd"] == pytest.approx(sum(cost))
+    assert got["spent_usd"] == pytest.approx(cost[0] + cost[2])  # a cache hit is not paid again
+    assert got["unpriced"] is False and got["judges"] == ["openai:gpt-4.1-mini"]
+    ledger.record(_result("ok", False, 10, model="no-such-model"))
+    assert provenance.summarize_ledger(ledger.frame())["unpriced"] is True
+
+
+def test_empty_ledger_counts_nothing():
+    got = provenance.summarize_ledger(pd.DataFrame())
+    assert got["calls"] == got["fresh"] == got["cached"] == 0 and got["spent_usd"] == 0.0
+
+
+def test_prompt_versions_come_from_version_files_and_front_matter(tmp_path):
+    (tmp_path / "VERSION").write_text("toy-v9\n")
+    (tmp_path / "judge.md").write_text("---\nversion: toy-judge-v2\n---\n## system\nS\n## user\nU\n")
+    (tmp_path / "fragment.md").write_text("Rate the story.\n")  # a part of a prompt: no version of its own
+    files = [tmp_path / "VERSION", tmp_path / "judge.md", tmp_path / "fragment.md"]
+    assert pipeline.prompt_file_versions(files) == ["toy-judge-v2", "toy-v9"]
+
+
+def test_pipeline_gives_the_kernel_notebook_profile_and_the_prompt_versions_it_reaches():
+    env = pipeline.run_environment(pipeline.find_notebook("09"), "smoke")
+    assert env[provenance.ENV_NOTEBOOK] == "09_judge_modes" and env[provenance.ENV_PROFILE] == "smoke"
+    declared = sorted(re.search(r"^version:\s*(\S+)", p.read_text(), re.MULTILINE).group(1)
+                      for p in (ROOT / "prompts" / "narrative").glob("judge_*.md"))
+    assert env[provenance.ENV_PROMPTS].split(",") == declared
+    sage = pipeline.run_environment(pipeline.find_notebook("02"), "smoke")[provenance.ENV_PROMPTS]
+    assert sage.split(",") == [(ROOT / "prompts" / "sage" / "VERSION").read_text().strip()]
+
+
+def test_a_missing_sidecar_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no provenance sidecar"):
+        provenance.read_sidecar(tmp_path / "absent.csv")
