@@ -11,6 +11,9 @@ from __future__ import annotations
 from judgelab import imports
 
 STUDIES = ("sage", "narrative", "human")
+#: Tools above the studies, like the notebooks: they may import any study, and nothing imports them
+#: (``estimate`` builds every LLM notebook's requests with the studies' own code).
+ABOVE = ("estimate",)
 #: The only edges allowed from one study into another: (importer's study, imported module).
 ALLOWED_ACROSS = {("human", "judgelab.sage.protocol.runner")}
 
@@ -31,7 +34,12 @@ def cross_study_edges(graph) -> list[tuple[str, str]]:
 
 
 def floor_to_study_edges(graph) -> list[tuple[str, str]]:
-    return [(a, b) for a, b in edges(graph) if study_of(a) is None and study_of(b)]
+    return [(a, b) for a, b in edges(graph) if study_of(a) is None and study_of(b) and not above(a)]
+
+
+def above(module: str) -> bool:
+    parts = module.split(".")
+    return len(parts) > 1 and parts[1] in ABOVE
 
 
 def _show(pairs) -> str:
@@ -58,6 +66,11 @@ def test_nothing_on_the_floor_imports_a_study():
     assert not bad, "floor modules importing a study:\n" + _show(bad)
 
 
+def test_nothing_imports_the_tools_above_the_studies():
+    bad = [(a, b) for a, b in edges(GRAPH) if above(b) and not above(a)]
+    assert not bad, "modules importing a tool above the studies:\n" + _show(bad)
+
+
 def test_no_import_cycles():
     cycles = imports.find_cycles(GRAPH)
     assert not cycles, "import cycles (each line: modules that import each other):\n" + "\n".join(
@@ -65,10 +78,13 @@ def test_no_import_cycles():
 
 
 def test_the_gateway_stands_on_the_lowest_floor_only():
-    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines."""
+    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines, and
+    provenance (a gateway announces its judge to the outputs' sidecars; provenance needs only paths
+    and engines itself)."""
     outside = {b for a, bs in GRAPH.items() if a.startswith("judgelab.gateway") for b in bs
                if not b.startswith("judgelab.gateway")}
-    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines"}, sorted(outside)
+    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines", "judgelab.provenance"}, sorted(outside)
+    assert GRAPH["judgelab.provenance"] <= {"judgelab.paths", "judgelab.engines"}
 
 
 # ---------------------------------------------------------------- the graph builder on known sources

@@ -1,0 +1,161 @@
+"""Cost and time of a run, known before spending: ``python -m judgelab.estimate --profile paper``.
+
+Builds the requests of every LLM notebook with the code that sends them (SAGE 02-04:
+:mod:`judgelab.estimate.sage`; narrative judges 09 and 10: :mod:`judgelab.estimate.narrative`),
+counts their tokens with the configured model's tokenizer (:mod:`judgelab.estimate.counting`),
+bounds what depends on replies not given yet by the schemas' caps, and prices and times the
+calls (:mod:`~judgelab.estimate.pricing`, :mod:`~judgelab.estimate.timing`); the appendix 11
+(holistic judge + one SAGE layer on human-rated stories): :mod:`judgelab.estimate.human`. No key,
+no network, no model load.
+
+:func:`estimate` returns an :class:`Estimate` (per-call frame, per-notebook summary, notes);
+:func:`judgelab.estimate.compare.compare_ledger` checks one against a gateway ledger.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from judgelab.estimate import pricing, timing
+from judgelab.estimate.counting import TokenCounter
+
+SUMMARY_COLUMNS = ["notebook", "what", "calls", "first_round_input"] + [
+    f"{q}_{b}" for q in ("input", "cached", "output") for b in pricing.BOUNDS] + [
+    f"usd_{k}_{b}" for k in ("standard", "cached", "batch") for b in pricing.BOUNDS] + [
+    f"wall_s_{b}" for b in pricing.BOUNDS]
+NOTEBOOKS = ("02", "03", "04", "09", "10", "11")
+
+
+@dataclass
+class Estimate:
+    """An estimate: its settings, every call, the per-notebook summary, and how inputs were known."""
+
+    profile: str
+    backend: str
+    model: str
+    tokenizer: str
+    calls: pd.DataFrame
+    summary: pd.DataFrame
+    notes: dict[str, str] = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+
+    def total(self) -> pd.Series:
+        """The sums over notebooks (``wall_s_*`` too: the notebooks run one after another)."""
+        num = self.summary.drop(columns=["notebook", "what"])
+        return num.sum(min_count=1)
+
+
+def _workers(backend: str, concurrency: int, profile_concurrency: int | None) -> int:
+    if backend == "llamacpp":
+        return 1  # one in-process model, one call at a time
+    return int(profile_concurrency or concurrency)
+
+
+def summarize(calls: pd.DataFrame, settings, speed: timing.Speed, workers_by_notebook: dict[str, int],
+              what: dict[str, str]) -> pd.DataFrame:
+    """One row per notebook: calls, tokens, USD and wall time at each bound."""
+    rows = []
+    for nb, g in calls.groupby("notebook", sort=True):
+        row = {"notebook": nb, "what": what.get(nb, ""), "calls": len(g),
+               "first_round_input": int(g.loc[g["first_round"], "input_low"].sum())}
+        for q in ("input", "cached", "output"):
+            for b in pricing.BOUNDS:
+                row[f"{q}_{b}"] = int(g[f"{q}_{b}"].sum())
+        for k in ("standard", "cached", "batch"):
+            for b in pricing.BOUNDS:
+                row[f"usd_{k}_{b}"] = float(g[f"usd_{k}_{b}"].sum(min_count=1))
+        for b in pricing.BOUNDS:
+            row[f"wall_s_{b}"] = timing.wall_seconds(g, b, workers_by_notebook[nb], speed, settings.rpm, settings.tpm)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def _builder(notebook: str):
+    """(label, function building the calls) of a narrative or appendix notebook, imported on demand."""
+    if notebook == "11":
+        from judgelab.estimate import human
+
+        return "appendix: holistic judge + SAGE on human-rated stories", human.appendix_calls
+    from judgelab.estimate import narrative
+
+    if notebook == "09":
+        return "narrative judges", narrative.judge_calls
+    return "cost sample + OOD judges", narrative.cost_ood_calls
+
+
+def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS):
+    """(every request's row, how each notebook's inputs were known, what each notebook is)."""
+    from judgelab.estimate import sage
+
+    parts, notes, what = [], {}, {}
+    layers = [lay for lay, nb in sage.NOTEBOOK.items() if nb in notebooks]
+    if layers:
+        parts.append(sage.sage_calls(profile, counter, layers))
+        for lay in layers:
+            what[sage.NOTEBOOK[lay]] = f"SAGE {lay}"
+            notes[sage.NOTEBOOK[lay]] = ("exact first rounds (runner.build_items + evaluation.evaluate); "
+                                         "rounds 2-5 and review bounded by reply size")
+    for nb in ("09", "10", "11"):
+        if nb in notebooks:
+            what[nb], build = _builder(nb)
+            df, notes[nb] = build(profile, counter)
+            parts.append(df)
+    return pd.concat([p for p in parts if not p.empty], ignore_index=True), notes, what
+
+
+def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
+             notebooks=NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
+    """Estimate notebooks' calls for ``profile`` and the backend/model of the usual settings."""
+    from judgelab import params, profiles
+    from judgelab.gateway.backends.openai_backend import is_reasoning_model
+    from judgelab.gateway.settings import resolve
+    from judgelab.narrative.judges.settings import JUDGE_PROFILES
+    from judgelab.sage.settings import SAGE_PROFILES
+
+    profiles.check(profile)
+    s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
+    counter = TokenCounter.for_settings(s.backend, s.model)
+    calls, notes, what = collect_calls(profile, counter, notebooks)
+    reasoning = s.backend == "openai" and is_reasoning_model(counter.model)
+    calls = pricing.add_costs(pricing.add_bounds(calls, reasoning), counter.model)
+    # SAGE and the judges run at their profile's concurrency, else the gateway's
+    conc = {"09": profiles.pick(JUDGE_PROFILES, profile).get("concurrency")}
+    conc.update(dict.fromkeys(("02", "03", "04"), profiles.pick(SAGE_PROFILES, profile).get("concurrency")))
+    workers = {nb: _workers(s.backend, s.concurrency, conc.get(nb)) for nb in calls["notebook"].unique()}
+    speed = speed or timing.speed_for(s.backend)
+    summary = summarize(calls, s, speed, workers, what)
+    settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
+                "base_url": s.base_url, "reasoning_model": reasoning,
+                "batch_mode": params.as_bool(os.environ.get("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
+                "speed": speed.__dict__}
+    return Estimate(profile, s.backend, counter.model, counter.tokenizer, calls, summary, notes, settings)
+
+
+def output_path(est: Estimate, suffix: str = "csv") -> Path:
+    """``<output root>/results/estimate/estimate_<profile>_<backend>_<model>.<suffix>``."""
+    from judgelab import paths
+
+    safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in est.model)
+    return paths.output_root() / "results" / "estimate" / f"estimate_{est.profile}_{est.backend}_{safe}.{suffix}"
+
+
+def write(est: Estimate) -> tuple[Path, Path]:
+    """The summary as CSV (with provenance columns) and the whole estimate's settings as JSON."""
+    csv_path = output_path(est, "csv")
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    table = est.summary.assign(profile=est.profile, backend=est.backend, model=est.model, tokenizer=est.tokenizer,
+                               inputs=est.summary["notebook"].map(est.notes),
+                               source="python -m judgelab.estimate (judgelab.estimate)")
+    table.to_csv(csv_path, index=False)
+    json_path = output_path(est, "json")
+    payload = {"profile": est.profile, "backend": est.backend, "model": est.model, "tokenizer": est.tokenizer,
+               "settings": est.settings, "notes": est.notes,
+               "reasoning_allowance": {str(k): v for k, v in pricing.REASONING_ALLOWANCE.items()},
+               "per_notebook": json.loads(est.summary.to_json(orient="records")),
+               "total": json.loads(est.total().to_json())}
+    json_path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return csv_path, json_path

@@ -1,0 +1,92 @@
+"""An estimate against what a run really did: the gateway's ledger (one row per ``Gateway.chat``).
+
+:func:`compare_ledger` lines up, per group (a SAGE layer; the narrative judges together, whose
+ledger rows notebooks 09 and 10 both tag ``notebook=09``; the appendix's holistic judge):
+
+* ``calls``: estimated requests against ledger rows (a real run makes fewer when a round fails:
+  its later rounds are not run);
+* first-round input tokens: the requests whose messages depend on no reply (SAGE evaluator R1 and
+  the validator's blind turn; every narrative judge request), estimated exactly, against the
+  tokens the backend reported (``rel_diff`` = ledger / estimate - 1; a repair turn adds to the
+  ledger's count);
+* cost: the ledger's ``cost_usd`` against the estimate's standard low-high range.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+FIRST_ROUND = {("evaluator", 1), ("validator_blind", 1)}
+COLUMNS = ["group", "calls_estimate", "calls_ledger", "calls_match", "first_input_estimate", "first_input_ledger",
+           "first_input_rel_diff", "usd_low", "usd_high", "usd_ledger", "usd_inside"]
+
+
+GROUPS = {"narrative": "narrative judges", "human": "holistic judge"}
+
+
+def _group_estimate(calls: pd.DataFrame) -> pd.Series:
+    return pd.Series([f"sage {lay}" if s == "sage" else GROUPS.get(s, s) for s, lay in zip(calls["study"], calls["layer"])],
+                     index=calls.index, dtype=object)
+
+
+def _group_ledger(ledger: pd.DataFrame) -> pd.Series:
+    study = ledger.get("study", pd.Series("", index=ledger.index)).fillna("")
+    layer = ledger.get("layer", pd.Series("", index=ledger.index)).fillna("")
+    return pd.Series([f"sage {lay}" if s == "sage" else GROUPS.get(s, s or "untagged")
+                      for s, lay in zip(study, layer)], index=ledger.index)
+
+
+def _first_round_ledger(ledger: pd.DataFrame) -> pd.Series:
+    if "track" not in ledger:
+        return pd.Series(True, index=ledger.index)
+    rnd = pd.to_numeric(ledger.get("round"), errors="coerce")
+    return pd.Series([(t, int(r)) in FIRST_ROUND if isinstance(t, str) and not math.isnan(r) else True
+                      for t, r in zip(ledger["track"], rnd)], index=ledger.index)
+
+
+def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
+    """One row per group (see module docstring). ``calls``: :attr:`Estimate.calls` (with the
+    ``usd_standard_*`` columns); ``ledger``: :meth:`Gateway.ledger_frame` or its CSV."""
+    if ledger.empty:
+        raise ValueError("the ledger has no rows: nothing to compare (was anything run through the gateway?)")
+    missing = [c for c in ("input_tokens", "cost_usd") if c not in ledger.columns]
+    if missing:
+        raise ValueError(f"the ledger lacks column(s) {missing}; expected Gateway.ledger_frame() columns")
+    est_group, led_group = _group_estimate(calls), _group_ledger(ledger)
+    led_first = _first_round_ledger(ledger)
+    rows = []
+    for group in sorted(set(est_group) | set(led_group)):
+        e, lg = calls[est_group == group], ledger[led_group == group]
+        first_e = float(e.loc[e["first_round"].astype(bool), "input_low"].sum()) if len(e) else 0.0
+        first_l = float(lg.loc[led_first[lg.index], "input_tokens"].sum())
+        lo = float(e["usd_standard_low"].sum(min_count=1)) if len(e) else math.nan
+        hi = float(e["usd_standard_high"].sum(min_count=1)) if len(e) else math.nan
+        spent = float(lg["cost_usd"].sum(min_count=1))
+        inside = (lo - 1e-12 <= spent <= hi + 1e-12) if not any(math.isnan(x) for x in (lo, hi, spent)) else None
+        rows.append({"group": group, "calls_estimate": len(e), "calls_ledger": len(lg),
+                     "calls_match": len(e) == len(lg), "first_input_estimate": first_e, "first_input_ledger": first_l,
+                     "first_input_rel_diff": first_l / first_e - 1 if first_e else math.nan,
+                     "usd_low": lo, "usd_high": hi, "usd_ledger": spent, "usd_inside": inside})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def speed_from_ledger(ledger: pd.DataFrame):
+    """The :class:`judgelab.estimate.timing.Speed` that best explains a ledger's latencies:
+    least squares of ``latency_s = overhead + fresh_input / prefill + output / decode`` over its
+    fresh calls (cache hits carry the latency of the call that made them). Raises ValueError when
+    fewer than three fresh calls or a fit without positive speeds."""
+    import numpy as np
+
+    from judgelab.estimate.timing import Speed
+
+    fresh = ledger[~ledger["cached"].astype(bool)] if "cached" in ledger else ledger
+    if len(fresh) < 3:
+        raise ValueError(f"speed_from_ledger: {len(fresh)} fresh call(s) in the ledger; need at least 3")
+    x = np.column_stack([np.ones(len(fresh)), (fresh["input_tokens"] - fresh["cached_tokens"]).clip(lower=0),
+                         fresh["output_tokens"]]).astype(float)
+    coef, *_ = np.linalg.lstsq(x, fresh["latency_s"].to_numpy(float), rcond=None)
+    if coef[1] <= 0 or coef[2] <= 0:
+        raise ValueError(f"speed_from_ledger: the fit gave non-positive seconds per token {coef[1:]}; "
+                         "too few or too similar calls")
+    return Speed(overhead_s=max(float(coef[0]), 0.0), prefill_tps=1 / float(coef[1]), decode_tps=1 / float(coef[2]))

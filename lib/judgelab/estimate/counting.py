@@ -1,0 +1,117 @@
+"""Prompt tokens as the configured backend will count them, offline and without a model load.
+
+* ``openai`` / ``openai-compatible``: tiktoken with the model's encoding
+  (:func:`judgelab.tokens.count_message_tokens`, the same count the gateway's rate limiter and its
+  usage fallback use). With OpenAI's structured outputs (``json_schema``) the response schema is
+  also read by the model and billed as prompt tokens; its size is counted as the tokens of the
+  strict schema's JSON text (:func:`schema_tokens`), an estimate of OpenAI's own rendering.
+* ``llamacpp``: the GGUF's own vocabulary (``Llama(vocab_only=True)``: no weights read) and its
+  chat template (llama-cpp-python's ``Jinja2ChatFormatter``, the formatter its chat completion
+  uses), i.e. what :meth:`LlamaCppBackend.prompt_tokens` evaluates. The response schema becomes
+  a grammar there, not prompt text.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+from judgelab import tokens
+
+
+@lru_cache(maxsize=None)
+def _vocab_and_formatter(gguf: str):
+    """The vocabulary-only Llama of ``gguf`` and its chat formatter (None when it has no template)."""
+    from judgelab.gateway.backends.llamacpp import _load_vocab
+    from llama_cpp import llama_chat_format
+
+    vocab = _load_vocab(gguf)
+    template = vocab.metadata.get("tokenizer.chat_template")
+    if not template:
+        return vocab, None
+    eos = vocab._model.token_get_text(vocab.token_eos()) if vocab.token_eos() != -1 else ""
+    bos = vocab._model.token_get_text(vocab.token_bos()) if vocab.token_bos() != -1 else ""
+    return vocab, llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+
+@lru_cache(maxsize=4096)
+def schema_tokens(schema, model: str) -> int:
+    """Tokens of ``schema``'s strict JSON Schema text under ``model``'s tiktoken encoding."""
+    from judgelab.gateway.schema import strict_schema
+
+    return tokens.count_tokens(json.dumps(strict_schema(schema), separators=(",", ":")), model)
+
+
+@dataclass
+class TokenCounter:
+    """Counts text and whole chat prompts for one backend and model (see module docstring)."""
+
+    backend: str
+    model: str
+    gguf: str | None = None
+    schema_in_prompt: bool = False
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def for_settings(cls, backend: str, model: str | None) -> "TokenCounter":
+        """The counter for resolved gateway settings (``model`` None = the bundled GGUF)."""
+        if backend == "llamacpp":
+            from pathlib import Path
+
+            from judgelab.gateway.backends.llamacpp import bundled_gguf
+
+            path = Path(model).expanduser() if model else bundled_gguf()
+            return cls(backend, path.stem, gguf=str(path.resolve()))
+        if not model:
+            raise ValueError(f"backend {backend} needs a model name (JUDGELAB_MODEL) to count tokens")
+        return cls(backend, model, schema_in_prompt=backend == "openai")
+
+    @property
+    def tokenizer(self) -> str:
+        """What counts the tokens, for the printed report."""
+        if self.gguf:
+            return f"GGUF vocabulary of {self.model} (llama.cpp, chat template applied)"
+        return f"tiktoken {tokens.encoding_name_for(self.model)}"
+
+    def text(self, text: str) -> int:
+        """Tokens of plain ``text`` (no chat framing)."""
+        if self.gguf:
+            vocab, _ = _vocab_and_formatter(self.gguf)
+            return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return self._content(text)
+
+    def messages(self, messages: list[dict]) -> int:
+        """Prompt tokens of a chat (framing included), memoised on the messages' text."""
+        key = tuple((m["role"], m["content"]) for m in messages)
+        if key not in self._memo:
+            self._memo[key] = self._count(messages)
+        return self._memo[key]
+
+    def _count(self, messages: list[dict]) -> int:
+        if not self.gguf:
+            # count_message_tokens is a sum over messages: count each distinct text once (a story
+            # is resent in every round)
+            return sum(self._content(m["content"]) + 4 for m in messages) + 3
+        vocab, fmt = _vocab_and_formatter(self.gguf)
+        if fmt is None:
+            return self.text("\n".join(m["content"] for m in messages))
+        res = fmt(messages=messages)
+        return len(vocab.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True))
+
+    def _content(self, text: str) -> int:
+        key = ("text", text)
+        if key not in self._memo:
+            self._memo[key] = tokens.count_tokens(text, self.model)
+        return self._memo[key]
+
+    def request(self, messages: list[dict], schema) -> int:
+        """Prompt tokens of a request: the messages, plus the schema where the API bills it."""
+        n = self.messages(messages)
+        if schema is not None and self.schema_in_prompt:
+            n += schema_tokens(schema, self.model)
+        return n
+
+    def text_counter(self) -> Callable[[str], int]:
+        """``count_tokens`` for the SAGE text budget (the gateway's ``count_tokens`` equivalent)."""
+        return self.text

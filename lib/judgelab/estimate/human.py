@@ -1,0 +1,58 @@
+"""The appendix's requests (notebook 11: judges against people), built by the code that sends them.
+
+The stories are :func:`judgelab.human.appendix.stories_for` with the profile's knobs (every data
+set, as the notebook's default ``DATASETS``). Two judges:
+
+* the holistic judge, one request per story (:func:`judgelab.human.holistic.build_request`): one
+  turn, so exact;
+* one SAGE layer in one mode on the first ``sage_max_stories`` stories
+  (:func:`judgelab.human.appendix.sage_corpus`, then :func:`judgelab.estimate.sage.evaluation_calls`
+  as for notebooks 02-04, with SAGE's knobs of the same profile).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from judgelab import profiles
+from judgelab.estimate import sage
+from judgelab.estimate.counting import TokenCounter
+from judgelab.estimate.replies import reply
+from judgelab.human import appendix, holistic
+from judgelab.human.settings import DATASETS, HUMAN_PROFILES
+from judgelab.sage.protocol import leak_check
+
+
+def holistic_rows(stories: pd.DataFrame, knobs: dict, counter: TokenCounter) -> list[dict]:
+    rows = []
+    for s in stories.itertuples(index=False):
+        req = holistic.build_request(s.story, s.text, dataset=s.dataset, max_tokens=knobs["holistic_max_tokens"],
+                                     temperature=knobs["temperature"], seed=knobs["seed"],
+                                     reason_chars=knobs["holistic_reason_chars"],
+                                     reasoning_effort=knobs.get("holistic_reasoning_effort"))
+        msgs = [{"role": m.role, "content": m.content} for m in req.messages]
+        n = counter.request(msgs, req.schema)
+        rows.append({"notebook": "11", "study": "human", "layer": "", "mode": "holistic",
+                     "item": f"{s.dataset}:{s.story}", "track": "holistic", "round": 1, "first_round": True,
+                     "max_tokens": req.sampling.max_tokens, "reasoning_effort": req.sampling.reasoning_effort,
+                     "input_min": n, "input_max": n, "cached_min": 0, "cached_max": 0,
+                     "reply_min": counter.text(reply(req.schema, "min")[0]),
+                     "reply_max": counter.text(reply(req.schema, "max")[0])})
+    return rows
+
+
+def appendix_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
+    """Notebook 11's requests for ``profile`` and a note on how they were built."""
+    knobs = profiles.pick(HUMAN_PROFILES, profile)
+    n_stories = appendix.stories_per_dataset(knobs, list(DATASETS))
+    stories = appendix.stories_for(n_stories, knobs)
+    rows = holistic_rows(stories, knobs, counter)
+    judged = stories.head(int(knobs["sage_max_stories"])) if knobs.get("sage_max_stories") is not None else stories
+    corpus = appendix.sage_corpus(judged)
+    surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    items, cfg = sage.items_for(corpus, knobs["sage_layer"], profile, counter, surnames,
+                                stories=list(judged["story"]), modes=[knobs["sage_mode"]])
+    caches = {size: sage.PrefixCache(counter) for size in ("min", "max")}
+    for item in items:
+        rows += sage.evaluation_calls(item, cfg, counter, notebook="11", caches=caches)
+    return pd.DataFrame(rows), (f"exact first rounds: holistic judge on {len(stories)} stories, SAGE "
+                                f"{knobs['sage_layer']} {knobs['sage_mode']} on {len(judged)}")

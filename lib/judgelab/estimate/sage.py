@@ -1,0 +1,204 @@
+"""The SAGE notebooks' requests (02-04: L4, L5, L6), built by the code that sends them.
+
+Stories and items come from :func:`judgelab.sage.protocol.runner.select_stories` and
+:func:`~judgelab.sage.protocol.runner.build_items` with the profile's knobs and the backend's own
+tokenizer for the text budget, exactly as :func:`~judgelab.sage.protocol.runner.run_layer` does.
+Each evaluation is then played through :func:`judgelab.sage.protocol.evaluation.evaluate` against
+a :class:`RecordingGateway`, which records every request and answers with a schema-valid stand-in
+(:mod:`judgelab.estimate.replies`). So the first-round requests (evaluator R1, validator blind
+turn) are the exact ones a run sends, and every later one is the exact request that follows a
+minimal or a schema-capped reply: run once with each, they bound rounds 2-5 and the review, which
+resend the growing conversation. Any change of prompt layout in ``evaluation``/``prompts`` is
+followed automatically.
+
+Assumes every reply succeeds (a failed round stops its evaluator, so a real run can only make
+fewer calls); repair turns (a reply that fails validation is shown its error) are not modelled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from judgelab import profiles
+from judgelab.estimate.counting import TokenCounter
+from judgelab.estimate.replies import reply
+from judgelab.gateway.types import ChatRequest, ChatResult
+from judgelab.sage.protocol import leak_check, runner
+from judgelab.sage.protocol.evaluation import EvalConfig, evaluate
+from judgelab.sage.settings import LAYERS, SAGE_PROFILES
+
+#: notebook of each layer
+NOTEBOOK = {"L4": "02", "L5": "03", "L6": "04"}
+#: the requests whose messages do not depend on any earlier reply
+FIRST_ROUND = {("evaluator", 1), ("validator_blind", 1)}
+
+
+@dataclass
+class RecordingGateway:
+    """Stands in for :class:`judgelab.gateway.Gateway` in ``evaluate``: records each request and
+    answers it with the ``size`` stand-in reply. Never calls a model."""
+
+    size: str
+    backend_name: str = "estimate"
+    model_name: str = "estimate"
+    requests: list[ChatRequest] = field(default_factory=list)
+
+    def chat(self, request: ChatRequest) -> ChatResult:
+        self.requests.append(request)
+        text, parsed = reply(request.schema, self.size)
+        return ChatResult(status="ok", parsed=parsed, text=text, backend=self.backend_name,
+                          model=self.model_name, tags=dict(request.tags))
+
+
+def load_corpus() -> pd.DataFrame:
+    """Notebook 01's ``corpus.parquet`` when it exists, else the same table from the manifest."""
+    from judgelab import interim, paths
+
+    if (paths.interim_dir() / "corpus.parquet").exists():
+        return interim.read("corpus")
+    from judgelab.corpus import manifest
+
+    return manifest.load_corpus(acquire=False)
+
+
+def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCounter, surnames=None,
+              stories=None, modes=None):
+    """The layer's evaluation items for ``profile``, as ``run_layer`` builds them (``stories``,
+    ``modes``: its overrides)."""
+    cfg = profiles.pick(SAGE_PROFILES, profile)
+    chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
+    if surnames is None:
+        surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    items = runner.build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"],
+                               mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
+                               count_tokens=counter.text_counter())
+    return items, EvalConfig.from_settings(cfg)
+
+
+def _messages(req: ChatRequest) -> list[dict]:
+    return [{"role": m.role, "content": m.content} for m in req.messages]
+
+
+def _shared_prefix(a: list[dict], b: list[dict]) -> list[dict]:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _common_head(a: str, b: str) -> int:
+    """Length of the longest common prefix of two strings (binary search on C-speed slice compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class PrefixCache:
+    """The prompt prefix a provider can serve from its cache.
+
+    llama.cpp keeps the KV state of the previous call only, so a request reuses the tokens it
+    shares with that call's prompt (a SAGE smoke run on the bundled model reused exactly that). OpenAI caches prompt prefixes of earlier
+    requests (across conversations) and serves them from 1,024 tokens on, in steps of 128 (its
+    documented rule). Shared prefixes are found by whole messages among every earlier prompt and,
+    within a message (the story at the head of a user message whose instructions differ), against
+    the :data:`RECENT` latest prompts; the shared text's tokens stand for the shared tokens."""
+
+    RECENT = 16
+
+    def __init__(self, counter: TokenCounter):
+        self.counter = counter
+        self.openai_rules = counter.backend != "llamacpp"
+        self.seen: set = set()
+        self.recent: list[list[dict]] = []
+
+    @staticmethod
+    def _key(msgs: list[dict]) -> tuple:
+        return tuple((m["role"], m["content"]) for m in msgs)
+
+    def _shared_tokens(self, msgs: list[dict], k: int, other: list[dict] | None) -> int:
+        """Tokens of ``msgs[:k]`` (whole messages) plus the common head of message ``k`` with ``other``'s."""
+        n = self.counter.messages(msgs[:k]) - 3 if k else 0  # minus the reply priming of a complete prompt
+        if other is not None and k < min(len(msgs), len(other)) and msgs[k]["role"] == other[k]["role"]:
+            a = msgs[k]["content"]
+            i = _common_head(a, other[k]["content"])
+            if i:
+                n += self.counter.text(a[:i]) + (0 if k else 3)
+        return max(n, 0)
+
+    def served(self, msgs: list[dict]) -> int:
+        best = 0
+        if self.openai_rules:
+            k = next((k for k in range(len(msgs), 0, -1) if self._key(msgs[:k]) in self.seen), 0)
+            best = self._shared_tokens(msgs, k, None)
+        for other in self.recent:
+            best = max(best, self._shared_tokens(msgs, len(_shared_prefix(msgs, other)), other))
+        if self.openai_rules:
+            return 0 if best < 1024 else (best // 128) * 128
+        return best
+
+    def add(self, msgs: list[dict], reply_text: str) -> None:
+        if self.openai_rules:
+            for k in range(1, len(msgs) + 1):
+                self.seen.add(self._key(msgs[:k]))
+            self.recent = (self.recent + [msgs])[-self.RECENT:]
+        else:
+            # the generated reply is in llama.cpp's KV state too, but re-rendered by the chat
+            # template it no longer matches token for token: measured reuse stops at the prompt
+            self.recent = [msgs]
+
+
+def evaluation_calls(item, cfg: EvalConfig, counter: TokenCounter, notebook: str | None = None,
+                     caches: dict[str, PrefixCache] | None = None) -> list[dict]:
+    """One row per request of one evaluation: input tokens after minimal / schema-capped replies,
+    the cached part of each (``caches``: one :class:`PrefixCache` per reply size, shared by the
+    evaluations of a run; None = this evaluation alone), the reply sizes and the output cap."""
+    runs = {}
+    for size in ("min", "max"):
+        gw = RecordingGateway(size)
+        evaluate(gw, item, cfg)
+        runs[size] = gw.requests
+    lo, hi = runs["min"], runs["max"]
+    if [r.tags for r in lo] != [r.tags for r in hi]:
+        raise RuntimeError(f"SAGE {item.story_id}: the request sequence depends on the replies; the estimate "
+                           "cannot bound it (judgelab.estimate.sage)")
+    caches = caches or {size: PrefixCache(counter) for size in ("min", "max")}
+    rows = []
+    for r_lo, r_hi in zip(lo, hi):
+        tags = r_lo.tags
+        row = {"notebook": notebook or NOTEBOOK[item.layer], "study": "sage", "layer": item.layer, "mode": item.mode,
+               "item": item.story_id, "track": tags["track"], "round": int(tags["round"]),
+               "first_round": (tags["track"], int(tags["round"])) in FIRST_ROUND,
+               "max_tokens": r_lo.sampling.max_tokens, "reasoning_effort": r_lo.sampling.reasoning_effort}
+        for size, req in (("min", r_lo), ("max", r_hi)):
+            msgs = _messages(req)
+            row[f"input_{size}"] = counter.request(msgs, req.schema)
+            text = reply(req.schema, size)[0]
+            row[f"cached_{size}"] = caches[size].served(msgs)
+            row[f"reply_{size}"] = counter.text(text)
+            caches[size].add(msgs, text)
+        rows.append(row)
+    return rows
+
+
+def sage_calls(profile: str, counter: TokenCounter, layers=LAYERS, corpus: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every request of notebooks 02-04 for ``profile`` (see :func:`evaluation_calls`)."""
+    corpus = load_corpus() if corpus is None else corpus
+    surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    rows, prepared = [], None
+    for layer in layers:
+        # one notebook per layer, each its own process (llama.cpp starts cold) and hours apart
+        caches = {size: PrefixCache(counter) for size in ("min", "max")}
+        if prepared is None:
+            prepared, cfg = items_for(corpus, layer, profile, counter, surnames)
+        # the prepared material does not depend on the layer (build_items passes it no layer):
+        # prepare the texts once and give each layer its own copy of the items
+        items = [replace(it, layer=layer) for it in prepared]
+        for item in items:
+            rows += evaluation_calls(item, cfg, counter, caches=caches)
+    return pd.DataFrame(rows)

@@ -1,0 +1,54 @@
+"""Wall time of a notebook's calls at the configured concurrency and RPM/TPM limits.
+
+One call takes ``overhead + (input - cached) / prefill + output / decode`` seconds. The calls of
+one conversation (a SAGE evaluation: evaluator rounds, then the validator) run one after another,
+conversations run ``workers`` at a time (the llama.cpp backend: one), so the latency bound is
+``max(longest conversation, sum of conversations / workers)``. The gateway's limiter admits at most
+``rpm`` requests and ``tpm`` tokens a minute, each request reserving its prompt plus its
+``max_tokens``, which gives two more bounds: ``calls / rpm`` and ``sum(input + max_tokens) / tpm``
+minutes. The wall time is the largest of the three.
+
+The speeds are assumptions (:data:`SPEEDS`), overridable from the command line:
+
+* ``llamacpp``: 400 prompt and 40 generated tokens a second, which reproduce the bundled 135M
+  model's measured 5.4 s for a 1,000-token prompt + 100 generated tokens on 2 idle cores
+  (:func:`judgelab.gateway.backends.llamacpp.default_threads`); a larger GGUF is slower;
+* OpenAI-protocol endpoints: 0.6 s per request, 10,000 prompt tokens and 100 output tokens a
+  second (an assumption, not a measurement: providers publish none).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Speed:
+    overhead_s: float
+    prefill_tps: float
+    decode_tps: float
+
+
+SPEEDS = {"llamacpp": Speed(0.05, 400.0, 40.0), "remote": Speed(0.6, 10_000.0, 100.0)}
+
+
+def speed_for(backend: str) -> Speed:
+    return SPEEDS["llamacpp" if backend == "llamacpp" else "remote"]
+
+
+def wall_seconds(calls: pd.DataFrame, bound: str, workers: int, speed: Speed,
+                 rpm: float | None = None, tpm: float | None = None) -> float:
+    """Seconds for ``calls`` (one notebook) at the ``bound`` token sizes (see module docstring)."""
+    if calls.empty:
+        return 0.0
+    fresh = (calls[f"input_{bound}"] - calls[f"cached_{bound}"]).clip(lower=0)
+    per_call = speed.overhead_s + fresh / speed.prefill_tps + calls[f"output_{bound}"] / speed.decode_tps
+    chains = per_call.groupby([calls["notebook"], calls["layer"], calls["mode"], calls["item"],
+                               calls.get("agent", pd.Series(0, index=calls.index)).fillna(0)]).sum()
+    bounds = [max(float(chains.max()), float(chains.sum()) / max(1, workers))]
+    if rpm:
+        bounds.append(len(calls) / rpm * 60.0)
+    if tpm:
+        bounds.append(float((calls[f"input_{bound}"] + calls["max_tokens"]).sum()) / tpm * 60.0)
+    return max(bounds)

@@ -1,0 +1,237 @@
+"""judgelab.estimate: requests built by the running code, bounds, prices, times, and the check
+against a real gateway ledger (a SAGE smoke evaluation through the local test server)."""
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from judgelab.estimate import pricing, replies, timing
+from judgelab.estimate.compare import compare_ledger
+from judgelab.estimate.counting import TokenCounter
+from judgelab.gateway.ledger import PriceTable
+from judgelab.sage.protocol import schemas
+
+
+def _story_text() -> str:
+    # ordinary prose, no title or author in it (the leak check would refuse the story)
+    para = ("The ferry left before dawn and the harbour lights went out one by one. Mara counted the "
+            "crates twice, as her mother had taught her, and wrote the numbers in the ledger she kept "
+            "under the bench. Nobody spoke of the storm that had taken the other boat. ")
+    return "\n\n".join([para] * 12)
+
+
+@pytest.fixture
+def tiny_corpus() -> pd.DataFrame:
+    return pd.DataFrame([{
+        "story_id": "s1", "category": "canonical", "title": "Grey Water", "author": "Ines Okafor",
+        "year": 1950, "translator": "", "model": "", "tier": "", "words": 600, "in_range": True,
+        "text": _story_text()}])
+
+
+# ---------------------------------------------------------------- stand-in replies
+
+@pytest.mark.parametrize("size", replies.SIZES)
+def test_stand_in_replies_are_schema_valid(size):
+    schema = schemas.round_schema("L4", "title", 1, 50, 70)
+    text, parsed = replies.reply(schema, size)
+    assert schema.model_validate(json.loads(text)) == parsed
+
+
+def test_max_reply_fills_strings_to_their_cap():
+    schema = schemas.round_schema("L5", "content", 2, 50, 70)
+    _, parsed = replies.reply(schema, "max")
+    assert len(parsed.notes) == 70
+    assert all(len(getattr(parsed.scores, c).evidence) == 50 for c in type(parsed.scores).model_fields)
+    assert len(replies.reply(schema, "max")[0]) > len(replies.reply(schema, "min")[0])
+
+
+# ---------------------------------------------------------------- prices and times
+
+def test_costs_follow_the_price_table():
+    table = PriceTable.load()
+    price = table.lookup("gpt-5-mini")
+    calls = pd.DataFrame([{"input_min": 1000, "input_max": 3000, "cached_min": 0, "cached_max": 2048,
+                           "reply_min": 50, "reply_max": 300, "max_tokens": 1000, "reasoning_effort": "medium"}])
+    c = pricing.add_costs(pricing.add_bounds(calls, reasoning=True), "gpt-5-mini", table)
+    out_typ = min(300 + pricing.REASONING_ALLOWANCE["medium"], 1000)
+    assert c["output_typical"].iloc[0] == out_typ and c["output_high"].iloc[0] == 1000
+    assert c["usd_standard_high"].iloc[0] == pytest.approx((3000 * price.input + 1000 * price.output) / 1e6)
+    assert c["usd_cached_high"].iloc[0] == pytest.approx(
+        (952 * price.input + 2048 * price.cached_input + 1000 * price.output) / 1e6)
+    share = pricing.batch_share("gpt-5-mini", pricing.batch_shares())
+    assert share < 1
+    assert c["usd_batch_low"].iloc[0] == pytest.approx(c["usd_standard_low"].iloc[0] * share)
+    assert math.isnan(pricing.add_costs(pricing.add_bounds(calls, False), "no-such-model", table)["usd_standard_low"].iloc[0])
+    assert pricing.batch_share("no-such-model", pricing.batch_shares()) == 1.0
+
+
+def test_wall_time_is_the_largest_bound():
+    speed = timing.Speed(overhead_s=1.0, prefill_tps=100.0, decode_tps=10.0)
+    # two conversations of two calls each: every call 1 + 100/100 + 10/10 = 3 s, conversation 6 s
+    calls = pd.DataFrame({"notebook": "02", "layer": "L4", "mode": "content", "item": ["a", "a", "b", "b"],
+                          "input_low": 100, "cached_low": 0, "output_low": 10, "max_tokens": 20})
+    per_call = speed.overhead_s + 100 / speed.prefill_tps + 10 / speed.decode_tps
+    assert timing.wall_seconds(calls, "low", 1, speed) == pytest.approx(4 * per_call)
+    assert timing.wall_seconds(calls, "low", 8, speed) == pytest.approx(2 * per_call)  # the longest conversation
+    assert timing.wall_seconds(calls, "low", 8, speed, rpm=2) == pytest.approx(4 / 2 * 60)
+    assert timing.wall_seconds(calls, "low", 8, speed, tpm=120) == pytest.approx(4 * 120 / 120 * 60)
+
+
+# ---------------------------------------------------------------- token counts
+
+def test_llamacpp_counter_matches_the_backend_prompt():
+    from judgelab.gateway.backends.llamacpp import LlamaCppBackend
+
+    msgs = [{"role": "system", "content": "You judge stories."}, {"role": "user", "content": _story_text()[:800]}]
+    counter = TokenCounter.for_settings("llamacpp", None)
+    assert counter.messages(msgs) == len(LlamaCppBackend().prompt_tokens(msgs))
+
+
+def test_openai_counter_adds_the_schema_only_where_it_is_billed():
+    msgs = [{"role": "user", "content": "rate it"}]
+    schema = schemas.validator_schema("L4", "blind", 40, 60)
+    official = TokenCounter.for_settings("openai", "gpt-5-mini")
+    compatible = TokenCounter.for_settings("openai-compatible", "gpt-5-mini")
+    assert compatible.request(msgs, schema) == compatible.messages(msgs)
+    assert official.request(msgs, schema) > official.messages(msgs)
+
+
+# ---------------------------------------------------------------- against a real run
+
+def test_estimate_matches_the_ledger_of_a_sage_run(tmp_path, monkeypatch, tiny_corpus):
+    """SAGE L4 smoke (1 story x 2 modes = 14 calls) through the gateway against the local test
+    server (usage omitted, so the gateway counts what it sent): calls exact, first-round input
+    tokens within 2%, the run's cost inside the estimated range."""
+    from judgelab.estimate import sage
+    from judgelab.gateway import Gateway
+    from judgelab.gateway.fake_server import FakeChatServer, Reply, request_schema, synthesize
+    from judgelab.sage.protocol import runner
+
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    prices = tmp_path / "prices.csv"
+    prices.write_text("model,input,cached_input,output,context_window,batch\nfake-model,1.0,0.1,4.0,,0.5\n")
+
+    def script(body):
+        return Reply(content=json.dumps(synthesize(request_schema(body))), omit_usage=True)
+
+    with FakeChatServer(script) as srv:
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite", price_table=prices, progress=False)
+        run = runner.run_layer(gw, tiny_corpus, "L4", "smoke")
+    assert (run.calls["status"] == "ok").all()
+    ledger = gw.ledger_frame()
+
+    counter = TokenCounter.for_settings("openai-compatible", "fake-model")
+    calls = sage.sage_calls("smoke", counter, layers=("L4",), corpus=tiny_corpus)
+    calls = pricing.add_costs(pricing.add_bounds(calls, reasoning=False), "fake-model", PriceTable.load(prices),
+                              pricing.batch_shares(prices))
+    table = compare_ledger(calls, ledger).set_index("group")
+    row = table.loc["sage L4"]
+    assert row["calls_estimate"] == row["calls_ledger"] == 14
+    assert abs(row["first_input_rel_diff"]) <= 0.02
+    assert bool(row["usd_inside"])
+
+
+def test_compare_names_a_bad_ledger():
+    calls = pd.DataFrame(columns=["study", "layer", "first_round", "input_low", "usd_standard_low", "usd_standard_high"])
+    with pytest.raises(ValueError, match="no rows"):
+        compare_ledger(calls, pd.DataFrame())
+    with pytest.raises(ValueError, match="cost_usd"):
+        compare_ledger(calls, pd.DataFrame({"input_tokens": [1]}))
+
+
+def test_speeds_are_recovered_from_a_ledger():
+    from judgelab.estimate.compare import speed_from_ledger
+
+    truth = timing.Speed(overhead_s=0.5, prefill_tps=250.0, decode_tps=20.0)
+    ledger = pd.DataFrame({"input_tokens": [100, 900, 400, 1500, 50], "cached_tokens": [0, 300, 0, 1000, 0],
+                           "output_tokens": [10, 40, 200, 5, 80], "cached": False})
+    fresh = ledger["input_tokens"] - ledger["cached_tokens"]
+    ledger["latency_s"] = truth.overhead_s + fresh / truth.prefill_tps + ledger["output_tokens"] / truth.decode_tps
+    got = speed_from_ledger(ledger)
+    assert got.overhead_s == pytest.approx(truth.overhead_s)
+    assert got.prefill_tps == pytest.approx(truth.prefill_tps)
+    assert got.decode_tps == pytest.approx(truth.decode_tps)
+    with pytest.raises(ValueError, match="at least 3"):
+        speed_from_ledger(ledger.head(2))
+
+
+# ---------------------------------------------------------------- narrative judges
+
+def test_judge_requests_are_the_ones_notebook_09_builds():
+    from judgelab.estimate import narrative
+    from judgelab.narrative.judges import run as judges
+    from judgelab.narrative.judges import settings as judge_settings
+
+    knobs = judge_settings.resolve("smoke")
+    titles = [f"Council votes on harbour plan, part {i}" for i in range(30)]
+    paths = narrative.modelled_paths("news", 3, "typical", titles, seed=1)
+    assert (paths["length"] == [narrative._length("news", m, "typical") for m in paths["method"]]).all()
+    counter = TokenCounter.for_settings("openai", "gpt-4.1")
+    rows = narrative.request_rows(paths, knobs, counter, "09")
+    agents = {"news": judges.agent_spread(judge_settings.k_for("news", knobs["k"]), knobs["temperature_range"], knobs["seed"])}
+    _, reqs = judges.build_requests(paths, agents, knobs["modes"], max_tokens=knobs["max_tokens"],
+                                    explanations=knobs["explanations"], reasoning_chars=knobs["reasoning_chars"])
+    assert len(rows) == len(reqs) == len(paths) * len(knobs["modes"]) * judge_settings.k_for("news", knobs["k"])
+    first = [{"role": m.role, "content": m.content} for m in reqs[0].messages]
+    assert rows[0]["input"] == counter.request(first, reqs[0].schema)
+    assert [r["max_tokens"] for r in rows] == [q.sampling.max_tokens for q in reqs]
+
+
+def test_prefix_cache_rules():
+    from judgelab.estimate.sage import PrefixCache
+
+    story = _story_text()
+    first = [{"role": "system", "content": "You judge stories."}, {"role": "user", "content": story}]
+    follow = first + [{"role": "assistant", "content": "{}"}, {"role": "user", "content": "Round 2."}]
+    local = PrefixCache(TokenCounter.for_settings("llamacpp", None))
+    assert local.served(first) == 0
+    local.add(first, "{}")
+    # llama.cpp: the previous prompt is reused from the KV cache
+    assert local.served(follow) == local.counter.messages(first) - 3
+    remote = PrefixCache(TokenCounter.for_settings("openai", "gpt-5-mini"))
+    remote.add(first, "{}")
+    n = remote.counter.messages(first) - 3
+    assert n < 1024 and remote.served(follow) == 0  # below OpenAI's 1,024-token floor
+    long_first = [first[0], {"role": "user", "content": story * 4}]
+    remote.add(long_first, "{}")
+    n = remote.counter.messages(long_first) - 3
+    assert n >= 1024 and remote.served(long_first + follow[2:]) == n // 128 * 128
+
+
+def test_prefix_cache_finds_the_story_shared_inside_a_message():
+    from judgelab.estimate.sage import PrefixCache, _common_head
+
+    assert _common_head("abcdef", "abcxyz") == 3 and _common_head("", "a") == 0 and _common_head("ab", "ab") == 2
+    story = _story_text()
+    a = [{"role": "system", "content": "Rules."}, {"role": "user", "content": story + "\\nAs evaluator: score it."}]
+    b = [{"role": "system", "content": "Rules."}, {"role": "user", "content": story + "\\nAs validator: score it blind."}]
+    cache = PrefixCache(TokenCounter.for_settings("llamacpp", None))
+    cache.add(a, "{}")
+    assert cache.served(b) > cache.counter.text(story) > cache.counter.messages(b[:1])
+
+
+def test_the_command_prints_and_writes_an_openai_estimate_without_a_key(tmp_path, monkeypatch, capsys, tiny_corpus):
+    """``python -m judgelab.estimate`` on SAGE L4 smoke as gpt-5-mini: no key, no network (the
+    corpus: notebook 01's interim file, here the one-story corpus)."""
+    from judgelab import interim
+    from judgelab.estimate.__main__ import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    interim.write(tiny_corpus.astype({"year": "Int64"}), "corpus")
+    monkeypatch.setenv("JUDGELAB_BACKEND", "openai")
+    monkeypatch.setenv("JUDGELAB_MODEL", "gpt-5-mini")
+    assert main(["--profile", "smoke", "--notebooks", "02"]) == 0
+    out = capsys.readouterr().out
+    assert "backend openai, model gpt-5-mini" in out and "\ntotal" in out and "USD batch" in out
+    table = pd.read_csv(tmp_path / "results" / "estimate" / "estimate_smoke_openai_gpt-5-mini.csv")
+    calls = pd.read_csv(tmp_path / "results" / "estimate" / "estimate_smoke_openai_gpt-5-mini_calls.csv")
+    assert table["calls"].tolist() == [len(calls)] and (table["model"] == "gpt-5-mini").all()
+    share = pricing.batch_share("gpt-5-mini", pricing.batch_shares())
+    assert table["usd_batch_typical"].iloc[0] == pytest.approx(table["usd_standard_typical"].iloc[0] * share)
+    assert (table["usd_standard_low"] <= table["usd_standard_typical"]).all()
+    assert (table["usd_standard_typical"] <= table["usd_standard_high"]).all()
