@@ -60,6 +60,7 @@ INVESTIGATE_LENGTHS = None
 
 # %%
 from judgelab import reporting
+from judgelab.narrative.landscape import explorer
 from judgelab.narrative.paths import extraction, figures
 from judgelab.narrative.paths import paper_tables as math_tables
 from judgelab.narrative.settings import path_settings
@@ -157,6 +158,24 @@ reporting.save_figure(fig, "narr_fig08ab_coherence_by_method",
 fig = figures.endpoint_coverage_figure(study.main, study.landscapes)
 reporting.save_figure(fig, "narr_fig01_endpoint_coverage",
                       caption=f"Endpoint sampling coverage (main seed {study.main_seed}). {reporting.provenance(PROFILE)}")
+
+# %% [markdown]
+# ## One narrative in the landscape, and the explorer of them all
+#
+# Notebook 07's 2-D map with one example narrative drawn on it (the longest max-capacity path, and
+# its random chronological twin between the same endpoints). Every narrative can be browsed in
+# `figures/narr_explorer_<collection>.html`: hover a document for its title, date and topic, choose
+# a narrative to draw both paths and list their documents (a self-contained page, works offline;
+# `make site` links it).
+
+# %%
+for name, fig in figures.landscape_narrative_figures(study.main, study.landscapes).items():
+    reporting.save_figure(fig, f"narr_fig_landscape_narrative_{name}",
+                          caption=f"Example narrative (pair chosen as the longest max-capacity path), main seed "
+                                  f"{study.main_seed}. {reporting.provenance(PROFILE)}")
+
+# %%
+explorer.save_explorers(study.main, study.landscapes, reporting.provenance(PROFILE))
 
 # %% [markdown]
 # ## Path length against minimum coherence (Figure 8 h)

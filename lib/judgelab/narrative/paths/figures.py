@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from judgelab import style
+from judgelab.narrative.landscape.figures import landscape_map_figure
 from judgelab.narrative.paths.endpoints import STRATA
 
 METHODS = ("maxcap", "random")
@@ -113,3 +114,46 @@ def endpoint_coverage_figure(paths: pd.DataFrame, landscapes: dict[str, dict]) -
         row[2].set_title(f"topics covered: {(touched > 0).sum()} of {len(docs)}")
     style.figure_legend(fig)
     return fig
+
+
+def example_pair(paths: pd.DataFrame) -> int:
+    """The endpoint pair drawn on the static landscape: the longest max-capacity path (the most to
+    see), ties broken by the higher minimum coherence, then the smaller pair id (deterministic)."""
+    maxcap = paths[paths["method"] == "maxcap"]
+    if maxcap.empty:
+        raise ValueError("no max-capacity path to draw")
+    best = maxcap.sort_values(["length", "min_coherence", "pair_id"], ascending=[False, False, True])
+    return int(best["pair_id"].iloc[0])
+
+
+def landscape_narrative_figure(paths: pd.DataFrame, landscape: dict, collection: str) -> plt.Figure:
+    """The 2-D landscape of notebook 07 (one dot per document, colour + marker = topic) with one
+    example narrative (:func:`example_pair`) drawn on it: the max-capacity path (solid) and its random
+    chronological twin between the same endpoints (dashed), each labelled in the legend with its
+    minimum and average coherence. ``paths`` are one collection's main-seed rows."""
+    g = paths[paths["collection"] == collection]
+    xy = np.asarray(landscape["umap2d"])
+    fig = landscape_map_figure(xy, landscape["labels"], f"{collection}: an example narrative in the landscape")
+    ax = fig.axes[0]
+    for dots in ax.collections:  # the topics stay readable but recede: the paths use the same palette
+        dots.set_alpha(0.3)
+    pair = example_pair(g)
+    for method in METHODS:
+        row = g[(g["pair_id"] == pair) & (g["method"] == method)]
+        if row.empty:
+            continue
+        r = row.iloc[0]
+        at = xy[np.asarray(r["path"], dtype=int)]
+        ax.plot(at[:, 0], at[:, 1], color=style.METHOD_COLOURS[method], lw=2 if method == "maxcap" else 1.5,
+                ls="-" if method == "maxcap" else "--", marker="o", markersize=5, markerfacecolor="white",
+                label=f"{style.METHOD_LABELS[method]}: {len(at)} documents, min {r['min_coherence']:.2f}, "
+                      f"avg {r['mean_coherence']:.2f}")
+    ax.set_title(f"{collection}: pair {pair} ({g.loc[g['pair_id'] == pair, 'stratum'].iloc[0]}) in the landscape")
+    style.legend_below(ax)
+    return fig
+
+
+def landscape_narrative_figures(paths: pd.DataFrame, landscapes: dict[str, dict]) -> dict[str, plt.Figure]:
+    """:func:`landscape_narrative_figure` of every collection that has paths, keyed by collection."""
+    return {name: landscape_narrative_figure(paths, land, name) for name, land in landscapes.items()
+            if (paths["collection"] == name).any()}
