@@ -10,6 +10,10 @@ PY          := $(VENV)/bin/python
 PIP         := $(PY) -m pip
 DATA_MIRROR ?= ../shared/mirror
 export DATA_MIRROR
+# `make paper BATCH=1`: every LLM call through the OpenAI Batch API (README, "Half price: Batch mode").
+ifdef BATCH
+export JUDGELAB_BATCH := $(BATCH)
+endif
 export TIKTOKEN_CACHE_DIR ?= $(CURDIR)/.cache/tiktoken
 # The embedded engines ship inside PyPI packages; never reach for a model hub.
 export HF_HUB_OFFLINE := 1
@@ -34,17 +38,19 @@ NB_NUMBERS  := $(foreach s,$(NB_SOURCES),$(shell basename $(s) | cut -c1-2))
 # changes; plain $(PYTHON) suffices (that module needs only the standard library).
 NB_DEPS_MK  := $(OUTPUT_ROOT)/results/.notebook-deps.mk
 LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache__/*' 2>/dev/null)
-NO_DEPS_GOALS := help clean clean-results setup
+NO_DEPS_GOALS := help clean clean-results setup site chromium
 
 PHONY_PROFILES := smoke demo paper
-.PHONY: all $(PHONY_PROFILES) setup data notebooks test test-unit bench clean clean-results help lab $(addprefix nb-,$(NB_NUMBERS))
+.PHONY: all $(PHONY_PROFILES) setup data notebooks test test-unit bench clean clean-results help lab site chromium estimate $(addprefix nb-,$(NB_NUMBERS))
 
 help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
 	@echo "make test       unit tests + every notebook in the smoke profile"
 	@echo "make nb-07      run one notebook (and what it depends on)"
 	@echo "make bench      benchmarks -> results/bench/*.json"
+	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make lab        open JupyterLab on notebooks/"
+	@echo "make site       static website of every table, figure and notebook -> site/index.html"
 
 all: setup data notebooks
 
@@ -53,7 +59,7 @@ smoke demo paper:
 	$(MAKE) all PROFILE=$@
 
 # ---------------------------------------------------------------- environment
-setup: $(SETUP_STAMP)
+setup: $(SETUP_STAMP) chromium
 
 $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -90,14 +96,39 @@ $(STAMPS)/$(1).$(PROFILE): $(wildcard notebooks/$(1)_*.py) $(NB_LIB_$(1)) $(fore
 endef
 $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
 
+# Every run ends with its record (results/runs/<time>_<profile>.json, latest.json): package
+# versions, data and output sha256s, calls; `python -m judgelab.runrecord diff A B` compares two.
 notebooks: $(foreach n,$(NB_NUMBERS),$(STAMPS)/$(n).$(PROFILE))
+	$(PY) -m judgelab.runrecord write --profile $(PROFILE)
 
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks/
 
+# Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
+# no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
+estimate: setup data
+	$(PY) -m judgelab.estimate --profile $(PROFILE)
+
+# The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
+# named with the notebook to run).
+site: setup
+	$(PY) -m judgelab.site
+
+# Headless Chromium for the site's browser tests (tests/test_site_browser.py): Debian's package,
+# installed only when missing, as root, on a machine with apt-get; elsewhere those tests skip.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) \
+	    || echo "chromium: apt-get install failed; the browser tests will be skipped"; \
+	else echo "chromium: not installed (needs root and apt-get); the browser tests will be skipped"; fi
+
 # ---------------------------------------------------------------- tests and benchmarks
+# Two workers (pytest-xdist): unit tests spread over both, each notebook chain runs whole on one
+# worker (tests/conftest.py). TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= 2
 test: setup data
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15
 
 test-unit: setup data
 	$(PY) -m pytest -q -m "not notebooks"
@@ -106,7 +137,7 @@ bench: setup data
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean-results:
-	rm -rf results figures/*.png figures/*.pdf figures/*.layout.json
+	rm -rf results site figures/*.png figures/*.pdf figures/*.layout.json figures/*.html figures/*.provenance.json
 
 clean: clean-results
 	rm -rf $(VENV) .cache

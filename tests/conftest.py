@@ -70,6 +70,24 @@ def notebook_chains() -> dict[str, str]:
     return {n: find(n) for n in numbers}
 
 
+def _join_group(item, group: str) -> None:
+    """Put ``item`` in xdist group ``group``: the mark, and the ``<nodeid>@<group>`` suffix that the
+    loadgroup scheduler reads. xdist (3.8) writes the suffix to ``item._nodeid``, which pytest 9 no
+    longer reads (it keeps the id in ``item._id``): the marks alone spread a group over both workers
+    (checked with four marked tests: gw0, gw1, gw0, gw1). So the suffix is written here, in whichever
+    attribute this pytest reads, and only on xdist workers running ``--dist loadgroup``."""
+    item.add_marker(pytest.mark.xdist_group(group))
+    if not WORKER or not getattr(item.config.option, "loadgroup", False) or "@" in item.nodeid:
+        return
+    suffixed = f"{item.nodeid}@{group}"
+    if hasattr(item, "_id"):
+        from _pytest.nodeid import NodeId
+        item._id = NodeId.parse(suffixed)
+    else:  # pytest < 9
+        item._nodeid = suffixed
+
+
+@pytest.hookimpl(trylast=True)  # after xdist's own hook, which would otherwise suffix a second time
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``after_notebooks`` (e.g. the figure-layout check) read what the notebooks' smoke
     run wrote, so they run last, after tests/test_notebooks.py. Under xdist each notebook chain is one
@@ -85,9 +103,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         n = notebook_number(item)
         if n:
-            item.add_marker(pytest.mark.xdist_group(f"notebooks-{chains[n]}"))
+            _join_group(item, f"notebooks-{chains[n]}")
         elif item.get_closest_marker("after_notebooks"):
-            item.add_marker(pytest.mark.xdist_group(f"notebooks-{max(sizes, key=sizes.get)}"))
+            _join_group(item, f"notebooks-{max(sizes, key=sizes.get)}")
 
 
 @pytest.fixture(scope="session")
