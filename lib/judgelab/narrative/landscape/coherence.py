@@ -12,12 +12,16 @@ T can reach 0; every T < 1 becomes smaller (JSD_2 = JSD_e / sqrt(ln 2)), so ever
 documents of different topics drops and the critical coherence moves with it (notebook 07 reports
 both). The diagonal (self-coherence) is set to 0: the graph has no self-loops.
 
-:func:`coherence_matrix` computes the dense n x n matrix block by block into a float32 array
-(one 20,000-document matrix is 1.6 GB; no float64 n x n temporary is ever made).
+:func:`coherence_row_blocks` computes theta in row blocks of the upper triangle (one block in memory
+at a time); :func:`coherence_matrix` assembles them into the dense n x n float32 array (one
+20,000-document matrix is 1.6 GB; no float64 n x n temporary is ever made), and
+:mod:`judgelab.narrative.landscape.sparse_graph` keeps only the edges the graph needs.
 """
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.spatial.distance import jensenshannon
@@ -84,43 +88,74 @@ def js_distance_block(a: np.ndarray, p: np.ndarray, base: float = math.e,
     return np.sqrt(jsd, out=jsd)
 
 
-def coherence_matrix(embeddings: np.ndarray, memberships: np.ndarray, base: float = math.e, *,
-                     out: np.ndarray | None = None, block_elements: int = 1_000_000,
-                     row_block_elements: int = 16_000_000, compute_dtype=np.float64) -> np.ndarray:
-    """Dense coherence matrix theta (n x n float32, zero diagonal), computed in row blocks.
+def coherence_row_blocks(embeddings: np.ndarray, memberships: np.ndarray, base: float = math.e, *,
+                         block_elements: int = 1_000_000, row_block_elements: int = 16_000_000,
+                         compute_dtype=np.float64, threads: int | None = None):
+    """Yield ``(i0, i1, block)``: theta[i0:i1, i0:] (float32; the upper part, diagonal included).
 
-    Only the upper triangle is computed (theta is symmetric) and mirrored. Row blocks of about
-    ``row_block_elements`` entries share one matrix product (BLAS is slow on thin blocks); inside,
-    the b x n x k mixture temporary of the JSD is bounded by ``block_elements``. ``compute_dtype``
-    is the precision of that temporary (float64 by default; float32 is about twice as fast, ~1e-6 error
-    in theta). ``out`` may be a preallocated float32 (n, n) array (e.g. a memory map).
+    Rows are taken in blocks of about ``row_block_elements`` entries that share one matrix
+    product (BLAS is slow on thin blocks); inside, the b x n x k mixture temporary of the JSD is
+    bounded by ``block_elements``. ``compute_dtype`` is the precision of that temporary (float64
+    by default; float32 is about twice as fast, ~1e-6 error in theta). Memory is one block, so a
+    caller that keeps only what it needs (:mod:`judgelab.narrative.landscape.sparse_graph`) stays
+    near-linear in n. The diagonal entries of a block are theta(u, u), not 0: callers drop them.
+
+    The JSD sub-blocks (most of the time: n^2 k / 2 logarithms) run on ``threads`` threads (numpy
+    releases the GIL; default: the machine's cores, at most 4). Each sub-block is computed alone,
+    so the values do not depend on the number of threads.
     """
     z = l2_normalise(embeddings)
     p = _normalise_rows(memberships, "memberships").astype(compute_dtype)
     n, k = p.shape
     if z.shape[0] != n:
         raise ValueError(f"{z.shape[0]} embedding rows but {n} membership rows")
-    if out is None:
-        out = np.empty((n, n), dtype=np.float32)
     h_p = neg_entropy(p)
     big = max(1, int(row_block_elements // n))
     small = max(1, int(block_elements // max(1, n * k)))
-    for i0 in range(0, n, big):
-        i1 = min(n, i0 + big)
-        cos = z[i0:i1] @ z[i0:].T                       # upper part only: columns i0..n-1
-        np.clip(cos, -1.0, 1.0, out=cos)
-        s = np.arccos(cos, out=cos)
-        s *= -1.0 / math.pi
-        s += 1.0                                        # S = 1 - arccos(cos)/pi
-        for a0 in range(i0, i1, small):
-            a1 = min(i1, a0 + small)
-            t = js_distance_block(p[a0:a1], p[i0:], base, h_a=h_p[a0:a1], h_p=h_p[i0:], dtype=compute_dtype)
-            np.subtract(1.0, t, out=t)                  # T = 1 - JSD
-            np.maximum(t, 0, out=t)
-            t *= s[a0 - i0:a1 - i0]
-            s[a0 - i0:a1 - i0] = np.sqrt(t, out=t)      # theta, written over S
+    threads = threads or min(4, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for i0 in range(0, n, big):
+            i1 = min(n, i0 + big)
+            cos = z[i0:i1] @ z[i0:].T                   # upper part only: columns i0..n-1
+            np.clip(cos, -1.0, 1.0, out=cos)
+            s = np.arccos(cos, out=cos)
+            s *= -1.0 / math.pi
+            s += 1.0                                    # S = 1 - arccos(cos)/pi
+
+            def theta_rows(a0, i0=i0, i1=i1, s=s):
+                a1 = min(i1, a0 + small)
+                t = js_distance_block(p[a0:a1], p[i0:], base, h_a=h_p[a0:a1], h_p=h_p[i0:], dtype=compute_dtype)
+                np.subtract(1.0, t, out=t)              # T = 1 - JSD
+                np.maximum(t, 0, out=t)
+                t *= s[a0 - i0:a1 - i0]
+                s[a0 - i0:a1 - i0] = np.sqrt(t, out=t)  # theta, written over S
+
+            list(pool.map(theta_rows, range(i0, i1, small)))
+            yield i0, i1, s
+
+
+def coherence_matrix(embeddings: np.ndarray, memberships: np.ndarray, base: float = math.e, *,
+                     out: np.ndarray | None = None, block_elements: int = 1_000_000,
+                     row_block_elements: int = 16_000_000, compute_dtype=np.float64) -> np.ndarray:
+    """Dense coherence matrix theta (n x n float32, zero diagonal), from :func:`coherence_row_blocks`.
+
+    Only the upper triangle is computed (theta is symmetric) and mirrored. ``out`` may be a
+    preallocated float32 (n, n) array (e.g. a memory map). For large n, where n x n does not fit,
+    use :func:`judgelab.narrative.landscape.sparse_graph.build_sparse_graph` (same values, same blocks).
+    """
+    n = np.asarray(memberships).shape[0]
+    if out is None:
+        out = np.empty((n, n), dtype=np.float32)
+    for i0, i1, s in coherence_row_blocks(embeddings, memberships, base, block_elements=block_elements,
+                                          row_block_elements=row_block_elements, compute_dtype=compute_dtype):
         out[i0:i1, i0:] = s
-        out[i0:, i0:i1] = s.T
+        out[i1:, i0:i1] = s[:, i1 - i0:].T
+        # inside the block's square, theta(u, v) and theta(v, u) were both computed and can differ
+        # in the last bit (float32 sums depend on memory alignment): keep the upper one, u < v, so
+        # the matrix is exactly symmetric and equal to what sparse_graph keeps
+        low = np.tril_indices(i1 - i0, -1)
+        square = out[i0:i1, i0:i1]
+        square[low] = square.T[low]
     np.fill_diagonal(out, 0.0)
     return out
 
