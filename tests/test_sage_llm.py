@@ -7,7 +7,9 @@ import pytest
 
 from judgelab.gateway import Gateway
 from judgelab.sage.protocol import runner
-from judgelab.sage.protocol.evaluation import EvalConfig, EvalItem, evaluate
+from judgelab.gateway.backends.llamacpp import common_prefix_len
+from judgelab.sage.protocol import prompts
+from judgelab.sage.protocol.evaluation import BLIND, EVALUATOR, EvalConfig, EvalItem, evaluate, first_messages
 from judgelab.sage.protocol.modes import prepare_input
 from judgelab.sage.protocol.schemas import SCORE_VALUES
 
@@ -37,6 +39,18 @@ def test_one_content_evaluation_on_the_bundled_model(tmp_path):
     # the story prefix is reused by the KV cache after the first call
     live = calls[calls["status"] != "not_run"]
     assert live["cached_tokens"].iloc[1:].sum() > 0
+    # the blind turn holds nothing of the evaluator, and on the real engine it re-evaluates none of
+    # the prefix it shares with the evaluator's Round 1: system + material + layer task
+    r1, blind = ev.call(EVALUATOR, 1), ev.call(BLIND, 1)
+    assert blind.messages == first_messages(item, "validator", prompts.blind_instructions("L5", "content"))
+    tok = gw.backend.prompt_tokens
+    as_dicts = lambda msgs: [{"role": m.role, "content": m.content} for m in msgs]  # noqa: E731
+    shared = common_prefix_len(tok(as_dicts(r1.messages)), tok(as_dicts(blind.messages)))
+    system_and_story = len(tok([{"role": "system", "content": prompts.system_prompt()},
+                                {"role": "user", "content": prepared.material}])) - 3  # minus the closing tags
+    assert shared > system_and_story
+    if ev.call(EVALUATOR, 5).ok:  # the blind turn came straight after Round 5 of the same story
+        assert blind.result.usage.cached_tokens >= shared - 1
     for c in ev.calls:
         for m in c.messages:
             assert "Last Ferry" not in m.content and "Nora Vell" not in m.content

@@ -23,7 +23,8 @@ SENTENCES = ["The rain had not stopped for three days", "It was small and brass 
 def all_prompts(layer: str, mode: str) -> list[str]:
     p = prepare_input(mode, text=STORY if mode == "content" else None, title="The Brass Key",
                       author="Ottoline Marsh", max_text_tokens=5000)
-    out = [prompts.system_prompt(layer, mode), prompts.validator_blind_prompt(layer, mode, p.material),
+    out = [prompts.system_prompt(), prompts.first_turn(layer, mode, "validator", p.material, "", "v2")[0],
+           prompts.validator_blind_prompt(layer, mode, p.material),
            prompts.validator_review_prompt(layer, mode, "Round 1: {}")]
     out += [prompts.round_prompt(layer, mode, r, p.material if r == 1 else None) for r in range(1, 6)]
     return out
@@ -70,7 +71,7 @@ def test_render_is_single_pass_and_strict():
 
 def test_template_version_changes_when_a_template_changes(tmp_path, monkeypatch):
     v1 = prompts.template_version("L4")
-    assert v1.startswith("sage-v2-L4-")
+    assert v1.startswith("sage-v3-L4-")
     root = tmp_path / "proj"
     shutil.copytree(prompts.template_dir(), root / "prompts" / "sage")
     monkeypatch.setenv("JUDGELAB_PROJECT_ROOT", str(root))
@@ -116,3 +117,41 @@ def test_schema_shapes_per_round_mode_and_validator():
                             "scores": valid_scores(prompts.layer_spec("L4").codes)})
     enum = schemas.dimension_score_model(60).model_json_schema()["properties"]["score"]["enum"]
     assert enum[:3] == [1.0, 1.1, 1.2] and enum[-1] == 5.0 and len(enum) == 41   # one decimal
+
+
+def _material(mode: str) -> str:
+    return prepare_input(mode, text=STORY if mode == "content" else None, title="The Brass Key",
+                         author="Ottoline Marsh", max_text_tokens=5000).material
+
+
+@pytest.mark.parametrize("mode", ["content", "title"])
+def test_shared_prefix_layout_puts_system_then_material_first_in_every_track_and_layer(mode):
+    """sage-v3: one system message for every layer, mode and role (it describes all three
+    layers); every track's first user message starts with the material, then names its layer,
+    then gives the role's block and the turn's instructions."""
+    mat = _material(mode)
+    firsts = {(layer, role): prompts.first_turn(layer, mode, role, mat, "DO IT")
+              for layer in ("L4", "L5", "L6") for role in prompts.ROLES}
+    assert {system for system, _ in firsts.values()} == {prompts.system_prompt()}
+    for (layer, role), (system, user) in firsts.items():
+        assert user == "\n\n".join([mat, prompts.layer_task(layer), prompts.role_block(layer, role), "DO IT"])
+        assert prompts.layer_block(layer) in system
+        for code in prompts.layer_spec(layer).codes:
+            assert code in prompts.layer_task(layer)
+    assert prompts.round_prompt("L5", mode, 1, mat) == prompts.first_turn(
+        "L5", mode, "evaluator", mat, prompts.round_instructions("L5", mode, 1))[1]
+    assert prompts.validator_blind_prompt("L5", mode, mat).startswith(mat + "\n\n" + prompts.layer_task("L5"))
+    for word in ("LAYER TO ASSESS", "YOUR ROLE", "Mode:", "ROUND"):
+        assert word not in prompts.system_prompt()
+
+
+def test_the_v2_layout_keeps_the_layer_and_role_before_the_material():
+    mat = _material("content")
+    system, user = prompts.first_turn("L4", "content", "validator", mat, "DO IT", "v2")
+    assert system.startswith(prompts.role_block("L4", "validator"))
+    assert prompts.layer_block("L4") in system and prompts.layer_block("L5") not in system
+    assert user == mat + "\n\nDO IT"
+    with pytest.raises(prompts.PromptError):
+        prompts.first_turn("L4", "content", "validator", mat, "x", "interleaved")
+    with pytest.raises(prompts.PromptError):
+        prompts.role_block("L4", "judge")

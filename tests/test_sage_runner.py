@@ -60,7 +60,7 @@ def scripted(body: dict, broken_round2: str | None = None):
         return {"projection_bias": "none", "hallucination": "low", "boundary_violation": "none",
                 "reasoning_quality": "fair", "confidence_calibration": "calibrated", "agreements": "PI",
                 "disagreements": "AC", "scores": scores(2.5), "trust_level": "medium"}
-    if "independent validator" in last:
+    if "independent validator" in last and "ROUND 1" not in last:
         return {"scores": scores(2.0)}
     if "ROUND 1" in last:
         reply = {"extracted": "worry", "reasoning": "the worry is shown", "scores": scores(1.0)}
@@ -101,7 +101,7 @@ def test_rows_follow_the_contract_and_land_in_their_tracks(good):
         {"AC": True, "PI": False, "EG": False, "ENC": False}
     assert rows.loc[rows["r4_score_changed"], "round"].eq(4).all()   # flagged only in R4, and kept
     assert set(rows["backend"]) == {"openai-compatible"} and set(rows["profile"]) == {"smoke"}
-    assert rows["template_version"].str.startswith("sage-v2-L5-").all()
+    assert rows["template_version"].str.startswith("sage-v3-L5-").all()
     assert not rows["truncated"].any()
 
 
@@ -133,9 +133,27 @@ def test_modes_send_only_what_they_may_and_the_validator_is_blind(good):
     firsts = {}
     for body in good.sent:
         if body["messages"][-1]["content"].startswith("ROUND"):
-            key = body["messages"][1]["content"][:60]
+            key = (which_story(body), "WORK:" in body["messages"][1]["content"])
             firsts.setdefault(key, set()).add(body["messages"][0]["content"] + body["messages"][1]["content"])
-    assert all(len(v) == 1 for v in firsts.values())
+    assert len(firsts) == 4 and all(len(v) == 1 for v in firsts.values())
+
+
+def test_one_storys_calls_run_together_and_share_the_system_and_material_prefix(tmp_path):
+    """Scheduling and layout (sage-v3): one call at a time (as on the in-process engine), the
+    calls arrive story by story, each evaluation's seven calls back to back; every call's first
+    message is the same system prompt, and every first user message of one story x mode starts
+    with the same material and layer task."""
+    sent = run(tmp_path, scripted, overrides={"concurrency": 1}).sent
+    order = [which_story(b) for b in sent]
+    assert order == sorted(order)                                  # all of a, then all of b
+    assert len({b["messages"][0]["content"] for b in sent}) == 1
+    assert sent[0]["messages"][0]["content"] == prompts.system_prompt()
+    for story, title_mode in [("a", False), ("a", True), ("b", False), ("b", True)]:
+        users = [b["messages"][1]["content"] for b in sent
+                 if which_story(b) == story and ("WORK:" in b["messages"][1]["content"]) == title_mode]
+        assert len(users) == 7                                     # 5 rounds + blind + review
+        material = users[0].split("\n\nLAYER TO ASSESS")[0]
+        assert all(u.startswith(material + "\n\n" + prompts.layer_task("L5")) for u in users)
 
 
 def test_a_failed_reply_is_recorded_and_never_scored(tmp_path):

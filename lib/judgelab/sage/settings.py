@@ -57,8 +57,10 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "reasoning_effort": None,
     },
     "demo": {
-        # One story per category: 18 evaluations x 7 calls keep the demo of 02-04 near 20
-        # minutes on 2 cores (two per category measured ~34 CPU-minutes).
+        # One story per category: 6 evaluations x 7 calls per layer. Two per category (issue 17,
+        # item 4) would need <= 40 s per evaluation; the shared-prefix layout (sage-v3) measured
+        # 92 s at one thread (benchmarks/bench_sage.py), most of it generation, so the demo would
+        # pass 30 minutes: kept at one until generation is cut.
         "per_category": {"canonical": 1, "pulp": 1, "llm": 1},
         "modes": ("content", "title"),
         "max_text_tokens": 900,

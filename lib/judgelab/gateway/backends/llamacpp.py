@@ -13,6 +13,14 @@ Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``
   turn of a conversation (same system message and story, one more exchange) therefore pays only
   for its new tokens — provided no other conversation ran in between, which is why conversations
   on this backend run sequentially. The reused length is reported as ``usage.cached_tokens``.
+  Callers put what many calls share first (SAGE, sage-v3: one system message for every call,
+  then the story, then layer and role) and run one story's calls back to back
+  (``Gateway.map`` runs items one at a time here, in the order given).
+* Only the last prompt's state is kept, in memory: a new process (each of notebooks 02-04)
+  starts empty. A persistent state cache (llama-cpp-python's ``LlamaDiskCache``) would keep a
+  story's prefix across layers, but it stores a whole state after every call; measured in
+  ``benchmarks/bench_sage.py`` (``story_prefix_state_mb`` against
+  ``cross_layer_prefill_s_saved_per_layer``), it is not used.
 * The model is loaded on the first call, so a replay-mode run never loads it. An ``offline``
   (replay) backend still counts tokens, since callers size their prompts with it
   (``Gateway.count_tokens``): with the GGUF's vocabulary alone (``Llama(vocab_only=True)``, no

@@ -12,11 +12,17 @@ Paper, "Dual-Track Evaluation Architecture" and Table 12:
   rates projection bias, hallucination, boundary violations, reasoning quality and confidence
   calibration, gives agreements/disagreements, its scores after review and a trust level.
 
-Both conversations start with the same system message and the same material (text or title
-block) so that prompt caching (OpenAI) and the llama.cpp KV prefix are reused across rounds and
-between the two tracks. A failed reply is recorded, never scored: later evaluator rounds that
-need it are recorded as not run, and the review needs both a final evaluator round and the blind
-turn.
+Message layout (``prompts.LAYOUTS``, default ``shared-prefix``): every conversation starts with
+the same system message (rules, scale, all three layers described; no mode, role or layer to
+assess), then the material (text or title block), then the layer to assess, then the role's
+block and the turn's instructions. So the system message is the same in every call of a run,
+and system + material in every track of every layer of one story: llama.cpp reuses them from its
+KV cache when one story's calls run back to back (evaluator rounds 1–5, then the blind turn, then
+the review, whose own conversation continues the blind turn), and OpenAI's prompt caching applies
+to the ≥ 1,024-token system message in every call and to system + story within a story. The
+blind turn's messages hold nothing of the evaluator. A failed reply is recorded, never scored:
+later evaluator rounds that need it are recorded as not run, and the review needs both a final
+evaluator round and the blind turn.
 """
 from __future__ import annotations
 
@@ -42,6 +48,8 @@ class EvalConfig:
     temperature: float | None = 0.0
     seed: int | None = 7
     reasoning_effort: str | None = None
+    #: message layout, one of ``prompts.LAYOUTS`` (``v2`` only to benchmark the old order)
+    layout: str = "shared-prefix"
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> "EvalConfig":
@@ -123,21 +131,32 @@ def _reply_text(res: ChatResult) -> str:
     return json.dumps(res.data, ensure_ascii=False)
 
 
-def opening(item: EvalItem, role: str = "evaluator") -> Message:
-    """The system message of ``role``'s conversation (the validator has its own instructions)."""
-    return Message(role="system", content=prompts.system_prompt(item.layer, item.mode, role))
+def opening(item: EvalItem, role: str = "evaluator", layout: str = "shared-prefix") -> Message:
+    """The system message of ``role``'s conversation: in the shared-prefix layout the same for
+    every role, layer and mode; in ``v2`` it carries the role's and the layer's blocks."""
+    return Message(role="system", content=first_messages(item, role, "", layout)[0].content)
+
+
+def first_messages(item: EvalItem, role: str, instructions: str, layout: str = "shared-prefix") -> list[Message]:
+    """[system, user] of a track's first turn (``prompts.first_turn``): the material, the layer
+    block and the role's block come with ``instructions``."""
+    system, user = prompts.first_turn(item.layer, item.mode, role, item.prepared.material, instructions, layout)
+    return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 def run_evaluator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str) -> list[Call]:
     """Rounds 1–5 as one growing conversation; after a failed round the rest are not run."""
-    messages = [opening(item)]
+    messages: list[Message] = []
     calls: list[Call] = []
     for rnd in schemas.ROUNDS:
         if calls and not calls[-1].ok:
             calls.append(Call(EVALUATOR, rnd, None, error=f"not run: round {rnd - 1} failed"))
             continue
-        material = item.prepared.material if rnd == 1 else None
-        messages = messages + [Message(role="user", content=prompts.round_prompt(item.layer, item.mode, rnd, material))]
+        instructions = prompts.round_instructions(item.layer, item.mode, rnd)
+        if rnd == 1:
+            messages = first_messages(item, "evaluator", instructions, cfg.layout)
+        else:
+            messages = messages + [Message(role="user", content=instructions)]
         schema = schemas.round_schema(item.layer, item.mode, rnd, cfg.evidence_chars, cfg.note_chars)
         res = gw.chat(_request(item, messages, schema, cfg, EVALUATOR, rnd, version))
         calls.append(Call(EVALUATOR, rnd, res, messages=messages))
@@ -166,8 +185,7 @@ def transcript(calls: list[Call]) -> str:
 def run_validator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str,
                   evaluator_calls: list[Call]) -> list[Call]:
     """The blind turn (no evaluator output anywhere in its messages), then the review turn."""
-    messages = [opening(item, "validator"), Message(role="user", content=prompts.validator_blind_prompt(
-        item.layer, item.mode, item.prepared.material))]
+    messages = first_messages(item, "validator", prompts.blind_instructions(item.layer, item.mode), cfg.layout)
     blind_schema = schemas.validator_schema(item.layer, "blind", cfg.evidence_chars, cfg.note_chars)
     blind = gw.chat(_request(item, messages, blind_schema, cfg, BLIND, 1, version))
     calls = [Call(BLIND, 1, blind, messages=messages)]
@@ -188,9 +206,17 @@ def run_validator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str,
     return calls
 
 
+def template_version(layer: str, layout: str = "shared-prefix") -> str:
+    """``prompts.template_version`` plus the layout when it is not the default (the cache key
+    then differs, so the two layouts never share cached replies)."""
+    base = prompts.template_version(layer)
+    return base if layout == "shared-prefix" else f"{base}-{layout}"
+
+
 def evaluate(gw: Gateway, item: EvalItem, cfg: EvalConfig) -> Evaluation:
-    """Evaluator rounds 1–5, then the validator (blind, review); never raises for a model failure."""
-    version = prompts.template_version(item.layer)
+    """Evaluator rounds 1–5, then the validator (blind, review), back to back so that the story's
+    prefix stays in the llama.cpp KV cache; never raises for a model failure."""
+    version = template_version(item.layer, cfg.layout)
     ev = run_evaluator(gw, item, cfg, version)
     val = run_validator(gw, item, cfg, version, ev)
     return Evaluation(item=item, calls=ev + val, template_version=version)

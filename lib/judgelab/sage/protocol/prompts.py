@@ -145,7 +145,7 @@ def layer_spec(layer: str) -> LayerSpec:
 
 
 def dimensions_block(spec: LayerSpec) -> str:
-    """The dimension list of the system prompt."""
+    """The dimension list of the layer block."""
     lines = []
     for d in spec.dimensions:
         lines.append(f"- {d.code}, {d.name}: {d.what} Theory: {d.theory} "
@@ -155,23 +155,66 @@ def dimensions_block(spec: LayerSpec) -> str:
 
 ROLES = ("evaluator", "validator")
 
+#: Message layouts. ``shared-prefix`` (sage-v3): one system message for every layer, mode, role
+#: and story (it describes all three layers), then the material, then the task's layer, then the
+#: role's block and the turn's instructions — so every call of a run shares the system message,
+#: and every track of every layer of one story shares system + material. ``v2``: the role and
+#: the one layer in the system message before the material (the sage-v2 order, kept for
+#: ``benchmarks/bench_sage.py`` to measure against).
+LAYOUTS = ("shared-prefix", "v2")
+LAYERS = ("L4", "L5", "L6")
 
-def system_prompt(layer: str, mode: str, role: str = "evaluator") -> str:
-    """The system message: the role's instructions (``role_evaluator.md`` / ``role_validator.md``:
-    the paper's independent validator has its own), principles, mode block, dimensions, rubric.
-    The same for every round of a role, so that its conversation prefix stays stable."""
+
+def system_prompt(layers: tuple[str, ...] = LAYERS) -> str:
+    """The system message: working rules, scale and rubric, confidence, reply format, and the
+    description of ``layers`` (all three by default). It names no mode or role and no layer to
+    assess, so it is the same first message in every SAGE conversation."""
+    blocks = "\n\n".join(layer_block(layer) for layer in layers)
+    return render(load_template("system"), rubric=load_template("rubric"), layers=blocks)
+
+
+def layer_block(layer: str) -> str:
+    """A layer's description (``layer_block.md``): title, focus, evidence, boundary, lens,
+    theory and the four dimensions."""
+    spec = layer_spec(layer)
+    return render(load_template("layer_block"), layer_title=spec.title, layer_focus=spec.focus,
+                  evidence=spec.evidence, boundary=spec.boundary, projection=spec.projection,
+                  theory=spec.theory, dimensions=dimensions_block(spec))
+
+
+def layer_task(layer: str) -> str:
+    """Which layer this conversation assesses (``layer_task.md``), after the material."""
+    spec = layer_spec(layer)
+    return render(load_template("layer_task"), layer_title=spec.title, layer_short=spec.short,
+                  codes=", ".join(spec.codes), boundary=spec.boundary)
+
+
+def role_block(layer: str, role: str) -> str:
+    """The role's instructions (``role_evaluator.md`` / ``role_validator.md``: the paper's
+    independent validator has its own)."""
     if role not in ROLES:
         raise PromptError(f"unknown role {role!r}; choose one of {ROLES}")
     spec = layer_spec(layer)
-    role_text = render(load_template(f"role_{role}"), layer_title=spec.title, layer_focus=spec.focus,
-                       layer_short=spec.short)
-    return render(
-        load_template("system"), role=role_text,
-        layer_title=spec.title, layer_focus=spec.focus, layer_short=spec.short,
-        evidence=spec.evidence, boundary=spec.boundary, projection=spec.projection,
-        mode_block=load_template(f"mode_{_check_mode(mode)}"), theory=spec.theory,
-        dimensions=dimensions_block(spec), rubric=load_template("rubric"),
-    )
+    return render(load_template(f"role_{role}"), layer_title=spec.title, layer_focus=spec.focus,
+                  layer_short=spec.short)
+
+
+def first_turn(layer: str, mode: str, role: str, material_text: str, instructions: str,
+               layout: str = "shared-prefix") -> tuple[str, str]:
+    """(system, user) contents of a track's first turn in ``layout`` (see :data:`LAYOUTS`).
+
+    ``shared-prefix``: the common system message; the user message is material, layer task,
+    role block, instructions — each part after the material starts a new paragraph, so the
+    material's tokens are the same whatever follows. ``v2``: role block and the layer's own
+    description in the system message, then material and instructions."""
+    _check_mode(mode)
+    if layout == "shared-prefix":
+        parts = [material_text, layer_task(layer), role_block(layer, role), instructions]
+        return system_prompt(), "\n\n".join(parts)
+    if layout == "v2":
+        system = "\n\n".join([role_block(layer, role), system_prompt((layer,))])
+        return system, "\n\n".join([material_text, instructions])
+    raise PromptError(f"unknown layout {layout!r}; choose one of {LAYOUTS}")
 
 
 def _check_mode(mode: str) -> str:
@@ -183,14 +226,17 @@ def _check_mode(mode: str) -> str:
 def material(mode: str, *, text: str | None = None, title: str | None = None,
              author: str | None = None) -> str:
     """What the model is given: the (already cleaned) text in content mode; title and author only
-    in title mode. Each mode refuses the other mode's inputs, so they cannot leak by mistake."""
-    if _check_mode(mode) == "content":
+    in title mode, each after its mode block (what the mode allows). Each mode refuses the other
+    mode's inputs, so they cannot leak by mistake."""
+    block = load_template(f"mode_{_check_mode(mode)}")
+    if mode == "content":
         if text is None or title is not None or author is not None:
             raise PromptError("content mode takes the text only (no title, no author)")
-        return render(load_template("material_content"), text=text)
+        return render(load_template("material_content"), mode_block=block, text=text)
     if text is not None or not title:
         raise PromptError("title mode takes title and author only (no text)")
-    return render(load_template("material_title"), title=title, author=author or "an unknown author")
+    return render(load_template("material_title"), mode_block=block, title=title,
+                  author=author or "an unknown author")
 
 
 def _common(spec: LayerSpec, mode: str) -> dict[str, str]:
@@ -201,27 +247,38 @@ def _common(spec: LayerSpec, mode: str) -> dict[str, str]:
     }
 
 
-def round_prompt(layer: str, mode: str, rnd: int, material_text: str | None = None) -> str:
-    """The evaluator's user message for round ``rnd`` (1–5); Round 1 carries the material."""
+def round_instructions(layer: str, mode: str, rnd: int) -> str:
+    """The evaluator's instructions for round ``rnd`` (1–5), without the material."""
     spec = layer_spec(layer)
     values = _common(spec, _check_mode(mode))
-    if rnd == 1:
-        if material_text is None:
-            raise PromptError("Round 1 needs the material (text or title block)")
-        values["material"] = material_text
-        values["knows_work"] = (
-            " Also set knows_work: true only if you actually know this work." if mode == "title" else ""
-        )
-    elif rnd not in (2, 3, 4, 5):
+    if rnd not in (1, 2, 3, 4, 5):
         raise PromptError(f"round must be 1–5, got {rnd}")
+    values["knows_work"] = (
+        " Also set knows_work: true only if you actually know this work." if mode == "title" else ""
+    )
     return render(load_template(f"round{rnd}"), **values)
 
 
+def round_prompt(layer: str, mode: str, rnd: int, material_text: str | None = None) -> str:
+    """The evaluator's user message for round ``rnd`` (1–5) in the shared-prefix layout; Round 1
+    carries the material, the layer block and the evaluator's role before its instructions."""
+    instructions = round_instructions(layer, mode, rnd)
+    if rnd != 1:
+        return instructions
+    if material_text is None:
+        raise PromptError("Round 1 needs the material (text or title block)")
+    return first_turn(layer, mode, "evaluator", material_text, instructions)[1]
+
+
+def blind_instructions(layer: str, mode: str) -> str:
+    """The validator's blind-turn instructions, without the material."""
+    return render(load_template("validator_blind"), **_common(layer_spec(layer), _check_mode(mode)))
+
+
 def validator_blind_prompt(layer: str, mode: str, material_text: str) -> str:
-    """The validator's first, blind turn: the same material, no sight of the evaluator."""
-    spec = layer_spec(layer)
-    return render(load_template("validator_blind"), material=material_text,
-                  **_common(spec, _check_mode(mode)))
+    """The validator's first, blind turn (shared-prefix layout): the same material and layer
+    block as the evaluator's Round 1, the validator's role, no sight of the evaluator."""
+    return first_turn(layer, mode, "validator", material_text, blind_instructions(layer, mode))[1]
 
 
 def validator_review_prompt(layer: str, mode: str, transcript: str) -> str:

@@ -105,8 +105,8 @@ def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_tex
                 context_policy: str, *, mask_title_in_body: bool = True,
                 surnames: frozenset | set = frozenset(),
                 count_tokens: Callable[[str], int] | None = None) -> list[EvalItem]:
-    """One :class:`EvalItem` per story x mode, grouped by mode (so consecutive conversations
-    share the system prompt). Content-mode texts are stripped, checked for leaks and fitted to
+    """One :class:`EvalItem` per story x mode, grouped by story (one story's evaluations run back
+    to back, so the llama.cpp KV cache holds that story's prefix between them). Content-mode texts are stripped, checked for leaks and fitted to
     the context policy here, before any call: a text that cannot be sent fails the run loudly.
 
     ``surnames``: the corpus-wide distinctive surnames the leak check looks for
@@ -117,11 +117,13 @@ def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_tex
         raise ValueError(f"unknown layer {layer!r}; choose one of {LAYERS}")
     if context_policy not in CONTEXT_POLICIES:
         raise ValueError(f"unknown context_policy {context_policy!r}; choose one of {CONTEXT_POLICIES}")
+    modes = list(modes)
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise ValueError(f"unknown mode {bad[0]!r}; choose from {MODES}")
     items = []
-    for mode in modes:
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose from {MODES}")
-        for s in stories.itertuples(index=False):
+    for s in stories.itertuples(index=False):
+        for mode in modes:
             prepared = prepare_input(mode, text=s.text if mode == "content" else None, title=s.title,
                                      author=s.author, max_text_tokens=max_text_tokens,
                                      context_policy=context_policy, story_id=s.story_id,

@@ -1,0 +1,236 @@
+"""Benchmark of SAGE evaluations on the embedded engine: the sage-v2 message layout against the
+shared-prefix layout (sage-v3), both measured in this run (issue 17, item 3).
+
+One story (the demo profile's first content-mode story, demo settings: 900-token excerpt,
+440-token replies, sampling at 0.7 with a seed) is judged on each layer (L4 and L5 by default), each
+evaluation being the evaluator's five rounds, the blind validator and the review (7 calls),
+once per layout:
+
+* ``v2`` — the role and the layer in the system message before the story: evaluator and
+  validator share nothing of the story, nor consecutive evaluations their system message;
+* ``shared-prefix`` (sage-v3) — one system message for everything, then the story, then layer
+  and role: consecutive evaluations share the system message, the blind turn reuses system +
+  story + layer task from the KV cache.
+
+Before each evaluation the KV cache holds what the previous evaluation of the same notebook
+would leave at its head (the validator conversation's system message), so the figures are
+those of a notebook's steady state. Notebooks 02, 03 and 04 are separate processes, so the story
+is prefilled once per layer; the saving if it were kept across layers (``cross_layer``) is
+computed from the recorded token ids by the same longest-common-prefix rule llama.cpp applies.
+
+Figures (``sage.<name>``; the first two are the issue's):
+
+* ``seconds_per_evaluation`` / ``processed_tokens_per_evaluation`` — shared-prefix layout, mean
+  over the layers; ``v2_*`` the same for the old layout; ``processed_tokens_ratio`` = v2 /
+  shared-prefix (per story, target >= 2), ``..._cross_layer`` with the story kept across
+  layers; ``seconds_ratio`` = v2 / shared-prefix wall time (replies differ between layouts,
+  so generated tokens differ too: compare the engine bounds as well).
+* The engine bound: ``prompt_tokens_per_s`` and ``generated_tokens_per_s`` are llama.cpp's own
+  timings (``llama_perf_context``) over every call of the run; ``engine_bound_s_per_evaluation``
+  = processed / prompt rate + generated / generation rate; the rest of the wall time is
+  sampling with the JSON grammar and Python (``overhead_share``).
+* A persistent (disk) state cache across notebooks, weighed: ``kv_state_bytes_per_token`` (the
+  llama.cpp state per cached token), ``story_prefix_state_mb`` (the state of system + story one
+  story would need) against ``cross_layer_prefill_s_saved_per_layer``.
+
+Absolute seconds depend on the machine's load (printed); ratios come from one run. Run:
+``python benchmarks/bench_sage.py`` (``--story ID`` to pick the story; ``--layers L4,L5,L6`` for
+all three layers, ``--layers L4`` for a shorter run). Writes ``results/bench/sage.json``. Numbers come from the embedded SmolLM2-135M.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from judgelab import paths, profiles
+from judgelab.corpus import manifest
+from judgelab.gateway import Gateway
+from judgelab.gateway.backends.llamacpp import common_prefix_len
+from judgelab.sage.protocol import leak_check, runner
+from judgelab.sage.protocol.evaluation import EvalConfig, evaluate, opening
+from judgelab.sage.settings import SAGE_PROFILES
+
+LAYOUTS = ("v2", "shared-prefix")
+
+
+class EngineMeter:
+    """Wraps the llama.cpp backend's ``complete`` to record, per call, llama.cpp's own counts and
+    timings (prompt tokens it evaluated, generated tokens, milliseconds for each), the wall time,
+    and the token ids left in the KV cache (prompt + reply)."""
+
+    def __init__(self, backend):
+        import llama_cpp
+
+        self._perf, self._reset = llama_cpp.llama_perf_context, llama_cpp.llama_perf_context_reset
+        self._sync = llama_cpp.llama_synchronize
+        self.backend, self.calls = backend, []
+        self._complete = backend.complete
+        backend.complete = self.complete
+
+    def complete(self, messages, schema, sampling):
+        ctx = self.backend.llama._ctx.ctx
+        self._reset(ctx)
+        t0 = time.perf_counter()
+        reply = self._complete(messages, schema, sampling)
+        wall = time.perf_counter() - t0
+        p = self._perf(ctx)
+        self.calls.append({"wall_s": wall, "n_prompt": reply.usage.input_tokens, "n_p_eval": int(p.n_p_eval),
+                           "t_p_eval_s": p.t_p_eval_ms / 1e3, "n_eval": int(p.n_eval), "t_eval_s": p.t_eval_ms / 1e3,
+                           "kv_ids": list(self.backend.llama._input_ids)})
+        return reply
+
+    def prime(self, system_text: str) -> list[int]:
+        """Leave in the KV cache what the previous evaluation of the same notebook leaves at its
+        head: the system message of its last conversation (the validator's). Not metered."""
+        llama = self.backend.llama
+        toks = self.backend.prompt_tokens([{"role": "system", "content": system_text}])
+        llama.reset()
+        llama.eval(toks)
+        # llama.cpp books a decode's timings when it synchronises: do it now, so that the next
+        # call's meter (reset at its start) does not count the priming
+        self._sync(llama._ctx.ctx)
+        return toks
+
+
+def pick_story(story: str | None) -> tuple:
+    """The corpus, the chosen story's row and the demo profile's settings."""
+    corpus = manifest.load_corpus()
+    cfg = profiles.pick(SAGE_PROFILES, "demo")
+    chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"],
+                                   [story] if story else None)
+    return corpus, chosen.iloc[[0]], cfg
+
+
+def run_layout(gw: Gateway, meter: EngineMeter, corpus, story, cfg: dict, layout: str, layers) -> list[dict]:
+    """Evaluate ``story`` in content mode on each layer in ``layout``; the KV cache is emptied
+    before each layer. Returns one record per evaluation with its calls' meter records."""
+    surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    ecfg = EvalConfig.from_settings({**cfg, "layout": layout})
+    out = []
+    for layer in layers:
+        item = runner.build_items(story, layer, ["content"], cfg["max_text_tokens"], cfg["context_policy"],
+                                  mask_title_in_body=cfg["mask_title_in_body"], surnames=surnames,
+                                  count_tokens=gw.count_tokens)[0]
+        primed = meter.prime(opening(item, "validator", layout).content)
+        first = len(meter.calls)
+        t0 = time.perf_counter()
+        ev = evaluate(gw, item, ecfg)
+        wall = time.perf_counter() - t0
+        calls = meter.calls[first:]
+        print(f"  {layout} {layer}: {wall:.1f} s, {sum(c['n_p_eval'] for c in calls)} prompt tokens processed, "
+              f"{sum(c['n_eval'] for c in calls)} generated", file=sys.stderr, flush=True)
+        out.append({"layer": layer, "layout": layout, "wall_s": wall, "calls": calls, "primed": primed,
+                    "n_ok": sum(c.ok for c in ev.calls), "n_calls": len(ev.calls)})
+    return out
+
+
+def cross_layer_saving(evals: list[dict]) -> tuple[int, int]:
+    """(tokens saved, prefix length): what keeping the KV cache from one layer's last call to the
+    next layer's first call would save beyond the primed system message (llama.cpp reuses the
+    longest common token prefix), summed over the layer changes; and the longest such prefix
+    (system + material: what a persistent state cache would have to store per story)."""
+    saved, longest = 0, 0
+    for prev, nxt in zip(evals, evals[1:]):
+        if prev["calls"] and nxt["calls"]:
+            c = nxt["calls"][0]
+            prompt = c["kv_ids"][:c["n_prompt"]]
+            kept = min(common_prefix_len(prev["calls"][-1]["kv_ids"], prompt), len(prompt) - 1)
+            saved += max(0, kept - common_prefix_len(nxt["primed"], prompt))
+            longest = max(longest, kept)
+    return saved, longest
+
+
+def summarise(evals: list[dict]) -> dict:
+    calls = [c for e in evals for c in e["calls"]]
+    n = len(evals)
+    return {"seconds_per_evaluation": sum(e["wall_s"] for e in evals) / n,
+            "processed_tokens_per_evaluation": sum(c["n_p_eval"] for c in calls) / n,
+            "prompt_tokens_per_evaluation": sum(c["n_prompt"] for c in calls) / n,
+            "generated_tokens_per_evaluation": sum(c["n_eval"] for c in calls) / n,
+            "prompt_eval_s_per_evaluation": sum(c["t_p_eval_s"] for c in calls) / n,
+            "generation_s_per_evaluation": sum(c["t_eval_s"] for c in calls) / n,
+            "ok_share": sum(e["n_ok"] for e in evals) / max(1, sum(e["n_calls"] for e in evals))}
+
+
+def kv_state_bytes_per_token(meter: EngineMeter) -> float:
+    """The llama.cpp state size (KV cells + bookkeeping) per token now in the cache."""
+    import llama_cpp
+
+    llama = meter.backend.llama
+    return llama_cpp.llama_state_get_size(llama._ctx.ctx) / max(1, llama.n_tokens)
+
+
+def figures_of(results: dict[str, list[dict]], meter: EngineMeter, state_bpt: float) -> dict:
+    old, new = summarise(results["v2"]), summarise(results["shared-prefix"])
+    calls = meter.calls
+    prompt_tps = sum(c["n_p_eval"] for c in calls) / sum(c["t_p_eval_s"] for c in calls)
+    gen_tps = sum(c["n_eval"] for c in calls) / sum(c["t_eval_s"] for c in calls)
+    saved, story_prefix = cross_layer_saving(results["shared-prefix"])
+    n_layers = len(results["shared-prefix"])
+    bound = new["processed_tokens_per_evaluation"] / prompt_tps + new["generated_tokens_per_evaluation"] / gen_tps
+    # what the blind turn shares with the evaluator's Round 1: system + material + layer task
+    ev0 = results["shared-prefix"][0]["calls"]
+    blind = ev0[5] if len(ev0) > 5 else None
+    shared = common_prefix_len(ev0[0]["kv_ids"], blind["kv_ids"][:blind["n_prompt"]]) if blind else 0
+    f = {**new, **{f"v2_{k}": v for k, v in old.items()},
+         "processed_tokens_ratio": old["processed_tokens_per_evaluation"] / new["processed_tokens_per_evaluation"],
+         "processed_tokens_ratio_cross_layer": old["processed_tokens_per_evaluation"] * n_layers
+         / (new["processed_tokens_per_evaluation"] * n_layers - saved),
+         "cross_layer_saved_tokens_per_story": saved,
+         "seconds_ratio": old["seconds_per_evaluation"] / new["seconds_per_evaluation"],
+         "prompt_tokens_per_s": prompt_tps, "generated_tokens_per_s": gen_tps,
+         "engine_bound_s_per_evaluation": bound,
+         "v2_engine_bound_s_per_evaluation": old["processed_tokens_per_evaluation"] / prompt_tps
+         + old["generated_tokens_per_evaluation"] / gen_tps,
+         "overhead_share": 1 - bound / new["seconds_per_evaluation"],
+         "evaluator_validator_shared_tokens": shared,
+         "kv_state_bytes_per_token": state_bpt,
+         "story_prefix_tokens": story_prefix,
+         "story_prefix_state_mb": state_bpt * story_prefix / 1e6,
+         "cross_layer_prefill_s_saved_per_layer": saved / max(1, n_layers - 1) / prompt_tps}
+    return f
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--story", default=None, help="story_id (default: the demo profile's first story)")
+    # two layers keep a quiet 2-core run under ~8 minutes and still show one change of layer
+    parser.add_argument("--layers", default="L4,L5", help="comma-separated layers (default L4,L5)")
+    args = parser.parse_args()
+    os.environ.setdefault("JUDGELAB_PROGRESS", "0")
+    layers = [x.strip() for x in args.layers.split(",") if x.strip()]
+    figures: dict = {"cpu_count": os.cpu_count(), "date": dt.date.today().isoformat(),
+                     "loadavg_1m_at_start": os.getloadavg()[0],
+                     "source": "embedded SmolLM2-135M (llama.cpp), demo settings, content mode"}
+    out = paths.bench_dir() / "sage.json"  # resolved before the output root is redirected
+    corpus, story, cfg = pick_story(args.story)
+    figures["story_id"], figures["layers"] = str(story["story_id"].iloc[0]), ",".join(layers)
+    with tempfile.TemporaryDirectory(prefix="bench_sage_") as tmpdir:
+        os.environ["JUDGELAB_OUTPUT_ROOT"] = tmpdir  # transcripts and cache stay out of results/
+        gw = Gateway.from_settings("llamacpp", cache_path=Path(tmpdir) / "llm.sqlite", progress=False)
+        meter = EngineMeter(gw.backend)
+        results = {layout: [] for layout in LAYOUTS}
+        for layer in layers:  # layer by layer, both layouts, so that a partial run still compares them
+            for layout in LAYOUTS:
+                results[layout] += run_layout(gw, meter, corpus, story, cfg, layout, [layer])
+        figures.update(figures_of(results, meter, kv_state_bytes_per_token(meter)))
+        figures["per_call"] = [{k: v for k, v in c.items() if k != "kv_ids"} | {"layout": e["layout"], "layer": e["layer"]}
+                               for layout in LAYOUTS for e in results[layout] for c in e["calls"]]
+        gw.close()
+    figures["loadavg_1m_at_end"] = os.getloadavg()[0]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=2))
+    for name, value in figures.items():
+        if name == "per_call":
+            continue
+        print(f"sage.{name} {value:.4g}" if isinstance(value, float) else f"sage.{name} {value}")
+
+
+if __name__ == "__main__":
+    main()
