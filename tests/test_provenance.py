@@ -136,6 +136,9 @@ def test_a_gateway_announces_its_judge_host_and_calls(out_root, monkeypatch):
     ledger = json.loads((out_root / "results" / "runs" / "ledgers" / "99_toy.json").read_text())
     assert (ledger["calls"], ledger["fresh"], ledger["cached"], ledger["failed"]) == (2, 1, 1, 0)
     assert ledger["judges"] == ["openai-compatible:fake-model"]
+    rows = pd.read_csv(out_root / "results" / "runs" / "ledgers" / "99_toy.csv")  # the rows behind it
+    assert len(rows) == 2 and rows["cached"].tolist() == [False, True]
+    assert rows["input_tokens"].sum() == ledger["input_tokens"]
 
 
 def _result(status, cached, tokens, model="gpt-4.1-mini"):

@@ -232,13 +232,14 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
     """Execute one notebook source with papermill; return the executed copy's path.
 
     The kernel gets :func:`run_environment` in its environment; the notebook's previous call
-    ledger (``results/runs/ledgers/<notebook>.json``) is removed first, so that a notebook that
+    ledger (``results/runs/ledgers/<notebook>.json`` and ``.csv``) is removed first, so that a notebook that
     makes no call this time is not credited with the last run's calls."""
     import jupytext
     import papermill as pm
 
     profiles.check(profile)
-    (provenance.ledger_dir() / f"{source.stem}.json").unlink(missing_ok=True)
+    for suffix in (".json", ".csv"):
+        (provenance.ledger_dir() / f"{source.stem}{suffix}").unlink(missing_ok=True)
     env = run_environment(source, profile)
     nb = jupytext.read(source)
     nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Python 3", "language": "python"}

@@ -278,7 +278,8 @@ def summarize_ledger(frame) -> dict[str, Any]:
 
 def write_ledger(notebook: str | None = None) -> Path | None:
     """Sum this process's ledgers into ``results/runs/ledgers/<notebook>.json`` (None outside a
-    notebook, or when no gateway was opened)."""
+    notebook, or when no gateway was opened), and keep its rows in ``<notebook>.csv`` (one per
+    call, :meth:`Gateway.ledger_frame` columns) for ``python -m judgelab.estimate compare``."""
     notebook = notebook or current_notebook()
     with _lock:
         ledgers = list(_ledgers)
@@ -290,6 +291,7 @@ def write_ledger(notebook: str | None = None) -> Path | None:
     frame = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else pd.DataFrame()
     out = ledger_dir() / f"{notebook}.json"
     out.write_text(json.dumps({"notebook": notebook, **summarize_ledger(frame)}, indent=1) + "\n", encoding="utf-8")
+    frame.to_csv(out.with_suffix(".csv"), index=False)
     return out
 
 
