@@ -36,14 +36,9 @@ def _reconstruct(parent: np.ndarray, s_local: int, t_local: int, nodes: np.ndarr
     return [int(nodes[i]) for i in reversed(path)]
 
 
-def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
-                dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
-    """Widest s -> t path over edges with theta >= ``threshold`` (and the temporal rule if ``dates``).
-
-    ``c`` is the dense coherence matrix (row u = out-edges of u; only rows of visited vertices are
-    read, so a memory map works). Returns ``(path, capacity)``; ``(None, nan)`` if t is unreachable.
-    """
-    n = c.shape[0]
+def _endpoints(n: int, s, t, dates):
+    """``(s, t, dates)`` checked for a graph of ``n`` documents: IndexError outside it, ValueError when
+    s == t; ``(None, None, None)`` when s is dated after t (no chronological path exists)."""
     s, t = int(s), int(t)
     if not (0 <= s < n and 0 <= t < n):
         raise IndexError(f"endpoints ({s}, {t}) outside 0..{n - 1}")
@@ -52,7 +47,22 @@ def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
     if dates is not None:
         dates = np.asarray(dates)
         if dates[s] > dates[t]:
-            return None, math.nan
+            return None, None, None
+    return s, t, dates
+
+
+def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
+                dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
+    """Widest s -> t path over edges with theta >= ``threshold`` (and the temporal rule if ``dates``).
+
+    ``c`` is the dense coherence matrix (row u = out-edges of u; only rows of visited vertices are
+    read, so a memory map works). Returns ``(path, capacity)``; ``(None, nan)`` if t is unreachable.
+    """
+    n = c.shape[0]
+    s, t, dates = _endpoints(n, s, t, dates)
+    if s is None:
+        return None, math.nan
+    if dates is not None:
         nodes = np.flatnonzero((dates >= dates[s]) & (dates <= dates[t]))
         local_dates = dates[nodes]
     else:
@@ -96,15 +106,9 @@ def widest_path_sparse(g, s: int, t: int, dates: np.ndarray | None = None) -> tu
     Memory O(n + edges), time O(edges log edges) per path.
     """
     n = g.shape[0]
-    s, t = int(s), int(t)
-    if not (0 <= s < n and 0 <= t < n):
-        raise IndexError(f"endpoints ({s}, {t}) outside 0..{n - 1}")
-    if s == t:
-        raise ValueError(f"source and target are the same document ({s})")
-    if dates is not None:
-        dates = np.asarray(dates)
-        if dates[s] > dates[t]:
-            return None, math.nan
+    s, t, dates = _endpoints(n, s, t, dates)
+    if s is None:
+        return None, math.nan
     indptr, indices, data = g.indptr, g.indices, g.data
     best = np.full(n, -np.inf)
     done = np.zeros(n, dtype=bool)
