@@ -60,6 +60,15 @@ def test_follow_up_turn_reuses_the_kv_prefix(gw):
     # the whole first prompt is still in llama.cpp's KV cache and is not evaluated again
     assert first.usage.cached_tokens < first.usage.input_tokens
     assert follow.usage.cached_tokens >= first.usage.input_tokens - 1
+    # ... and neither is the reply: its own generated ids are carried over, not re-tokenised
+    assert follow.usage.cached_tokens >= first.usage.input_tokens + first.usage.output_tokens - 1
+
+
+def test_replies_are_minified_json(gw):
+    """The grammar's optional whitespace is removed: no space after ``{``, ``:`` or ``,``."""
+    res = gw.chat(story_request(story="She kissed him under the summer moon."))
+    assert res.status == "ok", res.error
+    assert res.text == json.dumps(json.loads(res.text), separators=(",", ":"))
 
 
 def test_context_overflow_names_the_item_and_head_tail_truncates(tmp_path):

