@@ -25,6 +25,11 @@ Figures (``sage.<name>``; the first two are the issue's):
   shared-prefix (per story, target >= 2), ``..._cross_layer`` with the story kept across
   layers; ``seconds_ratio`` = v2 / shared-prefix wall time (replies differ between layouts,
   so generated tokens differ too: compare the engine bounds as well).
+* ``prompt_tokens_processed_per_evaluation``: prompt tokens not found in the KV cache (input minus
+  cached); ``processed_tokens_per_evaluation`` is llama.cpp's own count of batch-evaluated tokens,
+  which since the fixed-text decoding (``gateway/backends/llamacpp_decoding.py``) also holds
+  the replies' fixed JSON text; ``generated_tokens_per_evaluation`` counts the sampled tokens only
+  and ``reply_tokens_per_evaluation`` the whole replies.
 * The engine bound: ``prompt_tokens_per_s`` and ``generated_tokens_per_s`` are llama.cpp's own
   timings (``llama_perf_context``) over every call of the run; ``engine_bound_s_per_evaluation``
   = processed / prompt rate + generated / generation rate; the rest of the wall time is
@@ -80,7 +85,8 @@ class EngineMeter:
         reply = self._complete(messages, schema, sampling)
         wall = time.perf_counter() - t0
         p = self._perf(ctx)
-        self.calls.append({"wall_s": wall, "n_prompt": reply.usage.input_tokens, "n_p_eval": int(p.n_p_eval),
+        self.calls.append({"wall_s": wall, "n_prompt": reply.usage.input_tokens, "n_cached": reply.usage.cached_tokens,
+                           "n_reply": reply.usage.output_tokens, "n_p_eval": int(p.n_p_eval),
                            "t_p_eval_s": p.t_p_eval_ms / 1e3, "n_eval": int(p.n_eval), "t_eval_s": p.t_eval_ms / 1e3,
                            "kv_ids": list(self.backend.llama._input_ids)})
         return reply
@@ -153,6 +159,10 @@ def summarise(evals: list[dict]) -> dict:
             "processed_tokens_per_evaluation": sum(c["n_p_eval"] for c in calls) / n,
             "prompt_tokens_per_evaluation": sum(c["n_prompt"] for c in calls) / n,
             "generated_tokens_per_evaluation": sum(c["n_eval"] for c in calls) / n,
+            # the prompts' own share: prompt tokens not already in the KV cache (the reply's fixed
+            # text, appended as tokens, is in n_p_eval but not here)
+            "prompt_tokens_processed_per_evaluation": sum(c["n_prompt"] - c["n_cached"] for c in calls) / n,
+            "reply_tokens_per_evaluation": sum(c["n_reply"] for c in calls) / n,
             "prompt_eval_s_per_evaluation": sum(c["t_p_eval_s"] for c in calls) / n,
             "generation_s_per_evaluation": sum(c["t_eval_s"] for c in calls) / n,
             "ok_share": sum(e["n_ok"] for e in evals) / max(1, sum(e["n_calls"] for e in evals))}
@@ -180,6 +190,8 @@ def figures_of(results: dict[str, list[dict]], meter: EngineMeter, state_bpt: fl
     shared = common_prefix_len(ev0[0]["kv_ids"], blind["kv_ids"][:blind["n_prompt"]]) if blind else 0
     f = {**new, **{f"v2_{k}": v for k, v in old.items()},
          "processed_tokens_ratio": old["processed_tokens_per_evaluation"] / new["processed_tokens_per_evaluation"],
+         "prompt_tokens_processed_ratio": old["prompt_tokens_processed_per_evaluation"]
+         / new["prompt_tokens_processed_per_evaluation"],
          "processed_tokens_ratio_cross_layer": old["processed_tokens_per_evaluation"] * n_layers
          / (new["processed_tokens_per_evaluation"] * n_layers - saved),
          "cross_layer_saved_tokens_per_story": saved,

@@ -98,9 +98,13 @@ critical
 # The paper does not print the news critical coherence; the authors' examples notebook does
 # (0.4775, seed 42, 16 / 4, natural log): that is their notebook's output *on their machine*.
 # `value` is this project's critical coherence at the same parameters and seed ("authors' method
-# run here"); issue 14's audit ran the authors' own code on this machine and got this project's
-# value at the same parameters, so `difference` measures the platform (UMAP's numerics), not a
-# difference of method. On a subset (smoke) there is nothing to compare.
+# run here"). The authors' own code (`Library/narrative_landscape.py`, transcribed line by line) run
+# on this machine with this project's packages gives this project's value to 2e-8 (0.44765018 at
+# 16 / 4, 0.48550059 at 32 / 8), so `difference` measures the platform, not a difference of method:
+# UMAP's projection depends on the umap-learn, numba and scipy versions and on numba's CPU target
+# (measured at seed 42, 16 / 4: 0.4665 under the authors' pinned packages, 0.4457 with a generic
+# CPU target, 0.4477 here), a spread of the same order as the spread over seeds below. On a subset
+# (smoke) there is nothing to compare.
 
 # %%
 versus = comparison.authors_critical_comparison(study)
