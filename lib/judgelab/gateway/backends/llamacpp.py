@@ -248,7 +248,7 @@ class LlamaCppBackend:
             previous = list(llama._input_ids)  # tokens already in the KV cache
             t0 = time.perf_counter()
             try:
-                resp, carried = self._complete_locked(llama, messages, schema, kwargs)
+                resp = self._complete_locked(llama, messages, schema, kwargs)
             except ValueError as exc:
                 if "context window" in str(exc):
                     raise ContextOverflowError(str(exc)) from exc
@@ -258,27 +258,26 @@ class LlamaCppBackend:
             n_prompt = int(u.get("prompt_tokens") or 0)
             reused = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
         choice = resp["choices"][0]
-        text = choice["message"].get("content") if "message" in choice else choice.get("text")
         usage = Usage(input_tokens=n_prompt, output_tokens=int(u.get("completion_tokens") or 0),
                       cached_tokens=reused, estimated=False)
-        return BackendReply(text=text or "", usage=usage, reported_model=self.model,
+        return BackendReply(text=choice["message"].get("content") or "", usage=usage, reported_model=self.model,
                             latency_s=latency, finish_reason=choice.get("finish_reason"))
 
-    def _complete_locked(self, llama, messages, schema, kwargs) -> tuple[dict, int]:
+    def _complete_locked(self, llama, messages, schema, kwargs) -> dict:
         """One completion (the lock held): the chat template applied, the previous reply's own
         token ids carried over, replies held to compact JSON (:mod:`.llamacpp_decoding`).
-        Returns llama-cpp-python's response and the number of carried-over ids."""
+        Returns a response shaped as llama-cpp-python's chat completion."""
         fmt = self._chat_formatter()
         if fmt is None:  # no template in the GGUF: llama-cpp-python's own chat handling
             if schema is not None:
                 kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
             self._turns.forget()
-            return llama.create_chat_completion(messages=messages, **kwargs), 0
+            return llama.create_chat_completion(messages=messages, **kwargs)
         res = fmt(messages=messages)
         if res.added_special:
-            ids, carried = self._turns.prompt_ids(res.prompt)
+            ids, _ = self._turns.prompt_ids(res.prompt)
         else:  # the template leaves the BOS to the tokenizer: tokenise whole, as llama-cpp-python does
-            ids, carried = self.prompt_tokens(messages), 0
+            ids = self.llama.tokenize(res.prompt.encode("utf-8"), add_bos=True, special=True)
         schema_json = schema_text(grammar_schema(schema)) if schema is not None else None
         template = json_template(schema_json) if schema_json is not None else None
         self._turns.forget()  # until the call has finished, the cache holds neither turn for sure
@@ -294,7 +293,7 @@ class LlamaCppBackend:
             kv_ids = list(llama._input_ids)
         self._turns.remember(kv_ids)
         usage = {"prompt_tokens": len(ids), "completion_tokens": n_out}
-        return {"choices": [{"message": {"content": text}, "finish_reason": finish}], "usage": usage}, carried
+        return {"choices": [{"message": {"content": text}, "finish_reason": finish}], "usage": usage}
 
     def _fill_template(self, llama, ids: list[int], template: tuple, kwargs: dict) -> tuple[str, int, str, list[int]]:
         """Write a fixed-shape reply (:func:`~.llamacpp_decoding.json_template`): fixed text appended
