@@ -14,17 +14,19 @@ once per layout:
 
 Before each evaluation the KV cache holds what the previous evaluation of the same notebook
 would leave at its head (the validator conversation's system message), so the figures are
-those of a notebook's steady state. Notebooks 02, 03 and 04 are separate processes, so the story
-is prefilled once per layer; the saving if it were kept across layers (``cross_layer``) is
-computed from the recorded token ids by the same longest-common-prefix rule llama.cpp applies.
+those of a notebook's steady state. Notebooks 02, 03 and 04 are separate processes; the gateway's
+prefix-state store (``gateway/backends/llamacpp_states.py``) keeps a story's system + text prefix
+on disk after its first layer, and the next layer loads it instead of prefilling it. The
+benchmark's gateway has its own store (in a temporary directory), so the second and third layers
+of the shared-prefix layout measure that; the v2 layout shares no prefix across layers.
 
 Figures (``sage.<name>``; the first two are the issue's):
 
 * ``seconds_per_evaluation`` / ``processed_tokens_per_evaluation`` — shared-prefix layout, mean
   over the layers; ``v2_*`` the same for the old layout; ``processed_tokens_ratio`` = v2 /
-  shared-prefix (per story, target >= 2), ``..._cross_layer`` with the story kept across
-  layers; ``seconds_ratio`` = v2 / shared-prefix wall time (replies differ between layouts,
-  so generated tokens differ too: compare the engine bounds as well).
+  shared-prefix (the same story on the same layers: per story, target >= 2);
+  ``seconds_ratio`` = v2 / shared-prefix wall time (replies differ between layouts, so generated
+  tokens differ too: compare the engine bounds as well).
 * ``prompt_tokens_processed_per_evaluation``: prompt tokens not found in the KV cache (input minus
   cached); ``processed_tokens_per_evaluation`` is llama.cpp's own count of batch-evaluated tokens,
   which since the fixed-text decoding (``gateway/backends/llamacpp_decoding.py``) also holds
@@ -34,13 +36,13 @@ Figures (``sage.<name>``; the first two are the issue's):
   timings (``llama_perf_context``) over every call of the run; ``engine_bound_s_per_evaluation``
   = processed / prompt rate + generated / generation rate; the rest of the wall time is
   sampling with the JSON grammar and Python (``overhead_share``).
-* A persistent (disk) state cache across notebooks, weighed: ``kv_state_bytes_per_token`` (the
-  llama.cpp state per cached token), ``story_prefix_state_mb`` (the state of system + story one
-  story would need) against ``cross_layer_prefill_s_saved_per_layer``.
+* The prefix-state store: ``prefix_states_saved`` / ``prefix_states_loaded`` (counts),
+  ``story_prefix_tokens`` and ``story_prefix_state_mb`` (the largest stored state: what one story
+  costs on disk), ``kv_state_bytes_per_token``.
 
 Absolute seconds depend on the machine's load (printed); ratios come from one run. Run:
 ``python benchmarks/bench_sage.py`` (``--story ID`` to pick the story; ``--layers L4,L5,L6`` for
-all three layers, ``--layers L4`` for a shorter run). Writes ``results/bench/sage.json``. Numbers come from the embedded SmolLM2-135M.
+fewer layers, e.g. ``--layers L4`` for a shorter run; the default is all three). Writes ``results/bench/sage.json``. Numbers come from the embedded SmolLM2-135M.
 """
 from __future__ import annotations
 
@@ -136,22 +138,6 @@ def run_layout(gw: Gateway, meter: EngineMeter, corpus, story, cfg: dict, layout
     return out
 
 
-def cross_layer_saving(evals: list[dict]) -> tuple[int, int]:
-    """(tokens saved, prefix length): what keeping the KV cache from one layer's last call to the
-    next layer's first call would save beyond the primed system message (llama.cpp reuses the
-    longest common token prefix), summed over the layer changes; and the longest such prefix
-    (system + material: what a persistent state cache would have to store per story)."""
-    saved, longest = 0, 0
-    for prev, nxt in zip(evals, evals[1:]):
-        if prev["calls"] and nxt["calls"]:
-            c = nxt["calls"][0]
-            prompt = c["kv_ids"][:c["n_prompt"]]
-            kept = min(common_prefix_len(prev["calls"][-1]["kv_ids"], prompt), len(prompt) - 1)
-            saved += max(0, kept - common_prefix_len(nxt["primed"], prompt))
-            longest = max(longest, kept)
-    return saved, longest
-
-
 def summarise(evals: list[dict]) -> dict:
     calls = [c for e in evals for c in e["calls"]]
     n = len(evals)
@@ -181,8 +167,6 @@ def figures_of(results: dict[str, list[dict]], meter: EngineMeter, state_bpt: fl
     calls = meter.calls
     prompt_tps = sum(c["n_p_eval"] for c in calls) / sum(c["t_p_eval_s"] for c in calls)
     gen_tps = sum(c["n_eval"] for c in calls) / sum(c["t_eval_s"] for c in calls)
-    saved, story_prefix = cross_layer_saving(results["shared-prefix"])
-    n_layers = len(results["shared-prefix"])
     bound = new["processed_tokens_per_evaluation"] / prompt_tps + new["generated_tokens_per_evaluation"] / gen_tps
     # what the blind turn shares with the evaluator's Round 1: system + material + layer task
     ev0 = results["shared-prefix"][0]["calls"]
@@ -192,9 +176,6 @@ def figures_of(results: dict[str, list[dict]], meter: EngineMeter, state_bpt: fl
          "processed_tokens_ratio": old["processed_tokens_per_evaluation"] / new["processed_tokens_per_evaluation"],
          "prompt_tokens_processed_ratio": old["prompt_tokens_processed_per_evaluation"]
          / new["prompt_tokens_processed_per_evaluation"],
-         "processed_tokens_ratio_cross_layer": old["processed_tokens_per_evaluation"] * n_layers
-         / (new["processed_tokens_per_evaluation"] * n_layers - saved),
-         "cross_layer_saved_tokens_per_story": saved,
          "seconds_ratio": old["seconds_per_evaluation"] / new["seconds_per_evaluation"],
          "prompt_tokens_per_s": prompt_tps, "generated_tokens_per_s": gen_tps,
          "engine_bound_s_per_evaluation": bound,
@@ -202,18 +183,25 @@ def figures_of(results: dict[str, list[dict]], meter: EngineMeter, state_bpt: fl
          + old["generated_tokens_per_evaluation"] / gen_tps,
          "overhead_share": 1 - bound / new["seconds_per_evaluation"],
          "evaluator_validator_shared_tokens": shared,
-         "kv_state_bytes_per_token": state_bpt,
-         "story_prefix_tokens": story_prefix,
-         "story_prefix_state_mb": state_bpt * story_prefix / 1e6,
-         "cross_layer_prefill_s_saved_per_layer": saved / max(1, n_layers - 1) / prompt_tps}
+         "kv_state_bytes_per_token": state_bpt}
     return f
+
+
+def store_figures(states) -> dict:
+    """What the prefix-state store did in this run, and what a story costs it on disk."""
+    stored = states.entries() if states is not None else []
+    biggest = max(stored, key=lambda e: len(e.ids), default=None)
+    return {"prefix_states_saved": states.saved if states else 0,
+            "prefix_states_loaded": states.loaded if states else 0,
+            "story_prefix_tokens": len(biggest.ids) if biggest else 0,
+            "story_prefix_state_mb": biggest.nbytes / 1e6 if biggest else 0.0}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--story", default=None, help="story_id (default: the demo profile's first story)")
-    # two layers keep a quiet 2-core run under ~8 minutes and still show one change of layer
-    parser.add_argument("--layers", default="L4,L5", help="comma-separated layers (default L4,L5)")
+    # all three: the per-story ratio counts the story's prefix once for three layers (~6 min quiet)
+    parser.add_argument("--layers", default="L4,L5,L6", help="comma-separated layers (default L4,L5,L6)")
     args = parser.parse_args()
     os.environ.setdefault("JUDGELAB_PROGRESS", "0")
     layers = [x.strip() for x in args.layers.split(",") if x.strip()]
@@ -232,6 +220,7 @@ def main() -> None:
             for layout in LAYOUTS:
                 results[layout] += run_layout(gw, meter, corpus, story, cfg, layout, [layer])
         figures.update(figures_of(results, meter, kv_state_bytes_per_token(meter)))
+        figures.update(store_figures(gw.backend.states))
         figures["per_call"] = [{k: v for k, v in c.items() if k != "kv_ids"} | {"layout": e["layout"], "layer": e["layer"]}
                                for layout in LAYOUTS for e in results[layout] for c in e["calls"]]
         gw.close()

@@ -179,7 +179,8 @@ class Gateway:
         if s.backend == "llamacpp":
             from judgelab.gateway.backends.llamacpp import DEFAULT_N_CTX, LlamaCppBackend
 
-            be = LlamaCppBackend(s.model, n_ctx=n_ctx or DEFAULT_N_CTX, offline=offline)
+            be = LlamaCppBackend(s.model, n_ctx=n_ctx or DEFAULT_N_CTX, offline=offline,
+                                 state_dir=s.llama_states_dir, state_max_mb=s.llama_states_mb)
         else:
             from judgelab.gateway.backends.openai_backend import OpenAIBackend
 

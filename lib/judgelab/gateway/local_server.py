@@ -123,7 +123,8 @@ class LocalLlamaServer:
         """The server's command line (this interpreter, so it runs in the same environment)."""
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
                 "--model_alias", self.model_alias, "--host", self.host, "--port", str(self.port),
-                "--n_threads", str(self.n_threads), "--n_ctx", str(self.n_ctx), "--verbose", "False"]
+                "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
+                "--n_ctx", str(self.n_ctx), "--verbose", "False"]
 
     @property
     def running(self) -> bool:

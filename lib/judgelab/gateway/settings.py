@@ -7,8 +7,11 @@ Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatib
 ``JUDGELAB_TPM``, ``JUDGELAB_CACHE_PATH`` (default ``paths.cache_dir()/llm_cache.sqlite``),
 ``JUDGELAB_PROGRESS`` (0 hides progress bars), ``JUDGELAB_BATCH`` (1 sends every cache miss
 through the OpenAI Batch API, see :mod:`judgelab.gateway.batch_collector`; ``make ... BATCH=1``),
-``JUDGELAB_BATCH_POLL_S`` (seconds between polls of a running batch, default 30) and
-``OPENAI_API_KEY`` (the only source of the key).
+``JUDGELAB_BATCH_POLL_S`` (seconds between polls of a running batch, default 30),
+``JUDGELAB_LLAMA_STATES_MB`` (llamacpp: disk space for shared prompt prefixes kept across
+processes, beside the cache in ``llama_states/``, default 1024; 0 keeps none, see
+:mod:`judgelab.gateway.backends.llamacpp_states`) and ``OPENAI_API_KEY`` (the only source of the
+key).
 """
 from __future__ import annotations
 
@@ -27,6 +30,9 @@ _ALIASES = {
 }
 DEFAULT_CONCURRENCY = 8
 DEFAULT_BATCH_POLL_S = 30.0
+#: a demo story's prefix state is ~60 MB (SmolLM2-135M, ~2,600 tokens): room for ~16 stories,
+#: more than the demo's six
+DEFAULT_LLAMA_STATES_MB = 1024
 _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -43,6 +49,12 @@ class Settings:
     progress: bool
     batch: bool = False
     batch_poll_s: float = DEFAULT_BATCH_POLL_S
+    llama_states_mb: int = DEFAULT_LLAMA_STATES_MB
+
+    @property
+    def llama_states_dir(self) -> Path | None:
+        """Where the llamacpp backend keeps shared prompt prefixes (None: keeps none)."""
+        return self.cache_path.parent / "llama_states" if self.llama_states_mb > 0 else None
 
 
 def _env(name: str) -> str | None:
@@ -131,4 +143,17 @@ def resolve(
         batch=_flag("JUDGELAB_BATCH", batch if batch is not None else (_env("JUDGELAB_BATCH") or "0")),
         batch_poll_s=_number("JUDGELAB_BATCH_POLL_S", batch_poll_s or _env("JUDGELAB_BATCH_POLL_S"), float)
         or DEFAULT_BATCH_POLL_S,
+        llama_states_mb=_states_mb(_env("JUDGELAB_LLAMA_STATES_MB")),
     )
+
+
+def _states_mb(value: str | None) -> int:
+    if value is None:
+        return DEFAULT_LLAMA_STATES_MB
+    try:
+        mb = int(value)
+    except ValueError as exc:
+        raise ConfigError(f"JUDGELAB_LLAMA_STATES_MB must be a whole number of megabytes (0 keeps none), got {value!r}") from exc
+    if mb < 0:
+        raise ConfigError(f"JUDGELAB_LLAMA_STATES_MB must be 0 or more, got {mb}")
+    return mb

@@ -21,11 +21,10 @@ Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``
   Callers put what many calls share first (SAGE, sage-v3: one system message for every call,
   then the story, then layer and role) and run one story's calls back to back
   (``Gateway.map`` runs items one at a time here, in the order given).
-* Only the last prompt's state is kept, in memory: a new process (each of notebooks 02-04)
-  starts empty. A persistent state cache (llama-cpp-python's ``LlamaDiskCache``) would keep a
-  story's prefix across layers, but it stores a whole state after every call; measured in
-  ``benchmarks/bench_sage.py`` (``story_prefix_state_mb`` against
-  ``cross_layer_prefill_s_saved_per_layer``), it is not used.
+* llama.cpp keeps only the last prompt's state, in memory, and each of notebooks 02-04 is its own
+  process: with ``state_dir`` (the gateway puts it beside its cache) a shared prefix such as a
+  story's system + text is also saved on disk and loaded by the next process instead of being
+  prefilled again (:mod:`.llamacpp_states`).
 * The model is loaded on the first call, so a replay-mode run never loads it. An ``offline``
   (replay) backend still counts tokens, since callers size their prompts with it
   (``Gateway.count_tokens``): with the GGUF's vocabulary alone (``Llama(vocab_only=True)``, no
@@ -49,6 +48,7 @@ from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
 from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, compact_json_grammar,
                                                         json_template, schema_text)
+from judgelab.gateway.backends.llamacpp_states import common_prefix_len, store_for
 
 DEFAULT_N_CTX = 8192
 #: How replies are decoded (part of the cache key, since it changes the replies):
@@ -85,15 +85,6 @@ def default_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def common_prefix_len(a, b) -> int:
-    """Length of the longest common prefix of two token sequences."""
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
-
-
 _MODELS: dict[tuple, Any] = {}
 _VOCABS: dict[str, Any] = {}
 _LOCKS: dict[tuple, threading.RLock] = {}
@@ -121,7 +112,11 @@ def _load(key: tuple, verbose: bool):
             from llama_cpp import Llama
 
             path, n_ctx, n_threads = key
-            _MODELS[key] = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, verbose=verbose, seed=0)
+            # n_threads_batch too: llama-cpp-python's default for it is every core, whatever
+            # n_threads says, so "one thread" still prefilled prompts on two; two such processes on
+            # two cores (the test suite's two workers) spun against each other, 5-20x slower
+            _MODELS[key] = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
+                                 verbose=verbose, seed=0)
         return _MODELS[key]
 
 
@@ -143,7 +138,8 @@ class LlamaCppBackend:
     max_concurrency = 1
 
     def __init__(self, model: str | None = None, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None,
-                 verbose: bool = False, offline: bool = False):
+                 verbose: bool = False, offline: bool = False, state_dir: str | Path | None = None,
+                 state_max_mb: int = 1024):
         path = Path(model).expanduser() if model else bundled_gguf()
         if not path.is_file():
             raise ConfigError(f"llamacpp model file not found: {path} (give a path to a .gguf file)")
@@ -156,6 +152,9 @@ class LlamaCppBackend:
         self.offline = offline
         self._llama = None
         self._formatter = None
+        #: shared prompt prefixes kept on disk across processes (None: only the in-memory KV cache)
+        self.states = (store_for(state_dir, path, n_ctx, max_bytes=state_max_mb * 2**20)
+                       if state_dir is not None and not offline else None)
         # the last prompt + reply of the shared model, whichever backend object made it
         self._turns = _shared_turns(self._load_key(), self._tokenize_special, self._detokenize_special)
         # one lock per loaded model, shared by every backend object that uses it
@@ -256,7 +255,9 @@ class LlamaCppBackend:
             latency = time.perf_counter() - t0
             u = resp.get("usage") or {}
             n_prompt = int(u.get("prompt_tokens") or 0)
-            reused = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
+            reused = u.get("cached_tokens")  # counted after a stored prefix was loaded
+            if reused is None:
+                reused = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
         choice = resp["choices"][0]
         usage = Usage(input_tokens=n_prompt, output_tokens=int(u.get("completion_tokens") or 0),
                       cached_tokens=reused, estimated=False)
@@ -278,6 +279,9 @@ class LlamaCppBackend:
             ids, _ = self._turns.prompt_ids(res.prompt)
         else:  # the template leaves the BOS to the tokenizer: tokenise whole, as llama-cpp-python does
             ids = self.llama.tokenize(res.prompt.encode("utf-8"), add_bos=True, special=True)
+        if self.states is not None:
+            self.states.before(llama, ids)
+        held = common_prefix_len(llama._input_ids, ids)  # tokens not evaluated again
         schema_json = schema_text(grammar_schema(schema)) if schema is not None else None
         template = json_template(schema_json) if schema_json is not None else None
         self._turns.forget()  # until the call has finished, the cache holds neither turn for sure
@@ -292,7 +296,7 @@ class LlamaCppBackend:
             text, n_out, finish = choice.get("text") or "", out["usage"]["completion_tokens"], choice.get("finish_reason")
             kv_ids = list(llama._input_ids)
         self._turns.remember(kv_ids)
-        usage = {"prompt_tokens": len(ids), "completion_tokens": n_out}
+        usage = {"prompt_tokens": len(ids), "completion_tokens": n_out, "cached_tokens": held}
         return {"choices": [{"message": {"content": text}, "finish_reason": finish}], "usage": usage}
 
     def _fill_template(self, llama, ids: list[int], template: tuple, kwargs: dict) -> tuple[str, int, str, list[int]]:
