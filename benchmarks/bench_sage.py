@@ -36,6 +36,8 @@ Figures (``sage.<name>``; the first two are the issue's):
   timings (``llama_perf_context``) over every call of the run; ``engine_bound_s_per_evaluation``
   = processed / prompt rate + generated / generation rate; the rest of the wall time is
   sampling with the JSON grammar and Python (``overhead_share``).
+* ``grammar_refusal_share``: of the value tokens sampled, the share the grammar refused at first
+  and had redrawn over the whole vocabulary (``gateway/backends/llamacpp_sampling.py``).
 * The prefix-state store: ``prefix_states_saved`` / ``prefix_states_loaded`` (counts),
   ``story_prefix_tokens`` and ``story_prefix_state_mb`` (the largest stored state: what one story
   costs on disk), ``kv_state_bytes_per_token``.
@@ -221,6 +223,8 @@ def main() -> None:
                 results[layout] += run_layout(gw, meter, corpus, story, cfg, layout, [layer])
         figures.update(figures_of(results, meter, kv_state_bytes_per_token(meter)))
         figures.update(store_figures(gw.backend.states))
+        stats = gw.backend.slot_stats  # both layouts: how often the grammar refused the model's draw
+        figures["grammar_refusal_share"] = stats.redrawn / max(1, stats.sampled)
         figures["per_call"] = [{k: v for k, v in c.items() if k != "kv_ids"} | {"layout": e["layout"], "layer": e["layer"]}
                                for layout in LAYOUTS for e in results[layout] for c in e["calls"]]
         gw.close()

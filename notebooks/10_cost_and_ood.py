@@ -54,17 +54,14 @@ OOD_MODES = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, profiles, reporting
+from judgelab import profiles, reporting
 from judgelab.gateway import Gateway
-from judgelab.narrative.analyses import complexity, cost, disagreement, joint_collection, ood_study, prediction
-from judgelab.narrative.analyses import figures as analyses_figures
-from judgelab.narrative.analyses import paper_tables as analyses_tables
+from judgelab.narrative.analyses import (complexity, cost, disagreement, inputs, joint_collection, ood_study,
+                                         prediction, stability, temporal)
+from judgelab.narrative.analyses import figures as analyses_figures, paper_tables as analyses_tables
 from judgelab.narrative.analyses import settings as analyses_settings
-from judgelab.narrative.analyses import stability, temporal
 from judgelab.narrative.analyses.narrative_table import narrative_table
-from judgelab.narrative.judges import agreement
-from judgelab.narrative.judges import paper_tables as judge_tables
-from judgelab.narrative.landscape import store as narr_store
+from judgelab.narrative.judges import agreement, paper_tables as judge_tables
 
 profiles.check(PROFILE)
 knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
@@ -90,17 +87,13 @@ display(Markdown(reporting.model_banner(gw.backend_name, gw.model_name)))
 # ## Inputs from notebooks 07–09
 #
 # The paths of 08, the judge scores of 09, and for each collection notebook 07's documents and
-# landscape (of which this notebook reads the coherence matrix and the 2-D map).
+# landscape (of which this notebook reads the coherence matrix and the 2-D map), loaded and
+# checked against their contracts by `narrative.analyses.inputs`.
 
 # %%
-all_paths = interim.read("narr_paths")
-scores = interim.read("narr_judge_scores")
-present = sorted(all_paths["collection"].unique())
-docs = {c: narr_store.load_documents(c) for c in present}
-lands = {c: narr_store.load_landscape(c) for c in present}
-titles_by_collection = {c: d.sort_values("doc")["title"].tolist() for c, d in docs.items()}
-print(f"paths: {all_paths.groupby(['collection', 'method']).size().to_dict()}")
-print(f"judge rows (09): {len(scores)}, agents per collection: {scores.groupby('collection')['agent'].nunique().to_dict()}")
+found = inputs.load()
+all_paths, scores = found.paths, found.scores
+print(found.summary())
 
 # %% [markdown]
 # ## Table 5 · Tokens, seconds and dollars per narrative
@@ -149,7 +142,7 @@ reporting.saved_table(cost_perf, "narr_cost_performance")
 
 # %%
 joint = joint_collection.build_joint_collection(
-    docs, ("news", "vispub"), subset={"vispub": knobs["vispub_subset"]}, n_neighbors=knobs["joint_neighbors"],
+    found.docs, ("news", "vispub"), subset={"vispub": knobs["vispub_subset"]}, n_neighbors=knobs["joint_neighbors"],
     min_cluster_size=knobs["joint_min_cluster_size"], seed=SEED, jsd_base=knobs["jsd_base"])
 print(f"joint collection: {joint.docs.groupby('collection').size().to_dict()} documents, "
       f"{joint.n_topics} topics, embeddings {joint.embedding_source}")
@@ -168,7 +161,7 @@ print(f"joint collection: {joint.docs.groupby('collection').size().to_dict()} do
 
 # %%
 ood = ood_study.run_ood_study(
-    gw, joint, all_paths, scores, {c: lands[c]["coherence"] for c in present}, titles_by_collection,
+    gw, joint, all_paths, scores, found.coherence, found.titles,
     n_ood=knobs["n_ood"], n_perturbed=knobs["n_perturbed"], modes=knobs["ood_modes"], k=knobs["k"], seed=SEED,
     off_topic_quantile=knobs["off_topic_quantile"], max_tokens=knobs["max_tokens"],
     reasoning_chars=knobs["reasoning_chars"], profile=PROFILE)
@@ -177,8 +170,7 @@ print(f"narratives: {ood.narratives.groupby('kind').size().to_dict()}; judged wi
 ood.narratives[["kind", "narrative_id", "length", "collections", "min_coherence", "mean_coherence"]].head(8)
 
 # %%
-comparison = analyses_tables.ood_comparison(ood.summary)
-reporting.saved_table(comparison, "narr_ood_comparison")
+reporting.saved_table(analyses_tables.ood_comparison(ood.summary), "narr_ood_comparison")
 
 # %% [markdown]
 # The tests: alternating vs random mixed (Student's t, Cohen's d on the pooled SD; the paper:
@@ -186,11 +178,8 @@ reporting.saved_table(comparison, "narr_ood_comparison")
 # d_z). Then the correlation of coherence with the score over the OOD narratives (paper: r = 0.729).
 
 # %%
-ood_tests = analyses_tables.ood_tests(ood.tests)
-reporting.save_table(ood_tests, "narr_ood_tests")
-display(ood_tests)
-ood_corr = analyses_tables.ood_correlations(ood.correlations)
-reporting.saved_table(ood_corr, "narr_ood_correlations")
+display(reporting.saved_table(analyses_tables.ood_tests(ood.tests), "narr_ood_tests"))
+reporting.saved_table(analyses_tables.ood_correlations(ood.correlations), "narr_ood_correlations")
 
 # %%
 fig = analyses_figures.ood_scores(ood.long, ood.kinds)
@@ -205,7 +194,7 @@ reporting.show_figure(fig, "narr_ood_scores", caption="LLM score and minimum coh
 # K-agent score summary of notebook 09.
 
 # %%
-long = narrative_table(all_paths, scores, {c: lands[c]["umap2d"] for c in present})
+long = narrative_table(all_paths, scores, found.umap2d)
 long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mean_coherence",
       "path_efficiency", "complexity_score", "score_mean", "score_sd", "n_agents"]].head()
 
@@ -225,8 +214,8 @@ reporting.saved_table(table06, "narr_table06_predictive")
 # ### Table 7 · Which metric does the forest lean on?
 
 # %%
-table07 = analyses_tables.table07(prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"]))
-reporting.saved_table(table07, "narr_table07_feature_importance")
+importance = prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"])
+reporting.saved_table(analyses_tables.table07(importance), "narr_table07_feature_importance")
 
 # %% [markdown]
 # ### Table 8 · Agent disagreement by mode, and by score range
@@ -240,8 +229,7 @@ table08 = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scor
 reporting.saved_table(table08, "narr_table08_disagreement")
 
 # %%
-by_range = disagreement.disagreement_by_score_range(long)
-reporting.saved_table(by_range, "narr_disagreement_by_score_range")
+reporting.saved_table(disagreement.disagreement_by_score_range(long), "narr_disagreement_by_score_range")
 
 # %% [markdown]
 # ### Temporal span and path complexity
@@ -250,14 +238,12 @@ reporting.saved_table(by_range, "narr_disagreement_by_score_range")
 # by span quartile.
 
 # %%
-temporal_table = analyses_tables.temporal_with_paper(temporal.temporal_analysis(long))
-reporting.save_table(temporal_table, "narr_temporal_span")
-display(temporal_table)
+display(reporting.saved_table(analyses_tables.temporal_with_paper(temporal.temporal_analysis(long)), "narr_temporal_span"))
 temporal.span_bins(long)
 
 # %%
-complexity_table = analyses_tables.complexity_with_paper(complexity.complexity_analysis(long))
-reporting.saved_table(complexity_table, "narr_path_complexity")
+reporting.saved_table(analyses_tables.complexity_with_paper(complexity.complexity_analysis(long)),
+                      "narr_path_complexity")
 
 # %% [markdown]
 # ### Stability over five folds (section 5.9)
@@ -267,8 +253,7 @@ reporting.saved_table(complexity_table, "narr_path_complexity")
 
 # %%
 folds, stability_summary = stability.cv_stability(long, n_splits=knobs["n_splits"], seed=SEED)
-stability_table = analyses_tables.stability_with_paper(stability_summary)
-reporting.saved_table(stability_table, "narr_cv_stability")
+reporting.saved_table(analyses_tables.stability_with_paper(stability_summary), "narr_cv_stability")
 
 # %% [markdown]
 # ### Figure 9

@@ -285,3 +285,23 @@ def test_sage_summary_records_truncation_like_the_rows(out_root, tmp_path):
                                               ("a", "title"): False, ("b", "title"): False}
     with pytest.raises(contracts.ContractError, match="truncated"):
         interim.write(run.summary.drop(columns="truncated"), "sage_summary_L5")
+
+
+def test_notebook_10_inputs_load_what_07_to_09_wrote(frames, out_root):
+    from judgelab.narrative.analyses import inputs
+
+    with pytest.raises(interim.InterimFileMissing, match=r"narr_paths\.parquet missing.*notebook 08"):
+        inputs.load()
+    for name in ("narr_paths", "narr_judge_scores"):
+        interim.write(frames[name], name)
+    (collection,) = frames["narr_paths"]["collection"].unique()
+    land = paths_fixture.toy_landscape()
+    store.save_landscape(collection, **land)
+    docs = frames["narr_documents_toy"].drop(columns="cluster").sample(frac=1, random_state=0)  # any order
+    store.save_documents(DocumentCollection(collection, docs), land["labels"][docs["doc"].to_numpy()])
+    got = inputs.load()
+    assert got.collections == [collection] and len(got.paths) == len(frames["narr_paths"])
+    assert got.titles[collection] == [f"t{i}" for i in land["labels"]]  # document order restored
+    assert got.coherence[collection].shape == (40, 40) and got.umap2d[collection].shape == (40, 2)
+    agents = frames["narr_judge_scores"].groupby("collection")["agent"].nunique().to_dict()
+    assert f"agents per collection: {agents}" in got.summary()

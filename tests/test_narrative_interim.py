@@ -74,3 +74,4 @@ def test_tables_carry_paper_values_beside_ours():
     assert comp.loc["critical coherence", "value_mean"] == pytest.approx(0.45)
     assert comp.loc["mean min coherence, random", "paper_value"] == 0.470
     assert comp.loc["length difference max-capacity - random", "value_mean"] == pytest.approx(1.0)
+

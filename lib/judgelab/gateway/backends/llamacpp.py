@@ -7,6 +7,9 @@ Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``
   whitespace removed (:mod:`.llamacpp_decoding`: minified replies, fewer tokens). The grammar
   ignores numeric bounds and lets strings run on, hence
   :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
+* Value slots are sampled with llama.cpp's usual chain and the grammar asked about the drawn token
+  only; the grammar is applied to the whole vocabulary only when it refuses that token
+  (:mod:`.llamacpp_sampling`, as llama.cpp's own ``common_sampler_sample`` does).
 * The chat template is the GGUF's own (llama-cpp-python's ``Jinja2ChatFormatter``); a follow-up
   turn keeps the token ids the model generated for its previous reply instead of re-tokenising
   the reply's text (:class:`~.llamacpp_decoding.ConversationTokens`), so the reply is not read
@@ -46,14 +49,15 @@ from judgelab.gateway.schema import grammar_schema
 from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
-from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, compact_json_grammar,
-                                                        json_template, schema_text)
+from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, compact_json_gbnf,
+                                                        compact_json_grammar, json_template, schema_text)
+from judgelab.gateway.backends.llamacpp_sampling import SlotStats, sample_value
 from judgelab.gateway.backends.llamacpp_states import common_prefix_len, store_for
 
 DEFAULT_N_CTX = 8192
 #: How replies are decoded (part of the cache key, since it changes the replies):
 #: :mod:`.llamacpp_decoding`'s compact JSON grammar and carried-over reply tokens.
-DECODING = "json-template+compact-json+reply-ids"
+DECODING = "json-template+compact-json+reply-ids+grammar-on-refusal"
 
 
 def bundled_gguf() -> Path:
@@ -152,6 +156,8 @@ class LlamaCppBackend:
         self.offline = offline
         self._llama = None
         self._formatter = None
+        #: value-slot tokens sampled, and how many the grammar refused at first (see llamacpp_sampling)
+        self.slot_stats = SlotStats()
         #: shared prompt prefixes kept on disk across processes (None: only the in-memory KV cache)
         self.states = (store_for(state_dir, path, n_ctx, max_bytes=state_max_mb * 2**20)
                        if state_dir is not None and not offline else None)
@@ -316,18 +322,14 @@ class LlamaCppBackend:
             if budget <= 0:
                 return text, len(ids) - n_prompt, "length", ids
             # each slot its own seed: one seed for all would replay the same random draws
-            out = llama.create_completion(prompt=ids, grammar=compact_json_grammar(part.schema_json),
-                                          **{**kwargs, "max_tokens": budget,
-                                             "seed": None if seed is None else seed + i})
-            choice = out["choices"][0]
-            value, n = choice.get("text") or "", out["usage"]["completion_tokens"]
-            sampled += n
-            now = list(llama._input_ids)  # prompt + the value's tokens (the end token is not kept)
-            if now[:len(ids)] == ids and self._detokenize_special(now[len(ids):]) == value:
-                ids = now
-            else:
-                ids = ids + self.encode(value)
+            toks, finish = sample_value(llama, ids, compact_json_gbnf(part.schema_json),
+                                        temperature=kwargs["temperature"], top_p=kwargs["top_p"],
+                                        seed=None if seed is None else seed + i, max_tokens=budget,
+                                        stats=self.slot_stats)
+            sampled += len(toks)  # as llama-cpp-python counts: the end token is not a reply token
+            value = self._detokenize_special(toks)
+            ids = ids + toks  # what the KV cache now holds
             text += value
-            if choice.get("finish_reason") == "length":
+            if finish == "length":
                 return text, len(ids) - n_prompt, "length", ids
         return text, len(ids) - n_prompt, "stop", ids
