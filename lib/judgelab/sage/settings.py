@@ -60,10 +60,10 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
     },
     "demo": {
         # One story per category: 6 evaluations x 7 calls per layer. Two per category (issue 17,
-        # item 4) would need <= 40 s per evaluation; with the shared-prefix layout (sage-v3) and
-        # fixed JSON text appended rather than sampled (gateway/backends/llamacpp_decoding.py) an
-        # evaluation measured 48-53 s at two threads (benchmarks/bench_sage.py), so 12 evaluations
-        # x 3 layers would take 02-04 alone to ~30 minutes: kept at one.
+        # item 4) would need <= 40 s per evaluation. With the shared-prefix layout, the story
+        # prefix kept across layers and the decoding of gateway/backends/ an evaluation measured
+        # 47.6 s at two threads (benchmarks/bench_sage.py, mean of L4-L6), and 02-04 took 14 min
+        # of the demo's 30 min 41 s: twice the stories would bring make all to ~45 min. Kept at one.
         "per_category": {"canonical": 1, "pulp": 1, "llm": 1},
         "modes": ("content", "title"),
         "max_text_tokens": 900,
