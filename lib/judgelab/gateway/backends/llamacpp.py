@@ -250,7 +250,6 @@ class LlamaCppBackend:
             kwargs["seed"] = sampling.seed
         with self._lock:
             llama = self.llama
-            previous = list(llama._input_ids)  # tokens already in the KV cache
             t0 = time.perf_counter()
             try:
                 resp = self._complete_locked(llama, messages, schema, kwargs)
@@ -261,9 +260,7 @@ class LlamaCppBackend:
             latency = time.perf_counter() - t0
             u = resp.get("usage") or {}
             n_prompt = int(u.get("prompt_tokens") or 0)
-            reused = u.get("cached_tokens")  # counted after a stored prefix was loaded
-            if reused is None:
-                reused = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
+            reused = int(u["cached_tokens"])
         choice = resp["choices"][0]
         usage = Usage(input_tokens=n_prompt, output_tokens=int(u.get("completion_tokens") or 0),
                       cached_tokens=reused, estimated=False)
@@ -279,7 +276,11 @@ class LlamaCppBackend:
             if schema is not None:
                 kwargs["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
             self._turns.forget()
-            return llama.create_chat_completion(messages=messages, **kwargs)
+            previous = list(llama._input_ids)  # tokens already in the KV cache
+            resp = llama.create_chat_completion(messages=messages, **kwargs)
+            n_prompt = int(resp["usage"]["prompt_tokens"])
+            resp["usage"]["cached_tokens"] = common_prefix_len(previous, list(llama._input_ids)[:n_prompt])
+            return resp
         res = fmt(messages=messages)
         if res.added_special:
             ids, _ = self._turns.prompt_ids(res.prompt)

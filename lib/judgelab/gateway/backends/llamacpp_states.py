@@ -46,12 +46,11 @@ SEQ = 0  # llama-cpp-python evaluates every prompt in sequence 0
 
 
 def common_prefix_len(a, b) -> int:
-    """Length of the longest common prefix of two token sequences."""
+    """Length of the longest common prefix of two token sequences (lists or arrays). Vectorised:
+    it runs before every value slot, on prompts of thousands of tokens."""
     n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
+    differ = np.flatnonzero(np.asarray(a[:n]) != np.asarray(b[:n]))
+    return int(differ[0]) if len(differ) else n
 
 
 @dataclass(frozen=True)
@@ -100,9 +99,7 @@ class PrefixStates:
         found, shared = None, 0
         ids = np.asarray(ids, dtype=np.int32)
         for e in self.entries():
-            n = min(len(e.ids), len(ids))
-            differ = np.flatnonzero(e.ids[:n] != ids[:n])
-            n = int(differ[0]) if len(differ) else n
+            n = common_prefix_len(e.ids, ids)
             if n > shared:
                 found, shared = e, n
         return found, shared
@@ -115,9 +112,8 @@ class PrefixStates:
         """Called with the lock held, before ``ids`` is evaluated: save the prefix the KV cache is
         about to lose part of, if it qualifies; load a stored one if it saves ``min_gain`` tokens."""
         with self._lock:
-            held = list(llama._input_ids)
-            k = common_prefix_len(held, ids)
-            if k < len(held) and k >= self.min_tokens:
+            k = common_prefix_len(llama._input_ids, ids)
+            if self.min_tokens <= k < llama.n_tokens:
                 self._maybe_save(llama, ids[:k])
             entry, shared = self.best(ids)
             # the prompt's last token is always evaluated again (its logits are needed)
