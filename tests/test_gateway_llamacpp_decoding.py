@@ -6,7 +6,7 @@ import json
 import pytest
 
 from judgelab.gateway.backends.llamacpp import bundled_gguf
-from judgelab.gateway.backends.llamacpp_decoding import ConversationTokens, compact_json_gbnf
+from judgelab.gateway.backends.llamacpp_decoding import ConversationTokens, closing_test, compact_json_gbnf
 
 
 @pytest.fixture(scope="module")
@@ -56,3 +56,20 @@ def test_compact_grammar_has_an_empty_space_rule_and_keeps_property_order():
     assert 'space ::= ""' in gbnf and 'space ::= " "?' not in gbnf
     root = next(line for line in gbnf.splitlines() if line.startswith("root ::="))
     assert root.index("reasoning-kv") < root.index("score-kv")
+
+
+@pytest.mark.parametrize("schema, closed, open_", [
+    ('{"type": "string", "maxLength": 9}', ['""', '"ab"', '"a\\\\"', '"say \\"hi\\""'],
+     ['"', '"ab', '"a\\"', '"say \\"hi\\"']),
+    ('{"enum": ["weak", "moderate", "strong"]}', ['"weak"', '"strong"'], ['"wea', '"', '"strong']),
+    ('{"enum": [1, 1.5, 2]}', ['1.5', '2'], ['1', '1.']),  # "1" may still become "1.5"
+    ('{"type": "boolean"}', ['true', 'false'], ['tru', 'f']),
+])
+def test_closing_test_closes_a_value_only_when_nothing_may_follow(schema, closed, open_):
+    test = closing_test(schema)
+    assert all(test(text) for text in closed), closed
+    assert not any(test(text) for text in open_), open_
+
+
+def test_numbers_are_never_closed_early():
+    assert closing_test('{"type": "number"}') is None and closing_test('{"type": "integer"}') is None

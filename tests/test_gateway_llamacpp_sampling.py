@@ -3,6 +3,8 @@ bundled model: at temperature 0 it must give exactly what grammar-first sampling
 over the allowed tokens either way), and it must never let a refused token through."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judgelab.gateway.backends.llamacpp import LlamaCppBackend
@@ -64,3 +66,50 @@ def test_a_value_cut_at_max_tokens_says_length(be):
 def test_a_grammar_llama_cpp_cannot_parse_is_a_clear_error(be):
     with pytest.raises(ValueError, match="could not parse the grammar"):
         sample_value(be.llama, prompt_ids(be), "root ::= (", temperature=0.7, top_p=1.0, seed=1, max_tokens=3)
+
+
+@pytest.mark.parametrize("schema", ['{"type": "string", "maxLength": 40}',
+                                    '{"enum": ["strong", "moderate", "weak", "absent"]}'])
+def test_a_value_is_called_closed_exactly_when_its_grammar_allows_only_the_end(be, schema):
+    """Sampled without the test, a value ends with the end token: the closing test must say no to
+    every shorter run of its tokens and yes to the whole value, whatever the draw."""
+    from judgelab.gateway.backends.llamacpp_decoding import closing_test
+
+    closed, gbnf = closing_test(schema), compact_json_gbnf(schema)
+    ids = prompt_ids(be, PROMPT + '{"value":')
+    for seed in range(4):
+        toks, finish = sample_value(be.llama, ids, gbnf, temperature=0.9, top_p=1.0, seed=seed, max_tokens=40)
+        assert finish == "stop"
+        texts = [be._detokenize_special(toks[:n]) for n in range(1, len(toks) + 1)]
+        assert [closed(t) for t in texts] == [False] * (len(toks) - 1) + [True], texts
+
+
+def test_a_closed_value_leaves_its_last_token_to_the_caller_and_the_reply_is_unchanged(be):
+    """Greedy replies to a SAGE round are the same with and without folding, with fewer decodes."""
+    from judgelab.gateway.types import Sampling
+    from judgelab.sage.protocol import schemas
+
+    schema = schemas.round_schema("L4", "content", 1, 30, 40)
+    msgs = [{"role": "system", "content": "You judge stories."},
+            {"role": "user", "content": "A family moves north and the farm fails. Score it in JSON."}]
+    llama, replies, evals = be.llama, {}, {}
+    real_eval = llama.eval
+    try:
+        for fold in (False, True):
+            be.skip_closed_end, calls = fold, []
+            llama.eval = lambda toks, calls=calls: (calls.append(len(toks)), real_eval(toks))
+            llama.reset()
+            replies[fold] = be.complete(msgs, schema, Sampling(temperature=0.0, seed=7, max_tokens=300)).text
+            evals[fold] = len(calls)
+    finally:
+        del llama.eval
+        be.skip_closed_end = True
+    assert replies[True] == replies[False] and json.loads(replies[True])["scores"]
+    assert evals[True] <= evals[False] - 10  # two notes + 4 x (strength, evidence) closed slots
+
+    ids = prompt_ids(be, PROMPT + '{"value":')
+    from judgelab.gateway.backends.llamacpp_decoding import closing_test
+    toks, finish = sample_value(llama, ids, compact_json_gbnf('{"enum": ["cat", "dog"]}'), temperature=0.0,
+                                top_p=1.0, seed=1, max_tokens=10, closed=closing_test('{"enum": ["cat", "dog"]}'))
+    assert finish == "stop" and be._detokenize_special(toks) in ('"cat"', '"dog"')
+    assert list(llama._input_ids) == ids + toks[:-1]  # the closing token is not evaluated yet

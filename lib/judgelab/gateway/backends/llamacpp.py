@@ -9,7 +9,10 @@ Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``
   :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
 * Value slots are sampled with llama.cpp's usual chain and the grammar asked about the drawn token
   only; the grammar is applied to the whole vocabulary only when it refuses that token
-  (:mod:`.llamacpp_sampling`, as llama.cpp's own ``common_sampler_sample`` does).
+  (:mod:`.llamacpp_sampling`, as llama.cpp's own ``common_sampler_sample`` does). A value that
+  can no longer go on (a closed string, an enum member no other extends) is not asked for its end
+  token: its last token is evaluated with the fixed text after it, one decode saved per such slot
+  (:func:`~.llamacpp_decoding.closing_test`).
 * The chat template is the GGUF's own (llama-cpp-python's ``Jinja2ChatFormatter``); a follow-up
   turn keeps the token ids the model generated for its previous reply instead of re-tokenising
   the reply's text (:class:`~.llamacpp_decoding.ConversationTokens`), so the reply is not read
@@ -49,15 +52,16 @@ from judgelab.gateway.schema import grammar_schema
 from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
-from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, compact_json_gbnf,
+from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, closing_test, compact_json_gbnf,
                                                         compact_json_grammar, json_template, schema_text)
 from judgelab.gateway.backends.llamacpp_sampling import SlotStats, sample_value
 from judgelab.gateway.backends.llamacpp_states import common_prefix_len, store_for
 
 DEFAULT_N_CTX = 8192
 #: How replies are decoded (part of the cache key, since it changes the replies):
-#: :mod:`.llamacpp_decoding`'s compact JSON grammar and carried-over reply tokens.
-DECODING = "json-template+compact-json+reply-ids+grammar-on-refusal"
+#: :mod:`.llamacpp_decoding`'s compact JSON grammar and carried-over reply tokens; folding a closed
+#: value's last token into the next batch changes logits in the last bits, hence replies at T > 0.
+DECODING = "json-template+compact-json+reply-ids+grammar-on-refusal+closed-values-folded"
 
 
 def bundled_gguf() -> Path:
@@ -158,6 +162,9 @@ class LlamaCppBackend:
         self._formatter = None
         #: value-slot tokens sampled, and how many the grammar refused at first (see llamacpp_sampling)
         self.slot_stats = SlotStats()
+        #: a closed value's last token is evaluated with the fixed text after it, not alone
+        #: (:func:`~.llamacpp_decoding.closing_test`); False only to measure the difference
+        self.skip_closed_end = True
         #: shared prompt prefixes kept on disk across processes (None: only the in-memory KV cache)
         self.states = (store_for(state_dir, path, n_ctx, max_bytes=state_max_mb * 2**20)
                        if state_dir is not None and not offline else None)
@@ -326,7 +333,8 @@ class LlamaCppBackend:
             toks, finish = sample_value(llama, ids, compact_json_gbnf(part.schema_json),
                                         temperature=kwargs["temperature"], top_p=kwargs["top_p"],
                                         seed=None if seed is None else seed + i, max_tokens=budget,
-                                        stats=self.slot_stats)
+                                        stats=self.slot_stats,
+                                        closed=closing_test(part.schema_json) if self.skip_closed_end else None)
             sampled += len(toks)  # as llama-cpp-python counts: the end token is not a reply token
             value = self._detokenize_special(toks)
             ids = ids + toks  # what the KV cache now holds

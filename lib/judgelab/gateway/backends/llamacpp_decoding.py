@@ -137,3 +137,34 @@ def _template_node(node: dict, parts: list) -> bool:
             return False
     parts.append("}")
     return True
+
+
+@lru_cache(maxsize=256)
+def closing_test(schema_json: str):
+    """``text -> bool`` telling whether a value slot's text can no longer go on, or None when it
+    always can (numbers: another digit is always allowed).
+
+    Once a slot's value is closed its grammar allows only the end token, so the model need not be
+    asked: the value's last token is not evaluated on its own but with the fixed text that follows
+    it, one decode per closed slot saved (about 120 per SAGE evaluation) and the reply unchanged.
+    Closed: a JSON string whose closing quote has come (the slot's grammar allows nothing after
+    it); ``true``/``false``/``null``; an enum or const literal that no other literal of the slot
+    extends (the grammar writes each member as ``json.dumps`` does)."""
+    node = json.loads(schema_json)
+    if "enum" in node or "const" in node:
+        literals = frozenset(json.dumps(v) for v in (node["enum"] if "enum" in node else [node["const"]]))
+        final = frozenset(lit for lit in literals if not any(o != lit and o.startswith(lit) for o in literals))
+        return final.__contains__
+    if node.get("type") == "string":
+        return _closed_string
+    if node.get("type") == "boolean":
+        return frozenset(("true", "false")).__contains__
+    return None
+
+
+def _closed_string(text: str) -> bool:
+    """``"..."`` ended by an unescaped quote."""
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
+        return False
+    body = text[1:-1]
+    return (len(body) - len(body.rstrip("\\"))) % 2 == 0

@@ -87,10 +87,13 @@ def evaluate_prompt(llama, ids: list[int]) -> None:
 
 
 def sample_value(llama, ids: list[int], grammar_text: str, *, temperature: float, top_p: float,
-                 seed: int | None, max_tokens: int, stats: SlotStats | None = None) -> tuple[list[int], str]:
+                 seed: int | None, max_tokens: int, stats: SlotStats | None = None,
+                 closed=None) -> tuple[list[int], str]:
     """Sample after ``ids`` until ``grammar_text`` is complete (it then allows only the end token)
     or ``max_tokens``; returns the value's tokens (the end token excluded) and ``"stop"`` or
-    ``"length"``. The KV cache is left holding ``ids`` + the value."""
+    ``"length"``. The KV cache is left holding ``ids`` + the value, except that with
+    ``closed(text) -> bool`` (:func:`.llamacpp_decoding.closing_test`) a value that test calls
+    closed stops at once: its last token is left for the caller to evaluate with what follows."""
     import llama_cpp
 
     evaluate_prompt(llama, ids)
@@ -113,6 +116,8 @@ def sample_value(llama, ids: list[int], grammar_text: str, *, temperature: float
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 return out, "stop"
             out.append(token)
+            if closed is not None and closed(llama.detokenize(out).decode("utf-8", errors="replace")):
+                return out, "stop"  # the grammar would now allow only the end token
             llama.eval([token])
         return out, "length"
     finally:
