@@ -1,5 +1,5 @@
 """Benchmark of SAGE evaluations on the embedded engine: the sage-v2 message layout against the
-shared-prefix layout (sage-v3), both measured in this run (issue 17, item 3).
+shared-prefix layout (sage-v4), both measured in this run (issue 17, item 3).
 
 One story (the demo profile's first content-mode story, demo settings: 900-token excerpt,
 440-token replies, sampling at 0.7 with a seed) is judged on each layer (L4 and L5 by default), each
@@ -8,8 +8,8 @@ once per layout:
 
 * ``v2`` — the role and the layer in the system message before the story: evaluator and
   validator share nothing of the story, nor consecutive evaluations their system message;
-* ``shared-prefix`` (sage-v3) — one system message for everything, then the story, then layer
-  and role: consecutive evaluations share the system message, the blind turn reuses system +
+* ``shared-prefix`` (sage-v4) — one system message for everything, then the story, then the
+  layer with its description, then the role: consecutive evaluations share the system message, the blind turn reuses system +
   story + layer task from the KV cache.
 
 Before each evaluation the KV cache holds what the previous evaluation of the same notebook

@@ -71,7 +71,7 @@ def test_render_is_single_pass_and_strict():
 
 def test_template_version_changes_when_a_template_changes(tmp_path, monkeypatch):
     v1 = prompts.template_version("L4")
-    assert v1.startswith("sage-v3-L4-")
+    assert v1.startswith("sage-v4-L4-")
     root = tmp_path / "proj"
     shutil.copytree(prompts.template_dir(), root / "prompts" / "sage")
     monkeypatch.setenv("JUDGELAB_PROJECT_ROOT", str(root))
@@ -126,8 +126,8 @@ def _material(mode: str) -> str:
 
 @pytest.mark.parametrize("mode", ["content", "title"])
 def test_shared_prefix_layout_puts_system_then_material_first_in_every_track_and_layer(mode):
-    """sage-v3: one system message for every layer, mode and role (it describes all three
-    layers); every track's first user message starts with the material, then names its layer,
+    """sage-v4: one system message for every layer, mode and role (no layer in it); every
+    track's first user message starts with the material, then names and describes its layer,
     then gives the role's block and the turn's instructions."""
     mat = _material(mode)
     firsts = {(layer, role): prompts.first_turn(layer, mode, role, mat, "DO IT")
@@ -135,7 +135,8 @@ def test_shared_prefix_layout_puts_system_then_material_first_in_every_track_and
     assert {system for system, _ in firsts.values()} == {prompts.system_prompt()}
     for (layer, role), (system, user) in firsts.items():
         assert user == "\n\n".join([mat, prompts.layer_task(layer), prompts.role_block(layer, role), "DO IT"])
-        assert prompts.layer_block(layer) in system
+        assert prompts.layer_block(layer) in prompts.layer_task(layer)
+        assert prompts.layer_spec(layer).title not in system
         for code in prompts.layer_spec(layer).codes:
             assert code in prompts.layer_task(layer)
     assert prompts.round_prompt("L5", mode, 1, mat) == prompts.first_turn(

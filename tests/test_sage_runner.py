@@ -101,7 +101,7 @@ def test_rows_follow_the_contract_and_land_in_their_tracks(good):
         {"AC": True, "PI": False, "EG": False, "ENC": False}
     assert rows.loc[rows["r4_score_changed"], "round"].eq(4).all()   # flagged only in R4, and kept
     assert set(rows["backend"]) == {"openai-compatible"} and set(rows["profile"]) == {"smoke"}
-    assert rows["template_version"].str.startswith("sage-v3-L5-").all()
+    assert rows["template_version"].str.startswith("sage-v4-L5-").all()
     assert not rows["truncated"].any()
 
 
@@ -139,7 +139,7 @@ def test_modes_send_only_what_they_may_and_the_validator_is_blind(good):
 
 
 def test_one_storys_calls_run_together_and_share_the_system_and_material_prefix(tmp_path):
-    """Scheduling and layout (sage-v3): one call at a time (as on the in-process engine), the
+    """Scheduling and layout (sage-v4): one call at a time (as on the in-process engine), the
     calls arrive story by story, each evaluation's seven calls back to back; every call's first
     message is the same system prompt, and every first user message of one story x mode starts
     with the same material and layer task."""

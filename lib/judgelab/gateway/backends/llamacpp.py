@@ -24,7 +24,7 @@ Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``
   turn of a conversation (same system message and story, one more exchange) therefore pays only
   for its new tokens — provided no other conversation ran in between, which is why conversations
   on this backend run sequentially. The reused length is reported as ``usage.cached_tokens``.
-  Callers put what many calls share first (SAGE, sage-v3: one system message for every call,
+  Callers put what many calls share first (SAGE, sage-v4: one system message for every call,
   then the story, then layer and role) and run one story's calls back to back
   (``Gateway.map`` runs items one at a time here, in the order given).
 * llama.cpp keeps only the last prompt's state, in memory, and each of notebooks 02-04 is its own

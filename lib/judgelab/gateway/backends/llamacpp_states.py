@@ -3,7 +3,7 @@
 Why: llama.cpp keeps only the last prompt's KV cache, in memory. Notebooks 02, 03 and 04 each
 judge one SAGE layer in their own process, so a story (system message + text, ~2,600 tokens on
 the demo) was prefilled again in each of them although the three layers' prompts begin with the
-same tokens (sage-v3 layout). This store keeps such a prefix's KV state on disk, so the next
+same tokens (the shared-prefix layout). This store keeps such a prefix's KV state on disk, so the next
 process loads it (tens of milliseconds for ~60 MB) instead of prefilling it (seconds).
 
 Which prefixes: the backend calls :meth:`PrefixStates.before` with each prompt. When the prompt
@@ -11,8 +11,10 @@ leaves what the KV cache holds (it shares only the first ``k`` tokens with it), 
 tokens are what two consecutive calls had in common — in SAGE, the evaluator's conversation and
 the blind validator's share system + story + layer task. The prefix is saved when it is at least
 ``min_tokens`` long and extends the longest prefix already stored by at least ``min_new``
-tokens, so a story is stored once (its second and third layers add only their layer task) and
-title-mode material (a few hundred tokens after the shared system message) is not stored.
+tokens, so a story is stored once: its second and third layers add only their layer task with
+the layer's description (~500 tokens of the bundled model), and title-mode material (a title
+block and a layer task after the shared system message, ~650) is not stored either — what a
+later process needs is system + story, which the first state already holds.
 Before a call, the stored state sharing the most tokens with the prompt is loaded when it beats
 what the KV cache already holds by ``min_gain`` tokens; ``Llama.generate`` then keeps the common
 prefix and evaluates the rest, as it does for its own cache.
@@ -69,7 +71,7 @@ class StoredPrefix:
 class PrefixStates:
     """Disk store of KV states of shared prompt prefixes for one model (see the module docstring)."""
 
-    def __init__(self, directory: str | Path, min_tokens: int = 512, min_new: int = 256,
+    def __init__(self, directory: str | Path, min_tokens: int = 512, min_new: int = 768,
                  min_gain: int = 64, max_bytes: int = 1024**3):
         self.dir = Path(directory)
         self.min_tokens, self.min_new, self.min_gain, self.max_bytes = min_tokens, min_new, min_gain, max_bytes

@@ -13,13 +13,13 @@ Paper, "Dual-Track Evaluation Architecture" and Table 12:
   calibration, gives agreements/disagreements, its scores after review and a trust level.
 
 Message layout (``prompts.LAYOUTS``, default ``shared-prefix``): every conversation starts with
-the same system message (rules, scale, all three layers described; no mode, role or layer to
-assess), then the material (text or title block), then the layer to assess, then the role's
+the same system message (rules, scale, reply format; no mode, role or layer in it), then the
+material (text or title block), then the layer to assess with its description, then the role's
 block and the turn's instructions. So the system message is the same in every call of a run,
 and system + material in every track of every layer of one story: llama.cpp reuses them from its
 KV cache when one story's calls run back to back (evaluator rounds 1–5, then the blind turn, then
 the review, whose own conversation continues the blind turn), and OpenAI's prompt caching applies
-to the ≥ 1,024-token system message in every call and to system + story within a story. The
+to system + story (from 1,024 tokens) within a story and to each conversation's earlier turns. The
 blind turn's messages hold nothing of the evaluator. A failed reply is recorded, never scored:
 later evaluator rounds that need it are recorded as not run, and the review needs both a final
 evaluator round and the blind turn.

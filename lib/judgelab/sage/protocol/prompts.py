@@ -155,22 +155,26 @@ def dimensions_block(spec: LayerSpec) -> str:
 
 ROLES = ("evaluator", "validator")
 
-#: Message layouts. ``shared-prefix`` (sage-v3): one system message for every layer, mode, role
-#: and story (it describes all three layers), then the material, then the task's layer, then the
-#: role's block and the turn's instructions — so every call of a run shares the system message,
-#: and every track of every layer of one story shares system + material. ``v2``: the role and
-#: the one layer in the system message before the material (the sage-v2 order, kept for
+#: Message layouts. ``shared-prefix`` (sage-v4): one system message for every layer, mode, role
+#: and story (working rules, scale, reply format: no layer in it), then the material, then the
+#: task's layer with its description, then the role's block and the turn's instructions — so every
+#: call of a run shares the system message, and every track of every layer of one story shares
+#: system + material. (sage-v3 described all three layers in the system message: 1,785 tokens
+#: before the story where 426 are needed, which every later token attended to.) ``v2``: the role
+#: and the one layer in the system message before the material (the sage-v2 order, kept for
 #: ``benchmarks/bench_sage.py`` to measure against).
 LAYOUTS = ("shared-prefix", "v2")
 LAYERS = ("L4", "L5", "L6")
 
 
-def system_prompt(layers: tuple[str, ...] = LAYERS) -> str:
-    """The system message: working rules, scale and rubric, confidence, reply format, and the
-    description of ``layers`` (all three by default). It names no mode or role and no layer to
-    assess, so it is the same first message in every SAGE conversation."""
-    blocks = "\n\n".join(layer_block(layer) for layer in layers)
-    return render(load_template("system"), rubric=load_template("rubric"), layers=blocks)
+def system_prompt(layers: tuple[str, ...] = ()) -> str:
+    """The system message: working rules, scale and rubric, confidence and the reply format. It
+    names no mode, role or layer, so it is the same first message in every SAGE conversation;
+    ``layers`` appends their descriptions (the ``v2`` layout's one layer)."""
+    text = render(load_template("system"), rubric=load_template("rubric"))
+    if not layers:
+        return text
+    return text + "\n\nTHE LAYER\n\n" + "\n\n".join(layer_block(layer) for layer in layers)
 
 
 def layer_block(layer: str) -> str:
@@ -183,10 +187,11 @@ def layer_block(layer: str) -> str:
 
 
 def layer_task(layer: str) -> str:
-    """Which layer this conversation assesses (``layer_task.md``), after the material."""
+    """Which layer this conversation assesses and what it covers (``layer_task.md`` with the
+    layer's :func:`layer_block`), after the material."""
     spec = layer_spec(layer)
     return render(load_template("layer_task"), layer_title=spec.title, layer_short=spec.short,
-                  codes=", ".join(spec.codes), boundary=spec.boundary)
+                  codes=", ".join(spec.codes), layer_block=layer_block(layer))
 
 
 def role_block(layer: str, role: str) -> str:
