@@ -60,10 +60,11 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
     },
     "demo": {
         # One story per category: 6 evaluations x 7 calls per layer. Two per category (issue 17,
-        # item 4) would need <= 40 s per evaluation. With the shared-prefix layout, the story
-        # prefix kept across layers and the decoding of gateway/backends/ an evaluation measured
-        # 47.6 s at two threads (benchmarks/bench_sage.py, mean of L4-L6), and 02-04 took 14 min
-        # of the demo's 30 min 41 s: twice the stories would bring make all to ~45 min. Kept at one.
+        # item 4) would double 02-04. With the sage-v4 layout (the layer's description after the
+        # story, not all three in the system message), the story prefix kept across layers and
+        # the decoding of gateway/backends/, an evaluation measured 37.1 s at two threads
+        # (benchmarks/bench_sage.py, content mode, mean of L4-L6; 47.6 s with sage-v3): twice the
+        # stories would still add ~10 min to make all (README, profile table). Kept at one.
         "per_category": {"canonical": 1, "pulp": 1, "llm": 1},
         "modes": ("content", "title"),
         "max_text_tokens": 900,
