@@ -181,6 +181,24 @@ def test_judge_requests_are_the_ones_notebook_09_builds():
     assert [r["max_tokens"] for r in rows] == [q.sampling.max_tokens for q in reqs]
 
 
+def test_paths_from_another_profile_are_not_taken_for_this_one(tmp_path, monkeypatch):
+    """A demo run's paths (notebook 08 executed with PROFILE=demo) must not size the paper
+    profile's judge calls; with the same profile they are read (and checked by their contract)."""
+    from judgelab import paths
+    from judgelab.contracts import ContractError
+    from judgelab.estimate import narrative
+
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    pd.DataFrame({"not_a_path_column": [1]}).to_parquet(paths.interim_dir() / "narr_paths.parquet")
+    assert narrative.paths_profile() is None  # no executed notebook: the paths' profile is unknown
+    nb = {"cells": [], "metadata": {"papermill": {"parameters": {"PROFILE": "demo"}}}, "nbformat": 4, "nbformat_minor": 5}
+    (paths.executed_dir() / "08_path_extraction.ipynb").write_text(json.dumps(nb))
+    assert narrative.paths_profile() == "demo"
+    assert narrative.real_paths("paper") is None
+    with pytest.raises(ContractError, match="narr_paths"):
+        narrative.real_paths("demo")
+
+
 def test_prefix_cache_rules():
     from judgelab.estimate.sage import PrefixCache
 

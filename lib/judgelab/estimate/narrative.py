@@ -5,9 +5,10 @@ Requests are built by :func:`judgelab.narrative.judges.run.build_requests`, the 
 request holds the narrative as a numbered list of document titles, so its size depends on the
 paths notebook 08 extracts:
 
-* **real inputs** — when ``narr_paths.parquet`` exists under the output root, its paths are
-  selected as notebook 09 selects them (:func:`~judgelab.narrative.judges.run.select_pairs`) and
-  every request is exact;
+* **real inputs** — when ``narr_paths.parquet`` exists under the output root and notebook 08
+  wrote it in the profile being estimated (the ``PROFILE`` parameter of its executed notebook;
+  a demo run's paths say nothing of the paper profile's), its paths are selected as notebook 09
+  selects them (:func:`~judgelab.narrative.judges.run.select_pairs`) and every request is exact;
 * **size model** — otherwise each collection of the profile (``NARR_PROFILES``) gets its pairs
   (``min(n_pairs of 08, n_pairs of 09)``), two paths per pair (max-capacity and random), whose
   lengths are the paper's Table 1 minimum / mean / maximum for that collection and method
@@ -39,11 +40,32 @@ BOUNDS = {"low": "min", "typical": "mean", "high": "max"}
 METHODS = ("maxcap", "random")
 
 
-def real_paths() -> pd.DataFrame | None:
-    """Notebook 08's paths when they exist under the output root, else None."""
+def paths_profile() -> str | None:
+    """The profile notebook 08 last ran in under the output root (its executed notebook's
+    ``PROFILE`` parameter), or None when it has no executed notebook there."""
+    import json
+
+    from judgelab import paths
+
+    found = sorted(paths.executed_dir().glob("08_*.ipynb"))
+    if not found:
+        return None
+    try:
+        meta = json.loads(found[0].read_text(encoding="utf-8"))["metadata"]
+    except (ValueError, KeyError) as exc:
+        raise ValueError(f"{found[0]}: not a readable executed notebook ({exc})") from exc
+    return (meta.get("papermill", {}).get("parameters") or {}).get("PROFILE")
+
+
+def real_paths(profile: str | None = None) -> pd.DataFrame | None:
+    """Notebook 08's paths when they exist under the output root and were made in ``profile``
+    (or their profile is not recorded), else None."""
     from judgelab import interim, paths
 
     if not (paths.interim_dir() / "narr_paths.parquet").exists():
+        return None
+    made_in = paths_profile()
+    if profile is not None and made_in is not None and made_in != profile:
         return None
     return interim.read("narr_paths")
 
@@ -118,7 +140,7 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
 def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 09's requests and how their inputs were known ("notebook 08's paths" or the size model)."""
     knobs = judge_settings.resolve(profile)
-    found = real_paths()
+    found = real_paths(profile)
     if found is not None:
         chosen = judges.select_pairs(found, knobs["n_pairs"], knobs["seed"])
         rows = request_rows(chosen, knobs, counter, "09")
@@ -131,7 +153,10 @@ def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]
         titles = collection_titles(name)
         for b in BOUNDS:
             by_bound[b] += request_rows(modelled_paths(name, n, b, titles, knobs["seed"]), knobs, counter, "09")
-    return _bounded(by_bound), (f"size model: notebook 08 has not run; pairs per collection from the profile, "
+    made_in = paths_profile()
+    why = (f"notebook 08's paths are from profile {made_in}" if made_in not in (None, profile)
+           else "notebook 08 has not run")
+    return _bounded(by_bound), (f"size model: {why}; pairs per collection from the profile, "
                                 f"path lengths min/mean/max of {PAPER_TABLE1_SOURCE}, titles drawn from the collections")
 
 
