@@ -128,7 +128,7 @@ chromium:
 # worker (tests/conftest.py). TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= 2
 test: setup data
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
 
 test-unit: setup data
 	$(PY) -m pytest -q -m "not notebooks"

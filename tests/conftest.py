@@ -1,7 +1,8 @@
 """Test-wide settings: offline engines, the data mirror beside the project, no network; and how the
 smoke run of the notebooks is shared when the suite runs on several workers.
 
-``make test`` runs ``pytest -n 2 --dist loadgroup`` (pytest-xdist): the unit tests spread over both
+``make test`` runs ``pytest -n 2 --dist loadgroup --no-loadscope-reorder`` (pytest-xdist): the unit
+tests spread over both
 workers, and the notebooks run as chains, one chain per connected group of the notebook dependency
 graph (01-06 read one another's outputs, 07-10 likewise, 11 stands alone), each chain whole on one
 worker in number order. All chains write to one output root shared by the workers (as ``make all``
@@ -89,23 +90,35 @@ def _join_group(item, group: str) -> None:
 
 @pytest.hookimpl(trylast=True)  # after xdist's own hook, which would otherwise suffix a second time
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``after_notebooks`` (e.g. the figure-layout check) read what the notebooks' smoke
-    run wrote, so they run last, after tests/test_notebooks.py. Under xdist each notebook chain is one
-    group (one worker, number order), and the late tests join the largest chain's group."""
+    """Order the run for two workers, and group what must stay together.
+
+    Tests marked ``after_notebooks`` (the figure-layout check, the site in a browser) read what the
+    notebooks' smoke run wrote, so they come last. Under xdist each notebook chain is one group
+    (one worker, number order) and the late tests one more. ``make test`` passes
+    ``--no-loadscope-reorder``, so xdist hands out groups in this order: the chains first,
+    longest first (they are the critical path), then the unit tests to whichever worker is free
+    (the model's own first), then the late tests. Joined to the longest chain instead (as before), they held that worker
+    idle for 3.4 min waiting for the other chain while the other worker ran every unit test."""
     late = [item for item in items if item.get_closest_marker("after_notebooks")]
-    items[:] = [item for item in items if not item.get_closest_marker("after_notebooks")] + late
+    rest = [item for item in items if not item.get_closest_marker("after_notebooks")]
     numbers = [n for n in map(notebook_number, items) if n]
     config.stash[NOTEBOOKS_KEY] = numbers
     if not numbers:
+        items[:] = rest + late
         return
     chains = notebook_chains()
     sizes = {c: list(chains.values()).count(c) for c in set(chains.values())}
-    for item in items:
-        n = notebook_number(item)
-        if n:
-            _join_group(item, f"notebooks-{chains[n]}")
-        elif item.get_closest_marker("after_notebooks"):
-            _join_group(item, f"notebooks-{max(sizes, key=sizes.get)}")
+    chain_of = {id(item): chains[n] for item in rest if (n := notebook_number(item))}
+    notebooks = sorted((item for item in rest if id(item) in chain_of),
+                       key=lambda item: (-sizes[chain_of[id(item)]], chain_of[id(item)], notebook_number(item)))
+    units = [item for item in rest if id(item) not in chain_of]
+    # the model's tests (marker llm, up to 1.5 min each) early, so that none is the last to start
+    units.sort(key=lambda item: item.get_closest_marker("llm") is None)
+    items[:] = notebooks + units + late
+    for item in notebooks:
+        _join_group(item, f"notebooks-{chain_of[id(item)]}")
+    for item in late:
+        _join_group(item, "after-notebooks")
 
 
 @pytest.fixture(scope="session")
