@@ -1,13 +1,13 @@
 """Test-wide settings: offline engines, the data mirror beside the project, no network; and how the
 smoke run of the notebooks is shared when the suite runs on several workers.
 
-``make test`` runs ``pytest -n 2 --dist loadgroup --no-loadscope-reorder`` (pytest-xdist): the unit
-tests spread over both
-workers, and the notebooks run as chains, one chain per connected group of the notebook dependency
-graph (01-06 read one another's outputs, 07-10 likewise, 11 stands alone), each chain whole on one
-worker in number order. All chains write to one output root shared by the workers (as ``make all``
-writes one tree). Tests marked ``after_notebooks`` read that tree; they wait until every notebook
-collected in the session has finished (a status file per notebook), whichever worker ran it.
+``make test`` runs ``pytest -n 2 --dist loadgroup --no-loadscope-reorder`` (pytest-xdist): the
+unit tests spread over both workers, and the notebooks run as chains, one chain per connected
+group of the notebook dependency graph (01-06 read one another's outputs, 07-10 likewise, 11
+stands alone), each chain whole on one worker in number order. All chains write to one output
+root shared by the workers (as ``make all`` writes one tree). Tests marked ``after_notebooks``
+read that tree; they wait until every notebook collected in the session has finished (a status
+file per notebook), whichever worker ran it.
 """
 from __future__ import annotations
 
