@@ -160,7 +160,7 @@ ROLES = ("evaluator", "validator")
 #: task's layer with its description, then the role's block and the turn's instructions — so every
 #: call of a run shares the system message, and every track of every layer of one story shares
 #: system + material. (sage-v3 described all three layers in the system message: 1,785 tokens
-#: before the story where 426 are needed, which every later token attended to.) ``v2``: the role
+#: before the story where 411 are needed, which every later token attended to.) ``v2``: the role
 #: and the one layer in the system message before the material (the sage-v2 order, kept for
 #: ``benchmarks/bench_sage.py`` to measure against).
 LAYOUTS = ("shared-prefix", "v2")
