@@ -9,8 +9,8 @@ once per layout:
 * ``v2`` — the role and the layer in the system message before the story: evaluator and
   validator share nothing of the story, nor consecutive evaluations their system message;
 * ``shared-prefix`` (sage-v4) — one system message for everything, then the story, then the
-  layer with its description, then the role: consecutive evaluations share the system message, the blind turn reuses system +
-  story + layer task from the KV cache.
+  layer with its description, then the role: consecutive evaluations share the system message,
+  the blind turn reuses system + story + layer task from the KV cache.
 
 Before each evaluation the KV cache holds what the previous evaluation of the same notebook
 would leave at its head (the validator conversation's system message), so the figures are

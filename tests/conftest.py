@@ -97,8 +97,9 @@ def pytest_collection_modifyitems(config, items):
     (one worker, number order) and the late tests one more. ``make test`` passes
     ``--no-loadscope-reorder``, so xdist hands out groups in this order: the chains first,
     longest first (they are the critical path), then the unit tests to whichever worker is free
-    (the model's own first), then the late tests. Joined to the longest chain instead (as before), they held that worker
-    idle for 3.4 min waiting for the other chain while the other worker ran every unit test."""
+    (the model's own first), then the late tests. Joined to the longest chain instead (as
+    before), they held that worker idle for 3.4 min waiting for the other chain while the other
+    worker ran every unit test."""
     late = [item for item in items if item.get_closest_marker("after_notebooks")]
     rest = [item for item in items if not item.get_closest_marker("after_notebooks")]
     numbers = [n for n in map(notebook_number, items) if n]

@@ -60,14 +60,19 @@ def paths_profile() -> str | None:
 def real_paths(profile: str | None = None) -> pd.DataFrame | None:
     """Notebook 08's paths when they exist under the output root and were made in ``profile``
     (or their profile is not recorded), else None."""
+    return _paths_for(profile)[0]
+
+
+def _paths_for(profile: str | None) -> tuple[pd.DataFrame | None, str | None]:
+    """(:func:`real_paths`, the profile notebook 08 made them in): its executed notebook read once."""
     from judgelab import interim, paths
 
     if not (paths.interim_dir() / "narr_paths.parquet").exists():
-        return None
+        return None, None
     made_in = paths_profile()
-    if profile is not None and made_in is not None and made_in != profile:
-        return None
-    return interim.read("narr_paths")
+    if profile is not None and made_in not in (None, profile):
+        return None, made_in
+    return interim.read("narr_paths"), made_in
 
 
 def collection_titles(name: str) -> list[str]:
@@ -140,7 +145,7 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
 def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 09's requests and how their inputs were known ("notebook 08's paths" or the size model)."""
     knobs = judge_settings.resolve(profile)
-    found = real_paths(profile)
+    found, made_in = _paths_for(profile)
     if found is not None:
         chosen = judges.select_pairs(found, knobs["n_pairs"], knobs["seed"])
         rows = request_rows(chosen, knobs, counter, "09")
@@ -153,7 +158,6 @@ def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]
         titles = collection_titles(name)
         for b in BOUNDS:
             by_bound[b] += request_rows(modelled_paths(name, n, b, titles, knobs["seed"]), knobs, counter, "09")
-    made_in = paths_profile()
     why = (f"notebook 08's paths are from profile {made_in}" if made_in not in (None, profile)
            else "notebook 08 has not run")
     return _bounded(by_bound), (f"size model: {why}; pairs per collection from the profile, "

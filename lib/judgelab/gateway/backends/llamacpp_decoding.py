@@ -148,7 +148,7 @@ def closing_test(schema_json: str):
     asked: the value's last token is not evaluated on its own but with the fixed text that follows
     it, one decode per closed slot saved (about 120 per SAGE evaluation) and the reply unchanged.
     Closed: a JSON string whose closing quote has come (the slot's grammar allows nothing after
-    it); ``true``/``false``/``null``; an enum or const literal that no other literal of the slot
+    it); ``true``/``false``; an enum or const literal that no other literal of the slot
     extends (the grammar writes each member as ``json.dumps`` does)."""
     node = json.loads(schema_json)
     if "enum" in node or "const" in node:
