@@ -140,20 +140,21 @@ def test_generated_makefile_lists_every_notebook():
 
 
 def _planned(tmp_path, what_if: str | None) -> list[str]:
-    """Notebooks that `make -n notebooks` would run, with every stamp up to date, after ``what_if``
-    changed (make's -W: "pretend this file was just modified")."""
+    """Notebooks that `make -n notebook-stamps` would run (what `make notebooks` runs in a sub-make,
+    which make's -W does not reach), in number order, with every stamp up to date, after
+    ``what_if`` changed (-W: "pretend this file was just modified")."""
     stamps = tmp_path / "results" / "executed" / ".stamps"
     stamps.mkdir(parents=True, exist_ok=True)
     future = time.time() + 24 * 3600                     # newer than every source, whatever its mtime
     for src in pipeline.notebook_sources():
         (stamps / f"{src.name[:2]}.smoke").touch()
         os.utime(stamps / f"{src.name[:2]}.smoke", (future, future))
-    cmd = ["make", "-n", "notebooks", "PROFILE=smoke", f"JUDGELAB_OUTPUT_ROOT={tmp_path}"]
+    cmd = ["make", "-n", "notebook-stamps", "PROFILE=smoke", f"JUDGELAB_OUTPUT_ROOT={tmp_path}"]
     if what_if:
         cmd += ["-W", what_if]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    return re.findall(r"judgelab\.pipeline run (\d\d) ", out.stdout)
+    return sorted(re.findall(r"judgelab\.pipeline run (\d\d) ", out.stdout))
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
@@ -167,3 +168,39 @@ def test_make_reruns_only_the_notebooks_that_use_a_changed_module(tmp_path, lib_
     assert _planned(tmp_path, sage_stats) == sorted(nb for nb, f in lib_by_notebook.items() if sage_stats in f)
     assert _planned(tmp_path, "lib/judgelab/paths.py") == sorted(lib_by_notebook)   # the floor: all of them
     assert (tmp_path / "results" / ".notebook-deps.mk").exists()
+
+
+def _make_plan(tmp_path, *args: str, env: dict | None = None) -> str:
+    """`make -n` output (commands printed, none run) for an empty output root."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGELAB_")} | (env or {})
+    out = subprocess.run(["make", "-n", *args, "PROFILE=smoke", f"JUDGELAB_OUTPUT_ROOT={tmp_path}"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+def test_make_runs_two_notebooks_at_a_time_with_half_the_cores_each(tmp_path):
+    plan = _make_plan(tmp_path, "notebooks", "NPROC=2")
+    assert "-j2 notebook-stamps" in plan
+    runs = [ln for ln in plan.splitlines() if "judgelab.pipeline run" in ln]
+    order = [re.search(r"run (\d\d) ", ln).group(1) for ln in runs]
+    # every notebook once; make starts them in the Makefile's order, upstream notebooks first
+    assert sorted(order) == [src.name[:2] for src in pipeline.notebook_sources()]
+    assert order[:3] == ["01", "11", "07"]
+    for nb, ups in pipeline.DEPENDS.items():
+        assert all(order.index(u) < order.index(nb) for u in ups), nb
+    for ln in runs:  # one thread each for llama.cpp, torch/OpenMP, BLAS and numba, unless set already
+        for var in ("JUDGELAB_LLAMA_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                    "NUMBA_NUM_THREADS"):
+            assert f"{var}=${{{var}:-1}}" in ln
+    eight = _make_plan(tmp_path, "notebooks", "NPROC=8")
+    assert "-j2 notebook-stamps" in eight and "JUDGELAB_LLAMA_THREADS=${JUDGELAB_LLAMA_THREADS:-4}" in eight
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+@pytest.mark.parametrize("env", [{"JUDGELAB_BACKEND": "openai"}, {"JUDGELAB_BASE_URL": "http://127.0.0.1:8080/v1"},
+                                 {"NB_JOBS": "1"}])
+def test_an_api_backend_or_nb_jobs_1_runs_one_notebook_at_a_time_with_every_core(tmp_path, env):
+    plan = _make_plan(tmp_path, "notebooks", "NPROC=2", env=env)
+    assert "-j1 notebook-stamps" in plan and "JUDGELAB_LLAMA_THREADS=${JUDGELAB_LLAMA_THREADS:-2}" in plan

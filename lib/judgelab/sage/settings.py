@@ -2,7 +2,7 @@
 
 ``smoke`` — one story, both modes, text cut head+tail to ~400 tokens, terse evidence and notes:
 each of notebooks 02–04 finishes in about a minute and a half on the embedded SmolLM2-135M.
-``demo`` — one story per category x both modes on the embedded model (3 stories).
+``demo`` — two stories per category x both modes on the embedded model (6 stories).
 ``paper`` — the paper's design: 50 canonical + 30 pulp + 20 LLM stories x both modes, full texts
 (context policy ``error``: a text that does not fit is an error, never silently cut).
 
@@ -59,13 +59,11 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "reasoning_effort": None,
     },
     "demo": {
-        # One story per category: 6 evaluations x 7 calls per layer. Two per category (issue 17,
-        # item 4) would double 02-04. With the sage-v4 layout (the layer's description after the
-        # story, not all three in the system message), the story prefix kept across layers and
-        # the decoding of gateway/backends/, an evaluation measured 37.1 s at two threads
-        # (benchmarks/bench_sage.py, content mode, mean of L4-L6; 47.6 s with sage-v3): twice the
-        # stories would still add ~10 min to make all (README, profile table). Kept at one.
-        "per_category": {"canonical": 1, "pulp": 1, "llm": 1},
+        # Two stories per category (issue 17, item 4): 12 evaluations x 7 calls per layer. What
+        # makes it fit in make all's time: the sage-v4 layout (the story before the layer, its KV
+        # state kept across layers), the decoding of gateway/backends/, and two notebooks at a
+        # time with one llama.cpp thread each (Makefile, NB_JOBS; README, profile table).
+        "per_category": {"canonical": 2, "pulp": 2, "llm": 2},
         "modes": ("content", "title"),
         "max_text_tokens": 900,
         "context_policy": "head_tail",
