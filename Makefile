@@ -90,22 +90,25 @@ ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
 endif
 
 # Two notebooks at a time (`make notebooks`, hence `make all`), each with half the cores. On 2
-# cores two one-thread llama.cpp processes judged 1.29x more per second than one two-thread
-# process (the same SAGE evaluations, bench_sage's story: 60-62 s each at once against 39.8 s one
-# at a time), and the single-threaded work (L1-L3, UMAP, the permutation tests) runs beside a
-# judge instead of leaving a core idle. An API backend (JUDGELAB_BACKEND other than llamacpp, or
+# cores two one-thread llama.cpp processes judged 1.23x more SAGE evaluations per second than one
+# two-thread process, with the same token counts (benchmarks/bench_lanes.py), and the
+# single-threaded work (L1-L3, UMAP, the permutation tests) runs beside a judge instead of
+# leaving a core idle. An API backend (JUDGELAB_BACKEND other than llamacpp, or
 # JUDGELAB_BASE_URL) runs one notebook at a time: its RPM/TPM limits are per process.
 # NB_JOBS=1 restores one notebook at a time with every core.
 NPROC       := $(shell nproc 2>/dev/null || echo 1)
 NB_REMOTE   := $(or $(filter-out llamacpp,$(or $(JUDGELAB_BACKEND),llamacpp)),$(JUDGELAB_BASE_URL))
 NB_JOBS     ?= $(if $(NB_REMOTE),1,$(if $(filter 1,$(NPROC)),1,2))
-NB_THREADS  := $(shell n=$$(( $(NPROC) / $(NB_JOBS) )); [ $$n -ge 1 ] && echo $$n || echo 1)
-# Thread counts a notebook's kernel inherits, unless already set: llama.cpp, torch/OpenMP, BLAS, numba.
+NB_LANE_THREADS := $(shell n=$$(( $(NPROC) / $(NB_JOBS) )); [ $$n -ge 1 ] && echo $$n || echo 1)
+# Thread counts a notebook's kernel inherits, unless already set: llama.cpp, torch/OpenMP, BLAS,
+# numba. Every core for one notebook alone (`make nb-07`); `make notebooks` passes its share.
+NB_THREADS  ?= $(NPROC)
 NB_ENV      := $(foreach v,JUDGELAB_LLAMA_THREADS OMP_NUM_THREADS MKL_NUM_THREADS OPENBLAS_NUM_THREADS NUMBA_NUM_THREADS,$(v)=$${$(v):-$(NB_THREADS)})
-# The order make starts them in when a slot frees (it waits for each one's upstream notebooks):
-# the longest independent work first, so that both slots stay busy to the end. 11 (its own LLM
-# judges) beside 01; 02 while 07-10 run; 03 and 04 after 02 has stored each story's prefix
-# state, which they load instead of prefilling the story again. New notebooks come last.
+# The order make starts them in when a slot frees, each once its upstream notebooks are done:
+# long independent work first, so that both slots stay busy to the end. On the demo: 11 (its own
+# LLM judges) beside 01, then 07, then 02; 03 when 11 is done, behind 02, so that it loads the
+# prefix state 02 stored for each story instead of prefilling the story again; 04 after 02;
+# 08-10 after 03; 05 and 06 last. New notebooks come last.
 NB_ORDER    := 01 11 07 02 03 04 08 09 10 06 05
 NB_RUN      := $(filter $(NB_NUMBERS),$(NB_ORDER)) $(filter-out $(NB_ORDER),$(NB_NUMBERS))
 
@@ -119,7 +122,7 @@ $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
 # Every run ends with its record (results/runs/<time>_<profile>.json, latest.json): package
 # versions, data and output sha256s, calls; `python -m judgelab.runrecord diff A B` compares two.
 notebooks: | $(DATA_STAMP)
-	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebook-stamps
+	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebook-stamps NB_THREADS=$(NB_LANE_THREADS)
 	$(PY) -m judgelab.runrecord write --profile $(PROFILE)
 
 notebook-stamps: $(foreach n,$(NB_RUN),$(STAMPS)/$(n).$(PROFILE))

@@ -196,6 +196,9 @@ def test_make_runs_two_notebooks_at_a_time_with_half_the_cores_each(tmp_path):
             assert f"{var}=${{{var}:-1}}" in ln
     eight = _make_plan(tmp_path, "notebooks", "NPROC=8")
     assert "-j2 notebook-stamps" in eight and "JUDGELAB_LLAMA_THREADS=${JUDGELAB_LLAMA_THREADS:-4}" in eight
+    # one notebook alone (make nb-NN) keeps every core
+    alone = _make_plan(tmp_path, "nb-07", "NPROC=2")
+    assert "run 07 " in alone and "JUDGELAB_LLAMA_THREADS=${JUDGELAB_LLAMA_THREADS:-2}" in alone
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
