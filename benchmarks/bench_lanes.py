@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from figures_file import write_figures
+
 
 def worker(layers: list[str]) -> dict:
     """One process's evaluations (run with ``--worker``): wall seconds and token counts."""
@@ -98,20 +100,11 @@ def main() -> None:
         # evaluations per second, two processes at once against one: process start-up included
         "throughput_ratio": (2 * n / two_wall) / (n / one_wall),
         "one_wall_s": one_wall, "two_wall_s": two_wall,
-        "same_token_counts": all((r["processed_tokens"], r["generated_tokens"])
-                                 == (two[0]["processed_tokens"], two[0]["generated_tokens"]) for r in two)
-        and (one["processed_tokens"], one["generated_tokens"]) == (two[0]["processed_tokens"], two[0]["generated_tokens"]),
+        "same_token_counts": len({(r["processed_tokens"], r["generated_tokens"]) for r in [one, *two]}) == 1,
         "runs": {"one": one, "two": two},
         "loadavg_1m_at_end": os.getloadavg()[0],
     })
-    out = paths.bench_dir() / "lanes.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(figures, indent=2))
-    for name, value in figures.items():
-        if name == "runs":
-            continue
-        print(f"lanes.{name} {value:.4g}" if isinstance(value, float) else f"lanes.{name} {value}")
-
+    write_figures(paths.bench_dir() / "lanes.json", "lanes", figures, hidden=("runs",))
 
 if __name__ == "__main__":
     main()

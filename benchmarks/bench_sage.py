@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from figures_file import write_figures
 from judgelab import paths, profiles
 from judgelab.corpus import manifest
 from judgelab.gateway import Gateway
@@ -233,12 +233,7 @@ def main() -> None:
                                for layout in LAYOUTS for e in results[layout] for c in e["calls"]]
         gw.close()
     figures["loadavg_1m_at_end"] = os.getloadavg()[0]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(figures, indent=2))
-    for name, value in figures.items():
-        if name == "per_call":
-            continue
-        print(f"sage.{name} {value:.4g}" if isinstance(value, float) else f"sage.{name} {value}")
+    write_figures(out, "sage", figures, hidden=("per_call",))
 
 
 if __name__ == "__main__":
