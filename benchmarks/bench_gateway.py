@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from figures_file import write_figures
 from judgelab import paths
 from judgelab.gateway import ChatRequest, Gateway, Message, Sampling
 from judgelab.gateway.fake_server import FakeChatServer
@@ -140,9 +141,7 @@ def main() -> None:
         figures.update(cache_hits_per_s(tmp))
         if not args.skip_llm:
             figures.update(followup_turn_ratio(tmp))
-    out.write_text(json.dumps(figures, indent=2))
-    for name, value in figures.items():
-        print(f"gateway.{name} {value:.4g}" if isinstance(value, float) else f"gateway.{name} {value}")
+    write_figures(out, "gateway", figures)
 
 
 if __name__ == "__main__":

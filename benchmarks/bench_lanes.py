@@ -106,5 +106,6 @@ def main() -> None:
     })
     write_figures(paths.bench_dir() / "lanes.json", "lanes", figures, hidden=("runs",))
 
+
 if __name__ == "__main__":
     main()
