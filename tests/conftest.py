@@ -26,6 +26,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Tests never talk to OpenAI: a key in the caller's environment must not leak into a test run.
 os.environ.pop("OPENAI_API_KEY", None)
+os.environ.pop("JUDGELAB_API_KEY", None)
 for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "OPENAI_BASE_URL"):
     os.environ.pop(var, None)
 
@@ -39,6 +40,10 @@ if WORKER:
 NOTEBOOKS_KEY = pytest.StashKey[list]()      # notebook numbers whose smoke test was collected
 STATUS_DIR = ".notebook-tests"               # <smoke root>/.notebook-tests/<NN>: "passed" or "failed"
 WAIT_FOR_NOTEBOOKS_S = 60 * 60
+#: pytest-timeout limits (the default, ``timeout`` in pyproject.toml, is 600 s a test): a notebook's
+#: smoke run, and a late test, which first waits up to WAIT_FOR_NOTEBOOKS_S for the notebooks
+NOTEBOOK_TIMEOUT_S = 30 * 60
+LATE_TIMEOUT_S = WAIT_FOR_NOTEBOOKS_S + 10 * 60
 
 
 def pytest_configure(config):
@@ -88,6 +93,17 @@ def _join_group(item, group: str) -> None:
         item._nodeid = suffixed
 
 
+def _longer_timeouts(config, items) -> None:
+    """The notebooks' smoke runs and the late tests get more than pytest-timeout's default."""
+    if not config.pluginmanager.hasplugin("timeout"):
+        return
+    for item in items:
+        if item.get_closest_marker("after_notebooks"):
+            item.add_marker(pytest.mark.timeout(LATE_TIMEOUT_S))
+        elif notebook_number(item):
+            item.add_marker(pytest.mark.timeout(NOTEBOOK_TIMEOUT_S))
+
+
 @pytest.hookimpl(trylast=True)  # after xdist's own hook, which would otherwise suffix a second time
 def pytest_collection_modifyitems(config, items):
     """Order the run for two workers, and group what must stay together.
@@ -102,6 +118,7 @@ def pytest_collection_modifyitems(config, items):
     worker ran every unit test."""
     late = [item for item in items if item.get_closest_marker("after_notebooks")]
     rest = [item for item in items if not item.get_closest_marker("after_notebooks")]
+    _longer_timeouts(config, items)
     numbers = [n for n in map(notebook_number, items) if n]
     config.stash[NOTEBOOKS_KEY] = numbers
     if not numbers:

@@ -37,6 +37,7 @@ def test_batch_submit_collect_fills_the_same_cache(tmp_path):
         assert results[0].cached and not results[1].cached
         assert "HTTP 500" in results[2].error and "item=2" in results[2].error
         assert "schema violation" in results[3].error
+        assert results[3].usage.input_tokens > 0  # the invalid reply was billed: its tokens are in its row
         # the batch replies are ordinary cache entries: a live run now calls only for the failures
         calls = srv.n_calls
         again = gw.run_batch([req(i) for i in (0, 1, 4)])
@@ -132,10 +133,13 @@ def test_batch_mode_falls_back_to_an_ordinary_call_or_a_recorded_failure(tmp_pat
         return {"label": text}
 
     with FakeChatServer(flaky) as srv:
-        gw = batch_gw(srv, tmp_path / "live")
+        gw = batch_gw(srv, tmp_path / "live", batch_fallback="live")
         results = gw.run_batch([req(i) for i in range(3)])
         assert [r.status for r in results] == ["ok", "ok", "ok"]
         assert srv.count("batch_line") == 3 and srv.n_calls == 2  # items 1 and 2 asked again, live
+        # item 2's invalid batch reply was billed: its own failed row, then the live call's row
+        ledger = gw.ledger_frame()
+        assert sorted(ledger["item"]) == [0, 1, 2, 2] and len(ledger[ledger["status"] == "failed"]) == 1
         seen.clear()
         gw = batch_gw(srv, tmp_path / "fail", batch_fallback="fail")
         results = gw.run_batch([req(i) for i in range(3)])
@@ -143,11 +147,17 @@ def test_batch_mode_falls_back_to_an_ordinary_call_or_a_recorded_failure(tmp_pat
         assert "HTTP 500" in results[1].error and "item=1" in results[1].error
         assert "schema violation" in results[2].error and srv.n_calls == 2
         assert not gw.cache.contains(results[1].key)  # failures are never cached
+        # the default, stop: a bad line of a completed batch is a failure naming the setting, no live call
+        seen.clear()
+        gw = batch_gw(srv, tmp_path / "stop")
+        results = gw.run_batch([req(i) for i in range(3)])
+        assert [r.status for r in results] == ["ok", "failed", "failed"] and srv.n_calls == 2
+        assert all("JUDGELAB_BATCH_FALLBACK=live" in r.error for r in results[1:])
 
 
 def test_expired_batch_falls_back_to_ordinary_calls(tmp_path):
     with FakeChatServer(echo, batch_status="expired") as srv:
-        gw = batch_gw(srv, tmp_path)
+        gw = batch_gw(srv, tmp_path, batch_fallback="live")
         out = gw.map(lambda it: conversation(gw, it), [("a", 2), ("b", 2)])
         assert out == [["a turn 0", "a turn 1"], ["b turn 0", "b turn 1"]]
         assert srv.count("/v1/batches") == 2 and srv.n_calls == 4

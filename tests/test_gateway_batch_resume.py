@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -20,6 +21,8 @@ from judgelab.gateway.batch_collector import BatchJobs
 from judgelab.gateway.fake_server import FakeChatServer
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+#: the longest a test here waits for a poll, a signal or a child (seconds): a deadline, not a timing
+WAIT_S = 60
 
 CHILD = """
 import json
@@ -108,7 +111,12 @@ def test_sigkill_while_polling_resumes_the_batch_without_resubmitting(tmp_path):
 
 def test_an_interrupt_while_waiting_returns_at_once_and_a_rerun_resumes(tmp_path):
     """Ctrl-C in a notebook reaches the main thread while a worker thread polls: the wait ends
-    (instead of lasting as long as the batch), and the same gateway's rerun resumes the batch."""
+    (instead of lasting as long as the batch), and the same gateway's rerun resumes the batch.
+
+    The test installs Python's own SIGINT handler first: a background job of a non-interactive
+    shell (``nohup make test &``) starts with SIGINT ignored, so the signal would never arrive and
+    the held batch would be waited for forever. And it has a deadline: if the interrupt has not
+    ended the wait within WAIT_S, the batches are released, the map returns, and the test fails."""
     from pydantic import BaseModel
 
     from judgelab.gateway import ChatRequest, Gateway, Message
@@ -120,22 +128,32 @@ def test_an_interrupt_while_waiting_returns_at_once_and_a_rerun_resumes(tmp_path
         res = gw.chat(ChatRequest(messages=[Message(role="user", content=name)], schema=Label))
         return res.parsed.label
 
+    interrupted = threading.Event()
+
     def interrupt_when_polling():
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + WAIT_S
         while srv.count("batch_poll") < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
         os.kill(os.getpid(), signal.SIGINT)
+        if not interrupted.wait(WAIT_S):  # the signal did not end the wait: end it, the test fails
+            srv.release_batches()
 
-    with FakeChatServer(echo) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
-                                   cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=0.05)
-        srv.hold_batches()
-        import threading
-
-        threading.Thread(target=interrupt_when_polling, daemon=True).start()
-        with pytest.raises(KeyboardInterrupt):
-            gw.map(one, ["a", "b"])
-        assert srv.count("/v1/batches") == 1
-        srv.release_batches()
-        assert gw.map(one, ["a", "b"]) == ["a", "b"]
-        assert srv.count("/v1/batches") == 1 and srv.count("/v1/files") == 1 and srv.n_calls == 0
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with FakeChatServer(echo) as srv:
+            gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                       cache_path=tmp_path / "c.sqlite", progress=False, batch=True,
+                                       batch_poll_s=0.05)
+            srv.hold_batches()
+            threading.Thread(target=interrupt_when_polling, daemon=True).start()
+            try:
+                with pytest.raises(KeyboardInterrupt):
+                    gw.map(one, ["a", "b"])
+            finally:
+                interrupted.set()
+            assert srv.count("/v1/batches") == 1
+            srv.release_batches()
+            assert gw.map(one, ["a", "b"]) == ["a", "b"]
+            assert srv.count("/v1/batches") == 1 and srv.count("/v1/files") == 1 and srv.n_calls == 0
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -47,7 +47,7 @@ def quick_retry(max_attempts=6) -> RetryPolicy:
 
 @pytest.fixture
 def clean_env(monkeypatch):
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUDGELAB_BACKEND", "JUDGELAB_MODEL",
+    for var in ("OPENAI_API_KEY", "JUDGELAB_API_KEY", "OPENAI_BASE_URL", "JUDGELAB_BACKEND", "JUDGELAB_MODEL",
                 "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
@@ -56,14 +56,14 @@ def clean_env(monkeypatch):
 # -- replay anywhere -----------------------------------------------------------------------------
 def test_openai_cache_replays_with_no_key_and_no_server(tmp_path, clean_env):
     path = tmp_path / "c.sqlite"
-    clean_env.setenv("OPENAI_API_KEY", DUMMY_KEY)
+    clean_env.setenv("JUDGELAB_API_KEY", DUMMY_KEY)  # the fake server's key (OPENAI_API_KEY: OpenAI's URL only)
     with FakeChatServer(echo) as srv:
         filled = Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, cache_path=path,
                                        progress=False).run_batch([req(i) for i in range(3)])
         url = srv.base_url
         assert srv.n_calls == 3
     # the server is gone and so is the key: a fresh gateway configured from the environment alone
-    clean_env.delenv("OPENAI_API_KEY")
+    clean_env.delenv("JUDGELAB_API_KEY")
     for var, value in {"JUDGELAB_CACHE_MODE": "replay", "JUDGELAB_BACKEND": "openai",
                        "JUDGELAB_MODEL": "gpt-4.1", "OPENAI_BASE_URL": url}.items():
         clean_env.setenv(var, value)
@@ -131,7 +131,7 @@ def test_llamacpp_replay_counts_tokens_with_the_vocabulary_alone(tmp_path, monke
 
 # -- endpoints -----------------------------------------------------------------------------------
 def test_openai_backend_honours_openai_base_url_and_judgelab_base_url_wins(tmp_path, clean_env):
-    clean_env.setenv("OPENAI_API_KEY", DUMMY_KEY)
+    clean_env.setenv("JUDGELAB_API_KEY", DUMMY_KEY)
     with FakeChatServer(echo) as a, FakeChatServer(echo) as b:
         clean_env.setenv("OPENAI_BASE_URL", a.base_url)
         gw = Gateway.from_settings("openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite", progress=False)
@@ -236,7 +236,7 @@ def test_redact_walks_text_and_containers():
 
 def test_the_key_is_in_no_file_under_the_output_root(tmp_path, clean_env):
     key = "sk-test-echoed-in-401-0123456789abcdef"
-    clean_env.setenv("OPENAI_API_KEY", key)
+    clean_env.setenv("JUDGELAB_API_KEY", key)  # the key this (non-OpenAI) host is given
     clean_env.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
 
     def script(body):

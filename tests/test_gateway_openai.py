@@ -26,7 +26,8 @@ def req(text="a story", **kw) -> ChatRequest:
 
 @pytest.fixture
 def openai_env(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    # the fake server is not OpenAI's own URL: it gets JUDGELAB_API_KEY, never OPENAI_API_KEY
+    monkeypatch.setenv("JUDGELAB_API_KEY", KEY)
 
 
 def openai_gw(srv, tmp_path, model, **kw) -> Gateway:

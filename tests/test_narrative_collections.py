@@ -157,7 +157,7 @@ def test_openai_embeddings_batched_and_cached(tmp_path, embeddings_server):
 
 def test_openai_embeddings_need_a_key(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    backend = OpenAIEmbeddings(cache=EmbeddingCache(tmp_path / "e.sqlite"), base_url="http://127.0.0.1:9/v1")
+    backend = OpenAIEmbeddings(cache=EmbeddingCache(tmp_path / "e.sqlite"), base_url="https://api.openai.com/v1")
     with pytest.raises(RuntimeError, match="OPENAI_API_KEY"):
         backend.embed(["x"])
 

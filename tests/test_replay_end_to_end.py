@@ -6,7 +6,7 @@ The notebook is 02 (SAGE L4) in the smoke profile, executed by papermill through
 server (``judgelab.gateway.fake_server``, a real HTTP server answering schema-valid objects) with a
 dummy key. Its cache is exported with ``python -m judgelab.gateway export``, imported into a fresh
 output root with ``import``, the server is stopped, and the notebook runs again as ``openai``
-with the cache in replay mode, no ``OPENAI_API_KEY`` and the now-dead URL. Every CSV table (and
+with the cache in replay mode, no key and the now-dead URL. Every CSV table (and
 every PNG and PDF figure) must be byte-identical; the provenance sidecars must name the judge and
 the endpoint's host (never the key), and the replay's call ledger must show every call served
 from the cache.
@@ -62,7 +62,7 @@ def test_replay_in_a_fresh_root_without_key_or_server_reproduces_the_tables(tmp_
 
     with FakeChatServer() as srv:
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", DUMMY_KEY)
+        monkeypatch.setenv("JUDGELAB_API_KEY", DUMMY_KEY)  # not OpenAI's URL: OPENAI_API_KEY would not be sent
         _root(monkeypatch, first)
         _run_02()
         n_calls = srv.n_calls
@@ -71,7 +71,7 @@ def test_replay_in_a_fresh_root_without_key_or_server_reproduces_the_tables(tmp_
     assert n_calls > 0
 
     # someone else: a fresh root, the exported cache, no key, the server gone
-    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("JUDGELAB_API_KEY")
     monkeypatch.setenv("JUDGELAB_CACHE_MODE", "replay")
     _root(monkeypatch, second)
     assert gateway_cli(["--cache", _cache(second), "import", str(export)]) == 0

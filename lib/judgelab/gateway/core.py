@@ -44,7 +44,7 @@ from judgelab.gateway.redact import configured_secrets, redact
 from judgelab.gateway.retry import RetryPolicy
 from judgelab.gateway.settings import resolve
 from judgelab.gateway.transcripts import TranscriptLog
-from judgelab.gateway.types import ChatRequest, ChatResult, Usage
+from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,6 +70,7 @@ class _Outcome:
     repairs: int = 0
     latency: float = 0.0
     turns: list = field(default_factory=list)
+    failure: Failure | None = None  # why it failed, in groupable fields (errors.KINDS)
 
 
 class Gateway:
@@ -91,7 +92,7 @@ class Gateway:
         breaker: CircuitBreaker | None = None,
         batch: bool = False,
         batch_poll_s: float = 30.0,
-        batch_fallback: str = "live",
+        batch_fallback: str = "stop",
     ):
         self.backend = backend
         #: redacted from every file the gateway writes ($OPENAI_API_KEY and the backend's key)
@@ -161,15 +162,15 @@ class Gateway:
         progress: bool | None = None,
         batch: bool | None = None,
         batch_poll_s: float | None = None,
-        batch_fallback: str = "live",
+        batch_fallback: str | None = None,
     ) -> "Gateway":
         """A gateway configured by arguments, else the environment, else the embedded model.
 
-        See :mod:`judgelab.gateway.settings` for the environment variables. The API key is read
-        from ``OPENAI_API_KEY`` only.
+        See :mod:`judgelab.gateway.settings` for the environment variables, and for the keys:
+        ``OPENAI_API_KEY`` only for OpenAI's own URL, ``JUDGELAB_API_KEY`` (or none) for any other.
         """
         s = resolve(backend, model, base_url, cache_mode, concurrency, rpm, tpm, cache_path, progress,
-                    batch, batch_poll_s)
+                    batch, batch_poll_s, batch_fallback)
         prices = PriceTable.load(price_table)
         # in replay the backend is never called: it is built without key, network or model load
         # (llamacpp then counts tokens with the GGUF's vocabulary alone, no weights)
@@ -194,7 +195,7 @@ class Gateway:
             be, ResponseCache(s.cache_path), cache_mode=s.cache_mode, concurrency=s.concurrency,
             max_repairs=max_repairs, retry=retry, limiter=RateLimiter(s.rpm, s.tpm), prices=prices,
             transcripts=log, progress=s.progress, secrets=secrets,
-            batch=s.batch, batch_poll_s=s.batch_poll_s, batch_fallback=batch_fallback,
+            batch=s.batch, batch_poll_s=s.batch_poll_s, batch_fallback=s.batch_fallback,
         )
 
     # -- identity -------------------------------------------------------------------------------
@@ -291,10 +292,8 @@ class Gateway:
             entry = self.cache.get(key)  # a duplicate of an answered request: the cache has it
             if entry is not None and (res := self._from_cache(entry, request, key)) is not None:
                 return res
-        if self._batch.fallback == "fail":
-            return self._batch.failed(p)
-        with self._batch.live_gate:  # fallback: an ordinary call, repair turns included
-            return self._live(request, key)
+        # unanswered: an ordinary call (fallback "live"), or a recorded failure (batch_collector)
+        return self._batch.fallback_answer(p, lambda: self._live(request, key))
 
     def _lookup(self, request: ChatRequest, key: str) -> ChatResult | None:
         if self.cache_mode == "refresh":
@@ -346,8 +345,10 @@ class Gateway:
             messages, out.note = self.backend.fit_messages(messages, request.sampling.max_tokens, request.truncation, label)
         except ContextOverflowError as exc:
             out.error = f"context overflow: {exc}"
+            out.failure = Failure.from_exception(exc, self.base_url, self.model_name)
         except ValueError as exc:  # head_tail could not make it fit
             out.error = f"context overflow: {label}: {exc}"
+            out.failure = Failure(kind="context_overflow", url=self.base_url, model=self.model_name)
         else:
             messages = self._converse(messages, request, label, out)
         self._redact_outcome(out, request)
@@ -357,6 +358,7 @@ class Gateway:
             n_repairs=out.repairs, n_attempts=out.attempts, cached=False, backend=self.backend_name,
             model=self.model_name, usage=out.usage, latency_s=out.latency, truncated=out.note is not None,
             truncation_note=out.note, key=key, tags=self.redact(dict(request.tags)),
+            failure=None if ok else out.failure,
         )
         if ok:  # errors and recorded failures are never cached
             self.cache.put(self.redact({
@@ -403,10 +405,12 @@ class Gateway:
             except TransientError as exc:
                 out.attempts += getattr(exc, "attempts", 1)
                 out.error = f"{label}: gave up after {out.attempts} attempt(s): {exc}"
+                out.failure = Failure.from_exception(exc, self.base_url, self.model_name)
                 return messages
             except PermanentError as exc:  # bad request, context too long: retrying cannot help
                 out.attempts += 1
                 out.error = f"{label}: {exc}"
+                out.failure = Failure.from_exception(exc, self.base_url, self.model_name)
                 return messages
             out.attempts += n
             out.latency += reply.latency_s
@@ -418,6 +422,7 @@ class Gateway:
                 out.error = None
                 return messages
             out.error = f"{label}: invalid reply after {out.repairs} repair(s): {verr}"
+            out.failure = Failure(kind="invalid_reply", url=self.base_url, model=self.model_name)
             if request.schema is None or turn == self.max_repairs:
                 return messages
             messages = messages + [

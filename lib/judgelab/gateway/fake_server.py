@@ -53,6 +53,20 @@ a ``json_schema`` response format), ``Fault.echo_authorization(401)`` (an error 
 repeats the Authorization header, to test that the key is kept out of files).
 Helpers for content faults: :func:`malformed_json`, :func:`truncated_json`.
 
+Gateway faults of issue 25 (options and faults kept together, marked "issue 25 gateway faults"):
+
+* ``Fault.cut_body()``: HTTP 200 whose body stops half way (Content-Length promises more) and
+  the connection closes: a connection made, then cut (not a dead endpoint);
+* ``Fault.quota(retry_after=3600)``: HTTP 429 "You exceeded your current quota" with a long
+  ``Retry-After``; a server answering 500 forever is ``default=Fault.server_error(500)``;
+* ``srv.authorizations``: the ``Authorization`` header of every request received (None when
+  absent), to check which key, if any, a host was sent;
+* ``batch_status="failed"`` with ``batch_errors=[{"code": ..., "message": ..., "line": ...}]``: the
+  batch fails validation (as for an organisation's enqueued-token limit) before any line runs,
+  and reports the errors in ``batch.errors``;
+* ``batch_status="expired"`` with ``batch_expire_after=n``: the first ``n`` lines are answered
+  (and listed in the output file), the others are in the error file with code ``batch_expired``.
+
 Counting: ``srv.n_calls`` (chat calls received, faults included), ``srv.calls`` (their request
 bodies, in arrival order), ``srv.count(path)``, ``srv.reset_counts()``. ``latency_s`` delays
 every chat reply (the benchmark uses 0.2 s). Batch API counters: ``count("/v1/files")`` (uploads),
@@ -117,6 +131,18 @@ class Fault:
     def disconnect(cls) -> "Fault":
         """Close the connection without answering."""
         return cls("disconnect")
+
+    # -- issue 25 gateway faults ----------------------------------------------------------------
+    @classmethod
+    def cut_body(cls) -> "Fault":
+        """HTTP 200 whose body is cut half way and the connection closed (a dropped response)."""
+        return cls("cut_body", 200)
+
+    @classmethod
+    def quota(cls, retry_after: float | None = 3600) -> "Fault":
+        """HTTP 429 for an exhausted quota, with a long ``Retry-After``."""
+        return cls("status", 429, retry_after=retry_after,
+                   message="You exceeded your current quota, please check your plan and billing details (fake)")
 
 
 @dataclass
@@ -196,6 +222,8 @@ class FakeChatServer:
         latency_s: float = 0.0,
         model: str = "fake-model",
         batch_status: str = "completed",
+        batch_errors: list[dict] | None = None,
+        batch_expire_after: int = 0,
     ):
         self._script = replies if callable(replies) else (iter(list(replies)) if replies is not None else None)
         self._default = default
@@ -210,6 +238,11 @@ class FakeChatServer:
         self.batches: dict[str, dict] = {}
         #: how a batch ends once released: "completed", "expired", "failed" or "cancelled"
         self.batch_status = batch_status
+        #: issue 25 gateway faults: ``batch.errors`` of a failed batch; lines an expired batch answered
+        self.batch_errors = list(batch_errors or [])
+        self.batch_expire_after = batch_expire_after
+        #: the Authorization header of every request, in arrival order (None when there was none)
+        self.authorizations: list[str | None] = []
         self._held = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -278,7 +311,9 @@ class FakeChatServer:
         if self._held.is_set():
             return {**batch, "status": "in_progress", "output_file_id": None, "completed_at": None}
         if batch["final_status"] != "completed":
-            return {**batch, "status": batch["final_status"], "output_file_id": None}
+            return {**batch, "status": batch["final_status"], "output_file_id": batch["partial_output_file_id"],
+                    "error_file_id": batch["partial_error_file_id"], "errors": batch["partial_errors"],
+                    "request_counts": batch["partial_counts"]}
         return {**batch, "status": "completed"}
 
     # -- the script -----------------------------------------------------------------------------
@@ -319,12 +354,12 @@ class FakeChatServer:
             del out["usage"]
         return out, reply
 
-    def run_batch_file(self, input_file_id: str) -> str:
-        """Answer every line of an uploaded batch input file; returns the output file id."""
+    def run_batch_file(self, input_file_id: str, limit: int | None = None) -> str:
+        """Answer every line of an uploaded batch input file (the first ``limit``); returns the
+        output file id."""
         out_lines = []
-        for line in self.files[input_file_id].decode("utf-8").splitlines():
-            if not line.strip():
-                continue
+        lines = [line for line in self.files[input_file_id].decode("utf-8").splitlines() if line.strip()]
+        for line in lines[:limit]:
             req = json.loads(line)
             body = req["body"]
             with self._lock:
@@ -379,7 +414,12 @@ class _Handler(BaseHTTPRequestHandler):
                 self.fake.calls.append(body)
 
     # -- routes ---------------------------------------------------------------------------------
+    def _note_authorization(self) -> None:  # issue 25 gateway faults: which key did this host get?
+        with self.fake._lock:
+            self.fake.authorizations.append(self.headers.get("Authorization"))
+
     def do_GET(self) -> None:  # noqa: N802
+        self._note_authorization()
         path = self.path.split("?")[0]
         self._count(path)
         if path.rstrip("/") == "/v1/models":
@@ -398,6 +438,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {path}"}})
 
     def do_POST(self) -> None:  # noqa: N802
+        self._note_authorization()
         path = self.path.split("?")[0]
         raw = self._read()
         if path == "/v1/chat/completions":
@@ -445,6 +486,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self.fake.completion(body, default_reply(body))[0])
         elif fault.kind == "body":
             self._send(200, None, raw=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
+        elif fault.kind == "cut_body":  # issue 25 gateway faults: half the promised body, then close
+            data = json.dumps(self.fake.completion(body, default_reply(body))[0]).encode("utf-8")
+            self.close_connection = True
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.connection.shutdown(2)
+            except OSError:
+                pass
         elif fault.kind == "disconnect":
             self.close_connection = True
             try:
@@ -453,6 +507,37 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
         else:
             raise ValueError(f"unknown fault kind {fault.kind!r}")
+
+    # -- issue 25 gateway faults ----------------------------------------------------------------
+    def _lines_run(self, n_lines: int) -> int:
+        """How many input lines a batch runs: none when it fails (validation, before any line),
+        ``batch_expire_after`` when it expires or is cancelled, else all."""
+        status = self.fake.batch_status
+        if status == "failed":
+            return 0
+        return min(self.fake.batch_expire_after, n_lines) if status in ("expired", "cancelled") else n_lines
+
+    def _partial(self, input_id: str, out_id: str, done: int) -> dict:
+        """What a batch that does not complete shows: a failed one reports ``batch_errors``; an
+        expired (or cancelled) one its ``done`` answered lines, the others in its error file as
+        ``batch_expired``."""
+        fake = self.fake
+        lines = [json.loads(line) for line in fake.files[input_id].decode("utf-8").splitlines() if line.strip()]
+        errors = None
+        if fake.batch_status == "failed":
+            errors = {"object": "list", "data": [
+                {"code": e.get("code"), "message": e.get("message"), "line": e.get("line"), "param": e.get("param")}
+                for e in fake.batch_errors]}
+        err_id = None
+        if fake.batch_status in ("expired", "cancelled") and lines[done:]:
+            err_id = f"file-err-{next(fake._ids)}"
+            fake.files[err_id] = "".join(json.dumps({
+                "id": f"batch_req_x{i}", "custom_id": line["custom_id"], "response": None,
+                "error": {"code": f"batch_{fake.batch_status}", "message": "This request could not be executed "
+                          f"before the batch was {fake.batch_status}."}}) + "\n"
+                for i, line in enumerate(lines[done:])).encode("utf-8")
+        return {"partial_output_file_id": out_id if done else None, "partial_error_file_id": err_id,
+                "partial_errors": errors, "partial_counts": {"total": len(lines), "completed": done, "failed": 0}}
 
     def _upload(self, raw: bytes) -> None:
         """multipart/form-data upload (fields ``purpose`` and ``file``)."""
@@ -476,16 +561,17 @@ class _Handler(BaseHTTPRequestHandler):
         if input_id not in self.fake.files:
             self._send(400, {"error": {"message": f"unknown input_file_id {input_id!r}"}})
             return
-        out_id = self.fake.run_batch_file(input_id)
+        n_lines = sum(1 for line in self.fake.files[input_id].splitlines() if line.strip())
+        done = self._lines_run(n_lines)
+        out_id = self.fake.run_batch_file(input_id, done)
         batch_id = f"batch_{next(self.fake._ids)}"
         now = int(time.time())
-        n_lines = sum(1 for line in self.fake.files[input_id].splitlines() if line.strip())
         batch = {"id": batch_id, "object": "batch", "endpoint": req.get("endpoint", "/v1/chat/completions"),
                  "input_file_id": input_id, "completion_window": req.get("completion_window", "24h"),
                  "status": "completed", "output_file_id": out_id, "error_file_id": None, "created_at": now,
                  "completed_at": now, "metadata": req.get("metadata"),
                  "request_counts": {"total": n_lines, "completed": n_lines, "failed": 0},
-                 "final_status": self.fake.batch_status}
+                 "final_status": self.fake.batch_status, **self._partial(input_id, out_id, done)}
         self.fake.batches[batch_id] = batch
         self._send(200, {**batch, "status": "validating"})
 

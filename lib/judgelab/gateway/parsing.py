@@ -2,6 +2,15 @@
 
 The error text produced here is what a repair turn shows the model, so it names each failing
 field, what was wrong and the value received, briefly.
+
+Replies are strict (issue 25): a JSON value is never coerced into another JSON type. Pydantic's
+lax mode turns ``true`` into the score 1 and ``"7"`` or ``7.0`` into 7, and even its strict mode
+lets ``true`` and ``1.0`` pass for ``Literal[1, ..., 10]`` (``True == 1`` in Python), the form of
+every score in the studies. So :func:`parse_reply` first checks each value's JSON type against the
+schema's declared ``type``/``enum`` (:func:`json_type_errors`: a boolean is not an integer, a
+float is not an integer, a string is not a number; an integer is a number, as in JSON Schema),
+then validates with pydantic in strict mode. Study schemas need no change: the guarantee is the
+gateway's, for every schema, on every backend and in batch mode.
 """
 from __future__ import annotations
 
@@ -49,6 +58,87 @@ def describe_validation_error(exc: ValidationError, limit: int = 8) -> str:
     return "; ".join(parts)
 
 
+def _json_type_ok(value: Any, kind: str) -> bool:
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    checks = {"boolean": bool, "string": str, "object": dict, "array": list}
+    if kind in checks:
+        return isinstance(value, checks[kind])
+    return value is None if kind == "null" else True
+
+
+def _same_json_value(value: Any, allowed: Any) -> bool:
+    """``value == allowed`` without Python's bool/int/float identities (an int may stand for a float)."""
+    if isinstance(value, bool) or isinstance(allowed, bool):
+        return isinstance(value, bool) and isinstance(allowed, bool) and value is allowed
+    if isinstance(allowed, float) and isinstance(value, int):
+        return value == allowed
+    return type(value) is type(allowed) and value == allowed
+
+
+def _json_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a float"
+    names = {int: "an integer", str: "a string", dict: "an object", list: "an array", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def json_type_errors(value: Any, node: dict, loc: str = "") -> list[str]:
+    """Where ``value`` breaks the JSON types of schema ``node`` (``$ref``s inlined): one
+    ``loc: message (got value)`` line per failing value, empty when every type holds."""
+    here = loc or "<root>"
+    got = json.dumps(value, default=str)[:60]
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            branches = [json_type_errors(value, sub, loc) for sub in node[key]]
+            if all(branches):
+                return min(branches, key=len)
+    errors = [e for sub in node.get("allOf", []) for e in json_type_errors(value, sub, loc)]
+    kinds = node.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+        if not any(_json_type_ok(value, k) for k in kinds):
+            return errors + [f"{here}: expected type {' or '.join(kinds)}, not {_json_name(value)}: "
+                             f"values are not converted (got {got})"]
+    allowed = node["enum"] if "enum" in node else [node["const"]] if "const" in node else None
+    if allowed is not None and any(value == a for a in allowed) and not any(_same_json_value(value, a) for a in allowed):
+        return errors + [f"{here}: expected one of {json.dumps(allowed)[:80]}, not {_json_name(value)}: "
+                         f"values are not converted (got {got})"]
+    if isinstance(value, dict):
+        props = node.get("properties", {})
+        extra = node.get("additionalProperties")
+        for name, sub in value.items():
+            schema = props.get(name, extra if isinstance(extra, dict) else None)
+            if schema is not None:
+                errors += json_type_errors(sub, schema, f"{loc}.{name}" if loc else str(name))
+    elif isinstance(value, list):
+        prefix, items = node.get("prefixItems", []), node.get("items")
+        for i, sub in enumerate(value):
+            schema = prefix[i] if i < len(prefix) else items if isinstance(items, dict) else None
+            if schema is not None:
+                errors += json_type_errors(sub, schema, f"{loc}.{i}" if loc else str(i))
+    return errors
+
+
+def validate_strict(value: Any, schema: type[BaseModel]) -> tuple[Any, str | None]:
+    """(object, None) when ``value`` holds the schema's JSON types and validates in pydantic's
+    strict mode, else (None, the error for a repair turn)."""
+    from judgelab.gateway.schema import model_schema
+
+    wrong = json_type_errors(value, model_schema(schema))
+    if wrong:
+        more = f"; ... and {len(wrong) - 8} more" if len(wrong) > 8 else ""
+        return None, "schema violation: " + "; ".join(wrong[:8]) + more
+    try:  # JSON mode: strict about types, yet enums and dates may come as their JSON forms
+        return schema.model_validate_json(json.dumps(value), strict=True), None
+    except ValidationError as exc:
+        return None, f"schema violation: {describe_validation_error(exc)}"
+
+
 def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason: str | None = None) -> tuple[Any, str | None]:
     """(parsed object, None) on success, (None, error text) on failure.
 
@@ -63,10 +153,8 @@ def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason:
         value = extract_json(text)
     except ValueError as exc:
         return None, f"{exc}{cut}"
-    try:
-        return schema.model_validate(value), None
-    except ValidationError as exc:
-        return None, f"schema violation: {describe_validation_error(exc)}{cut}"
+    parsed, error = validate_strict(value, schema)
+    return (parsed, None) if error is None else (None, f"{error}{cut}")
 
 
 def repair_message(error: str, schema: type[BaseModel]) -> str:

@@ -18,8 +18,9 @@ MIN_SECRET_LEN = 8
 
 
 def configured_secrets(*extra: str | None) -> tuple[str, ...]:
-    """The secrets to redact: ``$OPENAI_API_KEY`` and any key passed explicitly (``extra``)."""
-    found = [os.environ.get("OPENAI_API_KEY"), *extra]
+    """The secrets to redact: ``$OPENAI_API_KEY``, ``$JUDGELAB_API_KEY`` and any key passed
+    explicitly (``extra``)."""
+    found = [os.environ.get("OPENAI_API_KEY"), os.environ.get("JUDGELAB_API_KEY"), *extra]
     return tuple(dict.fromkeys(s.strip() for s in found if s and len(s.strip()) >= MIN_SECRET_LEN))
 
 

@@ -4,7 +4,11 @@ Only :class:`~judgelab.gateway.errors.TransientError` (429, 5xx, timeouts, conne
 unreadable response bodies) is retried. The delay before attempt ``k+1`` is
 ``uniform(0, min(cap, base * 2**k))`` ("full jitter", AWS Architecture Blog, 2015), or the
 server's Retry-After when it sent one (plus a little jitter so that workers do not return in
-lock-step). The OpenAI client's own retries are disabled so that these counts are the real ones.
+lock-step). A Retry-After beyond ``retry_after_cap_s`` (a quota 429 saying "try again in an
+hour") fails the call at once with the server's reason
+(:class:`~judgelab.gateway.errors.RetryAfterBeyondCapError`): waiting the cap and asking again
+would only meet the same answer, ``max_attempts`` times per item. The OpenAI client's own retries
+are disabled so that these counts are the real ones.
 
 A client timeout is different from the other transient errors: the server usually goes on and
 finishes (and bills) the abandoned call, so every retry of a timed-out call is paid again. A call
@@ -19,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
-from judgelab.gateway.errors import TransientError
+from judgelab.gateway.errors import RetryAfterBeyondCapError, TransientError
 
 T = TypeVar("T")
 
@@ -53,7 +57,8 @@ class RetryPolicy:
         """Run ``fn`` until it succeeds or attempts run out; returns (value, attempts used).
 
         The last TransientError is re-raised when every attempt failed, or at the
-        ``max_timeouts``-th client timeout.
+        ``max_timeouts``-th client timeout; a RetryAfterBeyondCapError is raised at once when the
+        server asks to wait longer than ``retry_after_cap_s``.
         """
         timeouts = 0
         for attempt in range(self.max_attempts):
@@ -61,6 +66,8 @@ class RetryPolicy:
                 return fn(), attempt + 1
             except TransientError as exc:
                 timeouts += exc.timed_out
+                if exc.retry_after is not None and exc.retry_after > self.retry_after_cap_s:
+                    raise self._beyond_cap(exc, attempt + 1) from exc
                 if attempt + 1 >= self.max_attempts or timeouts >= self.max_timeouts:
                     exc.attempts = attempt + 1  # type: ignore[attr-defined]
                     raise
@@ -69,6 +76,15 @@ class RetryPolicy:
                     on_retry(attempt + 1, exc, wait)
                 self.sleep(wait)
         raise AssertionError("unreachable")
+
+    def _beyond_cap(self, exc: TransientError, attempts: int) -> RetryAfterBeyondCapError:
+        err = RetryAfterBeyondCapError(
+            f"{exc} — the server asks to wait {exc.retry_after:g} s (Retry-After), beyond the retry cap of "
+            f"{self.retry_after_cap_s:g} s (RetryPolicy.retry_after_cap_s): not retried",
+            retry_after=exc.retry_after, status=exc.status, kind="retry_after_beyond_cap", url=exc.url,
+            model=exc.model)
+        err.attempts = attempts  # type: ignore[attr-defined]
+        return err
 
 
 def parse_retry_after(headers) -> float | None:

@@ -8,16 +8,26 @@ Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatib
 ``JUDGELAB_PROGRESS`` (0 hides progress bars), ``JUDGELAB_BATCH`` (1 sends every cache miss
 through the OpenAI Batch API, see :mod:`judgelab.gateway.batch_collector`; ``make ... BATCH=1``),
 ``JUDGELAB_BATCH_POLL_S`` (seconds between polls of a running batch, default 30),
+``JUDGELAB_BATCH_FALLBACK`` (what batch mode does with requests a batch left unanswered: ``stop``,
+the default, stops the run when a batch failed, expired or was cancelled, naming its errors and
+the setting to continue, and records a failure for a single bad line; ``live`` asks them again as
+ordinary calls at full price; ``fail`` records a failure for each),
 ``JUDGELAB_LLAMA_STATES_MB`` (llamacpp: disk space for shared prompt prefixes kept across
 processes, beside the cache in ``llama_states/``, default 1024; 0 keeps none, see
-:mod:`judgelab.gateway.backends.llamacpp_states`) and ``OPENAI_API_KEY`` (the only source of the
-key).
+:mod:`judgelab.gateway.backends.llamacpp_states`).
+
+Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` is sent only to OpenAI's own API
+(``https://api.openai.com``, or a regional ``https://<region>.api.openai.com``); any other base
+URL gets ``JUDGELAB_API_KEY``, or no key at all when it is unset (a local vLLM, Ollama or
+llama.cpp server needs none), never ``OPENAI_API_KEY``. To give a trusted proxy your OpenAI key,
+set ``JUDGELAB_API_KEY`` to it explicitly.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from judgelab.gateway.cache import CACHE_MODES
 from judgelab.gateway.errors import ConfigError
@@ -33,6 +43,11 @@ DEFAULT_BATCH_POLL_S = 30.0
 #: a demo story's prefix state is ~60 MB (SmolLM2-135M, ~2,600 tokens): room for ~16 stories,
 #: more than the demo's six
 DEFAULT_LLAMA_STATES_MB = 1024
+#: what batch mode does with requests a batch left unanswered (JUDGELAB_BATCH_FALLBACK)
+BATCH_FALLBACKS = ("stop", "live", "fail")
+DEFAULT_BATCH_FALLBACK = "stop"
+#: the variables holding keys: OpenAI's own, and the one for every other endpoint
+OPENAI_KEY_VAR, OTHER_KEY_VAR = "OPENAI_API_KEY", "JUDGELAB_API_KEY"
 _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -50,6 +65,7 @@ class Settings:
     batch: bool = False
     batch_poll_s: float = DEFAULT_BATCH_POLL_S
     llama_states_mb: int = DEFAULT_LLAMA_STATES_MB
+    batch_fallback: str = DEFAULT_BATCH_FALLBACK
 
     @property
     def llama_states_dir(self) -> Path | None:
@@ -86,6 +102,32 @@ def _flag(name: str, value) -> bool:
     raise ConfigError(f"{name} must be 1 or 0 (yes/no), got {value!r}")
 
 
+def is_openai_url(url: str | None) -> bool:
+    """True for OpenAI's own API over https (``api.openai.com`` or ``<region>.api.openai.com``)."""
+    if not url:
+        return False
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    return parts.scheme == "https" and (host == "api.openai.com" or host.endswith(".api.openai.com"))
+
+
+def api_key_for(base_url: str | None) -> tuple[str | None, str]:
+    """(key or None, the variable it is read from) for calls to ``base_url`` (None: OpenAI's).
+
+    ``OPENAI_API_KEY`` goes only to OpenAI's own URL (:func:`is_openai_url`); every other endpoint
+    gets ``JUDGELAB_API_KEY`` or nothing, so a third-party server never receives the OpenAI key."""
+    var = OPENAI_KEY_VAR if base_url is None or is_openai_url(base_url) else OTHER_KEY_VAR
+    return _env(var), var
+
+
+def resolve_batch_fallback(value: str | None = None) -> str:
+    """The batch fallback: the argument, else ``JUDGELAB_BATCH_FALLBACK``, else ``stop``."""
+    choice = (value or _env("JUDGELAB_BATCH_FALLBACK") or DEFAULT_BATCH_FALLBACK).strip().lower()
+    if choice not in BATCH_FALLBACKS:
+        raise ConfigError(f"JUDGELAB_BATCH_FALLBACK must be one of {', '.join(BATCH_FALLBACKS)}, got {choice!r}")
+    return choice
+
+
 def normalize_backend(name: str) -> str:
     name = name.strip().lower()
     name = _ALIASES.get(name, name)
@@ -106,6 +148,7 @@ def resolve(
     progress: bool | None = None,
     batch: bool | None = None,
     batch_poll_s: float | None = None,
+    batch_fallback: str | None = None,
 ) -> Settings:
     """Arguments win over the environment; with neither, the embedded llamacpp model.
 
@@ -144,6 +187,7 @@ def resolve(
         batch_poll_s=_number("JUDGELAB_BATCH_POLL_S", batch_poll_s or _env("JUDGELAB_BATCH_POLL_S"), float)
         or DEFAULT_BATCH_POLL_S,
         llama_states_mb=_states_mb(_env("JUDGELAB_LLAMA_STATES_MB")),
+        batch_fallback=resolve_batch_fallback(batch_fallback),
     )
 
 

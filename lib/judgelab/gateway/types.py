@@ -109,12 +109,41 @@ with warnings.catch_warnings():
             return ", ".join(f"{k}={v}" for k, v in self.tags.items())
 
 
+class Failure(BaseModel):
+    """Why a call failed, in fields a fan-out can group by (the text is in ``ChatResult.error``).
+
+    ``kind`` is one of :data:`judgelab.gateway.errors.KINDS` (``http``, ``connect``, ``dropped``,
+    ``timeout``, ``retry_after_beyond_cap``, ``unreadable``, ``context_overflow``,
+    ``invalid_reply``); ``status`` the HTTP status (or None); ``url`` and ``model`` the endpoint.
+    Two failures with the same :attr:`signature` would repeat the same way on the next item.
+    """
+
+    model_config = ConfigDict(frozen=True, protected_namespaces=())
+
+    kind: str
+    status: int | None = None
+    url: str | None = None
+    model: str | None = None
+
+    @property
+    def signature(self) -> tuple[str, int | None]:
+        return self.kind, self.status
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, url: str | None = None, model: str | None = None) -> "Failure":
+        """The failure an exception of :mod:`judgelab.gateway.errors` describes (``url``/``model``
+        fill in what the exception does not name)."""
+        return cls(kind=getattr(exc, "kind", None) or type(exc).__name__, status=getattr(exc, "status", None),
+                   url=getattr(exc, "url", None) or url, model=getattr(exc, "model", None) or model)
+
+
 class ChatResult(BaseModel):
     """The outcome of one :meth:`Gateway.chat` call.
 
     ``status`` is "ok" (``parsed`` holds the validated object, or ``text`` for free text) or
     "failed" (``error`` says why, ``text`` keeps the raw reply). ``n_repairs`` counts the repair
     turns that showed the model its validation error. ``model`` is the model the backend reported.
+    ``failure`` (failed results) says why in groupable fields (:class:`Failure`).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
@@ -134,6 +163,7 @@ class ChatResult(BaseModel):
     truncation_note: str | None = None
     key: str = ""
     tags: dict[str, Any] = Field(default_factory=dict)
+    failure: Failure | None = None
 
     @property
     def ok(self) -> bool:

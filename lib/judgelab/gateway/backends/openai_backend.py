@@ -9,18 +9,27 @@
   server understands (vLLM accepts it too); ``schema_style="json_schema"`` sends OpenAI's form.
 
 The client's own retries are disabled (``max_retries=0``): the gateway retries, so that its
-counts are the true number of calls. The key comes only from ``OPENAI_API_KEY`` (or ``api_key``).
+counts are the true number of calls. The key (``api_key``, else
+:func:`~judgelab.gateway.settings.api_key_for`): ``OPENAI_API_KEY`` only for OpenAI's own URL,
+``JUDGELAB_API_KEY`` (or none) for any other, so a third-party server never sees the OpenAI key.
+
+Errors are classified for the retry policy and the circuit breaker: only a failure to *connect*
+(refused, DNS, connect timeout) is ``connection_failed``; a connection cut after it was made (no
+response, a body cut short) is an ordinary retry (``kind="dropped"``). Every error names the URL
+and the model, since an error that repeats on every item (a 401, a 404, a 500 forever) is
+diagnosed from either.
 The client is built on the first real call: an ``offline`` backend (replay mode) needs no key and
 no network, and its :meth:`~OpenAIBackend.identity` (part of the cache key) never holds the key.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
+import socket
 import time
 from typing import Any
 
+import httpx
 import openai
 from pydantic import BaseModel
 
@@ -29,6 +38,7 @@ from judgelab.gateway.errors import ConfigError, ContextOverflowError, Permanent
 from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.retry import parse_retry_after
 from judgelab.gateway.schema import grammar_schema, strict_schema
+from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for
 from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
@@ -69,13 +79,13 @@ class OpenAIBackend:
         if compatible and not base_url:
             raise ConfigError("backend openai-compatible needs a base URL (JUDGELAB_BASE_URL), e.g. http://127.0.0.1:8000/v1")
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        env_key, self.key_var = api_key_for(self.base_url)
+        key = api_key if api_key is not None else env_key
         #: the key (None when absent); for redaction and the client, never part of identity()
         self.api_key = key or None
         self.offline = offline
         if not key and not compatible and not offline:
-            raise ConfigError("backend openai needs OPENAI_API_KEY in the environment "
-                              "(replay mode, JUDGELAB_CACHE_MODE=replay, needs none)")
+            raise ConfigError(self._missing_key())
         self.timeout_s = timeout_s
         self._client = None
         self.schema_style = schema_style or ("json_object" if compatible else "json_schema")
@@ -104,10 +114,25 @@ class OpenAIBackend:
             key = self.api_key
             if not key:
                 if not self.compatible:
-                    raise ConfigError("backend openai needs OPENAI_API_KEY in the environment to call the API")
-                key = "no-key"  # local servers ignore it, the client insists on one
+                    raise ConfigError(self._missing_key())
+                # local servers ignore it; the client insists on one, and given None it would read
+                # OPENAI_API_KEY itself and send it here
+                key = "no-key"
             self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s)
         return self._client
+
+    def _missing_key(self) -> str:
+        if self.key_var == OPENAI_KEY_VAR:
+            return ("backend openai needs OPENAI_API_KEY in the environment "
+                    "(replay mode, JUDGELAB_CACHE_MODE=replay, needs none)")
+        return (f"backend openai at {self.base_url} needs JUDGELAB_API_KEY: OPENAI_API_KEY is sent only to "
+                f"{OPENAI_URL} (set JUDGELAB_API_KEY to the key this server expects; replay mode needs none)")
+
+    def key_note(self) -> str:
+        """Which key this backend sends, for error messages (never the key itself)."""
+        if self.api_key:
+            return f"the key from {self.key_var}"
+        return f"no key ({self.key_var} is unset; OPENAI_API_KEY is sent only to {OPENAI_URL})"
 
     def _server_model(self) -> str:
         """The first model the server lists (Ollama, vLLM and llama.cpp server all list theirs)."""
@@ -187,14 +212,13 @@ class OpenAIBackend:
         try:
             resp = self._send(body)
         except openai.APIStatusError as exc:
-            raise classify_status_error(exc) from exc
-        except openai.APITimeoutError as exc:  # the server may still answer and bill it
-            raise TransientError(f"{type(exc).__name__}: {exc}", timed_out=True) from exc
-        except openai.APIConnectionError as exc:  # no server answered: the circuit breaker counts these
-            raise TransientError(f"{type(exc).__name__}: {exc} ({self.base_url})", connection_failed=True) from exc
+            raise classify_status_error(exc, self.base_url, self.model, self.key_note()) from exc
+        except openai.APIConnectionError as exc:  # APITimeoutError included (a subclass)
+            raise classify_connection_error(exc, self.base_url, self.model) from exc
         except (openai.APIResponseValidationError, ValueError) as exc:
             # 200 with an unreadable body (proxy hiccup, cut connection): worth another try
-            raise TransientError(f"unreadable response body: {exc}") from exc
+            raise TransientError(f"unreadable response body from {self.base_url} (model {self.model}): {exc}",
+                                 kind="unreadable", url=self.base_url, model=self.model) from exc
         latency = time.perf_counter() - t0
         return reply_from_completion(resp, latency, self.model)
 
@@ -222,22 +246,60 @@ def reply_from_completion(resp: Any, latency: float, model: str) -> BackendReply
                         latency_s=latency, finish_reason=choice.get("finish_reason"))
 
 
-def classify_status_error(exc: openai.APIStatusError) -> Exception:
+#: causes of an ``APIConnectionError`` raised before any connection was made
+_CONNECT_PHASE = (httpx.ConnectError, httpx.ConnectTimeout, ConnectionRefusedError, socket.gaierror)
+
+
+def connect_phase(exc: BaseException) -> bool:
+    """True when ``exc`` (or an exception it was raised from) is a failure to connect at all."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, _CONNECT_PHASE):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def classify_connection_error(exc: openai.APIConnectionError, url: str | None = None,
+                              model: str | None = None) -> TransientError:
+    """No connection (refused, DNS, connect timeout) -> ``connection_failed`` (the breaker counts
+    it); a read timeout -> ``timed_out`` (the server may still bill it); a connection cut after
+    it was made (no response, a body cut short) -> an ordinary transient error (``dropped``)."""
+    cause = exc.__cause__ or exc.__context__
+    detail = f"{type(exc).__name__}: {exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
+    where = f"{url} (model {model})"
+    if connect_phase(exc):
+        return TransientError(f"could not connect to {where}: {detail}", connection_failed=True, kind="connect",
+                              url=url, model=model)
+    if isinstance(exc, openai.APITimeoutError):
+        return TransientError(f"no reply in time from {where}: {detail}", timed_out=True, kind="timeout",
+                              url=url, model=model)
+    return TransientError(f"connection to {where} cut before the reply was complete: {detail}", kind="dropped",
+                          url=url, model=model)
+
+
+def classify_status_error(exc: openai.APIStatusError, url: str | None = None, model: str | None = None,
+                          key_note: str | None = None) -> Exception:
     """Context overflow -> ContextOverflowError; errors that will repeat (400/401/403/404/422, and
     a 5xx whose body says the request form is not accepted, :data:`FORM_REJECTED`) ->
     PermanentError; 408/409/429 and other 5xx -> TransientError (with Retry-After); else
-    PermanentError."""
+    PermanentError. The message names the URL and the model (and, for a 401, which key was sent)."""
     status = exc.status_code
     retry_after = parse_retry_after(getattr(exc.response, "headers", None))
-    text = f"HTTP {status}: {exc.message}"
+    where = f" from {url} (model {model})" if url else ""
+    text = f"HTTP {status}{where}: {exc.message}"
+    if status == 401 and key_note:
+        text += f" [sent {key_note}]"
     said = f"{exc.message} {exc.body}"
+    info = {"status": status, "url": url, "model": model}
     if "context_length" in said or "maximum context length" in said:
-        return ContextOverflowError(text)
+        return ContextOverflowError(text, **info)
     if status in NOT_RETRIED:
-        return PermanentError(text)
+        return PermanentError(text, **info)
     if status >= 500 and FORM_REJECTED.search(said):
         return PermanentError(f"{text} (the server rejects the request's form; for a llama.cpp server "
-                              "use schema_style='json_object', the openai-compatible default)")
+                              "use schema_style='json_object', the openai-compatible default)", **info)
     if status in (408, 409, 429) or status >= 500:
-        return TransientError(text, retry_after=retry_after, status=status)
-    return PermanentError(text)
+        return TransientError(text, retry_after=retry_after, **info)
+    return PermanentError(text, **info)
