@@ -281,24 +281,25 @@ class BatchCollector:
                 for res in (p.result, p.take_billed()):
                     if res is not None:
                         self.gw.ledger.record(res)
-            raise self._stopped(ended)
+            raise self._stopped(ended, sum(p.result is not None and p.result.ok for p in pending))
         for batch, left in ended:
             action = ("asked again as ordinary calls at full price (JUDGELAB_BATCH_FALLBACK=live)"
                       if self.fallback == "live" else "recorded as failures (JUDGELAB_BATCH_FALLBACK=fail)")
             log.warning("batch mode: %s; its %d unanswered requests are %s", batch_api.describe_end(batch),
                         len(left), action)
 
-    def _stopped(self, ended: list) -> BatchStoppedError:
+    def _stopped(self, ended: list, answered: int) -> BatchStoppedError:
         """The error that stops the run: why each batch ended and the settings that continue."""
         n = sum(len(left) for _, left in ended)
-        why = " | ".join(batch_api.describe_end(batch) for batch, _ in ended)
+        why = " | ".join(batch_api.describe_end(batch).rstrip(".") for batch, _ in ended)
+        kept = f" The {answered} replies the batches did finish are cached." if answered else ""
         batch = ended[0][0]
         message = (
-            f"{why}. {n} request(s) have no reply and were not asked again at full price. The replies the batch "
-            "finished are cached. To continue: run the same command again with JUDGELAB_BATCH_FALLBACK=live "
-            "to ask them as ordinary calls (full price; e.g. `JUDGELAB_BATCH_FALLBACK=live make ... BATCH=1`), "
-            "or again as it is to send them in a new batch (after fixing the cause above, e.g. waiting for the "
-            "enqueued-token limit), or with JUDGELAB_BATCH_FALLBACK=fail to record them as failures.")
+            f"{why}. {n} request(s) have no reply and were not asked again as ordinary calls at full price.{kept} "
+            "To continue: run the same command again with JUDGELAB_BATCH_FALLBACK=live to ask them as ordinary "
+            "calls (full price; e.g. `JUDGELAB_BATCH_FALLBACK=live make ... BATCH=1`), or again as it is to send "
+            "them in a new batch (after fixing the cause above, e.g. once the enqueued-token limit has room), or "
+            "with JUDGELAB_BATCH_FALLBACK=fail to record them as failures.")
         return BatchStoppedError(self.gw.redact(message), batch.id, batch.status,
                                  [e for b, _ in ended for e in batch_api.batch_errors(b)])
 

@@ -13,7 +13,7 @@ Flow of one :meth:`Gateway.chat`:
 5. cache successes only; write the ledger row and the transcript line.
 
 Everything written (cache entry, transcript line, ledger row, a result's error and raw text) goes
-through :func:`~judgelab.gateway.redact.redact` with the configured key. Consecutive connection
+through :func:`~judgelab.gateway.redact.redact` with the configured key. Consecutive connect-phase
 failures to the endpoint open a :class:`~judgelab.gateway.breaker.CircuitBreaker`, which stops
 the run with one error naming the URL.
 
