@@ -41,7 +41,9 @@ NOTEBOOKS_KEY = pytest.StashKey[list]()      # notebook numbers whose smoke test
 STATUS_DIR = ".notebook-tests"               # <smoke root>/.notebook-tests/<NN>: "passed" or "failed"
 WAIT_FOR_NOTEBOOKS_S = 60 * 60
 #: pytest-timeout limits (the default, ``timeout`` in pyproject.toml, is 600 s a test): a notebook's
-#: smoke run, and a late test, which first waits up to WAIT_FOR_NOTEBOOKS_S for the notebooks
+#: smoke run or a test on the embedded model (marker llm; one SAGE evaluation took over 600 s on a
+#: machine shared by eight test runs), and a late test, which first waits up to WAIT_FOR_NOTEBOOKS_S
+#: for the notebooks
 NOTEBOOK_TIMEOUT_S = 30 * 60
 LATE_TIMEOUT_S = WAIT_FOR_NOTEBOOKS_S + 10 * 60
 
@@ -94,13 +96,14 @@ def _join_group(item, group: str) -> None:
 
 
 def _longer_timeouts(config, items) -> None:
-    """The notebooks' smoke runs and the late tests get more than pytest-timeout's default."""
+    """The notebooks' smoke runs, the model's tests and the late tests get more than
+    pytest-timeout's default."""
     if not config.pluginmanager.hasplugin("timeout"):
         return
     for item in items:
         if item.get_closest_marker("after_notebooks"):
             item.add_marker(pytest.mark.timeout(LATE_TIMEOUT_S))
-        elif notebook_number(item):
+        elif notebook_number(item) or item.get_closest_marker("llm"):
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TIMEOUT_S))
 
 
