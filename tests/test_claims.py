@@ -307,3 +307,42 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
             df = interim.read(c.inputs["tidy"]["name"], tables.parent / "interim")
             assert {c.inputs["tidy"]["value"], *c.inputs["tidy"]["where"]} <= set(df.columns), c.id
     assert pending == ["narr-simple-vs-complex"]   # the one column that waits for issue 26
+
+
+# ----------------------------------------------------------------------------- the figure
+
+def test_the_scorecard_figure_standardises_each_claim_and_lets_no_text_collide(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from judgelab import reporting
+    from judgelab.claims import figure
+
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    rules = {"a": {"type": "inside_ci", "max_ci_width": 0.2}, "b": {"type": "above", "bound": 0.92},
+             "c": {"type": "equivalence", "margin": 0.05}, "d": {"type": "inside_ci"}}
+    card = pd.DataFrame({
+        "claim_id": list("abcd"), "label": ["SAGE: a rather long claim label to wrap", "NT: ICC > 0.92", "mode", "NT: d"],
+        "verdict": [CONSISTENT, NOT_TESTABLE, UNDERPOWERED, INCONSISTENT],
+        "paper_value": [0.5, 0.961, 0.02, 2.0], "estimate": [0.55, 0.2, 0.0, 9.0],
+        "ci_low": [0.45, -0.1, -0.5, 8.0], "ci_high": [0.65, 0.5, 0.5, 10.0]})
+    z = figure.standardised(card, rules).set_index("claim_id")
+    # a: (0.55 - 0.5) / 0.2; b: the paper's value is the reference; c: its scale is |0.02|; d: |2.0|
+    assert z.loc["a", "z_estimate"] == pytest.approx(0.25) and z.loc["a", "z_paper_value"] == 0
+    assert z.loc["b", "reference"] == pytest.approx(0.961) and z.loc["c", "scale"] == pytest.approx(0.02)
+    assert z.loc["d", "z_estimate"] == pytest.approx(3.5)                      # drawn clipped at the edge
+    fig = figure.plot_scorecard(card, rules)
+    reporting.save_figure(fig, "claims_fig_test", caption="a caption " * 30)
+    layout = json.loads((tmp_path / "figures" / "claims_fig_test.layout.json").read_text())
+    assert layout["overlaps"] == [] and layout["above_caption"] == []
+    (ax,) = [a for a in fig.axes if a.get_yticklabels() and a.get_yticklabels()[0].get_text().startswith("SAGE")]
+    (right,) = ax.child_axes
+    words = [t.get_text() for t in right.get_yticklabels()]
+    assert words == list(card["verdict"])                      # the verdicts in words, top row first
+    colours = [matplotlib.colors.to_hex(t.get_color()) for t in right.get_yticklabels()]
+    assert colours == [figure.VERDICT_STYLE[v][0].lower() for v in card["verdict"]]
+    # the tick labels on each side do not collide with one another (at 200 dpi)
+    fig.canvas.draw()
+    for labels in (ax.get_yticklabels(), right.get_yticklabels()):
+        boxes = [t.get_window_extent() for t in labels]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])

@@ -32,8 +32,8 @@ SIM_KINDS = ("proportion", "mean", "paired_diff", "mean_diff", "cohens_d", "corr
 
 
 def _groups(n: int, share_a: float) -> tuple[int, int]:
-    n_a = int(round(n * share_a))
-    return max(n_a, 1), max(n - n_a, 1)
+    n_a = min(max(int(round(n * share_a)), 2), n - 2)  # two per group at least: an SD needs two
+    return n_a, n - n_a
 
 
 def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generator) -> dict:
@@ -88,7 +88,7 @@ def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: i
 
 
 def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *, power: float = TARGET_POWER,
-               n_min: int = 4, n_max: int = 20000, n_sim: int = 1000, seed: int = 0) -> float:
+               n_min: int = 5, n_max: int = 20000, n_sim: int = 1000, seed: int = 0) -> float:
     """The smallest n in [n_min, n_max] with :func:`power_at` ≥ ``power`` (doubling, then bisection;
     the simulated power is not exactly monotone in n, so the answer carries Monte-Carlo error);
     ``inf`` when even ``n_max`` units fall short (e.g. a CI that can never cover the paper's value)."""
