@@ -288,11 +288,11 @@ def every_claim_has_one_row_and_its_verdict_follows_from_its_own_numbers(root: P
 
 
 def _p_of(root: Path, claim) -> float | None:
-    df = read_table(root, claim.table)
-    for col, value in claim.where.items():
-        df = df[df[col].astype(str) == str(value)]
-    v = pd.to_numeric(df[claim.p_column], errors="coerce") if len(df) else pd.Series(dtype=float)
-    return float(v.iloc[0]) if len(v) and pd.notna(v.iloc[0]) else None
+    from judgelab.claims import scorecard
+
+    row = scorecard.select_row(read_table(root, claim.table), claim, claim.table)
+    v = pd.to_numeric(row[claim.p_column], errors="coerce") if row is not None else np.nan
+    return float(v) if pd.notna(v) else None
 
 
 # -- the tests -------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@ run's tables, with its interval, its verdict (:mod:`judgelab.claims.verdicts`) a
 units a run needs to test it (:mod:`judgelab.claims.power`).
 
 Where the estimate comes from: the claim's ``table`` (``results/tables/<table>.csv``), the row(s)
-chosen by ``where`` (column -> value, compared as text), the ``column``. The interval: the table's
+chosen by ``where`` (column -> value, compared as text; ``*`` is a wildcard, so ``"32/8*"`` matches the
+parameter set's label ``"32/8 (authors' path-comparison notebook, default)"``), the ``column``. The interval: the table's
 own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the convention of issue 26; its
 ``ci_method`` column names the method), otherwise :func:`fallback_interval`, the one place where the
 scorecard computes an interval itself (``ci_source`` says which). The judge: the table's provenance
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +49,7 @@ def select_row(df: pd.DataFrame, claim: Claim, source: str) -> pd.Series | None:
     for col, value in claim.where.items():
         if col not in df.columns:
             raise RegisterError(f"claim {claim.id}: {source} has no column {col!r} (where)")
-        mask &= df[col].astype(str) == str(value)
+        mask &= df[col].astype(str).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))
     if claim.column not in df.columns:
         raise RegisterError(f"claim {claim.id}: {source} has no column {claim.column!r}")
     hits = df[mask]
@@ -95,7 +97,7 @@ def tidy_values(claim: Claim, interim_dir: Path) -> np.ndarray | None:
     for col, value in spec.get("where", {}).items():
         if col not in df.columns:
             raise RegisterError(f"claim {claim.id}: interim {spec['name']} has no column {col!r}")
-        df = df[df[col].astype(str) == str(value)]
+        df = df[df[col].astype(str).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))]
     if spec["value"] not in df.columns:
         raise RegisterError(f"claim {claim.id}: interim {spec['name']} has no column {spec['value']!r}")
     return pd.to_numeric(df[spec["value"]], errors="coerce").dropna().to_numpy(float)
