@@ -237,14 +237,17 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         if claim.p_column:
             p = float(pd.to_numeric(row.get(claim.p_column), errors="coerce"))
         rec["n"] = _n_units(claim, row, tables_dir)
+        if "tidy" in claim.inputs and interim_dir is not None:
+            values = tidy_values(claim, Path(interim_dir))
+            rec["n"] = float(len(values)) if values is not None else math.nan
     v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, llm_claim=claim.llm,
                embedded_judge=embedded, p=p if np.isfinite(p) else None)
-    reason = v.reason
-    if row is None and v.verdict != NOT_TESTABLE:
-        reason = f"no row of {csv.name} matches {claim.where} in this run"
+    reason, verdict = v.reason, v.verdict
+    if row is None and v.verdict != NOT_TESTABLE:  # the run lacks these units (e.g. VisPub outside the paper profile)
+        reason, verdict = f"no row of {csv.name} matches {claim.where} in this run", NOT_RUN
     if claim.llm and prov is None:
         reason = "no provenance sidecar: the judge is unknown"
-    rec.update(verdict=v.verdict, reason=reason, estimate=est, ci_low=lo, ci_high=hi, ci_width=v.ci_width,
+    rec.update(verdict=verdict, reason=reason, estimate=est, ci_low=lo, ci_high=hi, ci_width=v.ci_width,
                **claim_power(claim, row, pv, knobs))
     return rec
 
