@@ -63,7 +63,7 @@ def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str],
         out.append({
             "id": r["claim_id"], "label": r["label"], "study": r.get("study", ""), "verdict": r["verdict"],
             "cls": VERDICT_CLASS.get(r["verdict"], ""), "reason": r.get("reason") if isinstance(r.get("reason"), str) else "",
-            "paper": _num(r.get("paper_value")), "ours": _num(r.get("estimate")), "ci": ci,
+            "paper": _num(r.get("paper_value"), 4), "ours": _num(r.get("estimate"), 4), "ci": ci,
             "width": _num(r.get("ci_width")), "n": _n(r.get("n")), "n80": _n(r.get("n_80_paper")),
             "n80_run": _n(r.get("n_80_run")), "power_unit": r.get("power_unit") if isinstance(r.get("power_unit"), str) else "",
             "location": r.get("location", ""), "wording": r.get("wording", ""),
