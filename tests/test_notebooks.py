@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab import interim, pipeline
+from judgelab import interim, notebook_files, pipeline
 
-from conftest import record_notebook_status
+from conftest import NOTEBOOKS_KEY, record_notebook_status, wait_for_notebooks
 
 SOURCES = pipeline.notebook_sources()
 _failed: list[str] = []
@@ -258,6 +258,43 @@ def judge_human_correlations_are_in_range_or_nan_with_a_status(root: Path) -> No
     assert np.allclose(ceiling["ceiling_spearman"], ceiling["loo_spearman_mean"], equal_nan=True)
 
 
+@check("13")
+def every_claim_has_one_row_and_its_verdict_follows_from_its_own_numbers(root: Path) -> None:
+    from judgelab.claims import register, verdicts
+
+    card = read_table(root, "claims_scorecard")
+    claims = {c.id: c for c in register.load()}
+    assert list(card["claim_id"]) == list(claims), "one row per register claim, in the register's order"
+    assert set(card["verdict"]) <= set(verdicts.VERDICTS) | {"not run"}
+    both = card[card["ci_low"].notna() & card["ci_high"].notna()]
+    assert (both["ci_low"] <= both["ci_high"]).all()
+    for r in card.itertuples():
+        c = claims[r.claim_id]
+        if r.verdict == "not run" or c.column_pending:
+            continue
+        # the stored verdict is the rule applied to the stored numbers (recomputed here)
+        nan = float("nan")
+        again = verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=r.estimate if pd.notna(r.estimate) else nan,
+                                ci_low=r.ci_low if pd.notna(r.ci_low) else nan,
+                                ci_high=r.ci_high if pd.notna(r.ci_high) else nan, llm_claim=c.llm,
+                                embedded_judge=bool(r.embedded_judge),
+                                p=None if not c.p_column else _p_of(root, c))
+        assert again.verdict == r.verdict, r.claim_id
+    # the smoke run's judge is the embedded model: no LLM claim is tested, every deterministic one can be
+    ran = card[card["verdict"] != "not run"]
+    llm = ran["llm_claim"].astype(bool)
+    assert (ran.loc[llm, "verdict"] == verdicts.NOT_TESTABLE).all()
+    assert (ran.loc[~llm, "verdict"] != verdicts.NOT_TESTABLE).all()
+
+
+def _p_of(root: Path, claim) -> float | None:
+    from judgelab.claims import scorecard
+
+    row = scorecard.select_row(read_table(root, claim.table), claim, claim.table)
+    v = pd.to_numeric(row[claim.p_column], errors="coerce") if row is not None else np.nan
+    return float(v) if pd.notna(v) else None
+
+
 # -- the tests -------------------------------------------------------------------------------------
 def test_every_notebook_has_a_value_check():
     assert sorted(CHECKS) == [s.name[:2] for s in SOURCES]
@@ -265,8 +302,12 @@ def test_every_notebook_has_a_value_check():
 
 @pytest.mark.notebooks
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
-def test_notebook_runs_in_smoke_profile(source, smoke_root):
+def test_notebook_runs_in_smoke_profile(source, smoke_root, request):
     number = source.name[:2]
+    if number in notebook_files.AFTER_TABLES:  # the scorecard: its upstream may run on the other worker
+        collected = request.config.stash.get(NOTEBOOKS_KEY, [])
+        statuses = wait_for_notebooks(smoke_root, sorted(pipeline.upstream(number) & set(collected)))
+        _failed.extend(n for n, status in statuses.items() if status == "failed")
     broken = sorted(pipeline.upstream(number) & set(_failed))
     if broken:
         pytest.fail(f"not run: notebook(s) it reads from failed: {', '.join(broken)}")

@@ -20,7 +20,7 @@ def test_upstream_notebooks_come_from_what_each_reads_and_writes():
     assert pipeline.DEPENDS == {
         "01": [], "02": ["01"], "03": ["01"], "04": ["01"], "05": ["02", "03", "04"],
         "06": ["01", "02", "03", "04"], "07": [], "08": ["07"], "09": ["08"], "10": ["07", "08", "09"],
-        "11": [],
+        "11": [], "13": ["05", "06", "07", "08", "09", "10"],
     }
     assert pipeline.writers_of("narr_documents_news") == ["07"] and pipeline.writers_of("sage_rows_L5") == ["03"]
     assert pipeline.writers_of("sage_summary_L*") == ["02", "03", "04"]
@@ -162,10 +162,14 @@ def test_make_reruns_only_the_notebooks_that_use_a_changed_module(tmp_path, lib_
     only_ten = sorted(f for f in lib_by_notebook["10"] if f.endswith(".py")
                       and all(f not in files for nb, files in lib_by_notebook.items() if nb != "10"))
     assert only_ten, "some module is used by notebook 10 alone"
-    assert _planned(tmp_path, only_ten[0]) == ["10"]
+    # a changed module re-runs the notebooks that use it and those downstream of them (13 reads 10's tables)
+    def downstream(nbs):
+        return sorted(set(nbs) | {nb for nb in pipeline.DEPENDS if pipeline.upstream(nb) & set(nbs)})
+
+    assert _planned(tmp_path, only_ten[0]) == downstream(["10"]) == ["10", "13"]
     assert _planned(tmp_path, None) == []
     sage_stats = "lib/judgelab/sage/analysis/reliability.py"
-    assert _planned(tmp_path, sage_stats) == sorted(nb for nb, f in lib_by_notebook.items() if sage_stats in f)
+    assert _planned(tmp_path, sage_stats) == downstream([nb for nb, f in lib_by_notebook.items() if sage_stats in f])
     assert _planned(tmp_path, "lib/judgelab/paths.py") == sorted(lib_by_notebook)   # the floor: all of them
     assert (tmp_path / "results" / ".notebook-deps.mk").exists()
 

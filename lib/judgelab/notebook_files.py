@@ -21,7 +21,7 @@ WRITES: dict[str, list[str]] = {
     "07": ["narr_documents_*", "narr_landscape_*"],
     "08": ["narr_paths", "narr_paths_seeds"],
     "09": ["narr_judge_scores"],
-    "10": [], "11": [],
+    "10": [], "11": [], "13": [],
 }
 _SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
 #: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
@@ -33,7 +33,13 @@ READS: dict[str, list[str]] = {
     "08": ["narr_landscape_*", "narr_documents_*"],
     "09": ["narr_paths"],
     "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
-    "11": [],
+    "11": [], "13": [],
+}
+#: Notebooks that read other notebooks' tables (``results/tables/*.csv``) rather than interim
+#: files: the claims scorecard (13) reads the paper tables of 05-10, so it runs after them.
+#: Their upstream notebooks are these plus the writers of what they read.
+AFTER_TABLES: dict[str, list[str]] = {
+    "13": ["05", "06", "07", "08", "09", "10"],
 }
 
 

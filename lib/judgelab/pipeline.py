@@ -36,15 +36,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgelab import imports, paths, profiles, provenance
-from judgelab.notebook_files import READS, writers_of
+from judgelab.notebook_files import AFTER_TABLES, READS, writers_of
 from judgelab.prompting import parse_template
 
 
 def _depends() -> dict[str, list[str]]:
-    """Notebook -> the notebooks that write what it reads."""
+    """Notebook -> the notebooks that write what it reads (interim files; and, for the notebooks of
+    ``notebook_files.AFTER_TABLES``, the notebooks whose tables it reads)."""
     out = {}
     for nb, names in READS.items():
-        ups = {w for name in names for w in writers_of(name)}
+        ups = {w for name in names for w in writers_of(name)} | set(AFTER_TABLES.get(nb, []))
         for name in names:
             if not writers_of(name):
                 raise ValueError(f"notebook_files.READS: notebook {nb} reads {name!r}, which no notebook writes")

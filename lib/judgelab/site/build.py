@@ -6,7 +6,8 @@ source files; it runs no analysis. Pages: a landing page (the two studies, the j
 contents by paper table and figure), one page per table (recomputed values beside the paper's,
 differences highlighted, provenance, links to the notebook section and the library function), a
 figure gallery, every executed notebook (nbconvert, :mod:`judgelab.site.notebooks`) and the library
-source files the table pages cite (pygments, line anchors). Templates are Jinja2
+source files the table pages cite (pygments, line anchors). The landing page opens with the claims
+scorecard of notebook 13 when it has run (:mod:`judgelab.site.scorecard`). Templates are Jinja2
 (``templates/``), one stylesheet (``site.css``); nothing is loaded from the network.
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pandas as pd
 from judgelab import paths
 from judgelab.engines import is_embedded_small_model
 from judgelab.reporting import SMALL_MODEL_WARNING
-from judgelab.site import catalog, compare, notebooks
+from judgelab.site import catalog, compare, notebooks, scorecard
 
 HERE = Path(__file__).parent
 EXPLORER_GLOB = "narr_explorer_*.html"
@@ -268,11 +269,22 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
 
     _write(env, out, "figures.html", "figures.html.j2", figures=figures, up="")
     judges = _judges(tables, figures, nb_pages, project)
+    claims = scorecard.rows(tables_dir, nbs, {t["name"] for t in tables}, lambda f: _source_href(project, out, f))
     _write(env, out, "index.html", "index.html.j2", up="", judges=judges, studies=_toc(tables, figures),
-           explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING)
+           explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
+           claims=claims, claim_counts=scorecard.counts(claims or []),
+           scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None))
     report.pages = sorted(str(p.relative_to(out)) for p in out.rglob("*.html"))
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _source_href(project: Path, out: Path, function: str) -> str | None:
+    """``src/<module>.html#line-N`` for ``module:function`` (rendered on first use), or None."""
+    if ":" not in function:
+        return None
+    found = function_line(project, function)
+    return f"{render_source(project, found[0], out)}#line-{found[1]}" if found else None
 
 
 def _write(env, out: Path, page: str, template: str, **context) -> None:

@@ -1,0 +1,143 @@
+"""95% intervals for the scorecard's statistic kinds, from summary numbers; vectorised, so that
+the power simulation (:mod:`judgelab.claims.power`) computes its intervals with the very same code.
+
+This is the one place where the scorecard computes an interval itself: where a table already has
+the convention's ``X_ci_low`` / ``X_ci_high`` columns (issue 26), :mod:`judgelab.claims.scorecard`
+reads those instead, and the scorecard's ``ci_source`` column says which was used.
+
+Kinds (``kind`` in ``claims.yaml``) and their methods (:data:`METHODS`):
+
+``proportion``   k successes of n: Wilson score interval.
+``mean``         one mean with its SD and n: Student t.
+``paired_diff``  mean of n paired differences with their SD: Student t (the paired t-test's CI).
+``mean_diff``    two independent groups' means, SDs, sizes: pooled-SD Student t (as the SAGE
+                 paper's independent-samples t-tests), with its two-sided p.
+``cohens_d``     Cohen's d of two groups of n1 and n2: normal approximation with the
+                 Hedges–Olkin SE, sqrt((n1 + n2) / (n1 n2) + d² / (2 (n1 + n2))).
+``auc``          AUC-ROC of n1 positives and n2 negatives: Hanley–McNeil SE, clipped to [0, 1].
+``correlation``  Pearson r over n pairs: Fisher z.
+``icc``          ICC(1) of n targets by k raters from its F ratio (Shrout & Fleiss 1979), a close
+                 stand-in for ICC(2,1) when the raters have no systematic offsets.
+``ratio``        a ratio of two independent means (m1, s1, n1) / (m2, s2, n2): delta method on the
+                 log ratio.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+Z95 = float(stats.norm.ppf(0.975))
+
+METHODS = {
+    "proportion": "Wilson score",
+    "mean": "Student t",
+    "paired_diff": "paired Student t",
+    "mean_diff": "pooled-SD Student t",
+    "cohens_d": "normal approx., Hedges-Olkin SE",
+    "auc": "Hanley-McNeil SE",
+    "correlation": "Fisher z",
+    "icc": "F-ratio (Shrout & Fleiss), ICC(1)",
+    "ratio": "delta method on the log ratio",
+}
+KINDS = tuple(METHODS)
+
+
+def _nan_where(bad, *arrays):
+    return tuple(np.where(bad, np.nan, a) for a in arrays)
+
+
+def proportion(k, n):
+    """(estimate, low, high): Wilson score interval of k successes in n trials."""
+    k, n = np.asarray(k, float), np.asarray(n, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
+        half = Z95 * np.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n ** 2)) / (1 + Z95 ** 2 / n)
+    return _nan_where(n < 1, p, centre - half, centre + half)
+
+
+def mean(m, sd, n):
+    """(estimate, low, high): Student-t interval of a mean."""
+    m, sd, n = (np.asarray(v, float) for v in (m, sd, n))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)
+    return _nan_where(n < 2, m, m - half, m + half)
+
+
+paired_diff = mean  # the CI of a mean of paired differences is a one-sample t interval
+
+
+def mean_diff(m1, s1, n1, m2, s2, n2):
+    """(m1 - m2, low, high, p): pooled-SD Student t interval and two-sided p."""
+    m1, s1, n1, m2, s2, n2 = (np.asarray(v, float) for v in (m1, s1, n1, m2, s2, n2))
+    df = n1 + n2 - 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sp = np.sqrt(((n1 - 1) * s1 ** 2 + (n2 - 1) * s2 ** 2) / df)
+        se = sp * np.sqrt(1 / n1 + 1 / n2)
+        diff = m1 - m2
+        half = stats.t.ppf(0.975, df) * se
+        p = 2 * stats.t.sf(np.abs(diff / se), df)
+    est, lo, hi, p = _nan_where((n1 < 2) | (n2 < 2), diff, diff - half, diff + half, p)
+    return est, lo, hi, p
+
+
+def cohens_d(d, n1, n2):
+    """(d, low, high): normal interval with the Hedges–Olkin standard error."""
+    d, n1, n2 = (np.asarray(v, float) for v in (d, n1, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt((n1 + n2) / (n1 * n2) + d ** 2 / (2 * (n1 + n2)))
+    return _nan_where((n1 < 2) | (n2 < 2), d, d - Z95 * se, d + Z95 * se)
+
+
+def auc(a, n1, n2):
+    """(AUC, low, high): Hanley & McNeil (1982) standard error, interval clipped to [0, 1]."""
+    a, n1, n2 = (np.asarray(v, float) for v in (a, n1, n2))
+    q1, q2 = a / (2 - a), 2 * a ** 2 / (1 + a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (a * (1 - a) + (n1 - 1) * (q1 - a ** 2) + (n2 - 1) * (q2 - a ** 2)) / (n1 * n2)
+        se = np.sqrt(np.maximum(var, 0))
+    lo, hi = np.clip(a - Z95 * se, 0, 1), np.clip(a + Z95 * se, 0, 1)
+    return _nan_where((n1 < 1) | (n2 < 1), a, lo, hi)
+
+
+def correlation(r, n):
+    """(r, low, high): Fisher-z interval (needs n ≥ 4)."""
+    r, n = np.asarray(r, float), np.asarray(n, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.arctanh(np.clip(r, -0.999999, 0.999999))
+        half = Z95 / np.sqrt(n - 3)
+    return _nan_where(n < 4, r, np.tanh(z - half), np.tanh(z + half))
+
+
+def icc_from_f(f, n, k):
+    """(ICC(1), low, high) from the one-way ANOVA F = MS_between / MS_within of n targets, k raters."""
+    f, n, k = (np.asarray(v, float) for v in (f, n, k))
+    df1, df2 = n - 1, n * (k - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = (f - 1) / (f + k - 1)
+        fl = f / stats.f.ppf(0.975, df1, df2)
+        fu = f * stats.f.ppf(0.975, df2, df1)
+        lo, hi = (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
+    return _nan_where((n < 3) | (k < 2), est, lo, hi)
+
+
+def icc(scores):
+    """(ICC(1), low, high) of a (..., n targets, k raters) array of scores."""
+    x = np.asarray(scores, float)
+    n, k = x.shape[-2], x.shape[-1]
+    item = x.mean(axis=-1)
+    msb = k * ((item - item.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1) / (n - 1)
+    msw = ((x - item[..., None]) ** 2).sum(axis=(-2, -1)) / (n * (k - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = msb / msw
+    return icc_from_f(f, n, k)
+
+
+def ratio(m1, s1, n1, m2, s2, n2):
+    """(m1 / m2, low, high): delta method on log(m1 / m2) (both means positive)."""
+    m1, s1, n1, m2, s2, n2 = (np.asarray(v, float) for v in (m1, s1, n1, m2, s2, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = m1 / m2
+        se = np.sqrt(s1 ** 2 / (n1 * m1 ** 2) + s2 ** 2 / (n2 * m2 ** 2))
+        lo, hi = r * np.exp(-Z95 * se), r * np.exp(Z95 * se)
+    return _nan_where((n1 < 2) | (n2 < 2) | (m1 <= 0) | (m2 <= 0), r, lo, hi)

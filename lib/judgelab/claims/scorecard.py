@@ -1,0 +1,281 @@
+"""The scorecard: every claim of the register (:mod:`judgelab.claims.register`) read against one
+run's tables, with its interval, its verdict (:mod:`judgelab.claims.verdicts`) and the number of
+units a run needs to test it (:mod:`judgelab.claims.power`).
+
+Where the estimate comes from: the claim's ``table`` (``results/tables/<table>.csv``), the row(s)
+chosen by ``where`` (column -> value, compared as text; ``*`` is a wildcard, so ``"32/8*"`` matches the
+parameter set's label ``"32/8 (authors' path-comparison notebook, default)"``), the ``column``. The interval: the table's
+own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the convention of issue 26; its
+``ci_method`` column names the method), otherwise :func:`fallback_interval`, the one place where the
+scorecard computes an interval itself (``ci_source`` says which). The judge: the table's provenance
+sidecar; an LLM claim whose table was judged by the embedded 135M model, or whose sidecar is
+missing, is not testable by this run.
+"""
+from __future__ import annotations
+
+import json
+import math
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judgelab.claims import intervals, power
+from judgelab.claims.register import Claim, RegisterError, _lookup
+from judgelab.claims.verdicts import NOT_TESTABLE, decide
+
+NOT_RUN = "not run"
+COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
+           "ci_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge", "llm_claim", "rule",
+           "n_80_paper", "n_80_run", "power_unit", "power_note", "table", "column", "notebook", "function",
+           "location", "wording"]
+
+
+def read_sidecar(csv: Path) -> dict | None:
+    side = csv.with_name(f"{csv.stem}.provenance.json")
+    if not side.exists():
+        return None
+    try:
+        return json.loads(side.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote {csv.name}") from None
+
+
+def select_row(df: pd.DataFrame, claim: Claim, source: str) -> pd.Series | None:
+    """The one row of ``df`` that ``claim.where`` picks; None when none does (this run lacks it);
+    a :class:`RegisterError` naming the claim when the filter names a missing column or picks several."""
+    mask = pd.Series(True, index=df.index)
+    for col, value in claim.where.items():
+        if col not in df.columns:
+            raise RegisterError(f"claim {claim.id}: {source} has no column {col!r} (where)")
+        mask &= df[col].astype(str).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))
+    if claim.column not in df.columns:
+        raise RegisterError(f"claim {claim.id}: {source} has no column {claim.column!r}")
+    hits = df[mask]
+    if len(hits) > 1:
+        raise RegisterError(f"claim {claim.id}: where {claim.where} picks {len(hits)} rows of {source}, not one")
+    return hits.iloc[0] if len(hits) else None
+
+
+def _num(row: pd.Series, spec, claim: Claim, what: str, tables_dir: Path | None = None) -> float:
+    """A number for ``what``: a column of ``row`` (a string), a column of another row
+    ({column, where[, table]}: of this claim's table unless ``table`` names another), a cited
+    constant ({ref, keys}) or a design constant (a number, e.g. K agents)."""
+    if isinstance(spec, dict) and "column" in spec:
+        if tables_dir is None:
+            return math.nan
+        name = spec.get("table", claim.table)
+        csv = Path(tables_dir) / f"{name}.csv"
+        if not csv.exists():
+            return math.nan
+        other = Claim(**{**claim.__dict__, "table": name, "where": spec.get("where", {}), "column": spec["column"]})
+        hit = select_row(pd.read_csv(csv), other, csv.name)
+        return _num(hit, spec["column"], other, what) if hit is not None else math.nan
+    if isinstance(spec, str):
+        if spec not in row.index:
+            raise RegisterError(f"claim {claim.id}: {what} names column {spec!r}, not in table {claim.table}")
+        v = pd.to_numeric(row[spec], errors="coerce")
+        return float(v) if pd.notna(v) else math.nan
+    if isinstance(spec, dict) and "ref" in spec:
+        return _lookup(spec["ref"], spec.get("keys", []), claim.id)
+    if isinstance(spec, (int, float)):
+        return float(spec)
+    raise RegisterError(f"claim {claim.id}: {what}: expected a column name, a cited constant or a number")
+
+
+def tidy_values(claim: Claim, interim_dir: Path) -> np.ndarray | None:
+    """The unit values behind a claim whose ``inputs.tidy`` names an interim file (``narr_paths``)
+    with ``where`` filters and a ``value`` column; None when the file is absent."""
+    from judgelab import interim
+
+    spec = claim.inputs["tidy"]
+    try:
+        df = interim.read(spec["name"], interim_dir)
+    except interim.InterimFileMissing:
+        return None
+    for col, value in spec.get("where", {}).items():
+        if col not in df.columns:
+            raise RegisterError(f"claim {claim.id}: interim {spec['name']} has no column {col!r}")
+        df = df[df[col].astype(str).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))]
+    if spec["value"] not in df.columns:
+        raise RegisterError(f"claim {claim.id}: interim {spec['name']} has no column {spec['value']!r}")
+    return pd.to_numeric(df[spec["value"]], errors="coerce").dropna().to_numpy(float)
+
+
+def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir: Path | None = None,
+                      interim_dir: Path | None = None) -> tuple[float, float]:
+    """The 95% interval of ``estimate`` from the row's summary columns (``claim.inputs``), or from
+    the unit values of an interim file (``inputs.tidy``: a Student-t interval of their mean), by the
+    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs (its
+    interval is expected from the table, issue 26). Switch a claim to the table's own interval by
+    giving the table ``<column>_ci_low`` / ``_ci_high`` (then this is not called)."""
+    if not claim.inputs:
+        return math.nan, math.nan
+    if "tidy" in claim.inputs:
+        if claim.kind != "mean":
+            raise RegisterError(f"claim {claim.id}: inputs.tidy is for kind mean only")
+        v = tidy_values(claim, Path(interim_dir)) if interim_dir is not None else None
+        if v is None or len(v) < 2:
+            return math.nan, math.nan
+        _, lo, hi = intervals.mean(v.mean(), v.std(ddof=1), len(v))
+        return float(lo), float(hi)
+    x = {k: _num(row, v, claim, f"inputs.{k}", tables_dir) for k, v in claim.inputs.items()}
+    estimate = estimate + claim.offset
+    need = {"proportion": ("n",), "mean": ("sd", "n"), "paired_diff": ("sd", "n"), "mean_diff": ("s1", "n1", "s2", "n2"),
+            "cohens_d": ("n1", "n2"), "auc": ("n1", "n2"), "correlation": ("n",), "icc": ("n", "k"),
+            "ratio": ("m1", "s1", "n1", "m2", "s2", "n2")}[claim.kind]
+    missing = [k for k in need if k not in x]
+    if missing:
+        raise RegisterError(f"claim {claim.id}: kind {claim.kind} needs inputs {', '.join(missing)}")
+    k = claim.kind
+    if k == "proportion":
+        out = intervals.proportion(estimate * x["n"], x["n"])
+    elif k in ("mean", "paired_diff"):
+        out = intervals.mean(estimate, x["sd"], x["n"])
+    elif k == "mean_diff":
+        out = intervals.mean_diff(estimate, x["s1"], x["n1"], 0.0, x["s2"], x["n2"])
+    elif k in ("cohens_d", "auc"):
+        out = getattr(intervals, k)(estimate, x["n1"], x["n2"])
+    elif k == "correlation":
+        out = intervals.correlation(estimate, x["n"])
+    elif k == "icc":
+        f = (1 + (x["k"] - 1) * estimate) / (1 - estimate) if estimate < 1 else math.inf
+        out = intervals.icc_from_f(f, x["n"], x["k"])
+    else:
+        out = intervals.ratio(x["m1"], x["s1"], x["n1"], x["m2"], x["s2"], x["n2"])
+    return float(out[1]) - claim.offset, float(out[2]) - claim.offset
+
+
+def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
+    keys = ("n1",) if claim.kind == "ratio" else ("n", "n1", "n2")
+    ns = [_num(row, claim.inputs[k], claim, f"inputs.{k}", tables_dir) for k in keys if k in claim.inputs]
+    return float(sum(ns)) if ns else math.nan
+
+
+def claim_power(claim: Claim, row: pd.Series | None, paper_value: float | None, knobs: dict) -> dict:
+    """``n_80_paper`` (the paper's effect and SDs) and ``n_80_run`` (the paper's effect, this run's
+    SDs) for an LLM claim with a ``power`` spec; NaN with a note otherwise."""
+    spec = claim.power
+    out = {"n_80_paper": math.nan, "n_80_run": math.nan, "power_unit": "", "power_note": ""}
+    if not claim.llm:
+        out["power_note"] = "deterministic: no judge variance to simulate"
+        return out
+    if not spec:
+        out["power_note"] = "no power simulation for this claim (see the register's note)"
+        return out
+    out["power_unit"] = spec.get("unit", claim.unit)
+    base = {k: (paper_value if v == "paper" else _num(row if row is not None else pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
+            for k, v in spec.get("truth", {}).items()}
+    if "share" in spec:  # a group's share of the units, from the paper's design (e.g. 50 of 70 stories)
+        a, b = (_lookup(p["ref"], p.get("keys", []), claim.id) for p in spec["share"])
+        base["share_a"] = a / (a + b)
+    kw = dict(n_sim=knobs["power_simulations"], n_max=knobs["power_n_max"], seed=knobs["power_seed"])
+    paper_sd = {k: _num(pd.Series(dtype=float), v, claim, f"power.paper_sd.{k}") for k, v in spec.get("paper_sd", {}).items()}
+    sd_keys = {"mean_diff": ("sd_a", "sd_b"), "mean": ("sd",), "paired_diff": ("sd",)}.get(claim.kind, ())
+    notes = []
+    if not sd_keys or paper_sd:
+        truth = {**base, **paper_sd}
+        if all(np.isfinite(v) for v in truth.values()):
+            out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, **kw)
+    else:
+        notes.append("the paper gives no SD")
+    if sd_keys and row is not None and spec.get("run_sd"):
+        run_sd = {k: _num(row, v, claim, f"power.run_sd.{k}") for k, v in spec["run_sd"].items()}
+        truth = {**base, **run_sd}
+        if all(np.isfinite(v) and v > 0 for v in run_sd.values()) and all(np.isfinite(v) for v in truth.values()):
+            out["n_80_run"] = power.n_required(claim.kind, truth, claim.rule, paper_value, **kw)
+        else:
+            notes.append("this run measured no SD")
+    elif not sd_keys:
+        notes.append("scale-free statistic: the run's variance does not enter")
+    if math.isinf(out["n_80_paper"]):
+        notes.append(f"not reached by n = {knobs['power_n_max']}")
+    out["power_note"] = "; ".join(notes)
+    return out
+
+
+def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
+    """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and,
+    for a claim whose interval comes from unit values, the interim files in ``interim_dir``)."""
+    pv = claim.paper_value()
+    rec = {c: None for c in COLUMNS}
+    rec.update(claim_id=claim.id, study=claim.study, label=claim.label, paper_value=pv, llm_claim=claim.llm,
+               unit=claim.unit, table=claim.table, column=claim.column, notebook=claim.notebook,
+               function=claim.function, location=claim.location, wording=claim.wording,
+               rule=claim.rule["type"])
+    csv = Path(tables_dir) / f"{claim.table}.csv"
+    if not csv.exists():
+        rec.update(verdict=NOT_RUN, reason=f"{csv.name} not written: run notebook {claim.notebook}",
+                   **claim_power(claim, None, pv, knobs))
+        return rec
+    df = pd.read_csv(csv)
+    prov = read_sidecar(csv)
+    rec["judge"] = (prov or {}).get("judge", "unknown (no provenance sidecar)")
+    embedded = bool((prov or {}).get("embedded_small_model")) or (claim.llm and prov is None)
+    rec["embedded_judge"] = embedded
+    if claim.column_pending and claim.column not in df.columns:
+        v = decide(claim.rule, paper_value=pv, estimate=math.nan, ci_low=math.nan, ci_high=math.nan,
+                   llm_claim=claim.llm, embedded_judge=embedded)
+        reason = v.reason if v.verdict == NOT_TESTABLE else f"column {claim.column} not in {csv.name} yet (pending)"
+        rec.update(verdict=v.verdict, reason=reason, ci_width=v.ci_width, **claim_power(claim, None, pv, knobs))
+        return rec
+    row = select_row(df, claim, csv.name)
+    est = lo = hi = p = math.nan
+    if row is not None:
+        est = float(pd.to_numeric(row[claim.column], errors="coerce"))
+        if claim.ci_low_column in row.index and claim.ci_high_column in row.index:
+            lo, hi = (float(pd.to_numeric(row[c], errors="coerce")) for c in (claim.ci_low_column, claim.ci_high_column))
+            rec["ci_source"] = "table"
+            rec["ci_method"] = str(row["ci_method"]) if "ci_method" in row.index else ""
+        else:
+            lo, hi = (fallback_interval(claim, row, est, tables_dir, interim_dir) if np.isfinite(est)
+                      else (math.nan, math.nan))
+            rec["ci_source"] = "scorecard fallback" if claim.inputs else "none yet (issue 26)"
+            rec["ci_method"] = (("Student t over unit values (" + claim.inputs["tidy"]["name"] + ")")
+                                if "tidy" in claim.inputs else intervals.METHODS[claim.kind]) if claim.inputs else ""
+        if claim.p_column:
+            p = float(pd.to_numeric(row.get(claim.p_column), errors="coerce"))
+        rec["n"] = _n_units(claim, row, tables_dir)
+        if "tidy" in claim.inputs and interim_dir is not None:
+            values = tidy_values(claim, Path(interim_dir))
+            rec["n"] = float(len(values)) if values is not None else math.nan
+    v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, llm_claim=claim.llm,
+               embedded_judge=embedded, p=p if np.isfinite(p) else None)
+    reason, verdict = v.reason, v.verdict
+    if row is None and v.verdict != NOT_TESTABLE:  # the run lacks these units (e.g. VisPub outside the paper profile)
+        reason, verdict = f"no row of {csv.name} matches {claim.where} in this run", NOT_RUN
+    if claim.llm and prov is None:
+        reason = "no provenance sidecar: the judge is unknown"
+    rec.update(verdict=verdict, reason=reason, estimate=est, ci_low=lo, ci_high=hi, ci_width=v.ci_width,
+               **claim_power(claim, row, pv, knobs))
+    return rec
+
+
+def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> pd.DataFrame:
+    """The scorecard of every claim (one row each, :data:`COLUMNS`), in the register's order."""
+    return pd.DataFrame([evaluate(c, tables_dir, knobs, interim_dir) for c in claims], columns=COLUMNS)
+
+
+def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
+    """Claims per study and verdict."""
+    return card.groupby(["study", "verdict"]).size().unstack(fill_value=0)
+
+
+def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:
+    """(backend, model) of the LLM judge behind the tables read, for captions and the sidecar:
+    the embedded model when any table was made by it (its warning then applies), else the one
+    judge named, else (None, None) when no LLM made the numbers read."""
+    named = sorted({j for j in card["judge"].dropna() if ":" in str(j) and j != "none"})
+    embedded = card["embedded_judge"].fillna(False).astype(bool) & card["judge"].isin(named)
+    pick = sorted(set(card.loc[embedded, "judge"])) or named
+    if not pick:
+        return None, None
+    backend, _, model = pick[0].partition(":")
+    return backend, model
+
+
+def power_table(card: pd.DataFrame) -> pd.DataFrame:
+    """The LLM claims' power columns: what a live run must include."""
+    cols = ["claim_id", "verdict", "paper_value", "n", "n_80_paper", "n_80_run", "power_unit", "power_note"]
+    return card.loc[card["llm_claim"].astype(bool), cols].reset_index(drop=True)

@@ -1,0 +1,80 @@
+"""The landing page's first screen: the claims scorecard (``results/tables/claims_scorecard.csv``,
+written by notebook 13), one row per claim with its verdict and links to the table page, the
+notebook section that saves the table and the library function behind it.
+
+The site reads the scorecard's CSV only (it imports no study and not the claims package): each row
+carries its table, notebook and ``module:function``.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from judgelab.site import notebooks
+
+SCORECARD = "claims_scorecard"
+#: The verdict's CSS class (colour-blind-safe colours in site.css; the verdict is also written out).
+VERDICT_CLASS = {"consistent": "v-consistent", "inconsistent": "v-inconsistent", "underpowered": "v-underpowered",
+                 "not testable by this judge": "v-not-testable", "not run": "v-not-run"}
+
+
+def _num(v, digits: int = 3) -> str:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return ""
+    if math.isnan(x):
+        return ""
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    return f"{x:.{digits}g}"
+
+
+def _n(v) -> str:
+    s = _num(v, 6)
+    return s if s in ("", "∞") else f"{float(v):,.0f}"
+
+
+def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str], function_href) -> list[dict] | None:
+    """The scorecard's rows for the landing page, or None when notebook 13 has not run.
+
+    ``table_pages``: the tables that have a page; ``function_href(module:function)`` -> the source
+    page link (``src/...html#line-N``) or None."""
+    csv = Path(tables_dir) / f"{SCORECARD}.csv"
+    if not csv.exists():
+        return None
+    try:
+        card = pd.read_csv(csv)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ValueError(f"{csv}: cannot be read as CSV ({exc}); re-run notebook 13") from None
+    missing = {"claim_id", "label", "verdict", "table", "function"} - set(card.columns)
+    if missing:
+        raise ValueError(f"{csv}: missing column(s) {', '.join(sorted(missing))}; re-run notebook 13")
+    by_stem = {nb.stem[:2]: nb for nb in nbs}
+    out = []
+    for r in card.to_dict("records"):
+        table = str(r["table"])
+        nb = notebooks.find_writer(nbs, table) or by_stem.get(f"{int(r['notebook']):02d}" if pd.notna(r.get("notebook")) else "")
+        anchor = notebooks.section_anchor(nb, table) if nb else None
+        ci = (f"[{_num(r.get('ci_low'))}, {_num(r.get('ci_high'))}]" if _num(r.get("ci_low")) and _num(r.get("ci_high"))
+              else "")
+        out.append({
+            "id": r["claim_id"], "label": r["label"], "study": r.get("study", ""), "verdict": r["verdict"],
+            "cls": VERDICT_CLASS.get(r["verdict"], ""), "reason": r.get("reason") if isinstance(r.get("reason"), str) else "",
+            "paper": _num(r.get("paper_value"), 4), "ours": _num(r.get("estimate"), 4), "ci": ci,
+            "width": _num(r.get("ci_width")), "n": _n(r.get("n")), "n80": _n(r.get("n_80_paper")),
+            "n80_run": _n(r.get("n_80_run")), "power_unit": r.get("power_unit") if isinstance(r.get("power_unit"), str) else "",
+            "location": r.get("location", ""), "wording": r.get("wording", ""),
+            "table": table, "table_href": f"tables/{table}.html" if table in table_pages else None,
+            "notebook": nb.stem if nb else None,
+            "notebook_href": (nb.page + (f"#{anchor}" if anchor else "")) if nb else None,
+            "function": r["function"], "function_href": function_href(str(r["function"])),
+        })
+    return out
+
+
+def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
+    """(verdict, css class, number of claims) in the verdicts' order, those present only."""
+    return [(v, c, n) for v, c in VERDICT_CLASS.items() if (n := sum(r["verdict"] == v for r in rows_))]
