@@ -24,12 +24,14 @@ def syn():
 # --------------------------------------------------------------------------- boundaries
 
 def test_agreement_at_exactly_half_a_point_does_not_count():
-    """Scores have one decimal: 3.7 - 3.2 (= 0.5000000000000004 in floating point) is a difference
-    of exactly 0.5, and the rule is |diff| < 0.5: it does not agree. 3.7 - 3.3 does."""
-    recs = evaluation_records("s1", "L4", "content", {4: [3.7, 3.7, 3.7, 3.7], 5: [3.7, 3.7, 3.7, 3.7]},
-                              validator_blind=[3.2, 4.2, 3.3, 4.1])
+    """Scores have one decimal: 3.6 - 4.1 (= -0.49999999999999956 in floating point) is a difference
+    of exactly 0.5, and the rule is |diff| < 0.5: it does not agree (with ``<=``, or without the
+    tolerance, it would). 3.7 - 4.1 and 4.5 - 4.1 (0.4) do."""
+    recs = evaluation_records("s1", "L4", "content", {4: [4.1] * 4, 5: [4.1] * 4},
+                              validator_blind=[3.6, 4.6, 3.7, 4.5])
+    assert abs(3.6 - 4.1) < 0.5  # the float difference alone would count as agreement
     ag = reliability.track_agreement(rows_from_records(recs), by=None).iloc[0]
-    assert 3.7 - 3.2 != 0.5 and ag["agreement_rate"] == pytest.approx(0.5)  # 3.3 and 4.1 agree
+    assert ag["agreement_rate"] == pytest.approx(0.5)
     assert ag["mad"] == pytest.approx((0.5 + 0.5 + 0.4 + 0.4) / 4)
 
 
