@@ -183,3 +183,17 @@ def test_round_trajectories_bootstrap_interval(syn):
     fig = paper_figures.plot_round_trajectories(traj)
     assert "95% CI" in fig.axes[0].get_ylabel()
     paper_figures.plt.close(fig)
+
+
+def test_fast_bootstrap_statistics_equal_the_table_functions(syn):
+    _, _, story = syn
+    sc = genre.with_layer_average(units.analysis_units(story, "story"))
+    st = genre.genre_point_statistics(sc)
+    pw = genre.genre_pairwise(sc, by="layer")
+    desc = genre.genre_descriptives(sc, by="layer")
+    for r in pw.itertuples():
+        tag = f"{r.group_a}_{r.group_b}"
+        for col in ("diff", "relative_gap", "d_pooled_sd", "d_sqrt_mean_var"):
+            assert st[f"{r.layer}|{col}_{tag}"] == pytest.approx(getattr(r, col), rel=1e-12), (r.layer, col, tag)
+    for r in desc.itertuples():
+        assert st[f"{r.layer}|mean_{r.category}"] == pytest.approx(r.mean, rel=1e-12)

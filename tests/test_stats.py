@@ -743,3 +743,19 @@ def test_t_and_wilson_intervals_known_values():
     assert np.isnan(bootstrap.t_interval([1.0])[0])
     # Wilson 1927: 8 of 10, z = 1.96 -> (0.4902, 0.9433)
     assert bootstrap.wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_interval_alpha_of_two_complete_raters_is_krippendorffs(seed):
+    m = random_ratings(seed, n=15, k=2)
+    ref = one(reliability.krippendorff_alpha(long(m), "item", "rater", "score", level="interval"))["alpha"]
+    assert reliability.interval_alpha_pairs(m[:, 0], m[:, 1]) == pytest.approx(ref, rel=1e-12)
+    assert np.isnan(reliability.interval_alpha_pairs([3.0, 3.0, 3.0], [3.0, 3.0, 3.0]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_holm_equals_statsmodels(seed):
+    from statsmodels.stats.multitest import multipletests
+    p = np.random.default_rng(seed).uniform(0, 0.2, 3 + seed) ** 2
+    p[0] = p[-1]  # a tie
+    assert tests.adjust(p, method="holm") == pytest.approx(multipletests(p, method="holm")[1], abs=1e-15)

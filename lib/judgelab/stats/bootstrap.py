@@ -10,9 +10,9 @@ recomputed values (Efron & Tibshirani 1993, ch. 13).
 - ``strata``: clusters are resampled within each stratum (e.g. stories within category), so every
   resample has the design's group sizes -- the usual bootstrap for a comparison of groups
   (Davison & Hinkley sec. 3.2). Without strata a resample may miss a small group altogether.
-- A cluster drawn twice enters twice under distinct ids (column ``cluster`` is rewritten to
-  ``"<id>#<draw>"``), so a statistic that pairs rows within a cluster (a story's two modes) pairs
-  them within each copy.
+- A cluster drawn twice enters twice under distinct ids (column ``cluster`` is rewritten to the
+  draw number), so a statistic that pairs rows within a cluster (a story's two modes) pairs them
+  within each copy.
 - ``statistic(frame) -> {name: value}`` computes all the named statistics of one (re)sample at
   once. A resample where a statistic is NaN (a constant group) is left out of that statistic's
   percentiles and counted: ``n_boot_valid``.
@@ -64,12 +64,13 @@ def _cluster_rows(data: pd.DataFrame, cluster: str, strata: str | None) -> tuple
 
 
 def resample_frame(data: pd.DataFrame, cluster: str, draw: np.ndarray, rows: list[np.ndarray],
-                   ids: list) -> pd.DataFrame:
-    """The rows of the clusters ``draw`` (positions into ``ids``), each copy under its own id."""
+                   ids: list | None = None) -> pd.DataFrame:
+    """The rows of the clusters ``draw`` (positions into the cluster list), each copy under its own
+    id: column ``cluster`` becomes the draw number 0..len(draw) - 1 (``ids`` is not needed)."""
     idx = np.concatenate([rows[c] for c in draw]) if len(draw) else np.zeros(0, int)
-    out = data.iloc[idx].copy()
-    labels = np.concatenate([[f"{ids[c]}#{j}"] * len(rows[c]) for j, c in enumerate(draw)]) if len(draw) else []
-    out[cluster] = labels
+    sizes = np.fromiter((len(rows[c]) for c in draw), int, count=len(draw))
+    out = data.take(idx)
+    out[cluster] = np.repeat(np.arange(len(draw)), sizes)
     return out
 
 
@@ -104,7 +105,7 @@ def cluster_bootstrap(data: pd.DataFrame, statistic: Callable[[pd.DataFrame], Ma
     boots = {k: np.full(n_boot, np.nan) for k in est}
     for b in range(n_boot):
         draw = np.concatenate([rng.choice(members, size=len(members), replace=True) for members in groups.values()])
-        values = statistic(resample_frame(data, cluster, draw, rows, ids))
+        values = statistic(resample_frame(data, cluster, draw, rows))
         for k in est:
             boots[k][b] = float(values.get(k, np.nan))
     return rules.frame([_interval(k, est[k], boots[k], ci, base) for k in est], BOOT_COLUMNS)

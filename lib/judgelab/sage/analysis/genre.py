@@ -197,18 +197,31 @@ def _d(m1: float, v1: float, n1: int, m2: float, v2: float, n2: int, sd: str, to
     return float((m1 - m2) / s)
 
 
+def _group_summaries(layer: np.ndarray, cat: np.ndarray, v: np.ndarray) -> dict:
+    """``{(layer, category): {"mean", "var" (ddof 1), "count"}}`` by bincount (a resample's cost)."""
+    keys, codes = np.unique(np.char.add(np.char.add(layer.astype(str), "\t"), cat.astype(str)), return_inverse=True)
+    n = np.bincount(codes, minlength=len(keys)).astype(float)
+    s1 = np.bincount(codes, v, minlength=len(keys))
+    mean = s1 / n
+    ss = np.bincount(codes, (v - mean[codes]) ** 2, minlength=len(keys))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.where(n > 1, ss / (n - 1), np.nan)
+    return {tuple(k.split("\t")): {"mean": mean[i], "var": var[i], "count": n[i]} for i, k in enumerate(keys)}
+
+
 def genre_point_statistics(units: pd.DataFrame, pairs: Sequence[tuple[str, str]] = PAIRS,
                            group: str = "category") -> dict[str, float]:
     """The bootstrapped statistics of one (re)sample, named ``"<layer>|<stat>"``: ``mean_<cat>``,
     ``diff_<a>_<b>``, ``relative_gap_<a>_<b>`` and both d conventions (``d_pooled_sd_<a>_<b>``,
     ``d_sqrt_mean_var_<a>_<b>``) -- the same formulas as :func:`genre_descriptives` and
     :func:`genre_pairwise`, on group summaries (fast enough for B resamples)."""
-    sc = units[np.isfinite(pd.to_numeric(units["score"], errors="coerce"))]
-    g = sc.groupby(["layer", group])["score"].agg(["mean", "var", "count"])
-    tol = rules.tolerance(sc["score"].to_numpy(float)) if len(sc) else rules.REL_TOL
+    score = pd.to_numeric(units["score"], errors="coerce").to_numpy(float)
+    ok = np.isfinite(score)
+    g = _group_summaries(units["layer"].to_numpy()[ok], units[group].to_numpy()[ok], score[ok])
+    tol = rules.tolerance(score[ok]) if ok.any() else rules.REL_TOL
     out: dict[str, float] = {}
     for layer in pd.unique(units["layer"]):
-        summ = {c: g.loc[(layer, c)] if (layer, c) in g.index else None for c in CATEGORIES}
+        summ = {c: g.get((layer, c)) for c in CATEGORIES}
         for c, r in summ.items():
             out[f"{layer}|mean_{c}"] = float(r["mean"]) if r is not None else np.nan
         for a, b in pairs:

@@ -22,7 +22,7 @@ from judgelab.sage.analysis.scores import (
 )
 from judgelab.stats import rules, tests
 from judgelab.stats.bootstrap import cluster_bootstrap, t_interval
-from judgelab.stats.reliability import icc, krippendorff_alpha
+from judgelab.stats.reliability import icc, interval_alpha_pairs, krippendorff_alpha
 
 # Score differences are compared after rounding to the rules' tolerance (scores have one decimal),
 # so that 4.3 - 4.0 (= 0.29999999999999982 in floating point) counts as a change of exactly 0.3,
@@ -533,8 +533,10 @@ def reliability_intervals(rows: pd.DataFrame, summary: pd.DataFrame | None = Non
             continue
         pairs = pairs.assign(agree=(pairs["diff"].abs() < agreement_threshold).astype(float),
                              absdiff=pairs["diff"].abs())
+        # alpha by its closed form for two complete raters (the krippendorff package's value, fast)
         got = _boot_one(pairs, lambda f: {"agree": float(f["agree"].mean()), "absdiff": float(f["absdiff"].mean()),
-                                          "alpha": float(_alpha(f)[0])}, n_boot, seed)
+                                          "alpha": interval_alpha_pairs(f["evaluator"], f["validator"])},
+                        n_boot, seed)
         for metric, key in (("peer_agreement", "agree"), ("mean_irr_difference", "absdiff"),
                             ("krippendorff_alpha_interval", "alpha")):
             out[(metric, track)] = got[key]
