@@ -731,7 +731,7 @@ def test_cluster_bootstrap_is_seeded_and_explains_missing_intervals():
     sd = a.set_index("statistic").loc["sd"]
     assert sd["n_boot_valid"] < 200 and "left out" in sd["note"]
     single = bootstrap.cluster_bootstrap(df.iloc[:1], stat, cluster="c", n_boot=10).iloc[0]
-    assert np.isnan(single["ci_low"]) and single["note"] == "1 cs < 2"
+    assert np.isnan(single["ci_low"]) and single["note"] == "1 c clusters < 2"
     with pytest.raises(ValueError, match="missing cluster id"):
         bootstrap.cluster_bootstrap(df.assign(c=[1, None, 3]), stat, cluster="c", n_boot=2)
 

@@ -98,7 +98,7 @@ def cluster_bootstrap(data: pd.DataFrame, statistic: Callable[[pd.DataFrame], Ma
     ids, rows, groups = _cluster_rows(data, cluster, strata)
     base["n_clusters"] = len(ids)
     if len(ids) < MIN_CLUSTERS:
-        note = rules.too_few(len(ids), MIN_CLUSTERS, f"{unit}s")
+        note = rules.too_few(len(ids), MIN_CLUSTERS, f"{unit} clusters")
         return rules.frame([rules.undefined(BOOT_COLUMNS, note, statistic=k, estimate=v, n_boot_valid=0, **base)
                             for k, v in est.items()], BOOT_COLUMNS)
     rng = np.random.default_rng(seed)

@@ -85,7 +85,7 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
         recs.append({"section": section, "metric": metric, "track": track,
                      "value": float(value) if value is not None and np.isfinite(value) else np.nan,
                      "value_ci_low": ci["ci_low"], "value_ci_high": ci["ci_high"], "unit": ci["unit"],
-                     "ci_method": ci["ci_method"],
+                     "ci_method": ci["ci_method"] + (f" ({ci['note']})" if ci.get("note") else ""),
                      "paper_value": paper.value if paper else np.nan,
                      "paper_qualifier": paper.qualifier if paper else "",
                      "paper_source": paper.source if paper else "",

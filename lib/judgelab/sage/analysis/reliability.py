@@ -490,8 +490,8 @@ def _boot_one(frame: pd.DataFrame, statistic, n_boot: int, seed: int, unit: str 
     if frame.empty:
         return {}
     b = cluster_bootstrap(frame, statistic, cluster="story_id", n_boot=n_boot, seed=seed, unit=unit)
-    return {r.statistic: {"ci_low": r.ci_low, "ci_high": r.ci_high, "ci_method": r.ci_method, "unit": unit}
-            for r in b.itertuples()}
+    return {r.statistic: {"ci_low": r.ci_low, "ci_high": r.ci_high, "ci_method": r.ci_method, "unit": unit,
+                          "note": r.note} for r in b.itertuples()}
 
 
 def reliability_intervals(rows: pd.DataFrame, summary: pd.DataFrame | None = None, *,
