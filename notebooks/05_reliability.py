@@ -50,6 +50,16 @@
 #   so mode invariance here compares text-reading with reputation-recalling, as the paper intends.
 # - Beyond the paper we add ICC(2,1) (pingouin) and Krippendorff's α (interval) between the tracks,
 #   and the Wilcoxon signed-rank test beside the paired t-test.
+# - *Units, intervals and families* (issue 26). A story's dimensions, modes and layers are not
+#   independent observations, so every rate of Table 8 carries a 95% CI from a seeded **cluster
+#   bootstrap over stories** (percentile; `BOOT` below sets B); the ICC keeps its F-based CI,
+#   computed unrounded (pingouin rounds it to 2 decimals). Table 9 tests each layer over stories
+#   (paired t, with its t interval) and its `overall` row over stories too (a story's title −
+#   content difference averaged over its layers); the paper's pooled story × layer test stays as the
+#   labelled sensitivity row `overall_story_x_layer`. Its p-values are adjusted by Holm (default)
+#   and Bonferroni (the paper's reading) over the family named in `mc_family`: the 3 layers and the
+#   story-level overall row. Differences are compared with a threshold after rounding to 9 decimals
+#   (scores have one decimal), so 3.7 − 3.2 is exactly 0.5 and does **not** agree (the rule is < 0.5).
 #
 # All statistics are functions in `judgelab.sage.analysis.reliability` (tested against hand-worked examples
 # and scipy / pingouin / krippendorff in `tests/test_sage_stats_reliability.py`); the paper's values
@@ -68,9 +78,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import profiles, reporting
-from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability
+from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability, units
 
 profiles.check(PROFILE)
+BOOT = units.bootstrap_knobs(PROFILE)  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 40, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)
@@ -132,7 +143,11 @@ display(agreement)
 #
 # One score per story, layer and mode: the mean of the evaluator's four Round-5 dimension scores
 # (evaluations with a failed dimension are left out). Difference = title − content, as in the
-# paper. The paper reports the means and says all paired t-tests had p > 0.05. When
+# paper. The paper reports the means and says all paired t-tests had p > 0.05. Unit: the story
+# (`unit` column); 95% CIs on the means and the difference are t intervals over stories (the paired
+# t interval for the difference); `p_t_holm` / `p_t_bonferroni` (and the Wilcoxon ones) are
+# adjusted over the family in `mc_family`. `overall` is story-level; `overall_story_x_layer` is the
+# paper's pooled reading (each story counted once per layer), a sensitivity row. When
 # `share_truncated` > 0 the content-limit scores come from excerpts (head + tail of a text over the
 # budget) while the title-limit scores read no text at all; `truncation_note` says so per row.
 
@@ -149,30 +164,38 @@ display(table09)
 # rate (the paper's 98.8%) stands beside the layer-mean rate and the exact-zero rate;
 # `share_truncated` gives, for every metric, the share of the evaluations behind it whose
 # content-limit text was cut to head + tail (scores of excerpts), and the saved CSV states the
-# scale in its `scale` column.
+# scale in its `scale` column. `value_ci_low` / `value_ci_high`: the 95% CI (`ci_method`, `unit`):
+# a cluster bootstrap over stories for every rate, the F-based interval for the ICC; counts have
+# none. Table 8 has no tests (`mc_family`).
 
 # %%
 table08 = paper_tables.table08_reliability(rows, summary, convergence_threshold=CONVERGENCE_THRESHOLD,
-                                          agreement_threshold=AGREEMENT_THRESHOLD)
+                                          agreement_threshold=AGREEMENT_THRESHOLD, n_boot=BOOT["n_boot"],
+                                          seed=BOOT["boot_seed"])
 reporting.save_table(table08, "sage_table08_reliability")
-display(table08[["section", "metric", "track", "value", "paper_value", "paper_qualifier", "share_truncated", "note"]])
+display(table08[["section", "metric", "track", "value", "value_ci_low", "value_ci_high", "paper_value",
+                 "paper_qualifier", "unit", "share_truncated", "note"]])
+print("Intervals:", "; ".join(table08["ci_method"].unique()))
 print("Scale:", table08["scale"].iloc[0])
 
 # %% [markdown]
 # ## Figure 2 · Score trajectories over the five rounds
 #
-# Mean evaluator score per round (± SEM over story-mode evaluations; both modes pooled, as the
-# paper does not separate them) per category, one panel per layer. The paper describes scores that
+# Mean evaluator score per round per category, one panel per layer, with a 95% CI from a cluster
+# bootstrap over stories (both modes pooled, as the paper does not separate them, but a story's
+# two modes resampled together: the SEM would treat them as two stories). The paper describes scores that
 # stabilise by Round 3–4 with canonical and pulp above the LLM stories in every round; it prints no
 # numbers for this figure, so there is no paper value to set beside ours (the data behind the
 # figure are saved as `sage_round_trajectories.csv`).
 
 # %%
-trajectories = reliability.round_trajectories(rows, by=["layer", "category"])
+trajectories = reliability.round_trajectories(rows, by=["layer", "category"], n_boot=BOOT["n_boot"],
+                                              seed=BOOT["boot_seed"])
 reporting.save_table(trajectories, "sage_round_trajectories")
 fig = paper_figures.plot_round_trajectories(trajectories, layers=LAYERS)
 reporting.save_figure(fig, "sage_fig02_score_trajectories",
-                      caption=f"Figure 2 (recomputed): mean score per round, per layer and category, +- SEM. {CAPTION}")
+                      caption=f"Figure 2 (recomputed): mean score per round, per layer and category, +- 95% CI "
+                              f"(cluster bootstrap over stories, B={BOOT['n_boot']}). {CAPTION}")
 
 # %% [markdown]
 # ## Reading these numbers

@@ -33,10 +33,23 @@
 #   recomputing d from the paper's own Table 11 means and SDs below confirms it is the one used).
 #   The paper's d stands beside the same-convention value.
 # - *Welch's t beside Student's t*, since the categories' SDs differ (paper: 0.41 vs 0.62 in L4).
-# - *Observation unit.* The paper treats each story-mode evaluation as one observation (N = 200 per
-#   layer), so each story counts twice and p-values are optimistic. `GENRE_UNIT = "story_mode"`
-#   follows the paper; `"story"` averages the two modes first (independent observations);
-#   `"content"` / `"title"` use one mode.
+# - *Observation unit: the story* (issue 26). The paper treats each story-mode evaluation as one
+#   observation (N = 200 per layer), so each story counts twice and its p-values are too small.
+#   Tables 10 and 11 here have one block per analysis (column `analysis`, its `unit` beside):
+#   `story` (the main rows: a story's two modes averaged), `content` and `title` (mode as a
+#   within-story factor: one table per mode), and `story_x_mode`, the paper's pooled reading, kept
+#   as a labelled sensitivity row. A mixed model with a story random intercept (statsmodels
+#   `MixedLM`) uses both modes without counting a story twice. `GENRE_UNIT` now only sets the unit
+#   of the pairwise-tests table saved under its old name (default: the paper's, for comparison).
+# - *Intervals on every headline number.* Means, differences, relative gaps and d carry 95% CIs
+#   (`X_ci_low`, `X_ci_high`) from a seeded cluster bootstrap over stories, resampled within
+#   category (`ci_method`); correlations of stories a Fisher-z interval (Bonett–Wright for ρ), the
+#   pooled story × mode correlations a cluster bootstrap over stories. The figures draw these CIs.
+# - *Multiple comparisons* (`mc_family`): Holm by default and Bonferroni (the paper's reading) over
+#   each table's family — Table 11: the 12 pairwise Student tests of an analysis (3 pairs × L4, L5,
+#   L6, average), the 12 Welch tests, the 4 ANOVAs; Table 10: the 3 layer pairs. A test undefined
+#   for lack of a category still counts in its family. The post-hoc pairs are unprotected (not
+#   conditioned on the ANOVA), as the column `post_hoc` states. The paper corrected per layer (× 3).
 # - *Relative gap* = difference / canonical mean (the paper's 35.6% for L4 is 1.41 / 3.96). The
 #   paper's overall canonical–pulp gap of 4.4% matches 0.17 / 3.85 (the pulp mean) instead: the
 #   paper is not consistent there; we use the canonical mean throughout.
@@ -52,8 +65,11 @@
 
 # %% tags=["parameters"]
 PROFILE = "demo"
-# GENRE_UNIT: "story_mode" (the paper: each story x mode is one observation), "story", "content" or "title"
+# GENRE_UNIT: the unit of the saved pairwise-tests table, "story_mode" (the paper's reading), "story",
+# "content" or "title"; Tables 10 and 11 show every unit (the story first)
 GENRE_UNIT = "story_mode"
+# the unit of the dimension-level table: "story" (a story's modes averaged), "content", "title", "story_mode"
+DIMENSION_UNIT = "story"
 LAYERS = ["L4", "L5", "L6"]
 
 # %%
@@ -62,12 +78,13 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import interim, profiles, reporting
-from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores
+from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores, units as sage_units
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
 from judgelab.sage.settings import INDEPENDENCE_PROFILES
 
 profiles.check(PROFILE)
+BOOT = sage_units.bootstrap_knobs(PROFILE)  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)
@@ -93,14 +110,29 @@ display(scores.unit_counts(units))
 # ## Table 11 · Genre comparison per layer
 #
 # Mean and SD per category, canonical − pulp and canonical − LLM differences and relative gaps,
-# one-way ANOVA p and pairwise p (Student; Bonferroni over the three pairs; Welch), Cohen's d
-# canonical vs LLM in both conventions. The `average` row averages each story's three layers
-# (the paper's "Average"). `share_truncated`: share of the row's observations scored from an excerpt.
+# one-way ANOVA p and pairwise p (Student and Welch, each with `_holm` and `_bonferroni` over the
+# family in `mc_family`), Cohen's d canonical vs LLM in both conventions, each with its 95% CI.
+# The `average` row averages each story's three layers (the paper's "Average"). Rows: one block per
+# `analysis` — `story` first (the unit), then `content`, `title`, and the paper's pooled
+# `story_x_mode` reading (sensitivity). `share_truncated`: share of the row's observations scored
+# from an excerpt.
 
 # %%
-table11 = paper_tables.table11_genre_comparison(units)
+table11 = paper_tables.table11_genre_comparison(story, n_boot=BOOT["n_boot"], seed=BOOT["boot_seed"])
 reporting.save_table(table11, "sage_table11_genre_comparison")
-display(table11.set_index("layer").T)
+print("Intervals:", table11["ci_method"].iloc[0])
+print("Families:", "; ".join(table11["mc_family"].unique()))
+display(table11[table11["analysis"].isin(["story", "story_x_mode"])].set_index(["analysis", "layer"]).T)
+
+# %% [markdown]
+# **Both modes, one story: a mixed model.** Per layer, score ~ category + mode with a random
+# intercept per story (statsmodels `MixedLM`, REML); the category contrasts with Wald 95% CIs,
+# Holm / Bonferroni over the 6 contrasts. Where a category has no stories (smoke), the row says so.
+
+# %%
+mixed = genre.genre_mixed_model(story)
+reporting.save_table(mixed, "sage_genre_mixed_model")
+display(mixed)
 
 # %% [markdown]
 # **Which SD did the paper use for d?** Cohen's d recomputed from the paper's own Table 11 means and
@@ -114,52 +146,64 @@ display(d_check)
 # %% [markdown]
 # ## Figure 3 · Genre means per layer
 #
-# Bars: recomputed means, error bars one SD; white diamonds: the paper's Table 11 means.
+# Bars: recomputed means over stories (Table 11's `story` rows), error bars their 95% CI (cluster
+# bootstrap over stories within category); white diamonds: the paper's Table 11 means.
 
 # %%
-desc = genre.genre_descriptives(units, by="layer")
+desc = paper_tables.figure3_means(table11, "story", LAYERS)
 fig = paper_figures.plot_genre_means(desc, paper_tables.paper_genre_means(LAYERS), layers=LAYERS)
 reporting.save_figure(fig, "sage_fig03_genre_comparison",
-                      caption=f"Figure 3 (recomputed): mean score per category and layer, error bars = SD; "
-                              f"unit={GENRE_UNIT}. {CAPTION}")
+                      caption=f"Figure 3 (recomputed): mean score per category and layer over stories (a story's "
+                              f"modes averaged), error bars = 95% CI (cluster bootstrap over stories, "
+                              f"B={BOOT['n_boot']}). {CAPTION}")
 
 # %% [markdown]
 # ## Figure 4 · Effect size, canonical vs LLM-generated
 #
-# Cohen's d per layer in both SD conventions, the paper's d (white diamonds) and the d = 0.8 line.
+# Cohen's d per layer in both SD conventions over stories (Table 11's `story` rows) with 95% CIs,
+# the paper's d (white diamonds) and the d = 0.8 line. Below it, the pairwise tests in the unit
+# `GENRE_UNIT` (default: the paper's story × mode reading, for comparison with its numbers).
 
 # %%
-pairwise = genre.genre_pairwise(units, by="layer")
-reporting.save_table(pairwise, "sage_genre_pairwise_tests")
-fig = paper_figures.plot_effect_sizes(pairwise, paper_tables.paper_cohens_d(LAYERS), layers=LAYERS,
+effects = paper_tables.figure4_effects(table11, "story", LAYERS)
+fig = paper_figures.plot_effect_sizes(effects, paper_tables.paper_cohens_d(LAYERS), layers=LAYERS,
                                      threshold=pv.LARGE_EFFECT_D.value)
 reporting.save_figure(fig, "sage_fig04_cohens_d",
-                      caption=f"Figure 4 (recomputed): Cohen's d, canonical vs LLM, pooled-SD and "
-                              f"sqrt((s1^2+s2^2)/2) conventions; dashed line d = 0.8. unit={GENRE_UNIT}. {CAPTION}")
-display(pairwise[["layer", "group_a", "group_b", "n_a", "n_b", "diff", "p_student", "p_bonferroni",
-                  "p_welch", "d_pooled_sd", "d_sqrt_mean_var", "share_truncated", "note"]])
+                      caption=f"Figure 4 (recomputed): Cohen's d, canonical vs LLM, over stories, pooled-SD and "
+                              f"sqrt((s1^2+s2^2)/2) conventions, error bars = 95% CI (cluster bootstrap over "
+                              f"stories, B={BOOT['n_boot']}); dashed line d = 0.8. {CAPTION}")
+pairwise = genre.genre_pairwise(units, by="layer").assign(unit=GENRE_UNIT)
+reporting.save_table(pairwise, "sage_genre_pairwise_tests")
+display(pairwise[["layer", "group_a", "group_b", "unit", "n_a", "n_b", "diff", "p_student", "p_holm", "p_bonferroni",
+                  "p_welch", "p_welch_holm", "d_pooled_sd", "d_sqrt_mean_var", "mc_family", "note"]])
 
 # %% [markdown]
 # ## Table 10 · Cross-layer correlation
 #
-# Pearson r and Spearman ρ between layers over story-mode observations scored in both layers (the
-# paper: N = 200). The paper reads r < 0.7 as "distinct dimensions". `share_truncated` is the share
-# of the 2N evaluations behind a row whose content text was cut to head + tail.
+# Pearson r and Spearman ρ between layers, with 95% CIs and Holm / Bonferroni over the 3 layer
+# pairs, per analysis: over stories (a story's modes averaged; Fisher-z intervals), per mode, and
+# over the paper's story-mode observations (N = 200 there; a cluster bootstrap over stories, as a
+# story's two modes are not independent). The paper reads r < 0.7 as "distinct dimensions".
+# `share_truncated` is the share of the 2N evaluations behind a row whose content text was cut to
+# head + tail. Spearman ranks ties within 1e-9 of the scale as ties (story means one ulp apart).
 
 # %%
-table10 = paper_tables.table10_cross_layer(story)
+table10 = paper_tables.table10_cross_layer(story, n_boot=BOOT["n_boot"], seed=BOOT["boot_seed"])
 reporting.save_table(table10, "sage_table10_cross_layer")
-display(table10)
+display(table10[["analysis", "layer_pair", "n", "n_stories", "pearson_r", "pearson_r_ci_low", "pearson_r_ci_high",
+                 "paper_pearson_r", "p_pearson", "p_pearson_holm", "spearman_rho", "spearman_rho_ci_low",
+                 "spearman_rho_ci_high", "p_spearman_holm", "ci_method", "note"]])
 
 # %% [markdown]
 # ## Dimension-level discrimination
 #
-# For each of the twelve dimensions: canonical vs LLM difference, t-test (Bonferroni over the
-# dimensions) and d, sorted within each layer by the pooled-SD d. The paper states that all four
+# For each of the twelve dimensions: canonical vs LLM difference, t-test (Holm and Bonferroni over
+# the 12 dimensions: `mc_family`) and d, sorted within each layer by the pooled-SD d; unit
+# `DIMENSION_UNIT` (default the story, its modes averaged). The paper states that all four
 # L4 dimensions show "uniformly large effect sizes" without printing them.
 
 # %%
-dimension_table = paper_tables.dimension_discrimination_table(rows, GENRE_UNIT)
+dimension_table = paper_tables.dimension_discrimination_table(rows, DIMENSION_UNIT).assign(unit=DIMENSION_UNIT)
 reporting.save_table(dimension_table, "sage_dimension_discrimination")
 display(dimension_table)
 
@@ -171,7 +215,7 @@ display(dimension_table)
 # tiers, and Spearman ρ between tier rank and score.
 
 # %%
-tiers = genre.llm_tiers(units, by="layer")
+tiers = genre.llm_tiers(scores.observation_units(story, "story"), by="layer")  # one observation per story
 reporting.save_table(tiers, "sage_llm_tiers")
 display(tiers)
 

@@ -105,3 +105,62 @@ def test_judge_scores_are_checked():
         compare.judge_vs_human(bad, tidy)
     with pytest.raises(ValueError, match="missing column"):
         compare.judge_vs_human(bad.drop(columns="score"), tidy)
+
+
+# ----------------------------------------------------------------------------- like for like (issue 26)
+
+def panel(n_groups: int, per_group: int, k: int, rng, noise: float = 1.0):
+    """Each group of stories has its own k raters (the appendix's designs); rating = quality +
+    noise; a judge exactly as noisy as one rater."""
+    rows, judge = [], {}
+    for g in range(n_groups):
+        for i in range(per_group):
+            story = f"g{g}s{i}"
+            q = rng.normal()
+            judge[story] = q + rng.normal(0, noise)
+            for r in range(k):
+                rows.append(("syn", story, "src", "overall", f"g{g}r{r}", q + rng.normal(0, noise)))
+    tidy = pd.DataFrame(rows, columns=["dataset", "story", "source", "criterion", "rater", "value"])
+    return tidy, pd.Series(judge)
+
+
+@pytest.mark.parametrize("design", [(5, 13, 2), (4, 11, 3)], ids=["k=2 (Confederacy)", "k=3 (Art or Artifice)"])
+def test_a_judge_as_noisy_as_one_human_beats_the_like_for_like_ceiling_half_the_time(design):
+    n_sims = 300
+    rng = np.random.default_rng(26)
+    wins, old_wins = 0, 0
+    for _ in range(n_sims):
+        tidy, judge = panel(*design, rng)
+        res = compare.loo_comparison(judge, tidy, "overall")
+        assert res["n_raters"] == design[0] * design[2]
+        wins += res["judge_loo"] > res["human_loo"]
+        # the old comparison: judge vs the mean of all k raters, against the same ceiling
+        means = tidy.groupby("story")["value"].mean()
+        old_wins += stats.spearmanr(judge[means.index], means).statistic > res["human_loo"]
+    se = np.sqrt(0.25 / n_sims)
+    assert abs(wins / n_sims - 0.5) < 3 * se, wins / n_sims          # about half, within binomial error
+    assert old_wins / n_sims > 0.5 + 3 * se, old_wins / n_sims       # the old construction favoured the judge
+
+
+def test_like_for_like_hand_worked_and_in_the_table():
+    # one group of 4 stories, 2 raters: each rater's reference is the other rater
+    tidy = pd.DataFrame({"dataset": "syn", "story": [f"s{i}" for i in range(4)] * 2, "source": "x",
+                         "criterion": "overall", "rater": ["a"] * 4 + ["b"] * 4,
+                         "value": [1.0, 2, 3, 4, 1, 3, 2, 4]})
+    judge = pd.Series({"s0": 1.0, "s1": 2.0, "s2": 3.0, "s3": 4.0})
+    res = compare.like_for_like(judge, tidy, "overall", n_boot=200, seed=0)
+    rho_ab = stats.spearmanr([1, 2, 3, 4], [1, 3, 2, 4]).statistic
+    # human: rho(a, b) twice; judge: rho(j, b) (a left out) and rho(j, a) = 1 (b left out)
+    assert res["human_loo"] == pytest.approx(rho_ab)
+    assert res["judge_loo"] == pytest.approx((rho_ab + 1.0) / 2)
+    assert res["loo_gap"] == pytest.approx(res["judge_loo"] - res["human_loo"])
+    assert res["loo_n_raters"] == 2 and res["loo_n_stories"] == 4
+    assert res["loo_gap_ci_low"] <= res["loo_gap"] <= res["loo_gap_ci_high"]
+    assert "cluster bootstrap over story" in res["loo_ci_method"]
+    # too few shared stories: NaN with a note
+    short = compare.like_for_like(judge.iloc[:2], tidy, "overall", n_boot=10)
+    assert np.isnan(short["judge_loo"]) and "no rater has >= 3 judged stories" in short["loo_note"]
+    scores = pd.DataFrame({"dataset": "syn", "story": judge.index, "measure": "j", "score": judge.to_numpy()})
+    tab = compare.judge_vs_human(scores, tidy, reliability_table(tidy),
+                                 [CriterionMap("syn", "j", "overall", "test")], n_boot=100)
+    assert tab.iloc[0]["judge_loo"] == pytest.approx(res["judge_loo"]) and tab.iloc[0]["unit"] == "story"

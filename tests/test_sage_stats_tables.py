@@ -78,11 +78,13 @@ def test_synthetic_failures_are_never_scored():
 def test_table11_puts_paper_values_beside_and_agrees_with_genre(syn):
     rows, _ = syn
     units = scores.story_scores(rows)
-    t = paper_tables.table11_genre_comparison(units)
+    t = paper_tables.table11_genre_comparison(units, analyses=("story_x_mode",), n_boot=20)  # the paper's reading
     assert list(t["layer"]) == ["L4", "L5", "L6", "average"]
     cols = list(t.columns)
-    assert cols.index("paper_mean_canonical") == cols.index("mean_canonical") + 1
-    assert cols.index("paper_d_canonical_llm_sqrt_mean_var") == cols.index("d_canonical_llm_sqrt_mean_var") + 1
+    # the paper's value right after the statistic and its interval (X, X_ci_low, X_ci_high, paper_X)
+    assert cols.index("paper_mean_canonical") == cols.index("mean_canonical") + 3
+    assert cols.index("mean_canonical_ci_high") == cols.index("mean_canonical") + 2
+    assert cols.index("paper_d_canonical_llm_sqrt_mean_var") == cols.index("d_canonical_llm_sqrt_mean_var") + 3
     l4 = t.set_index("layer").loc["L4"]
     assert l4["paper_mean_canonical"] == pv.TABLE11["L4"]["mean_canonical"].value
     x = units.query("layer == 'L4' and category == 'canonical'")["score"]
@@ -105,16 +107,17 @@ def test_table08_09_10_on_synthetic(syn):
     rows, summary = syn
     story = scores.story_scores(rows)
     modes = reliability.mode_invariance(story)
-    t8 = paper_tables.table08_reliability(rows, summary, modes)
+    t8 = paper_tables.table08_reliability(rows, summary, modes, n_boot=20)
     m = t8.set_index(["metric", "track"])
     assert m.loc[("total_evaluations", ""), "value"] == sum(SMALL.values()) * 6
     assert m.loc[("total_evaluations", ""), "paper_value"] == 600
     assert m.loc[("peer_agreement", "validator_review"), "value"] >= m.loc[("peer_agreement", "validator_blind"), "value"]
     assert m.loc[("peer_agreement", "validator_blind"), "paper_qualifier"] == ">"
     t9 = paper_tables.table09_mode_invariance(modes)
-    assert list(t9["layer"]) == ["L4", "L5", "L6", "overall"]
+    assert list(t9["layer"]) == ["L4", "L5", "L6", "overall", reliability.POOLED_OVERALL]
     assert t9.set_index("layer").loc["overall", "paper_content_mean"] == pv.TABLE9["overall"]["content_mean"].value
-    t10 = paper_tables.table10_cross_layer(story)
+    t10 = paper_tables.table10_cross_layer(story, n_boot=20)
+    t10 = t10[t10["analysis"] == "story_x_mode"]
     assert list(t10["layer_pair"]) == ["L4 x L5", "L4 x L6", "L5 x L6"]
     assert (t10["pearson_r"] > 0.3).all()  # a shared story factor makes layers correlate
     assert list(t10["paper_pearson_r"]) == [0.649, 0.683, 0.680]
@@ -129,14 +132,14 @@ def test_tables_in_a_smoke_sized_run_explain_instead_of_crashing():
     rows = rows_from_records(recs)
     story = scores.story_scores(rows)
     modes = reliability.mode_invariance(story)
-    t8 = paper_tables.table08_reliability(rows, None, modes)
+    t8 = paper_tables.table08_reliability(rows, None, modes, n_boot=20)
     assert t8.set_index(["metric", "track"]).loc[("convergence_rate", ""), "value"] == 1.0
     t9 = paper_tables.table09_mode_invariance(modes).set_index("layer")
     assert t9.loc["L4", "note"] == "1 pairs < 2"
     assert "no rows for layer=L5" in t9.loc["L5", "note"]
-    t10 = paper_tables.table10_cross_layer(story)
+    t10 = paper_tables.table10_cross_layer(story, n_boot=20)
     assert t10["note"].str.len().gt(0).all() and t10["pearson_r"].isna().all()
-    t11 = paper_tables.table11_genre_comparison(story).set_index("layer")
+    t11 = paper_tables.table11_genre_comparison(story, analyses=("story",), n_boot=20).set_index("layer")
     assert "no llm scores" in t11.loc["L4", "note"] and np.isnan(t11.loc["L4", "d_canonical_llm_pooled_sd"])
     tiers = genre.llm_tiers(story)
     assert "no LLM-generated story" in tiers["note"].iloc[0]
@@ -252,7 +255,7 @@ def two_of_four_truncated():
 def test_tables_carry_share_truncated_and_the_scale():
     rows = two_of_four_truncated()
     story = scores.story_scores(rows)
-    t8 = paper_tables.table08_reliability(rows, None).set_index(["metric", "track"])
+    t8 = paper_tables.table08_reliability(rows, None, n_boot=20).set_index(["metric", "track"])
     assert t8.loc[("share_truncated", ""), "value"] == pytest.approx(0.25)
     assert t8.loc[("convergence_rate_layer_mean", ""), "value"] == 1.0
     assert t8.loc[("mode_invariance_max_abs_diff", ""), "share_truncated"] == pytest.approx(0.5)
@@ -260,12 +263,12 @@ def test_tables_carry_share_truncated_and_the_scale():
     assert t9.loc["L4", "share_truncated"] == pytest.approx(0.5)
     assert t9.loc["L4", "truncation_note"].startswith("content scores come from excerpts")
     assert t9.loc["L6", "truncation_note"] == ""                        # no rows, nothing cut
-    t10 = paper_tables.table10_cross_layer(story).set_index("layer_pair")
+    t10 = paper_tables.table10_cross_layer(story, analyses=("story_x_mode",), n_boot=20).set_index("layer_pair")
     assert t10.loc["L4 x L5", "share_truncated"] == pytest.approx(0.25)  # 2 of the 8 evaluations paired
-    t11 = paper_tables.table11_genre_comparison(story).set_index("layer")
+    t11 = paper_tables.table11_genre_comparison(story, analyses=("story_x_mode",), n_boot=20).set_index("layer")
     assert t11.loc["L4", "share_truncated"] == pytest.approx(0.25)
     assert t11.loc["average", "share_truncated"] == pytest.approx(0.25)  # s1's content average includes excerpts
-    content = paper_tables.table11_genre_comparison(scores.observation_units(story, "content")).set_index("layer")
+    content = paper_tables.table11_genre_comparison(story, analyses=("content",), n_boot=20).set_index("layer")
     assert content.loc["L4", "share_truncated"] == pytest.approx(0.5)
     assert content.loc["L4", "truncation_note"] == scores.TRUNCATION_NOTE
     dims = paper_tables.dimension_discrimination_table(rows, "content")

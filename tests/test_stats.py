@@ -497,3 +497,265 @@ def test_bootstrap_seeded_same_draws_for_every_method_and_small_inputs():
     assert (small["note"] == "2 pairs < 3").all() and (small["n_boot_valid"] == 0).all()
     nan = boot([1.0, 2.0, NA, 4.0, 5.0], [1.0, 2.0, 3.0, NA, 5.0])
     assert (nan["n"] == 3).all() and nan.loc["spearman", "r"] == 1.0 and nan.loc["spearman", "note"] == "NaN dropped: 2"
+
+
+# ----------------------------------------------------------------------------- issue 26: unrounded ICC CIs
+
+ALL_FORMS = ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"]
+
+
+def near_perfect_pairs(n: int = 9600, seed: int = 3) -> pd.DataFrame:
+    """Two raters of n items who agree almost perfectly (ICC ~ 0.9989): pingouin's 2-decimal CI
+    is [1.0, 1.0] there, which excludes the estimate."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(3.0, 1.0, n)
+    m = np.column_stack([truth + rng.normal(0, 0.0335, n), truth + rng.normal(0, 0.0335, n)])
+    return long(m)
+
+
+def test_icc_interval_contains_its_estimate_with_many_pairs():
+    out = reliability.icc(near_perfect_pairs(), "item", "rater", "score", forms=ALL_FORMS).set_index("form")
+    assert 0.998 < out.loc["ICC2", "icc"] < 0.9995
+    for form in ALL_FORMS:
+        assert out.loc[form, "ci_low"] < out.loc[form, "icc"] < out.loc[form, "ci_high"], form
+        assert out.loc[form, "ci_high"] < 1.0, form  # a 2-decimal rounding would have made it 1.0
+
+
+@pytest.mark.parametrize("matrix", [SHROUT_FLEISS, None])
+def test_icc_ci_is_pingouins_formula_unrounded(matrix):
+    """Our CI rounded to 2 decimals is pingouin's (the reference), on the published example and on
+    random data; unrounded it differs from pingouin's by < 0.005."""
+    if matrix is None:
+        matrix = np.random.default_rng(8).normal(size=(40, 3)) + np.arange(40)[:, None] * 0.05
+    ref = pg.intraclass_corr(long(matrix), "item", "rater", "score").set_index("Type")
+    ci = next(c for c in ref.columns if c.startswith("CI"))
+    ours = reliability.icc(long(matrix), "item", "rater", "score", forms=ALL_FORMS).set_index("form")
+    for form, labels in reliability.ICC_FORMS.items():
+        label = next(lab for lab in labels if lab in ref.index)
+        lo, hi = ref.at[label, ci]
+        assert ours.loc[form, "ci_low"] == pytest.approx(lo, abs=0.005 + 1e-12), form
+        assert ours.loc[form, "ci_high"] == pytest.approx(hi, abs=0.005 + 1e-12), form
+
+
+def test_icc_designs_without_item_or_residual_variance_have_notes():
+    # raters differing only by an offset, every item alike: no variance between items
+    offset = np.column_stack([np.full(6, 3.0), np.full(6, 4.0), np.full(6, 2.0)])
+    r = reliability.icc(long(offset), "item", "rater", "score", forms=ALL_FORMS)
+    assert r["icc"].isna().all() and r["ci_low"].isna().all()
+    assert (r["note"] == reliability.NO_ITEM_VARIANCE).all()
+    # every rater gives each item the same rating: ICC = 1 in every form, F infinite, no CI
+    base = np.array([2, 9, 5, 7, 3, 8.0])
+    agree = reliability.icc(long(np.column_stack([base] * 3)), "item", "rater", "score", forms=ALL_FORMS)
+    assert (agree["icc"] == 1.0).all() and np.isinf(agree["F"]).all() and (agree["p"] == 0).all()
+    assert agree["ci_low"].isna().all() and (agree["note"] == reliability.RATERS_AGREE).all()
+    # the same within the tolerance: one ulp of noise does not make a residual variance
+    noisy = np.column_stack([base, base + 4.4e-16, base - 4.4e-16])
+    assert (reliability.icc(long(noisy), "item", "rater", "score")["note"] == reliability.RATERS_AGREE).all()
+
+
+# ----------------------------------------------------------------------------- issue 26: one tolerance
+
+ULP = 4.4e-16
+
+
+def test_tolerance_rule_is_relative_to_the_scale():
+    assert rules.tolerance([0.2, 0.5]) == rules.REL_TOL           # scale at least 1
+    assert rules.tolerance([3.0, -14.0]) == pytest.approx(14e-9)
+    assert rules.is_constant([4.0, 4.0 + ULP, 4.0 - 2 * ULP]) and not rules.is_constant([4.0, 4.0 + 1e-6])
+    assert rules.is_zero_spread(np.var([4.0, 4.0 + ULP]), rules.tolerance([4.0]))
+    snapped = rules.snap(np.array([0.1 + 0.2, 0.3, 4.3, 4.0 + 0.3]))
+    assert snapped[0] == snapped[1] and snapped[2] == snapped[3]
+
+
+def test_groups_constant_within_tolerance_give_nan_not_1e16():
+    """Story means whose exact values are 4.0 and 3.0 (floating noise of one ulp) are constant:
+    d, t and F are undefined (the documented rule), not 1.7e16."""
+    x = 4.0 + np.array([0, 1, -1, 2, 0]) * ULP
+    y = 3.0 + np.array([1, 0, 0, -1, 1]) * ULP
+    assert x.var() > 0  # the old exact test let these through
+    d = effects.cohens_d(x, y, sd=("pooled", "average"))
+    assert d["d"].isna().all() and (d["note"] == "zero variance in both groups").all()
+    for equal_var in (True, False):
+        t = one(tests.ttest(x, y, equal_var=equal_var))
+        assert np.isnan(t["t"]) and t["note"] == "zero variance in both groups"
+    a = one(tests.anova(pd.DataFrame({"v": np.r_[x, y], "g": ["a"] * 5 + ["b"] * 5}), "v", "g"))
+    assert np.isnan(a["F"]) and a["note"] == "no variance within any group"
+    dz = one(effects.cohens_dz(x, y))
+    assert np.isnan(dz["d_z"]) and dz["note"] == "constant differences"
+    r = one(correlation.correlation(x, np.arange(5.0)))
+    assert np.isnan(r["r"]) and r["note"] == "constant x"
+
+
+def test_d_with_one_constant_group_is_finite():
+    """A judge giving every random path one score: one group constant, the pooled SD > 0."""
+    x = np.full(6, 4.0)
+    y = np.array([2.0, 3.0, 2.5, 3.5, 3.0])
+    d = effects.cohens_d(x, y, sd=("pooled", "average")).set_index("sd_convention")["d"]
+    pooled = np.sqrt((4 * y.var(ddof=1)) / (6 + 5 - 2))
+    assert d["pooled"] == pytest.approx((4.0 - y.mean()) / pooled)
+    assert d["average"] == pytest.approx((4.0 - y.mean()) / np.sqrt(y.var(ddof=1) / 2))
+    assert np.isfinite(one(tests.ttest(x, y, equal_var=False))["t"])
+
+
+def test_spearman_ties_split_by_one_ulp_are_ties():
+    y = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    x = np.array([0.1 + 0.2, 0.3, 4.0 + 0.3, 4.3, 2.0, 1.0])  # two pairs equal to the ulp
+    exact = sps.spearmanr(np.round(x, 9), y).statistic
+    assert sps.spearmanr(x, y).statistic != pytest.approx(exact, abs=1e-6)  # unsnapped: ties split
+    for method, ref in (("spearman", exact), ("kendall", sps.kendalltau(np.round(x, 9), y).statistic)):
+        assert one(correlation.correlation(x, y, method=method))["r"] == pytest.approx(ref, abs=1e-15)
+        boot = correlation.bootstrap_correlation(x, y, methods=method, n_boot=50).iloc[0]
+        assert boot["r"] == pytest.approx(ref, abs=1e-15)
+    assert one(effects.auc(x[:3], x[3:]))["auc"] == pytest.approx(
+        one(effects.auc(np.round(x[:3], 9), np.round(x[3:], 9)))["auc"])
+
+
+def test_wilcoxon_and_w_use_the_tolerance():
+    x = np.array([4.3, 3.3, 2.3, 1.3])
+    y = np.array([4.0, 3.0, 2.0, 1.0])  # differences 0.3 within floating noise
+    assert one(tests.paired_ttest(x, y))["note"] == "constant differences"
+    w = reliability.kendalls_w(long(np.column_stack([[0.1 + 0.2, 0.3, 1.0], [1.0, 1.0, 2.0]])),
+                               "item", "rater", "score")
+    assert one(w)["w"] == pytest.approx(1.0)  # rater 1's first two items tie, as rater 2's do
+
+
+# ----------------------------------------------------------------------------- issue 26: properties
+
+def random_ratings(seed: int, n: int = 12, k: int = 4) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.round(rng.normal(3, 1, (n, 1)) + rng.normal(0, 0.7, (n, k)), 1)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_icc_alpha_w_are_invariant_to_permuting_raters_and_items(seed):
+    m = random_ratings(seed)
+    rng = np.random.default_rng(100 + seed)
+    p = m[rng.permutation(m.shape[0])][:, rng.permutation(m.shape[1])]
+    for a, b in ((m, p),):
+        ia = reliability.icc(long(a), "item", "rater", "score", forms=ALL_FORMS)
+        ib = reliability.icc(long(b), "item", "rater", "score", forms=ALL_FORMS)
+        for col in ("icc", "ci_low", "ci_high", "F", "p"):
+            assert ia[col].to_numpy() == pytest.approx(ib[col].to_numpy(), rel=1e-10), col
+        for level in ALPHA_LEVELS:
+            assert one(reliability.krippendorff_alpha(long(a), "item", "rater", "score", level=level))["alpha"] == \
+                pytest.approx(one(reliability.krippendorff_alpha(long(b), "item", "rater", "score", level=level))["alpha"])
+        assert one(reliability.kendalls_w(long(a), "item", "rater", "score"))["w"] == \
+            pytest.approx(one(reliability.kendalls_w(long(b), "item", "rater", "score"))["w"])
+
+
+ALPHA_LEVELS = reliability.ALPHA_LEVELS
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_swapping_groups_flips_the_sign_of_d_and_t(seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.normal(0.5, 1, 7 + seed), rng.normal(0, 1.5, 9)
+    for sd in ("pooled", "average"):
+        assert one(effects.cohens_d(x, y, sd=sd))["d"] == pytest.approx(-one(effects.cohens_d(y, x, sd=sd))["d"])
+    assert one(tests.ttest(x, y, equal_var=False))["t"] == pytest.approx(-one(tests.ttest(y, x, equal_var=False))["t"])
+    assert one(effects.auc(x, y))["auc"] == pytest.approx(1 - one(effects.auc(y, x))["auc"])
+    # and d is unchanged by permuting within a group
+    assert one(effects.cohens_d(rng.permutation(x), y))["d"] == pytest.approx(one(effects.cohens_d(x, y))["d"])
+
+
+# ----------------------------------------------------------------------------- issue 26: families
+
+def test_holm_and_bonferroni_over_a_family_that_does_not_shrink():
+    p = np.array([0.01, np.nan, 0.04, 0.03])
+    # Holm by hand over m = 4 (the undefined test still counts): sorted 0.01, 0.03, 0.04, [1]
+    # -> 4 x 0.01 = 0.04, max(0.04, 3 x 0.03) = 0.09, max(0.09, 2 x 0.04) = 0.09
+    assert tests.adjust(p, 4, "holm") == pytest.approx([0.04, np.nan, 0.09, 0.09], nan_ok=True)
+    assert tests.adjust(p, 4, "bonferroni") == pytest.approx([0.04, np.nan, 0.16, 0.12], nan_ok=True)
+    # over the 3 defined tests only, the family would shrink (what the issue warned of)
+    assert tests.adjust(p, None, "bonferroni") == pytest.approx([0.03, np.nan, 0.12, 0.09], nan_ok=True)
+    cols = tests.adjust_columns(p, "demo family", 4)
+    assert cols["mc_family"] == "demo family" and cols["mc_n_tests"] == 4
+    assert cols["p_holm"] == pytest.approx(tests.adjust(p, 4, "holm"), nan_ok=True)
+    with pytest.raises(ValueError, match="smaller than the 3"):
+        tests.adjust(p, 2)
+    from statsmodels.stats.multitest import multipletests
+    q = np.array([0.2, 0.001, 0.03, 0.04, 0.5])
+    assert tests.adjust(q, method="holm") == pytest.approx(multipletests(q, method="holm")[1])
+
+
+# ----------------------------------------------------------------------------- issue 26: the cluster bootstrap
+
+from judgelab.stats import bootstrap  # noqa: E402
+
+
+def test_cluster_bootstrap_of_single_row_clusters_agrees_with_scipy():
+    x = np.random.default_rng(4).normal(2, 1, 40)
+    df = pd.DataFrame({"c": np.arange(40), "v": x})
+    ours = bootstrap.cluster_bootstrap(df, lambda f: {"mean": f["v"].mean()}, cluster="c", n_boot=4000, seed=1).iloc[0]
+    ref = sps.bootstrap((x,), np.mean, n_resamples=4000, method="percentile", random_state=2).confidence_interval
+    assert ours["estimate"] == pytest.approx(x.mean())
+    assert ours["ci_low"] == pytest.approx(ref.low, abs=0.04) and ours["ci_high"] == pytest.approx(ref.high, abs=0.04)
+    assert ours["n_clusters"] == 40 and ours["n_boot_valid"] == 4000 and ours["ci_low"] < ours["estimate"] < ours["ci_high"]
+    assert "cluster bootstrap over c" in ours["ci_method"] and "B=4000, seed=1" in ours["ci_method"]
+
+
+def test_cluster_bootstrap_resamples_clusters_not_rows():
+    """Doubling every row of every cluster adds no information: the CI is the same as with one
+    row per cluster (the same draws), where a row bootstrap would shrink it by ~sqrt(2)."""
+    x = np.random.default_rng(5).normal(0, 1, 30)
+    one_row = pd.DataFrame({"c": np.arange(30), "v": x})
+    two_rows = pd.concat([one_row, one_row], ignore_index=True)
+    stat = (lambda f: {"mean": f["v"].mean()})
+    a = bootstrap.cluster_bootstrap(one_row, stat, cluster="c", n_boot=500, seed=3).iloc[0]
+    b = bootstrap.cluster_bootstrap(two_rows, stat, cluster="c", n_boot=500, seed=3).iloc[0]
+    assert (a["ci_low"], a["ci_high"]) == pytest.approx((b["ci_low"], b["ci_high"]))
+
+
+def test_cluster_bootstrap_duplicates_get_their_own_ids_and_strata_keep_sizes():
+    df = pd.DataFrame({"story": ["a", "a", "b", "b", "c", "c", "d", "d"], "mode": ["x", "y"] * 4,
+                       "cat": ["p"] * 4 + ["q"] * 4, "v": [1.0, 2, 3, 5, 2, 2, 8, 9]})
+    seen = []
+
+    def stat(f):
+        seen.append((f.groupby("cat")["story"].nunique().to_dict(), f["story"].value_counts().max()))
+        return {"n": float(len(f))}
+
+    out = bootstrap.cluster_bootstrap(df, stat, cluster="story", strata="cat", n_boot=30, seed=0).iloc[0]
+    assert out["ci_low"] == out["ci_high"] == 8  # every resample has 4 stories of 2 rows
+    assert all(counts == {"p": 2, "q": 2} and most == 2 for counts, most in seen[1:])
+    with pytest.raises(ValueError, match="spans several 'mode' strata"):
+        bootstrap.cluster_bootstrap(df, stat, cluster="story", strata="mode", n_boot=2)
+
+
+def test_cluster_bootstrap_is_seeded_and_explains_missing_intervals():
+    df = pd.DataFrame({"c": [1, 2, 3], "v": [1.0, 3, 2]})  # 3 of the 27 resamples are constant
+    stat = (lambda f: {"mean": f["v"].mean(), "sd": f["v"].std() if f["v"].nunique() > 1 else np.nan})
+    a = bootstrap.cluster_bootstrap(df, stat, cluster="c", n_boot=200, seed=9)
+    b = bootstrap.cluster_bootstrap(df, stat, cluster="c", n_boot=200, seed=9)
+    pd.testing.assert_frame_equal(a, b)
+    sd = a.set_index("statistic").loc["sd"]
+    assert sd["n_boot_valid"] < 200 and "left out" in sd["note"]
+    single = bootstrap.cluster_bootstrap(df.iloc[:1], stat, cluster="c", n_boot=10).iloc[0]
+    assert np.isnan(single["ci_low"]) and single["note"] == "1 c clusters < 2"
+    with pytest.raises(ValueError, match="missing cluster id"):
+        bootstrap.cluster_bootstrap(df.assign(c=[1, None, 3]), stat, cluster="c", n_boot=2)
+
+
+def test_t_and_wilson_intervals_known_values():
+    lo, hi = bootstrap.t_interval([1.0, 2.0, 3.0])
+    half = sps.t.ppf(0.975, 2) * 1.0 / np.sqrt(3)
+    assert (lo, hi) == pytest.approx((2 - half, 2 + half))
+    assert np.isnan(bootstrap.t_interval([1.0])[0])
+    # Wilson 1927: 8 of 10, z = 1.96 -> (0.4902, 0.9433)
+    assert bootstrap.wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_interval_alpha_of_two_complete_raters_is_krippendorffs(seed):
+    m = random_ratings(seed, n=15, k=2)
+    ref = one(reliability.krippendorff_alpha(long(m), "item", "rater", "score", level="interval"))["alpha"]
+    assert reliability.interval_alpha_pairs(m[:, 0], m[:, 1]) == pytest.approx(ref, rel=1e-12)
+    assert np.isnan(reliability.interval_alpha_pairs([3.0, 3.0, 3.0], [3.0, 3.0, 3.0]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_holm_equals_statsmodels(seed):
+    from statsmodels.stats.multitest import multipletests
+    p = np.random.default_rng(seed).uniform(0, 0.2, 3 + seed) ** 2
+    p[0] = p[-1]  # a tie
+    assert tests.adjust(p, method="holm") == pytest.approx(multipletests(p, method="holm")[1], abs=1e-15)

@@ -14,10 +14,23 @@ Statistics
   :func:`judgelab.stats.correlation.bootstrap_correlation`; this module lays its rows out as the
   appendix's tables.
 
-The human side of each pair is the *mean* rating of a story over its raters. The human-human
-ceiling is the mean leave-one-rater-out correlation of :mod:`judgelab.human.reliability`: how well
-one person agrees with the rest of the panel. A judge whose correlation with the panel mean
-reaches it agrees with people about as well as people agree with each other.
+The human side of each pair (``spearman``, ``kendall``) is the *mean* rating of a story over all
+its k raters: how well the judge tracks the panel. That number is NOT comparable with a human
+ceiling: a rater's leave-one-out correlation is with the mean of k - 1 others, and a mean of k
+ratings is less noisy than one of k - 1, so a judge exactly as noisy as one person "beat" that
+ceiling in 71% of simulations at k = 2 (issue 26).
+
+The like-for-like comparison (:func:`like_for_like`) puts the judge in a rater's place. For each
+rater r and the judged stories S_r that r rated with at least one other rater, the reference is
+the mean of the *other* raters, m_{-r}(s); then
+
+    human_loo = mean_r corr(x_r(s), m_{-r}(s)),    judge_loo = mean_r corr(j(s), m_{-r}(s)),
+
+the mean over the raters for whom both correlations are defined, on the same stories and against
+the same reference. A judge exchangeable with one rater has judge_loo > human_loo in half of the
+samples (``tests/test_human_compare.py``); ``loo_gap = judge_loo - human_loo`` > 0 means the judge
+agrees with the others better than the rater it replaces. Its 95% CI is a seeded cluster
+bootstrap over stories (:func:`judgelab.stats.bootstrap.cluster_bootstrap`).
 """
 from __future__ import annotations
 
@@ -27,8 +40,10 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgelab.human.reliability import check_tidy
-from judgelab.stats.correlation import bootstrap_correlation, correlation
+from judgelab.human.reliability import check_tidy, rating_matrix
+from judgelab.stats import rules
+from judgelab.stats.bootstrap import cluster_bootstrap
+from judgelab.stats.correlation import ROW_STATISTICS, bootstrap_correlation, correlation
 
 JUDGE_SCORE_COLUMNS: tuple[str, ...] = ("dataset", "story", "measure", "score")
 """Columns of a judge-score table: one score per (dataset, story, judge measure)."""
@@ -122,6 +137,82 @@ def paired(scores: pd.DataFrame, means: pd.DataFrame, dataset: str, measure: str
     return j.merge(h, on="story", how="inner")
 
 
+# ----------------------------------------------------------------------------- like for like
+
+def loo_references(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
+    """One row per rating of a story that has another rating: (rater, story, rating, reference),
+    ``reference`` = the mean of the story's *other* ratings on ``criterion``."""
+    m = rating_matrix(tidy, criterion)
+    total, count = m.sum(axis=1, min_count=1), m.count(axis=1)
+    m = m.rename_axis(index="story", columns="rater")
+    long = m.reset_index().melt(id_vars="story", var_name="rater", value_name="rating").dropna(subset=["rating"])
+    long = long[long["story"].map(count) > 1].copy()
+    long["reference"] = (long["story"].map(total) - long["rating"]) / (long["story"].map(count) - 1)
+    return long[["rater", "story", "rating", "reference"]].reset_index(drop=True)
+
+
+def _loo_means(frame: pd.DataFrame, method: str) -> dict[str, float]:
+    """human_loo, judge_loo, loo_gap and n_raters of :func:`like_for_like` on one (re)sample with
+    columns rater, rating, reference, judge (values already snapped to the rules' tolerance)."""
+    fn = ROW_STATISTICS[method]
+    human, judge = [], []
+    for _, g in frame.groupby("rater", sort=False):
+        if len(g) < rules.MIN_PAIRS:
+            continue
+        ref = g["reference"].to_numpy(float)
+        h = fn(g["rating"].to_numpy(float), ref)[0]
+        j = fn(g["judge"].to_numpy(float), ref)[0]
+        if np.isfinite(h) and np.isfinite(j):
+            human.append(h)
+            judge.append(j)
+    if not human:
+        return {"human_loo": np.nan, "judge_loo": np.nan, "loo_gap": np.nan, "n_raters": 0}
+    h, j = float(np.mean(human)), float(np.mean(judge))
+    return {"human_loo": h, "judge_loo": j, "loo_gap": j - h, "n_raters": len(human)}
+
+
+def loo_frame(judge: pd.Series, tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
+    """:func:`loo_references` of the judged stories with the judge's score beside (column
+    ``judge``), every value snapped to the rules' tolerance (ulp-apart ratings tie)."""
+    refs = loo_references(tidy, criterion)
+    j = pd.to_numeric(judge, errors="coerce").dropna()
+    frame = refs.merge(j.rename("judge"), left_on="story", right_index=True, how="inner")
+    for col in ("rating", "reference", "judge"):
+        v = frame[col].to_numpy(float)
+        frame[col] = rules.snap(v, rules.tolerance(v))
+    return frame
+
+
+def loo_comparison(judge: pd.Series, tidy: pd.DataFrame, criterion: str, method: str = "spearman") -> dict[str, float]:
+    """The point estimates of :func:`like_for_like`: human_loo, judge_loo, loo_gap, n_raters."""
+    return _loo_means(loo_frame(judge, tidy, criterion), method)
+
+
+def like_for_like(judge: pd.Series, tidy: pd.DataFrame, criterion: str, *, method: str = "spearman",
+                  n_boot: int = 2000, ci: float = 0.95, seed: int = 0) -> dict[str, float]:
+    """The judge in a rater's place (module docstring): ``human_loo``, ``judge_loo``, ``loo_gap``
+    with cluster-bootstrap CIs over stories (``_ci_low`` / ``_ci_high``), ``loo_n_raters`` (raters
+    with >= 3 judged stories shared with another rater and both correlations defined),
+    ``loo_n_stories`` and a ``loo_note``.
+
+    ``judge``: the judge's score per story (index = story; NaN = a failed judgement, left out).
+    """
+    frame = loo_frame(judge, tidy, criterion)
+    est = _loo_means(frame, method)
+    out = {"loo_n_raters": est["n_raters"], "loo_n_stories": int(frame["story"].nunique())}
+    if not est["n_raters"]:
+        note = "no rater has >= 3 judged stories shared with another rater and both correlations defined"
+        return {**out, **{f"{k}{s}": np.nan for k in ("human_loo", "judge_loo", "loo_gap")
+                          for s in ("", "_ci_low", "_ci_high")}, "loo_note": note}
+    stat = (lambda f: {k: v for k, v in _loo_means(f, method).items() if k != "n_raters"})
+    boot = cluster_bootstrap(frame, stat, cluster="story", n_boot=n_boot, ci=ci, seed=seed).set_index("statistic")
+    for k in ("human_loo", "judge_loo", "loo_gap"):
+        out.update({k: est[k], f"{k}_ci_low": boot.at[k, "ci_low"], f"{k}_ci_high": boot.at[k, "ci_high"]})
+    out["loo_ci_method"] = boot["ci_method"].iloc[0]
+    out["loo_note"] = rules.join(*boot["note"].unique())
+    return out
+
+
 def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame | None = None,
                    mapping: Iterable[CriterionMap] = CRITERION_MAP, *, n_boot: int = 2000,
                    ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
@@ -130,7 +221,10 @@ def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFra
     ``scores``: (dataset, story, measure, score), NaN for a failed judgement (dropped pairwise).
     ``tidy``: the human ratings (with any derived criteria such as ``overall`` already added).
     ``ceiling``: :func:`judgelab.human.reliability.reliability_table` output; its
-    ``loo_spearman_mean`` / ``loo_kendall_mean`` become ``ceiling_spearman`` / ``ceiling_kendall``.
+    ``loo_spearman_mean`` / ``loo_kendall_mean`` (every rated story) become ``ceiling_spearman`` /
+    ``ceiling_kendall`` -- context only: the comparison with the judge is :func:`like_for_like`
+    (``human_loo`` / ``judge_loo`` / ``loo_gap``, Spearman, on the judged stories), whose columns
+    every row carries.
     """
     check_judge_scores(scores)
     means = human_means(tidy)
@@ -149,7 +243,12 @@ def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFra
             c = ceiling[(ceiling["dataset"] == m.dataset) & (ceiling["criterion"] == m.criterion)]
             for stat in ("spearman", "kendall"):
                 row[f"ceiling_{stat}"] = float(c[f"loo_{stat}_mean"].iloc[0]) if len(c) else np.nan
-        row.update({"n_boot": n_boot, "ci": ci, "seed": seed})
+        story_scores = scores[(scores["dataset"] == m.dataset) & (scores["measure"] == m.measure)]
+        sub = tidy[tidy["dataset"] == m.dataset]
+        row.update(like_for_like(story_scores.set_index("story")["score"], sub, m.criterion,
+                                 n_boot=n_boot, ci=ci, seed=seed))
+        row.update({"n_boot": n_boot, "ci": ci, "seed": seed, "unit": "story",
+                    "ci_method": f"paired percentile bootstrap over stories (B={n_boot}, seed={seed})"})
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -14,8 +14,10 @@ MARKERS = {"confederacy": "o", "artifice": "s"}
 def plot_judge_vs_human(table: pd.DataFrame, scores: pd.DataFrame, tidy: pd.DataFrame,
                         measure: str = "holistic", title: str | None = None):
     """Two panels. Left: each judged story's ``measure`` score against its mean human overall
-    rating (per data set). Right: Spearman's rho of every comparison with its bootstrap CI
-    (bars), and the human-human ceiling (mean leave-one-rater-out rho, open diamonds);
+    rating (per data set). Right, like for like (``judge_loo`` / ``human_loo`` of
+    :func:`judgelab.human.compare.like_for_like`): the judge's Spearman rho with the mean of the
+    other raters, averaged over which rater is left out, with its 95% CI (bars), and the same for
+    each rater in the judge's place (open diamonds, the human ceiling on the same stories);
     comparisons without a correlation (n < 3 or a constant side) are listed as such. One legend
     for both panels, under them.
     """
@@ -34,24 +36,31 @@ def plot_judge_vs_human(table: pd.DataFrame, scores: pd.DataFrame, tidy: pd.Data
 
     labels = [f"{r.dataset}: {r.measure} ~ {r.criterion}" for r in table.itertuples()]
     y = np.arange(len(table))[::-1]
+    like = "judge_loo" in table  # the like-for-like comparison (issue 26), else the panel mean
+    est, lo, hi = (("judge_loo", "judge_loo_ci_low", "judge_loo_ci_high") if like
+                   else ("spearman", "spearman_lo", "spearman_hi"))
     judged = False
-    for yi, r in zip(y, table.itertuples()):
-        if np.isnan(r.spearman):
-            ax2.text(-1.0, yi, f"no correlation (n={int(r.n)})", va="center", ha="left",
+    for yi, r in zip(y, table.to_dict("records")):
+        if np.isnan(r[est]):
+            ax2.text(-1.0, yi, f"no correlation (n={int(r['n'])})", va="center", ha="left",
                      fontsize=style.SMALL_SIZE - 1, color=style.GREY)
             continue
-        ax2.errorbar(r.spearman, yi, xerr=[[r.spearman - r.spearman_lo], [r.spearman_hi - r.spearman]],
-                     fmt="o", color=style.colour(0), capsize=3, ms=4,
-                     label=None if judged else "judge vs mean human rating (95% bootstrap CI)")
+        err = np.nan_to_num([[r[est] - r[lo]], [r[hi] - r[est]]]).clip(min=0)
+        ax2.errorbar(r[est], yi, xerr=err, fmt="o", color=style.colour(0), capsize=3, ms=4,
+                     label=None if judged else (
+                         "judge vs the others' mean (95% CI)" if like
+                         else "judge vs mean human rating (95% bootstrap CI)"))
         judged = True
-    if "ceiling_spearman" in table:
-        ax2.scatter(table["ceiling_spearman"], y, marker="D", facecolors="none", edgecolors=style.OKABE_ITO[5],
-                    zorder=3, label="human-human ceiling (mean leave-one-rater-out rho)")
+    ceiling = "human_loo" if like else "ceiling_spearman"
+    if ceiling in table:
+        ax2.scatter(table[ceiling], y, marker="D", facecolors="none", edgecolors=style.OKABE_ITO[5], zorder=3,
+                    label="each rater vs the others' mean" if like
+                    else "human-human ceiling (mean leave-one-rater-out rho)")
     ax2.axvline(0, color=style.GREY, lw=0.8)
     ax2.set_yticks(y, labels, fontsize=style.SMALL_SIZE - 1)
     ax2.set_xlim(-1.05, 1.05)
     ax2.set_ylim(-0.6, len(table) - 0.4)  # half a row of room: the notes must not sit on the axis
-    ax2.set_xlabel("Spearman's rho with mean human rating")
+    ax2.set_xlabel("Spearman's rho with the other raters' mean" if like else "Spearman's rho with mean human rating")
     ax2.set_title("judge vs people")
     if title:
         fig.suptitle(title)

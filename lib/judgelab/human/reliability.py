@@ -11,16 +11,18 @@ story), so:
   ICC(1) = (MS_between - MS_within) / (MS_between + (k - 1) MS_within) for a single rating and
   ICC(1,k) = (MS_between - MS_within) / MS_between for the mean of the k ratings of a story
   (McGraw & Wong 1996, "ICC1"/"ICC1k"). It is computed by :func:`judgelab.stats.reliability.icc`
-  (pingouin) with the k ratings of each story as its rating "slots" (the raters sorted by name);
+  (pingouin; F-based 95% CIs unrounded) with the k ratings of each story as its rating "slots"
+  (the raters sorted by name);
 - Krippendorff's alpha, alpha = 1 - D_o / D_e (observed over expected disagreement;
   Krippendorff 2004, *Content Analysis*, ch. 11; Hayes & Krippendorff 2007), is computed by
   :func:`judgelab.stats.reliability.krippendorff_alpha` on the full raters x stories matrix,
   missing cells allowed;
 - the leave-one-rater-out correlation (:func:`leave_one_rater_out`) correlates each rater with
   the mean of the other raters over the stories they share; its mean over raters is how well one
-  person agrees with the rest of the panel — the human-human ceiling that a judge's correlation
-  with the panel mean is set against (cf. the "human ceiling" of Chiang & Lee 2023, "Can Large
-  Language Models Be an Alternative to Human Evaluations?", ACL).
+  person agrees with the rest of the panel (cf. the "human ceiling" of Chiang & Lee 2023, "Can
+  Large Language Models Be an Alternative to Human Evaluations?", ACL). A judge is compared with
+  it like for like by :func:`judgelab.human.compare.like_for_like` (the judge against the same
+  k - 1 raters, on the same judged stories), not by its correlation with the mean of all k.
 
 Small or degenerate input (an empty criterion, one rater, constant ratings, fewer than 3 stories)
 gives NaN with a ``note`` by the one rule of :mod:`judgelab.stats.rules`, never an error from

@@ -7,11 +7,17 @@ exists) carrying a ``note`` that says why a value is NaN.
   ``nan_policy``);
 - :mod:`~judgelab.stats.effects`: Cohen's d (pooled and average SD), AUC, d from summaries;
 - :mod:`~judgelab.stats.tests`: Student / Welch / paired t, Wilcoxon, Mann-Whitney, one-way
-  ANOVA, Bonferroni;
+  ANOVA, Holm / Bonferroni over a stated family;
 - :mod:`~judgelab.stats.reliability`: ICC (one pingouin adapter), Krippendorff's alpha,
   Kendall's W;
 - :mod:`~judgelab.stats.agreement`: mean absolute deviation, exact / within-t agreement;
-- :mod:`~judgelab.stats.correlation`: Pearson / Spearman / Kendall with Fisher-z or bootstrap CIs.
+- :mod:`~judgelab.stats.correlation`: Pearson / Spearman / Kendall with Fisher-z or bootstrap CIs;
+- :mod:`~judgelab.stats.bootstrap`: the seeded cluster bootstrap (percentile CIs of any statistics
+  of clustered data, resampling units such as stories within strata), t and Wilson intervals.
+
+Degeneracy is one rule everywhere (:mod:`~judgelab.stats.rules`): values within 1e-9 of the data's
+scale are equal; multiple comparisons: :func:`judgelab.stats.tests.adjust` (Holm, Bonferroni) over
+a family of stated size.
 
 Import from the module that says what a function is (``from judgelab.stats.effects import
 cohens_d``); the package re-exports nothing, so ``judgelab.stats.correlation`` is always the module.

@@ -24,7 +24,7 @@ from judgelab.stats.reliability import rating_matrix
 
 MAD_COLUMNS = ("mad", "n_items", "n_items_excluded", "note")
 AGREEMENT_COLUMNS = ("tolerance", "agreement", "n_pairs", "n_items", "note")
-_EPS = 1e-9  # |x - y| <= t compared with this slack, so 4.3 - 3.3 counts as within 1
+
 
 
 def _matrix(data: pd.DataFrame, targets: str, raters: str, ratings: str, nan_policy: str):
@@ -88,6 +88,8 @@ def pairwise_agreement(data: pd.DataFrame, targets: str, raters: str, ratings: s
             rows.append(rules.undefined(AGREEMENT_COLUMNS, rules.join(problem, note),
                                         tolerance=t, n_pairs=len(diffs), n_items=n_items))
         else:
-            rows.append({"tolerance": t, "agreement": float(np.mean(diffs <= t + _EPS)), "n_pairs": len(diffs),
+            # |x - y| <= t within the rules' tolerance, so 4.3 - 3.3 counts as within 1
+            slack = rules.tolerance(x[np.isfinite(x)])
+            rows.append({"tolerance": t, "agreement": float(np.mean(diffs <= t + slack)), "n_pairs": len(diffs),
                          "n_items": n_items, "note": note})
     return rules.frame(rows, AGREEMENT_COLUMNS)

@@ -18,7 +18,9 @@ Two kinds of CI, as a row's ``ci_method`` says:
   correlation; they are dropped and counted (``n_boot_valid``).
 
 Pairs with a missing side follow ``nan_policy`` (listwise); fewer than ``rules.MIN_PAIRS`` = 3
-pairs or a constant side give NaN with a note (:mod:`judgelab.stats.rules`).
+pairs or a constant side give NaN with a note (:mod:`judgelab.stats.rules`). A side is constant when
+its range is within ``rules.tolerance`` of its scale, and Spearman and Kendall rank the values
+snapped to that tolerance (:func:`judgelab.stats.rules.snap`): two scores one ulp apart tie.
 """
 from __future__ import annotations
 
@@ -44,7 +46,18 @@ def _check_method(method: str) -> str:
     return method
 
 
+RANKED = ("spearman", "kendall")
+
+
+def _prepared(method: str, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x``, ``y`` as the method sees them: snapped to the tolerance grid for the rank methods."""
+    if method in RANKED:
+        return rules.snap(x), rules.snap(y)
+    return x, y
+
+
 def _scipy(method: str, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    x, y = _prepared(method, x, y)
     fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -56,7 +69,7 @@ def _problem(x: np.ndarray, y: np.ndarray) -> str:
     """The rules' note for paired data that cannot give a correlation, or ""."""
     if len(x) < rules.MIN_PAIRS:
         return rules.too_few(len(x), rules.MIN_PAIRS, "pairs")
-    const = [name for name, v in (("x", x), ("y", y)) if np.ptp(v) == 0]
+    const = [name for name, v in (("x", x), ("y", y)) if rules.is_constant(v)]
     return f"constant {' and '.join(const)}" if const else ""
 
 
@@ -165,10 +178,12 @@ def bootstrap_correlation(x, y, *, methods: Sequence[str] = ("spearman", "kendal
         return rules.frame(rows, CORR_COLUMNS)
     rng = np.random.default_rng(seed)
     boots = {m: [] for m in methods}
+    prepared = {m: _prepared(m, x, y) for m in methods}
     for start in range(0, n_boot, batch):
         idx = rng.integers(0, n, size=(min(batch, n_boot - start), n))
         for m in methods:
-            boots[m].append(ROW_STATISTICS[m](x[idx], y[idx]))
+            px, py = prepared[m]
+            boots[m].append(ROW_STATISTICS[m](px[idx], py[idx]))
     q = [100 * (1 - ci) / 2, 100 * (1 + ci) / 2]
     rows = []
     for m in methods:

@@ -63,8 +63,9 @@ def cohens_d(x, y, *, sd: str | Sequence[str] = "pooled", nan_policy: str = "omi
     problem = note if not usable else rules.group_problem(n1, n2, rules.MIN_PER_GROUP)
     v1 = float(x.var(ddof=1)) if n1 > 1 else np.nan
     v2 = float(y.var(ddof=1)) if n2 > 1 else np.nan
-    if not problem and v1 == 0 and v2 == 0:
-        problem = "zero variance in both groups"
+    tol = rules.tolerance(x, y)
+    if not problem and rules.is_zero_spread(v1, tol) and rules.is_zero_spread(v2, tol):
+        problem = "zero variance in both groups"  # within the tolerance (one constant group is fine)
     rows = []
     for s in names:
         if problem:
@@ -94,12 +95,12 @@ def cohens_dz(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     """Cohen's d_z of paired data, mean(x - y) / sd(x - y), one row: d_z, n, mean_diff, note.
 
     Pairs missing a side follow ``nan_policy`` (listwise); NaN with fewer than
-    ``rules.MIN_PAIRED`` pairs or constant differences (compared after rounding to ``rules.DECIMALS``).
+    ``rules.MIN_PAIRED`` pairs or constant differences (within ``rules.tolerance`` of the scores).
     """
     x, y, note, usable = rules.paired(x, y, nan_policy)
     d = x - y
     base = {"n": len(d), "mean_diff": float(d.mean()) if len(d) else np.nan}
-    problem = note if not usable else rules.paired_problem(d)
+    problem = note if not usable else rules.paired_problem(d, tol=rules.tolerance(x, y))
     if problem:
         return rules.frame([rules.undefined(DZ_COLUMNS, rules.join(problem, note), **base)],
                            DZ_COLUMNS)
@@ -120,5 +121,5 @@ def auc(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     if problem:
         return rules.frame([rules.undefined(AUC_COLUMNS, rules.join(problem, note), n_x=n1, n_y=n2)], AUC_COLUMNS)
     labels = np.r_[np.ones(n1), np.zeros(n2)]
-    value = float(roc_auc_score(labels, np.r_[x, y]))
+    value = float(roc_auc_score(labels, rules.snap(np.r_[x, y])))  # values equal within the tolerance tie
     return rules.frame([{"auc": value, "n_x": n1, "n_y": n2, "note": note}], AUC_COLUMNS)

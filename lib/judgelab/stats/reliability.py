@@ -14,9 +14,17 @@ estimate with a ``note``; small or degenerate input follows :mod:`judgelab.stats
   ICC3  = (MSR - MSE) / (MSR + (k-1) MSE)                   two-way mixed, consistency;
   ICC1k = (MSR - MSW) / MSR; ICC2k = (MSR - MSE) / (MSR + (MSC - MSE)/n);
   ICC3k = (MSR - MSE) / MSR                                 (the mean of the k ratings).
-  Computed by :func:`pingouin.intraclass_corr` with its F-based 95% CIs, through one adapter
+  Point estimates, F, df and p by :func:`pingouin.intraclass_corr`, through one adapter
   (:func:`_pingouin_icc`) that maps pingouin's labels and column names across versions (before
-  0.7: "ICC2", "CI95%"; 0.7: McGraw & Wong's "ICC(A,1)", "CI95").
+  0.7: "ICC2", "CI95%"; 0.7: McGraw & Wong's "ICC(A,1)", "CI95"). The 95% CIs are pingouin's
+  F-based ones (Shrout & Fleiss 1979; McGraw & Wong 1996, Table 7; ICC2 with Satterthwaite's
+  df) computed here *unrounded* (:func:`icc_ci`): pingouin rounds them to 2 decimals, so with
+  9,600 pairs an ICC of 0.998877 came with the CI [1.0, 1.0], which excludes its own estimate.
+  Two designs make the ICC undefined beyond constant ratings (mean squares compared with the
+  tolerance of :mod:`judgelab.stats.rules`): no variance between items (MSR = 0, e.g. raters who
+  differ only by an offset: every form is 0 / 0, -inf or a bound, NaN with a note), and no
+  residual variance (MSE = MSW = 0, every rater gives each item the same rating: ICC = 1 in every
+  form, F infinite, the CI undefined: NaN with a note).
   ICC needs complete data: items missing a rating are dropped (nan_policy "omit") and counted.
 - Krippendorff's alpha = 1 - D_o / D_e, observed over expected disagreement of the pairable values
   (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"), metric "nominal",
@@ -81,8 +89,64 @@ def _design_problem(matrix: pd.DataFrame, min_items: int = rules.MIN_ITEMS) -> s
         return rules.ONE_RATER if k == 1 else rules.too_few(k, rules.MIN_RATERS, "raters")
     if n < min_items:
         return rules.too_few(n, min_items, "items")
-    if np.unique(matrix.to_numpy(float)).size < 2:
+    if rules.is_constant(matrix.to_numpy(float)):
         return rules.CONSTANT
+    return ""
+
+
+NO_ITEM_VARIANCE = "no variance between items (MSR = 0: raters differ at most by an offset); ICC undefined"
+RATERS_AGREE = "raters agree on every item (MSE = MSW = 0): ICC = 1, F and its CI undefined"
+
+
+def mean_squares(matrix: pd.DataFrame) -> dict[str, float]:
+    """Two-way ANOVA mean squares of a complete items x raters matrix: msr (items, n - 1 df), msc
+    (raters, k - 1 df), mse (residual, (n - 1)(k - 1) df), msw (within items, n (k - 1) df)."""
+    x = matrix.to_numpy(float)
+    n, k = x.shape
+    grand = x.mean()
+    ssr = k * float(((x.mean(axis=1) - grand) ** 2).sum())
+    ssc = n * float(((x.mean(axis=0) - grand) ** 2).sum())
+    sst = float(((x - grand) ** 2).sum())
+    sse = max(sst - ssr - ssc, 0.0)
+    return {"msr": ssr / (n - 1), "msc": ssc / (k - 1), "mse": sse / ((n - 1) * (k - 1)),
+            "msw": (sse + ssc) / (n * (k - 1)), "n": n, "k": k}
+
+
+def icc_ci(ms: dict[str, float], icc2: float, level: float = 0.95) -> dict[str, tuple[float, float]]:
+    """The F-based CIs of the six forms, unrounded (the formulas of pingouin 0.5's
+    ``intraclass_corr``, from Shrout & Fleiss 1979 and McGraw & Wong 1996; ICC2 with the
+    Satterthwaite df v). ``ms``: :func:`mean_squares`; ``icc2``: the ICC(2,1) point estimate."""
+    from scipy.stats import f
+
+    n, k = ms["n"], ms["k"]
+    msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
+    q = 1 - (1 - level) / 2
+    df1, df1w, df2e = n - 1, n * (k - 1), (n - 1) * (k - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1, f3 = msr / msw, msr / mse
+        f1l, f1u = f1 / f.ppf(q, df1, df1w), f1 * f.ppf(q, df1w, df1)
+        f3l, f3u = f3 / f.ppf(q, df1, df2e), f3 * f.ppf(q, df2e, df1)
+        fj = msc / mse
+        base = n * (1 + (k - 1) * icc2) - k * icc2
+        v = df2e * (k * icc2 * fj + base) ** 2 / (df1 * k ** 2 * icc2 ** 2 * fj ** 2 + base ** 2)
+        f2u, f2l = f.ppf(q, n - 1, v), f.ppf(q, v, n - 1)
+        den = k * msc + (k * n - k - n) * mse
+        l2 = n * (msr - f2u * mse) / (f2u * den + n * msr)
+        u2 = n * (f2l * msr - mse) / (den + n * f2l * msr)
+        return {"ICC1": ((f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1)),
+                "ICC2": (l2, u2),
+                "ICC3": ((f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
+                "ICC1k": (1 - 1 / f1l, 1 - 1 / f1u),
+                "ICC2k": (l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
+                "ICC3k": (1 - 1 / f3l, 1 - 1 / f3u)}
+
+
+def _icc_design(ms: dict[str, float], tol: float) -> str:
+    """The note for a design whose mean squares make the ICC undefined (module docstring), or ""."""
+    if rules.is_zero_spread(ms["msr"], tol):
+        return NO_ITEM_VARIANCE
+    if rules.is_zero_spread(ms["mse"], tol) and rules.is_zero_spread(ms["msw"], tol):
+        return RATERS_AGREE
     return ""
 
 
@@ -110,18 +174,19 @@ def _pingouin_icc(matrix: pd.DataFrame) -> pd.DataFrame:
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")
         res = pg.intraclass_corr(data=long, targets="item", raters="rater", ratings="rating").set_index("Type")
-    ci = next(c for c in res.columns if c.startswith("CI"))
     p = next(c for c in res.columns if c.lower().replace("-", "").replace("_", "") in ("pval", "punc"))
     rows = {}
     for name, labels in ICC_FORMS.items():
         label = next((lab for lab in labels if lab in res.index), None)
         if label is None:
             raise RuntimeError(f"pingouin {pg.__version__} has none of the ICC labels {labels}; update ICC_FORMS")
-        lo, hi = res.at[label, ci]
-        rows[name] = {"icc": float(res.at[label, "ICC"]), "ci_low": float(lo), "ci_high": float(hi),
-                      "F": float(res.at[label, "F"]), "df1": float(res.at[label, "df1"]),
+        rows[name] = {"icc": float(res.at[label, "ICC"]), "F": float(res.at[label, "F"]), "df1": float(res.at[label, "df1"]),
                       "df2": float(res.at[label, "df2"]), "p": float(res.at[label, p])}
-    return pd.DataFrame.from_dict(rows, orient="index")
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    cis = icc_ci(mean_squares(matrix), float(table.at["ICC2", "icc"]))  # unrounded (pingouin rounds)
+    table.insert(1, "ci_low", [float(cis[f][0]) for f in table.index])
+    table.insert(2, "ci_high", [float(cis[f][1]) for f in table.index])
+    return table
 
 
 def icc(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
@@ -129,8 +194,10 @@ def icc(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
     """Intraclass correlations of long ratings, one row per requested Shrout & Fleiss ``form``
     ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"; formulas in the module docstring).
 
-    Columns: form, icc, ci_low, ci_high (95%), F, df1, df2, p, n_items (complete items used),
-    n_raters, note. Items missing a rating are handled by ``nan_policy`` (listwise).
+    Columns: form, icc, ci_low, ci_high (95%, F-based, unrounded: :func:`icc_ci`), F, df1, df2,
+    p, n_items (complete items used), n_raters, note. Items missing a rating are handled by
+    ``nan_policy`` (listwise). No variance between items: NaN in every column with a note; raters
+    agreeing on every item: icc = 1, F = inf, p = 0, the CI NaN with a note (module docstring).
     """
     forms = [forms] if isinstance(forms, str) else list(forms)
     bad = [f for f in forms if f not in ICC_FORMS]
@@ -139,6 +206,16 @@ def icc(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
     matrix, note, usable = complete_items(data, targets, raters, ratings, nan_policy)
     base = {"n_items": int(matrix.shape[0]), "n_raters": int(matrix.shape[1])}
     problem = note if not usable else _design_problem(matrix)
+    if not problem:
+        ms = mean_squares(matrix)
+        design = _icc_design(ms, rules.tolerance(matrix.to_numpy(float)))
+        if design == RATERS_AGREE:
+            n, k = matrix.shape
+            rows = [rules.undefined(ICC_COLUMNS, rules.join(design, note), form=f, icc=1.0, F=np.inf,
+                                    df1=float(n - 1), df2=float(n * (k - 1) if f.startswith("ICC1") else (n - 1) * (k - 1)),
+                                    p=0.0, **base) for f in forms]
+            return rules.frame(rows, ICC_COLUMNS)
+        problem = design
     if problem:
         rows = [rules.undefined(ICC_COLUMNS, rules.join(problem, note), form=f, **base)
                 for f in forms]
@@ -179,14 +256,30 @@ def krippendorff_alpha(data: pd.DataFrame, targets: str, raters: str, ratings: s
             problem = rules.ONE_RATER
         elif len(pairable) < rules.MIN_ITEMS:
             problem = rules.too_few(len(pairable), rules.MIN_ITEMS, "items")
-        elif np.unique(values).size < 2:
+        elif rules.is_constant(values):
             problem = rules.CONSTANT
     if problem:
         return rules.frame([rules.undefined(ALPHA_COLUMNS, rules.join(problem, note), **base)],
                            ALPHA_COLUMNS)
+    table = m.T.to_numpy(float)
+    if level in ("nominal", "ordinal"):  # categories / ranks: values equal within the tolerance are one
+        table = rules.snap(table, rules.tolerance(values))
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = float(krippendorff.alpha(reliability_data=m.T.to_numpy(float), level_of_measurement=level))
+        value = float(krippendorff.alpha(reliability_data=table, level_of_measurement=level))
     return rules.frame([{"alpha": value, **base, "note": note}], ALPHA_COLUMNS)
+
+
+def interval_alpha_pairs(x, y) -> float:
+    """Krippendorff's alpha, interval metric, of two raters who rated every item (x_i, y_i): with
+    N = 2n pairable values, D_o = (2/N) sum_i (x_i - y_i)^2 and D_e = 2 var(values, ddof = 1), so
+    alpha = 1 - sum_i (x_i - y_i)^2 / (N var(values)) (Krippendorff 2011, eqs. for D_o and D_e
+    with m_u = 2). The same number as :func:`krippendorff_alpha` in O(n), for bootstrap resamples;
+    NaN (no note: the caller's rules apply) when the values are constant or n < ``MIN_ITEMS``."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    v = np.r_[x, y]
+    if len(x) < rules.MIN_ITEMS or rules.is_constant(v):
+        return float("nan")
+    return float(1.0 - np.sum((x - y) ** 2) / (len(v) * v.var(ddof=1)))
 
 
 def kendalls_w(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
@@ -203,6 +296,7 @@ def kendalls_w(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
     base = {"n_items": int(n), "n_raters": int(m)}
     problem = note if not usable else _design_problem(matrix)
     x = matrix.to_numpy(float)
+    x = rules.snap(x, rules.tolerance(x)) if x.size else x  # ulp-apart ratings tie
     if not problem:
         ranks = np.column_stack([stats.rankdata(x[:, j]) for j in range(m)])
         ties = sum(float(np.sum(c.astype(float) ** 3 - c)) for c in

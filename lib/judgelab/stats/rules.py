@@ -31,13 +31,25 @@ jumps between its bounds on one pair of items (its F-based CI spans almost [-1, 
 the 5 the SAGE code used (any number above 3 is arbitrary; the CI shows the remaining
 uncertainty). The rank statistics AUC / U are defined with one value per group.
 
-Degenerate data
----------------
+Degenerate data: one tolerance
+------------------------------
+Values are *equal* when they differ by at most :data:`REL_TOL` = 1e-9 of the data's scale, the
+largest absolute value in the data (at least 1; :func:`tolerance`). The same rule in every
+function: a side, a group, a table or a set of differences is *constant* when its range is within
+the tolerance (:func:`is_constant`), a variance or a mean square is *zero* when its square root is
+(:func:`is_zero_spread`), and rank statistics (Spearman, Kendall, W, AUC, U, Wilcoxon, the ordinal
+and nominal alpha) rank values rounded to the tolerance grid (:func:`snap`), so two scores that
+differ by one ulp (a story mean of 4.3 and 4.0 + 0.3) tie. Story means are not rounded, so without
+it groups whose exact means are all 4.0 and 3.0 give d = 1e16.
+
 Constant ratings (one value in the whole table) make ICC, alpha and W undefined (0 / 0): NaN,
 note ``"constant ratings"``; a constant side makes a correlation undefined (``"constant x"``);
-zero variance in both groups makes d and t undefined (``"zero variance in both groups"``); equal
-paired differences make the paired t and d_z undefined (``"all differences 0"``,
-``"constant differences"``, compared after rounding to :data:`DECIMALS`).
+zero variance in both groups makes d and t undefined (``"zero variance in both groups"``; one
+constant group is fine: the pooled SD is > 0); equal paired differences make the paired t and
+d_z undefined (``"all differences 0"``, ``"constant differences"``). ICC also has two designs of
+its own (:mod:`judgelab.stats.reliability`): no variance between items (``"no variance between
+items"``, e.g. raters who differ only by an offset) and no residual variance (``"raters agree on
+every item"``: ICC = 1, F and the CI undefined).
 
 Notes (exact wording, joined with "; ")
 --------------------------------------
@@ -69,9 +81,12 @@ MIN_CI_PAIRS = 4
 MIN_PER_CLASS = 1
 
 NAN_POLICIES = ("omit", "raise", "propagate")
+REL_TOL = 1e-9
+"""Values equal within this fraction of the data's scale count as equal (module docstring)."""
 DECIMALS = 9
-"""Paired differences are compared with 0 and with each other after rounding to this many
-decimals, so floating-point noise (4.3 - 4.0 = 0.29999999999999982) is not taken for variance."""
+"""Decimals kept where a score difference is compared with a threshold (SAGE's |R5 - R4| < 0.3,
+|validator - evaluator| < 0.5): 1e-9 on a 1-5 scale, the same tolerance as :data:`REL_TOL`, so
+floating-point noise (4.3 - 4.0 = 0.29999999999999982) is neither variance nor a smaller change."""
 
 EMPTY = "empty table"
 ONE_RATER = "one rater"
@@ -173,13 +188,49 @@ def paired(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str,
     return x[~miss], y[~miss], note, usable
 
 
-def paired_problem(d: np.ndarray, minimum: int = MIN_PAIRED) -> str:
-    """The rules' note for paired differences ``d`` that cannot give a test or d_z, or ""."""
+def scale(*arrays) -> float:
+    """The data's scale: the largest absolute finite value over ``arrays``, at least 1."""
+    vals = [np.abs(np.asarray(a, float)[np.isfinite(np.asarray(a, float))]) for a in arrays]
+    vals = [v.max() for v in vals if v.size]
+    return float(max([1.0, *vals]))
+
+
+def tolerance(*arrays) -> float:
+    """:data:`REL_TOL` times the :func:`scale` of ``arrays``: the largest difference still "equal"."""
+    return REL_TOL * scale(*arrays)
+
+
+def is_constant(values, tol: float | None = None) -> bool:
+    """True when the finite ``values`` span at most ``tol`` (default: :func:`tolerance` of them)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return True
+    return bool(np.ptp(v) <= (tolerance(v) if tol is None else tol))
+
+
+def is_zero_spread(variance: float, tol: float) -> bool:
+    """True when a variance (or mean square) is zero within the tolerance: sqrt(variance) <= tol."""
+    return bool(not np.isfinite(variance) or np.sqrt(max(float(variance), 0.0)) <= tol)
+
+
+def snap(values, tol: float | None = None) -> np.ndarray:
+    """``values`` rounded to multiples of ``tol`` (default: :func:`tolerance` of them), so values
+    equal within the tolerance tie when ranked; NaN stays NaN."""
+    v = np.asarray(values, float)
+    step = tolerance(v) if tol is None else tol
+    return np.round(v / step) * step
+
+
+def paired_problem(d: np.ndarray, minimum: int = MIN_PAIRED, tol: float | None = None) -> str:
+    """The rules' note for paired differences ``d`` that cannot give a test or d_z, or "".
+
+    ``tol``: the tolerance of the paired *scores* (:func:`tolerance` of x and y; default: of d)."""
     if len(d) < minimum:
         return too_few(len(d), minimum, "pairs")
-    d = np.round(d, DECIMALS)
-    if np.all(d == 0):
+    tol = tolerance(d) if tol is None else tol
+    if np.all(np.abs(d) <= tol):
         return "all differences 0"
-    if np.ptp(d) == 0:
+    if is_constant(d, tol):
         return "constant differences"
     return ""

@@ -15,8 +15,11 @@ one-way ANOVA, Bonferroni adjustment.
   (both ``statsmodels.stats.multitest.multipletests``).
 
 Every function returns one row per test (a DataFrame) with a ``note``; small or degenerate input
-follows :mod:`judgelab.stats.rules` (paired differences are compared after rounding to
-``rules.DECIMALS``).
+follows :mod:`judgelab.stats.rules` (values equal within ``rules.tolerance`` of the data's scale
+are equal; rank tests rank the values snapped to that grid).
+
+Multiple comparisons: :func:`adjust` gives Holm (the default of every table) and Bonferroni (the
+SAGE paper's reading) over a stated family, ``statsmodels.stats.multitest.multipletests``.
 """
 from __future__ import annotations
 
@@ -44,8 +47,9 @@ def ttest(x, y, *, equal_var: bool = True, nan_policy: str = "omit") -> pd.DataF
     x, y, note, usable = rules.two_groups(x, y, nan_policy)
     n1, n2 = len(x), len(y)
     problem = note if not usable else rules.group_problem(n1, n2, rules.MIN_PER_GROUP)
-    if not problem and x.var() == 0 and y.var() == 0:
-        problem = "zero variance in both groups"
+    tol = rules.tolerance(x, y)
+    if not problem and rules.is_zero_spread(x.var(), tol) and rules.is_zero_spread(y.var(), tol):
+        problem = "zero variance in both groups"  # within the tolerance
     if problem:
         row = rules.undefined(T_COLUMNS, rules.join(problem, note), test=name, n_x=n1, n_y=n2)
         return rules.frame([row], T_COLUMNS)
@@ -68,7 +72,7 @@ def paired_ttest(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     d = x - y
     n = len(d)
     mean_diff = float(d.mean()) if n else np.nan
-    problem = note if not usable else rules.paired_problem(d)
+    problem = note if not usable else rules.paired_problem(d, tol=rules.tolerance(x, y))
     if problem:
         row = rules.undefined(PAIRED_COLUMNS, rules.join(problem, note), test="paired_t", n=n,
                               mean_diff=mean_diff, df=float(n - 1) if n >= rules.MIN_PAIRED else np.nan)
@@ -83,7 +87,7 @@ def wilcoxon(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
     """Wilcoxon signed-rank test of x - y (zero differences dropped). One row: test, w, p, n,
     n_nonzero, note; NaN with fewer than ``rules.MIN_PAIRED`` non-zero differences."""
     x, y, note, usable = rules.paired(x, y, nan_policy)
-    d = np.round(x - y, rules.DECIMALS)
+    d = rules.snap(x - y, rules.tolerance(x, y))  # differences equal within the tolerance tie (or are 0)
     nonzero = int(np.count_nonzero(d))
     base = {"test": "wilcoxon", "n": len(d), "n_nonzero": nonzero}
     problem = "" if usable else note
@@ -117,7 +121,8 @@ def mann_whitney(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
         return rules.frame([row], U_COLUMNS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = stats.mannwhitneyu(x, y, alternative="two-sided")
+        tol = rules.tolerance(x, y)
+        res = stats.mannwhitneyu(rules.snap(x, tol), rules.snap(y, tol), alternative="two-sided")
     row = {"test": "mann_whitney", "u": float(res.statistic), "p": float(res.pvalue), "n_x": n1, "n_y": n2,
            "note": note}
     return rules.frame([row], U_COLUMNS)
@@ -147,9 +152,10 @@ def anova(data: pd.DataFrame, dv: str, between: str, *, nan_policy: str = "omit"
             problem = rules.too_few(k, 2, "groups")
         elif len(sub) - k < 1:
             problem = "no within-group df (one value per group)"
-        elif sub["dv"].nunique() == 1:
+        elif rules.is_constant(sub["dv"]):
             problem = "constant values"
-        elif sub.groupby("group")["dv"].var(ddof=1).fillna(0).eq(0).all():
+        elif all(rules.is_zero_spread(v, rules.tolerance(sub["dv"]))
+                 for v in sub.groupby("group")["dv"].var(ddof=1).fillna(0)):
             problem = "no variance within any group"
     if problem:
         return rules.frame([rules.undefined(ANOVA_COLUMNS, rules.join(problem, note), **base)],
@@ -198,3 +204,55 @@ def fdr_bh(p) -> np.ndarray:
     if ok.any():
         out[ok] = multipletests(p[ok], method="fdr_bh")[1]
     return out
+
+
+MC_METHODS = ("holm", "bonferroni")
+"""Holm (1979) step-down, the default of every table, and Bonferroni, the SAGE paper's reading."""
+
+
+def adjust(p, n_tests: int | None = None, method: str = "holm") -> np.ndarray:
+    """p-values adjusted over a family of ``n_tests`` tests (default: the finite p-values given) by
+    ``method`` ("holm", "bonferroni", "fdr_bh": :func:`statsmodels.stats.multitest.multipletests`).
+
+    NaN p-values stay NaN. When the family is larger than the tests defined here (a missing
+    category leaves a test undefined) the family does not shrink: the undefined tests enter as
+    p = 1, which for Holm and Bonferroni is the most conservative completion (for Bonferroni it
+    is exactly min(1, m p)).
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if not ok.any():
+        return out
+    m = int(ok.sum()) if n_tests is None else int(n_tests)
+    if m < ok.sum():
+        raise ValueError(f"n_tests={m} is smaller than the {int(ok.sum())} p-values given")
+    padded = np.r_[p[ok], np.ones(m - int(ok.sum()))]
+    adjusted = _holm(padded) if method == "holm" else multipletests(padded, method=method)[1]
+    out[ok] = adjusted[: int(ok.sum())]
+    return out
+
+
+def _holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment, p_adj(i) = max_{j <= i} min(1, (m - j + 1) p(j)) over the
+    ascending p(j). Written out because statsmodels' ``multipletests(method="holm")`` (the reference
+    in the tests, equal to 1e-15) calls ``gc.collect()`` on every call: ~0.5 s each here, and the
+    tables adjust dozens of families inside loops."""
+    order = np.argsort(p, kind="mergesort")
+    m = len(p)
+    stepped = np.minimum(1.0, np.maximum.accumulate(p[order] * np.arange(m, 0, -1)))
+    out = np.empty(m)
+    out[order] = stepped
+    return out
+
+
+def adjust_columns(p, family: str, n_tests: int | None = None) -> dict[str, np.ndarray | str | int]:
+    """The table columns of one multiple-comparison family: ``p_holm``, ``p_bonferroni`` (both by
+    :func:`adjust`), ``mc_family`` (its name) and ``mc_n_tests`` (its size, stated even when some
+    of its tests are undefined)."""
+    p = np.asarray(p, dtype=float)
+    m = int(np.isfinite(p).sum()) if n_tests is None else int(n_tests)
+    return {"p_holm": adjust(p, m, "holm"), "p_bonferroni": adjust(p, m, "bonferroni"),
+            "mc_family": family, "mc_n_tests": m}

@@ -21,9 +21,11 @@ from judgelab.sage.analysis.scores import (
     CATEGORIES, LAYERS, TIERS, SageStatsError, iter_groups, no_rows_note, require_columns, share_truncated,
     state_scale_and_truncation,
 )
-from judgelab.stats.correlation import correlation
+from judgelab.stats import rules
+from judgelab.stats.bootstrap import cluster_bootstrap
+from judgelab.stats.correlation import correlation, pearson_rows, spearman_rows
 from judgelab.stats.effects import cohens_d
-from judgelab.stats.tests import anova, bonferroni, ttest
+from judgelab.stats.tests import adjust, anova, ttest
 
 PAIRS = (("canonical", "pulp"), ("canonical", "llm"), ("pulp", "llm"))
 D_COLUMNS = {"d_pooled_sd": "pooled", "d_sqrt_mean_var": "average"}
@@ -115,10 +117,12 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
 
     For each pair (a, b): ``diff = mean_a - mean_b``; ``relative_gap = diff / mean_a`` (the paper's
     "35.6% relative gap" of L4 is 1.41 / 3.96); independent-samples Student t (pooled variance)
-    and Welch t (:func:`judgelab.stats.tests.ttest`), with Welch-Satterthwaite df; ``p_bonferroni`` is the
-    Student p adjusted by Bonferroni over the defined pairs of the same ``by`` group (or over
-    ``bonferroni_over`` tests), ``min(1, k p)`` (:func:`judgelab.stats.tests.bonferroni`)
-    — the post-hoc step after the one-way ANOVA (paper, "Statistical Analysis"). Cohen's d in both
+    and Welch t (:func:`judgelab.stats.tests.ttest`), with Welch-Satterthwaite df; ``p_bonferroni`` and
+    ``p_holm`` are the Student p adjusted over the family named in ``mc_family``: all ``pairs`` of
+    the same ``by`` group (undefined ones counted: a missing category does not shrink it) or
+    ``bonferroni_over`` tests (:func:`judgelab.stats.tests.adjust`); ``p_welch_bonferroni`` and
+    ``p_welch_holm`` the same for Welch -- the post-hoc step after the one-way ANOVA (paper,
+    "Statistical Analysis"; unprotected: not conditioned on the ANOVA). Cohen's d in both
     conventions: ``d_pooled_sd`` and ``d_sqrt_mean_var`` (:data:`D_COLUMNS`). ``share_truncated``:
     share of the pair's observations whose content text was cut to head + tail.
     """
@@ -140,10 +144,19 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
                           "mean_a": ma, "mean_b": mb, "diff": ma - mb,
                           "relative_gap": (ma - mb) / ma if np.isfinite(ma) and ma != 0 else np.nan,
                           **res, "share_truncated": _share(sub[sub[group].isin([a, b])]), "note": note})
-        # Bonferroni over the tests defined here, or over a stated family of ``bonferroni_over``
-        padj = bonferroni([r["p_student"] for r in block], n_tests=bonferroni_over)
-        for r, pa in zip(block, padj):
-            r["p_bonferroni"] = float(pa)
+        # a family of fixed size: every pair of the group (or a stated ``bonferroni_over``), so a
+        # missing category does not shrink it; Welch adjusted over the same family size
+        m = bonferroni_over or len(pairs)
+        family = (f"{m} tests per {' x '.join(by) or 'table'} group" if bonferroni_over
+                  else f"the {m} pairs of each {' x '.join(by) or 'table'} group")
+        for test in ("student", "welch"):
+            p = [r[f"p_{test}"] for r in block]
+            suffix = "" if test == "student" else "_welch"
+            for method in ("bonferroni", "holm"):
+                for r, pa in zip(block, adjust(p, m, method)):
+                    r[f"p{suffix}_{method}"] = float(pa)
+        for r in block:
+            r["mc_family"] = family
         recs.extend(block)
     out = pd.DataFrame(recs)
     if out.empty:
@@ -172,29 +185,175 @@ def genre_anova(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",
     return pd.DataFrame(recs)
 
 
+# --------------------------------------------------------------------------- intervals
+
+def _d(m1: float, v1: float, n1: int, m2: float, v2: float, n2: int, sd: str, tol: float) -> float:
+    """Cohen's d from group summaries by the rules of :func:`judgelab.stats.effects.cohens_d`."""
+    if n1 < rules.MIN_PER_GROUP or n2 < rules.MIN_PER_GROUP:
+        return np.nan
+    if rules.is_zero_spread(v1, tol) and rules.is_zero_spread(v2, tol):
+        return np.nan
+    s = np.sqrt(((n1 - 1) * v1 + (n2 - 1) * v2) / (n1 + n2 - 2)) if sd == "pooled" else np.sqrt((v1 + v2) / 2)
+    return float((m1 - m2) / s)
+
+
+def _group_summaries(layer: np.ndarray, cat: np.ndarray, v: np.ndarray) -> dict:
+    """``{(layer, category): {"mean", "var" (ddof 1), "count"}}`` by bincount (a resample's cost)."""
+    keys, codes = np.unique(np.char.add(np.char.add(layer.astype(str), "\t"), cat.astype(str)), return_inverse=True)
+    n = np.bincount(codes, minlength=len(keys)).astype(float)
+    s1 = np.bincount(codes, v, minlength=len(keys))
+    mean = s1 / n
+    ss = np.bincount(codes, (v - mean[codes]) ** 2, minlength=len(keys))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.where(n > 1, ss / (n - 1), np.nan)
+    return {tuple(k.split("\t")): {"mean": mean[i], "var": var[i], "count": n[i]} for i, k in enumerate(keys)}
+
+
+def genre_point_statistics(units: pd.DataFrame, pairs: Sequence[tuple[str, str]] = PAIRS,
+                           group: str = "category") -> dict[str, float]:
+    """The bootstrapped statistics of one (re)sample, named ``"<layer>|<stat>"``: ``mean_<cat>``,
+    ``diff_<a>_<b>``, ``relative_gap_<a>_<b>`` and both d conventions (``d_pooled_sd_<a>_<b>``,
+    ``d_sqrt_mean_var_<a>_<b>``) -- the same formulas as :func:`genre_descriptives` and
+    :func:`genre_pairwise`, on group summaries (fast enough for B resamples)."""
+    score = pd.to_numeric(units["score"], errors="coerce").to_numpy(float)
+    ok = np.isfinite(score)
+    g = _group_summaries(units["layer"].to_numpy()[ok], units[group].to_numpy()[ok], score[ok])
+    tol = rules.tolerance(score[ok]) if ok.any() else rules.REL_TOL
+    out: dict[str, float] = {}
+    for layer in pd.unique(units["layer"]):
+        summ = {c: g.get((layer, c)) for c in CATEGORIES}
+        for c, r in summ.items():
+            out[f"{layer}|mean_{c}"] = float(r["mean"]) if r is not None else np.nan
+        for a, b in pairs:
+            ra, rb = summ.get(a), summ.get(b)
+            tag = f"{a}_{b}"
+            if ra is None or rb is None:
+                for k in ("diff", "relative_gap", "d_pooled_sd", "d_sqrt_mean_var"):
+                    out[f"{layer}|{k}_{tag}"] = np.nan
+                continue
+            diff = float(ra["mean"] - rb["mean"])
+            out[f"{layer}|diff_{tag}"] = diff
+            out[f"{layer}|relative_gap_{tag}"] = diff / ra["mean"] if ra["mean"] != 0 else np.nan
+            args = (ra["mean"], ra["var"], int(ra["count"]), rb["mean"], rb["var"], int(rb["count"]))
+            out[f"{layer}|d_pooled_sd_{tag}"] = _d(*args, "pooled", tol)
+            out[f"{layer}|d_sqrt_mean_var_{tag}"] = _d(*args, "average", tol)
+    return out
+
+
+def genre_bootstrap(units: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, unit: str = "story") -> pd.DataFrame:
+    """Cluster-bootstrap CIs (over stories, within category) of :func:`genre_point_statistics`.
+
+    ``units`` are one analysis' observations (with the layer average appended, if wanted); a
+    story's rows (its modes, its layers) are resampled together."""
+    require_columns(units, ["story_id", "category", "layer", "score"], "scores")
+    return cluster_bootstrap(units, genre_point_statistics, cluster="story_id", strata="category",
+                             n_boot=n_boot, seed=seed, unit=unit)
+
+
+def genre_mixed_model(scores: pd.DataFrame, layers: Sequence[str] = LAYERS, group: str = "category",
+                      reference: str = "canonical") -> pd.DataFrame:
+    """Per layer, a linear mixed model with a story random intercept (statsmodels ``MixedLM``,
+    REML): score ~ C(category, reference) + C(mode), groups = story. Both modes of a story enter,
+    as repeated measures of one story, not as two stories.
+
+    One row per layer and contrast (``<category> - canonical``): estimate (``diff`` = the
+    canonical mean minus the other, the sign of Table 11), its Wald 95% CI and p, n_stories,
+    n_observations, converged, note (why NaN: a category without stories, a failed fit).
+    """
+    import warnings
+
+    import statsmodels.formula.api as smf
+
+    require_columns(scores, ["story_id", group, "layer", "mode", "score"], "story scores")
+    recs = []
+    for layer in layers:
+        sub = scores[(scores["layer"] == layer) & np.isfinite(pd.to_numeric(scores["score"], errors="coerce"))]
+        base = {"layer": layer, "n_stories": int(sub["story_id"].nunique()), "n_observations": len(sub)}
+        others = [c for c in CATEGORIES if c != reference]
+        present = set(sub[group])
+        problem = ""
+        if reference not in present:
+            problem = f"no {reference} scores"
+        elif sub["story_id"].nunique() < 3 or sub["story_id"].nunique() >= len(sub):
+            problem = "needs >= 3 stories and a story with both modes"
+        fit = None
+        if not problem:
+            modes = "+ C(mode)" if sub["mode"].nunique() > 1 else ""
+            formula = f"score ~ C({group}, Treatment('{reference}')) {modes}"
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    fit = smf.mixedlm(formula, sub, groups=sub["story_id"]).fit(reml=True)
+            except (ValueError, np.linalg.LinAlgError) as exc:
+                problem = f"MixedLM failed: {exc}"
+        for c in others:
+            rec = {**base, "contrast": f"{reference} - {c}", "diff": np.nan, "diff_ci_low": np.nan,
+                   "diff_ci_high": np.nan, "p": np.nan, "converged": bool(fit.converged) if fit else False,
+                   "note": problem}
+            name = f"C({group}, Treatment('{reference}'))[T.{c}]"
+            if fit is not None and name in fit.params.index:
+                lo, hi = fit.conf_int().loc[name]
+                rec.update({"diff": -float(fit.params[name]), "diff_ci_low": -float(hi), "diff_ci_high": -float(lo),
+                            "p": float(fit.pvalues[name])})
+                if not fit.converged:
+                    rec["note"] = "MixedLM did not converge"
+            elif not problem:
+                rec["note"] = f"no {c} scores"
+            recs.append(rec)
+    out = pd.DataFrame(recs)
+    fam = f"mixed model: {len(out)} contrasts ({len(layers)} layers x {len(CATEGORIES) - 1})"
+    out["p_holm"] = adjust(out["p"], len(out), "holm")
+    out["p_bonferroni"] = adjust(out["p"], len(out), "bonferroni")
+    out["mc_family"] = fam
+    out["unit"] = "story (random intercept; both modes as repeated measures)"
+    out["ci_method"] = "Wald (MixedLM, REML)"
+    return out
+
+
 # --------------------------------------------------------------------------- cross-layer
 
-def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS,
-                            unit: Sequence[str] = ("story_id", "mode")) -> pd.DataFrame:
-    """Pearson r and Spearman rho, with two-sided p, between every pair of layers' scores.
+def _cross_layer_boot(pair: pd.DataFrame, a: str, b: str, n_boot: int, seed: int) -> pd.DataFrame:
+    """Cluster-bootstrap (over stories) CIs of Pearson r and Spearman rho of layers a and b."""
+    frame = pair.reset_index()
+    xa, xb = frame[a].to_numpy(float), frame[b].to_numpy(float)
+    frame["_ra"], frame["_rb"] = rules.snap(xa, rules.tolerance(xa)), rules.snap(xb, rules.tolerance(xb))
 
-    Observations are ``unit`` (story x mode: the paper's N = 200) scored in both layers.
-    Pearson r = cov / (s_x s_y) and Spearman rho (Pearson r of ranks) by
-    :func:`judgelab.stats.correlation.correlation` (x = layer_a, y = layer_b in the notes).
-    ``share_truncated``: share of the 2n evaluations behind the pairs whose content text was cut
-    to head + tail. Columns: layer_a, layer_b, n, pearson_r, p_pearson, spearman_rho, p_spearman,
-    share_truncated, note.
+    def stat(f):
+        return {"pearson_r": float(pearson_rows(f[a].to_numpy(float), f[b].to_numpy(float))[0]),
+                "spearman_rho": float(spearman_rows(f["_ra"].to_numpy(float), f["_rb"].to_numpy(float))[0])}
+
+    return cluster_bootstrap(frame, stat, cluster="story_id", n_boot=n_boot, seed=seed, unit="story")
+
+
+def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS,
+                            unit: Sequence[str] = ("story_id", "mode"), *, ci_method: str = "fisher_z",
+                            n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Pearson r and Spearman rho, with two-sided p and 95% CIs, between every pair of layers' scores.
+
+    Observations are ``unit`` (story x mode: the paper's N = 200; one row per story after
+    averaging its modes) scored in both layers. Pearson r = cov / (s_x s_y) and Spearman rho
+    (Pearson r of ranks, ulp ties snapped) by :func:`judgelab.stats.correlation.correlation`.
+    CIs (``pearson_r_ci_low`` ...): ``ci_method="fisher_z"`` (Fisher z for r, Bonett & Wright for
+    rho: exact for independent units) or ``"cluster_bootstrap"`` (over stories: for story x mode
+    units, where a story's two modes are not independent). ``share_truncated``: share of the 2n
+    evaluations behind the pairs whose content text was cut to head + tail. Columns: layer_a,
+    layer_b, n, n_stories, pearson_r (+ CI), p_pearson, spearman_rho (+ CI), p_spearman,
+    ci_method, share_truncated, note.
     """
+    if ci_method not in ("fisher_z", "cluster_bootstrap"):
+        raise SageStatsError(f"unknown ci_method {ci_method!r}; choose fisher_z or cluster_bootstrap")
     unit = [u for u in unit if u in scores.columns]
     require_columns(scores, unit + ["layer", "score"], "scores")
     wide = scores.pivot_table(index=unit, columns="layer", values="score", aggfunc="mean")
     cut = (scores.pivot_table(index=unit, columns="layer", values="truncated", aggfunc="any")
            if "truncated" in scores.columns else None)
     recs = []
+    nan_ci = {f"{s}_{side}": np.nan for s in ("pearson_r", "spearman_rho") for side in ("ci_low", "ci_high")}
     for i, a in enumerate(layers):
         for b in layers[i + 1:]:
-            rec = {"layer_a": a, "layer_b": b, "n": 0, "pearson_r": np.nan, "p_pearson": np.nan,
-                   "spearman_rho": np.nan, "p_spearman": np.nan, "share_truncated": np.nan, "note": ""}
+            rec = {"layer_a": a, "layer_b": b, "n": 0, "n_stories": 0, "pearson_r": np.nan, "p_pearson": np.nan,
+                   "spearman_rho": np.nan, "p_spearman": np.nan, **nan_ci, "ci_method": ci_method,
+                   "share_truncated": np.nan, "note": ""}
             if a not in wide or b not in wide:
                 rec["note"] = "no scores for " + " and ".join(x for x in (a, b) if x not in wide)
                 recs.append(rec)
@@ -205,8 +364,19 @@ def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS
             # share of the 2n evaluations behind the n pairs whose content text was truncated
             share = (float(cut.loc[pair.index, [a, b]].fillna(False).astype(bool).to_numpy().mean())
                      if cut is not None and len(pair) else np.nan)
-            rec.update({"n": len(pair), "pearson_r": pr["r"], "p_pearson": pr["p"], "spearman_rho": sr["r"],
-                        "p_spearman": sr["p"], "share_truncated": share, "note": pr["note"]})
+            stories = pair.index.get_level_values("story_id") if "story_id" in unit else pair.index
+            rec.update({"n": len(pair), "n_stories": int(pd.Index(stories).nunique()), "pearson_r": pr["r"],
+                        "p_pearson": pr["p"], "spearman_rho": sr["r"], "p_spearman": sr["p"],
+                        "share_truncated": share, "note": pr["note"]})
+            if ci_method == "fisher_z":
+                rec.update({"pearson_r_ci_low": pr["ci_low"], "pearson_r_ci_high": pr["ci_high"],
+                            "spearman_rho_ci_low": sr["ci_low"], "spearman_rho_ci_high": sr["ci_high"],
+                            "ci_method": "Fisher z (r; Bonett-Wright se for rho), independent units"})
+            elif np.isfinite(pr["r"]):
+                boot = _cross_layer_boot(pair, a, b, n_boot, seed).set_index("statistic")
+                for st in ("pearson_r", "spearman_rho"):
+                    rec[f"{st}_ci_low"], rec[f"{st}_ci_high"] = boot.at[st, "ci_low"], boot.at[st, "ci_high"]
+                rec["ci_method"] = boot["ci_method"].iloc[0]
             recs.append(rec)
     return pd.DataFrame(recs)
 

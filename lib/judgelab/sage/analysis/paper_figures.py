@@ -22,8 +22,23 @@ LABELS = style.CATEGORY_LABELS
 LAYER_TITLES = {"L4": "L4 Cultural", "L5": "L5 Emotional", "L6": "L6 Existential", "average": "Average"}
 
 
+def _yerr(frame: pd.DataFrame, value: str, fallback: str | None = None) -> np.ndarray:
+    """Asymmetric error bars from ``<value>_ci_low`` / ``<value>_ci_high`` (the 95% CI), or the
+    symmetric ``fallback`` column (SD, SEM) when the frame has no CI; NaN draws no bar."""
+    v = frame[value].to_numpy(float)
+    if f"{value}_ci_low" in frame:
+        lo, hi = frame[f"{value}_ci_low"].to_numpy(float), frame[f"{value}_ci_high"].to_numpy(float)
+        return np.nan_to_num(np.vstack([v - lo, hi - v]).clip(min=0))
+    return np.nan_to_num(frame[fallback].to_numpy(float)) if fallback else np.zeros_like(v)
+
+
+def _bar_label(frame: pd.DataFrame, value: str, fallback: str) -> str:
+    return "95% CI" if f"{value}_ci_low" in frame else fallback
+
+
 def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGORIES):
-    """Figure 2: mean score per round (+- SEM) for each category, one panel per layer.
+    """Figure 2: mean score per round (+- the 95% CI when ``traj`` has ``mean_ci_low`` /
+    ``mean_ci_high``, else +- SEM) for each category, one panel per layer.
 
     ``traj`` is :func:`judgelab.sage.analysis.reliability.round_trajectories` by layer and category.
     """
@@ -36,7 +51,7 @@ def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGO
             c = sub[sub["category"] == cat].sort_values("round") if len(sub) else sub
             if c.empty:
                 continue
-            ax.errorbar(c["round"], c["mean"], yerr=c["sem"].fillna(0).to_numpy(), color=COLORS[cat],
+            ax.errorbar(c["round"], c["mean"], yerr=_yerr(c, "mean", "sem"), color=COLORS[cat],
                         marker=MARKERS[cat], linestyle=LINESTYLES[cat], capsize=3, lw=1.6, ms=5,
                         label=f"{LABELS[cat]} (n={int(c['n'].max())})")
             drawn += 1
@@ -47,7 +62,7 @@ def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGO
         ax.set_xlabel("round")
         ax.set_ylim(1, 5)
         ax.grid(axis="y")
-    axes[0].set_ylabel("mean score (1-5), +- SEM")
+    axes[0].set_ylabel(f"mean score (1-5), +- {_bar_label(traj, 'mean', 'SEM')}")
     # one legend for all panels, under them: inside a panel it would cover the lines
     style.figure_legend(fig, axes, where="below", ncol=len(categories))
     return fig
@@ -55,26 +70,29 @@ def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGO
 
 def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers=LAYERS,
                      categories=CATEGORIES):
-    """Figure 3: mean score per category and layer, error bars = SD; paper means as white diamonds.
+    """Figure 3: mean score per category and layer, error bars = the 95% CI (when ``desc`` has
+    ``mean_ci_low`` / ``mean_ci_high``, e.g. :func:`judgelab.sage.analysis.paper_tables.figure3_means`)
+    or else the SD; paper means as white diamonds.
 
-    ``desc`` is :func:`judgelab.sage.analysis.genre.genre_descriptives` by layer.
+    ``desc`` is :func:`judgelab.sage.analysis.genre.genre_descriptives` by layer (or the above).
     """
     fig, axes = style.subplots(width=6.2, height=3.6)
     ax = axes[0][0]
     width = 0.8 / len(categories)
     x = np.arange(len(layers))
     for i, cat in enumerate(categories):
-        means, sds, ns = [], [], []
+        means, errs, ns = [], [], []
         for layer in layers:
             r = desc[(desc["layer"] == layer) & (desc["category"] == cat)] if len(desc) else desc
             means.append(float(r["mean"].iloc[0]) if len(r) else np.nan)
-            sds.append(float(r["sd"].iloc[0]) if len(r) else np.nan)
+            errs.append(_yerr(r.iloc[:1], "mean", "sd")[..., 0] if len(r) else np.zeros(2))
             ns.append(int(r["n"].iloc[0]) if len(r) and pd.notna(r["n"].iloc[0]) else 0)
+        errs = np.column_stack([np.broadcast_to(np.atleast_1d(e), (2,)) for e in errs])
         pos = x - 0.4 + width * (i + 0.5)
         label = LABELS[cat] + ("" if any(ns) else " (no scores)")
         ax.bar(pos, np.nan_to_num(means), width * 0.9, color=COLORS[cat], edgecolor="black",
                hatch=HATCHES[cat], label=label, alpha=0.9)
-        ax.errorbar(pos, means, yerr=np.nan_to_num(sds), fmt="none", ecolor="black", capsize=3, lw=1)
+        ax.errorbar(pos, means, yerr=errs, fmt="none", ecolor="black", capsize=3, lw=1)
         if paper_means:
             pm = [paper_means.get(layer, {}).get(cat) for layer in layers]
             pm = [np.nan if v is None else v for v in pm]
@@ -85,7 +103,7 @@ def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers
     ax.set_xticks(x)
     ax.set_xticklabels([LAYER_TITLES.get(l, l) for l in layers])
     ax.set_ylim(0, 5.4)
-    ax.set_ylabel("mean score (1-5), error bar = SD")
+    ax.set_ylabel(f"mean score (1-5), error bar = {_bar_label(desc, 'mean', 'SD')}")
     ax.grid(axis="y")
     style.legend_right(ax)
     return fig
@@ -93,9 +111,11 @@ def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers
 
 def plot_effect_sizes(pairwise: pd.DataFrame, paper_d: dict | None = None, layers=LAYERS,
                       pair=("canonical", "llm"), threshold: float = 0.8):
-    """Figure 4: Cohen's d (group a vs b) per layer in both SD conventions, with the d = 0.8 line.
+    """Figure 4: Cohen's d (group a vs b) per layer in both SD conventions, with the d = 0.8 line;
+    error bars = the 95% CI where ``pairwise`` has ``<d column>_ci_low`` / ``_ci_high``
+    (:func:`judgelab.sage.analysis.paper_tables.figure4_effects`).
 
-    ``pairwise`` is :func:`judgelab.sage.analysis.genre.genre_pairwise` by layer.
+    ``pairwise`` is :func:`judgelab.sage.analysis.genre.genre_pairwise` by layer (or the above).
     """
     conv = {"d_pooled_sd": ("pooled SD", style.OKABE_ITO[0], ""),
             "d_sqrt_mean_var": ("sqrt((s1²+s2²)/2)", style.OKABE_ITO[3], "//")}
@@ -105,11 +125,15 @@ def plot_effect_sizes(pairwise: pd.DataFrame, paper_d: dict | None = None, layer
     sub = pairwise[(pairwise["group_a"] == pair[0]) & (pairwise["group_b"] == pair[1])] if len(pairwise) else pairwise
     any_value = False
     for i, (col, (label, color, hatch)) in enumerate(conv.items()):
-        vals = np.array([float(sub.loc[sub["layer"] == l, col].iloc[0])
-                         if len(sub) and (sub["layer"] == l).any() else np.nan for l in layers])
+        rows = pd.concat([sub[sub["layer"] == l].iloc[:1] if len(sub) and (sub["layer"] == l).any()
+                          else pd.DataFrame({col: [np.nan]}) for l in layers], ignore_index=True)
+        vals = rows[col].to_numpy(float)
         any_value |= bool(np.isfinite(vals).any())
         ax.bar(x - 0.2 + 0.4 * i, np.nan_to_num(vals), 0.36, color=color, edgecolor="black", hatch=hatch,
                label=f"d, {label}")
+        if f"{col}_ci_low" in rows:
+            ax.errorbar(x - 0.2 + 0.4 * i, vals, yerr=_yerr(rows, col), fmt="none", ecolor="black", capsize=3,
+                        lw=1, label="95% CI" if i == 0 else None)
     if paper_d:
         ax.plot(x + 0.2, [paper_d.get(l, np.nan) for l in layers], linestyle="none", marker="D",
                 mfc="white", mec="black", ms=7, label="paper d (Table 11 notes)")

@@ -6,22 +6,27 @@ Each builder takes the outputs of the statistics in :mod:`judgelab.sage.analysis
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pandas as pd
 
 from judgelab.sage.analysis import paper_values as pv
 from judgelab.sage.analysis.genre import (
-    cross_layer_correlation, dimension_discrimination, genre_anova, genre_descriptives,
+    PAIRS, cross_layer_correlation, dimension_discrimination, genre_anova, genre_bootstrap, genre_descriptives,
     genre_pairwise, with_layer_average,
 )
+from judgelab.sage.analysis.units import ANALYSES, DEFAULT_BOOT, analysis_units, label
 from judgelab.sage.analysis.reliability import (
-    convergence_rate, failure_accounting, mode_invariance, track_agreement, track_reliability,
+    POOLED_OVERALL, convergence_rate, failure_accounting, mode_invariance, reliability_intervals, track_agreement,
+    track_reliability,
 )
 from judgelab.sage.analysis.scores import (
     CATEGORIES, LAYERS, MODES, TRUNCATION_NOTE, VALIDATOR_TRACKS, final_scores, share_truncated,
     state_scale_and_truncation, story_scores, with_truncation,
 )
 from judgelab.stats.effects import cohens_d_from_summary
+from judgelab.stats.tests import MC_METHODS, adjust
 
 
 def _insert_after(df: pd.DataFrame, after: str, name: str, values) -> pd.DataFrame:
@@ -41,7 +46,8 @@ def beside(df: pd.DataFrame, stat: str, key_col: str, table: dict, paper_stat: s
 # --------------------------------------------------------------------------- Table 8
 
 def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_table: pd.DataFrame | None = None,
-                        convergence_threshold: float = 0.3, agreement_threshold: float = 0.5) -> pd.DataFrame:
+                        convergence_threshold: float = 0.3, agreement_threshold: float = 0.5, *,
+                        n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]) -> pd.DataFrame:
     """Table 8, long format: section, metric, track, value, paper_value, paper_qualifier, definition,
     note, share_truncated, truncation_note, scale.
 
@@ -58,16 +64,28 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
     scored without seeing the evaluator (the paper's stated method) and ``validator_review`` after
     reading the evaluator's transcript (closer to what the original code did). The paper's value
     stands beside both.
+
+    Intervals: ``value_ci_low`` / ``value_ci_high`` with ``ci_method`` and ``unit`` per metric
+    (:func:`judgelab.sage.analysis.reliability.reliability_intervals`: a cluster bootstrap over
+    stories for every rate, the F-based CI for the ICC); counts have none. Table 8 has no tests:
+    ``mc_family`` says so.
     """
     if mode_table is None:
         mode_table = mode_invariance(story_scores(rows))
     recs = []
     fa = failure_accounting(rows, summary, by=None).iloc[0]
     all_cut = fa["share_truncated"]
+    intervals = reliability_intervals(rows, summary, convergence_threshold=convergence_threshold,
+                                      agreement_threshold=agreement_threshold, n_boot=n_boot, seed=seed)
 
-    def add(section, metric, value, paper=None, track="", definition="", note="", cut=None):
+    def add(section, metric, value, paper=None, track="", definition="", note="", cut=None, ci=None):
+        ci = ci or intervals.get((metric, track)) or {
+            "ci_low": np.nan, "ci_high": np.nan, "unit": "evaluation",
+            "ci_method": "count or share of the design: no interval"}
         recs.append({"section": section, "metric": metric, "track": track,
                      "value": float(value) if value is not None and np.isfinite(value) else np.nan,
+                     "value_ci_low": ci["ci_low"], "value_ci_high": ci["ci_high"], "unit": ci["unit"],
+                     "ci_method": ci["ci_method"] + (f" ({ci['note']})" if ci.get("note") else ""),
                      "paper_value": paper.value if paper else np.nan,
                      "paper_qualifier": paper.qualifier if paper else "",
                      "paper_source": paper.source if paper else "",
@@ -105,7 +123,9 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
         add("Convergence & consistency", "mean_irr_difference", ag["mad"], pv.TABLE8["mean_irr_difference"], track,
             "mean |validator - evaluator R5| over dimensions (MAD)", ag["note"])
         add("Convergence & consistency", "icc2_absolute_agreement", rel.get("icc2", np.nan), None, track,
-            "ICC(2,1) evaluator vs validator over story x mode x dimension (pingouin)", rel["note"])
+            "ICC(2,1) evaluator vs validator over story x mode x dimension (pingouin)", rel["note"],
+            ci={"ci_low": rel.get("icc2_ci95_low", np.nan), "ci_high": rel.get("icc2_ci95_high", np.nan),
+                "unit": "story x mode x dimension", "ci_method": "F-based (Shrout & Fleiss; McGraw & Wong), unrounded"})
         add("Convergence & consistency", "krippendorff_alpha_interval", rel.get("krippendorff_alpha", np.nan), None,
             track, "Krippendorff's alpha, interval metric (krippendorff)", rel["note"])
     layers = mode_table[mode_table["layer"].isin(LAYERS)]
@@ -117,7 +137,9 @@ def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_t
         pv.TABLE8["mode_invariance_max_abs_diff"],
         definition="max over layers of |mean(title - content)|",
         note="" if len(diffs) else "no story evaluated in both modes", cut=mode_cut)
-    return state_scale_and_truncation(pd.DataFrame(recs))
+    out = pd.DataFrame(recs)
+    out["mc_family"] = "none: Table 8 reports rates, no tests"
+    return state_scale_and_truncation(out)
 
 
 # --------------------------------------------------------------------------- Table 9
@@ -133,8 +155,11 @@ def table09_mode_invariance(mode_table: pd.DataFrame) -> pd.DataFrame:
     tail), ``truncation_note`` (where that share is > 0: the content scores are of excerpts, the
     title scores of no text) and ``scale``."""
     t = mode_table.copy()
+    # the paper's overall numbers are its pooled reading: beside both overall rows
+    t["_paper_key"] = t["layer"].replace({POOLED_OVERALL: "overall"})
     for stat in ("content_mean", "title_mean", "difference"):
-        t = beside(t, stat, "layer", pv.TABLE9)
+        t = beside(t, stat, "_paper_key", pv.TABLE9)
+    t = t.drop(columns="_paper_key")
     t = _insert_after(t, "p_t", "paper_p_t", pv.TABLE9_P_PAIRED_T.value)
     t = _insert_after(t, "paper_p_t", "paper_p_t_qualifier", pv.TABLE9_P_PAIRED_T.qualifier)
     return state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE)
@@ -150,36 +175,81 @@ def table09_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- Table 10
 
-def table10_cross_layer(scores: pd.DataFrame) -> pd.DataFrame:
-    """Table 10: Pearson r and Spearman rho (with p) for L4xL5, L4xL6, L5xL6 over story x mode, with
-    ``share_truncated`` (of the evaluations behind each pair), ``truncation_note`` and ``scale``."""
-    t = cross_layer_correlation(scores)
-    t.insert(0, "layer_pair", t["layer_a"] + " x " + t["layer_b"])
-    keys = list(zip(t["layer_a"], t["layer_b"]))
-    t = _insert_after(t, "n", "paper_n", pv.TABLE10_N.value)
-    for stat in ("pearson_r", "spearman_rho"):
-        t = _insert_after(t, stat, f"paper_{stat}", [pv.paper(pv.TABLE10, k, stat) for k in keys])
-    t = _insert_after(t, "p_pearson", "paper_p", [pv.paper(pv.TABLE10, k, "p") for k in keys])
-    t = _insert_after(t, "paper_p", "paper_p_qualifier", "<")
-    return state_scale_and_truncation(t)
+def table10_cross_layer(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES, *,
+                        n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]) -> pd.DataFrame:
+    """Table 10: Pearson r and Spearman rho (with p and 95% CIs) for L4xL5, L4xL6, L5xL6, per analysis
+    (:data:`~judgelab.sage.analysis.units.ANALYSES`: stories first; the paper's story x mode
+    reading last, as a sensitivity row), with ``share_truncated``, ``truncation_note`` and ``scale``.
+
+    CIs: Fisher z (Bonett-Wright for rho) where the units are stories; a cluster bootstrap over
+    stories for the story x mode rows. p-values adjusted over the 3 layer pairs of an analysis
+    (``mc_family``), Holm and Bonferroni, for Pearson and Spearman separately.
+    """
+    blocks = []
+    for analysis in analyses:
+        units = analysis_units(scores, analysis)
+        method = "cluster_bootstrap" if analysis == "story_x_mode" else "fisher_z"
+        t = cross_layer_correlation(units, ci_method=method, n_boot=n_boot, seed=seed)
+        t.insert(0, "layer_pair", t["layer_a"] + " x " + t["layer_b"])
+        keys = list(zip(t["layer_a"], t["layer_b"]))
+        t = _insert_after(t, "n", "paper_n", pv.TABLE10_N.value)
+        for stat in ("pearson_r", "spearman_rho"):
+            t = _insert_after(t, f"{stat}_ci_high", f"paper_{stat}", [pv.paper(pv.TABLE10, k, stat) for k in keys])
+        t = _insert_after(t, "p_pearson", "paper_p", [pv.paper(pv.TABLE10, k, "p") for k in keys])
+        t = _insert_after(t, "paper_p", "paper_p_qualifier", "<")
+        for test in ("pearson", "spearman"):
+            pos = list(t.columns).index(f"p_{test}") + 1
+            for j, method_mc in enumerate(MC_METHODS):
+                t.insert(pos + j, f"p_{test}_{method_mc}",
+                         adjust(t[f"p_{test}"], len(t), method_mc))
+        t["mc_family"] = f"Table 10 / {analysis}: {len(t)} layer pairs, Pearson and Spearman adjusted separately"
+        blocks.append(label(t, analysis))
+    return state_scale_and_truncation(pd.concat(blocks, ignore_index=True))
 
 
 # --------------------------------------------------------------------------- Table 11
 
-def table11_genre_comparison(scores: pd.DataFrame) -> pd.DataFrame:
-    """Table 11: per layer and their average, mean (SD) per category, differences, relative gaps,
-    ANOVA p, pairwise p (Student; Bonferroni; Welch), Cohen's d canonical vs LLM in both
-    conventions, with the paper's values beside.
+PAIR_TAGS = ("canonical_pulp", "canonical_llm", "pulp_llm")
+TABLE11_POST_HOC = ("pairwise Student t (and Welch t) of the three category pairs per row, after and "
+                    "not conditioned on the one-way ANOVA (unprotected post-hoc tests)")
 
-    ``scores`` are observation units (story x mode in the paper) with category, layer, score (and
-    ``truncated``: then ``share_truncated`` is the share of the row's observations resting on a
-    content text cut to head + tail). Ends with share_truncated, note, truncation_note, scale.
+
+def table11_genre_comparison(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES, *,
+                             n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]
+                             ) -> pd.DataFrame:
+    """Table 11: per analysis (:data:`~judgelab.sage.analysis.units.ANALYSES`: the story as the
+    unit first, then each mode, then the paper's pooled story x mode reading as a sensitivity row)
+    and per layer and their average: mean (SD) per category, differences, relative gaps, ANOVA p,
+    pairwise p (Student; Welch), Cohen's d canonical vs LLM in both conventions, the paper's values
+    beside.
+
+    ``scores``: story x mode scores (:func:`~judgelab.sage.analysis.scores.story_scores`; with
+    ``truncated``, ``share_truncated`` is the share of the row's observations resting on a content
+    text cut to head + tail). Intervals (``X_ci_low``, ``X_ci_high``) on every mean, difference,
+    gap and d: cluster bootstrap over stories within category (``ci_method``). p-values adjusted
+    within each analysis (``mc_family``): Holm (``_holm``) and Bonferroni (``_bonferroni``) over the
+    12 pairwise tests (3 pairs x 4 rows) of each test kind, and over the 4 ANOVAs; a test undefined
+    for lack of a category still counts in its family. Post-hoc construction: :data:`TABLE11_POST_HOC`.
     """
-    sc = with_layer_average(scores)
+    blocks = [_table11_block(analysis_units(scores, a), a, n_boot, seed) for a in analyses]
+    return pd.concat(blocks, ignore_index=True)
+
+
+def _table11_block(units: pd.DataFrame, analysis: str, n_boot: int, seed: int) -> pd.DataFrame:
+    """The four rows (L4, L5, L6, average) of one analysis of Table 11."""
+    sc = with_layer_average(units)
     levels = list(LAYERS) + ["average"]
     desc = genre_descriptives(sc, by="layer")
     pair = genre_pairwise(sc, by="layer")
     anova = genre_anova(sc, by="layer")
+    boot = genre_bootstrap(sc, n_boot=n_boot, seed=seed, unit="story").set_index("statistic") if len(sc) else None
+
+    def ci(layer, stat):
+        if boot is None or f"{layer}|{stat}" not in boot.index:
+            return np.nan, np.nan
+        r = boot.loc[f"{layer}|{stat}"]
+        return r["ci_low"], r["ci_high"]
+
     recs = []
     for layer in levels:
         rec = {"layer": layer, "layer_name": pv.LAYER_NAMES.get(layer, "Average")}
@@ -190,30 +260,35 @@ def table11_genre_comparison(scores: pd.DataFrame) -> pd.DataFrame:
             row = d[d["category"] == cat]
             rec[f"n_{cat}"] = int(row["n"].iloc[0]) if len(row) and pd.notna(row["n"].iloc[0]) else 0
             rec[f"mean_{cat}"] = row["mean"].iloc[0] if len(row) else np.nan
+            rec[f"mean_{cat}_ci_low"], rec[f"mean_{cat}_ci_high"] = ci(layer, f"mean_{cat}")
             rec[f"paper_mean_{cat}"] = pv.paper(pv.TABLE11, layer, f"mean_{cat}")
             rec[f"sd_{cat}"] = row["sd"].iloc[0] if len(row) else np.nan
             rec[f"paper_sd_{cat}"] = pv.paper(pv.TABLE11, layer, f"sd_{cat}")
             if rec[f"n_{cat}"] == 0:
                 notes.append(f"no {cat} scores")
-        for a, b in (("canonical", "pulp"), ("canonical", "llm"), ("pulp", "llm")):
+        for a, b in PAIRS:
             p = pair[(pair["layer"] == layer) & (pair["group_a"] == a) & (pair["group_b"] == b)]
             get = (lambda c: p[c].iloc[0] if len(p) else np.nan)
             tag = f"{a}_{b}"
             reported = a == "canonical"  # the paper reports canonical-pulp and canonical-LLM only
             rec[f"diff_{tag}"] = get("diff")
+            rec[f"diff_{tag}_ci_low"], rec[f"diff_{tag}_ci_high"] = ci(layer, f"diff_{tag}")
             if reported:
                 rec[f"paper_diff_{tag}"] = pv.paper(pv.TABLE11, layer, f"diff_{tag}")
             rec[f"relative_gap_{tag}"] = get("relative_gap")
+            rec[f"relative_gap_{tag}_ci_low"], rec[f"relative_gap_{tag}_ci_high"] = ci(layer, f"relative_gap_{tag}")
             gaps = {"canonical_llm": pv.RELATIVE_GAP_CANONICAL_LLM, "canonical_pulp": pv.RELATIVE_GAP_CANONICAL_PULP}
             if reported:
                 rec[f"paper_relative_gap_{tag}"] = pv.paper(gaps[tag], layer)
             rec[f"p_{tag}"] = get("p_student")
-            rec[f"p_{tag}_bonferroni"] = get("p_bonferroni")
             rec[f"p_{tag}_welch"] = get("p_welch")
             if tag == "canonical_llm":
-                rec["d_canonical_llm_sqrt_mean_var"] = get("d_sqrt_mean_var")
-                rec["paper_d_canonical_llm_sqrt_mean_var"] = pv.paper(pv.COHENS_D_CANONICAL_LLM, layer)
-                rec["d_canonical_llm_pooled_sd"] = get("d_pooled_sd")
+                for col, stat in (("d_canonical_llm_sqrt_mean_var", "d_sqrt_mean_var"),
+                                  ("d_canonical_llm_pooled_sd", "d_pooled_sd")):
+                    rec[col] = get(stat)
+                    rec[f"{col}_ci_low"], rec[f"{col}_ci_high"] = ci(layer, f"{stat}_{tag}")
+                    if stat == "d_sqrt_mean_var":
+                        rec["paper_d_canonical_llm_sqrt_mean_var"] = pv.paper(pv.COHENS_D_CANONICAL_LLM, layer)
         a = anova[anova["layer"] == layer]
         rec["F_anova"] = a["F"].iloc[0] if len(a) else np.nan
         rec["p_anova"] = a["p"].iloc[0] if len(a) else np.nan
@@ -223,11 +298,35 @@ def table11_genre_comparison(scores: pd.DataFrame) -> pd.DataFrame:
             notes.append(a["note"].iloc[0])
         rec["note"] = "; ".join(dict.fromkeys(notes))
         recs.append(rec)
-    out = pd.DataFrame(recs)
+    out = _table11_adjust(pd.DataFrame(recs), analysis)
+    out["ci_method"] = (boot["ci_method"].iloc[0] if boot is not None else "no scores: no interval")
+    out["post_hoc"] = TABLE11_POST_HOC
     paper_cols = [c for c in out.columns if c.startswith("paper_") and c != "paper_p_qualifier"]
     out[paper_cols] = out[paper_cols].astype("Float64")
+    out = label(out, analysis)
     cols = [c for c in out.columns if c != "share_truncated"]
     return state_scale_and_truncation(out[cols[:cols.index("note")] + ["share_truncated"] + cols[cols.index("note"):]])
+
+
+def _table11_adjust(t: pd.DataFrame, analysis: str) -> pd.DataFrame:
+    """Holm and Bonferroni columns for the 12 Student, the 12 Welch and the 4 ANOVA tests of one
+    analysis of Table 11 (each family of fixed size: undefined tests count)."""
+    out = t.copy()
+    n = len(out)
+    for kind, suffix in (("Student", ""), ("Welch", "_welch")):
+        cols = [f"p_{tag}{suffix}" for tag in PAIR_TAGS]
+        flat = out[cols].to_numpy(float).ravel()
+        for method in MC_METHODS:
+            adj = adjust(flat, len(flat), method).reshape(n, len(cols))
+            for j, tag in enumerate(PAIR_TAGS):
+                pos = list(out.columns).index(f"p_{tag}{suffix}") + 1
+                out.insert(pos + MC_METHODS.index(method), f"p_{tag}{suffix}_{method}", adj[:, j])
+    for method in MC_METHODS:
+        out.insert(list(out.columns).index("p_anova") + 1 + MC_METHODS.index(method), f"p_anova_{method}",
+                   adjust(out["p_anova"], n, method))
+    out["mc_family"] = (f"Table 11 / {analysis}: {3 * n} pairwise Student t (3 pairs x {n} rows), "
+                        f"{3 * n} Welch t, {n} ANOVAs, each adjusted within its kind")
+    return out
 
 
 def paper_d_check(units_per_mode: int = 2) -> pd.DataFrame:
@@ -270,3 +369,26 @@ def dimension_discrimination_table(rows: pd.DataFrame, genre_unit: str = "story_
     if genre_unit in MODES:
         dims = dims[dims["mode"] == genre_unit]
     return dimension_discrimination(dims, unit="story" if genre_unit == "story" else "story_mode")
+
+
+# --------------------------------------------------------------------------- figures 3 and 4 from Table 11
+
+def figure3_means(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS) -> pd.DataFrame:
+    """Figure 3's points from Table 11's rows of one ``analysis``: layer, category, n, mean,
+    mean_ci_low, mean_ci_high, sd (long, as :func:`~judgelab.sage.analysis.genre.genre_descriptives`)."""
+    t = table11[(table11["analysis"] == analysis) & table11["layer"].isin(layers)]
+    recs = [{"layer": r["layer"], "category": c, "n": r[f"n_{c}"], "mean": r[f"mean_{c}"],
+             "mean_ci_low": r[f"mean_{c}_ci_low"], "mean_ci_high": r[f"mean_{c}_ci_high"], "sd": r[f"sd_{c}"]}
+            for _, r in t.iterrows() for c in CATEGORIES]
+    return pd.DataFrame(recs, columns=["layer", "category", "n", "mean", "mean_ci_low", "mean_ci_high", "sd"])
+
+
+def figure4_effects(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS) -> pd.DataFrame:
+    """Figure 4's bars from Table 11's rows of one ``analysis``: layer, group_a, group_b and both
+    d conventions canonical vs LLM with their CIs (the columns :func:`plot_effect_sizes` reads)."""
+    t = table11[(table11["analysis"] == analysis) & table11["layer"].isin(layers)]
+    out = pd.DataFrame({"layer": t["layer"].to_numpy(), "group_a": "canonical", "group_b": "llm"})
+    for col, src in (("d_pooled_sd", "d_canonical_llm_pooled_sd"), ("d_sqrt_mean_var", "d_canonical_llm_sqrt_mean_var")):
+        for suffix in ("", "_ci_low", "_ci_high"):
+            out[col + suffix] = t[src + suffix].to_numpy(float)
+    return out

@@ -17,15 +17,17 @@ import pandas as pd
 
 from judgelab.sage.analysis.scores import (
     LAYERS, STORY_KEYS, VALIDATOR_TRACKS, SageStatsError, final_scores, iter_groups, no_rows_note,
-    require_columns, round_scores, scored, share_truncated, sort_groups, state_scale_and_truncation,
+    require_columns, round_scores, scored, share_truncated, sort_groups, state_scale_and_truncation, story_scores,
     with_truncation,
 )
 from judgelab.stats import rules, tests
-from judgelab.stats.reliability import icc, krippendorff_alpha
+from judgelab.stats.bootstrap import cluster_bootstrap, t_interval
+from judgelab.stats.reliability import icc, interval_alpha_pairs, krippendorff_alpha
 
-# Score differences are compared after rounding, so that e.g. 4.3 - 4.0 (= 0.29999999999999982 in
-# floating point) counts as a change of exactly 0.3, which is NOT below a 0.3 threshold.
-_DECIMALS = 9
+# Score differences are compared after rounding to the rules' tolerance (scores have one decimal),
+# so that 4.3 - 4.0 (= 0.29999999999999982 in floating point) counts as a change of exactly 0.3,
+# which is NOT below a 0.3 threshold, and 3.7 - 3.2 as exactly 0.5, NOT below 0.5.
+_DECIMALS = rules.DECIMALS
 
 
 def _by(by) -> list[str]:
@@ -249,6 +251,11 @@ def _paired_tests(a: np.ndarray, b: np.ndarray) -> tuple[dict, str]:
     return res, rules.join(t["note"], w["note"])
 
 
+POOLED_OVERALL = "overall_story_x_layer"
+"""Table 9's sensitivity row: the paper's pooled overall test, every story x layer pair one observation."""
+MODE_CI_METHOD = "t interval (paired t for the difference; stories independent)"
+
+
 def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.DataFrame:
     """Content-limit vs title-limit scores per layer: means, difference, paired t and Wilcoxon.
 
@@ -256,13 +263,20 @@ def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.Data
     (paper, Table 9, sign as printed there); ``t`` is the paired-samples t statistic
     ``mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` df (:func:`judgelab.stats.tests.paired_ttest`);
     ``wilcoxon_w`` the Wilcoxon signed-rank statistic (:func:`judgelab.stats.tests.wilcoxon`, zero
-    differences dropped).
-    The ``overall`` row pools all story x layer pairs (its mean equals the mean of the layer means
-    when every layer has the same stories; pairs of one story are then not independent).
+    differences dropped). 95% CIs (``X_ci_low``, ``X_ci_high``) on the two means and the
+    difference: t intervals over stories (the paired t interval for the difference).
+
+    With ``overall``, two more rows: ``overall``, the story as the unit (a story's title - content
+    difference averaged over the layers it is paired in, then tested over stories), and
+    :data:`POOLED_OVERALL`, the paper's reading (all story x layer pairs pooled; pairs of one story
+    are not independent: a sensitivity row). p-values (t and Wilcoxon separately) are adjusted by
+    Holm and Bonferroni over the three layers and the story-level overall row (``mc_family``); the
+    pooled row is its own family of one.
     ``share_truncated`` is the share of the paired *content-limit* evaluations whose text was cut
     to head + tail (their scores are of excerpts; NaN when ``story_scores`` has no ``truncated``).
-    Columns: layer, n_pairs, n_unpaired, content_mean, title_mean, difference, abs_difference,
-    sd_difference, t, df, p_t, wilcoxon_w, p_wilcoxon, share_truncated, note.
+    Columns: layer, unit, n_pairs, n_unpaired, content_mean (+ CI), title_mean (+ CI), difference
+    (+ CI), abs_difference, sd_difference, t, df, p_t (+ holm, bonferroni), wilcoxon_w, p_wilcoxon
+    (+ holm, bonferroni), mc_family, ci_method, share_truncated, note.
     """
     require_columns(story_scores, STORY_KEYS + ["score"], "story scores")
     wide = story_scores.pivot_table(index=["story_id", "layer"], columns="mode", values="score", aggfunc="mean")
@@ -276,19 +290,21 @@ def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.Data
         wide = wide.merge(cut.reset_index(), on=["story_id", "layer"], how="left")
     paired = wide.dropna(subset=["content", "title"])
 
-    def one(label, allw, sub):
+    def one(label, allw, sub, unit="story"):
         a, b = sub["content"].to_numpy(float), sub["title"].to_numpy(float)
         tests, note = _paired_tests(a, b)
         d = b - a
         share = (float(sub["content_truncated"].fillna(False).astype(bool).mean())
                  if "content_truncated" in sub and len(sub) else np.nan)
-        return {"layer": label, "n_pairs": len(sub), "n_unpaired": len(allw) - len(sub),
+        cis = {f"{k}_{side}": v for k, vals in (("content_mean", a), ("title_mean", b), ("difference", d))
+               for side, v in zip(("ci_low", "ci_high"), t_interval(vals))}
+        return {"layer": label, "unit": unit, "n_pairs": len(sub), "n_unpaired": len(allw) - len(sub),
                 "content_mean": float(a.mean()) if len(a) else np.nan,
                 "title_mean": float(b.mean()) if len(b) else np.nan,
                 "difference": float(d.mean()) if len(d) else np.nan,
                 "abs_difference": float(abs(d.mean())) if len(d) else np.nan,
                 "sd_difference": float(d.std(ddof=1)) if len(d) > 1 else np.nan,
-                **tests, "share_truncated": share, "note": note}
+                **tests, **cis, "share_truncated": share, "note": note}
 
     layers = list(LAYERS) + sorted(set(wide["layer"]) - set(LAYERS))
     recs = []
@@ -297,9 +313,28 @@ def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.Data
         if not (wide["layer"] == layer).any():
             rec["note"] = f"no rows for layer={layer}"
         recs.append(rec)
-    out = pd.DataFrame(recs)
     if overall:
-        out = pd.concat([out, pd.DataFrame([one("overall", wide, paired)])], ignore_index=True)
+        per_story = paired.groupby("story_id").agg(content=("content", "mean"), title=("title", "mean"),
+                                                   **({"content_truncated": ("content_truncated", "any")}
+                                                      if "content_truncated" in paired else {}))
+        recs.append(one("overall", wide.drop_duplicates("story_id"), per_story))
+        recs.append(one(POOLED_OVERALL, wide, paired, unit="story x layer (the paper's pooled reading; sensitivity)"))
+    return _mode_adjust(pd.DataFrame(recs))
+
+
+def _mode_adjust(out: pd.DataFrame) -> pd.DataFrame:
+    """Holm / Bonferroni columns of :func:`mode_invariance` (families in its docstring)."""
+    out = out.copy()
+    main = (out["layer"] != POOLED_OVERALL).to_numpy()
+    for test in ("p_t", "p_wilcoxon"):
+        for j, method in enumerate(tests.MC_METHODS):
+            adj = np.full(len(out), np.nan)
+            adj[main] = tests.adjust(out.loc[main, test], int(main.sum()), method)
+            adj[~main] = tests.adjust(out.loc[~main, test], int((~main).sum()), method) if (~main).any() else []
+            out.insert(list(out.columns).index(test) + 1 + j, f"{test}_{method}", adj)
+    fam = f"Table 9: {int(main.sum())} paired tests (layers + story-level overall), t and Wilcoxon separately"
+    out["mc_family"] = np.where(main, fam, "Table 9 sensitivity: the pooled overall row alone")
+    out["ci_method"] = MODE_CI_METHOD
     return out
 
 
@@ -357,13 +392,16 @@ def failure_accounting(rows: pd.DataFrame, summary: pd.DataFrame | None = None,
 
 # --------------------------------------------------------------------------- trajectories
 
-def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("layer", "category")) -> pd.DataFrame:
+def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("layer", "category"), *,
+                       n_boot: int = 0, seed: int = 0) -> pd.DataFrame:
     """Mean evaluator score per round (1-5) by group, for Figure 2.
 
     The unit is a story's mean over dimensions in one round and mode; per group and round:
     n, mean, sd, sem = sd / sqrt(n), share_truncated (share of those evaluations whose content text
-    was cut to head + tail). Columns: the ``by`` columns, round, n, mean, sd, sem, share_truncated,
-    truncation_note, scale.
+    was cut to head + tail). With ``n_boot`` > 0 also ``mean_ci_low`` / ``mean_ci_high``: a cluster
+    bootstrap over stories (within category when ``by`` has it), with ``unit`` and ``ci_method``:
+    the SEM treats a story's two modes as independent. Columns: the ``by`` columns, round, n, mean
+    (+ CI), sd, sem, share_truncated, truncation_note, scale.
     """
     by = _by(by)
     rs = round_scores(rows)
@@ -373,6 +411,21 @@ def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("la
     out = g.agg(n=("score", "count"), mean=("score", "mean"), sd=("score", "std"),
                 share_truncated=("truncated", "mean")).reset_index()
     out.insert(out.columns.get_loc("share_truncated"), "sem", out["sd"] / np.sqrt(out["n"]))
+    if n_boot:
+        keys = by + ["round"]
+
+        def stat(f):  # every group mean of one resample of stories
+            m = f.groupby(keys, dropna=False)["score"].mean()
+            return {"|".join(map(str, k if isinstance(k, tuple) else (k,))): float(v) for k, v in m.items()}
+
+        names = ["|".join(map(str, k)) for k in out[keys].itertuples(index=False)]
+        boot = cluster_bootstrap(rs, stat, cluster="story_id", strata="category" if "category" in by else None,
+                                 n_boot=n_boot, seed=seed, unit="story").set_index("statistic")
+        pos = out.columns.get_loc("mean") + 1
+        out.insert(pos, "mean_ci_low", [boot.at[k, "ci_low"] if k in boot.index else np.nan for k in names])
+        out.insert(pos + 1, "mean_ci_high", [boot.at[k, "ci_high"] if k in boot.index else np.nan for k in names])
+        out["unit"] = "story (a story's modes resampled together)"
+        out["ci_method"] = boot["ci_method"].iloc[0] if len(boot) else ""
     return state_scale_and_truncation(sort_groups(out, by + ["round"]))
 
 
@@ -420,3 +473,89 @@ def agreement_breakdown(rows: pd.DataFrame, threshold: float = 0.5,
     out = pd.concat(parts, ignore_index=True)
     first = ["track"] + list(by)
     return state_scale_and_truncation(out[first + [c for c in out.columns if c not in first]])
+
+
+# --------------------------------------------------------------------------- intervals (Table 8)
+
+def _rate(col: str):
+    """A bootstrap statistic: the mean of the non-missing ``col`` (a share when boolean)."""
+    def stat(f: pd.DataFrame) -> dict[str, float]:
+        v = pd.to_numeric(f[col], errors="coerce").dropna()
+        return {col: float(v.mean()) if len(v) else np.nan}
+    return stat
+
+
+def _boot_one(frame: pd.DataFrame, statistic, n_boot: int, seed: int, unit: str = "story") -> dict[str, dict]:
+    """``{statistic name: {ci_low, ci_high, ci_method, unit}}`` by a cluster bootstrap over stories."""
+    if frame.empty:
+        return {}
+    b = cluster_bootstrap(frame, statistic, cluster="story_id", n_boot=n_boot, seed=seed, unit=unit)
+    return {r.statistic: {"ci_low": r.ci_low, "ci_high": r.ci_high, "ci_method": r.ci_method, "unit": unit,
+                          "note": r.note} for r in b.itertuples()}
+
+
+def reliability_intervals(rows: pd.DataFrame, summary: pd.DataFrame | None = None, *,
+                          convergence_threshold: float = 0.3, agreement_threshold: float = 0.5,
+                          n_boot: int = 2000, seed: int = 0) -> dict[tuple[str, str], dict]:
+    """95% CIs of Table 8's rates, ``{(metric, track): {ci_low, ci_high, ci_method, unit}}``.
+
+    Dimensions, evaluations and replies are nested in stories, so every rate gets a cluster
+    bootstrap over stories (seeded, percentile): convergence (per dimension, on the layer mean,
+    exact zero), success and parsing rates, peer agreement, MAD and Krippendorff's alpha per
+    validator track, and the largest mode difference |mean(title - content)| over layers. The ICC's
+    CI is the F-based one of :func:`track_reliability` (items = story x mode x dimension).
+    """
+    out: dict[tuple[str, str], dict] = {}
+    items = convergence_items(rows, convergence_threshold)
+    items = items.assign(converged=items["converged"].astype("Float64"), exact_zero=items["exact_zero"].astype("Float64"))
+    for metric, col in (("convergence_rate", "converged"), ("convergence_rate_exact_zero", "exact_zero")):
+        got = _boot_one(items[["story_id", col]], _rate(col), n_boot, seed)
+        if col in got:
+            out[(metric, "")] = got[col]
+    lm = layer_mean_convergence_items(rows, convergence_threshold)
+    got = _boot_one(lm.assign(converged=lm["converged"].astype("Float64"))[["story_id", "converged"]],
+                    _rate("converged"), n_boot, seed)
+    if "converged" in got:
+        out[("convergence_rate_layer_mean", "")] = got["converged"]
+    reply_keys = STORY_KEYS + ["track", "round"]
+    replies = rows.groupby(reply_keys, dropna=False)["status"].apply(lambda s: float(s.eq("ok").all())).rename("ok")
+    got = _boot_one(replies.reset_index()[["story_id", "ok"]], _rate("ok"), n_boot, seed)
+    if "ok" in got:
+        out[("parsing_success", "")] = got["ok"]
+    if summary is not None and len(summary) and "story_id" in summary:
+        s = summary.assign(ok=summary["status"].eq("ok").astype(float))[["story_id", "ok"]]
+        got = _boot_one(s, _rate("ok"), n_boot, seed)
+        if "ok" in got:
+            out[("success_rate", "")] = got["ok"]
+    for track in VALIDATOR_TRACKS:
+        pairs = track_pairs(rows, track)
+        if pairs.empty:
+            continue
+        pairs = pairs.assign(agree=(pairs["diff"].abs() < agreement_threshold).astype(float),
+                             absdiff=pairs["diff"].abs())
+        # alpha by its closed form for two complete raters (the krippendorff package's value, fast)
+        got = _boot_one(pairs, lambda f: {"agree": float(f["agree"].mean()), "absdiff": float(f["absdiff"].mean()),
+                                          "alpha": interval_alpha_pairs(f["evaluator"], f["validator"])},
+                        n_boot, seed)
+        for metric, key in (("peer_agreement", "agree"), ("mean_irr_difference", "absdiff"),
+                            ("krippendorff_alpha_interval", "alpha")):
+            out[(metric, track)] = got[key]
+    out.update(_mode_max_interval(story_scores(rows), n_boot, seed))
+    return out
+
+
+def _mode_max_interval(story: pd.DataFrame, n_boot: int, seed: int) -> dict[tuple[str, str], dict]:
+    """The bootstrap CI of max over layers of |mean(title - content)| (stories resampled)."""
+    wide = story.pivot_table(index=["story_id", "layer"], columns="mode", values="score", aggfunc="mean")
+    if not {"content", "title"} <= set(wide.columns):
+        return {}
+    d = (wide["title"] - wide["content"]).dropna().rename("d").reset_index()
+    if d.empty:
+        return {}
+
+    def stat(f):
+        m = f.groupby("layer")["d"].mean().abs()
+        return {"max": float(m.max()) if len(m) else np.nan}
+
+    got = _boot_one(d, stat, n_boot, seed)
+    return {("mode_invariance_max_abs_diff", ""): got["max"]} if "max" in got else {}

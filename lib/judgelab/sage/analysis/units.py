@@ -1,0 +1,65 @@
+"""The units of the SAGE statistics and the intervals on their headline numbers (issue 26).
+
+A story is evaluated in two modes (content, title) and three layers; the story, not the story x
+mode evaluation, is the independent unit. Every genre test, effect size and cross-layer
+correlation is therefore reported in these analyses (column ``analysis``):
+
+- ``"story"`` (the main rows): one observation per story and layer, the mean of its two modes
+  (a story with one mode scored keeps that one);
+- ``"content"`` / ``"title"``: one mode only (mode as a within-story factor: the per-mode tables);
+- ``"story_x_mode"``: the paper's reading, each story x mode evaluation one observation (N = 200
+  per layer), kept as a labelled *sensitivity* row: its p-values treat a story's two modes as two
+  stories and are too small.
+
+(:func:`judgelab.sage.analysis.genre.genre_mixed_model` adds a story random-intercept model,
+statsmodels ``MixedLM``, that uses both modes without pseudo-replication.)
+
+Intervals: a seeded cluster bootstrap over stories (:func:`judgelab.stats.bootstrap.cluster_bootstrap`;
+resampled within category where groups are compared, so each resample keeps the design's group
+sizes) for means, differences, relative gaps, d and rates; analytic intervals where they are exact
+for independent units (Fisher z for a correlation of stories, the paired t for a mean difference of
+stories, the F-based ICC CI). :data:`BOOTSTRAP_PROFILES` sets B per profile.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from judgelab import profiles
+from judgelab.sage.analysis.scores import SageStatsError, observation_units
+
+ANALYSES = ("story", "content", "title", "story_x_mode")
+"""The analyses of every SAGE genre and cross-layer table, main first, the paper's reading last."""
+UNIT_LABELS = {
+    "story": "story (mean of its modes)",
+    "content": "story (content mode only)",
+    "title": "story (title mode only)",
+    "story_x_mode": "story x mode (the paper's reading; sensitivity: a story's two modes counted as two)",
+}
+BOOTSTRAP_PROFILES = {
+    "smoke": {"n_boot": 200, "boot_seed": 0},
+    "demo": {"n_boot": 2000, "boot_seed": 0},
+    "full": {"n_boot": 2000, "boot_seed": 0},
+}
+"""Bootstrap resamples and seed of the SAGE intervals per profile (smoke: few, for speed)."""
+DEFAULT_BOOT = BOOTSTRAP_PROFILES["demo"]
+
+
+def bootstrap_knobs(profile: str | None) -> dict:
+    """``{"n_boot", "boot_seed"}`` of ``profile`` (None: the demo values)."""
+    return dict(DEFAULT_BOOT) if profile is None else profiles.pick(BOOTSTRAP_PROFILES, profile)
+
+
+def analysis_units(story_scores: pd.DataFrame, analysis: str) -> pd.DataFrame:
+    """The observations of one analysis (module docstring) from the story x mode scores."""
+    if analysis not in ANALYSES:
+        raise SageStatsError(f"unknown analysis {analysis!r}; choose one of {', '.join(ANALYSES)}")
+    unit = {"story": "story", "content": "content", "title": "title", "story_x_mode": "story_mode"}[analysis]
+    return observation_units(story_scores, unit)
+
+
+def label(frame: pd.DataFrame, analysis: str, position: int = 0) -> pd.DataFrame:
+    """``frame`` with ``analysis`` and ``unit`` columns inserted at ``position``."""
+    out = frame.copy()
+    out.insert(position, "unit", UNIT_LABELS[analysis])
+    out.insert(position, "analysis", analysis)
+    return out
