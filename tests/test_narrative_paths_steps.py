@@ -136,6 +136,14 @@ def test_extract_study_and_save_paths_through_interim(tmp_path, monkeypatch):
     assert set(study.main["seed"]) == {42} and set(study.seeds["seed"]) == {42, 43}
     assert len(study.main) == 2 * 6 and len(study.seeds) == 2 * 2 * 6
     assert study.main["titles"].iloc[0][0] == f"t{study.main['source'].iloc[0]}"
+    # the sensitivity rows: the main seed's pairs, random paths redrawn under the inclusive rule
+    other = study.other_rule
+    assert set(other["baseline_dates"]) == {"inclusive"} and set(other["seed"]) == {42} and len(other) == 6
+    assert sorted(other["pair_id"]) == sorted(study.main[study.main.method == "random"]["pair_id"])
+    assert len(study.other_rule_seeds) == 2 * 6
+    t1 = math_tables.table01_path_lengths(study.main, study.seeds, None, None, study.other_rule,
+                                          study.other_rule_seeds, n_boot=100)
+    assert list(t1["baseline_dates"]) == ["n/a (graph path)", "strict", "inclusive"]
     ov = study.overview().iloc[0]
     assert ov["path_seeds"] == [42, 43] and ov["pairs_per_seed"] == 6 and ov["embedding_source"] == "toy-vectors"
     assert ov["params"] == "32/8" and ov["alt_params"] == "16/4" and ov["baseline_dates"] == "strict"
