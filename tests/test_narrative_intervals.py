@@ -251,3 +251,14 @@ def test_table8_mean_sd_interval_keeps_a_pair_whole():
     # a resample holds pair 0 c times (c = 0..5), both narratives together: mean SD = c sd / 5
     assert d["mean_sd_ci_low"] == pytest.approx(0.0) and d["mean_sd_ci_high"] in (pytest.approx(2 * sd / 5),
                                                                                 pytest.approx(3 * sd / 5))
+
+
+def test_two_pairs_give_no_interval_and_the_note_says_why():
+    t3 = ag.agreement_table(agent_scores(n_pairs=2), n_boot=200, seed=0).iloc[0]
+    assert np.isfinite(t3["icc2_1"]) or "ICC" in t3["note"]
+    if np.isfinite(t3["icc2_1"]):
+        assert np.isnan(t3["icc2_1_ci_low"]) and "icc2_1: no interval, undefined on" in t3["note"]
+        assert "(2 endpoint pairs)" in t3["note"]
+    eff = va.effect_size_table(judged_frame(n_pairs=2), n_boot=200, seed=0).set_index("metric").loc["LLM simple"]
+    # with one pair drawn twice (half the resamples) each group has two equal values: d undefined
+    assert np.isfinite(eff["d"]) and np.isnan(eff["d_ci_low"]) and "d: no interval" in eff["note"]

@@ -77,6 +77,16 @@ def percentile_interval(boot: np.ndarray, ci: float = CI) -> Interval:
     return Interval(float(lo), float(hi), len(boot), len(ok))
 
 
+def interval_note(name: str, boot: np.ndarray, estimate: float, n_clusters: int, unit: str = "endpoint pair") -> str:
+    """Why ``name`` has an estimate but no interval ("" otherwise): the statistic was undefined
+    on more than half of the resamples (too few clusters, or clusters too alike)."""
+    iv = percentile_interval(boot)
+    if not np.isfinite(estimate) or np.isfinite(iv.low):
+        return ""
+    return (f"{name}: no interval, undefined on {iv.n_boot - iv.n_boot_valid} of {iv.n_boot} resamples "
+            f"({n_clusters} {unit}s)")
+
+
 def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = CI) -> str:
     """The ``ci_method`` text of a table whose intervals come from :func:`cluster_weights`."""
     return (f"{ci:.0%} percentile cluster bootstrap over {unit}s (all rows of a {unit} resampled together), "

@@ -145,7 +145,9 @@ def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
         "exact_agreement": est["exact_agreement"], **ci["exact_agreement"],
         "within1_agreement": est["within1_agreement"], **ci["within1_agreement"],
         "unit": UNIT, "ci_method": rs.ci_method(n_boot, seed),
-        "note": rules.join(*(f"{k}: {v}" for k, v in notes.items() if v)),
+        "note": rules.join(*(f"{k}: {v}" for k, v in notes.items() if v),
+                           *(rs.interval_note(k, boot.get(k, nan), v, len(np.unique(_pairs_of(matrix))))
+                             for k, v in est.items() if k.startswith("icc"))),
     }
 
 

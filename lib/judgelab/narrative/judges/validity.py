@@ -94,6 +94,7 @@ def correlation_table(judged: pd.DataFrame, metrics: Sequence[str] = ("min_coher
             row[f"pearson_{short}_ci_low_fisher"], row[f"pearson_{short}_ci_high_fisher"] = pr["ci_low"], pr["ci_high"]
             row[f"spearman_{short}"], row[f"spearman_p_{short}"] = sr["r"], sr["p"]
             notes += [f"{short}: {pr['note']}"] if pr["note"] else []
+            notes.append(rs.interval_note(f"r {short}", boot, pr["r"], row["n_pairs"]))
         row["note"] = rules.join(*notes)
         rows.append(row)
     out = _in_mode_order(pd.DataFrame(rows))
@@ -162,7 +163,8 @@ def discrimination(values: np.ndarray, is_positive: np.ndarray, pair_ids: np.nda
         "auc": float(roc["auc"]), **_ci("auc", rs.weighted_auc(a, w[:, pos], b, w[:, ~pos])),
         "p": float(pt["p"]), "test": "paired t over endpoint pairs", "wilcoxon_p": float(wx["p"]),
         "t_stat": float(t["t"]), "t_p": float(t["p"]), "mw_u": float(u["u"]), "mw_p": float(u["p"]),
-        "note": rules.join(d.loc["pooled", "note"], t["note"], pt["note"]),
+        "note": rules.join(d.loc["pooled", "note"], t["note"], pt["note"],
+                           rs.interval_note("d", boot_d, d.loc["pooled", "d"], len(np.unique(ids)))),
     }
 
 
