@@ -89,7 +89,7 @@ def interval_note(name: str, boot: np.ndarray, estimate: float, n_clusters: int,
 
 def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = CI) -> str:
     """The ``ci_method`` text of a table whose intervals come from :func:`cluster_weights`."""
-    return (f"{ci:.0%} percentile cluster bootstrap over {unit}s (all rows of a {unit} resampled together), "
+    return (f"{ci:.0%} percentile cluster bootstrap over {unit}s (all rows of one {unit} resampled together), "
             f"B = {n_boot}, seed {seed}")
 
 
