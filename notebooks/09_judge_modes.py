@@ -33,6 +33,15 @@
 #
 # The paper's reported values sit beside the recomputed ones in `paper_*` columns
 # (`judgelab.narrative.judges.paper_values`).
+#
+# **Unit and uncertainty.** The judge scores narratives, but the independent unit is the
+# *endpoint pair*: a pair's max-capacity path and its random twin share their endpoints, and the
+# K agents of one narrative are summarised by their mean before any statistic (never counted as K
+# observations). Every interval (`X_ci_low` / `X_ci_high`, method in `ci_method`, unit in `unit`)
+# is a seeded percentile cluster bootstrap over endpoint pairs, both narratives of a drawn pair
+# kept together; max-capacity vs random comparisons are paired over pairs. P-values reported
+# together are adjusted within the table's family (`mc_family`) by Holm (`p_holm`, our reading)
+# and Bonferroni (`p_bonferroni`, the paper's).
 
 # %% tags=["parameters"]
 # BACKEND / MODEL / BASE_URL: None = from $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
@@ -134,10 +143,14 @@ judged.head()
 # ## Table 2 · Do the judges track mathematical coherence?
 #
 # Pearson (and Spearman) correlation of the mean score of the K agents with the path's minimum
-# and average coherence, one row per collection and mode; n counts narratives (pairs x 2 methods).
+# and average coherence, one row per collection and mode; n counts narratives (pairs x 2 methods),
+# `n_pairs` the endpoint pairs, the unit of the interval `pearson_<m>_ci_*` and of the bootstrap
+# p-value `pearson_p_boot_<m>`, which Holm and Bonferroni adjust over the whole table (every
+# collection × mode × metric). scipy's p (`pearson_p_<m>`) and the Fisher-z interval
+# (`_fisher`) treat the narratives as independent and are shown as that reading only.
 
 # %%
-table02 = judge_tables.table02(validity.correlation_table(judged))
+table02 = judge_tables.table02(validity.correlation_table(judged, seed=knobs["seed"]))
 reporting.saved_table(table02, "narr_table02_correlations")
 
 # %% [markdown]
@@ -146,22 +159,28 @@ reporting.saved_table(table02, "narr_table02_correlations")
 # ICC(2,1) and ICC(2,K) (two-way random, absolute agreement; pingouin), Krippendorff's α
 # (interval), Kendall's W (tie-corrected), mean absolute deviation from the item mean, and the
 # share of agent pairs that agree exactly / within one point. The paper's Table 3 has no CoT
-# column, so its `paper_*` cells are empty there.
+# column, so its `paper_*` cells are empty there. Intervals: the cluster bootstrap over endpoint
+# pairs (`icc2_1_ci_*` ...); the Shrout–Fleiss F interval, which treats the narratives as
+# independent, is beside it (`icc2_1_ci_low_f` ...). α and W are shown without an interval.
 
 # %%
-table03 = judge_tables.table03(agreement.agreement_table(scores))
+table03 = judge_tables.table03(agreement.agreement_table(scores, seed=knobs["seed"]))
 reporting.saved_table(table03, "narr_table03_agreement")
 
 # %% [markdown]
 # ## Table 4 · Do the judges tell max-capacity from random paths?
 #
 # Cohen's d (`d`, pooled SD; the RMS-of-SDs variant the original code used is `d_avg_sd`) and
-# AUC-ROC with max capacity as the positive class, Welch's t-test and Mann–Whitney U. This
+# AUC-ROC with max capacity as the positive class, each with its pair-bootstrap interval; the
+# paired t-test over endpoint pairs (`p`, adjusted over the LLM rows: `mc_family`, `p_holm`,
+# `p_bonferroni`) and the Wilcoxon signed-rank test (`wilcoxon_p`); Welch's t-test and
+# Mann–Whitney U (`t_p`, `mw_p`) treat the paths as independent and are kept for Figure 8(l). This
 # notebook writes the LLM rows (`narr_table04_llm_rows.csv`); notebook 08 wrote the mathematical
-# rows (`narr_table04_effect_sizes.csv`, left as it is).
+# rows (`narr_table04_effect_sizes.csv`, left as it is: strict date rule and its inclusive
+# sensitivity row).
 
 # %%
-effects = validity.effect_size_table(judged)
+effects = validity.effect_size_table(judged, seed=knobs["seed"])
 table04_llm = judge_tables.table04_rows(effects, "llm")
 reporting.saved_table(table04_llm, "narr_table04_llm_rows")
 
@@ -193,19 +212,21 @@ reporting.show_figure(fig, "narr_fig08_judge_vs_coherence",
 # %%
 fig = judge_figures.scores_by_mode(judged)
 reporting.show_figure(fig, "narr_fig08_scores_by_mode", caption="Fig. 8(f) mean LLM score by mode and method. " + CAPTION)
-fig = judge_figures.mean_scores_by_method(judged)
+fig = judge_figures.mean_scores_by_method(judged, effects)
 reporting.show_figure(fig, "narr_fig08_mean_scores_by_method",
-                      caption="Fig. 8(k) mean LLM score per mode, max capacity vs random (error bars: SD over narratives). " + CAPTION)
+                      caption="Fig. 8(k) mean LLM score per mode, max capacity vs random (error bars: 95% cluster "
+                              "bootstrap interval over endpoint pairs). " + CAPTION)
 
 # %% [markdown]
 # (g) agreement across the K agents: mean SD and coefficient of variation per mode (the paper's
 # Table 8 values beside).
 
 # %%
-disagreement = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores))
+disagreement = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores, seed=knobs["seed"]))
 display(disagreement)
 fig = judge_figures.agent_agreement(disagreement)
-reporting.show_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean SD and CoV across K agents. " + CAPTION)
+reporting.show_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean SD and CoV across K agents "
+                      "(error bars: 95% cluster bootstrap interval over endpoint pairs). " + CAPTION)
 
 # %% [markdown]
 # (i) effect sizes, (j) correlations, (l) p-values of the two tests. (Panels a, b, e and h —
@@ -213,11 +234,13 @@ reporting.show_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean
 
 # %%
 fig = judge_figures.effect_sizes(effects)
-reporting.show_figure(fig, "narr_fig08_effect_sizes", caption="Fig. 8(i) Cohen's d, max capacity vs random. " + CAPTION)
+reporting.show_figure(fig, "narr_fig08_effect_sizes", caption="Fig. 8(i) Cohen's d, max capacity vs random "
+                      "(error bars: 95% cluster bootstrap interval over endpoint pairs). " + CAPTION)
 fig = judge_figures.correlation_heatmap(judged)
 reporting.show_figure(fig, "narr_fig08_correlation_heatmap", caption="Fig. 8(j) Pearson correlations, coherence metrics and LLM scores. " + CAPTION)
 fig = judge_figures.p_values(effects)
-reporting.show_figure(fig, "narr_fig08_pvalues", caption="Fig. 8(l) p-values, Welch t-test and Mann-Whitney U. " + CAPTION)
+reporting.show_figure(fig, "narr_fig08_pvalues", caption="Fig. 8(l) p-values, Welch t-test and Mann-Whitney U "
+                      "(the paper's tests, unadjusted, paths as independent; Table 4 has the paired tests). " + CAPTION)
 
 # %% [markdown]
 # ## Cost of this run

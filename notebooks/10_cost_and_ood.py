@@ -30,6 +30,12 @@
 #
 # Inputs: `narr_paths.parquet` (08), `narr_judge_scores.parquet` (09), `narr_documents_*` and
 # `narr_landscape_*` (07). The paper's values sit beside ours in `paper_*` columns.
+#
+# **Unit and uncertainty.** As in notebook 09, the independent unit of the follow-ups is the
+# endpoint pair (a pair's two narratives share their endpoints; a narrative's K agents are
+# summarised by their mean). Their intervals (`X_ci_low` / `X_ci_high`, `ci_method`, `unit`) are
+# seeded percentile cluster bootstraps over endpoint pairs; correlations reported together carry a
+# bootstrap p over pairs adjusted within the table (`mc_family`, `p_holm`, `p_bonferroni`).
 
 # %% tags=["parameters"]
 # BACKEND / MODEL / BASE_URL: None = $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
@@ -126,10 +132,13 @@ reporting.saved_table(table05, "narr_table05_cost")
 # Pearson r of the mean score with average coherence (notebook 09's judged narratives of the same
 # collection) against the mean tiktoken input per mode, relative to simple; beside it the same
 # quantities derived from the paper's Tables 2 and 5 (its "7% improvement at 83% more tokens").
+# r, the gain Δr and the relative gain Δr / r_simple carry 95% intervals from one cluster
+# bootstrap over endpoint pairs shared by all modes (`r_gain_rel_ci_*`: e.g. complex vs simple).
 
 # %%
 cost_perf = analyses_tables.cost_performance_with_paper(
-    cost.judged_cost_performance(table05, all_paths, scores, measured.collection), cost.paper_cost_performance())
+    cost.judged_cost_performance(table05, all_paths, scores, measured.collection, seed=SEED),
+    cost.paper_cost_performance())
 reporting.saved_table(cost_perf, "narr_cost_performance")
 
 # %% [markdown]
@@ -203,7 +212,8 @@ long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mea
 #
 # Linear, ridge, random forest (and the paper's fourth row, degree-2 polynomial) on minimum
 # coherence, average coherence and path length; R² on held-out folds (5-fold, folds over endpoint
-# pairs), mean ± SD.
+# pairs), mean ± SD, and the 95% interval of the mean by a cluster bootstrap over endpoint pairs of
+# the held-out predictions (models not refitted: `ci_method`).
 
 # %%
 table06 = analyses_tables.table06(prediction.predictive_table(long, n_splits=knobs["n_splits"], seed=SEED,
@@ -212,6 +222,9 @@ reporting.saved_table(table06, "narr_table06_predictive")
 
 # %% [markdown]
 # ### Table 7 · Which metric does the forest lean on?
+#
+# Impurity importances of one forest fitted on all narratives: point estimates without an
+# interval (a bootstrap would refit the forest B times per mode).
 
 # %%
 importance = prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"])
@@ -221,11 +234,11 @@ reporting.saved_table(analyses_tables.table07(importance), "narr_table07_feature
 # ### Table 8 · Agent disagreement by mode, and by score range
 #
 # Mean over narratives of the K agents' SD and coefficient of variation (notebook 09's agreement
-# functions), then the SD by the narrative's mean-score range (the paper: disagreement peaks at
-# 5–7).
+# functions; 95% cluster bootstrap interval over endpoint pairs), then the SD by the narrative's
+# mean-score range (the paper: disagreement peaks at 5–7).
 
 # %%
-table08 = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores))
+table08 = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores, seed=SEED))
 reporting.saved_table(table08, "narr_table08_disagreement")
 
 # %%
@@ -238,11 +251,11 @@ reporting.saved_table(disagreement.disagreement_by_score_range(long), "narr_disa
 # by span quartile.
 
 # %%
-display(reporting.saved_table(analyses_tables.temporal_with_paper(temporal.temporal_analysis(long)), "narr_temporal_span"))
+display(reporting.saved_table(analyses_tables.temporal_with_paper(temporal.temporal_analysis(long, seed=SEED)), "narr_temporal_span"))
 temporal.span_bins(long)
 
 # %%
-reporting.saved_table(analyses_tables.complexity_with_paper(complexity.complexity_analysis(long)),
+reporting.saved_table(analyses_tables.complexity_with_paper(complexity.complexity_analysis(long, seed=SEED)),
                       "narr_path_complexity")
 
 # %% [markdown]

@@ -143,7 +143,7 @@ def test_extract_narratives_schema_and_semantics():
 
 
 def test_cohens_d_and_auc_known_values():
-    df = pd.DataFrame({"collection": "c", "method": ["maxcap"] * 3 + ["random"] * 3,
+    df = pd.DataFrame({"collection": "c", "method": ["maxcap"] * 3 + ["random"] * 3, "pair_id": [0, 1, 2] * 2,
                        "min_coherence": [.9, .8, .7, .6, .75, .5], "mean_coherence": [2.0, 4.0, 6.0, 1.0, 2.0, 3.0],
                        "length": [2, 3, 4, 2, 2, 5]})
     eff = method_effects(df).set_index("column")
@@ -158,7 +158,7 @@ def test_cohens_d_and_auc_known_values():
 
 def test_method_effects_drop_a_missing_metric_value():
     """One NaN metric value is dropped and counted: d stays defined and sklearn never sees NaN."""
-    df = pd.DataFrame({"collection": "c", "method": ["maxcap"] * 4 + ["random"] * 3,
+    df = pd.DataFrame({"collection": "c", "method": ["maxcap"] * 4 + ["random"] * 3, "pair_id": [0, 1, 2, 3, 0, 1, 2],
                        "min_coherence": [.9, .8, .7, np.nan, .6, .75, .5],
                        "mean_coherence": [2.0, 4.0, 6.0, 5.0, 1.0, 2.0, 3.0], "length": [2, 3, 4, 3, 2, 2, 5]})
     eff = method_effects(df).set_index("column")
@@ -166,27 +166,39 @@ def test_method_effects_drop_a_missing_metric_value():
     pooled = math.sqrt((2 * mc.var(ddof=1) + 2 * rd.var(ddof=1)) / 4)
     assert eff.loc["min_coherence", "d"] == pytest.approx((mc.mean() - rd.mean()) / pooled)
     assert eff.loc["min_coherence", "auc"] == pytest.approx(8 / 9)
-    assert eff.loc["min_coherence", "note"] == "NaN dropped: 1" and eff.loc["mean_coherence", "note"] == ""
+    assert eff.loc["min_coherence", "note"].startswith("NaN dropped: 1")
+    assert eff.loc["mean_coherence", "note"].startswith("NaN dropped: 1")   # pair 3 has no random path
     diff = length_difference(df).iloc[0]
-    assert diff["difference"] == pytest.approx(3 - 3) and 0 <= diff["p_value"] <= 1
+    # the paired gap over the 3 pairs with both paths: lengths (2, 3, 4) - (2, 2, 5) = (0, 1, -1)
+    assert diff["difference"] == pytest.approx(0.0) and diff["n_pairs"] == 3 and 0 <= diff["p_value"] <= 1
+    assert "1 pairs without both paths" in diff["note"]
 
 
 def test_random_baseline_strict_dates_excludes_endpoint_days():
     dates = np.array([0, 0, 1, 2, 2, 3])
-    assert list(baseline_candidates(1, 4, dates)) == [0, 2, 3]
-    assert list(baseline_candidates(1, 4, dates, strict=True)) == [2]
+    assert list(baseline_candidates(1, 4, dates)) == [2]                     # strict: the main rule
+    assert list(baseline_candidates(1, 4, dates, strict=False)) == [0, 2, 3]   # inclusive: sensitivity
     rng = np.random.default_rng(0)
-    path = random_chronological_path(1, 4, dates, length_mean=10, length_sd=0, rng=rng, strict=True)
-    assert path == [1, 2, 4]
+    path = random_chronological_path(1, 4, dates, length_mean=10, length_sd=0, rng=rng)
+    assert path == [1, 2, 4]                     # L clipped to 2 + #candidates: what exists
 
 
 def test_baseline_rule_sensitivity_reproduces_the_used_rule():
-    from judgelab.narrative.paths.extraction import baseline_rule_sensitivity
+    from judgelab.narrative.paths.extraction import baseline_rule_sensitivity, other_rule_randoms
     labels, dates, emb, c = _toy_collection(n=60)
     dates = dates // 20                                   # many shared dates
-    out = extract_narratives("toy", c, 0.6, dates, [str(i) for i in range(60)], labels, emb,
-                             n_pairs=10, seed=4, strict_dates=True)
-    rules = baseline_rule_sensitivity(out, c, dates).set_index("baseline_dates")
+    titles = [str(i) for i in range(60)]
+    out = extract_narratives("toy", c, 0.6, dates, titles, labels, emb, n_pairs=10, seed=4)
+    other = other_rule_randoms(out, c, dates, titles)
+    assert set(other["baseline_dates"]) == {"inclusive"} and list(other.columns[:-1]) == PATH_COLUMNS
+    rules = baseline_rule_sensitivity(out, other).set_index("baseline_dates")
     rd = out[out.method == "random"]
     assert rules.loc["strict", "random_mean_min_coherence"] == pytest.approx(rd["min_coherence"].mean())
+    assert rules.loc["inclusive", "random_mean_min_coherence"] == pytest.approx(other["min_coherence"].mean())
     assert set(rules.index) == {"strict", "inclusive"}
+    # the same seed redrawn inclusively: the inclusive extraction's random paths, exactly
+    incl = extract_narratives("toy", c, 0.6, dates, titles, labels, emb, n_pairs=10, seed=4, strict_dates=False)
+    assert other.sort_values("pair_id")["path"].tolist() == incl[incl.method == "random"].sort_values("pair_id")["path"].tolist()
+    # strict intermediates never share an endpoint's date; inclusive ones may
+    for rec in out[out.method == "random"].itertuples():
+        assert all(dates[rec.source] < dates[x] < dates[rec.target] for x in rec.path[1:-1])

@@ -21,7 +21,7 @@ from judgelab.narrative.settings import (BASELINE_DATES, CRITICAL_PARAMS, DEFAUL
 
 # ---------------------------------------------------------------- the baseline's date rule
 
-def test_inclusive_rule_gives_the_random_path_the_max_capacity_candidates():
+def test_inclusive_rule_gives_the_random_path_the_max_capacity_candidates_strict_excludes_endpoint_days():
     # hand-built dates: the endpoints 1 (day 0) and 5 (day 2) share their days with 0, 2 and 4, 6
     dates = np.array([0, 0, 0, 1, 2, 2, 3])
     s, t = 1, 5
@@ -30,14 +30,14 @@ def test_inclusive_rule_gives_the_random_path_the_max_capacity_candidates():
     allowed = temporal_mask(dates)
     graph_candidates = [v for v in range(len(dates)) if v not in (s, t) and allowed[s, v] and allowed[v, t]]
     assert graph_candidates == [0, 2, 3, 4]                      # by hand: days 0, 0, 1, 2
-    assert list(baseline_candidates(s, t, dates)) == graph_candidates          # the default rule
-    assert list(baseline_candidates(s, t, dates, strict=True)) == [3]           # the sensitivity row
+    assert list(baseline_candidates(s, t, dates, strict=False)) == graph_candidates   # the sensitivity row
+    assert list(baseline_candidates(s, t, dates)) == [3]           # the main rule: strictly between
 
 
 def test_one_date_rule_for_every_profile_and_collection():
-    assert BASELINE_DATES == "inclusive"
+    assert BASELINE_DATES == "strict"
     for knobs in NARR_PROFILES.values():
-        assert knobs["baseline_dates"] == "inclusive"
+        assert knobs["baseline_dates"] == "strict"
         assert all("baseline_strict_dates" not in c for c in knobs["collections"].values())
 
 

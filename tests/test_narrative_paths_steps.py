@@ -45,7 +45,7 @@ def toy_landscape(n: int = N, seeds=SEEDS) -> dict:
             "critical_path_seeds": np.array(crits), "embedding_source": "toy-vectors"}
 
 
-def extract(land=None, n_pairs=8, strict_dates=False):
+def extract(land=None, n_pairs=8, strict_dates=True):
     land = land or toy_landscape()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")               # short strata on 40 documents
@@ -61,8 +61,8 @@ def test_path_settings_parse_papermill_strings():
     assert path_settings("smoke", temporal="on").temporal is True
     s = path_settings("smoke", n_pairs="5")
     assert s.n_pairs == 5 and s.pairs_for("news") == 5
-    # one date rule for every collection and profile: inclusive (the strict one is a sensitivity row)
-    assert all(path_settings(p).strict_dates is False for p in ("smoke", "demo", "paper"))
+    # one date rule for every collection and profile: strict (the inclusive one is a sensitivity row)
+    assert all(path_settings(p).strict_dates is True for p in ("smoke", "demo", "paper"))
     assert path_settings("paper").alt_params("vispub") == "16/4" and s.alt_params("news") == "16/4"
     assert s.investigate_lengths is False and path_settings("smoke", investigate_lengths="yes").investigate_lengths
     assert path_settings("smoke", n_pairs="None").pairs_for("news") == 12     # the profile's
@@ -136,9 +136,17 @@ def test_extract_study_and_save_paths_through_interim(tmp_path, monkeypatch):
     assert set(study.main["seed"]) == {42} and set(study.seeds["seed"]) == {42, 43}
     assert len(study.main) == 2 * 6 and len(study.seeds) == 2 * 2 * 6
     assert study.main["titles"].iloc[0][0] == f"t{study.main['source'].iloc[0]}"
+    # the sensitivity rows: the main seed's pairs, random paths redrawn under the inclusive rule
+    other = study.other_rule
+    assert set(other["baseline_dates"]) == {"inclusive"} and set(other["seed"]) == {42} and len(other) == 6
+    assert sorted(other["pair_id"]) == sorted(study.main[study.main.method == "random"]["pair_id"])
+    assert len(study.other_rule_seeds) == 2 * 6
+    t1 = math_tables.table01_path_lengths(study.main, study.seeds, None, None, study.other_rule,
+                                          study.other_rule_seeds, n_boot=100)
+    assert list(t1["baseline_dates"]) == ["n/a (graph path)", "strict", "inclusive"]
     ov = study.overview().iloc[0]
     assert ov["path_seeds"] == [42, 43] and ov["pairs_per_seed"] == 6 and ov["embedding_source"] == "toy-vectors"
-    assert ov["params"] == "32/8" and ov["alt_params"] == "16/4" and ov["baseline_dates"] == "inclusive"
+    assert ov["params"] == "32/8" and ov["alt_params"] == "16/4" and ov["baseline_dates"] == "strict"
     # the other parameter set: one refit at the main seed and base, the main seed's pairs under it
     assert calls == [("16/4", 42, np.e)]
     alt = study.alt_paths
@@ -165,8 +173,8 @@ def test_baseline_rule_table_means_and_used_rule():
     assert t.loc["inclusive", "length_gap"] == pytest.approx(0.25)
     assert t.loc["strict", "random_mean_min_coherence"] == pytest.approx(0.4)
     assert t.loc["strict", "d_min_coherence"] == pytest.approx(3.0)
-    assert bool(t.loc["inclusive", "used"]) and not bool(t.loc["strict", "used"])   # one rule: inclusive
-    assert t.loc["strict", "role"].startswith("sensitivity") and t.loc["inclusive", "role"].startswith("main")
+    assert bool(t.loc["strict", "used"]) and not bool(t.loc["inclusive", "used"])   # one rule: strict
+    assert t.loc["inclusive", "role"].startswith("sensitivity") and t.loc["strict", "role"].startswith("main")
     assert (t["paper_length_gap"] == 0.73).all()
 
 

@@ -59,9 +59,9 @@ def add_complexity(paths: pd.DataFrame, coords_by_collection: dict[str, np.ndarr
     return out
 
 
-def complexity_analysis(long: pd.DataFrame) -> pd.DataFrame:
+def complexity_analysis(long: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Pearson r of coherence variance, weak-link ratio, path efficiency and the complexity score
-    with the mean LLM score, per collection and mode. Columns: collection, mode, predictor,
-    target, r, p, n."""
+    with the mean LLM score, per collection and mode, with the pair-bootstrap interval and
+    adjusted p of :func:`judgelab.narrative.analyses.correlations.correlations` (its columns)."""
     present = [m for m in COMPLEXITY_METRICS if m in long.columns]
-    return correlations(long, present, ["score_mean"])
+    return correlations(long, present, ["score_mean"], family="path complexity (section 5.8.4)", seed=seed)

@@ -213,16 +213,53 @@ def cost_performance(cost: pd.DataFrame, correlations: pd.DataFrame, r_column: s
 
 
 def judged_cost_performance(cost: pd.DataFrame, paths: pd.DataFrame, scores: pd.DataFrame, collection: str,
-                            r_column: str = "pearson_avg") -> pd.DataFrame:
+                            r_column: str = "pearson_avg", n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """:func:`cost_performance` of notebook 09's judges on ``collection``: Pearson r of the mean
     score with average coherence (``r_column`` of
     :func:`judgelab.narrative.judges.validity.correlation_table`) against Table 5's mean tiktoken
-    input per mode."""
+    input per mode; with :func:`gain_intervals` (r, Δr and Δr / r_simple with their
+    pair-bootstrap intervals)."""
     from judgelab.narrative.judges.scores import judged_paths, narrative_scores
     from judgelab.narrative.judges.validity import correlation_table
 
-    corr = correlation_table(judged_paths(narrative_scores(scores), paths))
-    return cost_performance(cost, corr[corr["collection"] == collection], r_column=r_column)
+    judged = judged_paths(narrative_scores(scores), paths)
+    corr = correlation_table(judged, n_boot=0)
+    out = cost_performance(cost, corr[corr["collection"] == collection], r_column=r_column)
+    metric = {"pearson_avg": "mean_coherence", "pearson_min": "min_coherence"}.get(r_column, "mean_coherence")
+    ci = gain_intervals(judged[judged["collection"] == collection], metric, n_boot=n_boot, seed=seed)
+    return out.merge(ci, on="mode", how="left")
+
+
+def gain_intervals(judged: pd.DataFrame, metric: str = "mean_coherence", baseline: str = "simple",
+                   n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per mode, 95% intervals of r (mean score vs ``metric``), of Δr = r_mode − r_baseline and of
+    the relative gain Δr / r_baseline (e.g. complex vs simple), by one cluster bootstrap over
+    endpoint pairs shared by every mode (a drawn pair brings its narratives' scores in all modes,
+    so the modes are compared on the same resample). Columns: mode, r_ci_low, r_ci_high,
+    r_gain_ci_low, r_gain_ci_high, r_gain_rel_ci_low, r_gain_rel_ci_high, unit, ci_method."""
+    from judgelab.stats import resampling as rs
+
+    pairs = np.unique(judged["pair_id"].to_numpy())
+    w = rs.cluster_weights(pairs, n_boot, seed)          # one column per pair, sorted as ``pairs``
+    boots = {}
+    for mode, g in judged.groupby("mode", sort=False):
+        cols = np.searchsorted(pairs, g["pair_id"].to_numpy())
+        boots[mode] = rs.weighted_pearson(g[metric].to_numpy(float), g["score_mean"].to_numpy(float), w[:, cols])
+    base = boots.get(baseline)
+    rows = []
+    for mode, b in boots.items():
+        row = {"mode": mode}
+        parts = {"r": b}
+        if base is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                parts.update(r_gain=b - base, r_gain_rel=(b - base) / base)
+        for name, v in parts.items():
+            iv = rs.percentile_interval(v) if not (name != "r" and mode == baseline) else rs.Interval(np.nan, np.nan, 0, 0)
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = iv.low, iv.high
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["unit"], out["ci_method"] = "endpoint pair", rs.ci_method(n_boot, seed) + "; one resample for every mode"
+    return out
 
 
 def paper_cost_performance(collection: str = "vispub", metric: str = "pearson_avg") -> pd.DataFrame:

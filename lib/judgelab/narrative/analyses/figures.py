@@ -31,8 +31,18 @@ def _ordered_modes(df: pd.DataFrame) -> list[str]:
     return [m for m in MODES if m in have] + sorted(have - set(MODES))
 
 
+def _yerr(d: pd.DataFrame, col: str, fallback: str | None = None):
+    """Asymmetric error bars from ``col_ci_low`` / ``col_ci_high``, else ``fallback`` (a SD column)."""
+    lo, hi = f"{col}_ci_low", f"{col}_ci_high"
+    if lo in d.columns and hi in d.columns:
+        v = d[col].to_numpy(float)
+        return np.vstack([np.clip(v - d[lo].to_numpy(float), 0, None), np.clip(d[hi].to_numpy(float) - v, 0, None)])
+    return d[fallback] if fallback else None
+
+
 def predictive_r2(table06: pd.DataFrame) -> plt.Figure:
-    """(a) cross-validated R² by model and mode (error bars: SD over folds), one axis per collection."""
+    """(a) cross-validated R² by model and mode, one axis per collection (error bars: the 95%
+    pair-bootstrap interval of Table 6 when present, else the SD over folds)."""
     colls = list(dict.fromkeys(table06["collection"]))
     fig, axes = _grid(len(colls))
     for ax, c in zip(axes, colls):
@@ -41,7 +51,7 @@ def predictive_r2(table06: pd.DataFrame) -> plt.Figure:
         w = 0.8 / max(1, len(models))
         for j, m in enumerate(models):
             dm = d[d["model"] == m].set_index("mode").reindex(modes)
-            ax.bar(np.arange(len(modes)) + j * w, dm["r2_mean"], w, yerr=dm["r2_sd"], label=m, capsize=2)
+            ax.bar(np.arange(len(modes)) + j * w, dm["r2_mean"], w, yerr=_yerr(dm, "r2_mean", "r2_sd"), label=m, capsize=2)
         ax.set_xticks(np.arange(len(modes)) + 0.4 - w / 2, modes)
         ax.axhline(0, color="k", lw=0.5)
         ax.set_title(f"{c}: R² (5-fold CV)")
@@ -51,12 +61,13 @@ def predictive_r2(table06: pd.DataFrame) -> plt.Figure:
 
 
 def disagreement_by_mode(table08: pd.DataFrame) -> plt.Figure:
-    """(b) mean SD across the K agents per mode, one axis per collection."""
+    """(b) mean SD across the K agents per mode, one axis per collection (error bars: the 95%
+    pair-bootstrap interval of Table 8 when present)."""
     colls = list(dict.fromkeys(table08["collection"]))
     fig, axes = _grid(len(colls))
     for ax, c in zip(axes, colls):
         d = table08[table08["collection"] == c].set_index("mode").reindex(_ordered_modes(table08[table08["collection"] == c]))
-        ax.bar(d.index, d["mean_sd"], color=style.colour(0), label="this run")
+        ax.bar(d.index, d["mean_sd"], color=style.colour(0), label="this run", yerr=_yerr(d, "mean_sd"), capsize=2)
         if "paper_mean_sd" in d:
             ax.scatter(d.index, d["paper_mean_sd"], color="k", marker="_", s=300, label="paper")
         ax.set_title(f"{c}: agent disagreement")
@@ -153,8 +164,10 @@ def ood_scores(long: pd.DataFrame, kinds: Sequence[str]) -> plt.Figure:
 
 
 FIGURE9_CAPTIONS: dict[str, str] = {
-    "a_predictive": "Fig. 9(a) cross-validated R² by model and mode.",
-    "b_disagreement": "Fig. 9(b) mean SD across K agents per mode (bars) and the paper's (dashes).",
+    "a_predictive": "Fig. 9(a) cross-validated R² by model and mode (error bars: 95% cluster bootstrap interval "
+                    "over endpoint pairs, held-out predictions fixed).",
+    "b_disagreement": "Fig. 9(b) mean SD across K agents per mode (bars, 95% cluster bootstrap interval over "
+                      "endpoint pairs) and the paper's (dashes).",
     "c_temporal": "Fig. 9(c) temporal span vs minimum coherence, coloured by the LLM score.",
     "d_complexity": "Fig. 9(d) path complexity vs LLM score.",
     "e_errors": "Fig. 9(e) normalised score minus normalised minimum coherence.",

@@ -4,6 +4,13 @@ Input: the follow-up table (:func:`judgelab.narrative.analyses.narrative_table.n
 one row per judged narrative and mode with ``score_mean`` (the K agents' mean score) and the
 path's metrics. Models are scikit-learn regressors; R² = 1 − SS_res / SS_tot on held-out folds
 of endpoint pairs (:func:`judgelab.narrative.analyses.folds.pair_folds`).
+
+Interval of Table 6 (``r2_mean_ci_low`` / ``_high``): a seeded percentile cluster bootstrap over
+endpoint pairs of the held-out predictions (:mod:`judgelab.stats.resampling`): each resample
+reweights the rows of the drawn pairs, recomputes every fold's R² from the fixed out-of-fold
+predictions and averages them. The models are not refitted, so the interval describes the
+sampling of the evaluated narratives, not the refitting noise (``r2_sd`` shows the spread over
+folds). Table 7's importances are point estimates of one fitted forest, without an interval.
 """
 from __future__ import annotations
 
@@ -13,6 +20,10 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.analyses.folds import pair_folds
+from judgelab.stats import resampling as rs
+
+UNIT = "endpoint pair"
+N_BOOT = 2000
 
 FEATURES: tuple[str, ...] = ("min_coherence", "mean_coherence", "length")
 """The predictors of Tables 6–7: minimum coherence, average coherence, path length."""
@@ -42,46 +53,89 @@ def make_model(name: str, seed: int = 0, n_estimators: int = 200):
     raise ValueError(f"unknown model {name!r}; choose one of {', '.join(MODEL_NAMES)}")
 
 
+def cv_predictions(X: np.ndarray, y: np.ndarray, model_name: str, groups: Sequence | None = None,
+                   n_splits: int = 5, seed: int = 0, n_estimators: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold predictions and the fold of each row (folds over ``groups``; rows if None)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    groups = np.arange(len(y)) if groups is None else np.asarray(groups)
+    pred, fold = np.full(len(y), np.nan), np.full(len(y), -1)
+    for k, (tr, te) in enumerate(pair_folds(groups, n_splits, seed)):
+        model = make_model(model_name, seed, n_estimators).fit(X[tr], y[tr])
+        pred[te], fold[te] = model.predict(X[te]), k
+    return pred, fold
+
+
+def fold_r2(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """R² = 1 − SS_res/SS_tot of each fold's held-out rows, rows weighted by ``w`` (B, n; one
+    unweighted row when None). Shape (B, n_folds); NaN for a fold with fewer than 2 rows (or
+    weight) or a constant target."""
+    w = np.ones((1, len(y))) if w is None else np.asarray(w, float)
+    out = []
+    for k in np.unique(fold[fold >= 0]):
+        m = fold == k
+        ww, yy, res = w[:, m], y[m], (y - pred)[m]
+        n = ww.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ss_tot = ww @ yy ** 2 - (ww @ yy) ** 2 / n
+            r2 = 1 - (ww @ res ** 2) / ss_tot
+        ok = (n >= 2) & ((ww > 0).sum(axis=1) >= 2) & (ss_tot > rs.TOLERANCE * np.maximum(1.0, (ww @ yy ** 2) / np.maximum(n, 1)))
+        out.append(np.where(ok, r2, np.nan))
+    return np.column_stack(out) if out else np.empty((w.shape[0], 0))
+
+
 def cv_r2(X: np.ndarray, y: np.ndarray, model_name: str, groups: Sequence | None = None,
           n_splits: int = 5, seed: int = 0, n_estimators: int = 200) -> np.ndarray:
     """Out-of-fold R² = 1 − SS_res/SS_tot on each test fold (folds over ``groups``; rows if None)."""
     from sklearn.metrics import r2_score
 
-    X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
-    groups = np.arange(len(y)) if groups is None else np.asarray(groups)
+    pred, fold = cv_predictions(X, y, model_name, groups, n_splits, seed, n_estimators)
     out = []
-    for tr, te in pair_folds(groups, n_splits, seed):
-        if len(te) < 2:
-            out.append(np.nan)  # R² is undefined on one point
-            continue
-        model = make_model(model_name, seed, n_estimators).fit(X[tr], y[tr])
-        out.append(r2_score(y[te], model.predict(X[te])))
+    for k in np.unique(fold):
+        m = fold == k
+        out.append(r2_score(y[m], pred[m]) if m.sum() >= 2 else np.nan)  # R² is undefined on one point
     return np.asarray(out)
 
 
 def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,
                      models: Sequence[str] = MODEL_NAMES, n_splits: int = 5, seed: int = 0,
-                     n_estimators: int = 200) -> pd.DataFrame:
-    """Table 6: cross-validated R² (mean ± SD over folds) of each model predicting the mean LLM
-    score of a narrative from its mathematical metrics, per collection and mode.
+                     n_estimators: int = 200, n_boot: int = N_BOOT) -> pd.DataFrame:
+    """Table 6: cross-validated R² (mean ± SD over folds, and the pair-bootstrap interval of the
+    mean, module doc) of each model predicting the mean LLM score of a narrative from its
+    mathematical metrics, per collection and mode.
 
-    Columns: collection, mode, model, r2_mean, r2_sd (ddof=1 over folds), n_folds, n.
+    Columns: collection, mode, model, r2_mean, r2_mean_ci_low, r2_mean_ci_high, r2_sd (ddof=1 over
+    folds), n_folds, n, n_pairs, unit, ci_method.
     """
+    from sklearn.metrics import r2_score
+
     rows = []
     data = long.dropna(subset=list(features) + ["score_mean"])
     for (coll, mode), g in data.groupby(["collection", "mode"], sort=True):
         if g["pair_id"].nunique() < 2:
             continue
+        y, pairs = g["score_mean"].to_numpy(float), g["pair_id"].to_numpy()
+        w = rs.cluster_weights(pairs, n_boot, seed)
         for name in models:
-            r2 = cv_r2(g[list(features)].to_numpy(), g["score_mean"].to_numpy(), name, g["pair_id"].to_numpy(),
-                       n_splits, seed, n_estimators)
+            pred, fold = cv_predictions(g[list(features)].to_numpy(), y, name, pairs, n_splits, seed, n_estimators)
+            r2 = np.array([r2_score(y[fold == k], pred[fold == k]) if (fold == k).sum() >= 2 else np.nan
+                           for k in np.unique(fold)])
             ok = r2[np.isfinite(r2)]
-            rows.append({"collection": coll, "mode": mode, "model": name,
-                         "r2_mean": float(ok.mean()) if len(ok) else np.nan,
+            # the folds the estimate averages; a resample where one of them is undefined is dropped
+            boot = fold_r2(y, pred, fold, w)[:, np.isfinite(r2)]
+            iv = rs.percentile_interval(boot.mean(axis=1) if boot.shape[1] else np.full(n_boot, np.nan))
+            mean = float(ok.mean()) if len(ok) else np.nan
+            rows.append({"collection": coll, "mode": mode, "model": name, "r2_mean": mean,
+                         "r2_mean_ci_low": iv.low if np.isfinite(mean) else np.nan,
+                         "r2_mean_ci_high": iv.high if np.isfinite(mean) else np.nan,
                          "r2_sd": float(ok.std(ddof=1)) if len(ok) > 1 else np.nan,
-                         "n_folds": int(len(ok)), "n": int(len(g))})
-    return pd.DataFrame(rows, columns=["collection", "mode", "model", "r2_mean", "r2_sd", "n_folds", "n"])
+                         "n_folds": int(len(ok)), "n": int(len(g)), "n_pairs": int(g["pair_id"].nunique())})
+    out = pd.DataFrame(rows, columns=["collection", "mode", "model", "r2_mean", "r2_mean_ci_low", "r2_mean_ci_high",
+                                      "r2_sd", "n_folds", "n", "n_pairs"])
+    out["unit"] = UNIT
+    out["ci_method"] = rs.ci_method(n_boot, seed) + "; held-out predictions fixed (models not refitted)"
+    return out
 
 
 def feature_importance_table(long: pd.DataFrame, features: Sequence[str] = FEATURES, seed: int = 0,

@@ -24,12 +24,14 @@ def temporal_span(long: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def temporal_analysis(long: pd.DataFrame) -> pd.DataFrame:
+def temporal_analysis(long: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Pearson r of temporal span with minimum coherence, average coherence and the mean LLM
     score, per collection and mode (coherence rows repeat per mode, since the narratives are the
-    same). Columns: collection, mode, predictor, target, r, p, n, span_unit."""
+    same), with the pair-bootstrap interval and adjusted p of
+    :func:`judgelab.narrative.analyses.correlations.correlations`. Columns: theirs + span_unit."""
     t = temporal_span(long)
-    out = correlations(t, ["temporal_span"], ["min_coherence", "mean_coherence", "score_mean"])
+    out = correlations(t, ["temporal_span"], ["min_coherence", "mean_coherence", "score_mean"],
+                       family="temporal span (section 5.8.3)", seed=seed)
     units = t.groupby("collection")["span_unit"].first()
     out["span_unit"] = out["collection"].map(units)
     return out

@@ -21,6 +21,15 @@ otherwise):
   does not define its denominator; pairs are the definition that does not depend on K).
 - Table 8's disagreement: the mean over items of the agents' standard deviation (ddof = 1) and
   of the coefficient of variation SD / mean.
+
+Unit and intervals (issue 26): an item is a narrative, but the independent unit is the endpoint
+pair (a pair's max-capacity and random narratives share their endpoints). Every interval of
+Tables 3 and 8 (``X_ci_low`` / ``X_ci_high``) is a seeded percentile cluster bootstrap over endpoint
+pairs (:mod:`judgelab.stats.resampling`: a drawn pair brings both its narratives; the ICC of a
+resample is that of the replicated complete-case items, :func:`judgelab.stats.resampling.weighted_icc2`).
+The Shrout-Fleiss F interval of the ICC, which treats narratives as independent, stays beside it
+(``icc2_1_ci_low_f`` ...). Krippendorff's alpha and Kendall's W are given without an interval
+(secondary statistics; ICC is Table 3's headline). No p-values: no multiple-comparison family.
 """
 from __future__ import annotations
 
@@ -29,9 +38,53 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from judgelab.stats import agreement, reliability, rules
+from judgelab.stats import agreement, reliability, resampling as rs, rules
 
 ITEM_COLS: tuple[str, ...] = ("collection", "pair_id", "method")
+UNIT = "endpoint pair"
+N_BOOT = 2000
+_EPS = 1e-9  # |x - y| <= t with this slack, as judgelab.stats.agreement
+
+
+def _ci(prefix: str, boot: np.ndarray, estimate: float) -> dict:
+    if not np.isfinite(estimate):
+        return {f"{prefix}_ci_low": np.nan, f"{prefix}_ci_high": np.nan}
+    iv = rs.percentile_interval(boot)
+    return {f"{prefix}_ci_low": iv.low, f"{prefix}_ci_high": iv.high}
+
+
+def _pairs_of(matrix: pd.DataFrame) -> np.ndarray:
+    """The endpoint pair of each item (the ``pair_id`` index level; each item its own when absent)."""
+    names = list(matrix.index.names)
+    return matrix.index.get_level_values("pair_id").to_numpy() if "pair_id" in names else np.arange(len(matrix))
+
+
+def bootstrap_agreement(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, np.ndarray]:
+    """Bootstrap values over endpoint pairs of ICC(2,1), ICC(2,k) (complete items), mean absolute
+    deviation, exact and within-1 agreement (items with >= 2 ratings), one (B,) array each."""
+    x = matrix.to_numpy(dtype=float)
+    pairs = _pairs_of(matrix)
+    out = {}
+    complete = ~np.isnan(x).any(axis=1)
+    if complete.sum() >= 1 and x.shape[1] >= 2:
+        w = rs.cluster_weights(pairs, n_boot, seed)
+        out["icc2_1"], out["icc2_k"] = rs.weighted_icc2(x[complete], w[:, complete])
+    counts = (~np.isnan(x)).sum(axis=1)
+    enough = counts >= 2
+    if enough.any():
+        w = rs.cluster_weights(pairs, n_boot, seed)[:, enough]
+        y = x[enough]
+        with np.errstate(invalid="ignore"):
+            mad = np.nanmean(np.abs(y - np.nanmean(y, axis=1, keepdims=True)), axis=1)
+        out["mean_abs_dev"] = rs.weighted_mean(mad, w)
+        j, l = np.triu_indices(x.shape[1], k=1)
+        d = np.abs(y[:, j] - y[:, l])
+        n_pairs = (~np.isnan(d)).sum(axis=1).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for name, tol in (("exact_agreement", 0.0), ("within1_agreement", 1.0)):
+                hits = np.nansum(np.where(np.isnan(d), np.nan, d <= tol + _EPS), axis=1)
+                out[name] = (w @ hits) / (w @ n_pairs)
+    return out
 
 
 def reliability_matrix(
@@ -54,12 +107,14 @@ def reliability_matrix(
     return wide.reindex(index=all_items, columns=raters)
 
 
-def agreement_stats(matrix: pd.DataFrame) -> dict[str, float | str]:
-    """Every Table 3 statistic for one reliability matrix (items x raters, NaN = failed call).
+def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, float | str]:
+    """Every Table 3 statistic for one reliability matrix (items x raters, NaN = failed call;
+    the index carries ``pair_id``, the cluster of the bootstrap).
 
-    Keys: n_items, k_agents, icc2_1, icc2_k and their ``_ci_low`` / ``_ci_high``,
-    n_items_complete, krippendorff_alpha, kendalls_w, mean_abs_dev, exact_agreement,
-    within1_agreement, note (why a statistic is NaN, or what was dropped).
+    Keys: n_items, n_pairs, k_agents, icc2_1, icc2_k with their bootstrap ``_ci_low`` /
+    ``_ci_high`` and F intervals ``_ci_low_f`` / ``_ci_high_f``, n_items_complete,
+    krippendorff_alpha, kendalls_w, mean_abs_dev, exact_agreement, within1_agreement (each with
+    its bootstrap interval), note (why a statistic is NaN, or what was dropped).
     """
     long = (matrix.reset_index(drop=True).rename_axis("item").reset_index()
             .melt(id_vars="item", var_name="rater", value_name="score"))
@@ -71,19 +126,28 @@ def agreement_stats(matrix: pd.DataFrame) -> dict[str, float | str]:
     pairs = agreement.pairwise_agreement(long, *cols, tolerance=(0.0, 1.0)).set_index("tolerance")
     notes = {"ICC": icc["note"].iloc[0], "alpha": alpha["note"], "W": w["note"], "MAD": mad["note"],
              "agreement": pairs["note"].iloc[0]}
+    boot = bootstrap_agreement(matrix, n_boot, seed) if len(matrix) else {}
+    nan = np.full(1, np.nan)
+    est = {"icc2_1": icc.loc["ICC2", "icc"], "icc2_k": icc.loc["ICC2k", "icc"], "mean_abs_dev": mad["mad"],
+           "exact_agreement": pairs.loc[0.0, "agreement"], "within1_agreement": pairs.loc[1.0, "agreement"]}
+    ci = {k: _ci(k, boot.get(k, nan), v) for k, v in est.items()}
     return {
         "n_items": int(len(matrix)),
+        "n_pairs": int(len(np.unique(_pairs_of(matrix)))) if len(matrix) else 0,
         "k_agents": int(matrix.shape[1]),
-        "icc2_1": icc.loc["ICC2", "icc"], "icc2_k": icc.loc["ICC2k", "icc"],
-        "icc2_1_ci_low": icc.loc["ICC2", "ci_low"], "icc2_1_ci_high": icc.loc["ICC2", "ci_high"],
-        "icc2_k_ci_low": icc.loc["ICC2k", "ci_low"], "icc2_k_ci_high": icc.loc["ICC2k", "ci_high"],
+        "icc2_1": est["icc2_1"], **ci["icc2_1"], "icc2_k": est["icc2_k"], **ci["icc2_k"],
+        "icc2_1_ci_low_f": icc.loc["ICC2", "ci_low"], "icc2_1_ci_high_f": icc.loc["ICC2", "ci_high"],
+        "icc2_k_ci_low_f": icc.loc["ICC2k", "ci_low"], "icc2_k_ci_high_f": icc.loc["ICC2k", "ci_high"],
         "n_items_complete": int(icc["n_items"].iloc[0]),
         "krippendorff_alpha": alpha["alpha"],
         "kendalls_w": w["w"],
-        "mean_abs_dev": mad["mad"],
-        "exact_agreement": pairs.loc[0.0, "agreement"],
-        "within1_agreement": pairs.loc[1.0, "agreement"],
-        "note": rules.join(*(f"{k}: {v}" for k, v in notes.items() if v)),
+        "mean_abs_dev": est["mean_abs_dev"], **ci["mean_abs_dev"],
+        "exact_agreement": est["exact_agreement"], **ci["exact_agreement"],
+        "within1_agreement": est["within1_agreement"], **ci["within1_agreement"],
+        "unit": UNIT, "ci_method": rs.ci_method(n_boot, seed),
+        "note": rules.join(*(f"{k}: {v}" for k, v in notes.items() if v),
+                           *(rs.interval_note(k, boot.get(k, nan), v, len(np.unique(_pairs_of(matrix))))
+                             for k, v in est.items() if k.startswith("icc"))),
     }
 
 
@@ -91,14 +155,17 @@ def agreement_table(
     scores: pd.DataFrame,
     group_cols: Sequence[str] = ("collection", "mode"),
     item_cols: Sequence[str] = ("pair_id", "method"),
+    n_boot: int = N_BOOT,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Table 3: one row per collection and mode with ICC(2,1), ICC(2,K), Krippendorff's alpha,
-    Kendall's W, mean absolute deviation, exact and within-1 agreement (fractions in 0..1)."""
+    Kendall's W, mean absolute deviation, exact and within-1 agreement (fractions in 0..1), with
+    the intervals of :func:`agreement_stats`."""
     rows = []
     for key, grp in scores.groupby(list(group_cols), sort=False):
         key = key if isinstance(key, tuple) else (key,)
         m = reliability_matrix(grp, item_cols=item_cols)
-        rows.append({**dict(zip(group_cols, key)), **agreement_stats(m)})
+        rows.append({**dict(zip(group_cols, key)), **agreement_stats(m, n_boot, seed)})
     return pd.DataFrame(rows)
 
 
@@ -106,21 +173,32 @@ def agent_disagreement(
     scores: pd.DataFrame,
     group_cols: Sequence[str] = ("collection", "mode"),
     item_cols: Sequence[str] = ("pair_id", "method"),
+    n_boot: int = N_BOOT,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Table 8 / Figure 8(g): per group, the mean over items of the agents' SD (ddof = 1) and of
-    the coefficient of variation SD / mean (items with fewer than 2 ok ratings are skipped)."""
+    the coefficient of variation SD / mean (items with fewer than 2 ok ratings are skipped), each
+    with its cluster-bootstrap interval over endpoint pairs."""
     rows = []
     for key, grp in scores.groupby(list(group_cols), sort=False):
         key = key if isinstance(key, tuple) else (key,)
-        x = reliability_matrix(grp, item_cols=item_cols).to_numpy(dtype=float)
+        m = reliability_matrix(grp, item_cols=item_cols)
+        x = m.to_numpy(dtype=float)
         enough = np.sum(~np.isnan(x), axis=1) >= 2
         x = x[enough]
         sd = np.nanstd(x, axis=1, ddof=1) if len(x) else np.array([])
         mean = np.nanmean(x, axis=1) if len(x) else np.array([])
-        rows.append({
-            **dict(zip(group_cols, key)),
-            "n_items": int(len(x)),
-            "mean_sd": float(np.mean(sd)) if len(sd) else float("nan"),
-            "mean_cov": float(np.mean(sd / mean)) if len(sd) else float("nan"),
-        })
+        cov = sd / mean if len(x) else np.array([])
+        row = {**dict(zip(group_cols, key)), "n_items": int(len(x)),
+               "mean_sd": float(np.mean(sd)) if len(sd) else float("nan"),
+               "mean_cov": float(np.mean(cov)) if len(sd) else float("nan")}
+        if len(x):
+            w = rs.cluster_weights(_pairs_of(m)[enough], n_boot, seed)
+            row.update({**_ci("mean_sd", rs.weighted_mean(sd, w), row["mean_sd"]),
+                        **_ci("mean_cov", rs.weighted_mean(cov, w), row["mean_cov"])})
+        else:
+            row.update({"mean_sd_ci_low": np.nan, "mean_sd_ci_high": np.nan,
+                        "mean_cov_ci_low": np.nan, "mean_cov_ci_high": np.nan})
+        row.update({"unit": UNIT, "ci_method": rs.ci_method(n_boot, seed)})
+        rows.append(row)
     return pd.DataFrame(rows)

@@ -77,8 +77,18 @@ def scores_by_mode(judged: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def _yerr(g: pd.DataFrame, col: str):
+    """Asymmetric error bars from ``col_ci_low`` / ``col_ci_high`` (None when absent)."""
+    lo, hi = f"{col}_ci_low", f"{col}_ci_high"
+    if lo not in g.columns or hi not in g.columns:
+        return None
+    v = g[col].to_numpy(float)
+    return np.vstack([np.clip(v - g[lo].to_numpy(float), 0, None), np.clip(g[hi].to_numpy(float) - v, 0, None)])
+
+
 def agent_agreement(disagreement: pd.DataFrame) -> plt.Figure:
-    """Panel (g): mean SD and coefficient of variation across the K agents, per mode."""
+    """Panel (g): mean SD and coefficient of variation across the K agents, per mode (error bars:
+    95% intervals when the table has them, :func:`judgelab.narrative.judges.agreement.agent_disagreement`)."""
     colls = _collections(disagreement)
     fig, axes = style.subplots(len(colls), width=PANEL_W, height=PANEL_H)
     for j, coll in enumerate(colls):
@@ -86,8 +96,9 @@ def agent_agreement(disagreement: pd.DataFrame) -> plt.Figure:
         g = g.reindex(_modes_present(g.reset_index()))
         x = np.arange(len(g))
         ax = axes[0][j]
-        ax.bar(x - 0.2, g["mean_sd"], 0.4, color=style.colour(0), label="mean SD")
-        ax.bar(x + 0.2, g["mean_cov"], 0.4, color=style.colour(1), hatch="//", label="mean CoV")
+        ax.bar(x - 0.2, g["mean_sd"], 0.4, color=style.colour(0), label="mean SD", yerr=_yerr(g, "mean_sd"), capsize=2)
+        ax.bar(x + 0.2, g["mean_cov"], 0.4, color=style.colour(1), hatch="//", label="mean CoV",
+               yerr=_yerr(g, "mean_cov"), capsize=2)
         ax.set_xticks(x, g.index)
         ax.set(title=f"{coll}: agreement across K agents", ylabel="value")
     style.figure_legend(fig, where="below")
@@ -95,14 +106,15 @@ def agent_agreement(disagreement: pd.DataFrame) -> plt.Figure:
 
 
 def effect_sizes(effects: pd.DataFrame) -> plt.Figure:
-    """Panel (i): Cohen's d (pooled SD) per metric, with small/medium/large reference lines."""
+    """Panel (i): Cohen's d (pooled SD) per metric, with small/medium/large reference lines and the
+    95% pair-bootstrap interval of d as error bars (when ``effects`` has ``d_ci_low`` / ``d_ci_high``)."""
     colls = _collections(effects)
     fig, axes = style.subplots(len(colls), width=PANEL_W, height=PANEL_H)
     for j, coll in enumerate(colls):
         g = effects[effects["collection"] == coll]
         ax = axes[0][j]
         ax.bar(g["metric"], g["d"], color=[KIND_COLOURS["math"] if k == "math" else KIND_COLOURS["llm"]
-                                           for k in g["kind"]])
+                                           for k in g["kind"]], yerr=_yerr(g, "d"), capsize=2)
         for ref, name, ls in EFFECT_SIZE_REFERENCES:
             ax.axhline(ref, ls=ls, lw=0.8, color="k", alpha=0.6)
         ax.set(title=f"{coll}: max capacity vs random", ylabel="Cohen's d (pooled SD)")
@@ -128,8 +140,10 @@ def correlation_heatmap(judged: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def mean_scores_by_method(judged: pd.DataFrame) -> plt.Figure:
-    """Panel (k): mean LLM score per mode and path method (error bars: SD over narratives)."""
+def mean_scores_by_method(judged: pd.DataFrame, effects: pd.DataFrame | None = None) -> plt.Figure:
+    """Panel (k): mean LLM score per mode and path method. Error bars: the 95% pair-bootstrap
+    intervals of the means from ``effects`` (:func:`judgelab.narrative.judges.validity.effect_size_table`)
+    when given, else the SD over narratives."""
     colls = _collections(judged)
     fig, axes = style.subplots(len(colls), width=PANEL_W, height=PANEL_H)
     for j, coll in enumerate(colls):
@@ -140,9 +154,17 @@ def mean_scores_by_method(judged: pd.DataFrame) -> plt.Figure:
         ax = axes[0][j]
         methods = sorted(set(g["method"]))
         width = 0.8 / max(len(methods), 1)
+        ci = None
+        if effects is not None:
+            ci = effects[(effects["collection"] == coll) & (effects["kind"] == "llm")].set_index("column").reindex(modes)
         for i, method in enumerate(methods):
             vals = stats_.xs(method, level="method").reindex(modes)
-            ax.bar(x + (i - (len(methods) - 1) / 2) * width, vals["mean"], width, yerr=vals["std"].fillna(0),
+            err = vals["std"].fillna(0).to_numpy()
+            if ci is not None and f"mean_{method}_ci_low" in ci.columns:
+                v = vals["mean"].to_numpy(float)
+                err = np.nan_to_num(np.vstack([v - ci[f"mean_{method}_ci_low"].to_numpy(float),
+                                               ci[f"mean_{method}_ci_high"].to_numpy(float) - v]).clip(0))
+            ax.bar(x + (i - (len(methods) - 1) / 2) * width, vals["mean"], width, yerr=err,
                    capsize=2, color=METHOD_COLORS.get(method), label=METHOD_LABELS.get(method, method))
         ax.set_xticks(x, modes)
         ax.set(title=coll, ylabel="mean LLM score", ylim=(0, 10.5))

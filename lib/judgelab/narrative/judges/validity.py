@@ -1,21 +1,34 @@
 """Do the LLM judges track mathematical coherence? (paper 002, sections 5.2, 5.3, 5.5;
 Tables 2 and 4; Figure 8).
 
-Unit of analysis: a *narrative* (collection, endpoint pair, method). Its LLM score in a mode is
-``score_mean``, the mean over the K agents' overall scores (failed calls excluded;
-:func:`judgelab.narrative.judges.scores.narrative_scores`); its mathematical metrics are the
-path's minimum and average coherence from notebook 08 (joined by
-:func:`judgelab.narrative.judges.scores.judged_paths`).
+Unit of analysis: a *narrative* (collection, endpoint pair, method) is what the judge scores. Its
+LLM score in a mode is ``score_mean``, the mean over the K agents' overall scores (failed calls
+excluded; :func:`judgelab.narrative.judges.scores.narrative_scores`); its mathematical metrics are
+the path's minimum and average coherence from notebook 08 (joined by
+:func:`judgelab.narrative.judges.scores.judged_paths`). The *independent unit* is the endpoint
+pair: a pair's max-capacity path and its random twin share their endpoints, so every interval
+here is a seeded percentile cluster bootstrap over endpoint pairs (both narratives of a drawn pair
+kept together; :mod:`judgelab.stats.resampling`), the K agents of a narrative are summarised by
+their mean before any statistic (never counted as K observations), and the tests of Table 4 are
+paired over pairs.
 
 - Table 2: Pearson r (and Spearman rho, "similar patterns" in the paper) between the mean LLM
-  score and min / average coherence, per collection and mode, with two-sided p and the Fisher-z
-  95% CI of r (:func:`judgelab.stats.correlation.correlation`).
+  score and min / average coherence, per collection and mode: r with its pair-bootstrap 95%
+  interval (``pearson_<m>_ci_low/high``) and its bootstrap p-value over pairs
+  (``pearson_p_boot_<m>``: twice the smaller share of resampled r on either side of 0, floored at
+  1/B), adjusted over the table (every mode x collection x metric: ``mc_family``) by Holm
+  (``p_holm_<m>``) and Bonferroni (``p_bonferroni_<m>``). Beside them, the readings that treat
+  narratives as independent: scipy's p (``pearson_p_<m>``) and the Fisher-z interval
+  (``pearson_<m>_ci_low_fisher``; :func:`judgelab.stats.correlation.correlation`).
 - Table 4: discrimination between max-capacity (positive class) and random paths, per metric:
   Cohen's d = (mean_maxcap - mean_random) / s with the pooled SD (the ``d`` column) and the root
   mean square of the two SDs sqrt((s1^2+s2^2)/2) (``d_avg_sd``, what the original code used)
   (:func:`judgelab.stats.effects.cohens_d`); AUC-ROC with max-capacity as positive
-  (:func:`judgelab.stats.effects.auc`; equals U / (n1 n2)); Welch's t-test and the two-sided
-  Mann-Whitney U test (:mod:`judgelab.stats.tests`) for Figure 8(l).
+  (:func:`judgelab.stats.effects.auc`; equals U / (n1 n2)); each with its pair-bootstrap interval.
+  The test on the unit is the paired t-test over endpoint pairs (``p``), adjusted over the LLM rows
+  of the table (``mc_family``; ``p_holm``, ``p_bonferroni``), with the Wilcoxon signed-rank test
+  beside it (``wilcoxon_p``); Welch's t-test and the Mann-Whitney U test (``t_p``, ``mw_p``), which
+  treat the paths as independent, are kept for Figure 8(l) and the paper's reading.
 
 Small or degenerate groups give NaN with a ``note`` by the one rule of :mod:`judgelab.stats.rules`.
 """
@@ -27,15 +40,25 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.judges.prompts import MODES
+from judgelab.stats import resampling as rs
 from judgelab.stats import rules
 from judgelab.stats.correlation import correlation
 from judgelab.stats.effects import auc, cohens_d
-from judgelab.stats.tests import mann_whitney, ttest
+from judgelab.stats.tests import mann_whitney, paired_ttest, ttest, wilcoxon
 
 POSITIVE_METHOD = "maxcap"
 NEGATIVE_METHOD = "random"
 MATH_METRICS: dict[str, str] = {"min_coherence": "Min. coherence", "mean_coherence": "Avg. coherence"}
 """Path columns of notebook 08 -> the paper's row names in Tables 2 and 4."""
+UNIT = "endpoint pair"
+N_BOOT = 2000
+TABLE2_FAMILY = "Table 2: Pearson r, every collection x mode x coherence metric"
+TABLE4_LLM_FAMILY = "Table 4 LLM rows: every collection x mode (paired t over endpoint pairs)"
+
+
+def _ci(prefix: str, boot: np.ndarray) -> dict:
+    iv = rs.percentile_interval(boot)
+    return {f"{prefix}_ci_low": iv.low, f"{prefix}_ci_high": iv.high}
 
 
 def llm_metric_name(mode: str) -> str:
@@ -43,25 +66,56 @@ def llm_metric_name(mode: str) -> str:
     return "LLM " + ("CoT" if mode == "cot" else mode)
 
 
-def correlation_table(judged: pd.DataFrame, metrics: Sequence[str] = ("min_coherence", "mean_coherence")) -> pd.DataFrame:
-    """Table 2: per collection and mode, Pearson (with its 95% CI) and Spearman correlations, with
-    p-values, of the mean LLM score with each coherence metric, and n (narratives). NaN with a
-    ``note`` when a side is constant or n < 3."""
+def correlation_table(judged: pd.DataFrame, metrics: Sequence[str] = ("min_coherence", "mean_coherence"),
+                      n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """Table 2: per collection and mode, Pearson r with its pair-bootstrap 95% interval and
+    bootstrap p (Holm / Bonferroni over the whole table), the independence readings (scipy p,
+    Fisher-z interval) and Spearman rho with its p, of the mean LLM score with each coherence
+    metric; n counts narratives, n_pairs endpoint pairs. NaN with a ``note`` when a side is
+    constant or n < 3."""
     rows = []
     for (coll, mode), g in judged.groupby(["collection", "mode"], sort=False):
-        row = {"collection": coll, "mode": mode, "n": int(g["score_mean"].notna().sum())}
+        g = g.reset_index(drop=True)
+        clusters = g["pair_id"].to_numpy() if "pair_id" in g.columns else np.arange(len(g))  # no pairs: rows
+        row = {"collection": coll, "mode": mode, "n": int(g["score_mean"].notna().sum()),
+               "n_pairs": int(len(np.unique(clusters[g["score_mean"].notna().to_numpy()])))}
+        w = rs.cluster_weights(clusters, n_boot, seed)
         notes = []
         for m in metrics:
             short = "min" if m == "min_coherence" else ("avg" if m == "mean_coherence" else m)
             pr = correlation(g[m], g["score_mean"], method="pearson").iloc[0]
             sr = correlation(g[m], g["score_mean"], method="spearman").iloc[0]
-            row[f"pearson_{short}"], row[f"pearson_p_{short}"] = pr["r"], pr["p"]
-            row[f"pearson_ci_low_{short}"], row[f"pearson_ci_high_{short}"] = pr["ci_low"], pr["ci_high"]
+            boot = rs.weighted_pearson(g[m].to_numpy(float), g["score_mean"].to_numpy(float), w)
+            row[f"pearson_{short}"] = pr["r"]
+            row.update(_ci(f"pearson_{short}", boot) if np.isfinite(pr["r"]) else
+                       {f"pearson_{short}_ci_low": np.nan, f"pearson_{short}_ci_high": np.nan})
+            row[f"pearson_p_boot_{short}"] = rs.bootstrap_p(boot) if np.isfinite(pr["r"]) else np.nan
+            row[f"pearson_p_{short}"] = pr["p"]
+            row[f"pearson_{short}_ci_low_fisher"], row[f"pearson_{short}_ci_high_fisher"] = pr["ci_low"], pr["ci_high"]
             row[f"spearman_{short}"], row[f"spearman_p_{short}"] = sr["r"], sr["p"]
             notes += [f"{short}: {pr['note']}"] if pr["note"] else []
+            notes.append(rs.interval_note(f"r {short}", boot, pr["r"], row["n_pairs"]))
         row["note"] = rules.join(*notes)
         rows.append(row)
-    return _in_mode_order(pd.DataFrame(rows))
+    out = _in_mode_order(pd.DataFrame(rows))
+    return _adjust_wide(out, [("min" if m == "min_coherence" else "avg" if m == "mean_coherence" else m)
+                              for m in metrics], n_boot, seed)
+
+
+def _adjust_wide(t: pd.DataFrame, shorts: list[str], n_boot: int, seed: int) -> pd.DataFrame:
+    """Holm / Bonferroni over every bootstrap p of the table (rows x metrics: one family)."""
+    if t.empty:
+        return t
+    cols = [f"pearson_p_boot_{s}" for s in shorts]
+    flat = t[cols].to_numpy(float).ravel()
+    holm, bonf = rs.adjust_p(flat)
+    for i, s in enumerate(shorts):
+        t[f"p_holm_{s}"] = holm.reshape(len(t), len(shorts))[:, i]
+        t[f"p_bonferroni_{s}"] = bonf.reshape(len(t), len(shorts))[:, i]
+    t["mc_family"] = TABLE2_FAMILY
+    t["unit"] = UNIT
+    t["ci_method"] = rs.ci_method(n_boot, seed) + "; p: bootstrap over pairs"
+    return t
 
 
 def _in_mode_order(df: pd.DataFrame) -> pd.DataFrame:
@@ -74,33 +128,62 @@ def _in_mode_order(df: pd.DataFrame) -> pd.DataFrame:
     return df.iloc[np.argsort(key.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
-def discrimination(values: np.ndarray, is_positive: np.ndarray) -> dict[str, float]:
-    """Cohen's d (pooled and average SD), AUC-ROC, Welch t-test and Mann–Whitney U between the
-    positive (max-capacity) and negative (random) groups of ``values`` (NaN values dropped).
+def discrimination(values: np.ndarray, is_positive: np.ndarray, pair_ids: np.ndarray | None = None,
+                   n_boot: int = N_BOOT, seed: int = 0) -> dict[str, float]:
+    """Cohen's d (pooled and average SD), AUC-ROC and the means of the positive (max-capacity) and
+    negative (random) groups of ``values`` (NaN values dropped), each with its cluster-bootstrap
+    interval over ``pair_ids`` (each row its own cluster when None); the paired t-test and
+    Wilcoxon signed-rank test over pairs; Welch's t-test and Mann–Whitney U.
 
-    Keys: n_maxcap, n_random, mean_maxcap, mean_random, ``d`` (pooled SD), ``d_avg_sd``,
-    ``auc``, t_stat, t_p, mw_u, mw_p (the names of notebook 08's Table 4 columns where they
-    overlap), note."""
+    Keys: n_maxcap, n_random, n_pairs, mean_maxcap, mean_random, ``d`` (pooled SD), ``d_avg_sd``,
+    ``auc`` (each ``X`` with ``X_ci_low`` / ``X_ci_high``), p (paired t), wilcoxon_p, t_stat, t_p,
+    mw_u, mw_p (the names of notebook 08's Table 4 columns where they overlap), note."""
     v = np.asarray(values, float)
     pos = np.asarray(is_positive, bool)
+    ids = np.arange(len(v)) if pair_ids is None else np.asarray(pair_ids)
     a, b = v[pos], v[~pos]
     d = cohens_d(a, b, sd=("pooled", "average")).set_index("sd_convention")
     roc, t, u = auc(a, b).iloc[0], ttest(a, b, equal_var=False).iloc[0], mann_whitney(a, b).iloc[0]
+    if pair_ids is None:   # no pairing known: no paired test (the rows are the clusters of the bootstrap)
+        x = y = np.empty(0)
+        pt, wx = {"p": np.nan, "note": ""}, {"p": np.nan}
+    else:
+        x, y = _by_pair(v, pos, ids)
+        pt, wx = paired_ttest(x, y).iloc[0], wilcoxon(x, y).iloc[0]
+    w = rs.cluster_weights(ids, n_boot, seed)
+    boot_d = rs.weighted_cohens_d(a, w[:, pos], b, w[:, ~pos])
     return {
         "n_maxcap": int(d.loc["pooled", "n_x"]), "n_random": int(d.loc["pooled", "n_y"]),
-        "mean_maxcap": float(d.loc["pooled", "mean_x"]), "mean_random": float(d.loc["pooled", "mean_y"]),
-        "d": float(d.loc["pooled", "d"]), "d_avg_sd": float(d.loc["average", "d"]), "auc": float(roc["auc"]),
+        "n_pairs": int(np.sum(np.isfinite(x) & np.isfinite(y))),
+        "mean_maxcap": float(d.loc["pooled", "mean_x"]), **_ci("mean_maxcap", rs.weighted_mean(a, w[:, pos])),
+        "mean_random": float(d.loc["pooled", "mean_y"]), **_ci("mean_random", rs.weighted_mean(b, w[:, ~pos])),
+        "d": float(d.loc["pooled", "d"]),
+        **(_ci("d", boot_d) if np.isfinite(d.loc["pooled", "d"]) else {"d_ci_low": np.nan, "d_ci_high": np.nan}),
+        "d_avg_sd": float(d.loc["average", "d"]),
+        "auc": float(roc["auc"]), **_ci("auc", rs.weighted_auc(a, w[:, pos], b, w[:, ~pos])),
+        "p": float(pt["p"]), "test": "paired t over endpoint pairs", "wilcoxon_p": float(wx["p"]),
         "t_stat": float(t["t"]), "t_p": float(t["p"]), "mw_u": float(u["u"]), "mw_p": float(u["p"]),
-        "note": rules.join(d.loc["pooled", "note"], t["note"]),
+        "note": rules.join(d.loc["pooled", "note"], t["note"], pt["note"],
+                           rs.interval_note("d", boot_d, d.loc["pooled", "d"], len(np.unique(ids)))),
     }
 
 
+def _by_pair(v: np.ndarray, pos: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative values aligned by pair id (NaN where a pair lacks one side)."""
+    frame = pd.DataFrame({"pair": ids, "pos": pos, "v": v})
+    wide = frame.pivot_table(index="pair", columns="pos", values="v", aggfunc="first", dropna=False)
+    wide = wide.reindex(columns=[True, False])
+    return wide[True].to_numpy(float), wide[False].to_numpy(float)
+
+
 def effect_size_table(judged: pd.DataFrame, paths: pd.DataFrame | None = None,
-                      include_math: bool = True) -> pd.DataFrame:
+                      include_math: bool = True, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
     """Table 4 (and Figure 8 i, l): per collection, one row per metric — min and average coherence
     (over the judged narratives' paths, or over ``paths`` if given) and each LLM mode's mean
-    score — with d, AUC-ROC and the two tests. Column ``metric`` holds the paper's row name,
-    ``column`` the path column or judge mode it came from, ``kind`` "math" or "llm"."""
+    score — with d, AUC-ROC, their pair-bootstrap intervals and the tests. Column ``metric`` holds
+    the paper's row name, ``column`` the path column or judge mode it came from, ``kind`` "math" or
+    "llm"; ``p_holm`` / ``p_bonferroni`` adjust the paired-t ``p`` within ``mc_family`` (the LLM
+    rows together; the maths rows together)."""
     rows = []
     for coll, g in judged.groupby("collection", sort=False):
         if include_math:
@@ -109,15 +192,24 @@ def effect_size_table(judged: pd.DataFrame, paths: pd.DataFrame | None = None,
             for key, label in MATH_METRICS.items():
                 if key in src.columns:
                     rows.append({"collection": coll, "metric": label, "column": key, "kind": "math",
-                                 **discrimination(src[key].to_numpy(float),
-                                                  (src["method"] == POSITIVE_METHOD).to_numpy())})
+                                 **discrimination(src[key].to_numpy(float), (src["method"] == POSITIVE_METHOD).to_numpy(),
+                                                  src["pair_id"].to_numpy(), n_boot, seed)})
         present = list(dict.fromkeys(g["mode"]))
         for mode in [m for m in MODES if m in present] + [m for m in present if m not in MODES]:
             gm = g[g["mode"] == mode]
             rows.append({"collection": coll, "metric": llm_metric_name(mode), "column": mode, "kind": "llm",
-                         **discrimination(gm["score_mean"].to_numpy(float),
-                                          (gm["method"] == POSITIVE_METHOD).to_numpy())})
-    return pd.DataFrame(rows)
+                         **discrimination(gm["score_mean"].to_numpy(float), (gm["method"] == POSITIVE_METHOD).to_numpy(),
+                                          gm["pair_id"].to_numpy(), n_boot, seed)})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    out["mc_family"] = np.where(out["kind"] == "llm", TABLE4_LLM_FAMILY,
+                                "Table 4 maths rows over the judged narratives (paired t over endpoint pairs)")
+    out["p_holm"], out["p_bonferroni"] = np.nan, np.nan
+    for _, idx in out.groupby("mc_family").groups.items():
+        out.loc[idx, "p_holm"], out.loc[idx, "p_bonferroni"] = rs.adjust_p(out.loc[idx, "p"])
+    out["unit"], out["ci_method"] = UNIT, rs.ci_method(n_boot, seed)
+    return out
 
 
 def correlation_matrix(judged: pd.DataFrame, collection: str,

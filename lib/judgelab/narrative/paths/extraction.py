@@ -37,11 +37,11 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
 
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
-                       seed: int, temporal: bool = True, strict_dates: bool = False) -> pd.DataFrame:
+                       seed: int, temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
     """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4).
 
     ``strict_dates``: random-baseline intermediates strictly between the endpoints' dates
-    (:mod:`baseline`; default inclusive, the profile-wide rule).
+    (:mod:`baseline`; the default and the profile-wide rule; False = inclusive).
     """
     dates = np.asarray(dates)
     titles = list(titles)
@@ -72,22 +72,46 @@ def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: n
     return out[PATH_COLUMNS]
 
 
-def baseline_rule_sensitivity(paths: pd.DataFrame, c: np.ndarray, dates: np.ndarray) -> pd.DataFrame:
-    """Redraw the random baseline of one (collection, seed) under both date rules (inclusive and
-    strict) with the same seed, and compare each to the max-capacity paths: length gap, mean
-    minimum coherence of the random paths, Cohen's d and AUC of the minimum coherence."""
+def rule_name(strict: bool) -> str:
+    """``"strict"`` or ``"inclusive"``: the random baseline's date rule (:mod:`baseline`)."""
+    return "strict" if strict else "inclusive"
+
+
+def other_rule_randoms(paths: pd.DataFrame, c: np.ndarray, dates: np.ndarray, titles,
+                       strict_dates: bool = True) -> pd.DataFrame:
+    """The random paths of one (collection, seed) redrawn under the *other* date rule than
+    ``strict_dates`` (same pairs, seed and length law; the sensitivity row of Tables 1 and 4),
+    measured like the main ones (weak-link reference: the main paths' pooled edge median). Columns:
+    :data:`PATH_COLUMNS` + ``baseline_dates``."""
     mc = paths[paths["method"] == "maxcap"].sort_values("pair_id")
     seed = int(mc["seed"].iloc[0])
-    lengths = mc["length"].to_numpy()
+    rand = random_baselines(list(zip(mc["source"], mc["target"])), dates, mc["length"].to_numpy(), seed,
+                            pair_ids=mc["pair_id"].tolist(), strict=not strict_dates)
+    rows = mc.drop(columns=["path", "titles"]).assign(method="random").to_dict("records")
+    titles = list(titles)
+    ref = paths.attrs.get("weak_link_reference", pooled_edge_median(paths["path"].tolist(), c))
+    out = []
+    for rec, path in zip(rows, rand):
+        rec.update(path=[int(x) for x in path], titles=[titles[x] for x in path],
+                   **path_metrics(path, c, dates, weak_reference=ref))
+        out.append(rec)
+    return pd.DataFrame(out)[PATH_COLUMNS].assign(baseline_dates=rule_name(not strict_dates))
+
+
+def baseline_rule_sensitivity(paths: pd.DataFrame, other: pd.DataFrame, strict_dates: bool = True) -> pd.DataFrame:
+    """Both date rules of one (collection, seed) against the max-capacity paths: length gap, mean
+    minimum coherence of the random paths, Cohen's d and AUC of the minimum coherence; ``paths``
+    are the main rule's (``strict_dates``), ``other`` the other rule's random rows
+    (:func:`other_rule_randoms`)."""
+    mc = paths[paths["method"] == "maxcap"].sort_values("pair_id")
     mc_min = mc["min_coherence"].to_numpy(float)
     rows = []
-    for strict in (False, True):
-        rand = random_baselines(list(zip(mc["source"], mc["target"])), dates, lengths, seed,
-                                pair_ids=mc["pair_id"].tolist(), strict=strict)
-        r_min = np.array([path_metrics(p, c)["min_coherence"] for p in rand])
-        rows.append({"collection": mc["collection"].iloc[0], "seed": seed,
-                     "baseline_dates": "strict" if strict else "inclusive",
-                     "length_gap": float(lengths.mean() - np.mean([len(p) for p in rand])),
+    for name, rd in ((rule_name(strict_dates), paths[paths["method"] == "random"]), (other["baseline_dates"].iloc[0], other)):
+        rd = rd.sort_values("pair_id")
+        r_min = rd["min_coherence"].to_numpy(float)
+        rows.append({"collection": mc["collection"].iloc[0], "seed": int(mc["seed"].iloc[0]),
+                     "baseline_dates": name,
+                     "length_gap": float(mc["length"].mean() - rd["length"].mean()),
                      "random_mean_min_coherence": float(r_min.mean()),
                      "d_min_coherence": cohens_d(mc_min, r_min)["d"].item(),
                      "auc_min_coherence": auc(mc_min, r_min)["auc"].item()})
@@ -98,8 +122,9 @@ def baseline_rule_sensitivity(paths: pd.DataFrame, c: np.ndarray, dates: np.ndar
 class SeedPaths:
     """One collection's paths on every path seed, with what each extraction recorded."""
 
-    paths: pd.DataFrame            # PATH_COLUMNS, every seed
+    paths: pd.DataFrame            # PATH_COLUMNS, every seed (main date rule)
     baseline_rules: pd.DataFrame   # :func:`baseline_rule_sensitivity`, every seed
+    other_rule: pd.DataFrame       # :func:`other_rule_randoms`, every seed (the sensitivity rows)
     rejections: pd.DataFrame       # one row per seed: pairs rejected per stratum, shortfall
     critical_by_seed: np.ndarray   # critical coherence of each path seed's landscape
 
@@ -113,26 +138,28 @@ def rejection_row(collection: str, seed: int, attrs: dict) -> dict:
 
 
 def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, temporal: bool = True,
-                       strict_dates: bool = False) -> SeedPaths:
+                       strict_dates: bool = True) -> SeedPaths:
     """:func:`extract_narratives` on every path seed of notebook 07's landscape (npz dict of
     :func:`judgelab.narrative.landscape.store.load_landscape`), each with its own coherence
     matrix, critical value and topics, seeded with the landscape's seed; plus the baseline's
     date-rule sensitivity of each seed."""
-    out, rules, rejections = [], [], []
+    out, rules, others, rejections = [], [], [], []
     for k, seed in enumerate(landscape["path_seeds"]):
         c = landscape["coherence_by_seed"][k]
         paths = extract_narratives(collection, c, float(landscape["critical_path_seeds"][k]), landscape["dates"],
                                    titles, landscape["labels_by_seed"][k], landscape["embeddings"],
                                    n_pairs=n_pairs, seed=int(seed), temporal=temporal, strict_dates=strict_dates)
-        rules.append(baseline_rule_sensitivity(paths, c, landscape["dates"]))
+        others.append(other_rule_randoms(paths, c, landscape["dates"], titles, strict_dates))
+        rules.append(baseline_rule_sensitivity(paths, others[-1], strict_dates))
         rejections.append(rejection_row(collection, int(seed), paths.attrs))
         out.append(paths)
     return SeedPaths(pd.concat(out, ignore_index=True), pd.concat(rules, ignore_index=True),
-                     pd.DataFrame(rejections), np.asarray(landscape["critical_path_seeds"]))
+                     pd.concat(others, ignore_index=True), pd.DataFrame(rejections),
+                     np.asarray(landscape["critical_path_seeds"]))
 
 
 def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, params: str,
-                       temporal: bool = True, strict_dates: bool = False) -> pd.DataFrame:
+                       temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
     """:func:`extract_narratives` on notebook 07's embeddings refitted under the parameter set
     ``params`` (:func:`judgelab.narrative.paths.param_sets.refit_landscape`; main seed and JSD base
     of the landscape), with a ``params`` column; used for Tables 1 and 4 under the other set."""
@@ -174,6 +201,17 @@ class PathStudy:
     def baseline_rules(self) -> pd.DataFrame:
         return pd.concat([c.baseline_rules for c in self.collections.values()], ignore_index=True)
 
+    @cached_property
+    def other_rule_seeds(self) -> pd.DataFrame:
+        """Every seed's random paths under the other date rule (the sensitivity rows)."""
+        return pd.concat([c.other_rule for c in self.collections.values()], ignore_index=True)
+
+    @cached_property
+    def other_rule(self) -> pd.DataFrame:
+        """The main seed's random paths under the other date rule (Tables 1 and 4's sensitivity rows)."""
+        s = self.other_rule_seeds
+        return s[s["seed"] == self.main_seed].reset_index(drop=True)
+
     @property
     def critical_by_seed(self) -> dict[str, np.ndarray]:
         return {name: c.critical_by_seed for name, c in self.collections.items()}
@@ -185,7 +223,7 @@ class PathStudy:
                               "temporal": self.settings.temporal,
                               "params": self.default_params.get(name) if self.default_params else None,
                               "alt_params": self.settings.alt_params(name),
-                              "baseline_dates": "strict" if self.settings.strict_dates else "inclusive",
+                              "baseline_dates": rule_name(self.settings.strict_dates),
                               "embedding_source": str(self.landscapes[name]["embedding_source"])}
                              for name in self.collections])
 

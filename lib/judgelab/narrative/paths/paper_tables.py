@@ -3,20 +3,33 @@ the paper (sections 5.1-5.2) and the baseline's date rule.
 
 Every table puts our value (main seed), its mean and SD over the path seeds, and the paper's
 reported value (column ``paper_*``, cited constants from :mod:`judgelab.narrative.paths.paper_values`) side by side.
+
+Unit, intervals, families (issue 26): the unit is the endpoint pair (column ``unit``); every
+``X`` of the main seed has ``X_ci_low`` / ``X_ci_high``, a seeded percentile cluster bootstrap over
+endpoint pairs (``ci_method``; :mod:`judgelab.narrative.paths.comparison`); the tests are paired
+over pairs and adjusted within a named family (``mc_family``: one table, one role — main rule or
+sensitivity) by Holm (``p_holm``, the default reading) and Bonferroni (``p_bonferroni``, the
+paper's). The random baseline's date rule (``baseline_dates``) is strict for the main rows; the
+inclusive reading is the labelled sensitivity row (``role``) in Tables 1 and 4.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from judgelab.narrative.paths.comparison import length_difference, method_effects, path_length_table
+from judgelab.narrative.paths.comparison import N_BOOT, UNIT, length_difference, method_effects, path_length_table
 from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
 from judgelab.narrative.paths.paper_values import (PAPER_SECTION52, PAPER_SECTION52_SOURCE, PAPER_TABLE1,
                                                    PAPER_TABLE1_SOURCE, PAPER_TABLE4_MATH, PAPER_TABLE4_SOURCE)
 from judgelab.narrative.paths.param_sets import params_label
-from judgelab.narrative.settings import CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
+from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
+from judgelab.stats import resampling as rs
 
 METHOD_LABEL = {"maxcap": "Max capacity", "random": "Random chronological"}
+
+
+MAIN_ROLE = "main rule"
+SENSITIVITY_ROLE = "sensitivity: other reading of 'between'"
 
 
 def _over_seeds(per_seed: pd.DataFrame, keys: list[str], cols: list[str]) -> pd.DataFrame:
@@ -44,39 +57,106 @@ def _with_alt(t: pd.DataFrame, default_params, alt: pd.DataFrame | None, one_tab
     return pd.concat(parts, ignore_index=True)
 
 
+def _rule_of(paths: pd.DataFrame, other: pd.DataFrame | None) -> str:
+    """The main date rule's name: the opposite of the sensitivity rows' (strict when none given)."""
+    if other is not None and len(other):
+        return "inclusive" if other["baseline_dates"].iloc[0] == "strict" else "strict"
+    return paths.attrs.get("baseline_dates", BASELINE_DATES)
+
+
+def _rule_blocks(main: pd.DataFrame, other: pd.DataFrame | None):
+    """(rule, role, paths) for the main rule and, when ``other`` is given, for the other rule: the
+    same max-capacity paths with the other rule's random paths."""
+    rule = _rule_of(main, other)
+    yield rule, MAIN_ROLE, main
+    if other is not None and len(other):
+        mc = main[main["method"] == "maxcap"]
+        keep = other[other["collection"].isin(mc["collection"])].drop(columns="baseline_dates")
+        yield other["baseline_dates"].iloc[0], SENSITIVITY_ROLE, pd.concat([mc, keep], ignore_index=True)
+
+
+def _adjust(t: pd.DataFrame, p_col: str, family_col: str = "mc_family") -> pd.DataFrame:
+    """Holm and Bonferroni adjustment of ``p_col`` within each multiple-comparison family."""
+    t["p_holm"], t["p_bonferroni"] = np.nan, np.nan
+    for _, idx in t.groupby(family_col, sort=False).groups.items():
+        holm, bonf = rs.adjust_p(t.loc[idx, p_col])
+        t.loc[idx, "p_holm"], t.loc[idx, "p_bonferroni"] = holm, bonf
+    return t
+
+
 def table01_path_lengths(main: pd.DataFrame, seeds: pd.DataFrame, alt: pd.DataFrame | None = None,
-                         default_params: dict[str, str] | None = None) -> pd.DataFrame:
-    """Mean, SD, min, max of path length by collection and method, with the paper's Table 1; one
-    block per parameter set (column ``params``): the default first, then ``alt`` (paths of the
-    other set, main seed only, so its ``_seed_*`` columns describe one seed)."""
-    return _with_alt(_table01(main, seeds), default_params, alt, lambda g: _table01(g, g))
+                         default_params: dict[str, str] | None = None, other_main: pd.DataFrame | None = None,
+                         other_seeds: pd.DataFrame | None = None, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """Mean (with its 95% interval), SD, min, max of path length by collection and method, with the
+    paper's Table 1; the random rows carry the length gap max-capacity - random over endpoint
+    pairs (``gap``, its interval, the paired t-test ``gap_p``, Holm / Bonferroni over the table's
+    gaps of one role). One random row per date rule (column ``baseline_dates``, ``role``): the main
+    rule's, then the other rule's (``other_main`` / ``other_seeds``: :func:`extraction.other_rule_randoms`)
+    as the labelled sensitivity row. One block per parameter set (column ``params``): the default
+    first, then ``alt`` (main seed and main rule only, so its ``_seed_*`` columns describe one seed)."""
+    t = _with_alt(_table01(main, seeds, other_main, other_seeds, n_boot, seed), default_params, alt,
+                  lambda g: _table01(g, g, None, None, n_boot, seed))
+    t["mc_family"] = np.where(t["method"] == "random", "Table 1 length gaps, " + t["role"], "")
+    t = _adjust(t, "gap_p")
+    t["unit"], t["ci_method"] = UNIT, rs.ci_method(n_boot, seed)
+    return t
 
 
-def _table01(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
-    t = path_length_table(main)
-    per_seed = pd.concat([path_length_table(g).assign(seed=s) for s, g in seeds.groupby("seed")])
-    t = t.merge(_over_seeds(per_seed, ["collection", "method"], ["mean", "std"]), on=["collection", "method"])
+def _table01(main, seeds, other_main, other_seeds, n_boot, seed) -> pd.DataFrame:
+    parts = []
+    others = {r: p for r, _, p in _rule_blocks(seeds, other_seeds)}
+    for rule, role, paths in _rule_blocks(main, other_main):
+        t = path_length_table(paths, n_boot, seed)
+        gap = length_difference(paths, n_boot, seed).rename(columns={
+            "difference": "gap", "difference_ci_low": "gap_ci_low", "difference_ci_high": "gap_ci_high",
+            "p_value": "gap_p", "p_welch": "gap_p_welch", "note": "gap_note"}).drop(columns="n_pairs")
+        t = t.merge(gap, on="collection", how="left")
+        t.loc[t["method"] != "random", [c for c in gap.columns if c != "collection"]] = np.nan
+        sp = others.get(rule, paths)
+        per_seed = pd.concat([path_length_table(g, 0).assign(seed=s) for s, g in sp.groupby("seed")])
+        t = t.merge(_over_seeds(per_seed, ["collection", "method"], ["mean", "std"]), on=["collection", "method"])
+        t.insert(2, "baseline_dates", np.where(t["method"] == "random", rule, "n/a (graph path)"))
+        t.insert(3, "role", np.where(t["method"] == "random", role, "max-capacity"))
+        parts.append(t if role == MAIN_ROLE else t[t["method"] == "random"])
+    t = pd.concat(parts, ignore_index=True)
     for stat in ("mean", "std", "min", "max"):
-        t[f"paper_{stat}"] = [PAPER_TABLE1.get((c, m), {}).get(stat, np.nan)
-                              for c, m in zip(t["collection"], t["method"])]
+        t[f"paper_{stat}"] = [PAPER_TABLE1.get((c, m), {}).get(stat, np.nan) if r != SENSITIVITY_ROLE else np.nan
+                              for c, m, r in zip(t["collection"], t["method"], t["role"])]
     t.insert(2, "method_label", t["method"].map(METHOD_LABEL))
     t["paper_source"] = PAPER_TABLE1_SOURCE
     return t
 
 
 def table04_math_effects(main: pd.DataFrame, seeds: pd.DataFrame, alt: pd.DataFrame | None = None,
-                         default_params: dict[str, str] | None = None) -> pd.DataFrame:
-    """Cohen's d and AUC-ROC of min / avg coherence between methods, with the paper's Table 4; one
-    block per parameter set (column ``params``), as :func:`table01_path_lengths`."""
-    return _with_alt(_table04(main, seeds), default_params, alt, lambda g: _table04(g, g))
+                         default_params: dict[str, str] | None = None, other_main: pd.DataFrame | None = None,
+                         other_seeds: pd.DataFrame | None = None, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+    """Cohen's d and AUC-ROC of min / avg coherence between methods (each with its 95% interval,
+    and the paired t-test over endpoint pairs adjusted by Holm / Bonferroni within a role), with the
+    paper's Table 4; one row per date rule (main, then the sensitivity row) and one block per
+    parameter set (column ``params``), as :func:`table01_path_lengths`."""
+    t = _with_alt(_table04(main, seeds, other_main, other_seeds, n_boot, seed), default_params, alt,
+                  lambda g: _table04(g, g, None, None, n_boot, seed))
+    t["mc_family"] = "Table 4 maths rows, " + t["role"]
+    t = _adjust(t, "p")
+    return t
 
 
-def _table04(main: pd.DataFrame, seeds: pd.DataFrame) -> pd.DataFrame:
-    t = method_effects(main)
-    per_seed = pd.concat([method_effects(g).assign(seed=s) for s, g in seeds.groupby("seed")])
-    t = t.merge(_over_seeds(per_seed, ["collection", "metric"], ["d", "auc"]), on=["collection", "metric"])
-    t["paper_d"] = [PAPER_TABLE4_MATH.get((c, m), {}).get("d", np.nan) for c, m in zip(t["collection"], t["metric"])]
-    t["paper_auc"] = [PAPER_TABLE4_MATH.get((c, m), {}).get("auc", np.nan) for c, m in zip(t["collection"], t["metric"])]
+def _table04(main, seeds, other_main, other_seeds, n_boot, seed) -> pd.DataFrame:
+    parts = []
+    others = {r: p for r, _, p in _rule_blocks(seeds, other_seeds)}
+    for rule, role, paths in _rule_blocks(main, other_main):
+        t = method_effects(paths, n_boot=n_boot, seed=seed)
+        per_seed = pd.concat([method_effects(g, n_boot=0).assign(seed=s) for s, g in others.get(rule, paths).groupby("seed")])
+        t = t.merge(_over_seeds(per_seed, ["collection", "metric"], ["d", "auc"]), on=["collection", "metric"])
+        t.insert(1, "baseline_dates", rule)
+        t.insert(2, "role", role)
+        parts.append(t)
+    t = pd.concat(parts, ignore_index=True)
+    main_row = t["role"] == MAIN_ROLE
+    t["paper_d"] = [PAPER_TABLE4_MATH.get((c, m), {}).get("d", np.nan) if ok else np.nan
+                    for c, m, ok in zip(t["collection"], t["metric"], main_row)]
+    t["paper_auc"] = [PAPER_TABLE4_MATH.get((c, m), {}).get("auc", np.nan) if ok else np.nan
+                      for c, m, ok in zip(t["collection"], t["metric"], main_row)]
     t["paper_source"] = PAPER_TABLE4_SOURCE
     return t
 
@@ -92,8 +172,8 @@ def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray
     rows = []
     for (coll, seed), g in seeds.groupby(["collection", "seed"], sort=False):
         mc, rd = g[g.method == "maxcap"], g[g.method == "random"]
-        diff = length_difference(g)["difference"].iloc[0]
-        eff = method_effects(g).set_index("column")
+        diff = length_difference(g, n_boot=0)["difference"].iloc[0]
+        eff = method_effects(g, n_boot=0).set_index("column")
         vals = {
             "mean min coherence, max-capacity": mc["min_coherence"].mean(),
             "mean min coherence, random": rd["min_coherence"].mean(),
@@ -132,7 +212,7 @@ def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray
 
 
 def baseline_rule_table(rules: pd.DataFrame, settings: PathSettings) -> pd.DataFrame:
-    """The random baseline's date rule, inclusive vs strict (:mod:`judgelab.narrative.paths.baseline`):
+    """The random baseline's date rule, strict (main) vs inclusive (:mod:`judgelab.narrative.paths.baseline`):
     per collection and rule, the seed means of the length gap (max-capacity - random), the random
     paths' mean minimum coherence, Cohen's d and AUC of the minimum coherence; ``used`` marks the
     profile-wide rule (one for every collection), ``role`` labels the other reading as the
@@ -144,8 +224,8 @@ def baseline_rule_table(rules: pd.DataFrame, settings: PathSettings) -> pd.DataF
         d_min_coherence=("d_min_coherence", "mean"), auc_min_coherence=("auc_min_coherence", "mean")).reset_index()
     used = "strict" if settings.strict_dates else "inclusive"
     out["used"] = out["baseline_dates"] == used
-    out["role"] = out["used"].map({True: "main rule (fixed from the paper's text)",
-                                   False: "sensitivity: other reading of 'between'"})
+    out["role"] = out["used"].map({True: "main rule (the paper's 'between' read literally)",
+                                   False: SENSITIVITY_ROLE})
     gap = PAPER_SECTION52["length difference max-capacity - random"]
     out["paper_length_gap"] = [gap.get(c, np.nan) for c in out["collection"]]
     return out

@@ -1,0 +1,223 @@
+"""Cluster bootstrap by resampling weights, vectorised statistics over the resamples, and the
+multiple-comparison adjustment every table uses.
+
+The narrative study's unit is the *endpoint pair*: a pair contributes a max-capacity and a random
+path (and, once judged, one score per path and mode), and the two are not independent. An
+interval on a statistic of narratives is therefore a **cluster bootstrap over pairs** (Davison &
+Hinkley 1997, *Bootstrap Methods and their Application*, section 3.8; Field & Welsh 2007, JRSS B
+69:369): draw G pairs with replacement from the G pairs, keep every row of each drawn pair, and
+recompute the statistic; the 95% interval is the 2.5% and 97.5% percentiles of the B resampled
+values (percentile method, Efron & Tibshirani 1993, ch. 13).
+
+A resample is represented by *weights*: row i's weight is the number of times its cluster was
+drawn (:func:`cluster_weights`), so a weighted statistic with integer weights equals the statistic
+of the data with each row repeated that many times (tests check this by brute force). This keeps
+every statistic vectorised over the B resamples (one matrix product instead of B data frames) and
+lets rows with a missing value simply carry no value, without dropping their pair.
+
+Resamples on which a statistic is undefined (a constant group, a zero SD, fewer than 2 values) are
+left out of the percentiles and counted (``n_boot_valid``); "undefined" uses a tolerance of
+:data:`TOLERANCE` times the data's scale, never exact float equality.
+
+Multiple comparisons: :func:`adjust_p` gives Holm's step-down (the default reading, Holm 1979) and
+Bonferroni (the papers' reading) by :func:`statsmodels.stats.multitest.multipletests`, NaN-aware.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+N_BOOT = 2000
+CI = 0.95
+TOLERANCE = 1e-9
+"""Relative tolerance: a spread below ``TOLERANCE * max(1, |scale|)`` counts as zero."""
+
+
+def cluster_weights(clusters: Sequence, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
+    """(n_boot, n_rows) integer weights: row i's weight in resample b is how often its cluster was
+    drawn when G clusters are drawn with replacement from the G distinct ``clusters`` (seeded,
+    ``numpy.random.default_rng(seed)``)."""
+    codes, uniq = _codes(clusters)
+    g = len(uniq)
+    if g == 0:
+        raise ValueError("cluster bootstrap: no clusters (empty data)")
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, g, size=(int(n_boot), g))
+    counts = np.zeros((int(n_boot), g), dtype=np.int64)
+    np.add.at(counts, (np.arange(int(n_boot))[:, None], draws), 1)
+    return counts[:, codes]
+
+
+def _codes(clusters: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    arr = np.asarray(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
+    uniq, codes = np.unique(arr.astype(str) if arr.dtype == object else arr, return_inverse=True)
+    return codes.ravel(), uniq
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A percentile interval of bootstrap values: low, high, how many resamples were used."""
+
+    low: float
+    high: float
+    n_boot: int
+    n_boot_valid: int
+
+
+def percentile_interval(boot: np.ndarray, ci: float = CI) -> Interval:
+    """The ((1 - ci)/2, (1 + ci)/2) percentiles of the finite values of ``boot``; NaN when fewer
+    than half the resamples gave a value (the statistic is then too often undefined to trust)."""
+    boot = np.asarray(boot, dtype=float)
+    ok = boot[np.isfinite(boot)]
+    if len(ok) == 0 or len(ok) < 0.5 * len(boot):
+        return Interval(np.nan, np.nan, len(boot), len(ok))
+    lo, hi = np.quantile(ok, [(1 - ci) / 2, (1 + ci) / 2])
+    return Interval(float(lo), float(hi), len(boot), len(ok))
+
+
+def interval_note(name: str, boot: np.ndarray, estimate: float, n_clusters: int, unit: str = "endpoint pair") -> str:
+    """Why ``name`` has an estimate but no interval ("" otherwise): the statistic was undefined
+    on more than half of the resamples (too few clusters, or clusters too alike)."""
+    iv = percentile_interval(boot)
+    if not np.isfinite(estimate) or np.isfinite(iv.low):
+        return ""
+    return (f"{name}: no interval, undefined on {iv.n_boot - iv.n_boot_valid} of {iv.n_boot} resamples "
+            f"({n_clusters} {unit}s)")
+
+
+def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = CI) -> str:
+    """The ``ci_method`` text of a table whose intervals come from :func:`cluster_weights`."""
+    return (f"{ci:.0%} percentile cluster bootstrap over {unit}s (all rows of one {unit} resampled together), "
+            f"B = {n_boot}, seed {seed}")
+
+
+def _small(spread: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    return spread <= TOLERANCE * np.maximum(1.0, np.abs(scale))
+
+
+def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Per resample, the mean of the non-missing ``x`` with weights ``w`` (B, n); NaN with no value."""
+    x = np.asarray(x, float)
+    ok = np.isfinite(x)
+    ww = w[:, ok].astype(float)
+    n = ww.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, ww @ x[ok] / n, np.nan)
+
+
+def _moments(x: np.ndarray, w: np.ndarray):
+    """Per resample: count, mean and sum of squared deviations of the non-missing ``x``."""
+    x = np.asarray(x, float)
+    ok = np.isfinite(x)
+    x, ww = x[ok], w[:, ok].astype(float)
+    n = ww.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = ww @ x / n
+        ss = ww @ (x ** 2) - n * m ** 2
+    return n, m, np.maximum(ss, 0.0)
+
+
+def weighted_cohens_d(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
+    """Cohen's d (pooled SD, :func:`judgelab.stats.effects.cohens_d`) of x over y per resample, rows
+    of x weighted by ``wx`` and of y by ``wy`` (B, n_x / n_y). NaN when a group has < 2 values or
+    the pooled SD is zero within :data:`TOLERANCE`; one constant group alone is fine."""
+    n1, m1, ss1 = _moments(x, wx)
+    n2, m2, ss2 = _moments(y, wy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.sqrt((ss1 + ss2) / (n1 + n2 - 2))
+        d = (m1 - m2) / s
+    bad = (n1 < 2) | (n2 < 2) | _small(s, np.maximum(np.abs(m1), np.abs(m2)))
+    return np.where(bad, np.nan, d)
+
+
+def weighted_auc(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
+    """AUC = P(X > Y) + P(X = Y) / 2 per resample (x the positive class; ties count one half, as
+    :func:`sklearn.metrics.roc_auc_score`), rows weighted as in :func:`weighted_cohens_d`."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    okx, oky = np.isfinite(x), np.isfinite(y)
+    x, y, wx, wy = x[okx], y[oky], wx[:, okx].astype(float), wy[:, oky].astype(float)
+    values, inv = np.unique(np.r_[x, y], return_inverse=True)
+    ix, iy = inv[:len(x)], inv[len(x):]
+    cx = np.zeros((wx.shape[0], len(values)))
+    cy = np.zeros((wy.shape[0], len(values)))
+    np.add.at(cx.T, ix, wx.T)
+    np.add.at(cy.T, iy, wy.T)
+    below = np.cumsum(cy, axis=1) - cy
+    n1, n2 = cx.sum(axis=1), cy.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        u = (cx * (below + 0.5 * cy)).sum(axis=1)
+        return np.where((n1 > 0) & (n2 > 0), u / (n1 * n2), np.nan)
+
+
+def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson r of the complete (x, y) rows per resample, weights ``w`` (B, n). NaN when a side is
+    constant within :data:`TOLERANCE` or fewer than 3 rows carry weight."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y, ww = x[ok], y[ok], w[:, ok].astype(float)
+    n = ww.sum(axis=1)
+    distinct = (ww > 0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = ww @ x / n, ww @ y / n
+        sxx = np.maximum(ww @ x ** 2 - n * mx ** 2, 0.0)
+        syy = np.maximum(ww @ y ** 2 - n * my ** 2, 0.0)
+        sxy = ww @ (x * y) - n * mx * my
+        r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
+    bad = (distinct < 3) | _small(np.sqrt(sxx / np.maximum(n, 1)), mx) | _small(np.sqrt(syy / np.maximum(n, 1)), my)
+    return np.where(bad, np.nan, r)
+
+
+def weighted_icc2(matrix: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss 1979, as
+    :func:`judgelab.stats.reliability.icc`) of a complete items x raters ``matrix`` per resample,
+    item i repeated w[b, i] times. Returns two (B,) arrays; NaN when fewer than 3 items carry
+    weight or the ratings are constant within :data:`TOLERANCE`."""
+    x = np.asarray(matrix, float)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError(f"ICC needs an items x raters matrix with >= 2 raters, got shape {x.shape}")
+    if np.isnan(x).any():
+        raise ValueError("ICC bootstrap: the matrix must be complete (drop items with a missing rating first)")
+    k = x.shape[1]
+    ww = w.astype(float)
+    n = ww.sum(axis=1)
+    rows = x.mean(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = ww @ rows / n
+        cols = ww @ x / n[:, None]
+        ssr = k * (ww @ rows ** 2 - n * grand ** 2)
+        ssc = n * ((cols - grand[:, None]) ** 2).sum(axis=1)
+        sst = ww @ (x ** 2).sum(axis=1) - n * k * grand ** 2
+        sse = sst - ssr - ssc
+        msr, msc, mse = ssr / (n - 1), ssc / (k - 1), sse / ((n - 1) * (k - 1))
+        icc1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+        icck = (msr - mse) / (msr + (msc - mse) / n)
+    bad = ((ww > 0).sum(axis=1) < 3) | _small(np.sqrt(np.maximum(sst, 0) / np.maximum(n * k, 1)), grand)
+    return np.where(bad, np.nan, icc1), np.where(bad, np.nan, icck)
+
+
+def bootstrap_p(boot: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of "statistic = 0" (percentile-interval inversion): twice the
+    smaller share of finite resampled values on either side of 0 (ties at 0 count half), floored
+    at 1 / B, capped at 1; NaN when fewer than half the resamples gave a value."""
+    b = np.asarray(boot, float)
+    ok = b[np.isfinite(b)]
+    if len(ok) == 0 or len(ok) < 0.5 * len(b):
+        return np.nan
+    below = (np.sum(ok < 0) + 0.5 * np.sum(ok == 0)) / len(ok)
+    return float(min(1.0, max(2 * min(below, 1 - below), 1.0 / len(ok))))
+
+
+def adjust_p(p: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Holm and Bonferroni adjusted p-values of one family (NaN entries stay NaN and do not count
+    towards the family size); :func:`statsmodels.stats.multitest.multipletests`."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=float)
+    holm, bonf = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        holm[ok] = multipletests(p[ok], method="holm")[1]
+        bonf[ok] = multipletests(p[ok], method="bonferroni")[1]
+    return holm, bonf
