@@ -22,6 +22,7 @@ WRITES: dict[str, list[str]] = {
     "08": ["narr_paths", "narr_paths_seeds"],
     "09": ["narr_judge_scores"],
     "10": [], "11": [],
+    "12": [],
 }
 _SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
 #: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
@@ -34,6 +35,7 @@ READS: dict[str, list[str]] = {
     "09": ["narr_paths"],
     "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
     "11": [],
+    "12": ["corpus", *(f"sage_summary_{layer}" for layer in ("L4", "L5", "L6")), "narr_paths", "narr_judge_scores"],
 }
 
 
