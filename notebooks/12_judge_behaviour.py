@@ -233,7 +233,7 @@ reporting.saved_table(selfpref, "behaviour_self_preference")
 #   show that the four studies run end to end, not how a capable judge behaves: run with
 #   `BACKEND="openai"`, `MODEL="gpt-5-mini"` (SAGE's judge) or `"gpt-4.1"` (the narrative judges').
 # * Smoke and demo judge a few items (calls stated in `judgelab.behaviour.settings`); the paper
-#   profile runs every SAGE story for recognition, 30 stories and 20 narratives for the planted
-#   instructions.
+#   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for
+#   the planted instructions (`make estimate PROFILE=paper` prices them).
 # * The planted study perturbs one call (SAGE's blind validator, not the five-round evaluator) and
 #   one agent (agent 0): a lower bound on what a whole protocol could be moved by, measured cheaply.

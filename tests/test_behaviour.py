@@ -356,3 +356,38 @@ def test_estimate_counts_the_fresh_calls_of_the_smoke_profile(monkeypatch):
     assert calls["track"].value_counts().to_dict() == {"recognition": 2, "planted_sage": 5, "planted_narrative": 5}
     assert (calls["input_min"] > 0).all() and (calls["notebook"] == "12").all()
     assert "notebook 08's paths" in note
+
+
+# ---------------------------------------------------------------- figures: what is drawn, and no collisions
+
+def test_recognition_bars_are_the_rates_and_no_text_collides():
+    import matplotlib
+    matplotlib.use("Agg")
+    from judgelab import style
+    from judgelab.behaviour import figures
+
+    rates = pd.DataFrame({"category": ["canonical", "canonical", "llm", "llm"], "mode": ["content", "title"] * 2,
+                          "recognition_rate": [0.5, 0.9, 0.0, 0.1], "recognition_rate_ci_low": [0.2, 0.6, 0.0, 0.0],
+                          "recognition_rate_ci_high": [0.8, 1.0, 0.3, 0.4]})
+    fig = figures.recognition_rates(rates)
+    heights = sorted(round(p.get_height(), 6) for p in fig.axes[0].patches)
+    assert heights == sorted(rates["recognition_rate"].tolist())
+    assert style.text_overlaps(fig) == []
+
+
+def test_planted_points_are_the_table_means_and_no_text_collides():
+    import matplotlib
+    matplotlib.use("Agg")
+    from judgelab import style
+    from judgelab.behaviour import figures
+
+    rows = [{"study": s, "hardened": h, "perturbation": p.id, "mean_directed_shift": i / 10 - (0.5 if h else 0),
+             "mean_directed_shift_ci_low": i / 10 - 1, "mean_directed_shift_ci_high": i / 10 + 1}
+            for s in ("sage", "narrative") for h in (False, True) for i, p in enumerate(planted.FAMILY)]
+    table = pd.DataFrame(rows)
+    fig = figures.planted_shifts(table)
+    assert len(fig.axes) == 2
+    # each errorbar container's data line holds the plotted means (12 perturbations each)
+    drawn = [x for ax in fig.axes for c in ax.containers for x in c.lines[0].get_xdata()]
+    assert sorted(drawn) == pytest.approx(sorted(table["mean_directed_shift"]))
+    assert style.text_overlaps(fig) == []

@@ -9,7 +9,8 @@ Calls per profile (embedded model in smoke and demo; what ``make estimate`` pric
 - ``demo`` — recognition: the 6 SAGE demo stories x 2 modes = 12; planted SAGE: 2 stories x L4 x
   12 perturbations x 2 + 2 = 50; planted narrative: 1 narrative x 4 modes x (24 + 1) = 100.
 - ``paper`` — recognition: every SAGE paper story (100) x 2 = 200; planted SAGE: 30 stories (10 per
-  category) x L4 x 25 = 750; planted narrative: 10 pairs x 2 methods x 4 modes x 25 = 2,000.
+  category) x L4 x 25 = 750; planted narrative: 10 pairs x 2 methods x 2 collections x 4 modes x 25 =
+  4,000 (the plain baselines, 30 + 160, are notebooks 02's and 09's cached calls).
 
 Knobs:
 
