@@ -391,3 +391,14 @@ def test_planted_points_are_the_table_means_and_no_text_collides():
     drawn = [x for ax in fig.axes for c in ax.containers for x in c.lines[0].get_xdata()]
     assert sorted(drawn) == pytest.approx(sorted(table["mean_directed_shift"]))
     assert style.text_overlaps(fig) == []
+
+
+def test_length_slope_p_values_are_adjusted_once_per_layer_and_mode():
+    a, ca = _stories(0.7, {"pulp": 0.5}, seed=1)
+    b, _ = _stories(0.0, {"pulp": 0.5}, seed=2)
+    summ = pd.concat([a, b.assign(mode="title", story_id=b["story_id"])], ignore_index=True)
+    out = length.sage_length_models(length.story_units(summ, ca))
+    one = out.drop_duplicates(["layer", "mode"]).set_index("mode")
+    p = one["slope_p"].to_numpy()
+    assert one["slope_p_bonferroni"].to_numpy() == pytest.approx(np.minimum(1, 2 * p))
+    assert (out.groupby("mode")["slope_p_holm"].nunique() == 1).all()

@@ -22,6 +22,8 @@ import pandas as pd
 import pingouin as pg
 import statsmodels.formula.api as smf
 
+from judgelab.behaviour import intervals
+
 CATEGORY_ORDER = ("canonical", "pulp", "llm")
 
 
@@ -104,8 +106,19 @@ def sage_length_models(units: pd.DataFrame) -> pd.DataFrame:
                          "gap_with_length": gap1[0], "gap_with_length_ci_low": gap1[1], "gap_with_length_ci_high": gap1[2],
                          "gap_survives": survives,
                          "note": pc["note"] or ("" if full else "too few stories for the length model")})
-    out = pd.DataFrame(rows)
-    return out.assign(unit="story", ci_method="partial r: pingouin (Fisher z); coefficients: OLS t intervals (statsmodels)")
+    out = _adjust_slopes(pd.DataFrame(rows), ["layer", "mode"])
+    return out.assign(unit="story", ci_method="partial r: pingouin (Fisher z); coefficients: OLS t intervals (statsmodels)",
+                      mc_family="the length slope of every layer x mode (t-test of the OLS coefficient)")
+
+
+def _adjust_slopes(out: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``slope_p_holm`` / ``slope_p_bonferroni``: the slope p-values adjusted over the distinct ``keys``
+    (a layer x mode appears once per gap row; it counts once)."""
+    if out.empty:
+        return out
+    one = out.drop_duplicates(keys)[keys + ["slope_p"]].copy()
+    one["slope_p_holm"], one["slope_p_bonferroni"] = intervals.adjust(one["slope_p"])
+    return out.merge(one.drop(columns="slope_p"), on=keys, how="left")
 
 
 def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
@@ -121,5 +134,6 @@ def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
                      "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"],
                      "slope_length": slope[0], "slope_length_ci_low": slope[1], "slope_length_ci_high": slope[2],
                      "slope_p": slope[3], "note": pc["note"]})
-    out = pd.DataFrame(rows)
-    return out.assign(unit="narrative (path)", ci_method="partial r: pingouin (Fisher z); slope: OLS t interval (statsmodels)")
+    out = _adjust_slopes(pd.DataFrame(rows), ["collection", "mode"])
+    return out.assign(unit="narrative (path)", ci_method="partial r: pingouin (Fisher z); slope: OLS t interval (statsmodels)",
+                      mc_family="the length slope of every collection x mode (t-test of the OLS coefficient)")
