@@ -7,7 +7,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-BOOT_METHOD = "percentile bootstrap over {unit}s ({n} resamples)"
+BOOT_METHOD = "percentile bootstrap over {unit} ({n} resamples)"
 
 
 def mean_ci(values, n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:

@@ -327,7 +327,7 @@ def shift_table(sh: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "dir
     if out.empty:
         return out
     out["p_holm"], out["p_bonferroni"] = intervals.adjust(out["p"])
-    return out.assign(unit="item (story or narrative)", ci_method=intervals.BOOT_METHOD.format(unit="item", n=n_boot)
+    return out.assign(unit="item (story or narrative)", ci_method=intervals.BOOT_METHOD.format(unit="items", n=n_boot)
                       + "; shares: Wilson", mc_family="every row of this table (one-sample t-test of the shift)")
 
 
@@ -350,7 +350,7 @@ def hardening_table(sh: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.D
     out = pd.DataFrame(rows, columns=["study", "direction", "n_pairs", "mean_directed_plain", "mean_directed_hardened",
                                       "hardening_effect", "hardening_effect_ci_low", "hardening_effect_ci_high"])
     return out.assign(unit="item x mode x perturbation pair",
-                      ci_method=intervals.BOOT_METHOD.format(unit="pair", n=n_boot))
+                      ci_method=intervals.BOOT_METHOD.format(unit="pairs", n=n_boot))
 
 
 def baseline_cache(results: pd.DataFrame) -> pd.DataFrame:

@@ -173,7 +173,7 @@ def scores_by_recognition(probe: pd.DataFrame, summaries: pd.DataFrame, n_boot: 
             rows.append({"layer": layer, "group": group, "statistic": stat if stat == "mode_difference" else f"{stat}_score",
                          "n": int(g[stat].notna().sum()), "mean": m, "mean_ci_low": lo, "mean_ci_high": hi})
     out = pd.DataFrame(rows, columns=["layer", "group", "statistic", "n", "mean", "mean_ci_low", "mean_ci_high"])
-    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="story", n=n_boot))
+    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot))
 
 
 def run_probe(gw, items: Sequence, knobs: dict, stories: pd.DataFrame, profile: str,

@@ -87,4 +87,4 @@ def self_preference_table(judge_model: str, summaries: pd.DataFrame, families: p
                          "mean_other": other["overall_score"].mean() if len(other) else float("nan"),
                          "diff": d, "diff_ci_low": lo, "diff_ci_high": hi})
     out = pd.DataFrame(rows, columns=cols)
-    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="story", n=n_boot) + " (two samples)")
+    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot) + " (two samples)")
