@@ -3,9 +3,10 @@
 Calls per profile (embedded model in smoke and demo; what ``make estimate`` prices in paper):
 
 - ``smoke`` — recognition: the SAGE smoke story x 2 modes = 2 calls; planted (SAGE): 1 story x L4 x
-  2 perturbations x (plain, hardened) + 1 hardened baseline = 5 calls (the plain baseline is notebook
-  02's cached blind call); planted (narrative): 1 narrative x ``simple`` x the same 5 = 5 calls (the
-  plain baseline is notebook 09's cached agent 0). 12 fresh calls, about a minute.
+  1 perturbation x (plain, hardened) + 1 hardened baseline = 3 calls (the plain baseline is notebook
+  02's cached blind call); planted (narrative): 1 narrative x ``simple`` x the same 3 = 3 calls (the
+  plain baseline is notebook 09's cached agent 0). 8 fresh calls: the SAGE ones send the story
+  (about 700 tokens) and write up to 400, so they dominate (seconds each on an idle machine).
 - ``demo`` — recognition: the 6 SAGE demo stories x 2 modes = 12; planted SAGE: 2 stories x L4 x
   12 perturbations x 2 + 2 = 50; planted narrative: 1 narrative x 4 modes x (24 + 1) = 100.
 - ``paper`` — recognition: every SAGE paper story (100) x 2 = 200; planted SAGE: 30 stories (10 per
@@ -34,7 +35,7 @@ BEHAVIOUR_PROFILES: dict[str, dict[str, Any]] = {
         "recognition_max_tokens": 96, "guess_chars": 40, "temperature": 0.0, "seed": 7, "reasoning_effort": None,
         "planted_layer": "L4", "planted_per_category": {"canonical": 1, "pulp": 0, "llm": 0},
         "planted_pairs": 1, "planted_methods": ("maxcap",), "planted_modes": ("simple",),
-        "perturbations": ("raise-plain-start", "lower-editor-end"), "harden": True,
+        "perturbations": ("raise-plain-start",), "harden": True,
         "n_boot": 500, "boot_seed": 12,
     },
     "demo": {
