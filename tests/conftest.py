@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from judgelab.notebook_files import AFTER_TABLES
+from judgelab.notebook_files import LATE_NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def notebook_chains() -> dict[str, str]:
         return n
 
     for n in numbers:
-        if n in AFTER_TABLES:  # a notebook that reads every chain's tables joins none (it runs late)
+        if n in LATE_NOTEBOOKS:  # a notebook that reads both chains' outputs joins none (it runs late)
             continue
         for up in pipeline.upstream(n):
             a, b = sorted((find(n), find(up)))
@@ -123,9 +123,9 @@ def pytest_collection_modifyitems(config, items):
     (the model's own first), then the late tests. Joined to the longest chain instead (as
     before), they held that worker idle for 3.4 min waiting for the other chain while the other
     worker ran every unit test."""
-    # the scorecard notebook (notebook_files.AFTER_TABLES) reads the tables of both chains: it runs
-    # first among the late tests, once the notebooks it reads have a status (test_notebooks.py)
-    summary = [item for item in items if notebook_number(item) in AFTER_TABLES]
+    # the notebooks that read both chains' outputs (notebook_files.LATE_NOTEBOOKS: 12, 13) run
+    # first among the late tests, once the notebooks they read have a status (test_notebooks.py)
+    summary = [item for item in items if notebook_number(item) in LATE_NOTEBOOKS]
     late = summary + [item for item in items if item.get_closest_marker("after_notebooks")]
     rest = [item for item in items if not item.get_closest_marker("after_notebooks") and item not in summary]
     _longer_timeouts(config, items)

@@ -2,7 +2,8 @@
 nothing on the floor imports a study, and no two modules import each other, directly or not.
 
 Studies: ``sage``, ``narrative`` and ``human`` (the appendix, which may call SAGE's runner to
-judge its stories, ``judgelab.sage.protocol.runner``, and nothing else of another study). The
+judge its stories, ``judgelab.sage.protocol.runner``, and nothing else of another study), and
+``behaviour``, the wing over SAGE and the narrative judges (notebook 12), which may import both. The
 floor is everything else (paths, profiles, params, reporting, style, tokens, pipeline, interim,
 contracts, embeddings, prompting, stats, gateway, corpus, ...).
 """
@@ -10,12 +11,17 @@ from __future__ import annotations
 
 from judgelab import imports
 
-STUDIES = ("sage", "narrative", "human")
+STUDIES = ("sage", "narrative", "human", "behaviour")
 #: Tools above the studies, like the notebooks: they may import any study, and nothing imports them
 #: (``estimate`` builds every LLM notebook's requests with the studies' own code).
 ABOVE = ("estimate",)
 #: The only edges allowed from one study into another: (importer's study, imported module).
 ALLOWED_ACROSS = {("human", "judgelab.sage.protocol.runner")}
+#: Wings over the two studies: they may import both, and no study imports them. ``behaviour``
+#: (notebook 12: recognition, planted instructions, length, self-preference) rebuilds SAGE's and
+#: the narrative judges' requests with their own code, so that its unperturbed requests are the ones
+#: notebooks 02 and 09 sent (cache hits); copying that code instead would let the two drift apart.
+READS_STUDIES = {"behaviour": ("sage", "narrative")}
 
 
 def study_of(module: str) -> str | None:
@@ -30,7 +36,8 @@ def edges(graph):
 def cross_study_edges(graph) -> list[tuple[str, str]]:
     return [(a, b) for a, b in edges(graph)
             if study_of(a) and study_of(b) and study_of(a) != study_of(b)
-            and (study_of(a), b) not in ALLOWED_ACROSS]
+            and (study_of(a), b) not in ALLOWED_ACROSS
+            and study_of(b) not in READS_STUDIES.get(study_of(a), ())]
 
 
 def floor_to_study_edges(graph) -> list[tuple[str, str]]:
@@ -59,6 +66,13 @@ def test_the_graph_covers_the_package():
 def test_no_study_imports_another_study():
     bad = cross_study_edges(GRAPH)
     assert not bad, "imports from one study into another:\n" + _show(bad)
+
+
+def test_the_wing_over_both_studies_reads_them_and_is_read_by_none():
+    behaviour = [(a, b) for a, b in edges(GRAPH) if study_of(a) == "behaviour"]
+    assert {study_of(b) for _, b in behaviour} >= {"sage", "narrative"}   # the allowance is used
+    assert not [(a, b) for a, b in behaviour if study_of(b) == "human"]
+    assert not [(a, b) for a, b in edges(GRAPH) if study_of(b) == "behaviour" and study_of(a) not in (None, "behaviour")]
 
 
 def test_nothing_on_the_floor_imports_a_study():

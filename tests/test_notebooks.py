@@ -258,6 +258,49 @@ def judge_human_correlations_are_in_range_or_nan_with_a_status(root: Path) -> No
     assert np.allclose(ceiling["ceiling_spearman"], ceiling["loo_spearman_mean"], equal_nan=True)
 
 
+@check("12")
+def behaviour_tables_are_in_range_and_planted_baselines_come_from_the_cache(root: Path) -> None:
+    rates = read_table(root, "behaviour_recognition_rates")
+    assert nan_or_within(rates["recognition_rate"], 0, 1) and nan_or_within(rates["claim_rate"], 0, 1)
+    # recognised needs the claim: a recognition rate never exceeds the claim rate
+    both = rates.dropna(subset=["recognition_rate", "claim_rate"])
+    assert (both["recognition_rate"] <= both["claim_rate"] + 1e-12).all()
+    probe = read_table(root, "behaviour_recognition_probe")
+    corpus = read_interim(root, "corpus")
+    assert set(probe["story_id"]) <= set(corpus["story_id"]) and set(probe["mode"]) == {"content", "title"}
+    calls = read_table(root, "behaviour_planted_calls")
+    ok = calls[calls["status"] == "ok"]
+    assert ok.loc[ok["study"] == "sage", "score"].between(1, 5).all()
+    assert ok.loc[ok["study"] == "narrative", "score"].between(1, 10).all()
+    # the unperturbed requests are notebook 02's blind call and notebook 09's agent 0 (cache hits):
+    # their scores are the ones those notebooks recorded
+    base = ok[(ok["perturbation"] == "none") & ~ok["hardened"].astype(bool)]
+    rows = read_interim(root, "sage_rows_L4")
+    blind = rows[(rows["track"] == "validator_blind") & (rows["mode"] == "content") & (rows["status"] == "ok")]
+    blind_mean = blind.groupby("story_id")["score"].mean()
+    judge = read_interim(root, "narr_judge_scores")
+    agent0 = judge[(judge["agent"] == 0) & (judge["status"] == "ok")]
+    agent0 = agent0.set_index(agent0["collection"] + ":" + agent0["pair_id"].astype(str) + ":" + agent0["method"]
+                              + "|" + agent0["mode"])["score"]
+    checked = 0
+    for r in base.itertuples():
+        key = r.item if r.study == "sage" else f"{r.item}|{r.mode}"
+        expected = blind_mean if r.study == "sage" else agent0
+        if key in expected.index:
+            assert r.score == pytest.approx(expected[key]), key
+            checked += 1
+    assert checked > 0, "no unperturbed call to compare with notebooks 02 and 09"
+    cache = read_table(root, "behaviour_planted_baseline_cache")
+    assert set(cache["study"]) == {"sage", "narrative"} and (cache["from_cache"] <= cache["n_baseline"]).all()
+    shifts = read_table(root, "behaviour_planted_shifts")
+    assert nan_or_within(shifts["share_moved"], 0, 1) and {"p_holm", "unit", "ci_method", "mc_family"} <= set(shifts.columns)
+    sage_len = read_table(root, "behaviour_sage_length")
+    assert nan_or_within(sage_len["partial_r"], -1, 1)
+    selfpref = read_table(root, "behaviour_self_preference")
+    assert (selfpref["status"] == "not applicable for this judge").all()   # the embedded judge is SmolLM2
+    assert selfpref["judge_note"].str.contains("EMBEDDED").all()
+
+
 @check("13")
 def every_claim_has_one_row_and_its_verdict_follows_from_its_own_numbers(root: Path) -> None:
     from judgelab.claims import register, verdicts
@@ -304,7 +347,7 @@ def test_every_notebook_has_a_value_check():
 @pytest.mark.parametrize("source", SOURCES, ids=[s.stem for s in SOURCES])
 def test_notebook_runs_in_smoke_profile(source, smoke_root, request):
     number = source.name[:2]
-    if number in notebook_files.AFTER_TABLES:  # the scorecard: its upstream may run on the other worker
+    if number in notebook_files.LATE_NOTEBOOKS:  # 12 and 13: their upstream may run on the other worker
         collected = request.config.stash.get(NOTEBOOKS_KEY, [])
         statuses = wait_for_notebooks(smoke_root, sorted(pipeline.upstream(number) & set(collected)))
         _failed.extend(n for n, status in statuses.items() if status == "failed")

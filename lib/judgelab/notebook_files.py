@@ -21,7 +21,7 @@ WRITES: dict[str, list[str]] = {
     "07": ["narr_documents_*", "narr_landscape_*"],
     "08": ["narr_paths", "narr_paths_seeds"],
     "09": ["narr_judge_scores"],
-    "10": [], "11": [], "13": [],
+    "10": [], "11": [], "12": [], "13": [],
 }
 _SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
 #: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
@@ -33,7 +33,9 @@ READS: dict[str, list[str]] = {
     "08": ["narr_landscape_*", "narr_documents_*"],
     "09": ["narr_paths"],
     "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
-    "11": [], "13": [],
+    "11": [],
+    "12": ["corpus", *(f"sage_summary_{layer}" for layer in ("L4", "L5", "L6")), "narr_paths", "narr_judge_scores"],
+    "13": [],
 }
 #: Notebooks that read other notebooks' tables (``results/tables/*.csv``) rather than interim
 #: files: the claims scorecard (13) reads the paper tables of 05-10, so it runs after them.
@@ -41,6 +43,10 @@ READS: dict[str, list[str]] = {
 AFTER_TABLES: dict[str, list[str]] = {
     "13": ["05", "06", "07", "08", "09", "10"],
 }
+#: Notebooks that read the outputs of both studies' chains (12 the interim files of 01-04 and
+#: 08-09, 13 the tables of 05-10). In the test suite they join no chain (joining would merge the
+#: two chains onto one worker) and run late, once their upstream notebooks have a status.
+LATE_NOTEBOOKS: frozenset[str] = frozenset({"12", *AFTER_TABLES})
 
 
 def writers_of(name: str) -> list[str]:

@@ -27,7 +27,7 @@ SUMMARY_COLUMNS = ["notebook", "what", "calls", "first_round_input"] + [
     f"{q}_{b}" for q in ("input", "cached", "output") for b in pricing.BOUNDS] + [
     f"usd_{k}_{b}" for k in ("standard", "cached", "batch") for b in pricing.BOUNDS] + [
     f"wall_s_{b}" for b in pricing.BOUNDS]
-NOTEBOOKS = ("02", "03", "04", "09", "10", "11")
+NOTEBOOKS = ("02", "03", "04", "09", "10", "11", "12")
 
 
 @dataclass
@@ -76,6 +76,10 @@ def summarize(calls: pd.DataFrame, settings, speed: timing.Speed, workers_by_not
 
 def _builder(notebook: str):
     """(label, function building the calls) of a narrative or appendix notebook, imported on demand."""
+    if notebook == "12":
+        from judgelab.estimate import behaviour
+
+        return "judge behaviour: recognition, planted instructions", behaviour.behaviour_calls
     if notebook == "11":
         from judgelab.estimate import human
 
@@ -99,7 +103,7 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS):
             what[sage.NOTEBOOK[lay]] = f"SAGE {lay}"
             notes[sage.NOTEBOOK[lay]] = ("exact first rounds (runner.build_items + evaluation.evaluate); "
                                          "rounds 2-5 and review bounded by reply size")
-    for nb in ("09", "10", "11"):
+    for nb in ("09", "10", "11", "12"):
         if nb in notebooks:
             what[nb], build = _builder(nb)
             df, notes[nb] = build(profile, counter)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 SAGE = "SAGE (literary quality, layers L4-L6)"
 NARR = "Narrative Trails (LLM judges of extracted narratives)"
-STUDIES = {"sage": SAGE, "narr": NARR}
+BEHAVIOUR = "Judge behaviour (recognition, planted instructions, length, self-preference)"
+STUDIES = {"sage": SAGE, "narr": NARR, "behaviour": BEHAVIOUR}
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def by_csv() -> dict[str, PaperTable]:
 
 
 def study_of(name: str) -> str:
-    """The study a table or figure belongs to, from its prefix (``sage_`` / ``narr_``)."""
+    """The study a table or figure belongs to, from its prefix (``sage_`` / ``narr_`` / ``behaviour_``)."""
     return STUDIES.get(name.split("_", 1)[0], "other")
 
 

@@ -1,0 +1,103 @@
+"""Notebook 12's figures (``behaviour_fig_*``), house style (:mod:`judgelab.style`): one legend per
+figure, below the panels; a panel without data says why in words."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from judgelab import style
+
+MODE_COLOURS = {"content": style.OKABE_ITO[0], "title": style.OKABE_ITO[1]}
+HARDENED_COLOURS = {False: style.OKABE_ITO[5], True: style.OKABE_ITO[2]}
+HARDENED_LABELS = {False: "plain prompt", True: "hardened prompt"}
+
+
+def _err(mean, lo, hi) -> np.ndarray:
+    """Error-bar lengths from bounds (0 where a bound is NaN: a single unit has no interval)."""
+    m, lo, hi = (np.asarray(v, dtype=float) for v in (mean, lo, hi))
+    return np.vstack([np.nan_to_num(m - lo), np.nan_to_num(hi - m)]).clip(min=0)
+
+
+def recognition_rates(rates: pd.DataFrame) -> plt.Figure:
+    """Recognition rate by category (bars) and mode (colour), Wilson 95% intervals."""
+    fig, axes = style.subplots(1, 1, width=5.2, height=3.4)
+    ax = axes[0][0]
+    cats = list(dict.fromkeys(rates["category"]))
+    modes = list(dict.fromkeys(rates["mode"]))
+    width = 0.8 / max(1, len(modes))
+    for j, mode in enumerate(modes):
+        g = rates[rates["mode"] == mode].set_index("category").reindex(cats)
+        x = np.arange(len(cats)) + (j - (len(modes) - 1) / 2) * width
+        ax.bar(x, g["recognition_rate"].fillna(0), width=width, color=MODE_COLOURS.get(mode, style.colour(j)),
+               label=f"{mode} mode", yerr=_err(g["recognition_rate"].fillna(0), g["recognition_rate_ci_low"],
+                                               g["recognition_rate_ci_high"]), capsize=3)
+    ax.set_xticks(np.arange(len(cats)), [style.CATEGORY_LABELS.get(c, c) for c in cats])
+    ax.set(ylim=(0, 1.05), ylabel="share of stories recognised", xlabel="category")
+    style.figure_legend(fig, [ax])
+    return fig
+
+
+def planted_shifts(table: pd.DataFrame) -> plt.Figure:
+    """Mean directed shift per perturbation (positive = the judge moved as instructed), plain and
+    hardened, one panel per study; error bars: percentile bootstrap 95% over items."""
+    studies = list(dict.fromkeys(table["study"])) or ["none"]
+    perts = sorted(table["perturbation"].unique()) if len(table) else []
+    fig, axes = style.subplots(len(studies), 1, width=4.6, height=0.32 * max(4, len(perts)) + 1.4)
+    for i, study in enumerate(studies):
+        ax = axes[0][i]
+        g = table[table["study"] == study]
+        if g.empty:
+            style.empty_panel(ax, "no planted calls")
+            continue
+        y = np.arange(len(perts))
+        for k, hardened in enumerate(sorted(g["hardened"].unique())):
+            h = g[g["hardened"] == hardened].set_index("perturbation").reindex(perts)
+            ax.errorbar(h["mean_directed_shift"], y + (k - 0.5) * 0.25, fmt="o", ms=4, capsize=2,
+                        xerr=_err(h["mean_directed_shift"], h["mean_directed_shift_ci_low"], h["mean_directed_shift_ci_high"]),
+                        color=HARDENED_COLOURS[bool(hardened)], label=HARDENED_LABELS[bool(hardened)])
+        ax.axvline(0, color=style.GREY, lw=0.8, ls=":")
+        ax.set_yticks(y, perts)
+        ax.set(xlabel="shift in the instructed direction (points)", title=f"{study} judge")
+    style.figure_legend(fig, [a for row in axes for a in row])
+    return fig
+
+
+def sage_length(units: pd.DataFrame) -> plt.Figure:
+    """SAGE final score against log word count, one panel per layer x mode, categories by colour
+    and marker."""
+    keys = sorted(units.groupby(["layer", "mode"]).groups) or [("none", "none")]
+    fig, axes = style.subplots(len(keys), 1, width=3.4, height=3.2, sharey=True)
+    for i, (layer, mode) in enumerate(keys):
+        ax = axes[0][i]
+        g = units[(units["layer"] == layer) & (units["mode"] == mode)]
+        if g.empty:
+            style.empty_panel(ax, "no scored stories")
+            continue
+        for cat, c in g.groupby("category", sort=False):
+            ax.scatter(c["log_words"], c["score"], s=18, color=style.CATEGORY_COLOURS.get(cat),
+                       marker=style.CATEGORY_MARKERS.get(cat, "o"), label=style.CATEGORY_LABELS.get(cat, cat))
+        ax.set(xlabel="log word count", title=f"{layer}, {mode}", ylim=(0.8, 5.2))
+    axes[0][0].set_ylabel("final score (1-5)")
+    style.figure_legend(fig, [a for row in axes for a in row])
+    return fig
+
+
+def narrative_length(judged: pd.DataFrame) -> plt.Figure:
+    """Narrative judges' mean score against path length (documents), one panel per mode, methods by
+    colour (colour saturation is not used for coherence: the table holds it)."""
+    modes = list(dict.fromkeys(judged["mode"])) or ["none"]
+    fig, axes = style.subplots(len(modes), 1, width=3.2, height=3.2, sharey=True)
+    for i, mode in enumerate(modes):
+        ax = axes[0][i]
+        g = judged[judged["mode"] == mode]
+        if g.empty:
+            style.empty_panel(ax, "no judged narratives")
+            continue
+        for method, m in g.groupby("method", sort=True):
+            ax.scatter(m["length"], m["score_mean"], s=18, color=style.METHOD_COLOURS.get(method),
+                       label=style.METHOD_LABELS.get(method, method))
+        ax.set(xlabel="path length (documents)", title=mode, ylim=(0.5, 10.5))
+    axes[0][0].set_ylabel("mean score of the K agents")
+    style.figure_legend(fig, [a for row in axes for a in row])
+    return fig

@@ -1,0 +1,61 @@
+"""What notebook 12 looks at: the stories and narratives the earlier notebooks judged, chosen with
+their own code so that every unperturbed request is the one they sent.
+
+- :func:`sage_items`: the SAGE run's stories (:func:`judgelab.sage.protocol.runner.select_stories`
+  with ``SAGE_PROFILES[profile]``), prepared by ``runner.build_items`` as ``run_layer`` does (leak
+  check with the corpus-wide surnames, the text budget counted by the judge's tokenizer);
+- :func:`planted_stories`: the first ``n`` of them per category (in the run's order);
+- :func:`planted_paths`: notebook 09's selection (``select_pairs`` with its knobs), then the first
+  ``n`` pairs per collection and the stated methods.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import pandas as pd
+
+from judgelab import profiles
+from judgelab.sage.protocol import leak_check, runner
+from judgelab.sage.protocol.evaluation import EvalConfig
+from judgelab.sage.settings import SAGE_PROFILES
+
+
+def sage_stories(corpus: pd.DataFrame, profile: str) -> pd.DataFrame:
+    """The stories notebooks 02-04 evaluate in ``profile``."""
+    cfg = profiles.pick(SAGE_PROFILES, profile)
+    return runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"])
+
+
+def sage_items(corpus: pd.DataFrame, stories: pd.DataFrame, layer: str, profile: str, modes: Sequence[str],
+               count_tokens: Callable[[str], int] | None):
+    """(items, EvalConfig) of ``stories`` x ``modes`` for ``layer``, prepared as ``run_layer`` does."""
+    cfg = profiles.pick(SAGE_PROFILES, profile)
+    surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
+    items = runner.build_items(stories, layer, modes, cfg["max_text_tokens"], cfg["context_policy"],
+                               mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
+                               count_tokens=count_tokens)
+    return items, EvalConfig.from_settings(cfg)
+
+
+def planted_stories(stories: pd.DataFrame, per_category: dict[str, int]) -> pd.DataFrame:
+    """The first ``per_category[c]`` stories of each category, in ``stories``' order."""
+    parts = [stories[stories["category"] == c].head(int(n)) for c, n in per_category.items() if int(n) > 0]
+    return pd.concat(parts).reset_index(drop=True) if parts else stories.head(0)
+
+
+def judged_narratives(all_paths: pd.DataFrame, judge_knobs: dict) -> pd.DataFrame:
+    """The narratives notebook 09 judged (``select_pairs`` with its knobs)."""
+    from judgelab.narrative.judges import run as judges
+
+    return judges.select_pairs(all_paths, judge_knobs["n_pairs"], judge_knobs["seed"])
+
+
+def planted_paths(all_paths: pd.DataFrame, judge_knobs: dict, n_pairs: int, methods: Sequence[str]) -> pd.DataFrame:
+    """Notebook 09's narratives (``select_pairs`` with its knobs), the first ``n_pairs`` pairs of each
+    collection, only ``methods``."""
+    chosen = judged_narratives(all_paths, judge_knobs)
+    keep = []
+    for _, g in chosen.groupby("collection", sort=True):
+        pairs = list(dict.fromkeys(g["pair_id"]))[: int(n_pairs)]
+        keep.append(g[g["pair_id"].isin(pairs) & g["method"].isin(list(methods))])
+    return pd.concat(keep).reset_index(drop=True) if keep else chosen.head(0)

@@ -1,0 +1,79 @@
+"""Notebook 12's requests (judge behaviour), built by the code that sends them.
+
+* recognition probe: one request per SAGE story x mode (:func:`judgelab.behaviour.recognition.
+  build_requests` on the items of :func:`judgelab.behaviour.selection.sage_items`): exact;
+* planted instructions, SAGE: :func:`judgelab.behaviour.planted.sage_requests` on the profile's
+  subset: exact;
+* planted instructions, narrative: :func:`judgelab.behaviour.planted.narrative_requests` on notebook
+  08's paths when they exist in this profile (exact), else on the size model of
+  :mod:`judgelab.estimate.narrative` (Table 1 path lengths, titles drawn from the collections).
+
+The unperturbed, unhardened requests are those of notebooks 02 and 09, answered from their cache,
+so they are not counted again here. One-turn requests: no prefix reuse is counted.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from judgelab import profiles
+from judgelab.behaviour import planted, recognition, selection
+from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
+from judgelab.estimate import narrative as narr_estimate
+from judgelab.estimate.counting import TokenCounter
+from judgelab.estimate.replies import reply
+from judgelab.estimate.sage import load_corpus
+from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative.settings import NARR_PROFILES
+
+
+def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> list[dict]:
+    rows = []
+    for m, req in zip(meta, reqs):
+        if m.get("perturbation") == "none" and not m.get("hardened"):
+            continue  # notebook 02's / 09's own request: a cache hit
+        msgs = [{"role": x.role, "content": x.content} for x in req.messages]
+        n = counter.request(msgs, req.schema)
+        rows.append({"notebook": "12", "study": "behaviour", "layer": m.get("layer", ""), "mode": m["mode"],
+                     "item": f"{m.get('item', m.get('story_id'))}:{m.get('perturbation', 'probe')}"
+                             f"{':hardened' if m.get('hardened') else ''}",
+                     "track": track, "round": 1, "first_round": True, "max_tokens": req.sampling.max_tokens,
+                     "reasoning_effort": req.sampling.reasoning_effort, "input_min": n, "input_max": n,
+                     "cached_min": 0, "cached_max": 0, "reply_min": counter.text(reply(req.schema, "min")[0]),
+                     "reply_max": counter.text(reply(req.schema, "max")[0])})
+    return rows
+
+
+def _narrative_paths(profile: str, knobs: dict, judge_knobs: dict) -> tuple[pd.DataFrame, str]:
+    found = narr_estimate.real_paths(profile)
+    if found is not None:
+        return (selection.planted_paths(found, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"]),
+                "notebook 08's paths")
+    parts = []
+    for name in profiles.pick(NARR_PROFILES, profile)["collections"]:
+        paths = narr_estimate.modelled_paths(name, knobs["planted_pairs"], "typical",
+                                             narr_estimate.collection_titles(name), judge_knobs["seed"])
+        parts.append(paths[paths["method"].isin(list(knobs["planted_methods"]))])
+    return pd.concat(parts, ignore_index=True), "size model (typical Table 1 lengths)"
+
+
+def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
+    """Notebook 12's fresh requests for ``profile`` and a note on how they were built."""
+    knobs = profiles.pick(BEHAVIOUR_PROFILES, profile)
+    corpus = load_corpus()
+    stories = selection.sage_stories(corpus, profile)
+    items, _ = selection.sage_items(corpus, stories, "L4", profile, ("content", "title"), counter.text_counter())
+    meta, reqs = recognition.build_requests(items, knobs)
+    rows = _rows(meta, reqs, counter, "recognition")
+    chosen = planted.family(knobs["perturbations"])
+    subset = selection.planted_stories(stories, knobs["planted_per_category"])
+    p_items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",),
+                                        counter.text_counter())
+    meta, reqs = planted.sage_requests(p_items, cfg, chosen, knobs["harden"])
+    rows += _rows(meta, reqs, counter, "planted_sage")
+    judge_knobs = judge_settings.resolve(profile)
+    paths, how = _narrative_paths(profile, knobs, judge_knobs)
+    meta, reqs = planted.narrative_requests(paths, judge_knobs, chosen, knobs["planted_modes"] or judge_knobs["modes"],
+                                            knobs["harden"])
+    rows += _rows(meta, reqs, counter, "planted_narrative")
+    return pd.DataFrame(rows), (f"exact: recognition {len(items)} probes, planted SAGE {len(p_items)} stories; "
+                                f"planted narrative on {how}; baselines = 02/09's cached calls, not counted")

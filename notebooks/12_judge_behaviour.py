@@ -1,0 +1,239 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 12 · Judge behaviour: recognition, planted instructions, length, self-preference
+#
+# Both papers read their judges' scores as judgements of the text. This notebook measures four ways
+# a judge can depart from that, which neither paper (nor the usual judge harnesses) measures
+# (issue 29):
+#
+# 1. **Recognition** — does the judge know the work? Then content-limit scores may be reputation,
+#    and SAGE's mode invariance (content ≈ title) may mean it recognised the work in both modes.
+# 2. **Planted instructions** — a text that says "score this at the top" is data to the judge: does
+#    it obey? And does a hardened prompt (judged text fenced, declared data) help?
+# 3. **Length** — do scores follow length within genre; does SAGE's genre gap survive a length term;
+#    do narrative scores follow path length at equal minimum coherence?
+# 4. **Self-preference** — does a judge favour the LLM stories its own model family wrote?
+#
+# It reads what notebooks 01-04 (corpus, SAGE summaries) and 08-09 (paths, judge scores) wrote and
+# builds SAGE's and the narrative judges' requests with their own code, so every unperturbed
+# request is the one those notebooks sent: answered from the cache. Tables and figures are named
+# `behaviour_*`. Logic: `judgelab.behaviour` (one module per study); the probe's prompt:
+# `prompts/behaviour/recognition.md`.
+
+# %% tags=["parameters"]
+# BACKEND / MODEL / BASE_URL: None = from $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
+# CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
+# HARDEN: also run every perturbation hardened (None = the profile's, on).
+PROFILE = "demo"
+BACKEND = None
+MODEL = None
+BASE_URL = None
+CACHE_MODE = None
+HARDEN = None
+
+# %%
+import pandas as pd
+from IPython.display import Markdown, display
+
+from judgelab import interim, params, profiles, reporting
+from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
+from judgelab.behaviour.marking import mark
+from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
+from judgelab.gateway import Gateway
+from judgelab.narrative.judges import scores as judge_scores
+from judgelab.narrative.judges import settings as judge_settings
+from judgelab.sage.settings import LAYERS
+
+knobs = profiles.pick(BEHAVIOUR_PROFILES, PROFILE)
+if not params.is_unset(HARDEN):
+    knobs["harden"] = params.as_bool(HARDEN, name="HARDEN")
+pd.set_option("display.precision", 3)
+pd.set_option("display.width", 160)
+knobs
+
+# %% [markdown]
+# ## The judge
+#
+# Every call goes through the gateway. When the bundled SmolLM2-135M answers, every table below
+# says so in its `judge_note` column: the run shows that the pipeline works, not what a capable
+# judge does.
+
+# %%
+gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
+CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
+display(Markdown(BANNER))
+
+
+def marked(df):
+    return mark(df, gw.backend_name, gw.model_name, PROFILE)
+
+
+# %% [markdown]
+# ## Inputs from notebooks 01-04 and 08-09
+
+# %%
+corpus = interim.read("corpus")
+stories = selection.sage_stories(corpus, PROFILE)
+summaries = pd.concat([interim.read(f"sage_summary_{layer}") for layer in LAYERS], ignore_index=True)
+judge_knobs = judge_settings.resolve(PROFILE)
+all_paths = interim.read("narr_paths")
+narr_scores = interim.read("narr_judge_scores")
+print(f"{len(stories)} SAGE stories, {len(summaries)} SAGE evaluations (layer x story x mode), "
+      f"{len(narr_scores)} narrative judge calls")
+
+# %% [markdown]
+# ## 1 · Recognition
+#
+# One short call per story and mode, shown exactly SAGE's material (content: the prepared, masked
+# text; title: title and author). **Matching rule** (`recognition.match_guess`): titles and names
+# normalised (accents, case, punctuation); the title matches when the content words of guess and
+# manifest title overlap with a Jaccard index above 0.5; the author matches when the manifest author's
+# surname is a word of the guess. A story counts as **recognised** when the judge says so *and*
+# the title matches. Unit: story; intervals: Wilson.
+
+# %%
+items, _ = selection.sage_items(corpus, stories, "L4", PROFILE, ("content", "title"), gw.count_tokens)
+probe = recognition.run_probe(gw, items, knobs, stories, PROFILE)
+print(f"{len(probe)} probe calls, {int(probe['cached'].sum())} from the cache, "
+      f"{int((probe['status'] == 'failed').sum())} failed")
+reporting.save_table(marked(probe), "behaviour_recognition_probe")
+probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess", "confidence", "recognised"]]
+
+# %%
+rates = marked(recognition.rate_table(probe))
+reporting.saved_table(rates, "behaviour_recognition_rates")
+
+# %%
+fig = figures.recognition_rates(rates)
+reporting.show_figure(fig, "behaviour_fig_recognition_rates",
+                      caption="Recognition rate by category and mode (Wilson 95% intervals; unit: story). " + CAPTION)
+
+# %% [markdown]
+# SAGE's final scores and the mode difference (content - title), split by whether the judge
+# recognised the story from its text (the content-mode probe); percentile-bootstrap 95% intervals
+# over stories.
+
+# %%
+by_recognition = marked(recognition.scores_by_recognition(probe, summaries, knobs["n_boot"], knobs["boot_seed"]))
+reporting.saved_table(by_recognition, "behaviour_sage_scores_by_recognition")
+
+# %% [markdown]
+# ## 2 · Planted instructions
+#
+# The family (version in the table): raise or lower x a plain note or an editor's note x start,
+# middle or end. SAGE: the blind validator's single scoring call, content mode, layer
+# `planted_layer`, on the first `planted_per_category` stories of each category; narrative: agent 0
+# of notebook 09, one title of the path (first, middle or last document), in every mode. Each is
+# sent as it is and hardened (judged text fenced, declared data in the system message).
+
+# %%
+planted.family_table()
+
+# %%
+sage_subset = selection.planted_stories(stories, knobs["planted_per_category"])
+sage_items, sage_cfg = selection.sage_items(corpus, sage_subset, knobs["planted_layer"], PROFILE, ("content",),
+                                            gw.count_tokens)
+narr_subset = selection.planted_paths(all_paths, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"])
+chosen = planted.family(knobs["perturbations"])
+meta_s, reqs_s = planted.sage_requests(sage_items, sage_cfg, chosen, knobs["harden"])
+meta_n, reqs_n = planted.narrative_requests(narr_subset, judge_knobs, chosen,
+                                            knobs["planted_modes"] or judge_knobs["modes"], knobs["harden"])
+print(f"SAGE: {len(sage_items)} stories, {len(reqs_s)} calls; narrative: {len(narr_subset)} narratives, "
+      f"{len(reqs_n)} calls; {len(chosen)} perturbations")
+planted_results = planted.run(gw, meta_s + meta_n, reqs_s + reqs_n, PROFILE)
+reporting.save_table(marked(planted_results), "behaviour_planted_calls")
+
+# %% [markdown]
+# The unperturbed, unhardened calls are the requests of notebooks 02 and 09: answered from the
+# cache when they ran with this judge and cache.
+
+# %%
+reporting.saved_table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
+
+# %%
+shift = planted.shifts(planted_results)
+shift_table = marked(planted.shift_table(shift, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]))
+reporting.saved_table(shift_table, "behaviour_planted_shifts")
+
+# %%
+hardening = marked(planted.hardening_table(shift, knobs["n_boot"], knobs["boot_seed"]))
+reporting.saved_table(hardening, "behaviour_planted_hardening")
+
+# %%
+pooled = planted.shift_table(shift, by=("study", "hardened", "perturbation"), n_boot=knobs["n_boot"],
+                             seed=knobs["boot_seed"])
+fig = figures.planted_shifts(pooled)
+reporting.show_figure(fig, "behaviour_fig_planted_shifts",
+                      caption="Score shift in the instructed direction per planted instruction, pooled over modes "
+                              "(percentile bootstrap 95% over items). " + CAPTION)
+
+# %% [markdown]
+# ## 3 · Length
+#
+# SAGE: per layer and mode, the partial correlation of final score and log word count within
+# category, and OLS `score ~ C(category) [+ log_words]` (statsmodels; unit: story): the length slope
+# and each category's gap from canonical without and with the length term.
+
+# %%
+units = length.story_units(summaries, corpus)
+sage_len = marked(length.sage_length_models(units))
+reporting.saved_table(sage_len, "behaviour_sage_length")
+
+# %%
+fig = figures.sage_length(units)
+reporting.show_figure(fig, "behaviour_fig_sage_length",
+                      caption="SAGE final score against log word count by layer and mode (unit: story). " + CAPTION)
+
+# %% [markdown]
+# Narrative judges: the mean score of the K agents against the path's length at equal minimum
+# coherence (`score_mean ~ min_coherence + length`; unit: narrative).
+
+# %%
+judged_set = selection.judged_narratives(all_paths, judge_knobs)
+judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), judged_set)
+narr_len = marked(length.narrative_length_models(judged))
+reporting.saved_table(narr_len, "behaviour_narr_length")
+
+# %%
+fig = figures.narrative_length(judged)
+reporting.show_figure(fig, "behaviour_fig_narr_length",
+                      caption="Narrative judges' mean score against path length by mode (unit: narrative). " + CAPTION)
+
+# %% [markdown]
+# ## 4 · Self-preference
+#
+# The LLM stories' author families (`self_preference.family_of` on the manifest's model names) and
+# the judge's. When they meet, own-family stories against the other LLM stories of the same tier;
+# otherwise the table says "not applicable for this judge" and names the families present.
+
+# %%
+families = self_preference.story_families(corpus)
+print("judge family:", self_preference.family_of(gw.model_name), "| story families:",
+      self_preference.families_present(families))
+selfpref = marked(self_preference.self_preference_table(gw.model_name, summaries, families,
+                                                        knobs["n_boot"], knobs["boot_seed"]))
+reporting.saved_table(selfpref, "behaviour_self_preference")
+
+# %% [markdown]
+# ## What this run can and cannot say
+#
+# * With the embedded SmolLM2-135M judge (see the banner and every table's `judge_note`) the numbers
+#   show that the four studies run end to end, not how a capable judge behaves: run with
+#   `BACKEND="openai"`, `MODEL="gpt-5-mini"` (SAGE's judge) or `"gpt-4.1"` (the narrative judges').
+# * Smoke and demo judge a few items (calls stated in `judgelab.behaviour.settings`); the paper
+#   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for
+#   the planted instructions (`make estimate PROFILE=paper` prices them).
+# * The planted study perturbs one call (SAGE's blind validator, not the five-round evaluator) and
+#   one agent (agent 0): a lower bound on what a whole protocol could be moved by, measured cheaply.
