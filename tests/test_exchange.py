@@ -62,7 +62,7 @@ def test_latest_item_is_the_default_and_text_is_elided(run):
     ex = exchange.load_exchange({"study": "sage"}, cache_path=run)
     assert ex.item["item"] == "s2" and len(ex.calls) == 1
     md = exchange.exchange_markdown(exchange.load_exchange({"study": "sage"}, {"item": "s1"}, cache_path=run), 100)
-    assert "MIDDLE" not in md and "[... 6,006 characters elided ...]" in md
+    assert "MIDDLE" not in md and "[... 5,906 characters elided ...]" in md
     assert "reply, attempt 1* — rejected" in md and '{"score": 4}' in md
 
 

@@ -128,6 +128,8 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
         cache.close()
     if not rows:
         return None
+    for r in rows:
+        r["tags"] = r.get("tags") or {}
     chosen = _item_of(max(rows, key=lambda r: (r["created_at"], r["key"]))["tags"])
     mine = sorted((r for r in rows if _item_of(r["tags"]) == chosen), key=lambda r: _turn_order(r["tags"]))
     folder = Path(transcripts) if transcripts else path.parent / "transcripts"

@@ -267,12 +267,26 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
         nb_pages.append({"stem": nb.stem, "title": nb.title, "href": nb.page, **_nb_judge(nb)})
 
     _write(env, out, "figures.html", "figures.html.j2", figures=figures, up="")
+    teaching = _teaching_page(env, out, project)
     judges = _judges(tables, figures, nb_pages, project)
     _write(env, out, "index.html", "index.html.j2", up="", judges=judges, studies=_toc(tables, figures),
-           explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING)
+           explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
+           teaching=teaching)
     report.pages = sorted(str(p.relative_to(out)) for p in out.rglob("*.html"))
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _teaching_page(env, out: Path, project: Path) -> str | None:
+    """``teaching.html`` from the repository's ``docs/teaching.md`` (a course path through the
+    notebooks, with exercises); None when the file is absent."""
+    import mistune
+
+    src = project / "docs" / "teaching.md"
+    if not src.is_file():
+        return None
+    _write(env, out, "teaching.html", "teaching.html.j2", up="", body=mistune.html(src.read_text(encoding="utf-8")))
+    return "teaching.html"
 
 
 def _write(env, out: Path, page: str, template: str, **context) -> None:
