@@ -162,12 +162,15 @@ def sample_value_plain(llama, ids: list[int], grammar_text: str, *, temperature:
     import llama_cpp
     from llama_cpp import LlamaGrammar
 
-    try:
-        grammar = LlamaGrammar.from_string(grammar_text, verbose=False)
-    except Exception as exc:  # noqa: BLE001 - llama-cpp-python raises ValueError or its own errors
-        raise ValueError(f"llama.cpp could not parse the grammar:\n{grammar_text}") from exc
-    llama.set_seed(0xFFFFFFFF if seed is None else seed)
     vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    # LlamaGrammar.from_string does not parse; a grammar llama.cpp refuses would reach the
+    # sampler chain as a null sampler (a crash), so parse it here first
+    check = llama_cpp.llama_sampler_init_grammar(vocab, grammar_text.encode("utf-8"), b"root")
+    if not check:
+        raise ValueError(f"llama.cpp could not parse the grammar:\n{grammar_text}")
+    llama_cpp.llama_sampler_free(check)
+    grammar = LlamaGrammar.from_string(grammar_text, verbose=False)
+    llama.set_seed(0xFFFFFFFF if seed is None else seed)
     stats = stats if stats is not None else SlotStats()
     out: list[int] = []
     tokens = llama.generate(ids, top_k=40, top_p=top_p, min_p=0.05, typical_p=1.0, temp=temperature,
