@@ -14,9 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_both_spellings_of_a_parameter_and_clear_errors():
-    assert pipeline.parse_params([["CONVERGENCE_THRESHOLD", "0.1"], ["LAYERS=L4"]]) == \
-        {"CONVERGENCE_THRESHOLD": "0.1", "LAYERS": "L4"}
-    assert pipeline.parse_params([["MODES=simple,cot"]]) == {"MODES": "simple,cot"}
+    assert pipeline.parse_params([["CONVERGENCE_THRESHOLD", "0.1"], ["LAYERS=L4"], ["N_PAIRS", "2"]]) == \
+        {"CONVERGENCE_THRESHOLD": 0.1, "LAYERS": "L4", "N_PAIRS": 2}
+    assert pipeline.parse_params([["MODES=simple,cot"], ["TEMPORAL", "False"], ["SEED", "None"]]) == \
+        {"MODES": "simple,cot", "TEMPORAL": False, "SEED": None}
+    assert isinstance(pipeline.parse_params([["N", "2"]])["N"], int)
     with pytest.raises(SystemExit, match="expected -p NAME VALUE or -p NAME=VALUE"):
         pipeline.parse_params([["A", "1", "2"]])
     with pytest.raises(SystemExit, match="not a parameter name"):

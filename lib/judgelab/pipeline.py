@@ -21,8 +21,9 @@ writes it as make variables that the Makefile includes:
   ``prompts/human/*``; a bare ``prompts_dir()`` on all of ``prompts/``), and a module that names
   a data file of its own folder as a string (``"prices.csv"`` in ``gateway.ledger``) depends on it.
 
-Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``-p CONVERGENCE_THRESHOLD=0.1``; values
-reach papermill as strings) writes to an output root of its own,
+Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``-p CONVERGENCE_THRESHOLD=0.1``; a value
+is read as papermill's own ``-p`` reads it: ``True``, ``False``, ``None``, an int, a float, else
+text) writes to an output root of its own,
 ``<output root>/results/variants/05_CONVERGENCE_THRESHOLD=0.1/`` (:func:`variant_root`), seeded
 with a copy of the output root's interim files and a link to its LLM cache, so that a changed
 parameter never overwrites the main run's tables and figures; ``--in-place`` writes over them.
@@ -273,9 +274,23 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
     return out
 
 
-def parse_params(items: list[list[str]]) -> dict[str, str]:
-    """``-p NAME VALUE`` or ``-p NAME=VALUE`` (each ``-p`` one list of tokens) as a dict."""
-    out: dict[str, str] = {}
+def param_value(text: str):
+    """A command-line value as papermill's CLI reads one: True / False / None, an int, a float,
+    else the text itself."""
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_params(items: list[list[str]]) -> dict[str, object]:
+    """``-p NAME VALUE`` or ``-p NAME=VALUE`` (each ``-p`` one list of tokens) as a dict of
+    values read by :func:`param_value`."""
+    out: dict[str, object] = {}
     for tokens in items:
         if len(tokens) == 1 and "=" in tokens[0]:
             name, value = tokens[0].split("=", 1)
@@ -285,7 +300,7 @@ def parse_params(items: list[list[str]]) -> dict[str, str]:
             raise SystemExit(f"-p {' '.join(tokens)}: expected -p NAME VALUE or -p NAME=VALUE")
         if not name.isidentifier():
             raise SystemExit(f"-p {' '.join(tokens)}: {name!r} is not a parameter name")
-        out[name] = value
+        out[name] = param_value(value)
     return out
 
 
@@ -316,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("numbers", nargs="+", help="notebook numbers, e.g. 01 07, or 'all'")
     run.add_argument("--profile", default="demo", choices=profiles.PROFILES)
     run.add_argument("-p", "--param", action="append", nargs="+", default=[], metavar="NAME VALUE",
-                     help="a notebook parameter, -p NAME VALUE or -p NAME=VALUE (string value); "
+                     help="a notebook parameter, -p NAME VALUE or -p NAME=VALUE (True/False/None, "
+                          "numbers and text, as papermill reads them); "
                           "the run then writes to results/variants/<numbers>_<parameters>/")
     run.add_argument("--in-place", action="store_true",
                      help="with -p: write to the output root itself, over the main run's outputs")
