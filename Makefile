@@ -22,6 +22,9 @@ export TOKENIZERS_PARALLELISM := false
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 SETUP_STAMP := $(VENV)/.setup-done
+# JupyterLab's settings overrides in the venv: a double-click opens notebooks/NN_*.py as a notebook
+# (jupytext's viewer), also for a plain `jupyter lab` started from the venv.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 DATA_STAMP  := data/raw/.acquired
 # Generated outputs live under the output root: $JUDGELAB_OUTPUT_ROOT, else here (judgelab.paths).
 OUTPUT_ROOT := $(or $(JUDGELAB_OUTPUT_ROOT),$(CURDIR))
@@ -47,6 +50,7 @@ help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
 	@echo "make test       unit tests + every notebook in the smoke profile"
 	@echo "make nb-07      run one notebook (and what it depends on)"
+	@echo "make nb-05 ARGS=\"-p NAME VALUE\"  one notebook with a changed parameter -> results/variants/"
 	@echo "make bench      benchmarks -> results/bench/*.json"
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make lab        open JupyterLab on notebooks/"
@@ -59,7 +63,7 @@ smoke demo paper:
 	$(MAKE) all PROFILE=$@
 
 # ---------------------------------------------------------------- environment
-setup: $(SETUP_STAMP) chromium
+setup: $(SETUP_STAMP) $(LAB_OVERRIDES) chromium
 
 $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -72,6 +76,9 @@ $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $@
 	@echo "setup done: $(VENV)"
+
+$(LAB_OVERRIDES): jupyter/lab/settings/overrides.json | $(SETUP_STAMP)
+	install -D -m 644 $< $@
 
 # ---------------------------------------------------------------- data
 data: $(DATA_STAMP)
@@ -112,8 +119,16 @@ NB_ENV      := $(foreach v,JUDGELAB_LLAMA_THREADS OMP_NUM_THREADS MKL_NUM_THREAD
 NB_ORDER    := 01 11 07 02 03 04 08 09 10 06 05
 NB_RUN      := $(filter $(NB_NUMBERS),$(NB_ORDER)) $(filter-out $(NB_ORDER),$(NB_NUMBERS))
 
+# `make nb-05 ARGS="-p CONVERGENCE_THRESHOLD 0.1"`: one notebook with changed parameters, run
+# by itself (its upstream notebooks' outputs are read from the output root) into its own output
+# root, results/variants/<notebook>_<parameters>/ (judgelab.pipeline), unless ARGS has --in-place.
 define NOTEBOOK_RULE
+ifeq ($(strip $(ARGS)),)
 nb-$(1): $(STAMPS)/$(1).$(PROFILE)
+else
+nb-$(1): | $(DATA_STAMP)
+	$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE) $(ARGS)
+endif
 $(STAMPS)/$(1).$(PROFILE): $(wildcard notebooks/$(1)_*.py) $(NB_LIB_$(1)) $(foreach d,$(NB_UP_$(1)),$(STAMPS)/$(d).$(PROFILE)) | $(DATA_STAMP)
 	$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE)
 endef
@@ -127,8 +142,10 @@ notebooks: | $(DATA_STAMP)
 
 notebook-stamps: $(foreach n,$(NB_RUN),$(STAMPS)/$(n).$(PROFILE))
 
+# JupyterLab at the project root, the file browser on notebooks/ (each NN_*.py opens as a
+# notebook); the executed copies of the last run are in results/executed/.
 lab: setup
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
 
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.

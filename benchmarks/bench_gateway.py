@@ -1,4 +1,4 @@
-"""Benchmarks of the LLM gateway (format: DESIGN.md, "Benchmarks").
+"""Benchmarks of the LLM gateway (format: docs/design.md, "Benchmarks").
 
 * ``gateway.concurrency_speedup`` — 500 requests to the local fake server answering after 200 ms,
   wall time at concurrency 1 divided by wall time at concurrency 32, both measured in this run

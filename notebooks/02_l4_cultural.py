@@ -14,7 +14,7 @@
 # # 02 · SAGE Layer 4 · cultural representation
 #
 # Layer 4 evaluates how a text represents culture, power structures and social relations (SAGE
-# paper, `../shared/papers/000_ba768751ac1d16ac.txt`, "Layer 4: Cultural Representation"). It draws
+# paper, Wang & Zhou 2026, arXiv:2605.07102, "Layer 4: Cultural Representation"). It draws
 # on Bourdieu's field theory and cultural capital, Said's critique of Orientalism, Spivak's work on
 # subaltern representation, Geertz's thick description and structural anthropology, and assesses
 # cultural representation independently of emotional depth or philosophical content. Four
@@ -134,3 +134,11 @@ report.failures()
 
 # %%
 report.tokens()
+
+# %%
+# The judge at work: one SAGE L4 evaluation (a story x mode): the evaluator's rounds 1-5, then
+# the validator's blind scoring and review, as sent and as answered. Read from this run's
+# cache and transcripts (judgelab.exchange; no call is made); long texts are cut in the middle.
+from judgelab import exchange
+
+exchange.show({"study": "sage", "layer": "L4"});

@@ -14,7 +14,7 @@
 # # 03 · SAGE Layer 5 · emotional-psychological representation
 #
 # Layer 5 evaluates how a text represents emotions, psychological states and affective experience
-# (SAGE paper, `../shared/papers/000_ba768751ac1d16ac.txt`, "Layer 5: Emotional-Psychological
+# (SAGE paper, Wang & Zhou 2026, arXiv:2605.07102, "Layer 5: Emotional-Psychological
 # Representation"). It draws on affect theory (Sedgwick, Berlant, Ngai), narrative psychology
 # (Cohn, Bruner, Bakhtin), Barrett's emotion-granularity research and James Wood's notion of
 # motivated emotion. Four dimensions:
@@ -130,3 +130,11 @@ report.failures()
 
 # %%
 report.tokens()
+
+# %%
+# The judge at work: one SAGE L5 evaluation (a story x mode): the evaluator's rounds 1-5, then
+# the validator's blind scoring and review, as sent and as answered. Read from this run's
+# cache and transcripts (judgelab.exchange; no call is made); long texts are cut in the middle.
+from judgelab import exchange
+
+exchange.show({"study": "sage", "layer": "L5"});

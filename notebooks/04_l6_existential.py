@@ -14,7 +14,7 @@
 # # 04 · SAGE Layer 6 · existential-philosophical representation
 #
 # Layer 6 evaluates philosophical depth and engagement with the fundamental questions of human
-# existence (SAGE paper, `../shared/papers/000_ba768751ac1d16ac.txt`, "Layer 6:
+# existence (SAGE paper, Wang & Zhou 2026, arXiv:2605.07102, "Layer 6:
 # Existential-Philosophical Representation"). It draws on existentialist philosophy (Heidegger,
 # Sartre, Camus), moral philosophy (Levinas, MacIntyre), philosophical anthropology (Arendt,
 # Nussbaum) and hermeneutics (Ricoeur, Gadamer). Four dimensions:
@@ -131,3 +131,11 @@ report.failures()
 
 # %%
 report.tokens()
+
+# %%
+# The judge at work: one SAGE L6 evaluation (a story x mode): the evaluator's rounds 1-5, then
+# the validator's blind scoring and review, as sent and as answered. Read from this run's
+# cache and transcripts (judgelab.exchange; no call is made); long texts are cut in the middle.
+from judgelab import exchange
+
+exchange.show({"study": "sage", "layer": "L6"});

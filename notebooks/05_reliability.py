@@ -26,7 +26,7 @@
 # absolute difference (MAD) and the share of dimensions differing by less than 0.5; mode invariance
 # compares the two modes with paired t-tests.
 #
-# **What we do differently, and why** (DESIGN.md, "What the original code got wrong"):
+# **What we do differently, and why** (`docs/design.md`, "What the original code got wrong"):
 #
 # - *Convergence threshold.* The original analysis code counted a dimension as converged only when
 #   R4 → R5 changed by exactly 0; the paper says |Δ| < 0.3. We use the paper's rule, with the

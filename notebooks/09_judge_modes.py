@@ -268,3 +268,11 @@ judges.ledger_by_mode(gw.ledger_frame())
 # * **Cohen's d** uses the pooled SD; the RMS-of-SDs version the original code used is reported
 #   too (`d_avg_sd`).
 # * **Failed calls** are recorded and excluded, never scored 0.
+
+# %%
+# The judge at work: one judged narrative (a path x prompt mode x agent),
+# as sent and as answered. Read from this run's cache and transcripts (judgelab.exchange; no
+# call is made); long texts are cut in the middle.
+from judgelab import exchange
+
+exchange.show({"study": "narrative", "notebook": "09"});

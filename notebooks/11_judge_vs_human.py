@@ -234,3 +234,11 @@ appendix.cost_summary(gw.ledger_frame())
 #   verdicts barely agree with the experts' (κ near zero), as that paper reports.
 # * With the bundled 135M model every judge number above is noise (at temperature 0 it tends to
 #   give every story the same score, and then no correlation exists at all).
+
+# %%
+# The judge at work: the holistic judge on one human-rated story,
+# as sent and as answered. Read from this run's cache and transcripts (judgelab.exchange; no
+# call is made); long texts are cut in the middle.
+from judgelab import exchange
+
+exchange.show({"study": "human"});

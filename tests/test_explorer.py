@@ -125,3 +125,20 @@ def test_the_static_landscape_draws_the_example_without_colliding_text():
     assert any(k.startswith("random chronological: 2 documents, min 0.60") for k in drawn)
     assert style.text_overlaps(fig) == []
     plt.close(fig)
+
+
+def test_seventeen_topics_get_seventeen_distinct_colour_and_marker_pairs():
+    from judgelab.narrative.landscape import figures as landscape_figures
+
+    docs = pd.DataFrame({"doc": np.arange(17), "title": [f"doc {k}" for k in range(17)],
+                         "date": pd.to_datetime(["2020-01-01"] * 17)})
+    fig = explorer.explorer_figure(explorer.document_frame(docs, np.c_[np.arange(17), np.arange(17)], np.arange(17)),
+                                   "17 topics")
+    drawn = [(t.marker.color, t.marker.symbol) for t in fig.data if t.meta == "documents"]
+    assert len(drawn) == 17 and len(set(drawn)) == 17
+    assert drawn[0] == ("#0072B2", "circle") and drawn[8] == ("#0072B2", "square") and drawn[16][1] == "triangle-up"
+    # the same colour and marker as the static landscape figure
+    colours, markers = landscape_figures.topic_style(np.arange(17))
+    assert [c for c, _ in drawn] == colours
+    assert [s for _, s in drawn] == [explorer.PLOTLY_SYMBOLS[m] for m in markers]
+    assert explorer.topic_symbol(-1) == "circle" and explorer.topic_colour(-1) == explorer.NOISE_COLOUR

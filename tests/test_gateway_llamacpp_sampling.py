@@ -113,3 +113,56 @@ def test_a_closed_value_leaves_its_last_token_to_the_caller_and_the_reply_is_unc
                                 top_p=1.0, seed=1, max_tokens=10, closed=closing_test('{"enum": ["cat", "dog"]}'))
     assert finish == "stop" and be._detokenize_special(toks) in ('"cat"', '"dog"')
     assert list(llama._input_ids) == ids + toks[:-1]  # the closing token is not evaluated yet
+
+
+def test_the_public_api_fallback_gives_the_same_greedy_reply(be):
+    """Without llama_cpp._internals the backend samples through the public Llama.generate: a SAGE
+    round's greedy reply is the same either way, and the cache key names the way it was made."""
+    from judgelab.gateway.backends import llamacpp
+    from judgelab.gateway.types import Sampling
+    from judgelab.sage.protocol import schemas
+
+    assert be.fast_sampling  # the pinned llama-cpp-python has the private pieces
+    schema = schemas.round_schema("L4", "content", 1, 30, 40)
+    msgs = [{"role": "system", "content": "You judge stories."},
+            {"role": "user", "content": "A family moves north and the farm fails. Score it in JSON."}]
+    replies, identities = {}, {}
+    try:
+        for fast in (True, False):
+            be.fast_sampling = fast
+            be.llama.reset()
+            replies[fast] = be.complete(msgs, schema, Sampling(temperature=0.0, seed=7, max_tokens=300)).text
+            identities[fast] = be.identity()["decoding"]
+    finally:
+        be.fast_sampling = True
+    assert replies[True] == replies[False] and json.loads(replies[False])["scores"]
+    assert identities == {True: llamacpp.DECODING, False: llamacpp.DECODING_PLAIN}
+
+
+def test_the_fallback_slot_matches_grammar_first_sampling_and_stops_at_max_tokens(be):
+    from llama_cpp import LlamaGrammar
+
+    from judgelab.gateway.backends.llamacpp_sampling import sample_value_plain
+
+    llama, gbnf = be.llama, compact_json_gbnf('{"enum": ["cat", "dog", "owl"]}')
+    ids = prompt_ids(be, PROMPT + '{"value":')
+    llama.reset()
+    ref = llama.create_completion(prompt=ids, grammar=LlamaGrammar.from_string(gbnf, verbose=False),
+                                  temperature=0.0, max_tokens=30)
+    toks, finish = sample_value_plain(llama, ids, gbnf, temperature=0.0, top_p=1.0, seed=1, max_tokens=30)
+    assert (be._detokenize_special(toks), finish) == (ref["choices"][0]["text"], "stop")
+    toks, finish = sample_value_plain(llama, prompt_ids(be, PROMPT + '{"why":'), compact_json_gbnf('{"type": "string"}'),
+                                      temperature=0.7, top_p=1.0, seed=3, max_tokens=4)
+    assert finish == "length" and len(toks) == 4
+    with pytest.raises(ValueError, match="could not parse the grammar"):
+        sample_value_plain(llama, ids, "root ::= (", temperature=0.7, top_p=1.0, seed=1, max_tokens=3)
+
+
+def test_fast_sampling_needs_every_private_piece(monkeypatch):
+    from llama_cpp import _internals
+
+    from judgelab.gateway.backends import llamacpp_sampling
+
+    assert llamacpp_sampling.fast_sampling_available()
+    monkeypatch.delattr(_internals.LlamaTokenDataArray, "copy_logits")
+    assert not llamacpp_sampling.fast_sampling_available()

@@ -16,7 +16,7 @@ ROOT = paths.project_root()
 
 
 def test_upstream_notebooks_come_from_what_each_reads_and_writes():
-    """DESIGN.md's table, derived from notebook_files.READS and WRITES (the one source)."""
+    """docs/design.md's table, derived from notebook_files.READS and WRITES (the one source)."""
     assert pipeline.DEPENDS == {
         "01": [], "02": ["01"], "03": ["01"], "04": ["01"], "05": ["02", "03", "04"],
         "06": ["01", "02", "03", "04"], "07": [], "08": ["07"], "09": ["08"], "10": ["07", "08", "09"],

@@ -14,7 +14,7 @@ from judgelab.gateway import Gateway
 from judgelab.gateway.fake_server import FakeChatServer
 from judgelab.sage import report
 from judgelab.sage.analysis import evaluations, independence, paper_tables, scores
-from judgelab.sage.analysis.synthetic import (
+from sage_synthetic import (
     DIMENSIONS, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
 )
 from judgelab.sage.layers import features as l123

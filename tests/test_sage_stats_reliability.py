@@ -9,7 +9,7 @@ from scipy import stats
 
 from judgelab.sage.analysis import reliability as rel
 from judgelab.sage.analysis.scores import SageStatsError, story_scores
-from judgelab.sage.analysis.synthetic import evaluation_records, rows_from_records
+from sage_synthetic import evaluation_records, rows_from_records
 
 
 def one_eval(r4, r5, vb=None, vr=None, story="s1", layer="L4", mode="content", category="canonical"):

@@ -17,7 +17,7 @@ from judgelab.sage.analysis import reliability
 from judgelab.sage.analysis import scores
 from judgelab.sage.analysis import paper_values as pv
 from judgelab.sage.protocol.schemas import SCALE_NOTE
-from judgelab.sage.analysis.synthetic import (
+from sage_synthetic import (
     SyntheticEffects, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
     write_synthetic_interim,
 )

@@ -208,3 +208,19 @@ def test_the_section_of_a_name_saved_through_an_fstring_is_found():
     assert notebooks.cell_saving(nb, "narr_fig_landscape_narrative_news") == 3  # the more specific name wins
     assert notebooks.section_anchor(nb, "narr_fig_landscape_narrative_news") == f"cell-id={nb.nb.cells[2].id}"
     assert notebooks.cell_saving(nb, "sage_table08_reliability") is None
+
+
+def test_the_landing_page_links_the_teaching_path_rendered_from_docs(tree, tmp_path):
+    root, _ = tree
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "teaching.md").write_text("# Teaching\n\n### 1. How strict is *converged*?\n", encoding="utf-8")
+    build.build_site(root=root, project=project)
+    assert 'href="teaching.html"' in (root / "site" / "index.html").read_text()
+    page = (root / "site" / "teaching.html").read_text()
+    assert "<h3>1. How strict is <em>converged</em>?</h3>" in page and 'href="index.html"' in page
+    # without the file there is no page and no link
+    (project / "docs" / "teaching.md").unlink()
+    build.build_site(root=root, project=project)
+    assert not (root / "site" / "teaching.html").exists()
+    assert "teaching.html" not in (root / "site" / "index.html").read_text()

@@ -169,3 +169,38 @@ def test_choosing_a_narrative_draws_it(site, page):
         assert label.startswith(f"pair {drawn['pair']} ")
         assert drawn["maxcap"] >= 2 and drawn["points"] == drawn["maxcap"] == drawn["listed"]
         assert not page.errors, page.errors
+
+
+def _meet(a: dict, b: dict) -> bool:
+    """Two boxes (left, right, top, bottom in CSS pixels) share some area."""
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+def test_no_text_of_the_explorer_overlaps_its_plot(site, browser):
+    """At 1400 x 1000 the narrative's document list sits beside the plot, not under it: no text
+    box of the page (heading, notes, the list and its items) meets the plot's drawn area."""
+    report, shots = site
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        for path in _explorers(report):
+            page.goto(_url(path), wait_until="load")
+            page.wait_for_selector("#landscape .scatterlayer .trace .point")
+            options = page.locator("#narrative option")
+            if options.count() > 1:
+                page.select_option("#narrative", options.nth(options.count() - 1).get_attribute("value"))
+            found = page.evaluate("""() => {
+                const box = e => { const r = e.getBoundingClientRect();
+                                   return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+                const plots = [document.getElementById('landscape'),
+                               ...document.querySelectorAll('#landscape .main-svg')].map(box);
+                const texts = [...document.querySelectorAll('h1, p.meta, label, select, #paths h3, #paths li')]
+                    .filter(e => e.getClientRects().length)
+                    .map(e => ({text: e.textContent.slice(0, 60), ...box(e)}));
+                return {plots, texts, items: document.querySelectorAll('#paths li').length};
+            }""")
+            bad = [t["text"] for t in found["texts"] for p in found["plots"] if _meet(t, p)]
+            assert not bad, f"{path.name}: text over the plot at 1400x1000: {bad[:5]}"
+            assert found["items"] > 0 or options.count() == 0
+            page.screenshot(path=str(shots / f"explorer_{path.stem.removeprefix('narr_explorer_')}_1400.png"))
+    finally:
+        page.close()

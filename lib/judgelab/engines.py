@@ -2,7 +2,7 @@
 
 The gateway (``Gateway.is_embedded_small_model``) and the reports (``reporting.provenance``,
 ``reporting.model_banner``) both need to know whether answers came from the bundled 135M model
-(DESIGN.md, "Engines": its judgments are close to random, so every output made with it must say
+(docs/design.md, "Engines": its judgments are close to random, so every output made with it must say
 so). The rule lives here, on the floor below both, so that the gateway never imports the
 reporting layer (nor pandas) to answer it.
 """

@@ -4,7 +4,7 @@ Names are those of :mod:`judgelab.contracts` (``results/interim/<name>.parquet``
 ``*`` stands for a collection or a layer). :mod:`judgelab.pipeline` derives each notebook's
 upstream notebooks from it (the writers of what it reads) for ``make`` and the tests;
 :mod:`judgelab.contracts` names the notebook to re-run when a file breaks its contract. A notebook
-reads only what earlier notebooks wrote (DESIGN.md, "Principles" 4). Standard library only: the
+reads only what earlier notebooks wrote (docs/design.md, "Principles" 4). Standard library only: the
 Makefile reads this through ``python -m judgelab.pipeline makefile`` before any venv exists.
 """
 from __future__ import annotations

@@ -21,6 +21,13 @@ writes it as make variables that the Makefile includes:
   ``prompts/human/*``; a bare ``prompts_dir()`` on all of ``prompts/``), and a module that names
   a data file of its own folder as a string (``"prices.csv"`` in ``gateway.ledger``) depends on it.
 
+Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``-p CONVERGENCE_THRESHOLD=0.1``; a value
+is read as papermill's own ``-p`` reads it: ``True``, ``False``, ``None``, an int, a float, else
+text) writes to an output root of its own,
+``<output root>/results/variants/05_CONVERGENCE_THRESHOLD=0.1/`` (:func:`variant_root`), seeded
+with a copy of the output root's interim files and a link to its LLM cache, so that a changed
+parameter never overwrites the main run's tables and figures; ``--in-place`` writes over them.
+
 So editing a module that only notebook 10 imports (one of its follow-up analyses under
 ``narrative/analyses/``) re-runs only notebook 10 (and what reads its outputs), while editing
 ``paths.py``, which every notebook reaches, re-runs them all.
@@ -30,6 +37,8 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import re
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -266,14 +275,68 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
     return out
 
 
+def param_value(text: str):
+    """A command-line value as papermill's CLI reads one: True / False / None, an int, a float,
+    else the text itself."""
+    if text in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[text]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_params(items: list[list[str]]) -> dict[str, object]:
+    """``-p NAME VALUE`` or ``-p NAME=VALUE`` (each ``-p`` one list of tokens) as a dict of
+    values read by :func:`param_value`."""
+    out: dict[str, object] = {}
+    for tokens in items:
+        if len(tokens) == 1 and "=" in tokens[0]:
+            name, value = tokens[0].split("=", 1)
+        elif len(tokens) == 2 and "=" not in tokens[0]:
+            name, value = tokens
+        else:
+            raise SystemExit(f"-p {' '.join(tokens)}: expected -p NAME VALUE or -p NAME=VALUE")
+        if not name.isidentifier():
+            raise SystemExit(f"-p {' '.join(tokens)}: {name!r} is not a parameter name")
+        out[name] = param_value(value)
+    return out
+
+
+def variant_root(numbers: list[str], params: dict[str, str], base: Path | None = None) -> Path:
+    """The output root of a run with changed parameters: ``results/variants/<numbers>_<NAME=VALUE,...>``."""
+    slug = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+    slug = re.sub(r"[^A-Za-z0-9=.,_+-]+", "-", slug)[:100]
+    return (base or paths.output_root()) / "results" / "variants" / f"{'-'.join(numbers)}_{slug}"
+
+
+def seed_variant(root: Path, base: Path) -> None:
+    """Give a variant root what its notebook reads: a copy of the base's interim files (the
+    variant's own writes must not reach the base) and a link to the base's LLM cache (calls
+    already made are not paid again; new ones are added under their own keys)."""
+    interim = base / "results" / "interim"
+    if interim.is_dir():
+        shutil.copytree(interim, root / "results" / "interim", dirs_exist_ok=True)
+    cache, link = base / "results" / "cache", root / "results" / "cache"
+    if cache.is_dir() and not link.exists():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(cache.resolve(), target_is_directory=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judgelab.pipeline")
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="execute notebooks by number")
     run.add_argument("numbers", nargs="+", help="notebook numbers, e.g. 01 07, or 'all'")
     run.add_argument("--profile", default="demo", choices=profiles.PROFILES)
-    run.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
-                     help="extra papermill parameter (string value)")
+    run.add_argument("-p", "--param", action="append", nargs="+", default=[], metavar="NAME VALUE",
+                     help="a notebook parameter, -p NAME VALUE or -p NAME=VALUE (True/False/None, "
+                          "numbers and text, as papermill reads them); "
+                          "the run then writes to results/variants/<numbers>_<parameters>/")
+    run.add_argument("--in-place", action="store_true",
+                     help="with -p: write to the output root itself, over the main run's outputs")
     sub.add_parser("list", help="list notebooks in order")
     sub.add_parser("makefile", help="print the notebook dependencies as make variables")
     deps = sub.add_parser("deps", help="print one notebook's upstream notebooks and library files")
@@ -292,8 +355,14 @@ def main(argv: list[str] | None = None) -> int:
         for p in lib_files(src):
             print(p.resolve().relative_to(paths.project_root()))
         return 0
-    extra = dict(kv.split("=", 1) for kv in args.param)
+    extra = parse_params(args.param)
     sources = notebook_sources() if args.numbers == ["all"] else [find_notebook(n) for n in args.numbers]
+    if extra and not args.in_place:
+        base = paths.output_root()
+        root = variant_root([s.name[:2] for s in sources], extra, base)
+        seed_variant(root, base)
+        os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)
+        print(f"[judgelab] parameters {extra}: writing to {root} (--in-place: over {base})", flush=True)
     for src in sources:
         print(f"[judgelab] running {src.name} (profile={args.profile})", flush=True)
         out = run_notebook(src, args.profile, extra)

@@ -1,18 +1,48 @@
-"""A tqdm progress bar that counts done / cached / failed."""
+"""A tqdm progress bar that counts done / cached / failed.
+
+Live when a person watches (a terminal, JupyterLab). In a notebook executed by the pipeline
+(papermill; ``judgelab.pipeline`` sets :data:`judgelab.provenance.ENV_NOTEBOOK` for its kernel)
+every redraw would be stored in the executed notebook as one more snapshot of the bar, so there
+the bar draws nothing while it runs and writes one final line when it closes.
+``JUDGELAB_PROGRESS=live`` or ``final`` chooses explicitly.
+"""
 from __future__ import annotations
 
+import os
+import sys
 import threading
+import time
 
 from tqdm import tqdm
+
+from judgelab.provenance import ENV_NOTEBOOK
+
+ENV_PROGRESS = "JUDGELAB_PROGRESS"
+
+
+def final_only() -> bool:
+    """True when only the bar's last state should be written (see the module docstring)."""
+    mode = os.environ.get(ENV_PROGRESS, "").strip().lower()
+    if mode in ("live", "final"):
+        return mode == "final"
+    if mode:
+        raise ValueError(f"{ENV_PROGRESS}={mode!r}: expected 'live' or 'final'")
+    return bool(os.environ.get(ENV_NOTEBOOK))
 
 
 class BatchProgress:
     """Thread-safe counters shown as the bar's postfix."""
 
-    def __init__(self, total: int, desc: str, enabled: bool = True):
+    def __init__(self, total: int, desc: str, enabled: bool = True, stream=None):
         self.done = self.cached = self.failed = 0
+        self.total, self.desc = total, desc
         self._lock = threading.Lock()
-        self._bar = tqdm(total=total, desc=desc, disable=not enabled, dynamic_ncols=True, mininterval=0.5)
+        self._final = enabled and final_only()
+        self._stream = stream
+        self._start = time.monotonic()
+        self._closed = False
+        self._bar = tqdm(total=total, desc=desc, disable=not enabled or self._final, dynamic_ncols=True,
+                         mininterval=0.5, file=stream)
 
     def update(self, cached: bool, failed: bool) -> None:
         with self._lock:
@@ -22,8 +52,20 @@ class BatchProgress:
             self._bar.set_postfix(cached=self.cached, failed=self.failed, refresh=False)
             self._bar.update(1)
 
+    def final_line(self) -> str:
+        """The bar as tqdm would draw it now, on one line (no carriage returns)."""
+        return tqdm.format_meter(self.done, self.total, time.monotonic() - self._start, prefix=self.desc,
+                                 postfix=f"cached={self.cached}, failed={self.failed}", ncols=100)
+
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self._bar.close()
+        if self._final:
+            out = self._stream or sys.stderr
+            out.write(self.final_line() + "\n")
+            out.flush()
 
     def __enter__(self) -> "BatchProgress":
         return self

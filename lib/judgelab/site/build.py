@@ -268,12 +268,14 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
         nb_pages.append({"stem": nb.stem, "title": nb.title, "href": nb.page, **_nb_judge(nb)})
 
     _write(env, out, "figures.html", "figures.html.j2", figures=figures, up="")
+    teaching = _teaching_page(env, out, project)
     judges = _judges(tables, figures, nb_pages, project)
     claims = scorecard.rows(tables_dir, nbs, {t["name"] for t in tables}, lambda f: _source_href(project, out, f))
     _write(env, out, "index.html", "index.html.j2", up="", judges=judges, studies=_toc(tables, figures),
            explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
            claims=claims, claim_counts=scorecard.counts(claims or []),
-           scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None))
+           scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None),
+           teaching=teaching)
     report.pages = sorted(str(p.relative_to(out)) for p in out.rglob("*.html"))
     report.seconds = time.perf_counter() - start
     return report
@@ -285,6 +287,18 @@ def _source_href(project: Path, out: Path, function: str) -> str | None:
         return None
     found = function_line(project, function)
     return f"{render_source(project, found[0], out)}#line-{found[1]}" if found else None
+
+
+def _teaching_page(env, out: Path, project: Path) -> str | None:
+    """``teaching.html`` from the repository's ``docs/teaching.md`` (a course path through the
+    notebooks, with exercises); None when the file is absent."""
+    import mistune
+
+    src = project / "docs" / "teaching.md"
+    if not src.is_file():
+        return None
+    _write(env, out, "teaching.html", "teaching.html.j2", up="", body=mistune.html(src.read_text(encoding="utf-8")))
+    return "teaching.html"
 
 
 def _write(env, out: Path, page: str, template: str, **context) -> None:

@@ -54,7 +54,8 @@ from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
 from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, closing_test, compact_json_gbnf,
                                                         compact_json_grammar, json_template, schema_text)
-from judgelab.gateway.backends.llamacpp_sampling import SlotStats, sample_value
+from judgelab.gateway.backends.llamacpp_sampling import (SlotStats, fast_sampling_available, sample_value,
+                                                        sample_value_plain)
 from judgelab.gateway.backends.llamacpp_states import common_prefix_len, store_for
 
 DEFAULT_N_CTX = 8192
@@ -62,6 +63,10 @@ DEFAULT_N_CTX = 8192
 #: :mod:`.llamacpp_decoding`'s compact JSON grammar and carried-over reply tokens; folding a closed
 #: value's last token into the next batch changes logits in the last bits, hence replies at T > 0.
 DECODING = "json-template+compact-json+reply-ids+grammar-on-refusal+closed-values-folded"
+#: The same template sampled through llama-cpp-python's public API only, when its private
+#: ``_internals`` lack what :func:`~.llamacpp_sampling.sample_value` uses: the grammar first in
+#: the chain (the same greedy replies, other draws at T > 0), closed values' end tokens sampled.
+DECODING_PLAIN = "json-template+compact-json+reply-ids+grammar-first"
 
 
 def bundled_gguf() -> Path:
@@ -165,6 +170,9 @@ class LlamaCppBackend:
         #: a closed value's last token is evaluated with the fixed text after it, not alone
         #: (:func:`~.llamacpp_decoding.closing_test`); False only to measure the difference
         self.skip_closed_end = True
+        #: value slots sampled with llama-cpp-python's private ``_internals`` (fast), or with its
+        #: public ``Llama.generate`` when those are missing (:func:`~.llamacpp_sampling.fast_sampling_available`)
+        self.fast_sampling = fast_sampling_available()
         #: shared prompt prefixes kept on disk across processes (None: only the in-memory KV cache)
         self.states = (store_for(state_dir, path, n_ctx, max_bytes=state_max_mb * 2**20)
                        if state_dir is not None and not offline else None)
@@ -177,7 +185,7 @@ class LlamaCppBackend:
         # the file size stands in for a content hash (hashing a large GGUF at every start is slow)
         return {"backend": self.name, "model": self.model, "base_url": None,
                 "gguf": self.path.name, "gguf_bytes": self.path.stat().st_size, "n_ctx": self.n_ctx,
-                "decoding": DECODING}
+                "decoding": DECODING if self.fast_sampling else DECODING_PLAIN}
 
     # -- model ----------------------------------------------------------------------------------
     def _load_key(self) -> tuple:
@@ -330,11 +338,12 @@ class LlamaCppBackend:
             if budget <= 0:
                 return text, len(ids) - n_prompt, "length", ids
             # each slot its own seed: one seed for all would replay the same random draws
-            toks, finish = sample_value(llama, ids, compact_json_gbnf(part.schema_json),
-                                        temperature=kwargs["temperature"], top_p=kwargs["top_p"],
-                                        seed=None if seed is None else seed + i, max_tokens=budget,
-                                        stats=self.slot_stats,
-                                        closed=closing_test(part.schema_json) if self.skip_closed_end else None)
+            sample = sample_value if self.fast_sampling else sample_value_plain
+            toks, finish = sample(llama, ids, compact_json_gbnf(part.schema_json),
+                                  temperature=kwargs["temperature"], top_p=kwargs["top_p"],
+                                  seed=None if seed is None else seed + i, max_tokens=budget,
+                                  stats=self.slot_stats,
+                                  closed=closing_test(part.schema_json) if self.skip_closed_end else None)
             sampled += len(toks)  # as llama-cpp-python counts: the end token is not a reply token
             value = self._detokenize_special(toks)
             ids = ids + toks  # what the KV cache now holds

@@ -15,6 +15,12 @@ seeded per slot; greedy at temperature 0. The repetition penalties, neutral at t
 are left out. The distribution differs from grammar-first sampling when the grammar refuses a
 draw (the redraw applies top-k and top-p after the grammar, as llama.cpp does); the backend's
 ``DECODING`` names this, so cached replies made the other way are never mixed in.
+
+The chain and the candidate array come from ``llama_cpp._internals``, llama-cpp-python's private
+module, which a version bump may change or remove. :func:`fast_sampling_available` checks for
+the pieces used; without them the backend samples each slot with the public ``Llama.generate``
+and the grammar first in its chain (:func:`sample_value_plain`): slower, the same reply at
+temperature 0 (the argmax over the allowed tokens either way), and named by its own ``DECODING``.
 """
 from __future__ import annotations
 
@@ -25,6 +31,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from judgelab.gateway.backends.llamacpp_states import common_prefix_len
+
+
+_CHAIN_METHODS = ("add_greedy", "add_top_k", "add_typical", "add_top_p", "add_min_p", "add_temp", "add_dist",
+                  "sample", "close")
+
+
+def fast_sampling_available() -> bool:
+    """Whether the installed llama-cpp-python has the private pieces :func:`sample_value` uses:
+    ``_internals.LlamaSampler`` (with the chain's methods), ``_internals.LlamaTokenDataArray``
+    (``copy_logits``) and ``_internals.LlamaContext.kv_cache_seq_rm``."""
+    try:
+        from llama_cpp import _internals
+    except ImportError:
+        return False
+    sampler = getattr(_internals, "LlamaSampler", None)
+    cands = getattr(_internals, "LlamaTokenDataArray", None)
+    context = getattr(_internals, "LlamaContext", None)
+    return (sampler is not None and all(hasattr(sampler, m) for m in _CHAIN_METHODS)
+            and cands is not None and hasattr(cands, "copy_logits")
+            and context is not None and hasattr(context, "kv_cache_seq_rm"))
 
 
 @dataclass
@@ -123,3 +149,40 @@ def sample_value(llama, ids: list[int], grammar_text: str, *, temperature: float
     finally:
         llama_cpp.llama_sampler_free(grammar)
         chain.close()
+
+
+def sample_value_plain(llama, ids: list[int], grammar_text: str, *, temperature: float, top_p: float,
+                       seed: int | None, max_tokens: int, stats: SlotStats | None = None,
+                       closed=None) -> tuple[list[int], str]:
+    """:func:`sample_value` with llama-cpp-python's public API only: ``Llama.generate`` (which keeps
+    the KV prefix it shares with ``ids``) under llama-cpp-python's default chain with the grammar
+    first, so every token pays for the grammar. Returns the value's tokens and ``"stop"`` or
+    ``"length"`` as :func:`sample_value` does; ``closed`` is accepted and not used (the end token
+    is sampled), and the value's last token is left for the next call to evaluate."""
+    import llama_cpp
+    from llama_cpp import LlamaGrammar
+
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    # LlamaGrammar.from_string does not parse; a grammar llama.cpp refuses would reach the
+    # sampler chain as a null sampler (a crash), so parse it here first
+    check = llama_cpp.llama_sampler_init_grammar(vocab, grammar_text.encode("utf-8"), b"root")
+    if not check:
+        raise ValueError(f"llama.cpp could not parse the grammar:\n{grammar_text}")
+    llama_cpp.llama_sampler_free(check)
+    grammar = LlamaGrammar.from_string(grammar_text, verbose=False)
+    llama.set_seed(0xFFFFFFFF if seed is None else seed)
+    stats = stats if stats is not None else SlotStats()
+    out: list[int] = []
+    tokens = llama.generate(ids, top_k=40, top_p=top_p, min_p=0.05, typical_p=1.0, temp=temperature,
+                            repeat_penalty=1.0, grammar=grammar)
+    try:
+        for token in tokens:
+            stats.sampled += 1
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                return out, "stop"
+            out.append(int(token))
+            if len(out) >= max_tokens:
+                return out, "length"
+        return out, "length"
+    finally:
+        tokens.close()

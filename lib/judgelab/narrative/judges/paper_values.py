@@ -1,8 +1,8 @@
 """Values reported in the Narrative Trails LLM-judge paper, as cited constants.
 
-Source: ``../shared/papers/002_9fe87766fa600d35.txt`` ("LLM-as-a-judge as a proxy for
-mathematical coherence of extracted narratives"; the judge is GPT-4.1, K = 5 agents for news
-and K = 3 for VisPub). They appear in outputs only in ``paper_value`` / ``paper_<stat>``
+Source: Keith 2025, *Electronics* 14(13):2735, doi:10.3390/electronics14132735
+("LLM-as-a-judge as a proxy for mathematical coherence of extracted narratives"; the judge is
+GPT-4.1, K = 5 agents for news and K = 3 for VisPub). They appear in outputs only in ``paper_value`` / ``paper_<stat>``
 columns beside the recomputed values; nothing is ever computed from them.
 
 Keys: collection ``"news"`` / ``"vispub"``; judge mode ``"simple"``, ``"cot"``, ``"standard"``,

@@ -1,6 +1,6 @@
 """Output schemas of the narrative judge, one pydantic model per prompt mode (paper 002, 4.2).
 
-Design choices forced by the engines (DESIGN.md, "Facts measured"):
+Design choices forced by the engines (docs/design.md, "Facts measured"):
 
 - Scores are an ``enum`` of the integers 1..10 (``Literal[1, ..., 10]``), not an integer with
   ``minimum``/``maximum``: llama.cpp's JSON-schema grammar ignores the bounds but enforces enums,

@@ -8,7 +8,7 @@ perturbed narrative (notebook 10). Its LLM score in a prompt mode summarises the
 - ``score_sd``: their sample SD, ddof = 1 (NaN with fewer than two successful agents);
 - ``n_agents``: successful calls; ``n_failed``: failed calls.
 
-A failed call is counted, never scored (DESIGN.md: a failure is recorded, never a 0). A narrative
+A failed call is counted, never scored (docs/design.md: a failure is recorded, never a 0). A narrative
 whose every agent failed keeps its row, with ``score_mean`` NaN and ``n_agents`` 0, so that the
 failures show in the tables instead of the narrative silently disappearing.
 """

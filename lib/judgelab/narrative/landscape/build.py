@@ -1,5 +1,5 @@
 """Build a collection's landscapes once: prepare the documents, fit UMAP + HDBSCAN per seed, compute
-the coherence matrix and its critical value in every JSD base (paper 4.2; DESIGN.md: seed
+the coherence matrix and its critical value in every JSD base (paper 4.2; docs/design.md: seed
 sensitivity).
 
 One UMAP + HDBSCAN fit per seed; the coherence matrices of the other JSD bases reuse that fit

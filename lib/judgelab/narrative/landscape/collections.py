@@ -3,7 +3,7 @@
 A :class:`DocumentCollection` is a table ``docs`` with columns ``doc`` (0..n-1, the row of the
 embedding matrix), ``title``, ``date`` (pandas Timestamp) and ``text``, plus optionally the
 embedding matrix aligned row by row. Files are looked up in ``paths.data_raw()`` first, then in
-the mirror ``paths.data_mirror()`` (DESIGN.md, "Data"); nothing is copied into the repository.
+the mirror ``paths.data_mirror()`` (docs/design.md, "Data"); nothing is copied into the repository.
 
 Sources:
 

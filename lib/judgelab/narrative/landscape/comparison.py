@@ -1,4 +1,4 @@
-"""The critical coherence beside the authors' value (DESIGN.md, principle 7).
+"""The critical coherence beside the authors' value (docs/design.md, principle 7).
 
 The paper does not print the news collection's critical coherence; the authors' examples notebook
 does (:mod:`judgelab.narrative.landscape.paper_values`): 0.4775, *the authors' notebook output on

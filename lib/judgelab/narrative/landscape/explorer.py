@@ -1,7 +1,8 @@
 """An interactive explorer of one collection's narrative landscape: a self-contained HTML page.
 
-The page shows the 2-D map of notebook 07 (``umap2d``), one dot per document coloured by its topic
-(the same colours as the static landscape figure, :func:`figures.topic_style`); hovering a dot
+The page shows the 2-D map of notebook 07 (``umap2d``), one dot per document drawn in its topic's
+colour and marker (the static landscape figure's, :func:`figures.topic_style`: eight colours,
+then the next marker shape, so topics 0 and 8 differ in shape); hovering a dot
 shows its title, date and topic. A list offers every extracted narrative of notebook 08 (the main
 seed's ``narr_paths`` rows); choosing one draws its max-capacity path and its random chronological
 twin (same endpoints) and lists both paths' documents in order with their minimum and average
@@ -24,10 +25,14 @@ import plotly.graph_objects as go
 
 from judgelab import paths, style
 from judgelab.narrative.landscape import store
+from judgelab.narrative.landscape.figures import TOPIC_MARKERS
 
 METHODS = ("maxcap", "random")
 PLOT_ID = "landscape"
 NOISE_COLOUR = "#BBBBBB"
+#: Plotly's name for each matplotlib marker of :data:`figures.TOPIC_MARKERS`, in the same order.
+PLOTLY_SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down",
+                  "P": "cross", "X": "x", "*": "star"}
 
 
 def explorer_name(collection: str) -> str:
@@ -83,6 +88,14 @@ def topic_colour(topic: int) -> str:
     return NOISE_COLOUR if topic < 0 else style.colour(int(topic))
 
 
+def topic_symbol(topic: int) -> str:
+    """The static figure's marker of a topic as a plotly symbol: the first eight topics circles,
+    the next eight squares, ... (:data:`figures.TOPIC_MARKERS`); noise (-1) a circle."""
+    if topic < 0:
+        return "circle"
+    return PLOTLY_SYMBOLS[TOPIC_MARKERS[(int(topic) // len(style.OKABE_ITO)) % len(TOPIC_MARKERS)]]
+
+
 def explorer_figure(docs: pd.DataFrame, title: str) -> go.Figure:
     """The map: one scatter trace per topic (so the legend names topics), then two empty path
     traces (max capacity, random chronological) that the page's script fills."""
@@ -91,7 +104,8 @@ def explorer_figure(docs: pd.DataFrame, title: str) -> go.Figure:
     for topic, g in docs.groupby("topic", sort=True):
         fig.add_trace(go.Scatter(
             x=g["x"].round(4), y=g["y"].round(4), mode="markers", name=f"topic {topic}",
-            marker={"size": 7, "color": topic_colour(topic), "opacity": 0.6, "line": {"width": 0}},
+            marker={"size": 7, "color": topic_colour(topic), "symbol": topic_symbol(topic), "opacity": 0.7,
+                    "line": {"width": 0}},
             customdata=g[["title", "date", "topic"]].to_numpy(), hovertemplate=hover,
             meta="documents"))
     for method in METHODS:
@@ -155,9 +169,12 @@ _TEMPLATE = jinja2.Environment(autoescape=True).from_string("""<!DOCTYPE html>
 <title>Narrative landscape explorer: {{ collection }}</title>
 <style>
  body { font-family: system-ui, sans-serif; margin: 1rem 2rem; color: #222; }
- .layout { display: flex; gap: 1.5rem; align-items: flex-start; flex-wrap: wrap; }
- .map { flex: 3 1 600px; min-width: 0; }
- aside { flex: 1 1 300px; max-width: 480px; }
+ /* a grid, not a wrapping flex row: the plot's column can never grow under the list */
+ .layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(280px, 26rem); gap: 1.5rem;
+           align-items: start; }
+ .map { min-width: 0; overflow: hidden; }
+ aside { min-width: 0; }
+ @media (max-width: 1000px) { .layout { grid-template-columns: minmax(0, 1fr); } }
  select { width: 100%; font-size: 0.9rem; }
  .path h3 { margin: 0.8rem 0 0.2rem; font-size: 1rem; }
  .path ol { margin: 0.2rem 0; padding-left: 1.4rem; font-size: 0.88rem; }
@@ -223,6 +240,8 @@ max-capacity path (solid) and its random chronological twin between the same end
     select.addEventListener("change", function () { show(Number(select.value)); });
     window.addEventListener("load", function () { show(Number(select.value)); });  // after newPlot
   }
+  // the plot takes its column's width, whatever width it was first drawn at
+  window.addEventListener("load", function () { Plotly.Plots.resize(plot); });
 })();
 </script>
 </body>

@@ -14,7 +14,7 @@ over endpoint pairs drawn by :func:`~judgelab.narrative.paths.endpoints.sample_e
   -> 10%), and no strata at all (pairs uniform over every document pair).
 
 A factor that alone brings the mean to the paper's would name the cause; the table is a
-measurement, never a reason to change a default (DESIGN.md, principles).
+measurement, never a reason to change a default (docs/design.md, principles).
 """
 from __future__ import annotations
 

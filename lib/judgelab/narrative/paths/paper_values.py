@@ -1,6 +1,7 @@
 """Values the narrative paper reports for the mathematical side, as cited constants.
 
-Source: ``../shared/papers/002_9fe87766fa600d35.txt`` (section 5.1, Table 1; section 5.2; Table 4).
+Source: Keith 2025, *Electronics* 14(13):2735, doi:10.3390/electronics14132735
+(section 5.1, Table 1; section 5.2; Table 4).
 The critical coherence, which the paper does not report, is cited from the authors' news notebook
 in :mod:`judgelab.narrative.landscape.paper_values`. They are never inputs to a computation; they
 appear only in ``paper_*`` columns.

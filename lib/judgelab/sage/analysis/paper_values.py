@@ -1,6 +1,6 @@
 """Values the SAGE paper reports, as cited constants (never used as inputs to a computation).
 
-Source: ``../shared/papers/000_ba768751ac1d16ac.txt`` (SAGE: hierarchical, ontology-grounded LLM
+Source: Wang & Zhou 2026, arXiv:2605.07102 (SAGE: hierarchical, ontology-grounded LLM
 evaluation of literary quality). Each constant names the table or section it is read from. They
 appear in outputs only in ``paper_value`` / ``paper_<stat>`` columns beside the recomputed value.
 

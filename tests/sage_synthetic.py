@@ -1,8 +1,8 @@
 """Synthetic SAGE evaluation rows with known effects, in the exact interim schema.
 
-For tests, for developing notebooks 05-06 before real rows exist, and for teaching: every effect
-the statistics should find is a parameter here, so a reader can change one and watch the tables
-move. The rows are labelled ``backend="synthetic"``, ``model="synthetic-known-effects"`` so that
+A test helper (it lives under ``tests/``, outside the package): every effect the statistics of
+notebooks 05-06 should find is a parameter here, so a test can set one and check that the tables
+find it. The rows are labelled ``backend="synthetic"``, ``model="synthetic-known-effects"`` so that
 nothing made from them can pass for a judge's output.
 
 Generative model (per story s, layer l, mode m, dimension j; all draws from one seeded generator):
