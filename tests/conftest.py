@@ -145,8 +145,11 @@ def pytest_collection_modifyitems(config, items):
     items[:] = notebooks + units + late
     for item in notebooks:
         _join_group(item, f"notebooks-{chain_of[id(item)]}")
+    # two late groups, so that both workers take a share once the chains are done: the teaching
+    # exercises (each a notebook run on its own copy of the smoke root) and everything else
     for item in late:
-        _join_group(item, "after-notebooks")
+        teaching = item.nodeid.startswith("tests/test_teaching.py")
+        _join_group(item, "after-notebooks-teaching" if teaching else "after-notebooks")
 
 
 @pytest.fixture(scope="session")
