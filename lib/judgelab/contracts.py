@@ -231,8 +231,9 @@ def _narr_paths(name: str) -> pa.DataFrameSchema:
 def _narr_judge_scores(name: str) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
         "collection": text(), "pair_id": whole(pa.Check.ge(0)), "method": one_of(PATH_METHODS),
-        "mode": one_of(JUDGE_MODES), "agent": whole(pa.Check.ge(0)), "temperature": real(between(0, 2), nullable=False),
-        "seed": whole(), "score": real(between(*JUDGE_SCORE_RANGE)), "status": one_of(STATUSES),
+        "mode": one_of(JUDGE_MODES), "agent": whole(pa.Check.ge(0)), "temperature": real(between(0, 2)),
+        "top_p": real(between(0, 1)), "reasoning_effort": one_of(("minimal", "low", "medium", "high"), nullable=True),
+        "max_tokens": whole(pa.Check.gt(0)), "seed": whole(), "score": real(between(*JUDGE_SCORE_RANGE)), "status": one_of(STATUSES),
         "input_tokens": whole(pa.Check.ge(0), nullable=True), "output_tokens": whole(pa.Check.ge(0), nullable=True),
         "latency_s": real(pa.Check.ge(0)), "cached": flag(),
         "backend": text(), "model": text(), "profile": text(),

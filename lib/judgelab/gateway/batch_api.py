@@ -151,6 +151,7 @@ def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
     be = batch_backend(gw)
     lines, seen = [], set()
     for req in requests:
+        req = gw.as_sent(req)  # the sampling as sent (gateway.reasoning), as live calls send it
         key = gw.key(req)
         if key in seen or (gw.cache_mode != "refresh" and gw.cache.contains(key)):
             continue
@@ -226,6 +227,7 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
     ``note`` is the head_tail truncation note of the prompt as sent (None when it fitted)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
 
+    req = gw.as_sent(req)
     response = rec.get("response") or {}
     if rec.get("error") or response.get("status_code") != 200:
         detail = rec.get("error") or (response.get("body") or {}).get("error")
