@@ -246,7 +246,7 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
     }))
     return ChatResult(status="ok", parsed=parsed, text=gw.redact(reply.text), backend=gw.backend_name,
                       model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
-                      truncated=note is not None, truncation_note=note,
+                      truncated=note is not None, truncation_note=note, sampling=req.sampling,
                       tags=gw.redact({**req.tags, "batch_id": batch_id})), ""
 
 

@@ -571,7 +571,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m judgelab.gateway.fake_server [--latency S] [--reply JSON]``: serve until killed.
+    """``python -m judgelab.gateway.fake_server [--latency S] [--reply JSON] [--reasoning]``: serve until killed.
+
+    ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`).
 
     Prints ``base_url <url>`` on its first line, so a parent process (a benchmark, a manual check
     of a notebook against a scripted model) can read where to connect.
@@ -582,9 +584,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
     parser.add_argument("--reply", default=None, help="fixed reply content (JSON text); default: schema-synthesized")
     parser.add_argument("--model", default="fake-model")
+    parser.add_argument("--reasoning", action="store_true", help="emulate reasoning models (ReasoningRules)")
     args = parser.parse_args(argv)
     default = (lambda body: args.reply) if args.reply is not None else None
-    with FakeChatServer(default=default, latency_s=args.latency, model=args.model) as srv:
+    rules = ReasoningRules() if args.reasoning else None
+    with FakeChatServer(default=default, latency_s=args.latency, model=args.model, reasoning=rules) as srv:
         print(f"base_url {srv.base_url}", flush=True)
         try:
             threading.Event().wait()
