@@ -94,6 +94,12 @@ def real(*checks: pa.Check, nullable: bool = True) -> pa.Column:
     return _col("float64", *checks, nullable=nullable)
 
 
+def optional(column: pa.Column) -> pa.Column:
+    """``column``, not required: a table without it is still valid (checked when present)."""
+    column.required = False
+    return column
+
+
 def flag() -> pa.Column:
     return _col("bool")
 
@@ -195,8 +201,10 @@ def _sage_summary(name: str) -> pa.DataFrameSchema:
         "trust_level": one_of(TRUST_LEVELS, nullable=True), "status": one_of(STATUSES),
         "n_repairs": whole(pa.Check.ge(0)), "n_failures": whole(pa.Check.ge(0)),
         "knows_work": bool_or_none(), "truncated": flag(),
-        "temperature": real(between(0, 2)), "reasoning_effort": one_of(REASONING_EFFORTS, nullable=True),
-        "max_tokens": whole(pa.Check.gt(0), nullable=True),
+        # the sampling as sent (judgelab.gateway.reasoning); optional: summaries written before it are valid
+        "temperature": optional(real(between(0, 2))),
+        "reasoning_effort": optional(one_of(REASONING_EFFORTS, nullable=True)),
+        "max_tokens": optional(whole(pa.Check.gt(0), nullable=True)),
         "backend": text(), "model": text(), "profile": text(),
     }, unique=["story_id", "mode"], strict=True)
 
@@ -236,8 +244,9 @@ def _narr_judge_scores(name: str) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
         "collection": text(), "pair_id": whole(pa.Check.ge(0)), "method": one_of(PATH_METHODS),
         "mode": one_of(JUDGE_MODES), "agent": whole(pa.Check.ge(0)), "temperature": real(between(0, 2)),
-        "top_p": real(between(0, 1)), "reasoning_effort": one_of(REASONING_EFFORTS, nullable=True),
-        "max_tokens": whole(pa.Check.gt(0)), "seed": whole(), "score": real(between(*JUDGE_SCORE_RANGE)), "status": one_of(STATUSES),
+        # the sampling as sent (judgelab.gateway.reasoning); optional: tables written before it are valid
+        "top_p": optional(real(between(0, 1))), "reasoning_effort": optional(one_of(REASONING_EFFORTS, nullable=True)),
+        "max_tokens": optional(whole(pa.Check.gt(0))), "seed": whole(), "score": real(between(*JUDGE_SCORE_RANGE)), "status": one_of(STATUSES),
         "input_tokens": whole(pa.Check.ge(0), nullable=True), "output_tokens": whole(pa.Check.ge(0), nullable=True),
         "latency_s": real(pa.Check.ge(0)), "cached": flag(),
         "backend": text(), "model": text(), "profile": text(),
