@@ -64,7 +64,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import interim, profiles, reporting
-from judgelab.gateway import Gateway
+from judgelab.judges import open_gateway
 from judgelab.narrative.judges import agreement
 from judgelab.narrative.judges import figures as judge_figures
 from judgelab.narrative.judges import paper_tables as judge_tables
@@ -87,7 +87,7 @@ knobs
 # works, not what the paper found.
 
 # %%
-gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+gw = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
 CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
 display(Markdown(BANNER))

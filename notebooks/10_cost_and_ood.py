@@ -61,7 +61,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import profiles, reporting
-from judgelab.gateway import Gateway
+from judgelab.judges import open_gateway
 from judgelab.narrative.analyses import (complexity, cost, disagreement, inputs, joint_collection, ood_study,
                                          prediction, stability, temporal)
 from judgelab.narrative.analyses import figures as analyses_figures, paper_tables as analyses_tables
@@ -85,7 +85,7 @@ knobs
 # runs, not what the paper found.
 
 # %%
-gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+gw = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
 display(Markdown(reporting.model_banner(gw.backend_name, gw.model_name)))
 

@@ -55,7 +55,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import profiles, reporting
-from judgelab.gateway import Gateway
+from judgelab.judges import open_gateway
 from judgelab.human import appendix, figures
 from judgelab.human.settings import HUMAN_PROFILES
 
@@ -74,7 +74,7 @@ appendix.run_settings(PROFILE, knobs, n_stories)
 # Every call goes through the gateway (cache, structured output, retries, ledger).
 
 # %%
-gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+gw = open_gateway("holistic", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
 CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
 display(Markdown(BANNER))

@@ -29,7 +29,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # Tests never talk to OpenAI: a key in the caller's environment must not leak into a test run.
 os.environ.pop("OPENAI_API_KEY", None)
 os.environ.pop("JUDGELAB_API_KEY", None)
-for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "OPENAI_BASE_URL"):
+for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "OPENAI_BASE_URL",
+            "JUDGELAB_BATCH_FALLBACK",
+            "JUDGELAB_CANARY", "JUDGELAB_STOP_AFTER", "JUDGELAB_NARRATIVE_AGENTS",  # judgelab.judges, gateway.canary
+            *(f"JUDGELAB_{s}_{w}" for s in ("SAGE", "NARRATIVE", "HOLISTIC") for w in ("MODEL", "REASONING_EFFORT"))):
     os.environ.pop(var, None)
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... under pytest-xdist, else None

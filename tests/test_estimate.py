@@ -56,7 +56,7 @@ def test_costs_follow_the_price_table():
     calls = pd.DataFrame([{"input_min": 1000, "input_max": 3000, "cached_min": 0, "cached_max": 2048,
                            "reply_min": 50, "reply_max": 300, "max_tokens": 1000, "reasoning_effort": "medium"}])
     c = pricing.add_costs(pricing.add_bounds(calls, reasoning=True), "gpt-5-mini", table)
-    out_typ = min(300 + pricing.REASONING_ALLOWANCE["medium"], 1000)
+    out_typ = min(300 + pricing.TYPICAL_REASONING["medium"], 1000)
     assert c["output_typical"].iloc[0] == out_typ and c["output_high"].iloc[0] == 1000
     assert c["usd_standard_high"].iloc[0] == pytest.approx((3000 * price.input + 1000 * price.output) / 1e6)
     assert c["usd_cached_high"].iloc[0] == pytest.approx(
@@ -253,3 +253,63 @@ def test_the_command_prints_and_writes_an_openai_estimate_without_a_key(tmp_path
     assert table["usd_batch_typical"].iloc[0] == pytest.approx(table["usd_standard_typical"].iloc[0] * share)
     assert (table["usd_standard_low"] <= table["usd_standard_typical"]).all()
     assert (table["usd_standard_typical"] <= table["usd_standard_high"]).all()
+
+
+# ---------------------------------------------------------------- the papers' design (issue 25)
+
+def test_no_effort_sent_is_priced_at_the_apis_default_medium():
+    calls = pd.DataFrame([{"input_min": 10, "input_max": 10, "cached_min": 0, "cached_max": 0,
+                           "reply_min": 5, "reply_max": 20, "max_tokens": 5000, "reasoning_effort": None}])
+    c = pricing.add_bounds(calls, reasoning=True)
+    assert c["output_typical"].iloc[0] == 20 + pricing.TYPICAL_REASONING["medium"] == 20 + 1024
+
+
+def test_budgets_are_priced_as_the_gateway_sends_them():
+    from judgelab.gateway.reasoning import REASONING_ALLOWANCE, ReasoningPolicy
+
+    calls = pd.DataFrame([{"notebook": "09", "input_min": 10, "input_max": 10, "cached_min": 0, "cached_max": 0,
+                           "reply_min": 5, "reply_max": 20, "max_tokens": 64, "reasoning_effort": None}])
+    sent = pricing.with_sent_sampling(calls, "openai", "gpt-5-mini", ReasoningPolicy(default="medium"))
+    assert sent["max_tokens"].iloc[0] == 64 + REASONING_ALLOWANCE["medium"] and sent["reasoning_effort"].iloc[0] == "medium"
+    assert sent["max_tokens_design"].iloc[0] == 64 and bool(sent["reasoning"].iloc[0])
+    c = pricing.add_bounds(sent)
+    assert c["output_typical"].iloc[0] == 20 + 1024 and c["output_high"].iloc[0] == 64 + 25_000
+    assert pricing.budget_warnings(c) == []
+    plain = pricing.add_bounds(pricing.with_sent_sampling(calls, "openai", "gpt-4.1"))
+    assert plain["max_tokens"].iloc[0] == 64 and plain["output_typical"].iloc[0] == 20
+    # a budget that cannot hold the typical reasoning (as a design that sent its own budget would be)
+    short = pricing.add_bounds(calls.assign(reasoning=True, reasoning_effort="medium"))
+    (warning,) = pricing.budget_warnings(short)
+    assert warning.startswith("notebook 09: 1 of 1 calls") and "1024 at effort medium" in warning
+
+
+def test_the_paper_profile_prices_each_notebook_on_its_studys_judge(tmp_path, monkeypatch, tiny_corpus):
+    """Backend openai, no model named: SAGE (02) on gpt-5-mini at medium effort with its reasoning
+    allowance, the narrative judges (09) on gpt-4.1 with their budgets as designed; a reasoning
+    model for the narrative study is warned about (its temperature design would be refused)."""
+    from judgelab import interim
+    from judgelab.estimate import estimate
+    from judgelab.gateway.reasoning import REASONING_ALLOWANCE
+
+    for var in ("JUDGELAB_MODEL", "JUDGELAB_SAGE_MODEL", "JUDGELAB_NARRATIVE_MODEL", "JUDGELAB_NARRATIVE_AGENTS",
+                "JUDGELAB_SAGE_REASONING_EFFORT", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    monkeypatch.setenv("JUDGELAB_BACKEND", "openai")
+    monkeypatch.setattr("judgelab.estimate.narrative.collection_titles",
+                        lambda name: [f"{name} headline number {i}" for i in range(400)])
+    interim.write(tiny_corpus.astype({"year": "Int64"}), "corpus")
+    est = estimate("smoke", notebooks=("02", "09"))
+    assert est.models == {"02": "gpt-5-mini", "09": "gpt-4.1"} and est.model == "gpt-5-mini+gpt-4.1"
+    c = est.calls
+    sage, nar = c[c["notebook"] == "02"], c[c["notebook"] == "09"]
+    assert (sage["reasoning_effort"] == "medium").all()
+    assert (sage["max_tokens"] == sage["max_tokens_design"] + REASONING_ALLOWANCE["medium"]).all()
+    assert (sage["output_typical"] == (sage["reply_max"] + 1024).clip(upper=sage["max_tokens"])).all()
+    assert (nar["max_tokens"] == nar["max_tokens_design"]).all() and not nar["reasoning"].any()
+    assert est.summary.set_index("notebook")["model"].to_dict() == est.models
+    assert est.warnings == []
+    monkeypatch.setenv("JUDGELAB_NARRATIVE_MODEL", "gpt-5-mini")
+    est2 = estimate("smoke", notebooks=("09",))
+    assert est2.models == {"09": "gpt-5-mini"} and (est2.calls["reasoning_effort"] == "minimal").all()
+    assert any("notebook 09" in w and "JUDGELAB_NARRATIVE_AGENTS=seed-only" in w for w in est2.warnings)

@@ -1,10 +1,18 @@
 """The OpenAI Batch API path against the fake server's /v1/files and /v1/batches."""
 from __future__ import annotations
 
+import pytest
 from pydantic import BaseModel
 
 from judgelab.gateway import ChatRequest, Gateway, Message
 from judgelab.gateway.fake_server import FakeChatServer, Fault
+
+
+@pytest.fixture(autouse=True)
+def _no_canary(monkeypatch):
+    """These tests count the Batch API path's own calls and batches; the live canary per request
+    shape that precedes a batch is tested in test_gateway_canary.py."""
+    monkeypatch.setenv("JUDGELAB_CANARY", "0")
 
 
 class Label(BaseModel):

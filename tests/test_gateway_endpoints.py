@@ -246,7 +246,8 @@ def test_the_key_is_in_no_file_under_the_output_root(tmp_path, clean_env):
     requests = [req("auth", content="check auth"),
                 req("pasted", content=f"my key is {key}", tags={"note": f"key={key}"})]
     with FakeChatServer(script) as srv:
-        gw = Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, progress=False)
+        # canary off: the refused first request must be a failure row here, not a stop (gateway.canary)
+        gw = Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, progress=False, canary=False)
         denied, echoed = gw.run_batch(requests, concurrency=1)
         assert srv.n_calls == 2
         # what a notebook writes: the failures table, the ledger, the exported cache

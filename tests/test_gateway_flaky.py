@@ -75,7 +75,7 @@ def test_a_response_dropped_every_time_fails_the_item_as_dropped(tmp_path):
         res = gw.chat(req(1))
         assert srv.n_calls == 3
     assert res.status == "failed" and res.n_attempts == 3 and not gw.breaker.is_open
-    assert res.failure == Failure(kind="dropped", url=gw.base_url, model="fake-model")
+    assert res.failure_detail == Failure(kind="dropped", url=gw.base_url, model="fake-model")
     assert gw.base_url in res.error and "cut before the reply was complete" in res.error
 
 
@@ -141,7 +141,7 @@ def test_a_retry_after_beyond_the_cap_fails_the_item_at_once_with_the_servers_re
     assert retry.sleep == []
     assert res.status == "failed" and res.n_attempts == 1
     assert "You exceeded your current quota" in res.error and "3600 s" in res.error and "300 s" in res.error
-    assert res.failure == Failure(kind="retry_after_beyond_cap", status=429, url=gw.base_url, model="fake-model")
+    assert res.failure_detail == Failure(kind="retry_after_beyond_cap", status=429, url=gw.base_url, model="fake-model")
 
 
 def test_a_retry_after_within_the_cap_is_waited_for_exactly():
@@ -180,6 +180,6 @@ def test_errors_that_repeat_on_every_item_name_the_url_and_model_and_group(tmp_p
         assert res.status == "failed" and gw.base_url in res.error and "fake-model" in res.error
         assert f"HTTP {fault.status}" in res.error and fault.message in res.error
     # what a fan-out groups by: the same signature on every item
-    assert {r.failure for r in results} == {Failure(kind="http", status=fault.status, url=gw.base_url,
+    assert {r.failure_detail for r in results} == {Failure(kind="http", status=fault.status, url=gw.base_url,
                                                     model="fake-model")}
-    assert {r.failure.signature for r in results} == {("http", fault.status)}
+    assert {r.failure_detail.signature for r in results} == {("http", fault.status)}

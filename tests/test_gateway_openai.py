@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from judgelab.gateway import ChatRequest, ConfigError, Gateway, Message, Sampling
 from judgelab.gateway.__main__ import main as cli
 from judgelab.gateway.fake_server import FakeChatServer, Reply
+from judgelab.gateway.reasoning import REASONING_ALLOWANCE
 
 KEY = "sk-test-openai-backend-key-000000"
 
@@ -40,7 +41,8 @@ def test_reasoning_model_gets_effort_and_no_temperature(tmp_path, openai_env):
         res = openai_gw(srv, tmp_path, "gpt-5-mini").chat(req())
         body = srv.calls[0]
     assert res.status == "ok"
-    assert body["reasoning_effort"] == "medium" and body["max_completion_tokens"] == 50
+    # the budget as sent: the request's 50 + the reasoning allowance of its effort (gateway.reasoning)
+    assert body["reasoning_effort"] == "medium" and body["max_completion_tokens"] == 50 + REASONING_ALLOWANCE["medium"]
     assert "temperature" not in body and "top_p" not in body and body["seed"] == 7
     rf = body["response_format"]
     assert rf["type"] == "json_schema" and rf["json_schema"]["strict"] is True

@@ -76,7 +76,7 @@ def test_a_json_object_server_answering_true_gets_a_repair_turn_and_nothing_is_c
         res = gw.chat(request)
         assert srv.n_calls == 3
     assert res.status == "failed" and res.n_repairs == 2 and not gw.cache.contains(res.key)
-    assert "not converted" in res.error and res.failure.kind == "invalid_reply"
+    assert "not converted" in res.error and res.failure_detail.kind == "invalid_reply"
     with FakeChatServer([{"score": True}, {"score": 7}]) as srv:
         gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "d.sqlite", progress=False)

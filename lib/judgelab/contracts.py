@@ -40,6 +40,8 @@ LAYERS = ("L4", "L5", "L6")
 SAGE_MODES = ("content", "title")
 TRACKS = ("evaluator", "validator_blind", "validator_review")
 STATUSES = ("ok", "failed")
+#: reasoning efforts a table may record as sent (judgelab.gateway.reasoning.EFFORTS)
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
 EVIDENCE_STRENGTHS = ("strong", "moderate", "weak", "absent", "")
 TRUST_LEVELS = ("high", "medium", "low")
 PATH_METHODS = ("maxcap", "random")
@@ -90,6 +92,12 @@ def whole(*checks: pa.Check, nullable: bool = False) -> pa.Column:
 
 def real(*checks: pa.Check, nullable: bool = True) -> pa.Column:
     return _col("float64", *checks, nullable=nullable)
+
+
+def optional(column: pa.Column) -> pa.Column:
+    """``column``, not required: a table without it is still valid (checked when present)."""
+    column.required = False
+    return column
 
 
 def flag() -> pa.Column:
@@ -193,6 +201,10 @@ def _sage_summary(name: str) -> pa.DataFrameSchema:
         "trust_level": one_of(TRUST_LEVELS, nullable=True), "status": one_of(STATUSES),
         "n_repairs": whole(pa.Check.ge(0)), "n_failures": whole(pa.Check.ge(0)),
         "knows_work": bool_or_none(), "truncated": flag(),
+        # the sampling as sent (judgelab.gateway.reasoning); optional: summaries written before it are valid
+        "temperature": optional(real(between(0, 2))),
+        "reasoning_effort": optional(one_of(REASONING_EFFORTS, nullable=True)),
+        "max_tokens": optional(whole(pa.Check.gt(0), nullable=True)),
         "backend": text(), "model": text(), "profile": text(),
     }, unique=["story_id", "mode"], strict=True)
 
@@ -231,8 +243,10 @@ def _narr_paths(name: str) -> pa.DataFrameSchema:
 def _narr_judge_scores(name: str) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
         "collection": text(), "pair_id": whole(pa.Check.ge(0)), "method": one_of(PATH_METHODS),
-        "mode": one_of(JUDGE_MODES), "agent": whole(pa.Check.ge(0)), "temperature": real(between(0, 2), nullable=False),
-        "seed": whole(), "score": real(between(*JUDGE_SCORE_RANGE)), "status": one_of(STATUSES),
+        "mode": one_of(JUDGE_MODES), "agent": whole(pa.Check.ge(0)), "temperature": real(between(0, 2)),
+        # the sampling as sent (judgelab.gateway.reasoning); optional: tables written before it are valid
+        "top_p": optional(real(between(0, 1))), "reasoning_effort": optional(one_of(REASONING_EFFORTS, nullable=True)),
+        "max_tokens": optional(whole(pa.Check.gt(0))), "seed": whole(), "score": real(between(*JUDGE_SCORE_RANGE)), "status": one_of(STATUSES),
         "input_tokens": whole(pa.Check.ge(0), nullable=True), "output_tokens": whole(pa.Check.ge(0), nullable=True),
         "latency_s": real(pa.Check.ge(0)), "cached": flag(),
         "backend": text(), "model": text(), "profile": text(),

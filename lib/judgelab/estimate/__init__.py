@@ -8,6 +8,12 @@ calls (:mod:`~judgelab.estimate.pricing`, :mod:`~judgelab.estimate.timing`); the
 (holistic judge + one SAGE layer on human-rated stories): :mod:`judgelab.estimate.human`. No key,
 no network, no model load.
 
+Each notebook is priced on its study's judge (:func:`judgelab.judges.resolve_judge`: on the
+``openai`` backend the papers' gpt-5-mini for SAGE and gpt-4.1 for the narrative and holistic
+judges unless overridden) with the budgets and efforts the gateway will send it
+(:func:`judgelab.estimate.pricing.with_sent_sampling`); :attr:`Estimate.warnings` names budgets
+that cannot hold the reasoning and designs the judge would refuse.
+
 :func:`estimate` returns an :class:`Estimate` (per-call frame, per-notebook summary, notes);
 :func:`judgelab.estimate.compare.compare_ledger` checks one against a gateway ledger.
 """
@@ -22,8 +28,9 @@ import pandas as pd
 
 from judgelab.estimate import pricing, timing
 from judgelab.estimate.counting import TokenCounter
+from judgelab.gateway.reasoning import REASONING_ALLOWANCE
 
-SUMMARY_COLUMNS = ["notebook", "what", "calls", "first_round_input"] + [
+SUMMARY_COLUMNS = ["notebook", "what", "model", "calls", "first_round_input"] + [
     f"{q}_{b}" for q in ("input", "cached", "output") for b in pricing.BOUNDS] + [
     f"usd_{k}_{b}" for k in ("standard", "cached", "batch") for b in pricing.BOUNDS] + [
     f"wall_s_{b}" for b in pricing.BOUNDS]
@@ -42,10 +49,13 @@ class Estimate:
     summary: pd.DataFrame
     notes: dict[str, str] = field(default_factory=dict)
     settings: dict = field(default_factory=dict)
+    #: the judge model of each notebook, and what would go wrong (budgets, refused designs)
+    models: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def total(self) -> pd.Series:
         """The sums over notebooks (``wall_s_*`` too: the notebooks run one after another)."""
-        num = self.summary.drop(columns=["notebook", "what"])
+        num = self.summary.drop(columns=["notebook", "what", "model"])
         return num.sum(min_count=1)
 
 
@@ -60,7 +70,7 @@ def summarize(calls: pd.DataFrame, settings, speed: timing.Speed, workers_by_not
     """One row per notebook: calls, tokens, USD and wall time at each bound."""
     rows = []
     for nb, g in calls.groupby("notebook", sort=True):
-        row = {"notebook": nb, "what": what.get(nb, ""), "calls": len(g),
+        row = {"notebook": nb, "what": what.get(nb, ""), "model": str(g["model"].iloc[0]), "calls": len(g),
                "first_round_input": int(g.loc[g["first_round"], "input_low"].sum())}
         for q in ("input", "cached", "output"):
             for b in pricing.BOUNDS:
@@ -111,32 +121,72 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS):
     return pd.concat([p for p in parts if not p.empty], ignore_index=True), notes, what
 
 
+def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS):
+    """Every notebook's calls on its study's judge, with budgets as sent and costs; also the
+    notes, labels and tokenizers (one per judge model)."""
+    from judgelab.judges import NOTEBOOK_STUDY, resolve_judge
+
+    by_judge: dict = {}
+    for nb in notebooks:
+        judge = resolve_judge(NOTEBOOK_STUDY[nb], backend, model)
+        by_judge.setdefault((judge.model, judge.reasoning), (judge, []))[1].append(nb)
+    parts, notes, what, tokenizers = [], {}, {}, {}
+    for judge, nbs in by_judge.values():
+        counter = TokenCounter.for_settings(judge.backend, judge.model)
+        calls, n, w = collect_calls(profile, counter, tuple(nbs))
+        calls = pricing.with_sent_sampling(calls.assign(model=counter.model), judge.backend, counter.model, judge.reasoning)
+        parts.append(pricing.add_costs(pricing.add_bounds(calls), counter.model))
+        notes.update(n)
+        what.update(w)
+        tokenizers[counter.model] = counter.tokenizer
+    return pd.concat(parts, ignore_index=True), notes, what, tokenizers
+
+
+def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
+    """The narrative notebooks a temperature-rejecting judge would refuse (judgelab.judges.agent_design)."""
+    from judgelab.gateway.reasoning import rejects_temperature
+    from judgelab.judges import agent_design
+
+    if agent_design() != "temperature":
+        return []
+    out = []
+    for nb in ("09", "10"):
+        models = calls.loc[calls["notebook"] == nb, "model"].unique()
+        if len(models) and rejects_temperature(backend, str(models[0])):
+            out.append(f"notebook {nb}: {models[0]} accepts no temperature; the narrative agents' temperature "
+                       "design is refused before any call: JUDGELAB_NARRATIVE_MODEL=gpt-4.1 (the paper's) or "
+                       "JUDGELAB_NARRATIVE_AGENTS=seed-only")
+    return out
+
+
 def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
              notebooks=NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
-    """Estimate notebooks' calls for ``profile`` and the backend/model of the usual settings."""
+    """Estimate notebooks' calls for ``profile``, each on its study's judge for the usual settings
+    (``model``: one model for every notebook, as a notebook's MODEL parameter)."""
     from judgelab import params, profiles
-    from judgelab.gateway.backends.openai_backend import is_reasoning_model
     from judgelab.gateway.settings import resolve
     from judgelab.narrative.judges.settings import JUDGE_PROFILES
     from judgelab.sage.settings import SAGE_PROFILES
 
     profiles.check(profile)
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
-    counter = TokenCounter.for_settings(s.backend, s.model)
-    calls, notes, what = collect_calls(profile, counter, notebooks)
-    reasoning = s.backend == "openai" and is_reasoning_model(counter.model)
-    calls = pricing.add_costs(pricing.add_bounds(calls, reasoning), counter.model)
+    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks)
+    reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
     conc = {"09": profiles.pick(JUDGE_PROFILES, profile).get("concurrency")}
     conc.update(dict.fromkeys(("02", "03", "04"), profiles.pick(SAGE_PROFILES, profile).get("concurrency")))
     workers = {nb: _workers(s.backend, s.concurrency, conc.get(nb)) for nb in calls["notebook"].unique()}
     speed = speed or timing.speed_for(s.backend)
     summary = summarize(calls, s, speed, workers, what)
+    models = {nb: str(m) for nb, m in calls.groupby("notebook")["model"].first().items()}
     settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
-                "base_url": s.base_url, "reasoning_model": reasoning,
+                "base_url": s.base_url, "reasoning_model": reasoning, "models": models,
                 "batch_mode": params.as_bool(os.environ.get("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
                 "speed": speed.__dict__}
-    return Estimate(profile, s.backend, counter.model, counter.tokenizer, calls, summary, notes, settings)
+    warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend)
+    label = "+".join(dict.fromkeys(models.values()))
+    return Estimate(profile, s.backend, label, "; ".join(f"{m}: {t}" for m, t in tokenizers.items()), calls,
+                    summary, notes, settings, models, warnings)
 
 
 def output_path(est: Estimate, suffix: str = "csv") -> Path:
@@ -151,14 +201,15 @@ def write(est: Estimate) -> tuple[Path, Path]:
     """The summary as CSV (with provenance columns) and the whole estimate's settings as JSON."""
     csv_path = output_path(est, "csv")
     csv_path.parent.mkdir(parents=True, exist_ok=True)
-    table = est.summary.assign(profile=est.profile, backend=est.backend, model=est.model, tokenizer=est.tokenizer,
+    table = est.summary.assign(profile=est.profile, backend=est.backend, tokenizer=est.tokenizer,
                                inputs=est.summary["notebook"].map(est.notes),
                                source="python -m judgelab.estimate (judgelab.estimate)")
     table.to_csv(csv_path, index=False)
     json_path = output_path(est, "json")
     payload = {"profile": est.profile, "backend": est.backend, "model": est.model, "tokenizer": est.tokenizer,
                "settings": est.settings, "notes": est.notes,
-               "reasoning_allowance": {str(k): v for k, v in pricing.REASONING_ALLOWANCE.items()},
+               "typical_reasoning": {str(k): v for k, v in pricing.TYPICAL_REASONING.items()},
+               "reasoning_allowance_sent": dict(REASONING_ALLOWANCE), "warnings": est.warnings,
                "per_notebook": json.loads(est.summary.to_json(orient="records")),
                "total": json.loads(est.total().to_json())}
     json_path.write_text(json.dumps(payload, indent=2), encoding="utf-8")

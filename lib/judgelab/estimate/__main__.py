@@ -1,8 +1,8 @@
 """``python -m judgelab.estimate --profile paper`` (``make estimate PROFILE=paper``).
 
-Backend and model from the usual settings (``JUDGELAB_BACKEND``, ``JUDGELAB_MODEL``,
-``JUDGELAB_BASE_URL``; concurrency and limits from ``JUDGELAB_CONCURRENCY/RPM/TPM``); no key, no
-network. Prints per notebook and in total: calls, input / cached / output tokens, USD (standard,
+Backend and each notebook's judge from the usual settings (``JUDGELAB_BACKEND``, the per-study
+models of :mod:`judgelab.judges`, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE_URL``; concurrency and limits
+from ``JUDGELAB_CONCURRENCY/RPM/TPM``); no key, no network. Prints per notebook and in total: calls, input / cached / output tokens, USD (standard,
 with prompt caching, Batch) and wall time as low / typical / high, and writes them to
 ``results/estimate/``. ``compare`` checks an estimate against a ledger CSV
 (:func:`judgelab.estimate.compare.compare_ledger`).
@@ -48,11 +48,13 @@ def render(est: Estimate, seconds: float | None = None) -> str:
         out.append("  batch mode is on (JUDGELAB_BATCH): the run pays the 'USD batch' line; each SAGE round and each "
                    "judge notebook waits for its batch (up to 24 h each), which the wall time below does not include")
     if s.get("reasoning_model"):
-        out.append("  reasoning model: typical output adds an assumed reasoning allowance per call "
-                   "(judgelab.estimate.pricing.REASONING_ALLOWANCE); high = max_tokens")
+        out.append("  reasoning model: budgets as the gateway sends them (the profile's + the reasoning allowance, "
+                   "judgelab.gateway.reasoning); typical output adds an assumed reasoning spend at the effort in force "
+                   "(judgelab.estimate.pricing.TYPICAL_REASONING); high = every budget spent")
     rows = list(est.summary.iterrows()) + [(None, pd.Series({**est.total().to_dict(), "notebook": "total", "what": ""}))]
     for _, r in rows:
-        head = f"\n{r['notebook']}  {r['what']}".rstrip()
+        judge = f"  [{r['model']}]" if r["notebook"] != "total" else ""
+        head = f"\n{r['notebook']}  {r['what']}{judge}".rstrip()
         out.append(head)
         if r["notebook"] != "total":
             out.append(f"    inputs: {est.notes.get(r['notebook'], '')}")
@@ -63,6 +65,8 @@ def render(est: Estimate, seconds: float | None = None) -> str:
         out.append(f"    USD cached    {_range(r, 'usd_cached', _usd)}   (prompt caching)")
         out.append(f"    USD batch     {_range(r, 'usd_batch', _usd)}   (Batch API)")
         out.append(f"    wall time     {_range(r, 'wall_s', _time)}")
+    for w in est.warnings:
+        out.append(f"\nWARNING {w}")
     if seconds is not None:
         out.append(f"\nestimate computed in {seconds:.0f} s")
     return "\n".join(out)

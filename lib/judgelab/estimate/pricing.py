@@ -10,8 +10,13 @@ Bounds of one call (columns ``<what>_low``, ``_typical``, ``_high``):
   requests are exact: all three equal; narrative requests: the path-size bounds);
 * cached: the same for the prompt-cache share (see :mod:`judgelab.estimate.sage`);
 * output: the minimal reply / the schema-capped reply plus, for reasoning models, an assumed
-  reasoning allowance (:data:`REASONING_ALLOWANCE`, billed as output, never resent) / the
-  request's ``max_tokens``, the hard cap (it includes reasoning tokens).
+  typical reasoning spend at the effort the API will use (:data:`TYPICAL_REASONING`, billed as
+  output, never resent) / the budget as sent, the hard cap (it includes reasoning tokens).
+
+Budgets and efforts are the ones the gateway sends (:func:`with_sent_sampling`, the gateway's own
+:func:`judgelab.gateway.reasoning.sent_sampling`): for a reasoning model the profile's budget plus
+the reasoning allowance, at the effort in force. :func:`budget_warnings` names the notebooks whose
+budget as sent cannot hold the typical reasoning plus the capped reply.
 """
 from __future__ import annotations
 
@@ -22,11 +27,15 @@ from pathlib import Path
 import pandas as pd
 
 from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
+from judgelab.gateway.reasoning import ReasoningPolicy, reasoning_applies, sent_sampling
+from judgelab.gateway.types import Sampling
 
 BOUNDS = ("low", "typical", "high")
 #: Assumed reasoning tokens per call by ``reasoning_effort`` for the typical bound (not measured:
-#: OpenAI documents no figure; the high bound, ``max_tokens``, holds whatever the model spends).
-REASONING_ALLOWANCE = {None: 0, "minimal": 0, "low": 256, "medium": 1024, "high": 4096}
+#: OpenAI documents no figure; the high bound, the budget as sent, holds whatever the model
+#: spends). No effort sent means the API's default, medium.
+TYPICAL_REASONING = {"minimal": 0, "low": 256, "medium": 1024, "high": 4096}
+TYPICAL_REASONING[None] = TYPICAL_REASONING["medium"]
 
 
 def batch_shares(path: str | Path | None = None) -> dict[str, float]:
@@ -49,19 +58,51 @@ def batch_share(model: str, shares: dict[str, float]) -> float:
     return shares[max(keys, key=len)] if keys else 1.0
 
 
-def add_bounds(calls: pd.DataFrame, reasoning: bool) -> pd.DataFrame:
-    """``calls`` with input/cached/output low, typical and high columns."""
+def with_sent_sampling(calls: pd.DataFrame, backend: str, model: str, policy: ReasoningPolicy | None = None) -> pd.DataFrame:
+    """``calls`` with ``max_tokens``/``reasoning_effort`` as the gateway sends them to ``model``
+    (the designed ones kept as ``max_tokens_design``/``reasoning_effort_design``) and a
+    ``reasoning`` flag."""
+    c = calls.copy()
+    c["max_tokens_design"], c["reasoning_effort_design"] = c["max_tokens"], c["reasoning_effort"]
+    sent = [sent_sampling(Sampling(max_tokens=int(m), reasoning_effort=e if isinstance(e, str) else None),
+                          backend, model, policy)
+            for m, e in zip(c["max_tokens"], c["reasoning_effort"])]
+    c["max_tokens"] = [s.max_tokens for s in sent]
+    c["reasoning_effort"] = [s.reasoning_effort for s in sent]
+    c["reasoning"] = reasoning_applies(backend, model)
+    return c
+
+
+def add_bounds(calls: pd.DataFrame, reasoning: bool | None = None) -> pd.DataFrame:
+    """``calls`` with input/cached/output low, typical and high columns (``reasoning`` None: the
+    calls' own ``reasoning`` column, see :func:`with_sent_sampling`)."""
     c = calls.copy()
     c["input_low"], c["input_high"] = c["input_min"], c["input_max"]
     c["input_typical"] = c["input_typical"] if "input_typical" in c else (c["input_min"] + c["input_max"]) / 2
     c["input_typical"] = c["input_typical"].fillna((c["input_min"] + c["input_max"]) / 2).round()
     c["cached_low"], c["cached_high"] = c["cached_min"], c["cached_max"]
     c["cached_typical"] = ((c["cached_min"] + c["cached_max"]) / 2).round()
-    allowance = c["reasoning_effort"].map(lambda e: REASONING_ALLOWANCE.get(e, 0) if reasoning else 0)
+    flags = c["reasoning"].astype(bool) if reasoning is None else pd.Series(bool(reasoning), index=c.index)
+    effort = c["reasoning_effort"].map(lambda e: e if isinstance(e, str) else None)
+    c["reasoning_typical"] = [TYPICAL_REASONING.get(e, TYPICAL_REASONING[None]) if r else 0
+                              for e, r in zip(effort, flags)]
     c["output_low"] = c["reply_min"].clip(upper=c["max_tokens"])
-    c["output_typical"] = (c["reply_max"] + allowance).clip(upper=c["max_tokens"])
+    c["output_typical"] = (c["reply_max"] + c["reasoning_typical"]).clip(upper=c["max_tokens"])
     c["output_high"] = c["max_tokens"]
     return c
+
+
+def budget_warnings(calls: pd.DataFrame) -> list[str]:
+    """One line per notebook whose budgets as sent cannot hold the typical reasoning plus the
+    schema-capped reply (the call would come back cut or empty)."""
+    short = calls[calls["reply_max"] + calls["reasoning_typical"] > calls["max_tokens"]]
+    out = []
+    for nb, g in short.groupby("notebook", sort=True):
+        out.append(f"notebook {nb}: {len(g)} of {int((calls['notebook'] == nb).sum())} calls have a budget "
+                   f"(max tokens as sent, e.g. {int(g['max_tokens'].iloc[0])}) below the typical reasoning "
+                   f"({int(g['reasoning_typical'].iloc[0])} at effort {g['reasoning_effort'].iloc[0]}) plus the "
+                   f"capped reply ({int(g['reply_max'].iloc[0])}): they would come back cut or empty")
+    return out
 
 
 def add_costs(calls: pd.DataFrame, model: str, prices: PriceTable | None = None,

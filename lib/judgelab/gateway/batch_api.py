@@ -209,7 +209,7 @@ def billed_failure(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_i
     return ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {error}"), backend=gw.backend_name,
                       model=gw.model_name, usage=usage, key=key, n_attempts=1,
                       tags=gw.redact({**req.tags, "batch_id": batch_id}),
-                      failure=line_failure(rec, gw.base_url, gw.model_name))
+                      failure_detail=(f := line_failure(rec, gw.base_url, gw.model_name)), failure=f.kind)
 
 
 def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
@@ -217,6 +217,7 @@ def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
     be = batch_backend(gw)
     lines, seen = [], set()
     for req in requests:
+        req = gw.as_sent(req)  # the sampling as sent (gateway.reasoning), as live calls send it
         key = gw.key(req)
         if key in seen or (gw.cache_mode != "refresh" and gw.cache.contains(key)):
             continue
@@ -300,6 +301,7 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
     ``note`` is the head_tail truncation note of the prompt as sent (None when it fitted)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
 
+    req = gw.as_sent(req)
     response = rec.get("response") or {}
     if rec.get("error") or response.get("status_code") != 200:
         detail = rec.get("error") or (response.get("body") or {}).get("error")
@@ -318,7 +320,7 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
     }))
     return ChatResult(status="ok", parsed=parsed, text=gw.redact(reply.text), backend=gw.backend_name,
                       model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
-                      truncated=note is not None, truncation_note=note,
+                      truncated=note is not None, truncation_note=note, sampling=req.sampling,
                       tags=gw.redact({**req.tags, "batch_id": batch_id})), ""
 
 

@@ -385,7 +385,7 @@ class BatchCollector:
                           usage=billed.usage if billed is not None else Usage(),
                           n_attempts=1 if billed is not None else 0,
                           tags=billed.tags if billed is not None else self.gw.redact(dict(req.tags)),
-                          failure=p.failure)
+                          failure_detail=p.failure, failure=p.failure.kind if p.failure else None)
 
     def close(self) -> None:
         self.jobs.close()

@@ -17,6 +17,12 @@ through :func:`~judgelab.gateway.redact.redact` with the configured key. Consecu
 failures to the endpoint open a :class:`~judgelab.gateway.breaker.CircuitBreaker`, which stops
 the run with one error naming the URL.
 
+Before step 1 the request's sampling becomes the sampling as sent (:mod:`~judgelab.gateway.reasoning`:
+a reasoning model's effort and budget with its reasoning allowance, no temperature); the cache key,
+the call and ``ChatResult.sampling`` all see that. In :meth:`Gateway.run_batch` and
+:meth:`Gateway.map` a canary per request shape and a stop on repeated alike failures guard the
+money (:mod:`~judgelab.gateway.canary`).
+
 In batch mode (``batch=True``, ``JUDGELAB_BATCH=1``) step 3 goes through the OpenAI Batch API:
 ``map`` runs each item in its own thread, ``run_batch`` hands all its requests over at once, and
 misses are answered batch by batch (:mod:`~judgelab.gateway.batch_collector`).
@@ -35,11 +41,14 @@ from judgelab import provenance, tokens
 from judgelab.engines import is_embedded_small_model
 from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache, canonical_request, request_key
+from judgelab.gateway.canary import (FanOutGuard, FanOutStopped, canary_enabled, classify_exception, classify_reply,
+                                     shape_key, stop_after_setting)
 from judgelab.gateway.errors import ConfigError, ContextOverflowError, PermanentError, ReplayMissError, TransientError
 from judgelab.gateway.ledger import Ledger, PriceTable
 from judgelab.gateway.limiter import RateLimiter
 from judgelab.gateway.parsing import parse_reply, repair_message
 from judgelab.gateway.progress import BatchProgress
+from judgelab.gateway.reasoning import REASONING_ALLOWANCE, ReasoningPolicy, reasoning_applies, sent_sampling
 from judgelab.gateway.redact import configured_secrets, redact
 from judgelab.gateway.retry import RetryPolicy
 from judgelab.gateway.settings import resolve
@@ -70,7 +79,9 @@ class _Outcome:
     repairs: int = 0
     latency: float = 0.0
     turns: list = field(default_factory=list)
-    failure: Failure | None = None  # why it failed, in groupable fields (errors.KINDS)
+    failure: str | None = None  # the class a fan-out groups by (gateway.canary: http_4xx, empty, cut ...)
+    failure_detail: Failure | None = None  # the same in fields: kind, status, url, model (errors.KINDS)
+    finish_reason: str | None = None
 
 
 class Gateway:
@@ -93,8 +104,20 @@ class Gateway:
         batch: bool = False,
         batch_poll_s: float = 30.0,
         batch_fallback: str = "stop",
+        reasoning: ReasoningPolicy | None = None,
+        study: str | None = None,
+        canary: bool | None = None,
+        stop_after: int | None = None,
     ):
         self.backend = backend
+        #: which effort a reasoning model gets where a request states none (gateway.reasoning)
+        self.reasoning = reasoning or ReasoningPolicy()
+        #: the study whose judge this is (judgelab.judges), named in stop messages' settings
+        self.study = study
+        #: canary per request shape and stop on repeated failures in fan-outs (gateway.canary)
+        self.canary = canary_enabled(backend.name, canary)
+        self.stop_after = stop_after_setting(stop_after)
+        self._passed_shapes: set = set()
         #: redacted from every file the gateway writes ($OPENAI_API_KEY and the backend's key)
         self.secrets = tuple(secrets) if secrets is not None else configured_secrets(getattr(backend, "api_key", None))
         self.cache = cache
@@ -163,6 +186,10 @@ class Gateway:
         batch: bool | None = None,
         batch_poll_s: float | None = None,
         batch_fallback: str | None = None,
+        reasoning: ReasoningPolicy | None = None,
+        study: str | None = None,
+        canary: bool | None = None,
+        stop_after: int | None = None,
     ) -> "Gateway":
         """A gateway configured by arguments, else the environment, else the embedded model.
 
@@ -196,6 +223,7 @@ class Gateway:
             max_repairs=max_repairs, retry=retry, limiter=RateLimiter(s.rpm, s.tpm), prices=prices,
             transcripts=log, progress=s.progress, secrets=secrets,
             batch=s.batch, batch_poll_s=s.batch_poll_s, batch_fallback=s.batch_fallback,
+            reasoning=reasoning, study=study, canary=canary, stop_after=stop_after,
         )
 
     # -- identity -------------------------------------------------------------------------------
@@ -233,25 +261,63 @@ class Gateway:
         return redact(value, self.secrets)
 
     def key(self, request: ChatRequest) -> str:
-        """The cache key of ``request`` for this backend."""
-        return request_key(self._identity, request)
+        """The cache key of ``request`` for this backend, with its sampling as sent (:meth:`as_sent`)."""
+        return request_key(self._identity, self.as_sent(request))
+
+    @property
+    def rejects_temperature(self) -> bool:
+        """True when this judge is sent no ``temperature``/``top_p`` (a reasoning model on OpenAI)."""
+        return reasoning_applies(self.backend_name, self.model_name)
+
+    def as_sent(self, request: ChatRequest) -> ChatRequest:
+        """``request`` with the sampling this gateway sends (:func:`~.reasoning.sent_sampling`:
+        for a reasoning model its effort, the budget plus the reasoning allowance, no
+        temperature). Idempotent; other models get ``request`` itself."""
+        if request._as_sent:
+            return request
+        sampling = sent_sampling(request.sampling, self.backend_name, self.model_name, self.reasoning)
+        out = request if sampling == request.sampling else request.model_copy(update={"sampling": sampling})
+        if out is request:
+            out = request.model_copy()
+        out._as_sent = True
+        return out
 
     # -- one call -------------------------------------------------------------------------------
     def chat(self, request: ChatRequest) -> ChatResult:
         """Answer one request from the cache or the model. Never raises for a model failure.
 
-        Raises :class:`ReplayMissError` in replay mode when the request is not cached.
+        Raises :class:`ReplayMissError` in replay mode when the request is not cached. Inside
+        :meth:`run_batch`/:meth:`map` raises :class:`~.canary.FanOutStopped` when the request's
+        shape failed its canary or items keep failing alike (:mod:`.canary`).
         """
+        request = self.as_sent(request)
         key = self.key(request)
+        guard: FanOutGuard | None = getattr(self._tls, "guard", None)
+        if guard is not None:
+            guard.check()
         result = self._lookup(request, key)
         if result is None:
             if self.cache_mode == "replay":
                 raise ReplayMissError(self._miss_message(request, key))
-            if self._batch is not None:
-                group = getattr(self._tls, "batch_group", None)
-                result = self._batched(request, key, group)
-            else:
-                result = self._live(request, key)
+            if guard is None:
+                result = self._miss(request, key)
+            else:  # a shape's first miss goes alone, as an ordinary call even in batch mode
+                result = guard.call(shape_key(request, self.model_name), request,
+                                    lambda: self._recorded(self._live(request, key)),
+                                    lambda: self._recorded(self._miss(request, key)))
+                guard.record(result, request)
+                return result
+        elif guard is not None:
+            guard.hit(shape_key(request, self.model_name))
+        return self._recorded(result)
+
+    def _miss(self, request: ChatRequest, key: str) -> ChatResult:
+        if self._batch is not None:
+            return self._batched(request, key, getattr(self._tls, "batch_group", None))
+        return self._live(request, key)
+
+    def _recorded(self, result: ChatResult) -> ChatResult:
+        """``result`` after its ledger row and the fan-out's item statistics."""
         self.ledger.record(result)
         stats = getattr(self._tls, "stats", None)
         if stats is not None:
@@ -334,6 +400,7 @@ class Gateway:
             "cached": True, "backend": entry["backend"], "model": entry["model"], "usage": entry["usage"],
             "latency_s": entry["latency_s"], "truncated": entry["truncated"],
             "truncation_note": entry["truncation_note"], "key": key, "tags": self.redact(dict(request.tags)),
+            "sampling": request.sampling,
         })
 
     def _fresh(self, request: ChatRequest, key: str) -> ChatResult:
@@ -344,11 +411,11 @@ class Gateway:
         try:
             messages, out.note = self.backend.fit_messages(messages, request.sampling.max_tokens, request.truncation, label)
         except ContextOverflowError as exc:
-            out.error = f"context overflow: {exc}"
-            out.failure = Failure.from_exception(exc, self.base_url, self.model_name)
+            out.error, out.failure = f"context overflow: {exc}", "context_overflow"
+            out.failure_detail = Failure.from_exception(exc, self.base_url, self.model_name)
         except ValueError as exc:  # head_tail could not make it fit
-            out.error = f"context overflow: {label}: {exc}"
-            out.failure = Failure(kind="context_overflow", url=self.base_url, model=self.model_name)
+            out.error, out.failure = f"context overflow: {label}: {exc}", "context_overflow"
+            out.failure_detail = Failure(kind="context_overflow", url=self.base_url, model=self.model_name)
         else:
             messages = self._converse(messages, request, label, out)
         self._redact_outcome(out, request)
@@ -357,8 +424,9 @@ class Gateway:
             status="ok" if ok else "failed", parsed=out.parsed if ok else None, text=out.text, error=out.error,
             n_repairs=out.repairs, n_attempts=out.attempts, cached=False, backend=self.backend_name,
             model=self.model_name, usage=out.usage, latency_s=out.latency, truncated=out.note is not None,
-            truncation_note=out.note, key=key, tags=self.redact(dict(request.tags)),
-            failure=None if ok else out.failure,
+            truncation_note=out.note, key=key, tags=self.redact(dict(request.tags)), sampling=request.sampling,
+            failure=None if ok else (out.failure or "invalid"), finish_reason=out.finish_reason,
+            failure_detail=None if ok else out.failure_detail,
         )
         if ok:  # errors and recorded failures are never cached
             self.cache.put(self.redact({
@@ -393,6 +461,7 @@ class Gateway:
                     out.parsed = request.schema.model_validate(clean)
                 except Exception as exc:  # noqa: BLE001 - the masked reply no longer fits the schema
                     out.parsed, out.error = None, f"{request.item_label()}: the reply repeats the API key ({exc})"
+                    out.failure = "repeats_key"
         elif isinstance(out.parsed, str):
             out.parsed = self.redact(out.parsed)
 
@@ -405,12 +474,14 @@ class Gateway:
             except TransientError as exc:
                 out.attempts += getattr(exc, "attempts", 1)
                 out.error = f"{label}: gave up after {out.attempts} attempt(s): {exc}"
-                out.failure = Failure.from_exception(exc, self.base_url, self.model_name)
+                out.failure = classify_exception(exc)
+                out.failure_detail = Failure.from_exception(exc, self.base_url, self.model_name)
                 return messages
             except PermanentError as exc:  # bad request, context too long: retrying cannot help
                 out.attempts += 1
                 out.error = f"{label}: {exc}"
-                out.failure = Failure.from_exception(exc, self.base_url, self.model_name)
+                out.failure = classify_exception(exc)
+                out.failure_detail = Failure.from_exception(exc, self.base_url, self.model_name)
                 return messages
             out.attempts += n
             out.latency += reply.latency_s
@@ -418,12 +489,17 @@ class Gateway:
             out.text, out.reported = reply.text, reply.reported_model
             out.parsed, verr = parse_reply(reply.text, request.schema, reply.finish_reason)
             out.turns.append({"reply": reply.text, "finish_reason": reply.finish_reason, "error": verr})
+            out.finish_reason = reply.finish_reason
             if verr is None:
-                out.error = None
+                out.error = out.failure = out.failure_detail = None
                 return messages
             out.error = f"{label}: invalid reply after {out.repairs} repair(s): {verr}"
-            out.failure = Failure(kind="invalid_reply", url=self.base_url, model=self.model_name)
-            if request.schema is None or turn == self.max_repairs:
+            out.failure = classify_reply(reply.text, reply.finish_reason)
+            out.failure_detail = Failure(kind="invalid_reply", url=self.base_url, model=self.model_name)
+            # an empty reply cut at the budget (a reasoning model spent it all thinking) comes
+            # back empty again on a repair turn with the same budget: do not pay for it twice
+            if request.schema is None or turn == self.max_repairs or (
+                    out.failure == "empty" and reply.finish_reason == "length"):
                 return messages
             messages = messages + [
                 {"role": "assistant", "content": reply.text},
@@ -468,25 +544,103 @@ class Gateway:
         """Answer many requests concurrently; results in the order of ``requests``.
 
         Threads rather than asyncio so that it also runs inside Jupyter's event loop. In replay
-        mode every request is checked first and a ReplayMissError lists the misses.
+        mode every request is checked first and a ReplayMissError lists the misses. The first miss
+        of every request shape goes alone, before the others (in batch mode: before the batch), and
+        the run stops with :class:`~.canary.FanOutStopped` when it is rejected, empty or cut, or
+        when calls keep failing alike (:mod:`judgelab.gateway.canary`).
         """
-        requests = list(requests)
+        requests = [self.as_sent(r) for r in requests]
         if self.cache_mode == "replay":
             self._check_replay(requests)
+        guard = self._guard()
         with BatchProgress(len(requests), desc, self.progress) as bar:
-            answered = self._batch_all(requests) if self._batch is not None else {}
+            first: dict[str, ChatResult] = {}
+            if self._batch is not None and guard is not None:  # the canaries before the batch
+                canaries = self._canary_requests(requests)
+                done = self._parallel(self._guarded(guard, self.chat), canaries, self._workers(concurrency))
+                first = {self.key(r): res for r, res in zip(canaries, done)}
+            answered = self._batch_all([r for r in requests if self.key(r) not in first]) if self._batch is not None else {}
 
             def one(req: ChatRequest) -> ChatResult:
                 key = self.key(req)
-                if key in answered:  # batch mode: the misses were answered together, in one batch
+                res = first.pop(key, None)  # a canary's result (its ledger row is written), once
+                if res is None and key in answered:  # batch mode: the misses were answered together, in one batch
                     res = self._answer(answered[key], req, key)
                     self.ledger.record(res)
-                else:
+                    if guard is not None:
+                        guard.record(res, req)
+                elif res is None:
                     res = self.chat(req)
                 bar.update(res.cached, res.status == "failed")
                 return res
 
-            return self._parallel(one, requests, self._workers(concurrency))
+            return self._parallel(self._guarded(guard, one), requests, self._workers(concurrency))
+
+    # -- canary and streak (gateway.canary) -----------------------------------------------------
+    def _guard(self) -> FanOutGuard | None:
+        """A fresh guard for one fan-out (None when switched off or in replay, which never calls)."""
+        if not self.canary or self.cache_mode == "replay":
+            return None
+        return FanOutGuard(self._passed_shapes, self.stop_after, self._stop_message)
+
+    def _guarded(self, guard: FanOutGuard | None, fn: Callable[[T], R]) -> Callable[[T], R]:
+        """``fn`` run with ``guard`` watching the calls of this thread."""
+        if guard is None:
+            return fn
+
+        def run(item: T) -> R:
+            outer, self._tls.guard = getattr(self._tls, "guard", None), guard
+            try:
+                return fn(item)
+            finally:
+                self._tls.guard = outer
+
+        return run
+
+    def _canary_requests(self, requests: list[ChatRequest]) -> list[ChatRequest]:
+        """The first uncached request of every shape not answered before."""
+        out, seen = [], set(self._passed_shapes)
+        for req in requests:
+            shape = shape_key(req, self.model_name)
+            if shape in seen:
+                continue
+            if self._lookup(req, self.key(req)) is not None:
+                self._passed_shapes.add(shape)
+            else:
+                out.append(req)
+            seen.add(shape)
+        return out
+
+    def _stop_message(self, why: str, result: ChatResult, request: ChatRequest, n: int) -> str:
+        """Why the fan-out stopped and which setting to change (``why``: canary | streak)."""
+        sent = request.sampling
+        head = (f"stopped after {'the canary call of this request shape' if why == 'canary' else f'{n} consecutive calls that failed alike'}"
+                f" ({result.failure}) at {self.base_url or self.backend_name}, model {self.model_name}, "
+                f"[{request.item_label()}]: {result.error}")
+        return self.redact(f"{head}. {self._remedy(result.failure, result.finish_reason, sent)}")
+
+    def _remedy(self, failure: str | None, finish_reason: str | None, sent) -> str:
+        """The settings that would change the outcome of a ``failure``."""
+        study = (self.study or "").upper()
+        model_var = f"JUDGELAB_{study}_MODEL" if study else "JUDGELAB_MODEL"
+        effort_var = f"JUDGELAB_{study}_REASONING_EFFORT" if study else "the request's reasoning_effort"
+        reasoning = reasoning_applies(self.backend_name, self.model_name)
+        if failure == "empty" and finish_reason != "length":
+            return f"The model answered nothing within its budget: choose another model ({model_var})"
+        if failure in ("empty", "cut"):
+            if reasoning:
+                allowance = REASONING_ALLOWANCE.get(sent.reasoning_effort, 0)
+                return (f"The reply did not fit max_completion_tokens={sent.max_tokens} (the profile's "
+                        f"max_tokens {sent.max_tokens - allowance} + a reasoning allowance of {allowance} for "
+                        f"reasoning_effort={sent.reasoning_effort}): raise the profile's max_tokens, lower "
+                        f"{effort_var} (minimal), or choose a non-reasoning model ({model_var}=gpt-4.1)")
+            return (f"The reply did not fit max_tokens={sent.max_tokens}: raise the profile's max_tokens for "
+                    f"this request, or choose another model ({model_var})")
+        if failure == "http_4xx":
+            return (f"The server rejects the request: check the model name and key ({model_var}, "
+                    "OPENAI_API_KEY) or the setting the server's message names")
+        return (f"Every further item would fail the same way: fix the endpoint ({self.base_url}) or the model "
+                f"({model_var}); JUDGELAB_STOP_AFTER sets how many alike failures stop a run")
 
     def _batch_all(self, requests: list[ChatRequest]) -> dict:
         """Batch mode: send every cache miss of ``requests`` as one batch; key -> Pending."""
@@ -531,10 +685,12 @@ class Gateway:
         """Run ``fn(item)`` (e.g. a multi-turn conversation of ``chat`` calls) for every item.
 
         Results keep the order of ``items``. The bar counts an item as cached when all its calls
-        were cache hits and as failed when any call failed. On the in-process backend items run
+        were cache hits and as failed when any call failed. Every call runs under the canary and
+        the failure streak of :mod:`judgelab.gateway.canary`, as in :meth:`run_batch`. On the in-process backend items run
         one at a time so that each conversation keeps its KV prefix.
         """
         items = list(items)
+        guard = self._guard()
         with BatchProgress(len(items), desc, self.progress) as bar:
             def one(item: T) -> R:
                 self._tls.stats = {"all_cached": True, "failed": False}
@@ -546,8 +702,8 @@ class Gateway:
                 return out
 
             if self._batch is not None:
-                return self._map_batched(one, items)
-            return self._parallel(one, items, self._workers(concurrency))
+                return self._map_batched(self._guarded(guard, one), items)
+            return self._parallel(self._guarded(guard, one), items, self._workers(concurrency))
 
     def _map_batched(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
         """Batch mode: every item in its own thread (at most ``MAX_WORKERS`` at a time), so that

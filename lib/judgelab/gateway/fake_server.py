@@ -67,6 +67,14 @@ Gateway faults of issue 25 (options and faults kept together, marked "issue 25 g
 * ``batch_status="expired"`` with ``batch_expire_after=n``: the first ``n`` lines are answered
   (and listed in the output file), the others are in the error file with code ``batch_expired``.
 
+Reasoning models (option ``reasoning=ReasoningRules()``, off by default; see :class:`ReasoningRules`):
+OpenAI's documented rules for gpt-5* and o-series models. ``temperature``/``top_p`` other than the
+default and ``max_tokens`` are rejected with HTTP 400; hidden reasoning tokens (by
+``reasoning_effort``, medium when none is sent) are drawn from ``max_completion_tokens`` first, so a
+budget they exhaust gives ``content=""``, ``finish_reason="length"``, and one they leave too little
+of gives the reply cut there; usage counts them in ``completion_tokens`` and
+``completion_tokens_details.reasoning_tokens``. Batch input lines follow the same rules.
+
 Counting: ``srv.n_calls`` (chat calls received, faults included), ``srv.calls`` (their request
 bodies, in arrival order), ``srv.count(path)``, ``srv.reset_counts()``. ``latency_s`` delays
 every chat reply (the benchmark uses 0.2 s). Batch API counters: ``count("/v1/files")`` (uploads),
@@ -79,6 +87,7 @@ import email.parser
 import email.policy
 import itertools
 import json
+import re
 import threading
 import time
 from collections import Counter
@@ -86,7 +95,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
-__all__ = ["FakeChatServer", "Fault", "Reply", "malformed_json", "truncated_json", "synthesize"]
+__all__ = ["FakeChatServer", "Fault", "Reply", "ReasoningRules", "malformed_json", "truncated_json", "synthesize"]
 
 
 @dataclass
@@ -159,6 +168,55 @@ class Reply:
     omit_usage: bool = False
 
 
+# ---- reasoning-model emulation (option ``reasoning=``) ---------------------------------------------
+_REASONING_NAME = re.compile(r"^(gpt-5|o\d)")
+
+
+@dataclass
+class ReasoningRules:
+    """OpenAI's documented behaviour of reasoning models, for the models it names.
+
+    ``tokens`` is the hidden reasoning spent per call by effort (fixed here so that tests know the
+    answer); ``default_effort`` is what the API uses when the request sends none (medium).
+    ``models``: a predicate on the model name (default: gpt-5*, o1/o3/o4*, not gpt-5-chat*)."""
+
+    tokens: dict = field(default_factory=lambda: {"minimal": 0, "low": 200, "medium": 800, "high": 3000})
+    default_effort: str = "medium"
+    models: Callable[[str], bool] | None = None
+
+    def applies(self, model: str | None) -> bool:
+        name = (model or "").lower().split("/")[-1]
+        if self.models is not None:
+            return bool(self.models(name))
+        return bool(_REASONING_NAME.match(name)) and not name.startswith("gpt-5-chat")
+
+    def rejection(self, body: dict) -> str | None:
+        """The 400 message OpenAI gives this request, or None when it is accepted."""
+        for name in ("temperature", "top_p"):
+            if body.get(name) is not None and body[name] != 1:
+                return (f"Unsupported value: '{name}' does not support {body[name]} with this model. "
+                        "Only the default (1) value is supported.")
+        if "max_tokens" in body:
+            return ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+                    "Use 'max_completion_tokens' instead.")
+        effort = body.get("reasoning_effort")
+        if effort is not None and effort not in self.tokens:
+            return f"Unsupported value: 'reasoning_effort' does not support {effort!r} with this model."
+        return None
+
+    def spend(self, body: dict, content: str) -> tuple[str, str | None, int, int]:
+        """(visible content, finish_reason override, completion tokens, reasoning tokens): the
+        reasoning first, then as much of the reply as the budget leaves (one token a word)."""
+        reasoning = int(self.tokens[body.get("reasoning_effort") or self.default_effort])
+        budget = body.get("max_completion_tokens")
+        words = content.split(" ")
+        visible = max(1, len(content.split()))
+        if budget is None or reasoning + visible <= int(budget):
+            return content, None, reasoning + visible, reasoning
+        left = max(0, int(budget) - reasoning)
+        return " ".join(words[:left]) if left else "", "length", int(budget), min(reasoning, int(budget))
+
+
 def malformed_json(obj: Any = None) -> str:
     """JSON-like text that does not parse (unquoted key, trailing comma)."""
     return "{score: 5, 'reason': 'single quotes',}" if obj is None else json.dumps(obj)[:-1] + ",,}"
@@ -224,7 +282,10 @@ class FakeChatServer:
         batch_status: str = "completed",
         batch_errors: list[dict] | None = None,
         batch_expire_after: int = 0,
+        reasoning: ReasoningRules | None = None,
     ):
+        #: reasoning-model rules (None: every model is answered as a plain chat model)
+        self.reasoning = reasoning
         self._script = replies if callable(replies) else (iter(list(replies)) if replies is not None else None)
         self._default = default
         self.latency_s = latency_s
@@ -329,15 +390,30 @@ class FakeChatServer:
             return default_reply(body)
         return self._default(body) if callable(self._default) else self._default
 
+    def reasoning_rejection(self, body: dict) -> Fault | None:
+        """The 400 a reasoning model answers this request with (option ``reasoning``), or None."""
+        if self.reasoning is None or not self.reasoning.applies(body.get("model")):
+            return None
+        message = self.reasoning.rejection(body)
+        return Fault.status(400, message) if message else None
+
     def completion(self, body: dict, item: Any) -> tuple[dict, Reply]:
         """The chat.completion object for a non-fault item."""
         reply = item if isinstance(item, Reply) else Reply(item)
         content = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        finish, details = reply.finish_reason, None
+        if self.reasoning is not None and self.reasoning.applies(body.get("model")) and not reply.usage:
+            content, cut, completion_tokens, spent = self.reasoning.spend(body, content)
+            finish, details = cut or finish, {"reasoning_tokens": spent}
+        else:
+            completion_tokens = max(1, len(content.split()))
         usage = dict(reply.usage) if reply.usage else {
             "prompt_tokens": prompt_words + 4 * len(body.get("messages", [])),
-            "completion_tokens": max(1, len(content.split())),
+            "completion_tokens": completion_tokens,
         }
+        if details is not None:
+            usage["completion_tokens_details"] = details
         usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
         usage.setdefault("prompt_tokens_details", {"cached_tokens": 0})
         n = next(self._ids)
@@ -347,7 +423,7 @@ class FakeChatServer:
             "created": int(time.time()),
             "model": reply.model or body.get("model") or self.model,
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": reply.finish_reason, "logprobs": None}],
+                         "finish_reason": finish, "logprobs": None}],
             "usage": usage,
         }
         if reply.omit_usage:
@@ -365,7 +441,7 @@ class FakeChatServer:
             with self._lock:
                 self._counts["batch_line"] += 1
                 self.calls.append(body)
-            item = self.next_item(body)
+            item = self.reasoning_rejection(body) or self.next_item(body)
             n = next(self._ids)
             if isinstance(item, Fault):
                 response = {"status_code": item.status if item.kind == "status" else 500,
@@ -461,6 +537,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, {"error": {"message": "request body is not JSON"}})
             return
         self._count("/v1/chat/completions", body)
+        rejected = self.fake.reasoning_rejection(body)
+        if rejected is not None:  # the API refuses before it runs the model
+            self._fault(rejected, body)
+            return
         try:
             item = self.fake.next_item(body)
         except Exception as exc:  # noqa: BLE001 - a broken script must show up in the test, as a 500
@@ -577,7 +657,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m judgelab.gateway.fake_server [--latency S] [--reply JSON]``: serve until killed.
+    """``python -m judgelab.gateway.fake_server [--latency S] [--reply JSON] [--reasoning]``: serve until killed.
+
+    ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`).
 
     Prints ``base_url <url>`` on its first line, so a parent process (a benchmark, a manual check
     of a notebook against a scripted model) can read where to connect.
@@ -588,9 +670,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
     parser.add_argument("--reply", default=None, help="fixed reply content (JSON text); default: schema-synthesized")
     parser.add_argument("--model", default="fake-model")
+    parser.add_argument("--reasoning", action="store_true", help="emulate reasoning models (ReasoningRules)")
     args = parser.parse_args(argv)
     default = (lambda body: args.reply) if args.reply is not None else None
-    with FakeChatServer(default=default, latency_s=args.latency, model=args.model) as srv:
+    rules = ReasoningRules() if args.reasoning else None
+    with FakeChatServer(default=default, latency_s=args.latency, model=args.model, reasoning=rules) as srv:
         print(f"base_url {srv.base_url}", flush=True)
         try:
             threading.Event().wait()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 Role = Literal["system", "user", "assistant"]
 Status = Literal["ok", "failed"]
@@ -87,6 +87,8 @@ with warnings.catch_warnings():
         template_version: str = "unversioned"
         tags: dict[str, Any] = Field(default_factory=dict)
         truncation: Truncation | None = None
+        #: True once the gateway has replaced ``sampling`` by what it sends (gateway.reasoning)
+        _as_sent: bool = PrivateAttr(default=False)
 
         @field_validator("messages")
         @classmethod
@@ -143,7 +145,12 @@ class ChatResult(BaseModel):
     ``status`` is "ok" (``parsed`` holds the validated object, or ``text`` for free text) or
     "failed" (``error`` says why, ``text`` keeps the raw reply). ``n_repairs`` counts the repair
     turns that showed the model its validation error. ``model`` is the model the backend reported.
-    ``failure`` (failed results) says why in groupable fields (:class:`Failure`).
+    ``sampling`` is the sampling as sent (:func:`judgelab.gateway.reasoning.sent_sampling`: a
+    reasoning model's effort and budget, no temperature), which tables record instead of the
+    design's. ``failure`` classifies a failed call (:mod:`judgelab.gateway.canary`: ``http_4xx``,
+    ``http_<status>``, timeout, connection, empty, cut, invalid, context_overflow ...),
+    ``failure_detail`` says the same in groupable fields (:class:`Failure`: kind, status, URL,
+    model) and ``finish_reason`` is the last reply's.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
@@ -163,7 +170,10 @@ class ChatResult(BaseModel):
     truncation_note: str | None = None
     key: str = ""
     tags: dict[str, Any] = Field(default_factory=dict)
-    failure: Failure | None = None
+    sampling: Sampling | None = None
+    failure: str | None = None
+    failure_detail: Failure | None = None
+    finish_reason: str | None = None
 
     @property
     def ok(self) -> bool:

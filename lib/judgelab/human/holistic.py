@@ -91,8 +91,10 @@ def judge_stories(gateway, stories: pd.DataFrame, *, dataset: str, max_tokens: i
     """Run the holistic judge over ``stories`` (columns ``story``, ``text``) through the gateway.
 
     Returns one row per story: dataset, story, measure, score (NaN when the call failed), status,
-    error, reason, input_tokens, output_tokens, cached, backend, model, template_version, profile.
-    A failed call is recorded, never scored.
+    error, reason, input_tokens, output_tokens, cached, backend, model, template_version, the
+    sampling as sent (temperature, reasoning_effort, max_tokens: a reasoning model's effort and
+    budget with its reasoning allowance, no temperature; :func:`judgelab.gateway.reasoning.sent_sampling`),
+    profile. A failed call is recorded, never scored.
     """
     missing = [c for c in ("story", "text") if c not in stories.columns]
     if missing:
@@ -104,6 +106,7 @@ def judge_stories(gateway, stories: pd.DataFrame, *, dataset: str, max_tokens: i
     for story, req, res in zip(stories["story"], reqs, results):
         ok = res.status == "ok" and res.parsed is not None
         usage = res.usage
+        sent = gateway.as_sent(req).sampling if hasattr(gateway, "as_sent") else req.sampling
         rows.append({
             "dataset": dataset, "story": story, "measure": MEASURE,
             "score": float(res.parsed.score) if ok else float("nan"),
@@ -111,6 +114,7 @@ def judge_stories(gateway, stories: pd.DataFrame, *, dataset: str, max_tokens: i
             "reason": getattr(res.parsed, "reason", None) if ok else None,
             "input_tokens": getattr(usage, "input_tokens", None), "output_tokens": getattr(usage, "output_tokens", None),
             "cached": bool(res.cached), "backend": res.backend, "model": res.model,
-            "template_version": req.template_version, "profile": profile,
+            "template_version": req.template_version, "temperature": sent.temperature,
+            "reasoning_effort": sent.reasoning_effort, "max_tokens": sent.max_tokens, "profile": profile,
         })
     return pd.DataFrame(rows)

@@ -136,10 +136,10 @@ class LayerReport:
         profiles.check(profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
-        if gateway is None:
-            from judgelab.gateway import Gateway
+        if gateway is None:  # SAGE's judge (judgelab.judges: the paper's gpt-5-mini on openai)
+            from judgelab.judges import open_gateway
 
-            gateway = Gateway.from_settings(backend=backend, model=model, base_url=base_url)
+            gateway = open_gateway("sage", backend=backend, model=model, base_url=base_url)
         corpus = interim.read("corpus") if corpus is None else corpus
         mask = None if params.is_unset(mask_title_in_body) else params.as_bool(
             mask_title_in_body, name="MASK_TITLE_IN_BODY")

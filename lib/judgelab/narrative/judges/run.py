@@ -6,9 +6,15 @@ request goes to :meth:`judgelab.gateway.Gateway.run_batch`. The agents differ in
 so every (narrative, mode, agent) is its own cache entry. A failed call stays a row with
 ``status="failed"`` and ``score=NaN``: it is reported, never scored.
 
+A model that rejects temperature (a reasoning model on OpenAI) cannot run agents that differ in
+temperature: :func:`run_judges` refuses such a design before any call, naming the two ways out (a
+non-reasoning model, or the seed-only design ``JUDGELAB_NARRATIVE_AGENTS=seed-only``, where the
+agents send no temperature and differ by seed only; :func:`judgelab.judges.agent_design`).
+
 Output: the tidy frame of ``narr_judge_scores.parquet`` (CONTRIBUTING.md): collection, pair_id,
-method, mode, agent, temperature, seed, score, status, input_tokens, output_tokens, latency_s,
-cached, backend, model, profile.
+method, mode, agent, temperature, top_p, reasoning_effort, max_tokens (the sampling as sent:
+``ChatResult.sampling``, not as designed; temperature NaN when none was sent), seed, score, status,
+input_tokens, output_tokens, latency_s, cached, backend, model, profile.
 """
 from __future__ import annotations
 
@@ -23,7 +29,8 @@ from judgelab.narrative.judges.schemas import (DEFAULT_EXPLANATION_CHARS, DEFAUL
                             overall_score)
 
 SCORE_COLUMNS: tuple[str, ...] = (
-    "collection", "pair_id", "method", "mode", "agent", "temperature", "seed", "score", "status",
+    "collection", "pair_id", "method", "mode", "agent", "temperature", "top_p", "reasoning_effort", "max_tokens",
+    "seed", "score", "status",
     "input_tokens", "output_tokens", "latency_s", "cached", "backend", "model", "profile",
 )
 """Columns of ``narr_judge_scores.parquet`` in contract order."""
@@ -31,21 +38,40 @@ SCORE_COLUMNS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Agent:
-    """One of the K judge agents: its index (also the request's replicate), temperature, seed."""
+    """One of the K judge agents: its index (also the request's replicate), temperature (None:
+    none sent, the seed-only design), seed."""
 
     agent: int
-    temperature: float
+    temperature: float | None
     seed: int
 
 
-def agent_spread(k: int, temperature_range: tuple[float, float] = (0.3, 0.7), base_seed: int = 0) -> list[Agent]:
+def agent_spread(k: int, temperature_range: tuple[float, float] = (0.3, 0.7), base_seed: int = 0,
+                 design: str = "temperature") -> list[Agent]:
     """K agents with temperatures evenly spaced over ``temperature_range`` (both ends included;
-    one agent sits at the midpoint) and seeds ``base_seed + j`` for agent j = 0..K-1."""
+    one agent sits at the midpoint) and seeds ``base_seed + j`` for agent j = 0..K-1. The
+    ``seed-only`` design gives them no temperature (seeds only)."""
     if int(k) < 1:
         raise ValueError(f"K must be >= 1, got {k}")
     lo, hi = temperature_range
     temps = [(lo + hi) / 2.0] if k == 1 else np.linspace(lo, hi, int(k)).tolist()
-    return [Agent(agent=j, temperature=round(float(t), 6), seed=int(base_seed) + j) for j, t in enumerate(temps)]
+    seed_only = design == "seed-only"
+    return [Agent(agent=j, temperature=None if seed_only else round(float(t), 6), seed=int(base_seed) + j)
+            for j, t in enumerate(temps)]
+
+
+def check_design(gw, agents_by_collection: Mapping[str, Sequence[Agent]]) -> None:
+    """Refuse, before any call, agents that set a temperature on a judge that is sent none."""
+    from judgelab.gateway.errors import ConfigError
+
+    temps = sorted({a.temperature for ags in agents_by_collection.values() for a in ags if a.temperature is not None})
+    if temps and getattr(gw, "rejects_temperature", False):
+        raise ConfigError(
+            f"the narrative judges' agents differ in temperature ({', '.join(f'{t:g}' for t in temps)}), but "
+            f"{gw.model_name} on {gw.backend_name} accepts no temperature: the agents would be identical but for "
+            "their seed while the tables recorded temperatures that never ran. Either judge with a non-reasoning "
+            "model (JUDGELAB_NARRATIVE_MODEL=gpt-4.1, the paper's) or state the seed-only design "
+            "(JUDGELAB_NARRATIVE_AGENTS=seed-only: no temperature sent, agents differ by seed)")
 
 
 def select_pairs(paths: pd.DataFrame, n_pairs: int | None, seed: int) -> pd.DataFrame:
@@ -119,16 +145,22 @@ def build_requests(
                     truncation=None,
                 ))
                 meta.append({"collection": coll, "pair_id": row.pair_id, "method": str(row.method),
-                             "mode": mode, "agent": ag.agent, "temperature": ag.temperature, "seed": ag.seed})
+                             "mode": mode, "agent": ag.agent, "temperature": ag.temperature, "top_p": None,
+                             "reasoning_effort": None, "max_tokens": reqs[-1].sampling.max_tokens, "seed": ag.seed})
     return meta, reqs
 
 
-def result_row(meta: dict, res, profile: str) -> dict:
-    """One tidy row from a request's metadata and its gateway result."""
+def result_row(meta: dict, res, profile: str, sent=None) -> dict:
+    """One tidy row from a request's metadata and its gateway result; the sampling columns are
+    the ones sent (``sent``: the request as the gateway sends it, else ``res.sampling``), else
+    the design's."""
     ok = res.status == "ok" and res.parsed is not None
     usage = res.usage
+    sent = sent if sent is not None else getattr(res, "sampling", None)
+    sampling = {"temperature": sent.temperature, "top_p": sent.top_p, "reasoning_effort": sent.reasoning_effort,
+                "max_tokens": sent.max_tokens} if sent is not None else {}
     return {
-        **meta,
+        **meta, **sampling,
         "score": overall_score(meta["mode"], res.parsed) if ok else float("nan"),
         "status": "ok" if ok else "failed",
         "input_tokens": getattr(usage, "input_tokens", None),
@@ -144,12 +176,13 @@ def result_row(meta: dict, res, profile: str) -> dict:
 def tidy_scores(rows: list[dict]) -> pd.DataFrame:
     """Rows -> the contract frame with stable dtypes (columns in :data:`SCORE_COLUMNS` order)."""
     df = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
-    for col in ("agent", "seed"):
+    for col in ("agent", "seed", "max_tokens"):
         df[col] = df[col].astype("int64")
-    for col in ("temperature", "score", "latency_s"):
+    for col in ("temperature", "top_p", "score", "latency_s"):
         df[col] = df[col].astype("float64")
     for col in ("input_tokens", "output_tokens"):
         df[col] = df[col].astype("Int64")
+    df["reasoning_effort"] = df["reasoning_effort"].astype("object")
     df["cached"] = df["cached"].astype(bool)
     return df
 
@@ -168,31 +201,41 @@ def run_judges(
     wording: Mapping[str, str] | None = None,
     profile: str = "demo",
     concurrency: int | None = None,
+    agent_design: str | None = None,
 ) -> pd.DataFrame:
     """Judge every path in every mode with K agents; return the tidy scores frame.
 
     ``k`` None takes the paper's K per collection (5 news, 3 VisPub;
-    :func:`judgelab.narrative.judges.settings.k_for`).
+    :func:`judgelab.narrative.judges.settings.k_for`). ``agent_design`` None reads
+    ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.judges.agent_design`); a temperature design on a
+    judge that takes no temperature raises ConfigError before any call (:func:`check_design`).
     """
+    from judgelab import judges as study_judges
     from judgelab.narrative.judges.settings import k_for
 
-    agents = {c: agent_spread(k_for(c, k), temperature_range, seed) for c in paths["collection"].unique()}
+    design = study_judges.agent_design(agent_design)
+    agents = {c: agent_spread(k_for(c, k), temperature_range, seed, design) for c in paths["collection"].unique()}
+    check_design(gw, agents)
     meta, reqs = build_requests(paths, agents, modes, max_tokens=max_tokens, explanations=explanations,
                                 reasoning_chars=reasoning_chars, wording=wording)
+    sent = [gw.as_sent(r).sampling for r in reqs] if hasattr(gw, "as_sent") else [None] * len(reqs)
     results = gw.run_batch(reqs, concurrency=concurrency, desc="narrative judges")
-    return tidy_scores([result_row(m, r, profile) for m, r in zip(meta, results)])
+    return tidy_scores([result_row(m, r, profile, s) for m, r, s in zip(meta, results, sent)])
 
 
 # --------------------------------------------------------------------------- what the notebook shows
 
 def agents_table(collections, k: int | None, temperature_range: tuple[float, float] = (0.3, 0.7),
-                 base_seed: int = 0) -> pd.DataFrame:
+                 base_seed: int = 0, agent_design: str | None = None) -> pd.DataFrame:
     """The K agents of each collection (:func:`agent_spread` with
-    :func:`judgelab.narrative.judges.settings.k_for`): collection, agent, temperature, seed."""
+    :func:`judgelab.narrative.judges.settings.k_for` and the design of
+    :func:`judgelab.judges.agent_design`): collection, agent, temperature, seed."""
+    from judgelab import judges as study_judges
     from judgelab.narrative.judges.settings import k_for
 
+    design = study_judges.agent_design(agent_design)
     rows = [{"collection": c, "agent": a.agent, "temperature": a.temperature, "seed": a.seed}
-            for c in collections for a in agent_spread(k_for(c, k), temperature_range, base_seed)]
+            for c in collections for a in agent_spread(k_for(c, k), temperature_range, base_seed, design)]
     return pd.DataFrame(rows, columns=["collection", "agent", "temperature", "seed"])
 
 

@@ -35,11 +35,12 @@ ROW_COLUMNS = [
 SUMMARY_COLUMNS = [
     "story_id", "category", "tier", "layer", "mode", "overall_score", "validator_blind_overall",
     "eval_validator_mad", "max_r4_r5_change", "trust_level", "status", "n_repairs", "n_failures",
-    "knows_work", "truncated", "backend", "model", "profile",
+    "knows_work", "truncated", "temperature", "reasoning_effort", "max_tokens", "backend", "model", "profile",
 ]
 FAILURE_COLUMNS = ["story_id", "category", "layer", "mode", "track", "round", "error"]
 CALL_COLUMNS = ["story_id", "category", "layer", "mode", "track", "round", "status", "input_tokens",
-                "output_tokens", "cached_tokens", "estimated", "latency_s", "cached", "n_repairs"]
+                "output_tokens", "cached_tokens", "estimated", "latency_s", "cached", "n_repairs",
+                "temperature", "reasoning_effort", "max_tokens"]
 
 
 @dataclass
@@ -207,8 +208,17 @@ def evaluation_summary(ev: Evaluation, backend: str, model: str, profile: str) -
         "n_failures": int(sum(not c.ok for c in ev.calls)),
         "knows_work": knows,
         "truncated": bool(it.prepared.truncated or any(c.result is not None and c.result.truncated for c in ev.calls)),
+        **_sent(next((c.result for c in ev.calls if c.result is not None), None)),
         "backend": backend, "model": model, "profile": profile,
     }
+
+
+def _sent(result) -> dict:
+    """The sampling as sent (``ChatResult.sampling``: a reasoning model's effort and budget, no
+    temperature; :mod:`judgelab.gateway.reasoning`), not as designed; None when unknown."""
+    s = getattr(result, "sampling", None)
+    return {"temperature": s.temperature if s else None, "reasoning_effort": s.reasoning_effort if s else None,
+            "max_tokens": s.max_tokens if s else None}
 
 
 def tidy(evaluations: list[Evaluation], backend: str, model: str, profile: str):
@@ -229,12 +239,13 @@ def tidy(evaluations: list[Evaluation], backend: str, model: str, profile: str):
                           "input_tokens": u.input_tokens if u else 0, "output_tokens": u.output_tokens if u else 0,
                           "cached_tokens": u.cached_tokens if u else 0, "estimated": bool(u.estimated) if u else False,
                           "latency_s": r.latency_s if r is not None else 0.0, "cached": bool(r.cached) if r is not None else False,
-                          "n_repairs": r.n_repairs if r is not None else 0})
+                          "n_repairs": r.n_repairs if r is not None else 0, **_sent(r)})
     rows_df = pd.DataFrame(rows, columns=ROW_COLUMNS)
     rows_df = rows_df.astype({"round": "int64", "score": "float64", "confidence": "float64",
                               "r4_score_changed": "bool", "truncated": "bool"})
     summ_df = pd.DataFrame(summ, columns=SUMMARY_COLUMNS)
     summ_df["knows_work"] = summ_df["knows_work"].astype("object")
+    summ_df = summ_df.astype({"temperature": "float64", "max_tokens": "Int64", "reasoning_effort": "object"})
     return (rows_df, summ_df, pd.DataFrame(fails, columns=FAILURE_COLUMNS),
             pd.DataFrame(calls, columns=CALL_COLUMNS))
 

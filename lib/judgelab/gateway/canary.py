@@ -1,0 +1,190 @@
+"""A paid fan-out never buys nothing: a canary per request shape, and a stop on repeated failures.
+
+Inside :meth:`Gateway.run_batch` and :meth:`Gateway.map` (live and batch mode) a :class:`FanOutGuard`
+watches every call:
+
+* **canary**: the first cache miss of every distinct request *shape* (:func:`shape_key`: model,
+  schema, the caller's ``shape`` tag if any, sampling as sent but the seed) is sent alone; the
+  other requests of that shape wait for it. When it comes back rejected (HTTP 4xx), empty or cut
+  at the token budget (:data:`CANARY_STOPS`), the fan-out stops after that one call with
+  :class:`FanOutStopped`, whose message names the setting to change. A cache hit counts as a
+  passed canary (a replay costs nothing);
+* **streak**: :data:`DEFAULT_STOP_AFTER` (``JUDGELAB_STOP_AFTER``) consecutive fresh calls that
+  failed the same way (:func:`failure_key`: same status or error class) stop the fan-out with one
+  error naming the URL, the model and the cause, instead of one failure row per item. A fresh
+  success resets the count; a schema violation (the model's answer, not the endpoint's) or a
+  prompt too long for the context (the item's) never counts.
+
+On by default for the OpenAI-protocol backends; the embedded model (free, and a pipeline check
+with deliberately small budgets) runs without, unless asked (``JUDGELAB_CANARY=1``).
+``JUDGELAB_CANARY=0`` switches both off.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Any, Callable
+
+from judgelab.gateway.errors import ConfigError, GatewayError
+from judgelab.gateway.types import ChatRequest, ChatResult
+
+DEFAULT_STOP_AFTER = 4
+#: failure classes of a canary that stop the fan-out (repeating the call would buy the same)
+CANARY_STOPS = ("http_4xx", "empty", "cut")
+#: failure classes that are the item's or the model's answer, never the endpoint's: no streak
+NOT_STREAKED = ("invalid", "context_overflow", "repeats_key", None)
+_HTTP = re.compile(r"\bHTTP (\d{3})\b")
+
+
+class FanOutStopped(GatewayError):
+    """A fan-out stopped before paying for more: a canary failed, or items kept failing alike."""
+
+
+def shape_key(request: ChatRequest, model: str) -> tuple:
+    """What makes requests fail alike: model, schema, the caller's ``shape`` tag, sampling but the seed."""
+    schema = request.schema.__name__ if request.schema is not None else None
+    sampling = request.sampling.model_dump(exclude={"seed"})
+    return (model, schema, request.tags.get("shape"), tuple(sorted(sampling.items())))
+
+
+def classify_exception(exc: BaseException) -> str:
+    """The failure class of a backend exception: ``http_4xx``/``http_<status>``, timeout,
+    connection, context_overflow, or the exception's class name."""
+    from judgelab.gateway.errors import ContextOverflowError
+
+    if isinstance(exc, ContextOverflowError):
+        return "context_overflow"
+    status = getattr(exc, "status", None)
+    if status is None:
+        m = _HTTP.search(str(exc))
+        status = int(m.group(1)) if m else None
+    if status is not None:
+        return "http_4xx" if 400 <= int(status) < 500 and int(status) != 429 else f"http_{int(status)}"
+    if getattr(exc, "timed_out", False):
+        return "timeout"
+    if getattr(exc, "connection_failed", False):
+        return "connection"
+    return type(exc).__name__
+
+
+def classify_reply(text: str | None, finish_reason: str | None) -> str:
+    """The failure class of a reply that did not validate: empty, cut (finish_reason length), invalid."""
+    if finish_reason == "length":
+        return "empty" if not (text or "").strip() else "cut"
+    return "empty" if not (text or "").strip() else "invalid"
+
+
+def failure_key(result: ChatResult) -> str | None:
+    """The one grouping key of failures (the streak's "failed the same way"): the failure class
+    and, for HTTP errors, the status. None for a success."""
+    if result.ok:
+        return None
+    return result.failure or "unknown"
+
+
+def canary_enabled(backend: str, value: Any = None) -> bool:
+    """Whether the guard runs: ``value`` (True/False), else ``JUDGELAB_CANARY``, else on for every
+    backend but the embedded llamacpp one."""
+    from judgelab.gateway.settings import _flag
+
+    if value is None:
+        value = (os.environ.get("JUDGELAB_CANARY") or "").strip() or None
+    return _flag("JUDGELAB_CANARY", value) if value is not None else backend != "llamacpp"
+
+
+def stop_after_setting(value: int | None = None) -> int:
+    """Consecutive alike failures that stop a fan-out: ``value``, else ``JUDGELAB_STOP_AFTER``, else 4."""
+    raw = value if value is not None else (os.environ.get("JUDGELAB_STOP_AFTER") or "").strip() or DEFAULT_STOP_AFTER
+    try:
+        n = int(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"JUDGELAB_STOP_AFTER must be a whole number of calls (>= 1), got {raw!r}") from exc
+    if n < 1:
+        raise ConfigError(f"JUDGELAB_STOP_AFTER must be at least 1, got {n}")
+    return n
+
+
+class _Canary:
+    def __init__(self):
+        self.done = threading.Event()
+        self.error: str | None = None
+
+
+class FanOutGuard:
+    """One fan-out's canaries and failure streak (module docstring). Thread-safe.
+
+    ``passed`` is the gateway's set of shapes already answered (shared across fan-outs);
+    ``describe(result, request)`` words a stop (see :meth:`Gateway._stop_message`)."""
+
+    def __init__(self, passed: set, stop_after: int, describe: Callable[[str, ChatResult, ChatRequest, int], str]):
+        self.passed = passed
+        self.stop_after = stop_after
+        self.describe = describe
+        self._lock = threading.Lock()
+        self._pending: dict[tuple, _Canary] = {}
+        self._streak: tuple[str | None, int] = (None, 0)
+        self.stopped: str | None = None
+
+    def check(self) -> None:
+        """Raise the stop, if any: no further call once the fan-out has stopped."""
+        if self.stopped is not None:
+            raise FanOutStopped(self.stopped)
+
+    def hit(self, shape: tuple) -> None:
+        """A cache hit: the shape has been answered before, it needs no canary."""
+        with self._lock:
+            self.passed.add(shape)
+
+    def call(self, shape: tuple, request: ChatRequest, canary: Callable[[], ChatResult],
+             ordinary: Callable[[], ChatResult]) -> ChatResult:
+        """``canary()`` when this is the shape's first miss, else wait for the shape's canary and
+        then ``ordinary()``. Raises :class:`FanOutStopped` when the canary failed as
+        :data:`CANARY_STOPS` says."""
+        self.check()
+        with self._lock:
+            first = shape not in self.passed and shape not in self._pending
+            gate = self._pending.setdefault(shape, _Canary()) if shape not in self.passed else None
+        if gate is None:
+            return ordinary()
+        if not first:
+            gate.done.wait()  # the canary's thread always settles it (finally below)
+            if gate.error is not None:
+                raise FanOutStopped(gate.error)
+            self.check()
+            return ordinary()
+        result = None
+        try:
+            result = canary()
+        except BaseException as exc:
+            gate.error = f"the canary request of its shape did not finish ({type(exc).__name__}: {exc})"
+            raise
+        finally:
+            if result is not None and result.failure in CANARY_STOPS:
+                gate.error = self.describe("canary", result, request, 1)
+                self.stopped = gate.error
+            with self._lock:
+                if gate.error is None:
+                    self.passed.add(shape)
+                self._pending.pop(shape, None)
+            gate.done.set()
+        if gate.error is not None:
+            raise FanOutStopped(gate.error)
+        return result
+
+    def record(self, result: ChatResult, request: ChatRequest) -> None:
+        """Count a fresh result toward the streak; raise when it reaches ``stop_after``."""
+        if result.cached:
+            return
+        key = failure_key(result)
+        with self._lock:
+            if key is None or key in NOT_STREAKED:
+                self._streak = (None, 0) if key is None else self._streak
+                return
+            last, n = self._streak
+            n = n + 1 if last == key else 1
+            self._streak = (key, n)
+            if n >= self.stop_after and self.stopped is None:
+                self.stopped = self.describe("streak", result, request, n)
+        if self.stopped is not None and n >= self.stop_after:
+            raise FanOutStopped(self.stopped)

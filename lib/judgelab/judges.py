@@ -1,0 +1,123 @@
+"""Each study's judge: the papers' own choice on OpenAI, overridable per study.
+
+=========  ================  ===============  ==========================================
+study      notebooks         paper's judge    source
+=========  ================  ===============  ==========================================
+sage       02, 03, 04        gpt-5-mini,      paper 000, section "Implementation": GPT-5-mini,
+                             effort medium    reasoning effort "medium"
+narrative  09, 10            gpt-4.1          paper 002, section 3.3: GPT-4.1, K agents at
+                                              temperatures 0.3-0.7
+holistic   11                gpt-4.1          the compendium's appendix (holistic judge and the
+                                              SAGE layer on human-rated stories), on the narrative
+                                              paper's non-reasoning judge
+=========  ================  ===============  ==========================================
+
+The model of a study, first that applies:
+
+1. the notebook's ``MODEL`` parameter (the ``model`` argument);
+2. ``JUDGELAB_<STUDY>_MODEL`` (``JUDGELAB_SAGE_MODEL``, ``JUDGELAB_NARRATIVE_MODEL``,
+   ``JUDGELAB_HOLISTIC_MODEL``);
+3. ``JUDGELAB_MODEL`` (one model for every study);
+4. on the ``openai`` backend, the paper's judge above; on the others, the backend's own default
+   (the embedded SmolLM2-135M for llamacpp, the server's first model for openai-compatible).
+
+The study-specific setting wins over the global one, so ``JUDGELAB_MODEL=gpt-4.1
+JUDGELAB_SAGE_MODEL=gpt-5-mini`` is the papers' design too. The backend stays the usual setting
+(``JUDGELAB_BACKEND``, default the embedded llamacpp model).
+
+Reasoning effort (only reasoning models receive one, :mod:`judgelab.gateway.reasoning`):
+``JUDGELAB_<STUDY>_REASONING_EFFORT`` overrides every request of the study; else a request's own
+(the profile's); else the study's default (SAGE: medium, the paper's; the others state none); else
+the model's lowest (minimal for gpt-5). The narrative agents' temperatures: see
+:func:`agent_design` (``JUDGELAB_NARRATIVE_AGENTS``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from judgelab.gateway.errors import ConfigError
+from judgelab.gateway.reasoning import ReasoningPolicy, check_effort
+
+
+@dataclass(frozen=True)
+class PaperJudge:
+    """A study's judge as its paper chose it."""
+
+    study: str
+    model: str
+    reasoning_effort: str | None
+    source: str
+
+
+PAPER_JUDGES: dict[str, PaperJudge] = {
+    "sage": PaperJudge("sage", "gpt-5-mini", "medium", "paper 000 (SAGE), Implementation: GPT-5-mini, effort medium"),
+    "narrative": PaperJudge("narrative", "gpt-4.1", None, "paper 002, section 3.3: GPT-4.1"),
+    "holistic": PaperJudge("holistic", "gpt-4.1", None, "appendix: the narrative paper's GPT-4.1"),
+}
+#: the study whose judge each LLM notebook uses
+NOTEBOOK_STUDY = {"02": "sage", "03": "sage", "04": "sage", "09": "narrative", "10": "narrative", "11": "holistic"}
+AGENT_DESIGNS = ("temperature", "seed-only")
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The judge a study runs on: backend, model (None = the backend's own default), the
+    reasoning policy, and where the model came from (for the banner and the estimate)."""
+
+    study: str
+    backend: str
+    model: str | None
+    reasoning: ReasoningPolicy
+    source: str
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value.strip() if value and value.strip() else None
+
+
+def check_study(study: str) -> PaperJudge:
+    if study not in PAPER_JUDGES:
+        raise ConfigError(f"unknown study {study!r}; choose one of {', '.join(PAPER_JUDGES)}")
+    return PAPER_JUDGES[study]
+
+
+def resolve_judge(study: str, backend: str | None = None, model: str | None = None,
+                  base_url: str | None = None) -> Judge:
+    """The judge of ``study`` for these arguments and the environment (module docstring)."""
+    from judgelab.gateway.settings import resolve
+
+    paper = check_study(study)
+    var = f"JUDGELAB_{study.upper()}_MODEL"
+    chosen_backend = resolve(backend=backend, base_url=base_url, cache_path="/dev/null", progress=False).backend
+    for name, value in (("the notebook's MODEL", model), (var, _env(var)), ("JUDGELAB_MODEL", _env("JUDGELAB_MODEL"))):
+        if value:
+            picked, source = value, name
+            break
+    else:
+        picked, source = (paper.model, paper.source) if chosen_backend == "openai" else (None, "the backend's default")
+    effort_var = f"JUDGELAB_{study.upper()}_REASONING_EFFORT"
+    policy = ReasoningPolicy(default=paper.reasoning_effort, override=check_effort(_env(effort_var), effort_var))
+    return Judge(study, chosen_backend, picked, policy, source)
+
+
+def open_gateway(study: str, backend: str | None = None, model: str | None = None, base_url: str | None = None,
+                 cache_mode: str | None = None, **kwargs):
+    """:meth:`judgelab.gateway.Gateway.from_settings` on ``study``'s judge (:func:`resolve_judge`)."""
+    from judgelab.gateway import Gateway
+
+    judge = resolve_judge(study, backend, model, base_url)
+    return Gateway.from_settings(backend=backend, model=judge.model, base_url=base_url, cache_mode=cache_mode,
+                                 reasoning=judge.reasoning, study=study, **kwargs)
+
+
+def agent_design(value: str | None = None) -> str:
+    """How the narrative judges' K agents differ: ``temperature`` (the paper: spread over
+    0.3-0.7, and seeds) or ``seed-only`` (no temperature sent, seeds only: the only design a
+    model that rejects temperature can run). ``value``, else ``JUDGELAB_NARRATIVE_AGENTS``, else
+    ``temperature``."""
+    raw = (value or _env("JUDGELAB_NARRATIVE_AGENTS") or "temperature").strip().lower().replace("_", "-")
+    if raw not in AGENT_DESIGNS:
+        raise ConfigError(f"JUDGELAB_NARRATIVE_AGENTS must be one of {', '.join(AGENT_DESIGNS)}, got {value or raw!r}")
+    return raw
