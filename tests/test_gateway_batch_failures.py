@@ -18,6 +18,14 @@ from judgelab.gateway.errors import BatchStoppedError, ConfigError
 from judgelab.gateway.fake_server import FakeChatServer, Reply
 from judgelab.gateway.settings import resolve
 
+
+@pytest.fixture(autouse=True)
+def _no_canary(monkeypatch):
+    """These tests count the calls of the path they test (batches, retries, the breaker); the
+    canary per request shape that precedes a fan-out is tested in test_gateway_canary.py."""
+    monkeypatch.setenv("JUDGELAB_CANARY", "0")
+
+
 POLL = 0.01
 #: the error the Batch API reports for a batch over the organisation's enqueued-token limit
 TOKEN_LIMIT = {"code": "token_limit_exceeded", "line": None,

@@ -18,6 +18,14 @@ from judgelab.gateway.fake_server import FakeChatServer, Fault
 from judgelab.gateway.types import Failure
 
 
+@pytest.fixture(autouse=True)
+def _no_canary(monkeypatch):
+    """These tests count the calls of the path they test (batches, retries, the breaker); the
+    canary per request shape that precedes a fan-out is tested in test_gateway_canary.py."""
+    monkeypatch.setenv("JUDGELAB_CANARY", "0")
+
+
+
 class Label(BaseModel):
     label: str
 

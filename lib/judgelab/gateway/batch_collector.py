@@ -109,6 +109,15 @@ class BatchJobs:
                 return row_fp, batch_id
         return None
 
+    def pending_keys(self) -> set[str]:
+        """Request keys held by a recorded, uncollected, live batch (a run stopped while waiting)."""
+        dead = ", ".join(f"'{s}'" for s in sorted(_DEAD))
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT b.keys_json FROM batch_jobs j JOIN batches b ON b.batch_id = j.batch_id "
+                f"WHERE j.collected_at IS NULL AND j.status NOT IN ({dead})").fetchall()
+        return {k for (keys_json,) in rows if keys_json for k in json.loads(keys_json)}
+
     def record(self, fp: str, batch_id: str, n: int) -> None:
         now = time.time()
         with self._lock, self._conn:

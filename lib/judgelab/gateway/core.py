@@ -118,6 +118,7 @@ class Gateway:
         self.canary = canary_enabled(backend.name, canary)
         self.stop_after = stop_after_setting(stop_after)
         self._passed_shapes: set = set()
+        self._pending_batch_keys: set | None = None  # batch mode, per fan-out (_in_pending_batch)
         #: redacted from every file the gateway writes ($OPENAI_API_KEY and the backend's key)
         self.secrets = tuple(secrets) if secrets is not None else configured_secrets(getattr(backend, "api_key", None))
         self.cache = cache
@@ -299,7 +300,11 @@ class Gateway:
         if result is None:
             if self.cache_mode == "replay":
                 raise ReplayMissError(self._miss_message(request, key))
-            if guard is None:
+            if guard is None or self._in_pending_batch(key):
+                # a request a recorded batch already holds passed its shape's canary before that
+                # batch was submitted: asking it live again (a resumed run) would pay twice
+                if guard is not None:
+                    guard.hit(shape_key(request, self.model_name))
                 result = self._miss(request, key)
             else:  # a shape's first miss goes alone, as an ordinary call even in batch mode
                 result = guard.call(shape_key(request, self.model_name), request,
@@ -581,6 +586,7 @@ class Gateway:
         """A fresh guard for one fan-out (None when switched off or in replay, which never calls)."""
         if not self.canary or self.cache_mode == "replay":
             return None
+        self._pending_batch_keys = None
         return FanOutGuard(self._passed_shapes, self.stop_after, self._stop_message)
 
     def _guarded(self, guard: FanOutGuard | None, fn: Callable[[T], R]) -> Callable[[T], R]:
@@ -604,12 +610,20 @@ class Gateway:
             shape = shape_key(req, self.model_name)
             if shape in seen:
                 continue
-            if self._lookup(req, self.key(req)) is not None:
+            if self._lookup(req, self.key(req)) is not None or self._in_pending_batch(self.key(req)):
                 self._passed_shapes.add(shape)
             else:
                 out.append(req)
             seen.add(shape)
         return out
+
+    def _in_pending_batch(self, key: str) -> bool:
+        """Batch mode: ``key`` is held by a recorded batch not collected yet (read once per fan-out)."""
+        if self._batch is None:
+            return False
+        if self._pending_batch_keys is None:
+            self._pending_batch_keys = self._batch.jobs.pending_keys()
+        return key in self._pending_batch_keys
 
     def _stop_message(self, why: str, result: ChatResult, request: ChatRequest, n: int) -> str:
         """Why the fan-out stopped and which setting to change (``why``: canary | streak)."""
