@@ -30,8 +30,12 @@ from pydantic import BaseModel
 
 from figures_file import write_figures
 from judgelab import paths
+
+# the local test server lives with the tests (tests/fake_openai_server.py)
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path.insert(0, str(TESTS))
 from judgelab.gateway import ChatRequest, Gateway, Message, Sampling
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 
 
 class Score(BaseModel):
@@ -52,7 +56,7 @@ def _requests(n: int, tag: str) -> list[ChatRequest]:
 def _server_process(latency_s: float) -> tuple[subprocess.Popen, str]:
     """The fake server in its own process, so that its threads do not share our GIL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "judgelab.gateway.fake_server", "--latency", str(latency_s),
+        [sys.executable, str(TESTS / "fake_openai_server.py"), "--latency", str(latency_s),
          "--reply", json.dumps({"score": 7, "reason": "fine"})],
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )

@@ -107,7 +107,7 @@ def test_estimate_matches_the_ledger_of_a_sage_run(tmp_path, monkeypatch, tiny_c
     tokens within 2%, the run's cost inside the estimated range."""
     from judgelab.estimate import sage
     from judgelab.gateway import Gateway
-    from judgelab.gateway.fake_server import FakeChatServer, Reply, request_schema, synthesize
+    from fake_openai_server import FakeChatServer, Reply, request_schema, synthesize
     from judgelab.sage.protocol import runner
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))

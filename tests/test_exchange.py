@@ -7,7 +7,7 @@ import pytest
 
 from judgelab import exchange
 from judgelab.gateway import ChatRequest, Gateway, Message
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 
 
 class Score(pydantic.BaseModel):

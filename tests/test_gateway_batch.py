@@ -5,7 +5,7 @@ import pytest
 from pydantic import BaseModel
 
 from judgelab.gateway import ChatRequest, Gateway, Message
-from judgelab.gateway.fake_server import FakeChatServer, Fault
+from fake_openai_server import FakeChatServer, Fault
 
 
 @pytest.fixture(autouse=True)

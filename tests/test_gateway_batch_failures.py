@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from judgelab.gateway import ChatRequest, Gateway, Message
 from judgelab.gateway.errors import BatchStoppedError, ConfigError
-from judgelab.gateway.fake_server import FakeChatServer, Reply
+from fake_openai_server import FakeChatServer, Reply
 from judgelab.gateway.settings import resolve
 
 

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from judgelab.gateway.batch_collector import BatchJobs
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from judgelab.gateway import ChatRequest, Gateway, Message, ReplayMissError, ResponseCache, request_key
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 FAKE_KEY = "sk-test-FAKEKEY-do-not-write-0123456789abcdef"

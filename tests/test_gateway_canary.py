@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from judgelab.gateway import ChatRequest, Gateway, Message, Sampling
 from judgelab.gateway.canary import FanOutStopped, classify_exception, failure_key, shape_key
 from judgelab.gateway.errors import ContextOverflowError, PermanentError, TransientError
-from judgelab.gateway.fake_server import FakeChatServer, Fault, Reply, truncated_json
+from fake_openai_server import FakeChatServer, Fault, Reply, truncated_json
 from judgelab.gateway.retry import RetryPolicy
 
 

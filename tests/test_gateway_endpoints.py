@@ -14,7 +14,7 @@ from judgelab.gateway import ChatRequest, Gateway, Message, ReplayMissError, Ret
 from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.errors import EndpointUnreachableError, TransientError
-from judgelab.gateway.fake_server import FakeChatServer, Fault
+from fake_openai_server import FakeChatServer, Fault
 from judgelab.gateway.redact import MASK, redact
 from judgelab.gateway.settings import resolve
 

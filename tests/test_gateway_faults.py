@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from judgelab.gateway import ChatRequest, Gateway, Message, RetryPolicy, Sampling
-from judgelab.gateway.fake_server import FakeChatServer, Fault, Reply, malformed_json, truncated_json
+from fake_openai_server import FakeChatServer, Fault, Reply, malformed_json, truncated_json
 
 GOOD = {"score": 4, "reason": "clear arc"}
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from judgelab.gateway import ChatRequest, Gateway, Message, RetryPolicy, Sampling
 from judgelab.gateway.backends.openai_backend import classify_connection_error
 from judgelab.gateway.errors import EndpointUnreachableError, RetryAfterBeyondCapError, TransientError
-from judgelab.gateway.fake_server import FakeChatServer, Fault
+from fake_openai_server import FakeChatServer, Fault
 from judgelab.gateway.types import Failure
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from judgelab.gateway import ChatRequest, ConfigError, Gateway, Message
 from judgelab.gateway.backends.openai_backend import OpenAIBackend
-from judgelab.gateway.fake_server import FakeChatServer, Fault
+from fake_openai_server import FakeChatServer, Fault
 from judgelab.gateway.settings import api_key_for, is_openai_url
 
 OPENAI_KEY = "sk-openai-key-that-must-stay-home-0123456789"

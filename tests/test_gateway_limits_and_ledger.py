@@ -12,7 +12,7 @@ from judgelab import tokens
 from judgelab.gateway import ChatRequest, Gateway, Message, Sampling
 from judgelab.gateway.backends.openai_backend import OpenAIBackend
 from judgelab.gateway.cache import ResponseCache
-from judgelab.gateway.fake_server import FakeChatServer, Reply
+from fake_openai_server import FakeChatServer, Reply
 from judgelab.gateway.limiter import RateLimiter
 from judgelab.gateway.settings import resolve
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from judgelab.gateway import ChatRequest, ConfigError, Gateway, Message, Sampling
 from judgelab.gateway.__main__ import main as cli
-from judgelab.gateway.fake_server import FakeChatServer, Reply
+from fake_openai_server import FakeChatServer, Reply
 from judgelab.gateway.reasoning import REASONING_ALLOWANCE
 
 KEY = "sk-test-openai-backend-key-000000"

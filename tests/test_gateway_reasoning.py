@@ -11,7 +11,7 @@ from judgelab.gateway import ChatRequest, Gateway, Message, ResponseCache, Sampl
 from judgelab.gateway.backends.openai_backend import OpenAIBackend
 from judgelab.gateway.canary import FanOutStopped
 from judgelab.gateway.errors import ConfigError
-from judgelab.gateway.fake_server import FakeChatServer, ReasoningRules
+from fake_openai_server import FakeChatServer, ReasoningRules
 from judgelab.gateway.reasoning import REASONING_ALLOWANCE, ReasoningPolicy, lowest_effort, sent_sampling
 from judgelab.gateway.retry import RetryPolicy
 
@@ -123,7 +123,7 @@ def judged_paths() -> pd.DataFrame:
 
 
 def judge_reply(body: dict):
-    from judgelab.gateway.fake_server import request_schema, synthesize
+    from fake_openai_server import request_schema, synthesize
 
     out = synthesize(request_schema(body))
     for name in ("coherence_score",):

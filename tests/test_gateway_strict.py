@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from judgelab.gateway import ChatRequest, Gateway, Message
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 from judgelab.gateway.parsing import json_type_errors, parse_reply
 from judgelab.gateway.schema import model_schema
 from judgelab.human.holistic import verdict_schema

@@ -7,7 +7,7 @@ import pytest
 
 from judgelab import paths
 from judgelab.gateway import Gateway
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 from judgelab.human import appendix, figures
 from judgelab.human.settings import HUMAN_PROFILES
 

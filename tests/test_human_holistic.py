@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from judgelab.gateway import Gateway
-from judgelab.gateway.fake_server import FakeChatServer, malformed_json
+from fake_openai_server import FakeChatServer, malformed_json
 from judgelab.gateway.schema import grammar_schema
 from judgelab.human import holistic
 

@@ -22,7 +22,7 @@ import test_sage_runner as sage_fixture
 from judgelab import contracts, interim
 from judgelab.corpus import manifest
 from judgelab.gateway import Gateway
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 from judgelab.narrative.judges.run import run_judges
 from judgelab.narrative.landscape import store
 from judgelab.narrative.landscape.collections import DocumentCollection

@@ -248,7 +248,7 @@ def test_cost_sample_through_the_gateway_splits_fresh_and_cached(tmp_path, monke
     """The judges run twice through a real gateway (fake chat-completions server): the first run
     is fresh, the second answered from the cache; Table 5 times only the fresh calls."""
     from judgelab.gateway import Gateway
-    from judgelab.gateway.fake_server import FakeChatServer, Reply
+    from fake_openai_server import FakeChatServer, Reply
     from judgelab.narrative.judges import run as judges
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))

@@ -129,7 +129,7 @@ def test_ood_agents_follow_notebook_09():
 
 
 def test_run_ood_study_end_to_end(fake_gateway, tmp_path, monkeypatch):
-    from judgelab.gateway.fake_server import FakeChatServer
+    from fake_openai_server import FakeChatServer
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
     with FakeChatServer(_judge) as srv:
@@ -193,7 +193,7 @@ def test_cost_collection_prefers_vispub():
 
 
 def test_run_cost_sample_reads_only_its_own_ledger_rows(fake_gateway, tmp_path, monkeypatch):
-    from judgelab.gateway.fake_server import FakeChatServer, Reply
+    from fake_openai_server import FakeChatServer, Reply
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
     paths = pd.concat([_paths(), _paths().assign(collection="vispub")], ignore_index=True)

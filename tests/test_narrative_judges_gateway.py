@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from judgelab.gateway import Gateway
-from judgelab.gateway.fake_server import FakeChatServer, request_schema
+from fake_openai_server import FakeChatServer, request_schema
 from judgelab.narrative.judges import schemas as js
 from judgelab.narrative.judges.run import SCORE_COLUMNS, agent_spread, build_requests, run_judges
 

@@ -17,7 +17,7 @@ import pytest
 
 from judgelab import pipeline, profiles, provenance, reporting
 from judgelab.gateway import ChatRequest, Gateway, Message
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 from judgelab.gateway.ledger import Ledger, PriceTable
 from judgelab.gateway.types import ChatResult, Usage
 

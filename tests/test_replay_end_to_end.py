@@ -3,7 +3,7 @@ someone else, and let them reproduce the tables byte for byte with no key and no
 
 The notebook is 02 (SAGE L4) in the smoke profile, executed by papermill through
 ``judgelab.pipeline`` exactly as ``make`` runs it, as backend ``openai`` against the local test
-server (``judgelab.gateway.fake_server``, a real HTTP server answering schema-valid objects) with a
+server (``tests/fake_openai_server.py``, a real HTTP server answering schema-valid objects) with a
 dummy key. Its cache is exported with ``python -m judgelab.gateway export``, imported into a fresh
 output root with ``import``, the server is stopped, and the notebook runs again as ``openai``
 with the cache in replay mode, no key and the now-dead URL. Every CSV table (and
@@ -25,7 +25,7 @@ import pytest
 from judgelab import interim, pipeline, provenance
 from judgelab.corpus import manifest
 from judgelab.gateway.__main__ import main as gateway_cli
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 
 pytestmark = pytest.mark.notebooks  # slow-ish: two papermill runs of notebook 02 in the smoke profile: ~30-60 s
 

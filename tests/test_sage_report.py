@@ -11,7 +11,7 @@ import pytest
 
 from judgelab import interim, reporting, style
 from judgelab.gateway import Gateway
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 from judgelab.sage import report
 from judgelab.sage.analysis import evaluations, independence, paper_tables, scores
 from sage_synthetic import (

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from judgelab.gateway import Gateway
-from judgelab.gateway.fake_server import FakeChatServer
+from fake_openai_server import FakeChatServer
 from judgelab.sage.protocol import prompts
 from judgelab.sage.protocol import runner
 

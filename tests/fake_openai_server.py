@@ -14,7 +14,7 @@ test goes through the official ``openai`` client, real sockets and real timeouts
 Usage in a test::
 
     from judgelab.gateway import Gateway, ChatRequest, Message
-    from judgelab.gateway.fake_server import FakeChatServer, Fault
+    from fake_openai_server import FakeChatServer, Fault
 
     replies = [
         Fault.rate_limit(retry_after=0),        # first call: 429 with Retry-After: 0
