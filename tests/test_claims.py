@@ -251,7 +251,8 @@ def test_scorecard_keeps_a_tables_empty_interval_and_says_none_where_no_interval
     # no interval columns and no inputs: nothing computed, and the scorecard says so
     _write(tmp_path, pd.DataFrame({"collection": ["news"], "r": [0.70]}), embedded=False)
     rec = scorecard.evaluate(_claim(inputs={}), tmp_path, KNOBS)
-    assert rec["ci_source"] == "none (no interval in the table)" and rec["verdict"] == UNDERPOWERED
+    assert rec["ci_source"] == scorecard.NO_INTERVAL and rec["verdict"] == UNDERPOWERED
+    assert rec["reason"] == "t.csv gives a point estimate only, with no interval to test it by"
 
 
 def test_reciprocal_maps_the_interval_end_to_end_and_refuses_one_through_zero():

@@ -25,9 +25,10 @@ import pandas as pd
 
 from judgelab.claims import intervals, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
-from judgelab.claims.verdicts import NOT_TESTABLE, decide
+from judgelab.claims.verdicts import NOT_TESTABLE, UNDERPOWERED, decide
 
 NOT_RUN = "not run"
+NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
            "ci_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge", "llm_claim", "rule",
            "n_80_paper", "n_80_run", "power_unit", "power_note", "table", "column", "notebook", "function",
@@ -254,7 +255,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         else:
             lo, hi = (fallback_interval(claim, row, est, tables_dir, interim_dir) if np.isfinite(est)
                       else (math.nan, math.nan))
-            rec["ci_source"] = "scorecard fallback" if claim.inputs else "none (no interval in the table)"
+            rec["ci_source"] = "scorecard fallback" if claim.inputs else NO_INTERVAL
             rec["ci_method"] = (("Student t over unit values (" + claim.inputs["tidy"]["name"] + ")")
                                 if "tidy" in claim.inputs else intervals.METHODS[claim.kind]) if claim.inputs else ""
         if claim.reciprocal:
@@ -274,6 +275,8 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         reason, verdict = f"no row of {csv.name} matches {claim.where} in this run", NOT_RUN
     if claim.llm and prov is None:
         reason = "no provenance sidecar: the judge is unknown"
+    elif row is not None and verdict == UNDERPOWERED and rec["ci_source"] == NO_INTERVAL:
+        reason = f"{csv.name} gives a point estimate only, with no interval to test it by"
     rec.update(verdict=verdict, reason=reason, estimate=est, ci_low=lo, ci_high=hi, ci_width=v.ci_width,
                **claim_power(claim, row, pv, knobs))
     return rec
