@@ -30,10 +30,13 @@
 #   pipeline works, not the finding. The mathematics of Narrative Trails (coherence, paths) and
 #   token counts need no judge and are tested on any run.
 #
-# **Intervals.** Where a table carries the convention's `X_ci_low` / `X_ci_high` (or names its
-# own, as Table 2 and Table 3 do), the scorecard reads them; otherwise it computes the interval
-# itself from the table's summary columns or the interim unit values
-# (`judgelab.claims.scorecard.fallback_interval`, the one place that does; `ci_source` says which).
+# **Intervals.** Where a table carries the convention's `X_ci_low` / `X_ci_high` (issue 26: the
+# SAGE tables over stories, read from their `analysis == story` rows; the narrative tables over
+# endpoint pairs, read from the strict date rule's main rows), the scorecard reads them, its
+# `ci_method` included; a row the table leaves empty (too few clusters, as in a smoke run) stays
+# empty. Only where a table has none (token ratios, Table 5's times, the OOD tables) does it
+# compute the interval itself from the table's summary columns
+# (`judgelab.claims.scorecard.fallback_interval`, the one place that does); `ci_source` says which.
 #
 # **Power.** For each LLM claim, the number of units (stories, narratives, agents' targets) at
 # which the claim's own rule would return *consistent* with 80% probability if the paper's value
@@ -91,6 +94,7 @@ display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_hi
 
 # %%
 display(scorecard.verdict_counts(card))
+display(card.groupby(["study", "ci_source"], dropna=False).size().rename("claims").to_frame())
 
 # %% [markdown]
 # ## Figure · the scorecard at a glance

@@ -241,6 +241,45 @@ def test_scorecard_prefers_the_tables_own_interval_columns(tmp_path):
     assert rec["verdict"] == INCONSISTENT
 
 
+def test_scorecard_keeps_a_tables_empty_interval_and_says_none_where_no_interval_exists(tmp_path):
+    # the table carries the interval columns but leaves this row's empty (one cluster): no fallback
+    df = pd.DataFrame({"collection": ["news"], "r": [0.70], "n": [200], "r_ci_low": [np.nan], "r_ci_high": [np.nan],
+                       "ci_method": ["cluster bootstrap (1 cluster < 2)"]})
+    _write(tmp_path, df, embedded=False)
+    rec = scorecard.evaluate(_claim(), tmp_path, KNOBS)
+    assert rec["ci_source"] == "table" and np.isnan(rec["ci_low"]) and rec["verdict"] == UNDERPOWERED
+    # no interval columns and no inputs: nothing computed, and the scorecard says so
+    _write(tmp_path, pd.DataFrame({"collection": ["news"], "r": [0.70]}), embedded=False)
+    rec = scorecard.evaluate(_claim(inputs={}), tmp_path, KNOBS)
+    assert rec["ci_source"] == scorecard.NO_INTERVAL and rec["verdict"] == UNDERPOWERED
+    assert rec["reason"] == "t.csv gives a point estimate only, with no interval to test it by"
+
+
+def test_reciprocal_maps_the_interval_end_to_end_and_refuses_one_through_zero():
+    # r_gain_rel = r_complex / r_simple - 1 = 0.25 in [0.0, 0.6]: r_simple / r_complex = 0.8 in [1/1.6, 1/1.0]
+    est, lo, hi, why = scorecard.reciprocal(0.25, 0.0, 0.6, offset=1.0)
+    assert (est, lo, hi) == pytest.approx((0.8, 0.625, 1.0)) and "swapped" in why
+    est, lo, hi, why = scorecard.reciprocal(0.25, -1.5, 0.6, offset=1.0)   # 1 + x spans 0: unbounded
+    assert est == pytest.approx(0.8) and np.isnan(lo) and np.isnan(hi) and "contains 0" in why
+    assert np.isnan(scorecard.reciprocal(0.25, np.nan, np.nan, 1.0)[1])
+
+
+def test_scorecard_reads_a_reciprocal_claim_from_the_tables_interval(tmp_path):
+    df = pd.DataFrame({"mode": ["complex"], "r_gain_rel": [0.25], "r_gain_rel_ci_low": [0.0],
+                       "r_gain_rel_ci_high": [0.6], "ci_method": ["pair bootstrap"]})
+    _write(tmp_path, df, embedded=False)
+    c = _claim(column="r_gain_rel", kind="ratio", where={"mode": "complex"}, inputs={}, offset=1.0, reciprocal=True,
+               rule={"type": "above", "bound": 0.6}, paper=None)
+    rec = scorecard.evaluate(c, tmp_path, KNOBS)
+    assert (rec["estimate"], rec["ci_low"], rec["ci_high"]) == pytest.approx((0.8, 0.625, 1.0))
+    assert rec["ci_source"] == "table" and rec["ci_method"].startswith("pair bootstrap; reciprocal")
+    assert rec["verdict"] == CONSISTENT                                        # 0.625 > 0.6
+    with pytest.raises(register.RegisterError, match="reciprocal .* no fallback inputs"):
+        register._check({**c.__dict__, "inputs": {"n": "n"}, "paper": {"ref": "judgelab.narrative.judges."
+                                                                         "paper_values:PAPER_OOD_CORRELATION",
+                                                                         "keys": ["r"]}}, 0)
+
+
 def test_scorecard_says_not_run_for_a_missing_table_and_names_bad_filters(tmp_path):
     assert scorecard.evaluate(_claim(), tmp_path, KNOBS)["verdict"] == scorecard.NOT_RUN
     _write(tmp_path, pd.DataFrame({"collection": ["news", "news"], "r": [0.7, 0.6], "n": [9, 9]}), embedded=False)
@@ -279,10 +318,10 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
     """Every claim's table exists after the smoke run with its filter columns and its column, and
     every column its fallback interval and power read. Expectations kept explicit:
 
-    * ``column_pending`` claims: the column may be absent (it comes with issue 26); the table must exist;
-    * ``ci_columns: table``: the table's own CI columns must exist now;
-    * ``ci_columns: issue-26``: the convention's CI columns are expected from issue 26 — absent or
-      present, the scorecard works (it reads them when present), so only their inputs are checked.
+    * ``column_pending`` claims: the column may be absent; the table must exist (none is pending now);
+    * ``ci_columns: table``: the table's own CI columns must exist (the scorecard reads them);
+    * ``ci_columns: fallback`` / ``none``: the table has no CI columns for the claim's column (else the
+      register should say ``table``); a fallback claim names the inputs its interval is computed from.
     """
     tables = _smoke_tables()
     pending = []
@@ -295,8 +334,9 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
             pending.append(c.id)
         else:
             assert c.column in cols, f"claim {c.id}: column {c.column} not in {c.table}"
-        if c.ci_columns == "table":
-            assert {c.ci_low_column, c.ci_high_column} <= cols, f"claim {c.id}: CI columns not in {c.table}"
+        has_ci = {c.ci_low_column, c.ci_high_column} <= cols
+        assert has_ci == (c.ci_columns == "table"), f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
+        assert bool(c.inputs) or c.ci_columns != "fallback", f"claim {c.id}: a fallback interval needs inputs"
         specs = _input_columns(c.inputs) + _input_columns((c.power or {}).get("run_sd", {}))
         for table, col, where in specs:
             other = set(pd.read_csv(tables / f"{table or c.table}.csv", nrows=0).columns)
@@ -306,7 +346,7 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
 
             df = interim.read(c.inputs["tidy"]["name"], tables.parent / "interim")
             assert {c.inputs["tidy"]["value"], *c.inputs["tidy"]["where"]} <= set(df.columns), c.id
-    assert pending == ["narr-simple-vs-complex"]   # the one column that waits for issue 26
+    assert pending == []   # narr-simple-vs-complex now reads r_gain_rel (issue 26), as its reciprocal
 
 
 # ----------------------------------------------------------------------------- the figure

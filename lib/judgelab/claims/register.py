@@ -25,6 +25,7 @@ from judgelab.claims.verdicts import RULE_TYPES
 
 REGISTER = Path(__file__).with_name("claims.yaml")
 STUDIES = ("sage", "narrative")
+CI_SOURCES = ("table", "fallback", "none")
 REQUIRED = ("id", "study", "label", "wording", "location", "statistic", "kind", "unit", "table", "column",
             "rule", "llm", "notebook", "function")
 
@@ -54,10 +55,13 @@ class Claim:
     inputs: dict = field(default_factory=dict)
     p_column: str | None = None
     power: dict | None = None
-    ci_columns: str = "fallback"   # "table": the table has the CI columns; "issue-26": expected there later
+    ci_columns: str = "fallback"   # "table": the table has the CI columns; "fallback": the scorecard computes
+                                   # it from ``inputs``; "none": neither can (a point estimate only)
     ci_low: str | None = None      # the CI columns' names when they differ from <column>_ci_low / _ci_high
     ci_high: str | None = None
     offset: float = 0.0            # the kind's statistic is estimate + offset (a ratio - 1 read as a ratio)
+    reciprocal: bool = False       # the claim's statistic is 1 / (column + offset), e.g. r_simple / r_complex
+                                   # read from r_gain_rel = r_complex / r_simple - 1 (interval ends swap)
     column_pending: bool = False   # the column itself is not written yet (expected with issue 26)
     note: str = ""
 
@@ -123,8 +127,10 @@ def _check(entry: dict, i: int) -> Claim:
         raise RegisterError(f"claim {cid}: rule.type {entry['rule'].get('type')!r} not one of {', '.join(RULE_TYPES)}")
     if not isinstance(entry["llm"], bool):
         raise RegisterError(f"claim {cid}: llm must be true or false")
-    if entry.get("ci_columns", "fallback") not in ("fallback", "table", "issue-26"):
-        raise RegisterError(f"claim {cid}: ci_columns must be fallback, table or issue-26")
+    if entry.get("ci_columns", "fallback") not in CI_SOURCES:
+        raise RegisterError(f"claim {cid}: ci_columns must be one of {', '.join(CI_SOURCES)}")
+    if entry.get("reciprocal") and entry.get("inputs"):
+        raise RegisterError(f"claim {cid}: reciprocal reads the table's own interval; it takes no fallback inputs")
     # a bound or margin may cite a constant too ({ref, keys}): resolved here, once
     rule = {k: (_lookup(v["ref"], v.get("keys", []), cid) if isinstance(v, dict) and "ref" in v else v)
             for k, v in entry["rule"].items()}

@@ -6,8 +6,10 @@ Where the estimate comes from: the claim's ``table`` (``results/tables/<table>.c
 chosen by ``where`` (column -> value, compared as text; ``*`` is a wildcard, so ``"32/8*"`` matches the
 parameter set's label ``"32/8 (authors' path-comparison notebook, default)"``), the ``column``. The interval: the table's
 own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the convention of issue 26; its
-``ci_method`` column names the method), otherwise :func:`fallback_interval`, the one place where the
-scorecard computes an interval itself (``ci_source`` says which). The judge: the table's provenance
+``ci_method`` column names the method; a row whose interval the table leaves empty, e.g. one story
+in a smoke run, keeps it empty), otherwise :func:`fallback_interval`, the one place where the
+scorecard computes an interval itself (``ci_source`` says which). A claim with ``reciprocal: true``
+reads 1 / (column + offset) (:func:`reciprocal`). The judge: the table's provenance
 sidecar; an LLM claim whose table was judged by the embedded 135M model, or whose sidecar is
 missing, is not testable by this run.
 """
@@ -23,9 +25,10 @@ import pandas as pd
 
 from judgelab.claims import intervals, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
-from judgelab.claims.verdicts import NOT_TESTABLE, decide
+from judgelab.claims.verdicts import NOT_TESTABLE, UNDERPOWERED, decide
 
 NOT_RUN = "not run"
+NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
            "ci_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge", "llm_claim", "rule",
            "n_80_paper", "n_80_run", "power_unit", "power_note", "table", "column", "notebook", "function",
@@ -42,6 +45,11 @@ def read_sidecar(csv: Path) -> dict | None:
         raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote {csv.name}") from None
 
 
+def _as_text(col: pd.Series) -> pd.Series:
+    """A filter column as text, an empty cell as "" (so a where never trips on a missing value)."""
+    return col.map(lambda v: "" if pd.isna(v) else str(v))
+
+
 def select_row(df: pd.DataFrame, claim: Claim, source: str) -> pd.Series | None:
     """The one row of ``df`` that ``claim.where`` picks; None when none does (this run lacks it);
     a :class:`RegisterError` naming the claim when the filter names a missing column or picks several."""
@@ -49,7 +57,7 @@ def select_row(df: pd.DataFrame, claim: Claim, source: str) -> pd.Series | None:
     for col, value in claim.where.items():
         if col not in df.columns:
             raise RegisterError(f"claim {claim.id}: {source} has no column {col!r} (where)")
-        mask &= df[col].astype(str).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))
+        mask &= _as_text(df[col]).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))
     if claim.column not in df.columns:
         raise RegisterError(f"claim {claim.id}: {source} has no column {claim.column!r}")
     hits = df[mask]
@@ -97,7 +105,7 @@ def tidy_values(claim: Claim, interim_dir: Path) -> np.ndarray | None:
     for col, value in spec.get("where", {}).items():
         if col not in df.columns:
             raise RegisterError(f"claim {claim.id}: interim {spec['name']} has no column {col!r}")
-        df = df[df[col].astype(str).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))]
+        df = df[_as_text(df[col]).map(lambda cell, pat=str(value): fnmatchcase(cell, pat))]
     if spec["value"] not in df.columns:
         raise RegisterError(f"claim {claim.id}: interim {spec['name']} has no column {spec['value']!r}")
     return pd.to_numeric(df[spec["value"]], errors="coerce").dropna().to_numpy(float)
@@ -107,8 +115,8 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
                       interim_dir: Path | None = None) -> tuple[float, float]:
     """The 95% interval of ``estimate`` from the row's summary columns (``claim.inputs``), or from
     the unit values of an interim file (``inputs.tidy``: a Student-t interval of their mean), by the
-    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs (its
-    interval is expected from the table, issue 26). Switch a claim to the table's own interval by
+    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs (the
+    table gives a point estimate only). Switch a claim to the table's own interval by
     giving the table ``<column>_ci_low`` / ``_ci_high`` (then this is not called)."""
     if not claim.inputs:
         return math.nan, math.nan
@@ -145,6 +153,22 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
     else:
         out = intervals.ratio(x["m1"], x["s1"], x["n1"], x["m2"], x["s2"], x["n2"])
     return float(out[1]) - claim.offset, float(out[2]) - claim.offset
+
+
+def reciprocal(est: float, lo: float, hi: float, offset: float = 0.0) -> tuple[float, float, float, str]:
+    """(1 / (est + offset), and the interval's ends mapped the same way, swapped, and a note):
+    a claim read as the reciprocal of a table's column (``reciprocal: true``). The map is monotone
+    on either side of 0, so the ends of a percentile interval map to the ends of the reciprocal's;
+    an interval of ``est + offset`` that contains 0 has no bounded reciprocal: NaN ends, and the note
+    says why."""
+    x, a, b = est + offset, lo + offset, hi + offset
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = 1 / x if x != 0 else math.nan
+    if not (np.isfinite(a) and np.isfinite(b)):
+        return value, math.nan, math.nan, ""
+    if a <= 0 <= b:
+        return value, math.nan, math.nan, "its interval contains 0: the reciprocal's is unbounded"
+    return value, 1 / b, 1 / a, "reciprocal of (column + offset): interval ends mapped and swapped"
 
 
 def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
@@ -231,9 +255,13 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         else:
             lo, hi = (fallback_interval(claim, row, est, tables_dir, interim_dir) if np.isfinite(est)
                       else (math.nan, math.nan))
-            rec["ci_source"] = "scorecard fallback" if claim.inputs else "none yet (issue 26)"
+            rec["ci_source"] = "scorecard fallback" if claim.inputs else NO_INTERVAL
             rec["ci_method"] = (("Student t over unit values (" + claim.inputs["tidy"]["name"] + ")")
                                 if "tidy" in claim.inputs else intervals.METHODS[claim.kind]) if claim.inputs else ""
+        if claim.reciprocal:
+            est, lo, hi, why = reciprocal(est, lo, hi, claim.offset)
+            if why:
+                rec["ci_method"] = f"{rec['ci_method']}; {why}".lstrip("; ")
         if claim.p_column:
             p = float(pd.to_numeric(row.get(claim.p_column), errors="coerce"))
         rec["n"] = _n_units(claim, row, tables_dir)
@@ -247,6 +275,8 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         reason, verdict = f"no row of {csv.name} matches {claim.where} in this run", NOT_RUN
     if claim.llm and prov is None:
         reason = "no provenance sidecar: the judge is unknown"
+    elif row is not None and verdict == UNDERPOWERED and rec["ci_source"] == NO_INTERVAL:
+        reason = f"{csv.name} gives a point estimate only, with no interval to test it by"
     rec.update(verdict=verdict, reason=reason, estimate=est, ci_low=lo, ci_high=hi, ci_width=v.ci_width,
                **claim_power(claim, row, pv, knobs))
     return rec
