@@ -63,7 +63,8 @@ def scripted(body: dict, broken_round2: str | None = None):
     if "independent validator" in last and "ROUND 1" not in last:
         return {"scores": scores(2.0)}
     if "ROUND 1" in last:
-        reply = {"extracted": "worry", "reasoning": "the worry is shown", "scores": scores(1.0)}
+        r1 = {c: {**d, "reasoning": "shown"} for c, d in scores(1.0).items()}   # sage-v5: per dimension
+        reply = {"extracted": "worry", "scores": r1}
         if "WORK:" in last:
             reply["knows_work"] = story == "a"
         return reply
@@ -101,7 +102,7 @@ def test_rows_follow_the_contract_and_land_in_their_tracks(good):
         {"AC": True, "PI": False, "EG": False, "ENC": False}
     assert rows.loc[rows["r4_score_changed"], "round"].eq(4).all()   # flagged only in R4, and kept
     assert set(rows["backend"]) == {"openai-compatible"} and set(rows["profile"]) == {"smoke"}
-    assert rows["template_version"].str.startswith("sage-v4-L5-").all()
+    assert rows["template_version"].str.startswith("sage-v5-L5-").all()
     assert not rows["truncated"].any()
 
 

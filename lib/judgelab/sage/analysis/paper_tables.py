@@ -22,6 +22,7 @@ from judgelab.sage.analysis.scores import (
     state_scale_and_truncation, story_scores, with_truncation,
 )
 from judgelab.stats.effects import cohens_d_from_summary
+from judgelab.sage.protocol.modes import with_title_author_note
 
 
 def _insert_after(df: pd.DataFrame, after: str, name: str, values) -> pd.DataFrame:
@@ -137,7 +138,7 @@ def table09_mode_invariance(mode_table: pd.DataFrame) -> pd.DataFrame:
         t = beside(t, stat, "layer", pv.TABLE9)
     t = _insert_after(t, "p_t", "paper_p_t", pv.TABLE9_P_PAIRED_T.value)
     t = _insert_after(t, "paper_p_t", "paper_p_t_qualifier", pv.TABLE9_P_PAIRED_T.qualifier)
-    return state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE)
+    return with_title_author_note(state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE))
 
 
 
