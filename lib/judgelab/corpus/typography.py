@@ -58,6 +58,7 @@ _EMPHASIS = (
 # an underscore left unpaired at a word's edge ("_a brute beast _—") is a transcriber's italic
 # mark too; one inside a word ("snake_case") is not
 _STRAY_UNDERSCORE = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
+_WORDS = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")   # as corpus.text.count_words counts them
 _BOOK_CAPS = re.compile(r"^([\"'“‘(]*)([A-Z][A-Z'’]+)(?=\s+[a-z])")
 
 
@@ -104,7 +105,7 @@ def emphasis(text: str, mode: str = "strip") -> tuple[str, int]:
     while plain != previous:
         previous = plain
         for pattern in _EMPHASIS:
-            marked += sum(len(re.findall(r"[^\W_]+", m.group(1))) for m in pattern.finditer(plain))
+            marked += sum(len(_WORDS.findall(m.group(1))) for m in pattern.finditer(plain))
             plain = pattern.sub(r"\1", plain)
     if mode == "strip":
         plain = _STRAY_UNDERSCORE.sub("", plain)
