@@ -14,18 +14,30 @@ or betrays where the text comes from.
 - ``signature``: trailing "THE END", separators and the author's name at the end;
 - ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
   ...", "Epilogue", "End of Chapter 8"), section numerals ("II") and separators ("---", "//",
-  "•", "* * *") — every one replaced by the same neutral break ``* * *``, so a model cannot tell
-  an LLM's chapters from a magazine's section numerals, while the text keeps its sections;
+  "•", "* * *"). By default (``section_break="none"``, issue 27) they are dropped and nothing
+  replaces them: a neutral ``* * *`` still counted an LLM's chapters (3.6 per 1,000 words against
+  0.5 in human texts); the paragraph break stays. ``section_break="marker"`` (sage-v4) puts one
+  ``* * *`` in their place;
 - ``markdown``: emphasis and heading markers (``**``, ``*``, ``_``, ``#``), the words kept;
-- ``meta_note``: word counts and notes to the reader ("**Word count**: 1,000", "*(Note: This is
-  a condensed version ...)*", "**Final Line:**", "**Human Touches:** ...").
+- ``meta_note``: notes to the reader, in any category (a word-count line, "*(Note: This is a
+  condensed version ...)*", a "Final Line:" label) and an LLM reply's framing before the story
+  starts or after it ends ("Here is the revised Chapter 5", "Let me know ..."). Inside the story a
+  generation's degenerate lines are its own text and stay (sage-v4 dropped them anywhere);
+- ``epigraph``, ``footnote``, ``translator_note``: an epigraph with its attribution at the head
+  ("—_De Béranger_.", "...”--Lactantius."), "[Footnote 1: ...]" blocks and their anchors, a
+  "Notes:" block of numbered notes after the story (issue 27).
+
+With ``normal_form=True`` (the default) the kept paragraphs are then put in one typographic form
+for every category (:mod:`judgelab.corpus.typography`: dashes, quotes, ellipses, emphasis, book
+capitals, footnote marks), counted per rule in ``PreparedText.typography``.
 
 Then it masks the author's name as printed (full name, initials + surname) and, when
-``mask_title_in_body``, every title part of two or more content words ("diamond necklace",
-"piece of string"). A one-word title ("Hands", "The Mantle") names an ordinary thing the story is
-about: masking it would turn the story's central noun into ``[withheld]`` dozens of times (268
-masks in 42 stories under the earlier whole-title rule), so it is removed as a heading only;
-``mask_single_word_titles=True`` masks it everywhere.
+``mask_title_in_body`` (off by default since issue 27: ``[withheld]`` appeared in 30 human
+stories and no LLM story, so the mask itself marked the category; on is a sensitivity setting),
+every title part of two or more content words ("diamond necklace", "piece of string"). A
+one-word title ("Hands", "The Mantle") names an ordinary thing the story is about: masking it
+would turn the story's central noun into ``[withheld]`` dozens of times, so it is removed as a
+heading only; ``mask_single_word_titles=True`` masks it everywhere.
 
 The result is verified by the independent checker :mod:`judgelab.sage.protocol.leak_check`.
 """
