@@ -246,21 +246,21 @@ def test_the_text_budget_counts_with_the_gateways_tokenizer(tmp_path, monkeypatc
 
 
 def test_mask_title_in_body_reaches_the_prepared_text(tmp_path):
-    """The profile masks a title phrase in the body; ``mask_title_in_body="off"`` (a notebook
-    parameter as papermill passes it) leaves it, and the leak check then skips title parts."""
+    """The default leaves a title phrase in the body (issue 27: the mask marked human stories);
+    ``mask_title_in_body=True`` (the sensitivity setting) masks it."""
     story = corpus().iloc[[0]].assign(text=TEXT_A + " The long winter had only begun.")
-    masked = runner.build_items(story, "L5", ["content"], 10_000, "head_tail")[0].prepared.material
+    masked = runner.build_items(story, "L5", ["content"], 10_000, "head_tail",
+                                mask_title_in_body=True)[0].prepared.material
     assert "[withheld] had only begun" in masked
-    plain = runner.build_items(story, "L5", ["content"], 10_000, "head_tail",
-                               mask_title_in_body=False)[0].prepared.material
-    assert "The long winter had only begun" in plain
+    plain = runner.build_items(story, "L5", ["content"], 10_000, "head_tail")[0].prepared.material
+    assert "The long winter had only begun" in plain and "[withheld]" not in plain
     with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
         runner.run_layer(None, story, "L5", "smoke", mask_title_in_body="perhaps")
 
 
 def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
     """Notebooks 02-04's ``MASK_TITLE_IN_BODY`` (papermill may pass text) reaches ``run_layer``
-    parsed; None leaves the profile's knob (True) in charge."""
+    parsed; None leaves the profile's knob (False since issue 27) in charge."""
     from judgelab.sage import report
 
     seen = {}
@@ -270,12 +270,12 @@ def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
         raise RuntimeError("stop")
 
     monkeypatch.setattr(report.runner, "run_layer", fake_run_layer)
-    off = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="false")
-    assert off.knobs()["mask_title_in_body"] is False
+    on = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="true")
+    assert on.knobs()["mask_title_in_body"] is True
     with pytest.raises(RuntimeError, match="stop"):
-        off.run()
-    assert seen["mask_title_in_body"] is False
+        on.run()
+    assert seen["mask_title_in_body"] is True
     default = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body=None)
-    assert default.knobs()["mask_title_in_body"] is True and default.mask_title_in_body is None
+    assert default.knobs()["mask_title_in_body"] is False and default.mask_title_in_body is None
     with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
         report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="maybe")
