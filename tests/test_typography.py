@@ -30,6 +30,8 @@ def test_emphasis_is_stripped_or_unified_the_same_way_for_every_source():
         assert (plain, marked) == ("She thought what now, and ran.", 3)
         assert ty.emphasis(text, "underscore")[0] == "She thought _what now_, and _ran_."
     assert ty.emphasis("snake_case and 2 * 3 * 4")[0] == "snake_case and 2 * 3 * 4"   # not emphasis
+    # unpaired marks at a word's edge are italics never closed, in any source
+    assert ty.emphasis("And _a brute beast _—whose; *Dante, 19, hunched")[0] == "And a brute beast —whose; Dante, 19, hunched"
     with pytest.raises(ValueError, match="emphasis mode"):
         ty.emphasis("x", "bold")
 

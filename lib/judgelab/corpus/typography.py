@@ -58,6 +58,8 @@ _EMPHASIS = (
 # an underscore left unpaired at a word's edge ("_a brute beast _—") is a transcriber's italic
 # mark too; one inside a word ("snake_case") is not
 _STRAY_UNDERSCORE = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
+# an unpaired asterisk at a word's edge ("*Dante, 19, hunched", an italic never closed) likewise
+_STRAY_ASTERISK = re.compile(r"(?<![\w*])\*+(?=\w)|(?<=\w)\*+(?![\w*])")
 _WORDS = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")   # as corpus.text.count_words counts them
 _BOOK_CAPS = re.compile(r"^([\"'“‘(]*)([A-Z][A-Z'’]+)(?=\s+[a-z])")
 
@@ -108,7 +110,7 @@ def emphasis(text: str, mode: str = "strip") -> tuple[str, int]:
             marked += sum(len(_WORDS.findall(m.group(1))) for m in pattern.finditer(plain))
             plain = pattern.sub(r"\1", plain)
     if mode == "strip":
-        plain = _STRAY_UNDERSCORE.sub("", plain)
+        plain = _STRAY_ASTERISK.sub("", _STRAY_UNDERSCORE.sub("", plain))
     if mode == "underscore" and marked:
         # re-mark the same spans in one form: run the patterns again on the original, innermost
         # spans rewritten as _x_ (nesting collapses to one level)
@@ -158,14 +160,15 @@ def normal_form(paragraphs: list[str], section_starts: set[int] = frozenset(), *
         q = ellipses(q)
         out.changes["ellipses"] += _count(_ELLIPSIS, before)
         before = q
+        q, marked = emphasis(q, emphasis_mode)
+        out.emphasis_words += marked
+        out.marker_chars += len(before) - len(q)
+        # dashes after emphasis: a stripped mark can leave a space beside a dash
+        before = q
         q = dashes(q)
         out.changes["dashes"] += int(before != q) and (
             _count(_HYPHENS, before) + _count(_SPACED_HYPHEN, before) + before.count("–")
             + _count(re.compile(r"\s—|—\s"), before))
-        before = q
-        q, marked = emphasis(q, emphasis_mode)
-        out.emphasis_words += marked
-        out.marker_chars += len(before) - len(q)
         if i == 0 or i in section_starts:
             capped = book_capitals(q, elsewhere)
             out.changes["book_capitals"] += int(capped != q)
