@@ -33,7 +33,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from judgelab import interim, paths, profiles, reporting
-from judgelab.corpus import manifest
+from judgelab.corpus import manifest, surface_cues
 from judgelab.sage import report
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
@@ -85,19 +85,41 @@ display(report.words_by_category(corpus))
 # In content-limit mode (notebooks 02–04) the judge reads the story's prose and nothing that names
 # the work or betrays where the text comes from. `judgelab.sage.protocol.text_prep` removes, by
 # counted rule, the title line (`heading`), bylines and credits (`byline`), subtitles, editors'
-# blurbs and epigraphs (`blurb`, with the curated list `data/corpus/paratext.csv`), trailing
-# signatures, chapter headings and separators (`section_marker`: each becomes one neutral break
-# `* * *`, so an LLM's chapters look like a magazine's section numerals), markdown markers and the
-# LLM stories' word counts and notes to the reader (`meta_note`); then it masks the author's name
-# and each title phrase of two or more words (`[withheld]`). An independent checker
-# (`leak_check`, its own normalisation and matching) then looks for every title part, the author's
-# full name, distinctive surnames (used by no other story of the corpus), markdown, chapter markers
-# and meta-notes. In title-limit mode the judge gets title and author only; its check counts the
-# 8-word passages of the story found in that material. Every leak count must be 0.
+# blurbs (`blurb`, with the curated list `data/corpus/paratext.csv`), trailing signatures,
+# epigraphs with their attributions (`epigraph`), `[Footnote …]` blocks (`footnote`), the
+# translator's notes set after a story (`translator_note`), chapter headings, section numerals and
+# separators (`section_marker`), markdown heading marks, and notes to the reader (`meta_note`:
+# word-count lines, "*(Note: …)*" asides, and an LLM reply's framing before the story starts or
+# after it ends). Inside a story a generation's degenerate lines are its own text and stay.
 #
-# The table `sage_text_preparation` has one row per story and mode (characters in and out,
-# characters removed per rule, masks, leaks); below, its sums per category, the totals and the
-# stories that lost the most.
+# **One typographic form for every category** (`judgelab.corpus.typography`, issue 27): dashes
+# (`--`, spaced hyphens, en dashes used as dashes, spaced em dashes) become one unspaced `—`;
+# quotes become straight; ellipses `...`; a book-style capitals opening ("IT was said") a
+# capitalised word; footnote marks `[1]` go. **Section breaks: none.** Every chapter heading,
+# numeral and separator is dropped and no marker replaces it: a neutral `* * *` still counted the
+# LLM stories' chapters (3.6 per 1,000 words against 0.5 in human texts); the paragraph break
+# stays, and no L4–L6 dimension assesses sectioning. **Emphasis: markers stripped, words kept, in
+# every category.** How much a text is marked up depends on its transcription (Gutenberg
+# italics) and source (markdown), not on its author, and LLM stories carry ~25 times more of it
+# than canonical ones; the marked words, and the inner thought they often carry (which L5's
+# psychological interiority reads), stay in the text — what is lost is the italics, in a human
+# story as in an LLM one. `emphasis="underscore"` keeps every emphasis as `_x_` (a sensitivity
+# setting). **Title masking is off by default**: `[withheld]` appeared only in human stories, so
+# the mask itself told the categories apart; the text's own names stay (masking cannot hide a
+# famous text anyway). `MASK_TITLE_IN_BODY=True` in notebooks 02–04 is the labelled sensitivity
+# setting. The author's name printed inside a text is still masked.
+#
+# An independent checker (`leak_check`, its own normalisation and matching) then looks for title
+# lines (and title parts in the body when the mask is on), the author's full name, distinctive
+# surnames (used by no other story of the corpus), markdown, chapter markers and notes to the
+# reader. In title-limit mode the judge gets title and author only; its check counts the 8-word
+# passages of the story found in that material. Every leak count must be 0. Title mode names each
+# story's author as printed — for an LLM story the generating model — which Table 9's notes state
+# (`anonymous_author=True` is the sensitivity setting).
+#
+# The table `sage_text_preparation` has one row per story and mode (characters and words in and
+# out, characters removed per rule, marks changed per typographic rule, masks, leaks); below, its
+# sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
 mask_title_in_body = profiles.pick(SAGE_PROFILES, PROFILE)["mask_title_in_body"]
@@ -106,8 +128,44 @@ reporting.save_table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
 display(prep_report.removed_by_category(preparation))
 
+# %% [markdown]
+# ### Words removed per category
+#
+# The cleanup must be even-handed (issue 27, item 2): the mean share of a category's words removed
+# is bounded by `prep_report.MEAN_REMOVAL_BOUND_PCT` (tested). Per story, `pct_words_removed` is in
+# `sage_text_preparation`; `mean_emphasis_words` counts words whose emphasis markers were stripped
+# (the words stay).
+
 # %%
+removal = prep_report.removal_by_category(preparation)
+reporting.save_table(removal, "sage_text_removal_by_category")
+display(removal.round(3))
 display(prep_report.most_removed(preparation, n=10))
+
+# %% [markdown]
+# ## Surface-cue audit: can typography alone tell LLM from human stories?
+#
+# A cross-validated logistic regression (scikit-learn; standardised features, stratified 5-fold CV)
+# predicts LLM vs human from (a) the issue's three surface statistics (em dashes per 1,000 words,
+# mean paragraph length, share of paragraphs opening with a quote) and (b) typographic features
+# alone (double hyphens, en dashes, spaced em dashes, curly quotes, `…`, section-break markers,
+# emphasis markers, `[withheld]`, a capitals opening, footnote marks), on each story's text as
+# sent — before (the sage-v4 preparation: masks on, `* * *` breaks, no typographic normal form)
+# and after normalisation. Unit: story; accuracy with its Wilson 95% interval against the
+# majority-class rate (chance); AUC with a percentile-bootstrap 95% interval; p from
+# `permutation_test_score` (labels permuted, CV redone), Holm-adjusted over the table's four rows
+# (Bonferroni beside it). Target: the typographic features at chance after normalisation. The
+# style features' result is reported, not removed: paragraph length and dialogue are the authors'.
+
+# %%
+cue_knobs = profiles.pick(surface_cues.SURFACE_CUE_PROFILES, PROFILE)
+cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
+cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
+reporting.save_table(cue_audit, "sage_surface_cue_audit")
+display(cue_audit.round(3))
+cue_means = surface_cues.feature_means(cue_versions)
+reporting.save_table(cue_means, "sage_surface_cue_features_by_category")
+display(cue_means.round(3))
 
 # %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features

@@ -87,6 +87,9 @@ def corpus_has_three_categories_and_in_range_means_2000_to_8000_words(root: Path
     prep = read_table(root, "sage_text_preparation")
     assert set(prep["mode"]) == {"content", "title"} and len(prep) == 2 * len(corpus)
     assert (prep["leaks"] == 0).all(), prep.loc[prep["leaks"] != 0, ["story_id", "mode", "leak_kinds"]]
+    assert (prep["title_masks"] == 0).all(), "issue 27: no mask token in any text sent by default"
+    cues = read_table(root, "sage_surface_cue_audit")
+    assert len(cues) == 4 and cues["auc"].between(0, 1).all() and cues["p_holm"].between(0, 1).all()
 
 
 def sage_rows_are_scored_1_to_5_or_failed_with_nan(root: Path, layer: str) -> None:

@@ -47,16 +47,21 @@ def test_pulp_paratext_is_stripped_and_names_masked():
     assert "wanted something back" not in out          # editor's blurb after the illustrator credit
     assert "Illustrated" not in out and "SMITH" not in out
     assert "PUBLIC" not in out.upper().replace("[WITHHELD]", "")  # byline and signature gone
-    assert "silent orbit" not in out.lower()            # the title phrase in the body is masked
-    assert out.endswith("The [withheld] of the missing ship had been logged at dawn.")
-    assert find_leaks(out, "The Silent Orbit", "Jane Q. Public") == []
+    # the text's own title phrase stays by default; the mask is a sensitivity setting
+    assert out.endswith("The silent orbit of the missing ship had been logged at dawn.")
+    masked = content_limit_text(PULP, "The Silent Orbit", "Jane Q. Public", mask_title_in_body=True)
+    assert masked.endswith("The [withheld] of the missing ship had been logged at dawn.")
+    assert find_leaks(masked, "The Silent Orbit", "Jane Q. Public") == []
+    assert leak_check.find_leaks(out, "The Silent Orbit", "Jane Q. Public", check_title_in_body=False) == []
 
 
 def test_canonical_heading_and_section_numeral_are_dropped():
     s = text_prep.prepare_text(CANONICAL, "The Grey Lantern", "Anon Writer")
     assert [par for _, par in s.dropped] == ["THE GREY LANTERN.", "I."]
-    assert s.text.startswith("THE lamp-lighter of the old quarter")
-    assert s.n_title_masked == 1 and "the [withheld] at the corner" in s.text
+    assert s.text.startswith("The lamp-lighter of the old quarter")      # book capitals, issue 27
+    assert s.n_title_masked == 0 and "the grey lantern at the corner" in s.text
+    masked = text_prep.prepare_text(CANONICAL, "The Grey Lantern", "Anon Writer", mask_title_in_body=True)
+    assert masked.n_title_masked == 1 and "the [withheld] at the corner" in masked.text
 
 
 def test_author_name_variants_are_found_anywhere():
@@ -116,6 +121,23 @@ def test_context_policy_error_refuses_and_head_tail_records():
     assert p.truncated and p.text_tokens <= 220 and p.original_tokens > 1000
     t = prepare_input("title", text=None, title="Snow Walk", author="A. Writer", max_text_tokens=200)
     assert not t.truncated and "Snow Walk" in t.material and "snow" not in t.material.lower().replace("snow walk", "")
+    assert '"Snow Walk" by A. Writer' in t.material
+
+
+def test_anonymous_author_setting_and_the_table_9_note():
+    """Title mode names the author (for LLM stories: the model); the sensitivity setting does not."""
+    import pandas as pd
+
+    llm = prepare_input("title", text=None, title="Mushroom Season", author="chatgpt-4o-latest-2025-03-27",
+                        max_text_tokens=200)
+    assert "by chatgpt-4o-latest-2025-03-27" in llm.material
+    anon = prepare_input("title", text=None, title="Mushroom Season", author="chatgpt-4o-latest-2025-03-27",
+                         max_text_tokens=200, anonymous_author=True)
+    assert "chatgpt" not in anon.material and '"Mushroom Season" by an unknown author' in anon.material
+    t = modes.with_title_author_note(pd.DataFrame({"layer": ["L4"]}))
+    assert "generating model" in t["title_author_note"].iloc[0] and "anonymous_author=True" in t["title_author_note"].iloc[0]
+    assert "unknown author" in modes.with_title_author_note(pd.DataFrame({"layer": ["L4"]}), anonymous_author=True)[
+        "title_author_note"].iloc[0]
 
 
 def test_mirror_stories_leave_no_leaks():
@@ -136,6 +158,8 @@ def test_mirror_stories_leave_no_leaks():
     for r in csv.DictReader(open(mirror / "manifest.csv", encoding="utf-8")):
         raw = (mirror / r["category"] / f"{r['id']}.txt").read_text(encoding="utf-8")
         out = content_limit_text(clean_story(raw), r["title"], r["author"])
-        assert find_leaks(out, r["title"], r["author"]) == []
+        assert leak_check.find_leaks(out, r["title"], r["author"], check_title_in_body=False) == []
+        masked = content_limit_text(clean_story(raw), r["title"], r["author"], mask_title_in_body=True)
+        assert find_leaks(masked, r["title"], r["author"]) == []
         if r["id"] in starts:
             assert out.startswith(starts[r["id"]]), (r["id"], out[:80])

@@ -71,7 +71,7 @@ def test_render_is_single_pass_and_strict():
 
 def test_template_version_changes_when_a_template_changes(tmp_path, monkeypatch):
     v1 = prompts.template_version("L4")
-    assert v1.startswith("sage-v4-L4-")
+    assert v1.startswith("sage-v5-L4-")
     root = tmp_path / "proj"
     shutil.copytree(prompts.template_dir(), root / "prompts" / "sage")
     monkeypatch.setenv("JUDGELAB_PROJECT_ROOT", str(root))
@@ -84,21 +84,58 @@ def valid_scores(codes, score=3.5):
     return {c: {"score": score, "confidence": 3, "evidence_strength": "moderate", "evidence": "a quote"} for c in codes}
 
 
+def r1_scores(codes, score=3.5, reasoning="r"):
+    return {c: {**d, "reasoning": reasoning} for c, d in valid_scores(codes, score).items()}
+
+
 def test_round_schema_accepts_a_valid_reply_and_rejects_bad_values():
     codes = prompts.layer_spec("L5").codes
-    R1 = schemas.round_schema("L5", "content", 1, 60, 80)
-    ok = R1.model_validate({"extracted": "grief, restraint", "reasoning": "r", "scores": valid_scores(codes)})
-    assert ok.scores.AC.score == 3.5
-    assert R1.model_validate({"extracted": "x", "reasoning": "r", "scores": valid_scores(codes, 4)}).scores.PI.score == 4.0
-    bad = [valid_scores(codes, 3.75), valid_scores(codes, 5.1), {**valid_scores(codes), "AC": {**valid_scores(codes)["AC"], "confidence": 6}},
-           {c: v for c, v in valid_scores(codes).items() if c != "EG"},
-           {**valid_scores(codes), "PI": {**valid_scores(codes)["PI"], "evidence": "x" * 61}},
-           {**valid_scores(codes), "XX": valid_scores(codes)["AC"]}]
+    R1 = schemas.round_schema("L5", "content", 1, 60, 80, 20)
+    ok = R1.model_validate({"extracted": "grief, restraint", "scores": r1_scores(codes)})
+    assert ok.scores.AC.score == 3.5 and ok.scores.AC.reasoning == "r"
+    assert R1.model_validate({"extracted": "x", "scores": r1_scores(codes, 4)}).scores.PI.score == 4.0
+    good = r1_scores(codes)
+    bad = [r1_scores(codes, 3.75), r1_scores(codes, 5.1), {**good, "AC": {**good["AC"], "confidence": 6}},
+           {c: v for c, v in good.items() if c != "EG"},
+           {**good, "PI": {**good["PI"], "evidence": "x" * 61}},
+           {**good, "PI": {**good["PI"], "reasoning": "x" * 21}},          # reasoning capped at 20
+           {**good, "EG": valid_scores(codes)["EG"]},                     # R1 needs reasoning per dimension
+           {**good, "XX": good["AC"]}]
     for scores in bad:
         with pytest.raises(ValidationError):
-            R1.model_validate({"extracted": "x", "reasoning": "r", "scores": scores})
+            R1.model_validate({"extracted": "x", "scores": scores})
     with pytest.raises(ValidationError):
-        R1.model_validate({"extracted": "x" * 81, "reasoning": "r", "scores": valid_scores(codes)})
+        R1.model_validate({"extracted": "x" * 81, "scores": good})
+    with pytest.raises(ValidationError):     # sage-v4's one reasoning string is gone
+        R1.model_validate({"extracted": "x", "reasoning": "r", "scores": good})
+
+
+def test_reasoning_per_dimension_only_in_round_one_and_capped_by_its_own_knob():
+    r1 = schemas.round_schema("L4", "content", 1, 60, 80, 16).model_json_schema()
+    dim = r1["$defs"][next(k for k in r1["$defs"] if k.startswith("DimensionScore"))]
+    assert dim["properties"]["reasoning"]["maxLength"] == 16 and "reasoning" in dim["required"]
+    assert "reasoning" not in r1["properties"]
+    default = schemas.round_schema("L4", "content", 1, 60, 80).model_json_schema()
+    assert '"maxLength": 80' in json.dumps(default["$defs"])          # default: note_chars
+    for rnd in (2, 3, 4, 5):
+        assert '"reasoning"' not in json.dumps(schemas.round_schema("L4", "content", rnd, 60, 80).model_json_schema())
+    assert '"reasoning"' not in json.dumps(schemas.validator_schema("L4", "blind", 60, 80).model_json_schema())
+    with pytest.raises(ValueError):
+        schemas.round_schema("L4", "content", 1, 60, 80, 0)
+
+
+def test_every_layer_prompt_states_the_papers_principles_and_pitfalls():
+    """The paper's "core evaluation principles" and "common pitfalls" reach every layer's calls."""
+    for layer in ("L4", "L5", "L6"):
+        for mode in ("content", "title"):
+            system, user = prompts.first_turn(layer, mode, "evaluator", "MATERIAL", prompts.round_instructions(layer, mode, 1))
+            text = (system + user).lower()
+            for phrase in ("theoretical consistency", "explicitness is not depth", "evidence decides",
+                           "one layer only", "do not impose your own", "no inference beyond what the evidence supports",
+                           "dimensions are independent"):
+                assert phrase in text, (layer, mode, phrase)
+            assert '"reasoning"' in user          # R1 asks for reasoning per dimension
+        assert "explicit" in prompts.layer_spec(layer).projection.lower()
 
 
 def test_schema_shapes_per_round_mode_and_validator():

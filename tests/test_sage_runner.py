@@ -63,7 +63,8 @@ def scripted(body: dict, broken_round2: str | None = None):
     if "independent validator" in last and "ROUND 1" not in last:
         return {"scores": scores(2.0)}
     if "ROUND 1" in last:
-        reply = {"extracted": "worry", "reasoning": "the worry is shown", "scores": scores(1.0)}
+        r1 = {c: {**d, "reasoning": "shown"} for c, d in scores(1.0).items()}   # sage-v5: per dimension
+        reply = {"extracted": "worry", "scores": r1}
         if "WORK:" in last:
             reply["knows_work"] = story == "a"
         return reply
@@ -101,7 +102,7 @@ def test_rows_follow_the_contract_and_land_in_their_tracks(good):
         {"AC": True, "PI": False, "EG": False, "ENC": False}
     assert rows.loc[rows["r4_score_changed"], "round"].eq(4).all()   # flagged only in R4, and kept
     assert set(rows["backend"]) == {"openai-compatible"} and set(rows["profile"]) == {"smoke"}
-    assert rows["template_version"].str.startswith("sage-v4-L5-").all()
+    assert rows["template_version"].str.startswith("sage-v5-L5-").all()
     assert not rows["truncated"].any()
 
 
@@ -245,21 +246,21 @@ def test_the_text_budget_counts_with_the_gateways_tokenizer(tmp_path, monkeypatc
 
 
 def test_mask_title_in_body_reaches_the_prepared_text(tmp_path):
-    """The profile masks a title phrase in the body; ``mask_title_in_body="off"`` (a notebook
-    parameter as papermill passes it) leaves it, and the leak check then skips title parts."""
+    """The default leaves a title phrase in the body (issue 27: the mask marked human stories);
+    ``mask_title_in_body=True`` (the sensitivity setting) masks it."""
     story = corpus().iloc[[0]].assign(text=TEXT_A + " The long winter had only begun.")
-    masked = runner.build_items(story, "L5", ["content"], 10_000, "head_tail")[0].prepared.material
+    masked = runner.build_items(story, "L5", ["content"], 10_000, "head_tail",
+                                mask_title_in_body=True)[0].prepared.material
     assert "[withheld] had only begun" in masked
-    plain = runner.build_items(story, "L5", ["content"], 10_000, "head_tail",
-                               mask_title_in_body=False)[0].prepared.material
-    assert "The long winter had only begun" in plain
+    plain = runner.build_items(story, "L5", ["content"], 10_000, "head_tail")[0].prepared.material
+    assert "The long winter had only begun" in plain and "[withheld]" not in plain
     with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
         runner.run_layer(None, story, "L5", "smoke", mask_title_in_body="perhaps")
 
 
 def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
     """Notebooks 02-04's ``MASK_TITLE_IN_BODY`` (papermill may pass text) reaches ``run_layer``
-    parsed; None leaves the profile's knob (True) in charge."""
+    parsed; None leaves the profile's knob (False since issue 27) in charge."""
     from judgelab.sage import report
 
     seen = {}
@@ -269,12 +270,12 @@ def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
         raise RuntimeError("stop")
 
     monkeypatch.setattr(report.runner, "run_layer", fake_run_layer)
-    off = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="false")
-    assert off.knobs()["mask_title_in_body"] is False
+    on = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="true")
+    assert on.knobs()["mask_title_in_body"] is True
     with pytest.raises(RuntimeError, match="stop"):
-        off.run()
-    assert seen["mask_title_in_body"] is False
+        on.run()
+    assert seen["mask_title_in_body"] is True
     default = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body=None)
-    assert default.knobs()["mask_title_in_body"] is True and default.mask_title_in_body is None
+    assert default.knobs()["mask_title_in_body"] is False and default.mask_title_in_body is None
     with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
         report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="maybe")

@@ -1,4 +1,5 @@
-"""Content-limit text preparation and the independent leak checker (issue 14, item 1)."""
+"""Content-limit text preparation and the independent leak checker (issue 14, item 1; issue 27:
+the typographic normal form, paratext, even-handed cleanup, the title mask off by default)."""
 from __future__ import annotations
 
 import pytest
@@ -36,33 +37,51 @@ def test_title_parts_split_alternative_titles_and_hyphens():
 
 def test_alternative_title_in_body_is_masked_but_a_one_word_title_is_not():
     text = "A PIECE OF STRING\n\nHe picked up a piece of string from the road. It was a piece-of string."
-    out = tp.prepare_text(text, "A Piece of String (La Ficelle)", "Guy de Maupassant")
+    # the default keeps the text's own words (the mask itself marked human stories, issue 27)
+    assert tp.prepare_text(text, "A Piece of String (La Ficelle)", "Guy de Maupassant").text == (
+        "He picked up a piece of string from the road. It was a piece-of string.")
+    out = tp.prepare_text(text, "A Piece of String (La Ficelle)", "Guy de Maupassant", mask_title_in_body=True)
     assert out.text == "He picked up a [withheld] from the road. It was a [withheld]."
     assert out.n_title_masked == 2 and out.removed_chars["heading"] == len("A PIECE OF STRING")
     mantle = tp.prepare_text("THE MANTLE\n\nHis mantle was old.", "The Mantle (The Overcoat)", "Nikolai Gogol")
     assert mantle.text == "His mantle was old." and mantle.n_title_masked == 0
     masked = tp.prepare_text("THE MANTLE\n\nHis mantle was old.", "The Mantle (The Overcoat)", "Nikolai Gogol",
-                             mask_single_word_titles=True)
+                             mask_title_in_body=True, mask_single_word_titles=True)
     assert masked.text == "His [withheld] was old."
 
 
-def test_llm_formatting_is_removed_and_sections_become_one_neutral_break():
+def test_llm_formatting_is_removed_and_section_breaks_are_dropped():
     out = tp.prepare_text(LLM_STORY, "Mushroom Season", "claude-opus-4")
+    assert out.text == (
+        "The knife knows what to do. Dice small, she can't chew big pieces.\n\n"
+        'Carson watches from the doorway. She says "it was the moon."\n\n'
+        "The kitchen never answers."
+    )
+    note = "*(Note: This is a condensed version to fit the 1,000-word target. Let me know!)*"
+    assert out.removed_chars["meta_note"] == len("**Word count**: 1,000") + len(note) + len("**Final Line:** ")
+    assert out.removed_chars["markdown"] == 2 + 4 + 2 + 2   # *Dice small*, **can't**, *"..."*, *moon*
+    assert out.emphasis_words == 2 + 1 + 4 + 1              # nested: "moon" inside the quote's span
+    assert lc.find_leaks(out.text, "Mushroom Season", "claude-opus-4") == []
+
+
+def test_the_sage_v4_preparation_is_kept_as_a_setting():
+    out = tp.prepare_text(LLM_STORY, "Mushroom Season", "claude-opus-4", normal_form=False, section_break="marker")
     assert out.text == (
         "The knife knows what to do. Dice small, she can't chew big pieces.\n\n* * *\n\n"
         "Carson watches from the doorway. She says “it was the moon.”\n\n* * *\n\n"
         "The kitchen never answers."
     )
-    assert out.removed_chars["meta_note"] >= len("**Word count**: 1,000")
-    assert out.removed_chars["markdown"] == 2 + 4 + 2 + 2   # *Dice small*, **can't**, *“...”*, *moon*
-    assert lc.find_leaks(out.text, "Mushroom Season", "claude-opus-4") == []
+    with pytest.raises(ValueError, match="section_break"):
+        tp.prepare_text(LLM_STORY, "T", "a", section_break="stars")
 
 
 def test_subtitle_before_the_first_section_numeral_is_removed():
     text = ("THE OPEN BOAT\n\nA Tale intended to be after the Fact. Being the Experience of Four Men\n\n"
             "I\n\nNone of them knew the colour of the sky.\n\nII\n\nThe cook said nothing.")
     out = tp.prepare_text(text, "The Open Boat", "Stephen Crane")
-    assert out.text == "None of them knew the colour of the sky.\n\n* * *\n\nThe cook said nothing."
+    assert out.text == "None of them knew the colour of the sky.\n\nThe cook said nothing."
+    marked = tp.prepare_text(text, "The Open Boat", "Stephen Crane", section_break="marker")
+    assert marked.text == "None of them knew the colour of the sky.\n\n* * *\n\nThe cook said nothing."
     assert out.removed_chars["subtitle"] == len("A Tale intended to be after the Fact. Being the Experience of Four Men")
 
 
@@ -120,7 +139,10 @@ def test_every_corpus_story_is_clean_in_content_mode():
     found = {}
     for row in corpus.itertuples():
         text = tp.prepare_text(row.text, row.title, row.author, story_id=row.story_id).text
-        leaks = lc.find_leaks(text, row.title, row.author, surnames=surnames)
+        leaks = lc.find_leaks(text, row.title, row.author, surnames=surnames, check_title_in_body=False)
+        assert tp.MASK not in text, row.story_id      # no mask token by default (issue 27)
+        masked = tp.prepare_text(row.text, row.title, row.author, story_id=row.story_id, mask_title_in_body=True).text
+        leaks += lc.find_leaks(masked, row.title, row.author, surnames=surnames)
         if leaks:
             found[row.story_id] = leaks[:3]
     assert found == {} and len(corpus) == 100
@@ -144,7 +166,7 @@ def tiny_corpus():
 def test_preparation_report_counts_each_rule_mask_and_leak():
     from judgelab.sage.protocol import prep_report as pr
 
-    rep = pr.preparation_report(tiny_corpus())
+    rep = pr.preparation_report(tiny_corpus(), mask_title_in_body=True)
     assert list(rep.columns) == pr.REPORT_COLUMNS and len(rep) == 6
     assert rep[["story_id", "mode"]].values.tolist() == [
         ["s1", "content"], ["s1", "title"], ["s2", "content"], ["s2", "title"], ["s3", "content"], ["s3", "title"]]
@@ -164,10 +186,14 @@ def test_preparation_report_counts_each_rule_mask_and_leak():
     assert (r.loc[("s3", "content"), "leaks"], r.loc[("s3", "content"), "leak_kinds"]) == (1, "surname")
     title_rows = rep[rep["mode"] == "title"]
     assert (title_rows["leaks"] == 0).all() and (title_rows[[f"removed_{x}" for x in pr.RULES]] == 0).all().all()
-    # switching the masking off shows the title phrase as a leak (the report always checks for it)
-    off = pr.preparation_report(tiny_corpus(), mask_title_in_body=False).set_index(["story_id", "mode"])
+    # the default (mask off) keeps the title phrase: counted, not a leak
+    off = pr.preparation_report(tiny_corpus()).set_index(["story_id", "mode"])
     assert (off.loc[("s1", "content"), "title_masks"], off.loc[("s1", "content"), "leaks"],
-            off.loc[("s1", "content"), "leak_kinds"]) == (0, 1, "title part")
+            off.loc[("s1", "content"), "title_phrase_paragraphs"]) == (0, 0, 1)
+    # words: in = the corpus text (21), out = what is sent; removed = heading 3 + byline 3 + "THE END" 2
+    o1 = off.loc[("s1", "content")]
+    assert (o1["words_in"], o1["words_out"], o1["words_removed"]) == (21, 13, 8)
+    assert o1["pct_words_removed"] == pytest.approx(100 * 8 / 21)
 
 
 def test_title_mode_material_holds_no_passage_of_the_story():
@@ -191,7 +217,7 @@ def test_title_mode_material_holds_no_passage_of_the_story():
 def test_preparation_summary_tables():
     from judgelab.sage.protocol import prep_report as pr
 
-    rep = pr.preparation_report(tiny_corpus())
+    rep = pr.preparation_report(tiny_corpus(), mask_title_in_body=True)
     by_cat = pr.removed_by_category(rep)
     assert list(by_cat.index) == ["canonical", "llm", "pulp", "all"]
     assert by_cat.loc["all", "removed_heading"] == 13 and by_cat.loc["all", "leaks"] == 1

@@ -16,11 +16,18 @@ Knobs:
   and records ``truncated=True`` in the rows; ``"error"`` refuses such a text before any call.
 - ``mask_title_in_body``: in content mode, mask every title part of two or more content words
   where it recurs in the story's body (``[withheld]``; :mod:`judgelab.sage.protocol.text_prep`);
-  headings, bylines and the author's name are removed or masked either way. Notebooks 02–04 can
-  override it (``MASK_TITLE_IN_BODY``).
+  headings, bylines and the author's name are removed or masked either way. Off by default in
+  every profile (issue 27: ``[withheld]`` appeared only in human stories, so the mask itself told
+  the categories apart); on is a labelled sensitivity setting. Notebooks 02–04 can override it
+  (``MASK_TITLE_IN_BODY``).
+- ``anonymous_author``: title mode names the author as printed; for LLM stories that is the
+  model ("by chatgpt-4o-..."), which discloses the category (stated in Table 9's notes). True
+  sends "an unknown author" for every story instead (a sensitivity setting).
 - ``max_tokens``: output budget per reply; ``evidence_chars`` / ``note_chars``: ``maxLength`` of
   the evidence string per dimension and of the free-text notes (the llama.cpp grammar enforces
-  ``maxLength``, so small values keep replies short and fast).
+  ``maxLength``, so small values keep replies short and fast); ``reasoning_chars``: ``maxLength``
+  of each dimension's Round 1 reasoning (sage-v5, the paper's per-dimension R1 reasoning; four
+  per reply, so smoke and demo keep it short: the 135M model writes ~100 tokens/s).
 - ``temperature``, ``seed``: sampling (reasoning models get ``reasoning_effort`` instead). Smoke
   decodes greedily; greedy decoding makes the 135M model pick the first value of the score enum
   (1.0) for everything, so demo samples at 0.7 (seeded, and cached) to give the statistics
@@ -46,10 +53,12 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         # smoke run costs is generation (make test runs notebooks 02-04 in it)
         "max_text_tokens": 400,
         "context_policy": "head_tail",
-        "mask_title_in_body": True,
+        "mask_title_in_body": False,
+        "anonymous_author": False,
         "max_tokens": 400,
         "evidence_chars": 24,
         "note_chars": 32,
+        "reasoning_chars": 16,
         "temperature": 0.0,
         "seed": 7,
         "selection_seed": 11,
@@ -67,10 +76,12 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "modes": ("content", "title"),
         "max_text_tokens": 900,
         "context_policy": "head_tail",
-        "mask_title_in_body": True,
+        "mask_title_in_body": False,
+        "anonymous_author": False,
         "max_tokens": 440,
         "evidence_chars": 50,
         "note_chars": 70,
+        "reasoning_chars": 32,
         "temperature": 0.7,
         "seed": 7,
         "selection_seed": 11,
@@ -84,10 +95,12 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "modes": ("content", "title"),
         "max_text_tokens": 100_000,
         "context_policy": "error",
-        "mask_title_in_body": True,
+        "mask_title_in_body": False,
+        "anonymous_author": False,
         "max_tokens": 16_000,
         "evidence_chars": 400,
         "note_chars": 600,
+        "reasoning_chars": 400,
         "temperature": None,
         "seed": 7,
         "selection_seed": 11,

@@ -26,6 +26,7 @@ from judgelab.sage.analysis.scores import (
     state_scale_and_truncation, story_scores, with_truncation,
 )
 from judgelab.stats.effects import cohens_d_from_summary
+from judgelab.sage.protocol.modes import with_title_author_note
 from judgelab.stats.tests import MC_METHODS, adjust
 
 
@@ -162,7 +163,7 @@ def table09_mode_invariance(mode_table: pd.DataFrame) -> pd.DataFrame:
     t = t.drop(columns="_paper_key")
     t = _insert_after(t, "p_t", "paper_p_t", pv.TABLE9_P_PAIRED_T.value)
     t = _insert_after(t, "paper_p_t", "paper_p_t_qualifier", pv.TABLE9_P_PAIRED_T.qualifier)
-    return state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE)
+    return with_title_author_note(state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE))
 
 
 

@@ -45,6 +45,8 @@ class EvalConfig:
     max_tokens: int = 420
     evidence_chars: int = 60
     note_chars: int = 80
+    #: ``maxLength`` of each dimension's Round 1 ``reasoning`` (sage-v5; the paper's R1)
+    reasoning_chars: int = 60
     temperature: float | None = 0.0
     seed: int | None = 7
     reasoning_effort: str | None = None
@@ -157,7 +159,8 @@ def run_evaluator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str) ->
             messages = first_messages(item, "evaluator", instructions, cfg.layout)
         else:
             messages = messages + [Message(role="user", content=instructions)]
-        schema = schemas.round_schema(item.layer, item.mode, rnd, cfg.evidence_chars, cfg.note_chars)
+        schema = schemas.round_schema(item.layer, item.mode, rnd, cfg.evidence_chars, cfg.note_chars,
+                                      cfg.reasoning_chars)
         res = gw.chat(_request(item, messages, schema, cfg, EVALUATOR, rnd, version))
         calls.append(Call(EVALUATOR, rnd, res, messages=messages))
         if res.status == "ok":
@@ -167,7 +170,8 @@ def run_evaluator(gw: Gateway, item: EvalItem, cfg: EvalConfig, version: str) ->
 
 def transcript(calls: list[Call]) -> str:
     """The evaluator's five rounds as the validator reads them: per round its notes and, per
-    dimension, score, confidence and evidence (compact, so the review turn stays short)."""
+    dimension, score, confidence, evidence and (Round 1) reasoning (compact, so the review turn
+    stays short)."""
     lines = []
     for c in calls:
         if c.track != EVALUATOR or not c.ok:
@@ -175,7 +179,8 @@ def transcript(calls: list[Call]) -> str:
         data = c.result.data
         parts = []
         for code, d in data["scores"].items():
-            parts.append(f"{code} {d['score']} (conf {d['confidence']}, {d['evidence_strength']}: {d['evidence']!r})")
+            why = f"; why: {d['reasoning']!r}" if d.get("reasoning") else ""
+            parts.append(f"{code} {d['score']} (conf {d['confidence']}, {d['evidence_strength']}: {d['evidence']!r}{why})")
         extras = {k: v for k, v in data.items() if k != "scores"}
         extra = "; ".join(f"{k}={v}" for k, v in extras.items())
         lines.append(f"Round {c.round}: " + "; ".join(parts) + (f" | {extra}" if extra else ""))

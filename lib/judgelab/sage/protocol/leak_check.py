@@ -19,8 +19,10 @@ What counts as a leak (each a row of :func:`find_leaks`):
 - ``markdown``: markdown markers (``#`` headings, ``**bold**``, ``*emphasis*``, ``__``), which
   only the LLM-written stories carry;
 - ``chapter marker``: "Chapter 3", "Epilogue", "End of Chapter 8" as a heading line;
-- ``meta note``: word counts and notes to the reader ("Word count: 1,000", "Note: this is a
-  condensed version ...", "Let me know if you'd like ...").
+- ``meta note``: word-count lines and notes to the reader ("Word count: 1,000", "Note: this is a
+  condensed version ...", "Let me know if you'd like ...", "Final line:", "[Footnote 1: ...]").
+  A degenerate generation's own words inside the story ("within the 1000-word limit") are its
+  text, not a note (issue 27), and are not flagged.
 """
 from __future__ import annotations
 
@@ -35,9 +37,13 @@ STOPWORDS = frozenset(
 )
 _MARKDOWN = re.compile(r"(^|\n)\s{0,3}#{1,6}\s|\*\*[^*\n]+\*\*|(?<![\w*])\*[^*\s][^*\n]*?\*(?![\w*])|__[^_\n]+__")
 _CHAPTER = re.compile(r"^\W*(chapter\s+(\d+|[ivxlc]+|[a-z]+)\b|epilogue\b|prologue\b|end of chapter\b)", re.I)
+# Notes to the reader set apart from the text (any category): a word-count line, a paragraph
+# opening "Note:", a "Final line:" label, "Let me know ...", a footnote block. Inside a story, a
+# degenerate generation's own words ("Some potential or1000-word limit.") are its text and are
+# not flagged (issue 27): only what the preparation's rules call an artefact is.
 _META = re.compile(
-    r"\bword\s*count\b|^\W*note\s*:|\blet me know\b|\b\d[\d,]*[- ]word (target|limit)\b|"
-    r"\brequested length\b|\bexpand(ed)? as needed\b|\bthemes resolved\b|\bhuman touches\b|\bfinal line\s*:",
+    r"^\W*word\s*count\W*[\d,]*\W*$|^\W*note\s*:|\blet me know\b|^\W*(the\s+)?final line\s*:?\W*$|"
+    r"^\[footnote\b",
     re.I | re.M,
 )
 

@@ -8,6 +8,10 @@ masked) and then verifies it with the independent checker
 reaching the model.
 
 Title-limit mode sends title and author only (see :func:`judgelab.sage.protocol.prompts.material`).
+For an LLM story the author is the generating model, as the manifest prints it, which tells the
+judge the category: :data:`TITLE_AUTHOR_NOTE` says so in Table 9's notes
+(:func:`with_title_author_note`); ``anonymous_author=True`` is the sensitivity setting that sends
+"an unknown author" for every story.
 
 The corpus text (notebook 01) has one paragraph per line and blank lines between paragraphs;
 raw mirror files with hard-wrapped lines are handled too (lines are joined per paragraph).
@@ -23,6 +27,24 @@ from judgelab.sage.protocol import leak_check, prompts, text_prep
 from judgelab.sage.protocol.text_prep import MASK, split_paragraphs  # noqa: F401  (re-exported)
 
 
+#: What title mode's author line is, stated beside every table that compares the two modes.
+TITLE_AUTHOR_NOTE = (
+    "title-limit material names each story's author as the manifest prints it: for the LLM stories "
+    "that is the generating model (e.g. 'by chatgpt-4o-latest-2025-03-27'), which discloses the "
+    "category to the judge; the sensitivity setting anonymous_author=True sends 'an unknown author' "
+    "for every story")
+TITLE_AUTHOR_NOTE_ANONYMOUS = ("title-limit material gave every story's author as 'an unknown author' "
+                               "(sensitivity setting anonymous_author=True)")
+
+
+def with_title_author_note(table, anonymous_author: bool = False):
+    """``table`` with a ``title_author_note`` column (:data:`TITLE_AUTHOR_NOTE`, or the anonymous
+    setting's note): Table 9 (content vs title mode) states who title mode named as author."""
+    out = table.copy()
+    out["title_author_note"] = TITLE_AUTHOR_NOTE_ANONYMOUS if anonymous_author else TITLE_AUTHOR_NOTE
+    return out
+
+
 class ContentLeakError(ValueError):
     """The text still names its title or author, or carries formatting that betrays its origin."""
 
@@ -32,7 +54,7 @@ class ContextTooLongError(ValueError):
 
 
 def content_limit_text(text: str, title: str, author: str, *, story_id: str | None = None,
-                       mask_title_in_body: bool = True, surnames: frozenset | set = frozenset()) -> str:
+                       mask_title_in_body: bool = False, surnames: frozenset | set = frozenset()) -> str:
     """The story text for content-limit mode, verified by the independent leak checker.
 
     Raises :class:`ContentLeakError` naming the story and the leaks if anything that names the
@@ -120,17 +142,19 @@ class PreparedInput:
 
 def prepare_input(mode: str, *, text: str | None, title: str, author: str, max_text_tokens: int,
                   context_policy: str = "head_tail", story_id: str | None = None,
-                  mask_title_in_body: bool = True, surnames: frozenset | set = frozenset(),
-                  count_tokens: Callable[[str], int] | None = None) -> PreparedInput:
+                  mask_title_in_body: bool = False, surnames: frozenset | set = frozenset(),
+                  count_tokens: Callable[[str], int] | None = None,
+                  anonymous_author: bool = False) -> PreparedInput:
     """Content mode: :func:`content_limit_text`, then the context policy (``head_tail`` cuts the
     middle, ``error`` raises :class:`ContextTooLongError`). Title mode: title and author only.
 
     ``count_tokens`` is the backend's tokenizer (``Gateway.count_tokens``); without one the
-    tokenizer-free :func:`approx_tokens` is used.
+    tokenizer-free :func:`approx_tokens` is used. ``anonymous_author`` (title mode): "an unknown
+    author" instead of the author line (:data:`TITLE_AUTHOR_NOTE`).
     """
     count = count_tokens or approx_tokens
     if mode == "title":
-        mat = prompts.material("title", title=title, author=author)
+        mat = prompts.material("title", title=title, author=None if anonymous_author else author)
         return PreparedInput(mode, mat, False, 0, 0)
     if mode != "content":
         raise ValueError(f"unknown mode {mode!r}")

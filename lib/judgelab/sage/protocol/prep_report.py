@@ -7,8 +7,12 @@
   removed (``removed_<rule>``, one column per rule of :data:`RULES`), the masks applied
   (``title_masks``, ``author_masks``) and the leaks the independent checker
   (:func:`judgelab.sage.protocol.leak_check.find_leaks`, corpus-wide distinctive surnames) still
-  finds in the material sent — always checking title parts in the body, so that switching the
-  masking off shows up here as leaks;
+  finds in the material sent — title parts in the body are leaks only when the mask is on
+  (``mask_title_in_body``, a sensitivity setting since issue 27); with it off (the default)
+  ``title_phrase_paragraphs`` counts the paragraphs where the text's own title phrase stays;
+  ``words_in``/``words_out``/``words_removed``/``pct_words_removed`` the words (issue 27, item 2),
+  ``emphasis_words`` the words whose emphasis markers were stripped (the words stay), and
+  ``typo_<rule>`` the marks each typographic rule changed;
 - ``title`` mode: the material is title and author only
   (:func:`judgelab.sage.protocol.prompts.material`). Its ``leaks`` are the 8-word windows of the
   story text found in that material (:func:`text_windows_in`, with its own normalisation, not the
@@ -25,14 +29,22 @@ import re
 
 import pandas as pd
 
+from judgelab.corpus.text import count_words
 from judgelab.sage.protocol import leak_check, prompts, text_prep
 
 #: The rules of :func:`text_prep.prepare_text`, in the order of its module docstring.
-RULES = ("heading", "byline", "subtitle", "blurb", "signature", "section_marker", "markdown", "meta_note")
+RULES = ("heading", "byline", "subtitle", "blurb", "signature", "section_marker", "markdown", "meta_note",
+         "epigraph", "footnote", "translator_note")
+#: The typographic rules of :func:`judgelab.corpus.typography.normal_form` (marks changed, words kept).
+TYPO_RULES = ("quotes", "dashes", "ellipses", "book_capitals", "footnote_ref")
 #: A passage this many words long, found verbatim in the title-mode material, counts as a leak.
 WINDOW_WORDS = 8
-REPORT_COLUMNS = (["story_id", "category", "mode", "chars_in", "chars_out"]
-                  + [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks", "leaks", "leak_kinds"])
+REPORT_COLUMNS = (["story_id", "category", "mode", "chars_in", "chars_out", "words_in", "words_out",
+                   "words_removed", "pct_words_removed", "emphasis_words"]
+                  + [f"removed_{r}" for r in RULES] + [f"typo_{r}" for r in TYPO_RULES]
+                  + ["title_masks", "author_masks", "title_phrase_paragraphs", "leaks", "leak_kinds"])
+#: sage-v4's preparation (before issue 27), for the surface-cue audit's "before" texts.
+V4_PREPARATION = {"normal_form": False, "section_break": "marker", "mask_title_in_body": True}
 
 
 def _windows(text: str, n: int) -> set[tuple[str, ...]]:
@@ -53,27 +65,37 @@ def text_windows_in(text: str, material: str, n: int = WINDOW_WORDS, allowed: st
 def _content_row(story, surnames: set[str], mask_title_in_body: bool) -> dict:
     prepared = text_prep.prepare_text(story.text, story.title, story.author, story_id=story.story_id,
                                       mask_title_in_body=mask_title_in_body)
+    words_in, words_out = count_words(story.text or ""), count_words(prepared.text)
     unknown = set(prepared.removed_chars) - set(RULES)
     if unknown:
         raise ValueError(f"story {story.story_id}: text_prep used rules {sorted(unknown)} that the "
                          f"preparation report does not know; add them to prep_report.RULES")
     material = prompts.material("content", text=prepared.text)
     leaks = leak_check.find_leaks(material, story.title, story.author, surnames=surnames,
-                                  check_title_in_body=True)
-    return {"chars_out": len(prepared.text),
+                                  check_title_in_body=mask_title_in_body)
+    # with the mask off (the default) the text's own title phrases stay, as its other names do:
+    # counted here, not leaks
+    phrases = sum(lk.kind == "title part" for lk in leak_check.find_leaks(
+        prepared.text, story.title, story.author, check_title_in_body=True))
+    return {"chars_out": len(prepared.text), "words_out": words_out, "words_removed": words_in - words_out,
+            "pct_words_removed": 100.0 * (words_in - words_out) / max(words_in, 1),
+            "emphasis_words": prepared.emphasis_words,
             **{f"removed_{r}": int(prepared.removed_chars.get(r, 0)) for r in RULES},
+            **{f"typo_{r}": int(prepared.typography.get(r, 0)) for r in TYPO_RULES},
             "title_masks": prepared.n_title_masked, "author_masks": prepared.n_author_masked,
-            "leaks": len(leaks), "leak_kinds": "; ".join(sorted({lk.kind for lk in leaks}))}
+            "title_phrase_paragraphs": phrases, "leaks": len(leaks), "leak_kinds": "; ".join(sorted({lk.kind for lk in leaks}))}
 
 
 def _title_row(story) -> dict:
     material = prompts.material("title", title=story.title, author=story.author)
     n = text_windows_in(story.text, material, allowed=f"{story.title} by {story.author}")
-    return {"chars_out": len(material), **{f"removed_{r}": 0 for r in RULES},
-            "title_masks": 0, "author_masks": 0, "leaks": n, "leak_kinds": "text passage" if n else ""}
+    return {"chars_out": len(material), "words_out": count_words(material), "words_removed": 0,
+            "pct_words_removed": 0.0, "emphasis_words": 0,
+            **{f"removed_{r}": 0 for r in RULES}, **{f"typo_{r}": 0 for r in TYPO_RULES},
+            "title_masks": 0, "author_masks": 0, "title_phrase_paragraphs": 0, "leaks": n, "leak_kinds": "text passage" if n else ""}
 
 
-def preparation_report(corpus: pd.DataFrame, mask_title_in_body: bool = True) -> pd.DataFrame:
+def preparation_report(corpus: pd.DataFrame, mask_title_in_body: bool = False) -> pd.DataFrame:
     """One row per story x mode (content, title) in :data:`REPORT_COLUMNS` (module docstring).
 
     ``corpus``: the corpus table (story_id, category, title, author, text); the distinctive
@@ -85,7 +107,8 @@ def preparation_report(corpus: pd.DataFrame, mask_title_in_body: bool = True) ->
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     rows = []
     for story in corpus.itertuples(index=False):
-        base = {"story_id": story.story_id, "category": story.category, "chars_in": len(story.text or "")}
+        base = {"story_id": story.story_id, "category": story.category, "chars_in": len(story.text or ""),
+                "words_in": count_words(story.text or "")}
         rows.append({**base, "mode": "content", **_content_row(story, surnames, mask_title_in_body)})
         rows.append({**base, "mode": "title", **_title_row(story)})
     return pd.DataFrame(rows, columns=REPORT_COLUMNS)
@@ -97,7 +120,7 @@ def removed_by_category(report: pd.DataFrame) -> pd.DataFrame:
     """Characters removed by each rule, summed per category (content mode), with the masks and
     leaks; a last row ``all`` sums the categories."""
     content = report[report["mode"] == "content"]
-    cols = [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks", "leaks"]
+    cols = [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks", "title_phrase_paragraphs", "leaks"]
     out = content.groupby("category")[cols].sum()
     out.loc["all"] = out.sum()
     return out
@@ -119,5 +142,47 @@ def most_removed(report: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     """The ``n`` content-mode stories with the most characters removed by the rules."""
     content = report[report["mode"] == "content"].copy()
     content["removed"] = content[[f"removed_{r}" for r in RULES]].sum(axis=1)
-    cols = ["story_id", "category", "chars_in", "removed"] + [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks"]
+    cols = (["story_id", "category", "chars_in", "removed", "words_removed", "pct_words_removed"]
+            + [f"removed_{r}" for r in RULES] + ["title_masks", "author_masks"])
     return content.nlargest(n, "removed")[cols].reset_index(drop=True)
+
+
+#: The bound of :func:`removal_by_category` checked by the tests: the mean share of a category's
+#: words removed in content mode stays at or below this (percent).
+MEAN_REMOVAL_BOUND_PCT = 1.5
+
+
+def removal_by_category(report: pd.DataFrame) -> pd.DataFrame:
+    """Words removed in content mode per category (issue 27, item 2): stories, mean and max share
+    of a story's words removed (percent), words removed per story, words in emphasis per story
+    (kept; only their markers go), and the sums of the typographic changes."""
+    content = report[report["mode"] == "content"]
+    g = content.groupby("category")
+    out = pd.DataFrame({
+        "stories": g.size(),
+        "mean_pct_words_removed": g["pct_words_removed"].mean(),
+        "max_pct_words_removed": g["pct_words_removed"].max(),
+        "mean_words_removed": g["words_removed"].mean(),
+        "mean_emphasis_words": g["emphasis_words"].mean(),
+        **{f"typo_{r}": g[f"typo_{r}"].sum() for r in TYPO_RULES},
+        "mask_tokens": g["title_masks"].sum() + g["author_masks"].sum(),
+    })
+    out["unit"] = "story"
+    return out
+
+
+def sent_texts(corpus: pd.DataFrame, **settings) -> pd.DataFrame:
+    """story_id, category, text: each story's content-limit text as
+    :func:`text_prep.prepare_text` makes it with ``settings`` (default: the current preparation;
+    :data:`V4_PREPARATION`: the one before issue 27). The whole text, before any context cut."""
+    rows = [{"story_id": s.story_id, "category": s.category,
+             "text": text_prep.prepare_text(s.text, s.title, s.author, story_id=s.story_id, **settings).text}
+            for s in corpus.itertuples(index=False)]
+    return pd.DataFrame(rows)
+
+
+def surface_cue_versions(corpus: pd.DataFrame, mask_title_in_body: bool = False) -> dict[str, pd.DataFrame]:
+    """The texts of the surface-cue audit: ``before`` (sage-v4's preparation, masks on) and
+    ``after`` (the typographic normal form, ``mask_title_in_body`` as the profile says)."""
+    return {"before (sage-v4 preparation)": sent_texts(corpus, **V4_PREPARATION),
+            "after (typographic normal form)": sent_texts(corpus, mask_title_in_body=mask_title_in_body)}

@@ -103,9 +103,10 @@ def _stable_rank(story_id: str, seed: int) -> int:
 
 
 def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_text_tokens: int,
-                context_policy: str, *, mask_title_in_body: bool = True,
+                context_policy: str, *, mask_title_in_body: bool = False,
                 surnames: frozenset | set = frozenset(),
-                count_tokens: Callable[[str], int] | None = None) -> list[EvalItem]:
+                count_tokens: Callable[[str], int] | None = None,
+                anonymous_author: bool = False) -> list[EvalItem]:
     """One :class:`EvalItem` per story x mode, grouped by story (one story's evaluations run back
     to back, so the llama.cpp KV cache holds that story's prefix between them). Content-mode texts are stripped, checked for leaks and fitted to
     the context policy here, before any call: a text that cannot be sent fails the run loudly.
@@ -129,7 +130,7 @@ def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_tex
                                      author=s.author, max_text_tokens=max_text_tokens,
                                      context_policy=context_policy, story_id=s.story_id,
                                      mask_title_in_body=mask_title_in_body, surnames=surnames,
-                                     count_tokens=count_tokens)
+                                     count_tokens=count_tokens, anonymous_author=anonymous_author)
             tier = getattr(s, "tier", "") or ""
             items.append(EvalItem(s.story_id, s.category, "" if _isna(tier) else str(tier), layer, mode, prepared))
     return items
@@ -276,8 +277,8 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
     # a surname is distinctive relative to every story of the corpus, not only the ones drawn
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     items = build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"],
-                        mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
-                        count_tokens=gw.count_tokens)
+                        mask_title_in_body=bool(cfg.get("mask_title_in_body", False)), surnames=surnames,
+                        count_tokens=gw.count_tokens, anonymous_author=bool(cfg.get("anonymous_author", False)))
     ecfg = EvalConfig.from_settings(cfg)
     evaluations = gw.map(lambda it: evaluate(gw, it, ecfg), items, concurrency=cfg.get("concurrency"),
                          desc=desc or f"SAGE {layer}")

@@ -50,24 +50,30 @@ _FROZEN = ConfigDict(extra="forbid")
 
 
 @functools.lru_cache(maxsize=None)
-def dimension_score_model(evidence_chars: int) -> type[BaseModel]:
-    """One dimension's score, confidence, evidence strength and evidence (capped length)."""
-    return create_model(
-        f"DimensionScore{evidence_chars}",
-        __config__=_FROZEN,
-        score=(Score, Field(description="1.0-5.0, one decimal")),
-        confidence=(Confidence, Field(description="1-5")),
-        evidence_strength=(EvidenceStrength, ...),
-        evidence=(str, Field(max_length=evidence_chars, description="quotation or cited reading")),
-    )
+def dimension_score_model(evidence_chars: int, reasoning_chars: int = 0) -> type[BaseModel]:
+    """One dimension's score, confidence, evidence strength and evidence (capped length); with
+    ``reasoning_chars > 0`` also its ``reasoning`` (Round 1: the paper's "scores (per dimension:
+    score, confidence, reasoning, evidence_strength)"), capped at that length."""
+    fields: dict[str, tuple] = {
+        "score": (Score, Field(description="1.0-5.0, one decimal")),
+        "confidence": (Confidence, Field(description="1-5")),
+        "evidence_strength": (EvidenceStrength, ...),
+        "evidence": (str, Field(max_length=evidence_chars, description="quotation or cited reading")),
+    }
+    if reasoning_chars > 0:
+        fields["reasoning"] = (str, Field(max_length=reasoning_chars,
+                                          description="how the evidence leads to this score"))
+    suffix = f"_{reasoning_chars}" if reasoning_chars > 0 else ""
+    return create_model(f"DimensionScore{evidence_chars}{suffix}", __config__=_FROZEN, **fields)
 
 
 @functools.lru_cache(maxsize=None)
-def scores_model(layer: str, evidence_chars: int) -> type[BaseModel]:
+def scores_model(layer: str, evidence_chars: int, reasoning_chars: int = 0) -> type[BaseModel]:
     """An object with one required :func:`dimension_score_model` per dimension code of ``layer``."""
-    dim = dimension_score_model(evidence_chars)
+    dim = dimension_score_model(evidence_chars, reasoning_chars)
     fields = {code: (dim, ...) for code in layer_spec(layer).codes}
-    return create_model(f"{layer}Scores{evidence_chars}", __config__=_FROZEN, **fields)
+    suffix = f"_{reasoning_chars}" if reasoning_chars > 0 else ""
+    return create_model(f"{layer}Scores{evidence_chars}{suffix}", __config__=_FROZEN, **fields)
 
 
 def _note(chars: int, what: str):
@@ -75,11 +81,15 @@ def _note(chars: int, what: str):
 
 
 @functools.lru_cache(maxsize=None)
-def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_chars: int) -> type[BaseModel]:
+def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_chars: int,
+                 reasoning_chars: int | None = None) -> type[BaseModel]:
     """The reply schema of evaluator round ``rnd`` (1–5) for ``layer`` and ``mode``.
 
-    R1: ``extracted`` + ``reasoning`` (the argument from evidence to scores, which the validator's
-    review judges) + ``scores`` (+ ``knows_work`` in title mode). R2: the layer's bias checks
+    R1 (sage-v5): ``extracted`` + ``scores`` whose every dimension carries its own ``reasoning``
+    (the paper's R1: per dimension score, confidence, reasoning and evidence strength; the
+    argument the validator's review judges), capped at ``reasoning_chars`` (default
+    ``note_chars``) (+ ``knows_work`` in title mode). sage-v4 had one ``reasoning`` string for
+    all dimensions. R2: the layer's bias checks
     (:data:`ROUND2_CHECKS`) + ``notes`` + ``scores``. R3: ``boundary_violation`` + ``notes`` +
     ``scores``. R4: ``notes`` + ``scores`` (confidence may change, scores may not — enforced by
     the runner, which flags a change). R5: ``convergence`` + ``overall_confidence`` + ``scores``.
@@ -90,7 +100,10 @@ def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_char
         if mode == "title":
             fields["knows_work"] = (bool, Field(description="true only if the model knows this work"))
         fields["extracted"] = _note(note_chars, "layer-relevant content found")
-        fields["reasoning"] = _note(note_chars, "why these scores: from the evidence to each score")
+        rc = note_chars if reasoning_chars is None else reasoning_chars
+        if rc < 1:
+            raise ValueError(f"Round 1 needs reasoning per dimension: reasoning_chars must be >= 1, got {rc}")
+        scores = (scores_model(layer, evidence_chars, rc), ...)
     elif rnd == 2:
         for name, what in ROUND2_CHECKS[layer].items():
             fields[name] = (bool, Field(description=what))
@@ -106,7 +119,8 @@ def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_char
     else:
         raise ValueError(f"round must be 1-5, got {rnd}")
     fields["scores"] = scores
-    return create_model(f"{layer}{mode.title()}Round{rnd}_{evidence_chars}_{note_chars}",
+    rsuffix = f"_{reasoning_chars}" if rnd == 1 and reasoning_chars is not None else ""
+    return create_model(f"{layer}{mode.title()}Round{rnd}_{evidence_chars}_{note_chars}{rsuffix}",
                         __config__=_FROZEN, **fields)
 
 

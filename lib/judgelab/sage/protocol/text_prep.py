@@ -14,18 +14,30 @@ or betrays where the text comes from.
 - ``signature``: trailing "THE END", separators and the author's name at the end;
 - ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
   ...", "Epilogue", "End of Chapter 8"), section numerals ("II") and separators ("---", "//",
-  "•", "* * *") — every one replaced by the same neutral break ``* * *``, so a model cannot tell
-  an LLM's chapters from a magazine's section numerals, while the text keeps its sections;
+  "•", "* * *"). By default (``section_break="none"``, issue 27) they are dropped and nothing
+  replaces them: a neutral ``* * *`` still counted an LLM's chapters (3.6 per 1,000 words against
+  0.5 in human texts); the paragraph break stays. ``section_break="marker"`` (sage-v4) puts one
+  ``* * *`` in their place;
 - ``markdown``: emphasis and heading markers (``**``, ``*``, ``_``, ``#``), the words kept;
-- ``meta_note``: word counts and notes to the reader ("**Word count**: 1,000", "*(Note: This is
-  a condensed version ...)*", "**Final Line:**", "**Human Touches:** ...").
+- ``meta_note``: notes to the reader, in any category (a word-count line, "*(Note: This is a
+  condensed version ...)*", a "Final Line:" label) and an LLM reply's framing before the story
+  starts or after it ends ("Here is the revised Chapter 5", "Let me know ..."). Inside the story a
+  generation's degenerate lines are its own text and stay (sage-v4 dropped them anywhere);
+- ``epigraph``, ``footnote``, ``translator_note``: an epigraph with its attribution at the head
+  ("—_De Béranger_.", "...”--Lactantius."), "[Footnote 1: ...]" blocks and their anchors, a
+  "Notes:" block of numbered notes after the story (issue 27).
+
+With ``normal_form=True`` (the default) the kept paragraphs are then put in one typographic form
+for every category (:mod:`judgelab.corpus.typography`: dashes, quotes, ellipses, emphasis, book
+capitals, footnote marks), counted per rule in ``PreparedText.typography``.
 
 Then it masks the author's name as printed (full name, initials + surname) and, when
-``mask_title_in_body``, every title part of two or more content words ("diamond necklace",
-"piece of string"). A one-word title ("Hands", "The Mantle") names an ordinary thing the story is
-about: masking it would turn the story's central noun into ``[withheld]`` dozens of times (268
-masks in 42 stories under the earlier whole-title rule), so it is removed as a heading only;
-``mask_single_word_titles=True`` masks it everywhere.
+``mask_title_in_body`` (off by default since issue 27: ``[withheld]`` appeared in 30 human
+stories and no LLM story, so the mask itself marked the category; on is a sensitivity setting),
+every title part of two or more content words ("diamond necklace", "piece of string"). A
+one-word title ("Hands", "The Mantle") names an ordinary thing the story is about: masking it
+would turn the story's central noun into ``[withheld]`` dozens of times, so it is removed as a
+heading only; ``mask_single_word_titles=True`` masks it everywhere.
 
 The result is verified by the independent checker :mod:`judgelab.sage.protocol.leak_check`.
 """
@@ -39,9 +51,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from judgelab import paths
+from judgelab.corpus import typography
 
 MASK = "[withheld]"
+#: The neutral break of ``section_break="marker"`` (sage-v4's only form; a sensitivity setting now).
 SECTION_BREAK = "* * *"
+SECTION_BREAKS = ("none", "marker")
 #: Stop classifying front paratext once this many words of narrative prose have been seen.
 FRONT_PROSE_WORDS = 150
 #: A blurb, teaser or subtitle is at most this many words.
@@ -72,6 +87,18 @@ _META = re.compile(
     r"^as we continued to chapter",
     re.IGNORECASE,
 )
+# Paratext inside human texts (issue 27): "[Footnote 1: ...]" blocks, an epigraph's attribution
+# ("—_De Béranger_.", "--Lactantius.") and the translator's notes set after a story ("Notes:",
+# then "1. One hundred kopeks make a rouble.").
+_FOOTNOTE = re.compile(r"^\[(?:Footnote|Note)\s*[\w*]*\s*:.*\]$", re.IGNORECASE | re.DOTALL)
+_FOOTNOTE_ANCHOR = re.compile(r"^\[\d{1,3}\]$")
+_ATTRIBUTION = re.compile(r"^[\W_]*(?:--|—|–)\s*[_*]*[A-Z][^\n]{0,60}$")
+_QUOTED_ATTRIBUTED = re.compile(r"[\"”»][_*]*\s*(?:--|—|–)\s*[_*]*[A-Z][\w .,'’]{1,50}[_*.]*$")
+_NOTES_HEAD = re.compile(r"^[*_\s]*(?:notes?|translator'?s notes?|footnotes?)\s*:?[*_\s]*$", re.IGNORECASE)
+_NUMBERED_NOTE = re.compile(r"^\d{1,3}[.)]\s+\S")
+_FINAL_LINE_LABEL = re.compile(r"[*_\s]*(?:the\s+)?final\s+line\s*:?[*_\s]*", re.IGNORECASE)
+_WORD_COUNT_LINE = re.compile(r"[\W_]*(?:word\s*count|words)[\W_]*(?:approx\.?|about|~)?\s*[\d,]+(?:\s*words)?[\W_]*",
+                              re.IGNORECASE)
 _WRAPPED_ASIDE = re.compile(r"^[*_]+\(.*\)[*_.]*$", re.DOTALL)
 _LABEL = re.compile(r"^\*\*(final line)\s*:?\*\*\s*:?\s*", re.IGNORECASE)
 # Innermost pairs first (no marker inside), repeated until nothing changes, so that nested
@@ -155,12 +182,21 @@ def split_paragraphs(text: str) -> list[str]:
     return [p for p in paras if p]
 
 
-def is_section_marker(par: str) -> bool:
-    """A chapter heading, a markdown heading, a section numeral or a separator line."""
+def _title_cased(par: str) -> bool:
+    content = [w for w in words(par) if w.lower() not in _FUNCTION_WORDS]
+    return bool(content) and sum(w[:1].isupper() or w[:1].isdigit() for w in content) >= 0.75 * len(content)
+
+
+def is_section_marker(par: str, headings_by_form: bool = False) -> bool:
+    """A chapter heading, a markdown heading, a section numeral or a separator line.
+
+    ``headings_by_form`` (the normal form): a markdown ``#`` line is a heading only if it reads as
+    one (a chapter heading, or title-cased words); "# potentially." in a degenerate generation is
+    the story's own text and keeps its words (its ``#`` is stripped as markdown)."""
     if _SEPARATOR.fullmatch(par) or _ROMAN.fullmatch(par):
         return True
     if _MD_HEADING.match(par) and len(words(par)) <= 15:
-        return True
+        return not headings_by_form or bool(_CHAPTER.match(par)) or _title_cased(par)
     return bool(_CHAPTER.match(par)) and len(words(par)) <= 15
 
 
@@ -234,6 +270,10 @@ class PreparedText:
     n_author_masked: int = 0
     n_title_masked: int = 0
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    #: marks changed by each typographic rule (:func:`judgelab.corpus.typography.normal_form`)
+    typography: Counter = field(default_factory=Counter)
+    #: words that were inside emphasis markers (kept; their markers stripped or unified)
+    emphasis_words: int = 0
 
     def drop(self, rule: str, par: str) -> None:
         self.removed_chars[rule] += len(par)
@@ -297,46 +337,141 @@ def _strip_front_back(paras: list[str], title: str, author: str, story_id: str |
     return kept
 
 
-def _normalise_formatting(body: list[str], title: str, out: PreparedText) -> list[str]:
-    """Section markers -> one neutral break; title lines (running heads) and meta notes dropped;
-    markdown markers removed."""
+def is_note_to_reader(par: str) -> bool:
+    """A note about the text set apart from it, in any category: a word-count label ("**Word
+    Count:** 598"), a paragraph opening "Note:", an aside in emphasis and parentheses
+    ("*(Note: This is a condensed version ...)*"), a "[Footnote 1: ...]" block or its anchor."""
+    return bool(_WORD_COUNT_LINE.fullmatch(par) or _FINAL_LINE_LABEL.fullmatch(par) or re.match(r"^[*_(\s]*note\s*:", par, re.IGNORECASE)
+                or (_WRAPPED_ASIDE.fullmatch(par) and len(words(par)) >= 3 and par.lstrip("*_").startswith("("))
+                or _FOOTNOTE.fullmatch(par) or _FOOTNOTE_ANCHOR.fullmatch(par))
+
+
+def _is_name_line(rest: str) -> bool:
+    ws = words(rest)
+    return 1 <= len(ws) <= 6 and all(w[:1].isupper() or w.lower() in _FUNCTION_WORDS for w in ws)
+
+
+def _drop_epigraphs(body: list[str], out: PreparedText) -> list[str]:
+    """An epigraph at the head of the text (within its first three paragraphs): a quotation closed
+    by its attribution ("...”--Lactantius."), or quotation paragraphs followed by an attribution
+    line in italics or after a closing quote ("—_De Béranger_.", "--_Hood_"). A dialogue line that
+    opens with a dash ("—No.") is neither."""
+    for i in range(min(len(body), 3)):
+        p = body[i]
+        m = _QUOTED_ATTRIBUTED.search(p)
+        if m and len(words(p)) <= 2 * BLURB_MAX_WORDS and _is_name_line(re.sub(r"^\W+", "", m.group(0))):
+            for q in body[:i + 1]:
+                out.drop("epigraph", q)
+            return body[i + 1:]
+        italic = "_" in p or "*" in p
+        after_quote = i > 0 and re.search(r"[\"”»'’][_*]*\s*$", body[i - 1])
+        if (i > 0 and _ATTRIBUTION.fullmatch(p) and _is_name_line(p) and (italic or after_quote)
+                and all(len(words(q)) <= 2 * BLURB_MAX_WORDS for q in body[:i])):
+            for q in body[:i + 1]:
+                out.drop("epigraph", q)
+            return body[i + 1:]
+    return body
+
+
+def _drop_back_notes(paras: list[str], out: PreparedText) -> list[str]:
+    """Translator's or editor's notes set after the story: a "Notes:" line followed only by
+    numbered notes ("1. One hundred kopeks make a rouble.") and footnote blocks."""
+    for i in range(len(paras) - 1, max(-1, len(paras) - 40), -1):
+        if _NOTES_HEAD.fullmatch(paras[i]):
+            tail = paras[i + 1:]
+            if tail and all(_NUMBERED_NOTE.match(q) or _FOOTNOTE.fullmatch(q) for q in tail):
+                for q in paras[i:]:
+                    out.drop("translator_note", q)
+                return paras[:i]
+    return paras
+
+
+def _strip_meta_frame(body: list[str], out: PreparedText) -> list[str]:
+    """The reply's framing before the story starts and after it ends ("Here is the revised
+    Chapter 5", "Let me know if ...", word counts): runs of meta paragraphs at either end only.
+    Inside the text a generation's degenerate lines are the story's own and stay (issue 27)."""
+    start, end = 0, len(body)
+    while start < end and (is_meta_note(body[start]) or is_note_to_reader(body[start])):
+        start += 1
+    while end > start and (is_meta_note(body[end - 1]) or is_note_to_reader(body[end - 1])):
+        end -= 1
+    for p in body[:start] + body[end:]:
+        out.drop("meta_note", p)
+    return body[start:end]
+
+
+def _normalise_formatting(body: list[str], title: str, out: PreparedText, *, normal_form: bool = False,
+                          section_break: str = "marker", emphasis: str = "strip") -> list[str]:
+    """Section markers -> one neutral break (``section_break="marker"``) or none; title lines
+    (running heads) and meta notes dropped; markdown markers removed. With ``normal_form``
+    (issue 27): only notes to the reader are dropped inside the text (:func:`is_note_to_reader`),
+    and the kept paragraphs are put in the one typographic form (:mod:`judgelab.corpus.typography`)."""
+    if section_break not in SECTION_BREAKS:
+        raise ValueError(f"unknown section_break {section_break!r}; choose one of {SECTION_BREAKS}")
     kept: list[str] = []
+    starts: set[int] = set()
     for p in body:
         if classify(p, title, "") == "title":
             out.drop("heading", p)
             continue
-        if is_meta_note(p):
-            out.drop("meta_note", p)
+        if (is_note_to_reader(p) if normal_form else is_meta_note(p)):
+            out.drop("footnote" if _FOOTNOTE.fullmatch(p) or _FOOTNOTE_ANCHOR.fullmatch(p) else "meta_note", p)
             continue
-        if is_section_marker(p):
-            out.removed_chars["section_marker"] += max(0, len(p) - len(SECTION_BREAK))
-            out.dropped.append(("section_marker", p))
-            if kept and kept[-1] != SECTION_BREAK:
-                kept.append(SECTION_BREAK)
+        if is_section_marker(p, headings_by_form=normal_form):
+            if section_break == "marker":
+                out.removed_chars["section_marker"] += max(0, len(p) - len(SECTION_BREAK))
+                out.dropped.append(("section_marker", p))
+                if kept and kept[-1] != SECTION_BREAK:
+                    kept.append(SECTION_BREAK)
+            else:
+                out.drop("section_marker", p)
+                starts.add(len(kept))
             continue
         label = _LABEL.match(p)
         if label:
             out.removed_chars["meta_note"] += label.end()
             p = p[label.end():]
-        plain, previous = p, None
-        while plain != previous:
-            previous = plain
-            for pattern in _EMPHASIS:
-                plain = pattern.sub(r"\1", plain)
-        plain = _MD_HEADING.sub("", plain)
+        if normal_form:
+            plain = _MD_HEADING.sub("", p)
+        else:
+            plain, previous = p, None
+            while plain != previous:
+                previous = plain
+                for pattern in _EMPHASIS:
+                    plain = pattern.sub(r"\1", plain)
+            plain = _MD_HEADING.sub("", plain)
         out.removed_chars["markdown"] += len(p) - len(plain)
+        if kept and kept[-1] == SECTION_BREAK:
+            starts.add(len(kept))
         kept.append(plain)
     while kept and kept[-1] == SECTION_BREAK:
         kept.pop()
-    return kept
+    if not normal_form:
+        return kept
+    typeset = typography.normal_form(kept, starts, emphasis_mode=emphasis)
+    out.typography.update(typeset.changes)
+    out.emphasis_words += typeset.emphasis_words
+    out.removed_chars["markdown"] += typeset.marker_chars
+    return typeset.paragraphs
 
 
 def prepare_text(text: str, title: str, author: str, *, story_id: str | None = None,
-                 mask_title_in_body: bool = True, mask_single_word_titles: bool = False) -> PreparedText:
-    """The content-limit text of a story, with what each rule removed (module docstring)."""
+                 mask_title_in_body: bool = False, mask_single_word_titles: bool = False,
+                 normal_form: bool = True, section_break: str = "none",
+                 emphasis: str = "strip") -> PreparedText:
+    """The content-limit text of a story, with what each rule removed (module docstring).
+
+    ``normal_form=False``, ``section_break="marker"``, ``mask_title_in_body=True`` is the sage-v4
+    preparation (notebook 01's surface-cue audit compares the two)."""
     out = PreparedText(text="")
-    body = _strip_front_back(split_paragraphs(text), title, author, story_id, out)
-    body = _normalise_formatting(body, title, out)
+    paras = split_paragraphs(text)
+    if normal_form:
+        paras = _drop_back_notes(paras, out)
+    body = _strip_front_back(paras, title, author, story_id, out)
+    if normal_form:
+        body = _drop_epigraphs(_strip_meta_frame(body, out), out)
+    body = _normalise_formatting(body, title, out, normal_form=normal_form, section_break=section_break,
+                                 emphasis=emphasis)
     joined = "\n\n".join(body)
     apat = author_pattern(author)
     if apat:
