@@ -92,7 +92,8 @@ def test_interval_is_nan_when_the_statistic_is_mostly_undefined():
 
 def test_adjust_p_holm_and_bonferroni_by_hand_with_nan():
     holm, bonf = rs.adjust_p([0.01, 0.04, np.nan, 0.03])
-    # m = 3: sorted 0.01, 0.03, 0.04 -> Holm 0.03, max(0.06, 0.03), max(0.04, 0.06) = 0.06
-    assert holm[[0, 3, 1]] == pytest.approx([0.03, 0.06, 0.06])
-    assert bonf[[0, 3, 1]] == pytest.approx([0.03, 0.09, 0.12])
+    # the family is all 4 tests (the undefined one enters as p = 1, so the family never shrinks):
+    # sorted 0.01, 0.03, 0.04, 1 -> Holm 4*0.01 = 0.04, max(0.04, 3*0.03) = 0.09, max(0.09, 2*0.04) = 0.09
+    assert holm[[0, 3, 1]] == pytest.approx([0.04, 0.09, 0.09])
+    assert bonf[[0, 3, 1]] == pytest.approx([0.04, 0.12, 0.16])
     assert np.isnan(holm[2]) and np.isnan(bonf[2])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 BOOT_METHOD = "percentile bootstrap over {unit} ({n} resamples)"
@@ -51,11 +50,8 @@ def share_ci(k: int, n: int) -> tuple[float, float, float]:
 
 
 def adjust(p) -> tuple[np.ndarray, np.ndarray]:
-    """(Holm, Bonferroni) adjusted p-values; NaN p-values stay NaN and do not count in the family."""
-    p = np.asarray(p, dtype=float)
-    holm, bonf = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        holm[ok] = multipletests(p[ok], method="holm")[1]
-        bonf[ok] = multipletests(p[ok], method="bonferroni")[1]
-    return holm, bonf
+    """(Holm, Bonferroni) adjusted p-values over the family of every test given (the floor's rule:
+    :func:`judgelab.stats.resampling.adjust_p`)."""
+    from judgelab.stats.resampling import adjust_p
+
+    return adjust_p(p)

@@ -20,7 +20,8 @@ left out of the percentiles and counted (``n_boot_valid``); "undefined" uses a t
 :data:`TOLERANCE` times the data's scale, never exact float equality.
 
 Multiple comparisons: :func:`adjust_p` gives Holm's step-down (the default reading, Holm 1979) and
-Bonferroni (the papers' reading) by :func:`statsmodels.stats.multitest.multipletests`, NaN-aware.
+Bonferroni (the papers' reading) by the floor's one rule (:func:`judgelab.stats.tests.adjust`: the
+family is every test of the table, an undefined one entering as p = 1, so it never shrinks).
 """
 from __future__ import annotations
 
@@ -210,14 +211,10 @@ def bootstrap_p(boot: np.ndarray) -> float:
 
 
 def adjust_p(p: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Holm and Bonferroni adjusted p-values of one family (NaN entries stay NaN and do not count
-    towards the family size); :func:`statsmodels.stats.multitest.multipletests`."""
-    from statsmodels.stats.multitest import multipletests
+    """Holm and Bonferroni adjusted p-values of one family, by the floor's one rule
+    (:func:`judgelab.stats.tests.adjust`): the family is every test given, so it does not shrink
+    when one is undefined (a NaN stays NaN and enters the family as p = 1)."""
+    from judgelab.stats.tests import adjust
 
     p = np.asarray(p, dtype=float)
-    holm, bonf = np.full(p.shape, np.nan), np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        holm[ok] = multipletests(p[ok], method="holm")[1]
-        bonf[ok] = multipletests(p[ok], method="bonferroni")[1]
-    return holm, bonf
+    return adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")
