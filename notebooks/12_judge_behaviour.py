@@ -50,7 +50,7 @@ from judgelab import interim, params, profiles, reporting
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import mark
 from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
-from judgelab.gateway import Gateway
+from judgelab.judges import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.sage.settings import LAYERS
@@ -70,7 +70,10 @@ knobs
 # judge does.
 
 # %%
-gw = Gateway.from_settings(backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+# Each study's calls on its own judge (judgelab.judges: SAGE's and the narrative judges' defaults
+# differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
+gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
 CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
 display(Markdown(BANNER))
@@ -152,7 +155,8 @@ meta_n, reqs_n = planted.narrative_requests(narr_subset, judge_knobs, chosen,
                                             knobs["planted_modes"] or judge_knobs["modes"], knobs["harden"])
 print(f"SAGE: {len(sage_items)} stories, {len(reqs_s)} calls; narrative: {len(narr_subset)} narratives, "
       f"{len(reqs_n)} calls; {len(chosen)} perturbations")
-planted_results = planted.run(gw, meta_s + meta_n, reqs_s + reqs_n, PROFILE)
+planted_results = pd.concat([planted.run(g, m, r, PROFILE) for g, m, r in ((gw, meta_s, reqs_s), (gw_narr, meta_n, reqs_n))
+                             if r], ignore_index=True)
 reporting.save_table(marked(planted_results), "behaviour_planted_calls")
 
 # %% [markdown]

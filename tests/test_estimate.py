@@ -313,3 +313,20 @@ def test_the_paper_profile_prices_each_notebook_on_its_studys_judge(tmp_path, mo
     est2 = estimate("smoke", notebooks=("09",))
     assert est2.models == {"09": "gpt-5-mini"} and (est2.calls["reasoning_effort"] == "minimal").all()
     assert any("notebook 09" in w and "JUDGELAB_NARRATIVE_AGENTS=seed-only" in w for w in est2.warnings)
+
+
+def test_notebook_12s_narrative_calls_are_priced_on_the_narrative_judge_and_the_rest_on_sage_s():
+    """Notebook 12 sends its SAGE calls on SAGE's judge and its narrative planted calls on the
+    narrative judge: each judge's share of its rows, exactly once, and other notebooks untouched."""
+    import pandas as pd
+
+    from judgelab.estimate import _judge_share
+
+    calls = pd.DataFrame({"notebook": ["12", "12", "12", "09"],
+                          "track": ["recognition", "planted_sage", "planted_narrative", "judge"]})
+    sage = _judge_share(calls, [("12", None)])
+    narrative = _judge_share(calls, [("12", "planted_narrative"), ("09", None)])
+    assert list(sage["track"]) == ["recognition", "planted_sage", "judge"]
+    assert list(narrative["track"]) == ["planted_narrative", "judge"]
+    both = _judge_share(calls, [("12", None), ("12", "planted_narrative")])  # one judge for both studies
+    assert list(both["track"]) == list(calls["track"])

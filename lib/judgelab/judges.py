@@ -56,7 +56,10 @@ PAPER_JUDGES: dict[str, PaperJudge] = {
     "holistic": PaperJudge("holistic", "gpt-4.1", None, "appendix: the narrative paper's GPT-4.1"),
 }
 #: the study whose judge each LLM notebook uses
-NOTEBOOK_STUDY = {"02": "sage", "03": "sage", "04": "sage", "09": "narrative", "10": "narrative", "11": "holistic"}
+NOTEBOOK_STUDY = {"02": "sage", "03": "sage", "04": "sage", "09": "narrative", "10": "narrative", "11": "holistic",
+                  # 12: SAGE's recognition and planted calls; its narrative planted calls go to the
+                  # narrative judge (estimate.SPLIT_TRACKS), as notebook 12 sends them
+                  "12": "sage"}
 AGENT_DESIGNS = ("temperature", "seed-only")
 
 

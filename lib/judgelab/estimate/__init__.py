@@ -127,19 +127,43 @@ def judged_calls(profile: str, backend: str | None, model: str | None, notebooks
     from judgelab.judges import NOTEBOOK_STUDY, resolve_judge
 
     by_judge: dict = {}
-    for nb in notebooks:
-        judge = resolve_judge(NOTEBOOK_STUDY[nb], backend, model)
-        by_judge.setdefault((judge.model, judge.reasoning), (judge, []))[1].append(nb)
+    # a notebook's rows priced on each study's judge: its own study's, and for notebook 12 (SAGE
+    # and narrative calls on their own judges, as the notebook sends them) the narrative track's
+    shares = [(nb, NOTEBOOK_STUDY[nb], None) for nb in notebooks]
+    shares += [(nb, study, track) for nb in notebooks for track, study in SPLIT_TRACKS.get(nb, {}).items()]
+    for nb, study, track in shares:
+        judge = resolve_judge(study, backend, model)
+        by_judge.setdefault((judge.model, judge.reasoning), (judge, []))[1].append((nb, track))
     parts, notes, what, tokenizers = [], {}, {}, {}
-    for judge, nbs in by_judge.values():
+    for judge, share in by_judge.values():
         counter = TokenCounter.for_settings(judge.backend, judge.model)
-        calls, n, w = collect_calls(profile, counter, tuple(nbs))
+        calls, n, w = collect_calls(profile, counter, tuple(dict.fromkeys(nb for nb, _ in share)))
+        calls = _judge_share(calls, share)
         calls = pricing.with_sent_sampling(calls.assign(model=counter.model), judge.backend, counter.model, judge.reasoning)
         parts.append(pricing.add_costs(pricing.add_bounds(calls), counter.model))
         notes.update(n)
         what.update(w)
         tokenizers[counter.model] = counter.tokenizer
     return pd.concat(parts, ignore_index=True), notes, what, tokenizers
+
+
+#: notebooks whose calls go to more than one study's judge: track -> study (the rest: NOTEBOOK_STUDY's)
+SPLIT_TRACKS = {"12": {"planted_narrative": "narrative"}}
+
+
+def _judge_share(calls: pd.DataFrame, share: list[tuple[str, str | None]]) -> pd.DataFrame:
+    """The rows of ``calls`` this judge answers: a split notebook's own tracks, or only ``track``."""
+    keep = pd.Series(True, index=calls.index)
+    for nb in SPLIT_TRACKS:
+        if nb not in set(calls.get("notebook", pd.Series(dtype=str))):
+            continue
+        rows = calls["notebook"] == nb
+        tracks = {t for n, t in share if n == nb and t is not None}
+        own = any(n == nb and t is None for n, t in share)
+        split = calls["track"].isin(list(SPLIT_TRACKS[nb]))
+        mine = (split & calls["track"].isin(list(tracks))) | (~split & own)
+        keep &= ~rows | mine
+    return calls[keep].reset_index(drop=True)
 
 
 def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
