@@ -224,3 +224,16 @@ def test_preparation_summary_tables():
     top = pr.most_removed(rep, n=1)
     assert top["story_id"].tolist() == ["s2"]
     assert "leaks in content mode 1, in title mode 0" in pr.preparation_note(rep)
+
+
+def test_a_characters_let_me_know_inside_the_story_is_its_text_not_a_note_to_the_reader():
+    # Art or Artifice's "List" (1_Claude) has a character write "Let me know if you need any help
+    # studying!" mid-story: the story's own words stay, and the leak check must not stop the run
+    story = ("The list was taped to the fridge when Ana came home, three items in her sister's hand.\n\n"
+             "Milk. Stamps. Call Mum before Sunday.\n\n"
+             "Let me know if you need any help studying!\n\n"
+             "Ana added a fourth item under it, pressed hard enough to tear the paper, and went upstairs.")
+    sent = content_limit_text(story, "List", "Claude", story_id="1_Claude")
+    assert "Let me know if you need any help studying!" in sent
+    # a reply's offer to the reader is still a note, wherever it is
+    assert lc.find_leaks("Let me know if you'd like me to expand it!", "List", "Claude")

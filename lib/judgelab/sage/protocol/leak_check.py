@@ -38,11 +38,13 @@ STOPWORDS = frozenset(
 _MARKDOWN = re.compile(r"(^|\n)\s{0,3}#{1,6}\s|\*\*[^*\n]+\*\*|(?<![\w*])\*[^*\s][^*\n]*?\*(?![\w*])|__[^_\n]+__")
 _CHAPTER = re.compile(r"^\W*(chapter\s+(\d+|[ivxlc]+|[a-z]+)\b|epilogue\b|prologue\b|end of chapter\b)", re.I)
 # Notes to the reader set apart from the text (any category): a word-count line, a paragraph
-# opening "Note:", a "Final line:" label, "Let me know ...", a footnote block. Inside a story, a
-# degenerate generation's own words ("Some potential or1000-word limit.") are its text and are
-# not flagged (issue 27): only what the preparation's rules call an artefact is.
+# opening "Note:", a "Final line:" label, a "Let me know if you'd like ..." offer, a footnote
+# block. Inside a story, a generation's own words ("Some potential or1000-word limit.", or a
+# character's "Let me know if you need any help studying!" in Art or Artifice's "List") are its
+# text and are not flagged (issue 27): only what the preparation's rules call an artefact is.
 _META = re.compile(
-    r"^\W*word\s*count\W*[\d,]*\W*$|^\W*note\s*:|\blet me know\b|^\W*(the\s+)?final line\s*:?\W*$|"
+    r"^\W*word\s*count\W*[\d,]*\W*$|^\W*note\s*:|^[\W_]*let me know if you(?:'d| would) like\b|"
+    r"^\W*(the\s+)?final line\s*:?\W*$|"
     r"^\[footnote\b",
     re.I | re.M,
 )
