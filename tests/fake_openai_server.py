@@ -657,7 +657,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m judgelab.gateway.fake_server [--latency S] [--reply JSON] [--reasoning]``: serve until killed.
+    """``python tests/fake_openai_server.py [--latency S] [--reply JSON] [--reasoning]``: serve until killed.
 
     ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`).
 

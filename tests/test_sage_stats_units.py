@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from judgelab.sage.analysis import genre, paper_figures, paper_tables, reliability, scores, units
-from judgelab.sage.analysis.synthetic import (
+from sage_synthetic import (
     SyntheticEffects, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
 )
 from judgelab.stats.tests import adjust
