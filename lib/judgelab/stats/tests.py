@@ -176,21 +176,7 @@ def bonferroni(p, n_tests: int | None = None) -> np.ndarray:
     m is the number of finite p-values (the tests actually performed), or ``n_tests`` when the
     family is larger than the tests defined here (e.g. some undefined in a small sample).
     """
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if not ok.any():
-        return out
-    m = int(ok.sum()) if n_tests is None else int(n_tests)
-    if m < ok.sum():
-        raise ValueError(f"n_tests={m} is smaller than the {int(ok.sum())} p-values given")
-    if m == ok.sum():
-        out[ok] = multipletests(p[ok], method="bonferroni")[1]
-    else:  # a family of m tests of which only some are defined here
-        out[ok] = np.minimum(1.0, p[ok] * m)
-    return out
+    return adjust(p, n_tests, "bonferroni")
 
 
 def fdr_bh(p) -> np.ndarray:
