@@ -59,7 +59,6 @@ knobs = profiles.pick(BEHAVIOUR_PROFILES, PROFILE)
 if not params.is_unset(HARDEN):
     knobs["harden"] = params.as_bool(HARDEN, name="HARDEN")
 pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
 knobs
 
 # %% [markdown]
@@ -93,8 +92,7 @@ summaries = pd.concat([interim.read(f"sage_summary_{layer}") for layer in LAYERS
 judge_knobs = judge_settings.resolve(PROFILE)
 all_paths = interim.read("narr_paths")
 narr_scores = interim.read("narr_judge_scores")
-print(f"{len(stories)} SAGE stories, {len(summaries)} SAGE evaluations (layer x story x mode), "
-      f"{len(narr_scores)} narrative judge calls")
+print(f"{len(stories)} stories, {len(summaries)} SAGE evaluations, {len(narr_scores)} narrative judge calls")
 
 # %% [markdown]
 # ## 1 · Recognition
@@ -145,18 +143,8 @@ reporting.saved_table(by_recognition, "behaviour_sage_scores_by_recognition")
 planted.family_table()
 
 # %%
-sage_subset = selection.planted_stories(stories, knobs["planted_per_category"])
-sage_items, sage_cfg = selection.sage_items(corpus, sage_subset, knobs["planted_layer"], PROFILE, ("content",),
-                                            gw.count_tokens)
-narr_subset = selection.planted_paths(all_paths, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"])
-chosen = planted.family(knobs["perturbations"])
-meta_s, reqs_s = planted.sage_requests(sage_items, sage_cfg, chosen, knobs["harden"])
-meta_n, reqs_n = planted.narrative_requests(narr_subset, judge_knobs, chosen,
-                                            knobs["planted_modes"] or judge_knobs["modes"], knobs["harden"])
-print(f"SAGE: {len(sage_items)} stories, {len(reqs_s)} calls; narrative: {len(narr_subset)} narratives, "
-      f"{len(reqs_n)} calls; {len(chosen)} perturbations")
-planted_results = pd.concat([planted.run(g, m, r, PROFILE) for g, m, r in ((gw, meta_s, reqs_s), (gw_narr, meta_n, reqs_n))
-                             if r], ignore_index=True)
+planted_results, summary = planted.run_study(gw, gw_narr, corpus, stories, all_paths, judge_knobs, knobs, PROFILE)
+print(summary)
 reporting.save_table(marked(planted_results), "behaviour_planted_calls")
 
 # %% [markdown]
@@ -205,8 +193,7 @@ reporting.show_figure(fig, "behaviour_fig_sage_length",
 # coherence (`score_mean ~ min_coherence + length`; unit: narrative).
 
 # %%
-judged_set = selection.judged_narratives(all_paths, judge_knobs)
-judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), judged_set)
+judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
 narr_len = marked(length.narrative_length_models(judged))
 reporting.saved_table(narr_len, "behaviour_narr_length")
 
@@ -224,8 +211,6 @@ reporting.show_figure(fig, "behaviour_fig_narr_length",
 
 # %%
 families = self_preference.story_families(corpus)
-print("judge family:", self_preference.family_of(gw.model_name), "| story families:",
-      self_preference.families_present(families))
 selfpref = marked(self_preference.self_preference_table(gw.model_name, summaries, families,
                                                         knobs["n_boot"], knobs["boot_seed"]))
 reporting.saved_table(selfpref, "behaviour_self_preference")

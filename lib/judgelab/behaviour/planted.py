@@ -363,3 +363,24 @@ def baseline_cache(results: pd.DataFrame) -> pd.DataFrame:
 def run(gw, meta: list[dict], requests: list, profile: str, concurrency: int | None = None) -> pd.DataFrame:
     """Send the planted study's requests through the gateway; :func:`tidy`'s frame."""
     return tidy(meta, gw.run_batch(requests, concurrency=concurrency, desc="planted instructions"), profile)
+
+
+def run_study(gw_sage, gw_narr, corpus: pd.DataFrame, stories: pd.DataFrame, paths: pd.DataFrame,
+              judge_knobs: dict, knobs: dict, profile: str) -> tuple[pd.DataFrame, str]:
+    """The planted-instruction study of notebook 12: the stated SAGE subset (blind validator,
+    content mode, ``planted_layer``) on SAGE's judge and the stated narratives on the narrative
+    judge, each request as it is and hardened; :func:`tidy`'s frame and a one-line summary."""
+    from judgelab.behaviour import selection
+
+    subset = selection.planted_stories(stories, knobs["planted_per_category"])
+    items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",),
+                                      gw_sage.count_tokens)
+    narratives = selection.planted_paths(paths, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"])
+    chosen = family(knobs["perturbations"])
+    meta_s, reqs_s = sage_requests(items, cfg, chosen, knobs["harden"])
+    meta_n, reqs_n = narrative_requests(narratives, judge_knobs, chosen,
+                                        knobs["planted_modes"] or judge_knobs["modes"], knobs["harden"])
+    parts = [run(g, m, r, profile) for g, m, r in ((gw_sage, meta_s, reqs_s), (gw_narr, meta_n, reqs_n)) if r]
+    summary = (f"SAGE: {len(items)} stories, {len(reqs_s)} calls; narrative: {len(narratives)} narratives, "
+               f"{len(reqs_n)} calls; {len(chosen)} perturbations")
+    return pd.concat(parts, ignore_index=True), summary
