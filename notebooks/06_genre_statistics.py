@@ -131,8 +131,7 @@ display(table11[table11["analysis"].isin(["story", "story_x_mode"])].set_index([
 
 # %%
 mixed = genre.genre_mixed_model(story)
-reporting.save_table(mixed, "sage_genre_mixed_model")
-display(mixed)
+reporting.saved_table(mixed, "sage_genre_mixed_model")
 
 # %% [markdown]
 # **Which SD did the paper use for d?** Cohen's d recomputed from the paper's own Table 11 means and
@@ -140,8 +139,7 @@ display(mixed)
 
 # %%
 d_check = paper_tables.paper_d_check()
-reporting.save_table(d_check, "sage_cohens_d_convention_check")
-display(d_check)
+reporting.saved_table(d_check, "sage_cohens_d_convention_check")
 
 # %% [markdown]
 # ## Figure 3 · Genre means per layer
@@ -204,8 +202,7 @@ display(table10[["analysis", "layer_pair", "n", "n_stories", "pearson_r", "pears
 
 # %%
 dimension_table = paper_tables.dimension_discrimination_table(rows, DIMENSION_UNIT).assign(unit=DIMENSION_UNIT)
-reporting.save_table(dimension_table, "sage_dimension_discrimination")
-display(dimension_table)
+reporting.saved_table(dimension_table, "sage_dimension_discrimination")
 
 # %% [markdown]
 # ## LLM quality tiers
@@ -216,8 +213,7 @@ display(dimension_table)
 
 # %%
 tiers = genre.llm_tiers(scores.observation_units(story, "story"), by="layer")  # one observation per story
-reporting.save_table(tiers, "sage_llm_tiers")
-display(tiers)
+reporting.saved_table(tiers, "sage_llm_tiers")
 
 # %% [markdown]
 # ## L1–L3 vs L4–L6: the independence hypothesis

@@ -76,7 +76,6 @@ from judgelab.narrative.judges import validity
 profiles.check(PROFILE)
 knobs = judge_settings.resolve(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
 pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
 knobs
 
 # %% [markdown]
@@ -150,8 +149,7 @@ judged.head()
 # (`_fisher`) treat the narratives as independent and are shown as that reading only.
 
 # %%
-table02 = judge_tables.table02(validity.correlation_table(judged, seed=knobs["seed"]))
-reporting.saved_table(table02, "narr_table02_correlations")
+reporting.saved_table(judge_tables.table02(validity.correlation_table(judged, seed=knobs["seed"])), "narr_table02_correlations")
 
 # %% [markdown]
 # ## Table 3 · How much do the K agents agree?
@@ -164,8 +162,7 @@ reporting.saved_table(table02, "narr_table02_correlations")
 # independent, is beside it (`icc2_1_ci_low_f` ...). α and W are shown without an interval.
 
 # %%
-table03 = judge_tables.table03(agreement.agreement_table(scores, seed=knobs["seed"]))
-reporting.saved_table(table03, "narr_table03_agreement")
+reporting.saved_table(judge_tables.table03(agreement.agreement_table(scores, seed=knobs["seed"])), "narr_table03_agreement")
 
 # %% [markdown]
 # ## Table 4 · Do the judges tell max-capacity from random paths?
@@ -181,8 +178,7 @@ reporting.saved_table(table03, "narr_table03_agreement")
 
 # %%
 effects = validity.effect_size_table(judged, seed=knobs["seed"])
-table04_llm = judge_tables.table04_rows(effects, "llm")
-reporting.saved_table(table04_llm, "narr_table04_llm_rows")
+reporting.saved_table(judge_tables.table04_rows(effects, "llm"), "narr_table04_llm_rows")
 
 # %% [markdown]
 # The whole of Table 4 in one view (`narr_table04_math_and_llm.csv`): notebook 08's mathematical

@@ -74,7 +74,6 @@ knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_
                                   k=K, ood_modes=OOD_MODES)
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
-pd.set_option("display.width", 160)
 knobs
 
 # %% [markdown]
