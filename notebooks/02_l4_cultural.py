@@ -45,9 +45,11 @@
 # The four dimensions are scored on 1.0–5.0 (one decimal) with confidence 1–5 (paper, Methodology;
 # Tables 1, 12, 13). Every story is evaluated in two modes, **content-limit** (the text only: title,
 # byline, credits, blurb and signature stripped, LLM formatting and notes removed, the author's name
-# masked, and title phrases of two or more words masked in the body unless `MASK_TITLE_IN_BODY` is
-# off; notebook 01 reports every removal and checks for leaks) and **title-limit** (title and author
-# only, no text), by two tracks:
+# masked; title phrases are masked in the body only when `MASK_TITLE_IN_BODY` is on, a sensitivity
+# setting, since the mask itself marks human stories; notebook 01 reports every removal and checks
+# for leaks) and **title-limit** (title and author only, no text; the LLM stories are "by" their
+# model, so a sensitivity run with "an unknown author" for every story follows the main run, Table
+# 9's anonymous rows in notebook 05), by two tracks:
 #
 # - an **iterative evaluator**, one conversation of five rounds:
 #   R1 extraction and scores;
@@ -86,13 +88,16 @@ MODES = None
 CONTEXT_POLICY = None
 # MASK_TITLE_IN_BODY: mask multi-word title phrases where they recur in the text (true/false); None = the profile's setting.
 MASK_TITLE_IN_BODY = None
+# ANONYMOUS_AUTHOR_SENSITIVITY: after the run, title mode again with "an unknown author" (true/false); None = the profile's.
+ANONYMOUS_AUTHOR_SENSITIVITY = None
 
 # %%
 from judgelab.sage.report import LayerReport
 
 report = LayerReport.open("L4", PROFILE, BACKEND, MODEL, BASE_URL,
                           stories=STORIES, modes=MODES, context_policy=CONTEXT_POLICY,
-                          mask_title_in_body=MASK_TITLE_IN_BODY)
+                          mask_title_in_body=MASK_TITLE_IN_BODY,
+                          anonymous_author_sensitivity=ANONYMOUS_AUTHOR_SENSITIVITY)
 report.header()
 
 # %% [markdown]

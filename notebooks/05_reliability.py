@@ -150,9 +150,12 @@ display(agreement)
 # paper's pooled reading (each story counted once per layer), a sensitivity row. When
 # `share_truncated` > 0 the content-limit scores come from excerpts (head + tail of a text over the
 # budget) while the title-limit scores read no text at all; `truncation_note` says so per row.
+# In title mode the LLM stories are "by" their model (`title_author_note`): the rows with
+# `title_author` = "an unknown author (sensitivity)" repeat the comparison with the title scores of
+# notebooks 02–04's anonymous-author run, their own family; the main rows are "as printed".
 
 # %%
-table09 = paper_tables.table09_from_rows(rows)
+table09 = paper_tables.table09_from_rows(rows, anonymous_rows=evaluations.load_anonymous_rows(LAYERS))
 reporting.save_table(table09, "sage_table09_mode_invariance")
 display(table09)
 

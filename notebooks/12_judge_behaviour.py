@@ -73,13 +73,15 @@ knobs
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
 gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
 CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
-display(Markdown(BANNER))
+NARR_CAPTION = reporting.provenance(PROFILE, gw_narr.backend_name, gw_narr.model_name)
+BOTH_CAPTION = CAPTION if NARR_CAPTION == CAPTION else f"SAGE: {CAPTION} Narrative: {NARR_CAPTION}"
+display(Markdown("SAGE calls: " + reporting.model_banner(gw.backend_name, gw.model_name)
+                 + "\n\nNarrative calls: " + reporting.model_banner(gw_narr.backend_name, gw_narr.model_name)))
 
 
-def marked(df):
-    return mark(df, gw.backend_name, gw.model_name, PROFILE)
+def marked(df, study="sage"):
+    return mark(df, {"sage": gw, "narrative": gw_narr}, PROFILE, study)
 
 
 # %% [markdown]
@@ -169,7 +171,7 @@ pooled = planted.shift_table(shift, by=("study", "hardened", "perturbation"), n_
 fig = figures.planted_shifts(pooled)
 reporting.show_figure(fig, "behaviour_fig_planted_shifts",
                       caption="Score shift in the instructed direction per planted instruction, pooled over modes "
-                              "(percentile bootstrap 95% over items). " + CAPTION)
+                              "(percentile bootstrap 95% over items). " + BOTH_CAPTION)
 
 # %% [markdown]
 # ## 3 · Length
@@ -194,13 +196,13 @@ reporting.show_figure(fig, "behaviour_fig_sage_length",
 
 # %%
 judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
-narr_len = marked(length.narrative_length_models(judged))
+narr_len = marked(length.narrative_length_models(judged), "narrative")
 reporting.saved_table(narr_len, "behaviour_narr_length")
 
 # %%
 fig = figures.narrative_length(judged)
 reporting.show_figure(fig, "behaviour_fig_narr_length",
-                      caption="Narrative judges' mean score against path length by mode (unit: narrative). " + CAPTION)
+                      caption="Narrative judges' mean score against path length by mode (unit: narrative). " + NARR_CAPTION)
 
 # %% [markdown]
 # ## 4 · Self-preference
@@ -220,7 +222,8 @@ reporting.saved_table(selfpref, "behaviour_self_preference")
 #
 # * With the embedded SmolLM2-135M judge (see the banner and every table's `judge_note`) the numbers
 #   show that the four studies run end to end, not how a capable judge behaves: run with
-#   `BACKEND="openai"`, `MODEL="gpt-5-mini"` (SAGE's judge) or `"gpt-4.1"` (the narrative judges').
+#   `BACKEND="openai"`, each study on the paper's judge (`judgelab.judges`: gpt-5-mini for SAGE,
+#   gpt-4.1 for the narrative judges; `MODEL` would set one model for both).
 # * Smoke and demo judge a few items (calls stated in `judgelab.behaviour.settings`); the paper
 #   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for
 #   the planted instructions (`make estimate PROFILE=paper` prices them).

@@ -403,3 +403,22 @@ def test_length_slope_p_values_are_adjusted_once_per_layer_and_mode():
     p = one["slope_p"].to_numpy()
     assert one["slope_p_bonferroni"].to_numpy() == pytest.approx(np.minimum(1, 2 * p))
     assert (out.groupby("mode")["slope_p_holm"].nunique() == 1).all()
+
+
+def test_mark_names_each_studys_judge_row_by_row():
+    """Notebook 12's two judges differ on OpenAI: a table is marked with its study's judge, the
+    planted study's calls row by row; only the embedded 135M model gets the warning."""
+    from judgelab.behaviour.marking import mark
+    sage = SimpleNamespace(backend_name="openai", model_name="gpt-5-mini")
+    narr = SimpleNamespace(backend_name="openai", model_name="gpt-4.1")
+    both = {"sage": sage, "narrative": narr}
+    calls = pd.DataFrame({"study": ["sage", "narrative", "sage"], "score": [1.0, 2.0, 3.0]})
+    out = mark(calls, both, "paper")
+    assert out["judge"].tolist() == ["openai:gpt-5-mini", "openai:gpt-4.1", "openai:gpt-5-mini"]
+    assert out["judge_note"].eq("").all() and out["profile"].eq("paper").all()
+    table = mark(pd.DataFrame({"slope": [0.1]}), both, "paper", "narrative")
+    assert table["judge"].tolist() == ["openai:gpt-4.1"]
+    with pytest.raises(ValueError, match="no judge for study 'human'"):
+        mark(pd.DataFrame({"study": ["human"]}), both, "paper")
+    small = SimpleNamespace(backend_name="llamacpp", model_name="SmolLM2-135M-Instruct-Q8_0.gguf")
+    assert mark(calls, {"sage": small, "narrative": narr}, "demo")["judge_note"].ne("").tolist() == [True, False, True]

@@ -68,6 +68,8 @@ def frames(tmp_path_factory) -> dict[str, pd.DataFrame]:
     return {
         "corpus": corpus, "sage_l123_features": features,
         "sage_rows_L5": sage.rows, "sage_summary_L5": sage.summary,
+        # the anonymous-author title run writes the rows of its title evaluations (runner.run_title_anonymous)
+        "sage_rows_anonymous_L5": sage.rows[sage.rows["mode"] == "title"].reset_index(drop=True),
         "narr_documents_toy": documents, "narr_paths": paths[paths["seed"] == paths["seed"].min()],
         "narr_paths_seeds": paths, "narr_judge_scores": scores,
     }
@@ -104,6 +106,8 @@ CASES = {
     "sage_rows_L5": ("track", ("round", "one", r"column 'round' has 'one'; expected numbers"),
                      ("track", "judge", r"column 'track' has 'judge' \(allowed: evaluator, validator_blind, "
                                         r"validator_review\)")),
+    "sage_rows_anonymous_L5": ("score", ("confidence", "sure", r"column 'confidence' has 'sure'; expected numbers"),
+                               ("mode", "content", r"column 'mode' has 'content' \(allowed: title\)")),
     "sage_summary_L5": ("overall_score", ("n_repairs", 1.5, r"column 'n_repairs' has 1\.5; expected whole numbers"),
                         ("trust_level", "total", r"column 'trust_level' has 'total' \(allowed: high, medium, low\)")),
     "narr_documents_toy": ("date", ("cluster", "a", r"column 'cluster' has 'a'; expected numbers"),
@@ -124,6 +128,7 @@ def _with(df: pd.DataFrame, column: str, value) -> pd.DataFrame:
 
 
 WRITER = {"corpus": "01", "sage_l123_features": "01", "sage_rows_L5": "03", "sage_summary_L5": "03",
+          "sage_rows_anonymous_L5": "03",
           "narr_documents_toy": "07", "narr_paths": "08", "narr_paths_seeds": "08", "narr_judge_scores": "09"}
 
 

@@ -104,6 +104,10 @@ def sage_rows_are_scored_1_to_5_or_failed_with_nan(root: Path, layer: str) -> No
     assert rows.loc[rows["track"] == "evaluator", "round"].between(1, 5).all()
     summary = read_interim(root, f"sage_summary_{layer}")
     assert nan_or_within(summary["overall_score"], 1, 5)
+    # Table 9's sensitivity (issue 27): title mode again, "an unknown author", the same stories
+    anon = read_interim(root, f"sage_rows_anonymous_{layer}")
+    assert set(anon["mode"]) == {"title"}
+    assert set(anon["story_id"]) == set(rows.loc[rows["mode"] == "title", "story_id"])
 
 
 for _number, _layer in SAGE_LAYERS.items():
@@ -130,6 +134,11 @@ def convergence_rate_is_a_share_and_matches_the_rows(root: Path) -> None:
         assert overall == pytest.approx(float((change.abs() < 0.3).mean()))
     else:
         assert np.isnan(overall)
+    # Table 9: the main rows (title as printed) and the anonymous-author sensitivity rows, each its own family
+    t9 = read_table(root, "sage_table09_mode_invariance")
+    assert set(t9["title_author"]) == {"as printed", "an unknown author (sensitivity)"}
+    sens = t9[t9["title_author"] != "as printed"]
+    assert sens["mc_family"].str.startswith("sensitivity").all() and sens["title_author_note"].str.contains("unknown").all()
 
 
 @check("06")

@@ -115,8 +115,13 @@ def test_layer_report_runs_writes_and_shows(out_root):
         assert rep.knobs()["per_category"] == {"canonical": 1, "pulp": 0, "llm": 0}
         assert "fake-model" in rep.header().text
         shown = rep.run()
+        sent = [m["content"] for body in srv.calls for m in body["messages"]]
     assert len(shown.table) == 2                                # 1 story x 2 modes
     assert "2 evaluations, 56 rows" in shown.text              # 2 x 7 replies x 4 dimensions
+    # then the anonymous-author title run (Table 9's sensitivity): 1 evaluation, 7 calls, 28 rows
+    anon = interim.read("sage_rows_anonymous_L4")
+    assert len(anon) == 28 and set(anon["mode"]) == {"title"} and len(srv.calls) == 21
+    assert "an unknown author" in shown.text and any("by an unknown author" in c for c in sent)
     assert "Texts cut" not in shown.text                       # the story fits the smoke budget
     rows = interim.read("sage_rows_L4")
     assert len(rows) == 56 and rows["score"].eq(1.0).all()
@@ -146,6 +151,22 @@ def test_layer_report_parameters_from_the_command_line(out_root):
         assert rep.knobs()["context_policy"] == "error"
         shown = rep.run()
     assert shown.table[["story_id", "mode"]].values.tolist() == [["a", "content"]]
+    assert "on, but this run has no title mode" in shown.text and rep.anonymous is None
+
+
+def test_layer_report_without_the_sensitivity_removes_a_stale_anonymous_file(out_root):
+    """An anonymous file from an earlier run would be paired with other scores: it goes (its
+    calls stay in the cache), and the report says the sensitivity was off."""
+    stale = interim.path_of("sage_rows_anonymous_L4")
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_bytes(b"old")
+    with FakeChatServer(None) as srv:
+        rep = report.LayerReport.open("L4", "smoke", gateway=fake_gateway(srv, out_root), corpus=tiny_corpus(),
+                                      anonymous_author_sensitivity="false")
+        assert rep.knobs()["anonymous_author_sensitivity"] is False
+        shown = rep.run()
+        assert len(srv.calls) == 14
+    assert not stale.exists() and "sensitivity** (off)" in shown.text
 
 
 def test_layer_report_refuses_bad_input(out_root):

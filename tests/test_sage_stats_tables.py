@@ -284,3 +284,29 @@ def test_untruncated_tables_leave_the_note_empty(syn):
     rows, _ = syn
     t9 = paper_tables.table09_from_rows(rows)
     assert t9["share_truncated"].eq(0).all() and t9["truncation_note"].eq("").all()
+
+
+def test_table09_anonymous_rows_pair_the_same_content_scores_with_the_anonymous_titles():
+    """Content 3.0 / 3.5 (s1, s2); title as printed 3.2 / 3.7 (+0.2); title with an unknown author
+    2.8 / 3.1 (-0.2, -0.4): the sensitivity rows give difference -0.3 over the same stories."""
+    recs, anon = [], []
+    for sid, content, printed, unknown in (("s1", 3.0, 3.2, 2.8), ("s2", 3.5, 3.7, 3.1)):
+        for mode, v in (("content", content), ("title", printed)):
+            recs += evaluation_records(sid, "L4", mode, {4: [v] * 4, 5: [v] * 4}, validator_blind=[v] * 4)
+        anon += evaluation_records(sid, "L4", "title", {4: [unknown] * 4, 5: [unknown] * 4},
+                                   validator_blind=[unknown] * 4)
+    t9 = paper_tables.table09_from_rows(rows_from_records(recs), anonymous_rows=rows_from_records(anon))
+    main = t9[t9["title_author"] == paper_tables.TITLE_AUTHOR_AS_PRINTED].set_index("layer")
+    sens = t9[t9["title_author"] == paper_tables.TITLE_AUTHOR_ANONYMOUS].set_index("layer")
+    assert main.loc["L4", "difference"] == pytest.approx(0.2)
+    assert sens.loc["L4", "difference"] == pytest.approx(-0.3)
+    assert sens.loc["L4", "content_mean"] == pytest.approx(main.loc["L4", "content_mean"]) == pytest.approx(3.25)
+    assert sens.loc["L4", "title_mean"] == pytest.approx(2.95) and sens.loc["L4", "n_pairs"] == 2
+    assert sens["mc_family"].str.startswith("sensitivity, title with an unknown author").all()
+    assert not main["mc_family"].str.contains("sensitivity, title").any()
+    assert sens["title_author_note"].str.contains("an unknown author").all()
+    assert main["title_author_note"].str.contains("generating model").all()
+    assert sens["paper_difference"].isna().all() and main.loc["L4", "paper_difference"] == pytest.approx(0.02)
+    # without the sensitivity run the table is the main comparison alone
+    alone = paper_tables.table09_from_rows(rows_from_records(recs))
+    assert alone["title_author"].eq(paper_tables.TITLE_AUTHOR_AS_PRINTED).all() and len(alone) == len(main)

@@ -172,11 +172,11 @@ def _layer_of(name: str) -> str | None:
     return tail if tail in LAYERS else None
 
 
-def _sage_rows(name: str) -> pa.DataFrameSchema:
+def _sage_rows(name: str, modes=SAGE_MODES) -> pa.DataFrameSchema:
     layer = _layer_of(name)
     return pa.DataFrameSchema({
         "story_id": text(), "category": one_of(CATEGORIES), "tier": one_of(TIERS),
-        "layer": one_of([layer] if layer else LAYERS), "mode": one_of(SAGE_MODES), "track": one_of(TRACKS),
+        "layer": one_of([layer] if layer else LAYERS), "mode": one_of(modes), "track": one_of(TRACKS),
         "round": whole(between(1, 5)), "dimension": text(),
         "score": real(between(*SAGE_SCORE_RANGE)), "confidence": real(between(1, 5)),
         "evidence_strength": one_of(EVIDENCE_STRENGTHS), "evidence": text(),
@@ -268,6 +268,8 @@ CONTRACTS: tuple[Contract, ...] = (
     Contract("corpus", _corpus),
     Contract("sage_l123_features", _l123_features),
     Contract("sage_rows_L*", _sage_rows),
+    # the anonymous-author sensitivity run is title mode only (runner.run_title_anonymous)
+    Contract("sage_rows_anonymous_L*", lambda name: _sage_rows(name, modes=["title"])),
     Contract("sage_summary_L*", _sage_summary),
     Contract("narr_documents_*", _narr_documents),
     Contract("narr_paths", _narr_paths),

@@ -14,9 +14,9 @@ from fnmatch import fnmatch
 #: Interim files (``results/interim/<name>.parquet`` or ``.npz``) each notebook writes.
 WRITES: dict[str, list[str]] = {
     "01": ["corpus", "sage_l123_features"],
-    "02": ["sage_rows_L4", "sage_summary_L4"],
-    "03": ["sage_rows_L5", "sage_summary_L5"],
-    "04": ["sage_rows_L6", "sage_summary_L6"],
+    "02": ["sage_rows_L4", "sage_summary_L4", "sage_rows_anonymous_L4"],
+    "03": ["sage_rows_L5", "sage_summary_L5", "sage_rows_anonymous_L5"],
+    "04": ["sage_rows_L6", "sage_summary_L6", "sage_rows_anonymous_L6"],
     "05": [], "06": [],
     "07": ["narr_documents_*", "narr_landscape_*"],
     "08": ["narr_paths", "narr_paths_seeds"],
@@ -27,7 +27,7 @@ _SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for 
 #: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
 READS: dict[str, list[str]] = {
     "01": [], "02": ["corpus"], "03": ["corpus"], "04": ["corpus"],
-    "05": _SAGE_EVALUATIONS,
+    "05": [*_SAGE_EVALUATIONS, *(f"sage_rows_anonymous_{layer}" for layer in ("L4", "L5", "L6"))],
     "06": ["corpus", "sage_l123_features", *_SAGE_EVALUATIONS],
     "07": [],
     "08": ["narr_landscape_*", "narr_documents_*"],

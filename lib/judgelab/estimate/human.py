@@ -50,7 +50,7 @@ def appendix_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, s
     corpus = appendix.sage_corpus(judged)
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     items, cfg = sage.items_for(corpus, knobs["sage_layer"], profile, counter, surnames,
-                                stories=list(judged["story"]), modes=[knobs["sage_mode"]])
+                                stories=list(judged["story"]), modes=[knobs["sage_mode"]], sensitivity=False)
     caches = {size: sage.PrefixCache(counter) for size in ("min", "max")}
     for item in items:
         rows += sage.evaluation_calls(item, cfg, counter, notebook="11", caches=caches)

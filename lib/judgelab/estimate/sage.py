@@ -63,9 +63,11 @@ def load_corpus() -> pd.DataFrame:
 
 
 def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCounter, surnames=None,
-              stories=None, modes=None):
+              stories=None, modes=None, sensitivity: bool = True):
     """The layer's evaluation items for ``profile``, as ``run_layer`` builds them (``stories``,
-    ``modes``: its overrides)."""
+    ``modes``: its overrides), then, with ``sensitivity`` and the profile's
+    ``anonymous_author_sensitivity``, the anonymous-author title items that notebooks 02-04 run
+    after them."""
     cfg = profiles.pick(SAGE_PROFILES, profile)
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
     if surnames is None:
@@ -73,6 +75,10 @@ def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCoun
     items = runner.build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"],
                                mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
                                count_tokens=counter.text_counter())
+    if sensitivity and cfg.get("anonymous_author_sensitivity") and "title" in (modes or cfg["modes"]):
+        # the anonymous-author title run that follows the main one (LayerReport, Table 9's sensitivity)
+        items += runner.build_items(chosen, layer, ["title"], cfg["max_text_tokens"], cfg["context_policy"],
+                                    anonymous_author=True, count_tokens=counter.text_counter())
     return items, EvalConfig.from_settings(cfg)
 
 

@@ -35,7 +35,8 @@ from judgelab.sage.protocol import layer_figures, runner
 from judgelab.sage.settings import LAYERS, SAGE_PROFILES
 
 EVALUATOR_FINAL_ROUND = 5
-KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body", "max_tokens")
+KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body",
+               "anonymous_author_sensitivity", "max_tokens")
 TOKEN_COLUMNS = ["n_calls", "input_tokens", "cached_tokens", "processed_tokens", "output_tokens", "latency_s"]
 
 
@@ -118,21 +119,24 @@ class LayerReport:
     modes: Sequence[str] | str | None = None
     context_policy: str | None = None
     mask_title_in_body: bool | None = None
+    anonymous_sensitivity: bool | None = None
     result: runner.SageRun | None = None
+    anonymous: runner.SageRun | None = None
     wall_s: float = math.nan
     written: dict = field(default_factory=dict)
 
     @classmethod
     def open(cls, layer: str, profile: str, backend: str | None = None, model: str | None = None,
              base_url: str | None = None, *, stories=None, modes=None, context_policy: str | None = None,
-             mask_title_in_body: bool | str | None = None, gateway=None,
-             corpus: pd.DataFrame | None = None) -> "LayerReport":
+             mask_title_in_body: bool | str | None = None, anonymous_author_sensitivity: bool | str | None = None,
+             gateway=None, corpus: pd.DataFrame | None = None) -> "LayerReport":
         """Check the profile and layer, open the gateway (``backend``/``model``/``base_url``; None =
         environment, then the embedded default) unless ``gateway`` is given, and read the interim
         ``corpus`` table that notebook 01 wrote unless ``corpus`` is given.
 
         ``mask_title_in_body`` (notebook parameter ``MASK_TITLE_IN_BODY``): None = the profile's
-        knob, else a yes/no value parsed by :func:`judgelab.params.as_bool`."""
+        knob, else a yes/no value parsed by :func:`judgelab.params.as_bool`; the same for
+        ``anonymous_author_sensitivity`` (``ANONYMOUS_AUTHOR_SENSITIVITY``)."""
         profiles.check(profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
@@ -143,8 +147,10 @@ class LayerReport:
         corpus = interim.read("corpus") if corpus is None else corpus
         mask = None if params.is_unset(mask_title_in_body) else params.as_bool(
             mask_title_in_body, name="MASK_TITLE_IN_BODY")
+        anon = None if params.is_unset(anonymous_author_sensitivity) else params.as_bool(
+            anonymous_author_sensitivity, name="ANONYMOUS_AUTHOR_SENSITIVITY")
         return cls(layer, profile, gateway, corpus, profiles.pick(SAGE_PROFILES, profile),
-                   stories, modes, context_policy, mask)
+                   stories, modes, context_policy, mask, anon)
 
     # -- provenance
     @property
@@ -160,6 +166,8 @@ class LayerReport:
             out["context_policy"] = self.context_policy
         if self.mask_title_in_body is not None:
             out["mask_title_in_body"] = self.mask_title_in_body
+        if self.anonymous_sensitivity is not None:
+            out["anonymous_author_sensitivity"] = self.anonymous_sensitivity
         return out
 
     def header(self) -> Shown:
@@ -188,7 +196,29 @@ class LayerReport:
                      f"only the head and the tail of the story (budget ~{self.settings['max_text_tokens']} tokens, "
                      f"`context_policy={self.knobs()['context_policy']}`). "
                      "Their scores judge an excerpt, not the whole story.")
-        return Shown(text, table=summary)
+        return Shown(text + "\n\n" + self._run_anonymous(), table=summary)
+
+    def _run_anonymous(self) -> str:
+        """Table 9's sensitivity run (title mode, "an unknown author" for every story), when the
+        knob is on and this run has title mode; a stale file of an earlier run is removed when
+        not, so notebook 05 never pairs it with these scores (its calls stay in the cache)."""
+        name = runner.anonymous_rows_name(self.layer)
+        modes = set(self.result.rows["mode"]) if len(self.result.rows) else set()
+        if not self.knobs()["anonymous_author_sensitivity"] or "title" not in modes:
+            stale = interim.path_of(name)
+            if stale.exists():
+                stale.unlink()
+            why = "off" if not self.knobs()["anonymous_author_sensitivity"] else "on, but this run has no title mode"
+            return f"**Anonymous-author sensitivity** ({why}): not run; Table 9 has no anonymous rows for {self.layer}."
+        stories = sorted(set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"]))
+        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.profile,
+                                                    stories=stories)
+        runner.write_anonymous_interim(self.anonymous)
+        n = len(self.anonymous.summary)
+        return (f"**Anonymous-author sensitivity:** title mode once more with \"an unknown author\" for every "
+                f"story ({n} evaluations, the same stories; in the main run the LLM stories are \"by\" their "
+                f"model, which names their category); wrote `{name}`, Table 9's sensitivity rows in notebook 05. "
+                "`ANONYMOUS_AUTHOR_SENSITIVITY=False` skips it.")
 
     def _run(self) -> runner.SageRun:
         if self.result is None:

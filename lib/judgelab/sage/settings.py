@@ -23,6 +23,12 @@ Knobs:
 - ``anonymous_author``: title mode names the author as printed; for LLM stories that is the
   model ("by chatgpt-4o-..."), which discloses the category (stated in Table 9's notes). True
   sends "an unknown author" for every story instead (a sensitivity setting).
+- ``anonymous_author_sensitivity``: after the main run, run title mode once more with
+  ``anonymous_author=True`` for the same stories and write ``sage_rows_anonymous_<layer>``;
+  notebook 05 reports it as Table 9's sensitivity rows (content vs title with "an unknown
+  author"), so a reader sees whether the mode comparison rests on the model's name in the byline
+  (issue 27). Title-mode calls carry no text: in the paper profile they add ~2,100 short calls
+  (priced by ``make estimate``). Notebooks 02–04 can turn it off (``ANONYMOUS_AUTHOR_SENSITIVITY``).
 - ``max_tokens``: output budget per reply; ``evidence_chars`` / ``note_chars``: ``maxLength`` of
   the evidence string per dimension and of the free-text notes (the llama.cpp grammar enforces
   ``maxLength``, so small values keep replies short and fast); ``reasoning_chars``: ``maxLength``
@@ -55,6 +61,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "context_policy": "head_tail",
         "mask_title_in_body": False,
         "anonymous_author": False,
+        "anonymous_author_sensitivity": True,
         "max_tokens": 400,
         "evidence_chars": 24,
         "note_chars": 32,
@@ -78,6 +85,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "context_policy": "head_tail",
         "mask_title_in_body": False,
         "anonymous_author": False,
+        "anonymous_author_sensitivity": True,
         "max_tokens": 440,
         "evidence_chars": 50,
         "note_chars": 70,
@@ -97,6 +105,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "context_policy": "error",
         "mask_title_in_body": False,
         "anonymous_author": False,
+        "anonymous_author_sensitivity": True,
         "max_tokens": 16_000,
         "evidence_chars": 400,
         "note_chars": 600,

@@ -41,6 +41,19 @@ def load_rows(layers=LAYERS, directory: Path | None = None) -> tuple[pd.DataFram
     return rows, missing
 
 
+def load_anonymous_rows(layers=LAYERS, directory: Path | None = None) -> pd.DataFrame:
+    """The title-mode rows of the anonymous-author sensitivity run (``sage_rows_anonymous_<layer>``,
+    notebooks 02-04) of every layer that has them; an empty frame when none has (the run was off)."""
+    frames = [interim.read(f"sage_rows_anonymous_{layer}", directory) for layer in layers
+              if interim.exists(f"sage_rows_anonymous_{layer}", directory)]
+    if not frames:
+        return pd.DataFrame(columns=ROW_COLUMNS)
+    rows = pd.concat(frames, ignore_index=True)
+    rows["round"] = rows["round"].astype(int)
+    rows["tier"] = rows["tier"].fillna("")
+    return rows
+
+
 def load_summaries(layers=LAYERS, directory: Path | None = None) -> tuple[pd.DataFrame, list[str]]:
     """All ``sage_summary_<layer>.parquet`` that exist, concatenated; and the layers without a file."""
     summary, missing = _load("summary", layers, directory)

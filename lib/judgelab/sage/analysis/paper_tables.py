@@ -150,7 +150,12 @@ TABLE9_TRUNCATION_NOTE = ("content scores come from excerpts: " + TRUNCATION_NOT
 """Table 9's truncation note: it compares content-limit scores with title-limit ones."""
 
 
-def table09_mode_invariance(mode_table: pd.DataFrame) -> pd.DataFrame:
+#: ``title_author`` of Table 9's rows: the main comparison, and the anonymous-author sensitivity.
+TITLE_AUTHOR_AS_PRINTED = "as printed"
+TITLE_AUTHOR_ANONYMOUS = "an unknown author (sensitivity)"
+
+
+def table09_mode_invariance(mode_table: pd.DataFrame, anonymous_author: bool = False) -> pd.DataFrame:
     """Table 9: content vs title mean per layer and overall, difference (title - content), tests,
     ``share_truncated`` (share of the paired content-limit evaluations whose text was cut to head +
     tail), ``truncation_note`` (where that share is > 0: the content scores are of excerpts, the
@@ -163,15 +168,32 @@ def table09_mode_invariance(mode_table: pd.DataFrame) -> pd.DataFrame:
     t = t.drop(columns="_paper_key")
     t = _insert_after(t, "p_t", "paper_p_t", pv.TABLE9_P_PAIRED_T.value)
     t = _insert_after(t, "paper_p_t", "paper_p_t_qualifier", pv.TABLE9_P_PAIRED_T.qualifier)
-    return with_title_author_note(state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE))
+    t.insert(1, "title_author", TITLE_AUTHOR_ANONYMOUS if anonymous_author else TITLE_AUTHOR_AS_PRINTED)
+    return with_title_author_note(state_scale_and_truncation(t, note=TABLE9_TRUNCATION_NOTE), anonymous_author)
 
 
-
-def table09_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
+def table09_from_rows(rows: pd.DataFrame, anonymous_rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 9 from the tidy rows: one score per story x layer x mode (mean of the evaluator's
     Round-5 dimension scores, complete evaluations only; :func:`story_scores`), then
-    :func:`mode_invariance` and :func:`table09_mode_invariance`."""
-    return table09_mode_invariance(mode_invariance(story_scores(rows)))
+    :func:`mode_invariance` and :func:`table09_mode_invariance` (``title_author`` = "as printed").
+
+    ``anonymous_rows``: the title-mode rows of the anonymous-author run (notebooks 02-04,
+    ``sage_rows_anonymous_<layer>``). When given, the same comparison follows with those title
+    scores against the same content scores (``title_author`` = "an unknown author
+    (sensitivity)"): whether mode invariance holds without the model's name in the LLM stories'
+    byline. Those rows are their own multiple-comparison family."""
+    main = table09_mode_invariance(mode_invariance(story_scores(rows)))
+    if anonymous_rows is None or not len(anonymous_rows):
+        return main
+    content = rows[rows["mode"] == "content"]
+    anon = table09_mode_invariance(
+        mode_invariance(story_scores(pd.concat([content, anonymous_rows[anonymous_rows["mode"] == "title"]],
+                                               ignore_index=True))), anonymous_author=True)
+    anon["mc_family"] = "sensitivity, title with an unknown author; " + anon["mc_family"].astype(str)
+    # the paper's values belong beside its own comparison only (the paper ran no anonymous title mode)
+    for col in [c for c in anon.columns if c.startswith("paper_")]:
+        anon[col] = "" if anon[col].dtype == object else np.nan
+    return pd.concat([main, anon], ignore_index=True)
 
 
 # --------------------------------------------------------------------------- Table 10

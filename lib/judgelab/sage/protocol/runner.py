@@ -293,6 +293,27 @@ def write_interim(run: SageRun) -> dict[str, str]:
             for kind, df in (("rows", run.rows), ("summary", run.summary))}
 
 
+def anonymous_rows_name(layer: str) -> str:
+    """The interim table of the anonymous-author title run of ``layer`` (Table 9's sensitivity)."""
+    return f"sage_rows_anonymous_{layer}"
+
+
+def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "demo", *,
+                        stories: Sequence[str] | None = None, overrides: dict[str, Any] | None = None) -> SageRun:
+    """Title mode once more, every story's author given as "an unknown author"
+    (``anonymous_author=True``): the sensitivity run behind Table 9's anonymous rows. In title mode
+    the LLM stories are "by" their model, which tells the judge the category; this run removes
+    that line for every story alike. Same stories and knobs as :func:`run_layer`."""
+    return run_layer(gw, corpus, layer, profile, stories=stories, modes=["title"],
+                     overrides={**(overrides or {}), "anonymous_author": True},
+                     desc=f"SAGE {layer} title, anonymous author")
+
+
+def write_anonymous_interim(run: SageRun) -> str:
+    """Write the anonymous-author title run's rows (:func:`anonymous_rows_name`); return the path."""
+    return str(interim.write(run.rows, anonymous_rows_name(run.layer)))
+
+
 # ---------------------------------------------------------------- what it cost
 
 def token_accounting(calls: pd.DataFrame) -> pd.DataFrame:
