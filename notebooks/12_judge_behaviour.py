@@ -48,7 +48,7 @@ from IPython.display import Markdown, display
 
 from judgelab import interim, params, profiles, reporting
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
-from judgelab.behaviour.marking import mark
+from judgelab.behaviour.marking import banner, caption, mark
 from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
 from judgelab.judges import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
@@ -73,15 +73,13 @@ knobs
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
 gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
-NARR_CAPTION = reporting.provenance(PROFILE, gw_narr.backend_name, gw_narr.model_name)
-BOTH_CAPTION = CAPTION if NARR_CAPTION == CAPTION else f"SAGE: {CAPTION} Narrative: {NARR_CAPTION}"
-display(Markdown("SAGE calls: " + reporting.model_banner(gw.backend_name, gw.model_name)
-                 + "\n\nNarrative calls: " + reporting.model_banner(gw_narr.backend_name, gw_narr.model_name)))
+JUDGES = {"sage": gw, "narrative": gw_narr}
+CAPTION, NARR_CAPTION, BOTH_CAPTION = (caption(JUDGES, PROFILE, *s) for s in (["sage"], ["narrative"], list(JUDGES)))
+display(Markdown(banner(JUDGES)))
 
 
 def marked(df, study="sage"):
-    return mark(df, {"sage": gw, "narrative": gw_narr}, PROFILE, study)
+    return mark(df, JUDGES, PROFILE, study)
 
 
 # %% [markdown]

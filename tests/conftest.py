@@ -196,10 +196,4 @@ def _after_the_notebooks(request):
     numbers = request.config.stash.get(NOTEBOOKS_KEY, [])
     if not numbers or not request.node.get_closest_marker("after_notebooks"):
         return
-    root = request.getfixturevalue("smoke_root")
-    deadline = time.monotonic() + WAIT_FOR_NOTEBOOKS_S
-    while any(notebook_status(root, n) is None for n in numbers):
-        if time.monotonic() > deadline:
-            missing = [n for n in numbers if notebook_status(root, n) is None]
-            pytest.fail(f"notebooks {', '.join(missing)} did not finish within {WAIT_FOR_NOTEBOOKS_S} s")
-        time.sleep(2)
+    wait_for_notebooks(request.getfixturevalue("smoke_root"), numbers)

@@ -422,3 +422,16 @@ def test_mark_names_each_studys_judge_row_by_row():
         mark(pd.DataFrame({"study": ["human"]}), both, "paper")
     small = SimpleNamespace(backend_name="llamacpp", model_name="SmolLM2-135M-Instruct-Q8_0.gguf")
     assert mark(calls, {"sage": small, "narrative": narr}, "demo")["judge_note"].ne("").tolist() == [True, False, True]
+
+
+def test_banner_and_caption_name_each_studys_judge():
+    from judgelab.behaviour.marking import banner, caption
+    same = {"sage": SimpleNamespace(backend_name="openai", model_name="gpt-4.1"),
+            "narrative": SimpleNamespace(backend_name="openai", model_name="gpt-4.1")}
+    both = {**same, "sage": SimpleNamespace(backend_name="openai", model_name="gpt-5-mini")}
+    text = banner(both)
+    assert text.startswith("> **SAGE calls:** ") and "gpt-5-mini" in text and "\n\n> **Narrative calls:** " in text and "gpt-4.1" in text
+    one = caption(same, "paper", "sage", "narrative")
+    assert one == caption(same, "paper", "sage") and "gpt-4.1" in one and "SAGE:" not in one
+    two = caption(both, "paper", "sage", "narrative")
+    assert two.startswith("SAGE: ") and " Narrative: " in two and "gpt-5-mini" in two

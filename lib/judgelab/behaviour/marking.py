@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgelab import reporting
 from judgelab.engines import is_embedded_small_model
 from judgelab.provenance import SMALL_MODEL_WARNING
+
+STUDY_LABELS = {"sage": "SAGE", "narrative": "Narrative"}
 
 
 def _judge(gateway) -> tuple[str, str]:
@@ -28,3 +31,20 @@ def mark(df: pd.DataFrame, gateways: dict, profile: str, study: str = "sage") ->
     judges = {s: _judge(g) for s, g in gateways.items()}
     return df.assign(judge=[judges[s][0] for s in studies], profile=profile,
                      judge_note=[judges[s][1] for s in studies])
+
+
+def banner(gateways: dict) -> str:
+    """The model banner of each study's judge (:func:`judgelab.reporting.model_banner`), one per line."""
+    # model_banner is a Markdown quote ("> ..."): the study's label goes inside it
+    return "\n\n".join(f"> **{STUDY_LABELS.get(s, s)} calls:** "
+                         + reporting.model_banner(g.backend_name, g.model_name).removeprefix("> ")
+                         for s, g in gateways.items())
+
+
+def caption(gateways: dict, profile: str, *studies: str) -> str:
+    """The provenance line of a figure drawn from ``studies``' calls: one line when their judges
+    agree, else one per study."""
+    lines = {s: reporting.provenance(profile, gateways[s].backend_name, gateways[s].model_name) for s in studies}
+    if len(set(lines.values())) == 1:
+        return next(iter(lines.values()))
+    return " ".join(f"{STUDY_LABELS.get(s, s)}: {line}" for s, line in lines.items())

@@ -203,12 +203,10 @@ class LayerReport:
         knob is on and this run has title mode; a stale file of an earlier run is removed when
         not, so notebook 05 never pairs it with these scores (its calls stay in the cache)."""
         name = runner.anonymous_rows_name(self.layer)
-        modes = set(self.result.rows["mode"]) if len(self.result.rows) else set()
-        if not self.knobs()["anonymous_author_sensitivity"] or "title" not in modes:
-            stale = interim.path_of(name)
-            if stale.exists():
-                stale.unlink()
-            why = "off" if not self.knobs()["anonymous_author_sensitivity"] else "on, but this run has no title mode"
+        on = self.knobs()["anonymous_author_sensitivity"]
+        if not on or "title" not in set(self.result.rows["mode"]):
+            interim.path_of(name).unlink(missing_ok=True)
+            why = "off" if not on else "on, but this run has no title mode"
             return f"**Anonymous-author sensitivity** ({why}): not run; Table 9 has no anonymous rows for {self.layer}."
         stories = sorted(set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"]))
         self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.profile,

@@ -36,9 +36,13 @@ def _load(kind: str, layers, directory: Path | None) -> tuple[pd.DataFrame, list
 def load_rows(layers=LAYERS, directory: Path | None = None) -> tuple[pd.DataFrame, list[str]]:
     """All ``sage_rows_<layer>.parquet`` that exist, concatenated; and the layers without a file."""
     rows, missing = _load("rows", layers, directory)
+    return _typed_rows(rows), missing
+
+
+def _typed_rows(rows: pd.DataFrame) -> pd.DataFrame:
     rows["round"] = rows["round"].astype(int)
     rows["tier"] = rows["tier"].fillna("")
-    return rows, missing
+    return rows
 
 
 def load_anonymous_rows(layers=LAYERS, directory: Path | None = None) -> pd.DataFrame:
@@ -48,10 +52,7 @@ def load_anonymous_rows(layers=LAYERS, directory: Path | None = None) -> pd.Data
               if interim.exists(f"sage_rows_anonymous_{layer}", directory)]
     if not frames:
         return pd.DataFrame(columns=ROW_COLUMNS)
-    rows = pd.concat(frames, ignore_index=True)
-    rows["round"] = rows["round"].astype(int)
-    rows["tier"] = rows["tier"].fillna("")
-    return rows
+    return _typed_rows(pd.concat(frames, ignore_index=True))
 
 
 def load_summaries(layers=LAYERS, directory: Path | None = None) -> tuple[pd.DataFrame, list[str]]:
