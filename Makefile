@@ -44,13 +44,14 @@ LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache
 NO_DEPS_GOALS := help clean clean-results setup site chromium
 
 PHONY_PROFILES := smoke demo paper
-.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit bench clean clean-results help lab site chromium estimate $(addprefix nb-,$(NB_NUMBERS))
+.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site chromium estimate $(addprefix nb-,$(NB_NUMBERS))
 
 help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
 	@echo "make test       unit tests + every notebook in the smoke profile"
 	@echo "make nb-07      run one notebook (and what it depends on)"
 	@echo "make nb-05 ARGS=\"-p NAME VALUE\"  one notebook with a changed parameter -> results/variants/"
+	@echo "make record-smoke  re-record the smoke run's model replies that make test replays (tests/replay/)"
 	@echo "make bench      benchmarks -> results/bench/*.json"
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make lab        open JupyterLab on notebooks/"
@@ -136,8 +137,12 @@ $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
 
 # Every run ends with its record (results/runs/<time>_<profile>.json, latest.json): package
 # versions, data and output sha256s, calls; `python -m judgelab.runrecord diff A B` compares two.
+# Each notebook's end prints where the whole run stands (how many notebooks are up to date, the time
+# since it started, which are running): judgelab.pipeline progress.
 notebooks: | $(DATA_STAMP)
+	@$(PY) -m judgelab.pipeline progress start --profile $(PROFILE)
 	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebook-stamps NB_THREADS=$(NB_LANE_THREADS)
+	@$(PY) -m judgelab.pipeline progress end
 	$(PY) -m judgelab.runrecord write --profile $(PROFILE)
 
 notebook-stamps: $(foreach n,$(NB_RUN),$(STAMPS)/$(n).$(PROFILE))
@@ -172,6 +177,11 @@ chromium:
 TEST_WORKERS ?= 2
 test: setup data
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=15
+
+# The notebook tests replay the embedded model's replies to the smoke run's requests from a committed
+# file (tests/replay/); this re-records it: every notebook in smoke on the live model (a few minutes).
+record-smoke: setup data
+	$(PY) tests/record_smoke.py $(ARGS)
 
 test-unit: setup data
 	$(PY) -m pytest -q -m "not notebooks"

@@ -11,6 +11,9 @@ file per notebook), whichever worker ran it.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import time
 from pathlib import Path
@@ -55,6 +58,58 @@ LATE_TIMEOUT_S = WAIT_FOR_NOTEBOOKS_S + 10 * 60
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "after_notebooks: reads the smoke run's outputs; runs after every other test")
+    _TIMING.update(start=time.time(), load_start=_load())
+
+
+# -- the suite's own time, written at the end of every run ------------------------------------------
+_TIMING: dict = {"start": time.time(), "load_start": [], "durations": {}, "outcomes": {}}
+TIMING_FILE = ROOT / "results" / "test_timing.json"
+N_SLOWEST = 10
+
+
+def _load() -> list[float]:
+    try:
+        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+    except OSError:
+        return []
+
+
+def pytest_runtest_logreport(report):
+    """Sum each test's setup, call and teardown time (on the controller, every worker's reports
+    arrive here)."""
+    timing = _TIMING
+    timing["durations"][report.nodeid] = timing["durations"].get(report.nodeid, 0.0) + report.duration
+    if report.when == "call" or report.outcome != "passed":
+        timing["outcomes"][report.nodeid] = report.outcome
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """``results/test_timing.json``: the run's wall time, load average, counts and its slowest
+    tests, so that the suite's budget is in view after every run (not on xdist workers)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    timing = _TIMING
+    durations, outcomes = timing["durations"], timing["outcomes"]
+    if not durations:
+        return
+    slowest = sorted(durations.items(), key=lambda kv: -kv[1])[:N_SLOWEST]
+    counts: dict[str, int] = {}
+    for outcome in outcomes.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    record = {
+        "wall_s": round(time.time() - timing["start"], 1),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(timing["start"])),
+        "load_average_start": timing["load_start"], "load_average_end": _load(),
+        "cores": os.cpu_count(), "workers": getattr(session.config.option, "numprocesses", None) or 0,
+        "exit_status": int(exitstatus), "tests": len(outcomes), "outcomes": counts,
+        "test_seconds_total": round(sum(durations.values()), 1),
+        "slowest": [{"test": k, "seconds": round(v, 1)} for k, v in slowest],
+    }
+    try:
+        TIMING_FILE.parent.mkdir(parents=True, exist_ok=True)
+        TIMING_FILE.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # a read-only checkout must not fail the run
+        print(f"could not write {TIMING_FILE}: {exc}")
 
 
 def notebook_number(item) -> str | None:
@@ -155,12 +210,61 @@ def pytest_collection_modifyitems(config, items):
         _join_group(item, "after-notebooks-teaching" if teaching else "after-notebooks")
 
 
+# -- the smoke run's model replies, replayed -----------------------------------------------------------
+from record_smoke import COMMAND as RECORD_COMMAND, REPLAY  # noqa: E402
+
+
+def load_replay(root: Path) -> Path:
+    """The committed replay file imported into ``root``'s response cache (once, whichever worker
+    comes first; the other waits on the lock); the cache's path."""
+    from judgelab.gateway.cache import ResponseCache
+
+    if not REPLAY.exists():
+        pytest.fail(f"{REPLAY.relative_to(ROOT)} is missing: record it with `{RECORD_COMMAND}`")
+    cache_path = root / "results" / "cache" / "llm_cache.sqlite"
+    cache_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(root / ".replay.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = root / ".replay-loaded"
+        if not done.exists():
+            ResponseCache(cache_path).import_jsonl(REPLAY)
+            done.touch()
+    return cache_path
+
+
+@contextlib.contextmanager
+def replaying():
+    """The notebooks run inside this: the response cache answers every LLM call (replay mode), and
+    a request it does not hold fails the notebook with :class:`ReplayMissError`."""
+    old = os.environ.get("JUDGELAB_CACHE_MODE")
+    os.environ["JUDGELAB_CACHE_MODE"] = "replay"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("JUDGELAB_CACHE_MODE", None)
+        else:
+            os.environ["JUDGELAB_CACHE_MODE"] = old
+
+
+def replay_miss_hint(error: BaseException) -> str | None:
+    """A failure message naming the re-record command when ``error`` is a replay miss."""
+    text = str(error)
+    if "ReplayMissError" not in text and "replay mode: no cached response" not in text:
+        return None
+    return (f"the smoke run made a request that {REPLAY.relative_to(ROOT)} does not hold (a prompt, a schema "
+            f"or a smoke setting changed?): re-record it with `{RECORD_COMMAND}` and commit the file.\n"
+            + text[-2000:])
+
+
 @pytest.fixture(scope="session")
 def smoke_root(tmp_path_factory):
-    """The output root of the session's smoke run, shared by all workers (their base temps' parent)."""
+    """The output root of the session's smoke run, shared by all workers (their base temps' parent),
+    its response cache loaded with the committed replay file."""
     base = tmp_path_factory.getbasetemp()
     root = (base.parent if WORKER else base) / "smoke_outputs"
     (root / STATUS_DIR).mkdir(parents=True, exist_ok=True)
+    load_replay(root)
     old = os.environ.get("JUDGELAB_OUTPUT_ROOT")
     os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)
     yield root

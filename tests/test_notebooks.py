@@ -1,7 +1,12 @@
 """Every numbered notebook, executed by papermill in the smoke profile, in number order.
 
 All outputs go to one temporary output root shared by the session, so that each notebook reads
-what the earlier ones wrote, exactly as `make all` does, without touching the project's results.
+what the earlier ones wrote, exactly as `make all` does, without touching the project's results. The judge's replies come from
+the committed replay file of the smoke run (``tests/replay/``, written by ``make record-smoke``): the
+response cache answers every call in replay mode, so the notebooks run in the same time on any
+machine of this kind, and a request the file does not hold fails with the command that re-records
+it. The live engine keeps its own tests (marker ``llm``: a SAGE evaluation, each judge call's
+shape, the llama.cpp server).
 
 After a notebook runs, its check (``CHECKS``) reads what it wrote — interim files and tables, never
 the notebook's internals — and tests at least one computed value against a property it must have
@@ -20,7 +25,7 @@ import pytest
 
 from judgelab import interim, notebook_files, pipeline
 
-from conftest import NOTEBOOKS_KEY, record_notebook_status, wait_for_notebooks
+from conftest import NOTEBOOKS_KEY, record_notebook_status, replay_miss_hint, replaying, wait_for_notebooks
 
 SOURCES = pipeline.notebook_sources()
 _failed: list[str] = []
@@ -367,7 +372,14 @@ def test_notebook_runs_in_smoke_profile(source, smoke_root, request):
     if broken:
         pytest.fail(f"not run: notebook(s) it reads from failed: {', '.join(broken)}")
     try:
-        out = pipeline.run_notebook(source, "smoke")
+        with replaying():
+            try:
+                out = pipeline.run_notebook(source, "smoke")
+            except Exception as exc:
+                hint = replay_miss_hint(exc)
+                if hint:
+                    pytest.fail(hint)
+                raise
         assert out.exists()
         assert (smoke_root / "results" / "executed" / f"{source.stem}.ipynb").exists()
         CHECKS[number](smoke_root)

@@ -61,7 +61,10 @@ def test_the_exercise_runs_in_smoke_and_writes_what_it_names(smoke_copy, title, 
 
     argv = shlex.split(args)
     params = pipeline.parse_params([argv[i + 1:i + 3] for i, a in enumerate(argv) if a == "-p"])
-    env = {**os.environ, "JUDGELAB_OUTPUT_ROOT": str(smoke_copy), "PYTHONPATH": str(ROOT / "lib")}
+    # the copy's response cache holds the smoke run's replies (the committed replay file): an
+    # exercise's LLM calls are answered from it, and one it lacks fails as a replay miss
+    env = {**os.environ, "JUDGELAB_OUTPUT_ROOT": str(smoke_copy), "PYTHONPATH": str(ROOT / "lib"),
+           "JUDGELAB_CACHE_MODE": "replay"}
     done = subprocess.run([sys.executable, "-m", "judgelab.pipeline", "run", notebook, "--profile", "smoke", *argv],
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"{title}: {done.stderr[-3000:]}"

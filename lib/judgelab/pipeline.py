@@ -41,6 +41,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,6 +182,74 @@ def _mark_done(source: Path, profile: str) -> None:
             for stale in stamps.glob(f"*.{other}"):
                 stale.unlink()
     (stamps / f"{source.name[:2]}.{profile}").touch()
+
+
+# ---------------------------------------------------------------- progress of a whole make all
+
+PROGRESS_FILE = ".run-progress.json"  # in the stamps folder: when `make notebooks` started, which profile
+
+
+def _progress_path() -> Path:
+    return paths.executed_dir() / ".stamps" / PROGRESS_FILE
+
+
+def progress_start(profile: str) -> None:
+    """`make notebooks` begins: note the time, so that each notebook's end can say where the whole
+    run stands (a notebook run alone, ``make nb-05``, prints no such line)."""
+    import json
+    import time
+
+    f = _progress_path()
+    f.parent.mkdir(parents=True, exist_ok=True)
+    (f.parent / ".running").mkdir(exist_ok=True)
+    for stale in (f.parent / ".running").iterdir():
+        stale.unlink()
+    f.write_text(json.dumps({"start": time.time(), "profile": profile}), encoding="utf-8")
+
+
+def progress_end() -> str | None:
+    """`make notebooks` is done: the closing line, and the marker removed."""
+    line = progress_line()
+    _progress_path().unlink(missing_ok=True)
+    return line
+
+
+def _running_dir() -> Path:
+    return paths.executed_dir() / ".stamps" / ".running"
+
+
+def progress_line() -> str | None:
+    """``make all (demo): 7 of 13 notebooks up to date, 14 min 2 s since it started; running: 03, 09``
+    while a `make notebooks` is under way (None otherwise)."""
+    import json
+    import time
+
+    f = _progress_path()
+    if not f.exists():
+        return None
+    try:
+        state = json.loads(f.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    stamps = f.parent
+    numbers = [s.name[:2] for s in notebook_sources()]
+    done = [n for n in numbers if (stamps / f"{n}.{state['profile']}").exists()]
+    running = sorted(p.name for p in _running_dir().glob("[0-9][0-9]")) if _running_dir().exists() else []
+    elapsed = int(time.time() - state["start"])
+    line = (f"make all ({state['profile']}): {len(done)} of {len(numbers)} notebooks up to date, "
+            f"{elapsed // 60} min {elapsed % 60:02d} s since it started")
+    return line + (f"; running: {', '.join(running)}" if running else "")
+
+
+def _note_running(number: str, running: bool) -> None:
+    if not _progress_path().exists():
+        return
+    marker = _running_dir() / number
+    if running:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    else:
+        marker.unlink(missing_ok=True)
 
 
 def notebook_sources() -> list[Path]:
@@ -337,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
                           "the run then writes to results/variants/<numbers>_<parameters>/")
     run.add_argument("--in-place", action="store_true",
                      help="with -p: write to the output root itself, over the main run's outputs")
+    prog = sub.add_parser("progress", help="`make notebooks` marks its start and end (progress lines)")
+    prog.add_argument("what", choices=("start", "end"))
+    prog.add_argument("--profile", default="demo", choices=profiles.PROFILES)
     sub.add_parser("list", help="list notebooks in order")
     sub.add_parser("makefile", help="print the notebook dependencies as make variables")
     deps = sub.add_parser("deps", help="print one notebook's upstream notebooks and library files")
@@ -345,6 +417,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "list":
         for p in notebook_sources():
             print(p.name)
+        return 0
+    if args.cmd == "progress":
+        if args.what == "start":
+            progress_start(args.profile)
+        else:
+            line = progress_end()
+            if line:
+                print(f"[judgelab] {line}", flush=True)
         return 0
     if args.cmd == "makefile":
         sys.stdout.write(makefile_text())
@@ -365,8 +445,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[judgelab] parameters {extra}: writing to {root} (--in-place: over {base})", flush=True)
     for src in sources:
         print(f"[judgelab] running {src.name} (profile={args.profile})", flush=True)
-        out = run_notebook(src, args.profile, extra)
-        print(f"[judgelab] wrote {out}", flush=True)
+        _note_running(src.name[:2], True)
+        started = time.monotonic()
+        try:
+            out = run_notebook(src, args.profile, extra)
+        finally:
+            _note_running(src.name[:2], False)
+        took = int(time.monotonic() - started)
+        print(f"[judgelab] wrote {out} in {took // 60} min {took % 60:02d} s", flush=True)
+        line = progress_line()
+        if line:
+            print(f"[judgelab] {line}", flush=True)
     return 0
 
 

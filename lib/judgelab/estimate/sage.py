@@ -77,7 +77,8 @@ def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCoun
                                count_tokens=counter.text_counter())
     if sensitivity and cfg.get("anonymous_author_sensitivity") and "title" in (modes or cfg["modes"]):
         # the anonymous-author title run that follows the main one (LayerReport, Table 9's sensitivity)
-        items += runner.build_items(chosen, layer, ["title"], cfg["max_text_tokens"], cfg["context_policy"],
+        anon = chosen[chosen["story_id"].isin(runner.anonymous_stories(chosen, cfg.get("anonymous_per_category")))]
+        items += runner.build_items(anon, layer, ["title"], cfg["max_text_tokens"], cfg["context_policy"],
                                     anonymous_author=True, count_tokens=counter.text_counter())
     return items, EvalConfig.from_settings(cfg)
 

@@ -12,6 +12,7 @@ run killed at any moment leaves every completed call in the file and no half-wri
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import sqlite3
@@ -161,27 +162,30 @@ class ResponseCache:
             yield _decode(row)
 
     # -- JSONL export / import -------------------------------------------------------------
-    def export_jsonl(self, path: str | Path) -> int:
-        """Write every entry as one JSON line; returns the number written."""
-        n = 0
+    def export_jsonl(self, path: str | Path, keys: set[str] | None = None) -> int:
+        """Write every entry (or those of ``keys``) as one JSON line, in key order; returns the
+        number written. A path ending in ``.gz`` is written gzip-compressed (with no timestamp in
+        its header, so the same entries give the same bytes)."""
         path = Path(path)
+        lines = [canonical_json(entry) + "\n" for entry in sorted(self.rows(), key=lambda e: e["key"])
+                 if keys is None or entry["key"] in keys]
+        data = "".join(lines).encode("utf-8")
         tmp = path.with_suffix(path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for entry in self.rows():
-                fh.write(canonical_json(entry) + "\n")
-                n += 1
+        tmp.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
         tmp.replace(path)
-        return n
+        return len(lines)
 
     def import_jsonl(self, path: str | Path, overwrite: bool = False) -> int:
         """Load entries written by :meth:`export_jsonl`; returns the number inserted.
 
-        Every line must carry the columns of an entry; a bad line raises naming its number.
+        Every line must carry the columns of an entry; a bad line raises naming its number. A path
+        ending in ``.gz`` is read as gzip.
         """
         n = 0
         conn = self._conn()
         verb = "INSERT OR REPLACE" if overwrite else "INSERT OR IGNORE"
-        with open(path, encoding="utf-8") as fh, conn:
+        opener = gzip.open if Path(path).suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as fh, conn:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue

@@ -4,8 +4,8 @@
 both and the SAGE L5 content-limit evaluation (7 calls, SAGE's smoke knobs) on the shortest one:
 a few minutes on the embedded SmolLM2-135M (~2.5 CPU-minutes measured). Two stories give no
 correlation (n < 3): the tables say so with NaN and a status.
-``demo`` — 2 Confederacy stories per source (26) and 2 Art-or-Artifice stories per model (6),
-seeded, on the embedded model.
+``demo`` — 13 Confederacy stories (one per source) and 3 Art-or-Artifice stories (one per
+model), seeded, on the embedded model; the SAGE L5 evaluation on 2 of them (14 calls).
 ``paper`` — every rated story with text: 65 Confederacy + 36 Art-or-Artifice.
 
 Knobs: ``n_stories`` per data set; ``selection`` (``shortest`` or ``random``, stratified by
@@ -43,7 +43,7 @@ HUMAN_PROFILES: dict[str, dict[str, Any]] = {
         "boot_seed": 2024,
     },
     "demo": {
-        "n_stories": {"confederacy": 26, "artifice": 6},
+        "n_stories": {"confederacy": 13, "artifice": 3},
         "selection": "random",
         "selection_seed": 11,
         "holistic_max_tokens": 16,
@@ -53,7 +53,7 @@ HUMAN_PROFILES: dict[str, dict[str, Any]] = {
         "seed": 7,
         "sage_layer": "L5",
         "sage_mode": "content",
-        "sage_max_stories": 4,  # SAGE costs 7 calls a story; the holistic judge sees them all
+        "sage_max_stories": 2,  # SAGE costs 7 calls a story; the holistic judge sees them all
         "n_boot": 2000,
         "ci": 0.95,
         "boot_seed": 2024,

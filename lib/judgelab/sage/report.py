@@ -36,7 +36,7 @@ from judgelab.sage.settings import LAYERS, SAGE_PROFILES
 
 EVALUATOR_FINAL_ROUND = 5
 KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body",
-               "anonymous_author_sensitivity", "max_tokens")
+               "anonymous_author_sensitivity", "anonymous_per_category", "max_tokens")
 TOKEN_COLUMNS = ["n_calls", "input_tokens", "cached_tokens", "processed_tokens", "output_tokens", "latency_s"]
 
 
@@ -208,13 +208,15 @@ class LayerReport:
             interim.path_of(name).unlink(missing_ok=True)
             why = "off" if not on else "on, but this run has no title mode"
             return f"**Anonymous-author sensitivity** ({why}): not run; Table 9 has no anonymous rows for {self.layer}."
-        stories = sorted(set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"]))
+        titled = set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"])
+        chosen = self.corpus[self.corpus["story_id"].isin(titled)]
+        stories = sorted(runner.anonymous_stories(chosen, self.knobs().get("anonymous_per_category")))
         self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.profile,
                                                     stories=stories)
         runner.write_anonymous_interim(self.anonymous)
         n = len(self.anonymous.summary)
         return (f"**Anonymous-author sensitivity:** title mode once more with \"an unknown author\" for every "
-                f"story ({n} evaluations, the same stories; in the main run the LLM stories are \"by\" their "
+                f"story ({n} evaluations, {len(stories)} of the run's {len(titled)} stories; in the main run the LLM stories are \"by\" their "
                 f"model, which names their category); wrote `{name}`, Table 9's sensitivity rows in notebook 05. "
                 "`ANONYMOUS_AUTHOR_SENSITIVITY=False` skips it.")
 

@@ -2,7 +2,8 @@
 
 ``smoke`` — one story, both modes, text cut head+tail to ~400 tokens, terse evidence and notes:
 each of notebooks 02–04 finishes in about a minute and a half on the embedded SmolLM2-135M.
-``demo`` — two stories per category x both modes on the embedded model (6 stories).
+``demo`` — two stories per category x both modes on the embedded model (6 stories), texts cut to
+~400 tokens, short free-text fields; the anonymous-author run on one story per category.
 ``paper`` — the paper's design: 50 canonical + 30 pulp + 20 LLM stories x both modes, full texts
 (context policy ``error``: a text that does not fit is an error, never silently cut).
 
@@ -29,6 +30,9 @@ Knobs:
   author"), so a reader sees whether the mode comparison rests on the model's name in the byline
   (issue 27). Title-mode calls carry no text: in the paper profile they add ~2,100 short calls
   (priced by ``make estimate``). Notebooks 02–04 can turn it off (``ANONYMOUS_AUTHOR_SENSITIVITY``).
+- ``anonymous_per_category``: stories per category of that sensitivity run (the first of the main
+  run's, in its order); None = every story of the main run. The demo runs one per category: the
+  sensitivity rows need a content/title pair per story, not the whole design.
 - ``max_tokens``: output budget per reply; ``evidence_chars`` / ``note_chars``: ``maxLength`` of
   the evidence string per dimension and of the free-text notes (the llama.cpp grammar enforces
   ``maxLength``, so small values keep replies short and fast); ``reasoning_chars``: ``maxLength``
@@ -62,6 +66,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "mask_title_in_body": False,
         "anonymous_author": False,
         "anonymous_author_sensitivity": True,
+        "anonymous_per_category": None,
         "max_tokens": 400,
         "evidence_chars": 24,
         "note_chars": 32,
@@ -75,21 +80,25 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "reasoning_effort": None,
     },
     "demo": {
-        # Two stories per category (issue 17, item 4): 12 evaluations x 7 calls per layer. What
-        # makes it fit in make all's time: the sage-v4 layout (the story before the layer, its KV
-        # state kept across layers), the decoding of gateway/backends/, and two notebooks at a
-        # time with one llama.cpp thread each (Makefile, NB_JOBS; README, profile table).
+        # Two stories per category, the fewest for which Table 11's SDs, t-tests and d are defined:
+        # 12 evaluations x 7 calls per layer. What makes it fit in make all's 30 minutes is what each
+        # call processes and writes: the story cut head+tail to 400 tokens (prompt evaluation), short
+        # evidence, notes and R1 reasoning (generation: the 135M model writes ~50 tokens/s on one
+        # thread), and the anonymous-author run on one story per category. Also: the sage-v4 layout
+        # (the story before the layer, its KV state kept across layers), the decoding of
+        # gateway/backends/, two notebooks at a time with one llama.cpp thread each (Makefile).
         "per_category": {"canonical": 2, "pulp": 2, "llm": 2},
         "modes": ("content", "title"),
-        "max_text_tokens": 900,
+        "max_text_tokens": 400,
         "context_policy": "head_tail",
         "mask_title_in_body": False,
         "anonymous_author": False,
         "anonymous_author_sensitivity": True,
-        "max_tokens": 440,
-        "evidence_chars": 50,
-        "note_chars": 70,
-        "reasoning_chars": 32,
+        "anonymous_per_category": {"canonical": 1, "pulp": 1, "llm": 1},
+        "max_tokens": 400,
+        "evidence_chars": 32,
+        "note_chars": 40,
+        "reasoning_chars": 20,
         "temperature": 0.7,
         "seed": 7,
         "selection_seed": 11,
@@ -106,6 +115,7 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "mask_title_in_body": False,
         "anonymous_author": False,
         "anonymous_author_sensitivity": True,
+        "anonymous_per_category": None,
         "max_tokens": 16_000,
         "evidence_chars": 400,
         "note_chars": 600,

@@ -40,10 +40,11 @@ COST_OOD_PROFILES: dict[str, dict] = {
         "max_tokens": JUDGE_PROFILES["smoke"]["max_tokens"], "reasoning_chars": 40, "seed": 2025,
     },
     "demo": {
-        "n_cost_pairs": 5, "cost_modes": MODES, "n_ood": 8, "n_perturbed": 5, "ood_modes": ("simple",),
-        "k": None, "vispub_subset": 1200, "joint_neighbors": 16, "joint_min_cluster_size": 6,
+        "n_cost_pairs": 2, "cost_modes": MODES, "n_ood": 4, "n_perturbed": 3, "ood_modes": ("simple",),
+        "k": None, "vispub_subset": 600, "joint_neighbors": 16, "joint_min_cluster_size": 6,
         "off_topic_quantile": 0.1, "n_splits": 5, "n_estimators": 200,
-        "max_tokens": JUDGE_PROFILES["demo"]["max_tokens"], "reasoning_chars": 300, "seed": 2025,
+        "max_tokens": JUDGE_PROFILES["demo"]["max_tokens"], "reasoning_chars": JUDGE_PROFILES["demo"]["reasoning_chars"],
+        "seed": 2025,
     },
     "paper": {
         "n_cost_pairs": 30, "cost_modes": MODES, "n_ood": 30, "n_perturbed": 30, "ood_modes": MODES,

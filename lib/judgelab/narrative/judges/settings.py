@@ -33,10 +33,11 @@ JUDGE_PROFILES: dict[str, dict] = {
         "reasoning_chars": 40, "explanations": False, "seed": 2025, "concurrency": 1,
     },
     "demo": {
-        # 6 pairs x 2 methods x 4 modes x 2 agents = 96 calls: ~10 minutes on the embedded model.
-        "n_pairs": 6, "k": 2, "modes": MODES, "temperature_range": (0.3, 0.7),
-        "max_tokens": {"simple": 32, "cot": 400, "standard": 96, "complex": 128},
-        "reasoning_chars": 300, "explanations": False, "seed": 2025, "concurrency": 1,
+        # 4 pairs x 2 methods x 4 modes x 2 agents = 64 calls (a paired effect with 4 units, an
+        # agreement over 2 agents); CoT reasoning of 120 characters keeps generation short
+        "n_pairs": 4, "k": 2, "modes": MODES, "temperature_range": (0.3, 0.7),
+        "max_tokens": {"simple": 32, "cot": 200, "standard": 96, "complex": 128},
+        "reasoning_chars": 120, "explanations": False, "seed": 2025, "concurrency": 1,
     },
     "paper": {
         "n_pairs": None, "k": None, "modes": MODES, "temperature_range": (0.3, 0.7),

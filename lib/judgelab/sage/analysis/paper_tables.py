@@ -179,16 +179,18 @@ def table09_from_rows(rows: pd.DataFrame, anonymous_rows: pd.DataFrame | None = 
 
     ``anonymous_rows``: the title-mode rows of the anonymous-author run (notebooks 02-04,
     ``sage_rows_anonymous_<layer>``). When given, the same comparison follows with those title
-    scores against the same content scores (``title_author`` = "an unknown author
+    scores against the content scores of the same stories (``title_author`` = "an unknown author
     (sensitivity)"): whether mode invariance holds without the model's name in the LLM stories'
     byline. Those rows are their own multiple-comparison family."""
     main = table09_mode_invariance(mode_invariance(story_scores(rows)))
     if anonymous_rows is None or not len(anonymous_rows):
         return main
-    content = rows[rows["mode"] == "content"]
+    titled = anonymous_rows[anonymous_rows["mode"] == "title"]
+    # the content scores of the same stories only: a profile may run the sensitivity on a subset
+    # (``anonymous_per_category``), and a comparison over other stories would not be paired
+    content = rows[(rows["mode"] == "content") & rows["story_id"].isin(set(titled["story_id"]))]
     anon = table09_mode_invariance(
-        mode_invariance(story_scores(pd.concat([content, anonymous_rows[anonymous_rows["mode"] == "title"]],
-                                               ignore_index=True))), anonymous_author=True)
+        mode_invariance(story_scores(pd.concat([content, titled], ignore_index=True))), anonymous_author=True)
     anon["mc_family"] = "sensitivity, title with an unknown author; " + anon["mc_family"].astype(str)
     # the paper's values belong beside its own comparison only (the paper ran no anonymous title mode)
     for col in [c for c in anon.columns if c.startswith("paper_")]:

@@ -309,6 +309,18 @@ def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: 
                      desc=f"SAGE {layer} title, anonymous author")
 
 
+def anonymous_stories(chosen: pd.DataFrame, per_category: dict[str, int] | None) -> list[str]:
+    """The stories of the anonymous-author title run: every story of the main run (``chosen``, in its
+    order), or the first ``per_category[c]`` of each category when the profile sizes it
+    (``anonymous_per_category``; the demo runs one per category: Table 9's sensitivity rows need
+    a pair per story, not the whole design)."""
+    if per_category is None:
+        return list(chosen["story_id"])
+    ordered = chosen.sort_values(["category", "story_id"])
+    return [sid for cat, group in ordered.groupby("category", sort=True)
+            for sid in list(group["story_id"])[:int(per_category.get(cat, 0))]]
+
+
 def write_anonymous_interim(run: SageRun) -> str:
     """Write the anonymous-author title run's rows (:func:`anonymous_rows_name`); return the path."""
     return str(interim.write(run.rows, anonymous_rows_name(run.layer)))
