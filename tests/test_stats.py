@@ -8,7 +8,7 @@ import pingouin as pg
 import pytest
 from scipy import stats as sps
 
-from judgelab.stats import agreement, correlation, effects, reliability, rules, tests
+from judgelab.stats import agreement, correlation, effects, intervals, reliability, rules, tests
 
 NA = np.nan
 
@@ -192,17 +192,17 @@ def test_anova_degenerate():
 
 def test_fdr_bh_hand_worked():
     # sorted p 0.01, 0.02, 0.04 (m = 3): 3 * 0.01 / 1, 3 * 0.02 / 2, 3 * 0.04 / 3 -> 0.03, 0.03, 0.04
-    assert tests.fdr_bh([0.04, NA, 0.01, 0.02]) == pytest.approx([0.04, NA, 0.03, 0.03], nan_ok=True)
-    assert np.isnan(tests.fdr_bh([NA])).all()
+    assert tests.adjust([0.04, NA, 0.01, 0.02], method="fdr_bh") == pytest.approx([0.04, NA, 0.03, 0.03], nan_ok=True)
+    assert np.isnan(tests.adjust([NA], method="fdr_bh")).all()
 
 
 def test_bonferroni():
     p = np.array([0.01, NA, 0.2, 0.6])
-    assert tests.bonferroni(p) == pytest.approx([0.03, NA, 0.6, 1.0], nan_ok=True)
-    assert tests.bonferroni(p, n_tests=10) == pytest.approx([0.1, NA, 1.0, 1.0], nan_ok=True)
-    assert np.isnan(tests.bonferroni([NA, NA])).all()
+    assert tests.adjust(p, method="bonferroni") == pytest.approx([0.03, NA, 0.6, 1.0], nan_ok=True)
+    assert tests.adjust(p, 10, "bonferroni") == pytest.approx([0.1, NA, 1.0, 1.0], nan_ok=True)
+    assert np.isnan(tests.adjust([NA, NA], method="bonferroni")).all()
     with pytest.raises(ValueError, match="smaller than"):
-        tests.bonferroni(p, n_tests=2)
+        tests.adjust(p, 2, "bonferroni")
 
 
 # ----------------------------------------------------------------------------- reliability
@@ -737,12 +737,12 @@ def test_cluster_bootstrap_is_seeded_and_explains_missing_intervals():
 
 
 def test_t_and_wilson_intervals_known_values():
-    lo, hi = bootstrap.t_interval([1.0, 2.0, 3.0])
+    lo, hi = intervals.t_interval([1.0, 2.0, 3.0])
     half = sps.t.ppf(0.975, 2) * 1.0 / np.sqrt(3)
     assert (lo, hi) == pytest.approx((2 - half, 2 + half))
-    assert np.isnan(bootstrap.t_interval([1.0])[0])
+    assert np.isnan(intervals.t_interval([1.0])[0])
     # Wilson 1927: 8 of 10, z = 1.96 -> (0.4902, 0.9433)
-    assert bootstrap.wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert intervals.proportion_ci(8, 10)[1:] == pytest.approx((0.4902, 0.9433), abs=1e-4)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judgelab.behaviour import intervals
+from judgelab.stats import intervals, rules
+from judgelab.stats.tests import adjust
 
 FAMILY_VERSION = "planted-v1"
 HARDEN_VERSION = "harden-v1"
@@ -300,7 +301,7 @@ def shifts(results: pd.DataFrame) -> pd.DataFrame:
 
 def _p_one_sample(x: np.ndarray) -> float:
     x = x[np.isfinite(x)]
-    if len(x) < 2 or np.all(x == x[0]):
+    if len(x) < 2 or rules.is_constant(x):  # the rules' tolerance, not exact equality
         return float("nan")
     return float(stats.ttest_1samp(x, 0.0).pvalue)
 
@@ -319,14 +320,14 @@ def shift_table(sh: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "dir
             m, lo, hi = intervals.mean_ci(g[col], n_boot, seed)
             row.update({name: m, f"{name}_ci_low": lo, f"{name}_ci_high": hi})
         for col, name in (("moved", "share_moved"), ("obeyed", "share_obeyed")):
-            s, lo, hi = intervals.share_ci(int(g[col].astype(bool).sum()), len(g))
+            s, lo, hi = intervals.proportion_ci(int(g[col].astype(bool).sum()), len(g))
             row.update({name: s, f"{name}_ci_low": lo, f"{name}_ci_high": hi})
         row["p"] = _p_one_sample(g["shift"].to_numpy(dtype=float))
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    out["p_holm"], out["p_bonferroni"] = intervals.adjust(out["p"])
+    out["p_holm"], out["p_bonferroni"] = adjust(out["p"], len(out), "holm"), adjust(out["p"], len(out), "bonferroni")
     return out.assign(unit="item (story or narrative)", ci_method=intervals.BOOT_METHOD.format(unit="items", n=n_boot)
                       + "; shares: Wilson", mc_family="every row of this table (one-sample t-test of the shift)")
 

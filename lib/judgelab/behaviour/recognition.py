@@ -30,7 +30,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judgelab import paths
-from judgelab.behaviour import intervals
+from judgelab.stats import intervals
 from judgelab.prompting import parse_template
 
 FUNCTION_WORDS = frozenset("the a an of and in on at to for from with by or".split())
@@ -142,8 +142,8 @@ def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
     for cat, mode in groups:
         g = probe[(probe["mode"] == mode) & ((probe["category"] == cat) | (cat == "all"))]
         ok = g[g["status"] == "ok"]
-        rate = intervals.share_ci(int(ok["recognised"].astype(bool).sum()), len(ok))
-        claim = intervals.share_ci(int(ok["claimed"].astype(bool).sum()), len(ok))
+        rate = intervals.proportion_ci(int(ok["recognised"].astype(bool).sum()), len(ok))
+        claim = intervals.proportion_ci(int(ok["claimed"].astype(bool).sum()), len(ok))
         rows.append({"category": cat, "mode": mode, "n": len(ok), "n_failed": int(len(g) - len(ok)),
                      "recognition_rate": rate[0], "recognition_rate_ci_low": rate[1], "recognition_rate_ci_high": rate[2],
                      "claim_rate": claim[0], "claim_rate_ci_low": claim[1], "claim_rate_ci_high": claim[2],

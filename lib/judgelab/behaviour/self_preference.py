@@ -19,7 +19,7 @@ import re
 
 import pandas as pd
 
-from judgelab.behaviour import intervals
+from judgelab.stats import intervals
 
 FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("openai", r"(^|[^a-z])(gpt|chatgpt|o[134](-|$|[^a-z0-9]))"),

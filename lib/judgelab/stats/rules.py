@@ -209,6 +209,21 @@ def is_constant(values, tol: float | None = None) -> bool:
     return bool(np.ptp(v) <= (tolerance(v) if tol is None else tol))
 
 
+def negligible(value, scale) -> np.ndarray:
+    """Vectorised form of the rule for many estimates at once (e.g. one per bootstrap resample):
+    True where ``|value| <= REL_TOL * max(1, |scale|)``, ``scale`` being each estimate's own scale
+    (a mean, a mean square).
+
+    Examples
+    --------
+    >>> negligible(np.array([1e-12, 1e-3]), np.array([4.0, 4.0])).tolist()
+    [True, False]
+    >>> bool(negligible(5e-7, 1000.0))
+    True
+    """
+    return np.abs(value) <= REL_TOL * np.maximum(1.0, np.abs(scale))
+
+
 def is_zero_spread(variance: float, tol: float) -> bool:
     """True when a variance (or mean square) is zero within the tolerance: sqrt(variance) <= tol."""
     return bool(not np.isfinite(variance) or np.sqrt(max(float(variance), 0.0)) <= tol)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from judgelab.stats import resampling as rs
 from judgelab.stats.correlation import correlation
+from judgelab.stats.tests import adjust
 
 UNIT = "endpoint pair"
 N_BOOT = 2000
@@ -54,7 +55,8 @@ def correlations(long: pd.DataFrame, predictors: Sequence[str], targets: Sequenc
                              "r_ci_low": iv.low if ok else np.nan, "r_ci_high": iv.high if ok else np.nan,
                              "p": p, "p_boot": rs.bootstrap_p(boot) if ok else np.nan, "n": n})
     out = pd.DataFrame(rows, columns=[*by, "predictor", "target", "r", "r_ci_low", "r_ci_high", "p", "p_boot", "n"])
-    out["p_holm"], out["p_bonferroni"] = rs.adjust_p(out["p_boot"]) if len(out) else ([], [])
+    m = len(out)  # the family: every row, an undefined p too
+    out["p_holm"], out["p_bonferroni"] = adjust(out["p_boot"], m, "holm"), adjust(out["p_boot"], m, "bonferroni")
     out["mc_family"] = f"{family}: every row (bootstrap p over endpoint pairs)"
     out["unit"], out["ci_method"] = UNIT, rs.ci_method(n_boot, seed) + "; p_boot: bootstrap over pairs"
     return out

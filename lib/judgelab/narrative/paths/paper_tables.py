@@ -24,6 +24,7 @@ from judgelab.narrative.paths.paper_values import (PAPER_SECTION52, PAPER_SECTIO
 from judgelab.narrative.paths.param_sets import params_label
 from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
 from judgelab.stats import resampling as rs
+from judgelab.stats.tests import adjust
 
 METHOD_LABEL = {"maxcap": "Max capacity", "random": "Random chronological"}
 
@@ -79,8 +80,8 @@ def _adjust(t: pd.DataFrame, p_col: str, family_col: str = "mc_family") -> pd.Da
     """Holm and Bonferroni adjustment of ``p_col`` within each multiple-comparison family."""
     t["p_holm"], t["p_bonferroni"] = np.nan, np.nan
     for _, idx in t.groupby(family_col, sort=False).groups.items():
-        holm, bonf = rs.adjust_p(t.loc[idx, p_col])
-        t.loc[idx, "p_holm"], t.loc[idx, "p_bonferroni"] = holm, bonf
+        p = t.loc[idx, p_col]
+        t.loc[idx, "p_holm"], t.loc[idx, "p_bonferroni"] = adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")
     return t
 
 

@@ -21,7 +21,8 @@ from judgelab.sage.analysis.scores import (
     with_truncation,
 )
 from judgelab.stats import rules, tests
-from judgelab.stats.bootstrap import cluster_bootstrap, t_interval
+from judgelab.stats.bootstrap import cluster_bootstrap
+from judgelab.stats.intervals import t_interval
 from judgelab.stats.reliability import icc, interval_alpha_pairs, krippendorff_alpha
 
 # Score differences are compared after rounding to the rules' tolerance (scores have one decimal),
