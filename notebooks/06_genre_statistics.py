@@ -33,7 +33,7 @@
 #   recomputing d from the paper's own Table 11 means and SDs below confirms it is the one used).
 #   The paper's d stands beside the same-convention value.
 # - *Welch's t beside Student's t*, since the categories' SDs differ (paper: 0.41 vs 0.62 in L4).
-# - *Observation unit: the story* (issue 26). The paper treats each story-mode evaluation as one
+# - *Observation unit: the story*. The paper treats each story-mode evaluation as one
 #   observation (N = 200 per layer), so each story counts twice and its p-values are too small.
 #   Tables 10 and 11 here have one block per analysis (column `analysis`, its `unit` beside):
 #   `story` (the main rows: a story's two modes averaged), `content` and `title` (mode as a

@@ -499,7 +499,7 @@ def test_bootstrap_seeded_same_draws_for_every_method_and_small_inputs():
     assert (nan["n"] == 3).all() and nan.loc["spearman", "r"] == 1.0 and nan.loc["spearman", "note"] == "NaN dropped: 2"
 
 
-# ----------------------------------------------------------------------------- issue 26: unrounded ICC CIs
+# ----------------------------------------------------------------------------- unrounded ICC CIs
 
 ALL_FORMS = ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"]
 
@@ -553,7 +553,7 @@ def test_icc_designs_without_item_or_residual_variance_have_notes():
     assert (reliability.icc(long(noisy), "item", "rater", "score")["note"] == reliability.RATERS_AGREE).all()
 
 
-# ----------------------------------------------------------------------------- issue 26: one tolerance
+# ----------------------------------------------------------------------------- one tolerance
 
 ULP = 4.4e-16
 
@@ -619,7 +619,7 @@ def test_wilcoxon_and_w_use_the_tolerance():
     assert one(w)["w"] == pytest.approx(1.0)  # rater 1's first two items tie, as rater 2's do
 
 
-# ----------------------------------------------------------------------------- issue 26: properties
+# ----------------------------------------------------------------------------- properties
 
 def random_ratings(seed: int, n: int = 12, k: int = 4) -> np.ndarray:
     rng = np.random.default_rng(seed)
@@ -658,7 +658,7 @@ def test_swapping_groups_flips_the_sign_of_d_and_t(seed):
     assert one(effects.cohens_d(rng.permutation(x), y))["d"] == pytest.approx(one(effects.cohens_d(x, y))["d"])
 
 
-# ----------------------------------------------------------------------------- issue 26: families
+# ----------------------------------------------------------------------------- families
 
 def test_holm_and_bonferroni_over_a_family_that_does_not_shrink():
     p = np.array([0.01, np.nan, 0.04, 0.03])
@@ -678,7 +678,7 @@ def test_holm_and_bonferroni_over_a_family_that_does_not_shrink():
     assert tests.adjust(q, method="holm") == pytest.approx(multipletests(q, method="holm")[1])
 
 
-# ----------------------------------------------------------------------------- issue 26: the cluster bootstrap
+# ----------------------------------------------------------------------------- the cluster bootstrap
 
 from judgelab.stats import bootstrap  # noqa: E402
 

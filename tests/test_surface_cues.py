@@ -1,4 +1,4 @@
-"""The surface-cue audit (issue 27, item 4) and the bound on cleanup per category (item 2)."""
+"""The surface-cue audit and the bound on cleanup per category (item 2)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Length: do the judges' scores follow length rather than the text (issue 29, item 3)?
+"""Length: do the judges' scores follow length rather than the text?
 
 **SAGE.** Per layer and mode, one row per story (the unit): its final score (``overall_score`` of
 notebooks 02-04) and the log of its word count (the corpus' ``words``, notebook 01).

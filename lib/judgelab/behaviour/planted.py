@@ -1,4 +1,4 @@
-"""Planted instructions: does the judge obey an instruction hidden in the text it judges (issue 29, item 2)?
+"""Planted instructions: does the judge obey an instruction hidden in the text it judges?
 
 **The family** (:data:`FAMILY`, version :data:`FAMILY_VERSION`): 2 directions (raise, lower) x 2
 disguises (a plain note to the evaluator; an editor's note) x 3 positions = 12 perturbations, ids

@@ -1,4 +1,4 @@
-"""The recognition probe: does the judge know the work it scores (issue 29, item 1)?
+"""The recognition probe: does the judge know the work it scores?
 
 One short call per story and SAGE mode, shown the material exactly as SAGE's judge sees it (the
 prepared, masked text in content mode; title and author in title mode), with its own schema

@@ -3,7 +3,7 @@
 Pearson r with its two-sided p (:func:`judgelab.stats.correlation.correlation`), NaN when fewer
 than 3 complete pairs remain or either side is constant (the rule of :mod:`judgelab.stats.rules`).
 
-Unit (issue 26): the rows are narratives, the independent unit the endpoint pair, so r carries a
+Unit (docs/design.md, principle 12): the rows are narratives, the independent unit the endpoint pair, so r carries a
 seeded percentile cluster-bootstrap interval over pairs (``r_ci_low`` / ``r_ci_high``) and a
 bootstrap p-value over pairs (``p_boot``, as Table 2), adjusted over every row of the table (one
 family, ``mc_family``) by Holm (``p_holm``) and Bonferroni (``p_bonferroni``); scipy's ``p``

@@ -22,7 +22,7 @@ otherwise):
 - Table 8's disagreement: the mean over items of the agents' standard deviation (ddof = 1) and
   of the coefficient of variation SD / mean.
 
-Unit and intervals (issue 26): an item is a narrative, but the independent unit is the endpoint
+Unit and intervals (docs/design.md, principle 12): an item is a narrative, but the independent unit is the endpoint
 pair (a pair's max-capacity and random narratives share their endpoints). Every interval of
 Tables 3 and 8 (``X_ci_low`` / ``X_ci_high``) is a seeded percentile cluster bootstrap over endpoint
 pairs (:mod:`judgelab.stats.resampling`: a drawn pair brings both its narratives; the ICC of a

@@ -4,7 +4,7 @@ the paper (sections 5.1-5.2) and the baseline's date rule.
 Every table puts our value (main seed), its mean and SD over the path seeds, and the paper's
 reported value (column ``paper_*``, cited constants from :mod:`judgelab.narrative.paths.paper_values`) side by side.
 
-Unit, intervals, families (issue 26): the unit is the endpoint pair (column ``unit``); every
+Unit, intervals, families (docs/design.md, principle 12): the unit is the endpoint pair (column ``unit``); every
 ``X`` of the main seed has ``X_ci_low`` / ``X_ci_high``, a seeded percentile cluster bootstrap over
 endpoint pairs (``ci_method``; :mod:`judgelab.narrative.paths.comparison`); the tests are paired
 over pairs and adjusted within a named family (``mc_family``: one table, one role — main rule or

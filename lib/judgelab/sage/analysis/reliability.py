@@ -72,7 +72,7 @@ def layer_mean_convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> 
 
     ``mean_r4 = mean_d s_R4(d)``, ``mean_r5 = mean_d s_R5(d)``, ``change = mean_r5 - mean_r4``;
     ``converged = |change| < threshold`` (the paper's rule, Tables 7 and 12, applied to the layer's
-    overall score instead of each dimension; issue 14). Dimensions moving in opposite directions
+    overall score instead of each dimension). Dimensions moving in opposite directions
     cancel: +0.4 and -0.4 give change 0. Only evaluations whose every dimension has an R4 and an R5
     score are paired; the others have ``converged`` = NA. Columns: story keys, n_dimensions,
     n_paired_dimensions, mean_r4, mean_r5, change, converged, exact_zero, truncated.
