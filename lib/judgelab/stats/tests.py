@@ -20,8 +20,8 @@ follows :mod:`judgelab.stats.rules` (values equal within ``rules.tolerance`` of 
 are equal; rank tests rank the values snapped to that grid).
 
 Multiple comparisons: :func:`adjust` gives Holm (the default of every table), Bonferroni (the
-SAGE paper's reading) and Benjamini-Hochberg over a stated family; :func:`adjust_columns` the
-table columns of one family. No other module adjusts p-values.
+SAGE paper's reading) and Benjamini-Hochberg over a stated family. No other module adjusts
+p-values.
 """
 from __future__ import annotations
 
@@ -235,32 +235,3 @@ def _holm(p: np.ndarray) -> np.ndarray:
     out = np.empty(m)
     out[order] = stepped
     return out
-
-
-def adjust_columns(p, family: str, n_tests: int | None = None) -> dict[str, np.ndarray | str | int]:
-    """The table columns of one multiple-comparison family, both adjustments by :func:`adjust`.
-
-    Parameters
-    ----------
-    p : array_like
-        The family's p-values (NaN for an undefined test).
-    family : str
-        Its name, written to ``mc_family``.
-    n_tests : int, optional
-        Its size (default: the finite p-values), stated even when some of its tests are undefined.
-
-    Returns
-    -------
-    dict
-        ``p_holm``, ``p_bonferroni`` (arrays), ``mc_family`` (str), ``mc_n_tests`` (int).
-
-    Examples
-    --------
-    >>> cols = adjust_columns([0.01, np.nan], "two tests", n_tests=2)
-    >>> cols["p_holm"].tolist(), cols["mc_n_tests"]
-    ([0.02, nan], 2)
-    """
-    p = np.asarray(p, dtype=float)
-    m = int(np.isfinite(p).sum()) if n_tests is None else int(n_tests)
-    return {"p_holm": adjust(p, m, "holm"), "p_bonferroni": adjust(p, m, "bonferroni"),
-            "mc_family": family, "mc_n_tests": m}
