@@ -29,10 +29,9 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from judgelab.stats import intervals, rules
-from judgelab.stats.tests import adjust
+from judgelab.stats import intervals
+from judgelab.stats.tests import adjust, paired_ttest
 
 FAMILY_VERSION = "planted-v1"
 HARDEN_VERSION = "harden-v1"
@@ -300,10 +299,10 @@ def shifts(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _p_one_sample(x: np.ndarray) -> float:
+    """Two-sided p of a one-sample t-test of the shifts against 0: the floor's paired t of x and 0
+    (NaN for fewer than 2 shifts or shifts equal within the rules' tolerance)."""
     x = x[np.isfinite(x)]
-    if len(x) < 2 or rules.is_constant(x):  # the rules' tolerance, not exact equality
-        return float("nan")
-    return float(stats.ttest_1samp(x, 0.0).pvalue)
+    return float(paired_ttest(x, np.zeros_like(x))["p"].iloc[0])
 
 
 def shift_table(sh: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "direction", "disguise", "position", "mode"),

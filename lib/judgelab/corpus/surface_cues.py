@@ -17,8 +17,7 @@ Two feature sets, measured on a text as it is sent to the judge:
 5-fold cross-validation, seeded) and reports, for LLM (1) against human (0): out-of-fold
 accuracy with its Wilson 95% interval (unit: story; :func:`judgelab.stats.intervals.proportion_ci`),
 the majority-class accuracy (chance), AUC with a percentile bootstrap 95% interval over stories
-(out-of-fold scores resampled; resamples holding one class only are skipped, which the floor's
-bootstraps do not do, so this loop stays here), and the
+(out-of-fold scores resampled: :func:`judgelab.stats.resampling.weighted_auc`), and the
 permutation p-value of the cross-validated AUC (``sklearn.model_selection.permutation_test_score``:
 labels permuted, the whole CV redone each time; p = (1 + #perm >= observed) / (1 + n)).
 :func:`audit_table` runs it per feature set and text version and adjusts the p-values within the
@@ -33,6 +32,7 @@ import pandas as pd
 
 from judgelab.corpus.text import count_words
 from judgelab.stats.intervals import proportion_ci
+from judgelab.stats.resampling import percentile_interval, weighted_auc
 from judgelab.stats.tests import adjust
 
 STYLE_FEATURES = ("em_dash_per_1k", "mean_paragraph_words", "share_quote_openings")
@@ -102,17 +102,6 @@ def _pipeline():
     return make_pipeline(StandardScaler(), LogisticRegression(solver="liblinear", max_iter=1000))
 
 
-def _auc(y: np.ndarray, score: np.ndarray) -> float:
-    """AUC as the Mann-Whitney statistic (ties count one half), as ``roc_auc_score`` computes it;
-    written out because the bootstrap calls it thousands of times."""
-    from scipy.stats import rankdata
-
-    ranks = rankdata(score)
-    n1 = int(y.sum())
-    n0 = len(y) - n1
-    return float((ranks[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
 def classify_cv(features: pd.DataFrame, columns, *, n_permutations: int = 999, seed: int = 0,
                 n_boot: int = 2000, folds: int = 5) -> dict:
     """Cross-validated LLM-vs-human logistic regression on ``columns`` (module docstring)."""
@@ -131,12 +120,12 @@ def classify_cv(features: pd.DataFrame, columns, *, n_permutations: int = 999, s
     correct = int((pred == y).sum())
     _, acc_lo, acc_hi = proportion_ci(correct, len(y))
     auc = float(roc_auc_score(y, proba))
+    # stories drawn with replacement, as weights (times drawn) for the floor's vectorised AUC; a
+    # resample holding one class only has no AUC (NaN) and is left out of the percentiles
     rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(n_boot):
-        idx = rng.integers(0, len(y), len(y))
-        if 0 < y[idx].sum() < len(idx):
-            boots.append(_auc(y[idx], proba[idx]))
+    w = np.stack([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(n_boot)])
+    pos = y == 1
+    boot = percentile_interval(weighted_auc(proba[pos], w[:, pos], proba[~pos], w[:, ~pos]))
     p_perm = np.nan
     if n_permutations > 0:
         _, _, p_perm = permutation_test_score(_pipeline(), x, y, cv=cv, scoring="roc_auc",
@@ -144,7 +133,7 @@ def classify_cv(features: pd.DataFrame, columns, *, n_permutations: int = 999, s
     return {"n_stories": len(y), "n_llm": int(y.sum()), "accuracy": correct / len(y),
             "accuracy_ci_low": acc_lo, "accuracy_ci_high": acc_hi,
             "chance_accuracy": max(y.mean(), 1 - y.mean()), "auc": auc,
-            "auc_ci_low": float(np.percentile(boots, 2.5)), "auc_ci_high": float(np.percentile(boots, 97.5)),
+            "auc_ci_low": boot.low, "auc_ci_high": boot.high,
             "p_perm": float(p_perm), "n_permutations": n_permutations}
 
 
