@@ -107,9 +107,10 @@ def test_floor_examples_run(name):
 
 
 def test_the_floor_has_examples_of_its_interval_and_rule_helpers():
-    from judgelab.stats import intervals, rules
+    from judgelab.stats import bootstrap, intervals, rules, tests
 
-    for fn in (intervals.proportion_ci, intervals.t_interval, intervals.mean_ci, intervals.diff_ci, rules.negligible,
+    for fn in (intervals.proportion_ci, intervals.t_interval, intervals.mean_ci, intervals.diff_ci, tests.adjust,
+               bootstrap.cluster_bootstrap, rules.is_constant, rules.tolerance, rules.negligible,
                reliability.mean_squares):
         assert "Examples\n" in fn.__doc__ and ">>>" in fn.__doc__, fn.__name__
 

@@ -79,10 +79,32 @@ def cluster_bootstrap(data: pd.DataFrame, statistic: Callable[[pd.DataFrame], Ma
                       seed: int = 0, unit: str | None = None) -> pd.DataFrame:
     """Percentile CIs of the statistics ``statistic(data)`` by resampling ``cluster`` ids.
 
-    One row per statistic name: statistic, estimate (on ``data`` itself), ci_low, ci_high,
-    ci_level, ci_method (:func:`ci_method_label`), unit (``unit`` or ``cluster``), n_clusters,
-    n_boot, n_boot_valid, seed, note (why a CI is NaN: fewer than 2 clusters, no valid resample,
-    the estimate itself NaN).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long data, one row per observation, with the ``cluster`` (and ``strata``) column.
+    statistic : callable
+        ``statistic(frame) -> {name: value}``, all the statistics of one (re)sample.
+    cluster, strata : str
+        The column of the independent units, and of the groups they are resampled within.
+    n_boot, ci, seed : int, float, int
+        Resamples, confidence level, seed of ``numpy.random.default_rng``.
+    unit : str, optional
+        The unit's name in ``unit`` and ``ci_method`` (default ``cluster``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per statistic name: statistic, estimate (on ``data`` itself), ci_low, ci_high,
+        ci_level, ci_method (:func:`ci_method_label`), unit, n_clusters, n_boot, n_boot_valid,
+        seed, note (why a CI is NaN: fewer than 2 clusters, no valid resample, the estimate NaN).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"story": [1, 1, 2, 2, 3, 3], "score": [2.0, 2.0, 3.0, 3.0, 4.0, 4.0]})
+    >>> row = cluster_bootstrap(df, lambda f: {"mean": f["score"].mean()}, cluster="story", n_boot=200).iloc[0]
+    >>> float(row["estimate"]), bool(2.0 <= row["ci_low"] < 3.0 < row["ci_high"] <= 4.0), int(row["n_clusters"])
+    (3.0, True, 3)
     """
     if not 0 < ci < 1:
         raise ValueError(f"ci must be in (0, 1), not {ci}")
