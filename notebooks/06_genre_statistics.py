@@ -128,6 +128,9 @@ display(table11[table11["analysis"].isin(["story", "story_x_mode"])].set_index([
 # **Both modes, one story: a mixed model.** Per layer, score ~ category + mode with a random
 # intercept per story (statsmodels `MixedLM`, REML); the category contrasts with Wald 95% CIs,
 # Holm / Bonferroni over the 6 contrasts. Where a category has no stories (smoke), the row says so.
+# Where a story's modes score alike, the residual variance collapses (REML on its boundary, with
+# Wald SEs that are far too small): that layer's rows are then the regression on story means, and
+# their `note` and `ci_method` say so.
 
 # %%
 mixed = genre.genre_mixed_model(story)
