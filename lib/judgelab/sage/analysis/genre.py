@@ -259,10 +259,6 @@ MIXED_CI_METHOD = "Wald (MixedLM, REML)"
 STORY_MEAN_CI_METHOD = "t (OLS on story means: the mixed model's residual variance collapsed)"
 
 
-def _contrast_name(group: str, reference: str, c: str) -> str:
-    return f"C({group}, Treatment('{reference}'))[T.{c}]"
-
-
 def _story_mean_fit(sub: pd.DataFrame, group: str, reference: str):
     """OLS of each story's mean score (over its modes) on the category: the story-mean analysis the
     mixed model falls back to (one row per story, so the story is the unit without a variance
@@ -325,7 +321,7 @@ def genre_mixed_model(scores: pd.DataFrame, layers: Sequence[str] = LAYERS, grou
             rec = {**base, "contrast": f"{reference} - {c}", "diff": np.nan, "diff_ci_low": np.nan,
                    "diff_ci_high": np.nan, "p": np.nan, "converged": converged, "note": problem,
                    "ci_method": ci_method}
-            name = _contrast_name(group, reference, c)
+            name = f"C({group}, Treatment('{reference}'))[T.{c}]"
             if estimates is not None and name in estimates.params.index:
                 lo, hi = estimates.conf_int().loc[name]
                 rec.update({"diff": -float(estimates.params[name]), "diff_ci_low": -float(hi),
