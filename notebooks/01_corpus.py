@@ -92,7 +92,7 @@ display(report.words_by_category(corpus))
 # word-count lines, "*(Note: …)*" asides, and an LLM reply's framing before the story starts or
 # after it ends). Inside a story a generation's degenerate lines are its own text and stay.
 #
-# **One typographic form for every category** (`judgelab.corpus.typography`, issue 27): dashes
+# **One typographic form for every category** (`judgelab.corpus.typography`): dashes
 # (`--`, spaced hyphens, en dashes used as dashes, spaced em dashes) become one unspaced `—`;
 # quotes become straight; ellipses `...`; a book-style capitals opening ("IT was said") a
 # capitalised word; footnote marks `[1]` go. **Section breaks: none.** Every chapter heading,
@@ -131,7 +131,7 @@ display(prep_report.removed_by_category(preparation))
 # %% [markdown]
 # ### Words removed per category
 #
-# The cleanup must be even-handed (issue 27, item 2): the mean share of a category's words removed
+# The cleanup must be even-handed: the mean share of a category's words removed
 # is bounded by `prep_report.MEAN_REMOVAL_BOUND_PCT` (tested). Per story, `pct_words_removed` is in
 # `sage_text_preparation`; `mean_emphasis_words` counts words whose emphasis markers were stripped
 # (the words stay).
@@ -146,7 +146,7 @@ display(prep_report.most_removed(preparation, n=10))
 # ## Surface-cue audit: can typography alone tell LLM from human stories?
 #
 # A cross-validated logistic regression (scikit-learn; standardised features, stratified 5-fold CV)
-# predicts LLM vs human from (a) the issue's three surface statistics (em dashes per 1,000 words,
+# predicts LLM vs human from (a) three surface statistics said to mark LLM prose (em dashes per 1,000 words,
 # mean paragraph length, share of paragraphs opening with a quote) and (b) typographic features
 # alone (double hyphens, en dashes, spaced em dashes, curly quotes, `…`, section-break markers,
 # emphasis markers, `[withheld]`, a capitals opening, footnote marks), on each story's text as

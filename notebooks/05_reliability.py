@@ -50,7 +50,7 @@
 #   so mode invariance here compares text-reading with reputation-recalling, as the paper intends.
 # - Beyond the paper we add ICC(2,1) (pingouin) and Krippendorff's α (interval) between the tracks,
 #   and the Wilcoxon signed-rank test beside the paired t-test.
-# - *Units, intervals and families* (issue 26). A story's dimensions, modes and layers are not
+# - *Units, intervals and families*. A story's dimensions, modes and layers are not
 #   independent observations, so every rate of Table 8 carries a 95% CI from a seeded **cluster
 #   bootstrap over stories** (percentile; `BOOT` below sets B); the ICC keeps its F-based CI,
 #   computed unrounded (pingouin rounds it to 2 decimals). Table 9 tests each layer over stories

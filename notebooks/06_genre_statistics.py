@@ -33,7 +33,7 @@
 #   recomputing d from the paper's own Table 11 means and SDs below confirms it is the one used).
 #   The paper's d stands beside the same-convention value.
 # - *Welch's t beside Student's t*, since the categories' SDs differ (paper: 0.41 vs 0.62 in L4).
-# - *Observation unit: the story* (issue 26). The paper treats each story-mode evaluation as one
+# - *Observation unit: the story*. The paper treats each story-mode evaluation as one
 #   observation (N = 200 per layer), so each story counts twice and its p-values are too small.
 #   Tables 10 and 11 here have one block per analysis (column `analysis`, its `unit` beside):
 #   `story` (the main rows: a story's two modes averaged), `content` and `title` (mode as a
@@ -128,6 +128,9 @@ display(table11[table11["analysis"].isin(["story", "story_x_mode"])].set_index([
 # **Both modes, one story: a mixed model.** Per layer, score ~ category + mode with a random
 # intercept per story (statsmodels `MixedLM`, REML); the category contrasts with Wald 95% CIs,
 # Holm / Bonferroni over the 6 contrasts. Where a category has no stories (smoke), the row says so.
+# Where a story's modes score alike, the residual variance collapses (REML on its boundary, with
+# Wald SEs that are far too small): that layer's rows are then the regression on story means, and
+# their `note` and `ci_method` say so.
 
 # %%
 mixed = genre.genre_mixed_model(story)

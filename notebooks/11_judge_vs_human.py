@@ -165,7 +165,7 @@ appendix.scores_wide(scores)
 # One row per comparison that maps sensibly (`judgelab.human.compare.CRITERION_MAP`, each with
 # its rationale). Unit: the story.
 #
-# **Like for like** (issue 26). A judge is compared with people against the *same* reference. For
+# **Like for like**. A judge is compared with people against the *same* reference. For
 # each rater r and the judged stories r rated with another rater, the reference is the mean of the
 # *other* raters of each story, m₋ᵣ. Then `human_loo` = mean over raters of ρ(rater r, m₋ᵣ) — the
 # human ceiling — and `judge_loo` = mean over the same raters of ρ(judge, m₋ᵣ): the judge in the

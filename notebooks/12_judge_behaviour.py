@@ -14,8 +14,7 @@
 # # 12 · Judge behaviour: recognition, planted instructions, length, self-preference
 #
 # Both papers read their judges' scores as judgements of the text. This notebook measures four ways
-# a judge can depart from that, which neither paper (nor the usual judge harnesses) measures
-# (issue 29):
+# a judge can depart from that, which neither paper (nor the usual judge harnesses) measures:
 #
 # 1. **Recognition** — does the judge know the work? Then content-limit scores may be reputation,
 #    and SAGE's mode invariance (content ≈ title) may mean it recognised the work in both modes.

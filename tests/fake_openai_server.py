@@ -53,7 +53,7 @@ a ``json_schema`` response format), ``Fault.echo_authorization(401)`` (an error 
 repeats the Authorization header, to test that the key is kept out of files).
 Helpers for content faults: :func:`malformed_json`, :func:`truncated_json`.
 
-Gateway faults of issue 25 (options and faults kept together, marked "issue 25 gateway faults"):
+Gateway faults (options and faults kept together, marked "gateway faults"):
 
 * ``Fault.cut_body()``: HTTP 200 whose body stops half way (Content-Length promises more) and
   the connection closes: a connection made, then cut (not a dead endpoint);
@@ -141,7 +141,7 @@ class Fault:
         """Close the connection without answering."""
         return cls("disconnect")
 
-    # -- issue 25 gateway faults ----------------------------------------------------------------
+    # -- gateway faults ----------------------------------------------------------------
     @classmethod
     def cut_body(cls) -> "Fault":
         """HTTP 200 whose body is cut half way and the connection closed (a dropped response)."""
@@ -299,7 +299,7 @@ class FakeChatServer:
         self.batches: dict[str, dict] = {}
         #: how a batch ends once released: "completed", "expired", "failed" or "cancelled"
         self.batch_status = batch_status
-        #: issue 25 gateway faults: ``batch.errors`` of a failed batch; lines an expired batch answered
+        #: gateway faults: ``batch.errors`` of a failed batch; lines an expired batch answered
         self.batch_errors = list(batch_errors or [])
         self.batch_expire_after = batch_expire_after
         #: the Authorization header of every request, in arrival order (None when there was none)
@@ -490,7 +490,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.fake.calls.append(body)
 
     # -- routes ---------------------------------------------------------------------------------
-    def _note_authorization(self) -> None:  # issue 25 gateway faults: which key did this host get?
+    def _note_authorization(self) -> None:  # gateway faults: which key did this host get?
         with self.fake._lock:
             self.fake.authorizations.append(self.headers.get("Authorization"))
 
@@ -566,7 +566,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, self.fake.completion(body, default_reply(body))[0])
         elif fault.kind == "body":
             self._send(200, None, raw=b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
-        elif fault.kind == "cut_body":  # issue 25 gateway faults: half the promised body, then close
+        elif fault.kind == "cut_body":  # gateway faults: half the promised body, then close
             data = json.dumps(self.fake.completion(body, default_reply(body))[0]).encode("utf-8")
             self.close_connection = True
             try:
@@ -588,7 +588,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             raise ValueError(f"unknown fault kind {fault.kind!r}")
 
-    # -- issue 25 gateway faults ----------------------------------------------------------------
+    # -- gateway faults ----------------------------------------------------------------
     def _lines_run(self, n_lines: int) -> int:
         """How many input lines a batch runs: none when it fails (validation, before any line),
         ``batch_expire_after`` when it expires or is cancelled, else all."""

@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab.behaviour import intervals, length, planted, recognition, self_preference
+from judgelab.behaviour import length, planted, recognition, self_preference
 from judgelab.gateway import Message
 from judgelab.gateway.cache import request_key
+from judgelab.stats import intervals
+from judgelab.stats.tests import adjust
 
 # ---------------------------------------------------------------- recognition: the matching rule
 
@@ -330,7 +332,8 @@ def test_self_preference_not_applicable_names_the_families():
 def test_intervals_diff_and_adjust():
     d, lo, hi = intervals.diff_ci([1.0, 2.0, 3.0], [0.0, 0.0, 0.0], n_boot=500, seed=1)
     assert d == 2.0 and 1.0 <= lo <= d <= hi <= 3.0
-    holm, bonf = intervals.adjust([0.01, 0.04, np.nan])
+    p = [0.01, 0.04, np.nan]
+    holm, bonf = adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")
     # a family of 3 (the undefined test enters as p = 1): Holm 3*0.01, max(0.03, 2*0.04); Bonferroni 3p
     assert holm[:2] == pytest.approx([0.03, 0.08]) and bonf[:2] == pytest.approx([0.03, 0.12]) and np.isnan(holm[2])
 

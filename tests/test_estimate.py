@@ -257,7 +257,7 @@ def test_the_command_prints_and_writes_an_openai_estimate_without_a_key(tmp_path
     assert (table["usd_standard_typical"] <= table["usd_standard_high"]).all()
 
 
-# ---------------------------------------------------------------- the papers' design (issue 25)
+# ---------------------------------------------------------------- the papers' design
 
 def test_no_effort_sent_is_priced_at_the_apis_default_medium():
     calls = pd.DataFrame([{"input_min": 10, "input_max": 10, "cached_min": 0, "cached_max": 0,

@@ -1,4 +1,4 @@
-"""Batch mode that says why (issue 25): a failed or expired batch reports its ``errors``; going on
+"""Batch mode that says why: a failed or expired batch reports its ``errors``; going on
 at full price is a setting (``JUDGELAB_BATCH_FALLBACK``) whose default, ``stop``, stops the run
 with the reason and the setting to continue; every billed batch line is in the ledger.
 

@@ -1,4 +1,4 @@
-"""The canary before the fan-out and the stop on alike failures (issue 25, item 3), against the
+"""The canary before the fan-out and the stop on alike failures, against the
 local chat server: known call counts for every way a fan-out can stop, or must not."""
 from __future__ import annotations
 

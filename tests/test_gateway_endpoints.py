@@ -1,5 +1,5 @@
 """Replay anywhere (no key, no network, no model load), endpoints (OPENAI_BASE_URL, the circuit
-breaker, errors that are not retried) and the key kept out of every written file (issue 15)."""
+breaker, errors that are not retried) and the key kept out of every written file."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
 """A breaker that tells dead from flaky, Retry-After beyond the cap, and errors that name their
-endpoint (issue 25), against the fake server: connections dropped before a response or cut in the
+endpoint, against the fake server: connections dropped before a response or cut in the
 middle of one, a server answering 500 forever, a quota 429 with ``Retry-After: 3600``."""
 from __future__ import annotations
 

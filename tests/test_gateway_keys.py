@@ -1,4 +1,4 @@
-"""Keys only where they belong (issue 25): ``OPENAI_API_KEY`` goes only to OpenAI's own URL; any
+"""Keys only where they belong: ``OPENAI_API_KEY`` goes only to OpenAI's own URL; any
 other endpoint gets ``JUDGELAB_API_KEY`` or no key. The fake server records the ``Authorization``
 header of every request it receives, so each test reads what the host was actually sent."""
 from __future__ import annotations

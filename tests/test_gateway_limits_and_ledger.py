@@ -1,4 +1,4 @@
-"""Gateway behaviour no test used to pin down (issue 25): the RPM/TPM limits are applied to real
+"""Gateway behaviour no test used to pin down: the RPM/TPM limits are applied to real
 calls, the schema's body (not only its class name) is in the cache key, and repair turns' tokens
 are in the ledger. (The Retry-After cap: tests/test_gateway_flaky.py.)"""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reasoning models (issue 25, item 2): the sampling as sent, against the local server's emulation
+"""Reasoning models: the sampling as sent, against the local server's emulation
 of OpenAI's documented rules (hidden reasoning drawn from ``max_completion_tokens`` first,
 ``temperature``/``top_p`` rejected), and the narrative judges on an emulated gpt-5-mini."""
 from __future__ import annotations

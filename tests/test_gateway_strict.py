@@ -1,4 +1,4 @@
-"""Strict replies (issue 25): a boolean, a string or a float is never coerced into an integer score.
+"""Strict replies: a boolean, a string or a float is never coerced into an integer score.
 
 Pydantic's lax mode turns ``true`` into 1, and even its strict mode lets ``true`` and ``1.0`` pass
 for ``Literal[1, ..., 10]``, the form of the studies' scores; the gateway checks JSON types itself,

@@ -107,7 +107,7 @@ def test_judge_scores_are_checked():
         compare.judge_vs_human(bad.drop(columns="score"), tidy)
 
 
-# ----------------------------------------------------------------------------- like for like (issue 26)
+# ----------------------------------------------------------------------------- like for like
 
 def panel(n_groups: int, per_group: int, k: int, rng, noise: float = 1.0):
     """Each group of stories has its own k raters (the appendix's designs); rating = quality +

@@ -53,7 +53,14 @@ def _show(pairs) -> str:
     return "\n".join(f"  {a} -> {b}" for a, b in pairs)
 
 
-GRAPH = imports.import_graph()
+# type-only imports (``if TYPE_CHECKING:``) are edges here: naming another module's types is a
+# dependency on it, and a circle through one is still a circle
+GRAPH = imports.import_graph(type_checking=True)
+#: The one circle left, through type-only imports: the batch modules name ``Gateway`` (core) in
+#: their annotations while the core calls them. It goes when the gateway is split into its core
+#: call, its fan-out and its batch mode; the test below fails on any other circle, and on this one
+#: once it is gone (so that the allowance is dropped with it).
+KNOWN_CYCLES = [["judgelab.gateway.batch_api", "judgelab.gateway.batch_collector", "judgelab.gateway.core"]]
 
 
 def test_the_graph_covers_the_package():
@@ -87,8 +94,15 @@ def test_nothing_imports_the_tools_above_the_studies():
 
 def test_no_import_cycles():
     cycles = imports.find_cycles(GRAPH)
-    assert not cycles, "import cycles (each line: modules that import each other):\n" + "\n".join(
-        "  " + " <-> ".join(c) for c in cycles)
+    new = [c for c in cycles if c not in KNOWN_CYCLES]
+    assert not new, "import cycles (each line: modules that import each other):\n" + "\n".join(
+        "  " + " <-> ".join(c) for c in new)
+    assert cycles == KNOWN_CYCLES, "a known circle is gone: drop it from KNOWN_CYCLES"
+
+
+def test_type_only_imports_are_edges():
+    assert ("judgelab.gateway.batch_collector", "judgelab.gateway.core") in edges(GRAPH)
+    assert ("judgelab.gateway.batch_collector", "judgelab.gateway.core") not in edges(imports.import_graph())
 
 
 def test_the_gateway_stands_on_the_lowest_floor_only():
@@ -132,6 +146,7 @@ if __name__ == "__main__":
     from judgelab.e import main
 '''
     assert imports.imports_of(src, "judgelab.x", KNOWN) == {"judgelab.b"}
+    assert imports.imports_of(src, "judgelab.x", KNOWN, type_checking=True) == {"judgelab.a", "judgelab.b"}
 
 
 def test_relative_imports_resolve_from_the_module_or_package():

@@ -1,4 +1,4 @@
-"""Each study's judge (issue 25, item 1): the papers' choices on OpenAI, and the precedence of
+"""Each study's judge: the papers' choices on OpenAI, and the precedence of
 the settings that override them."""
 from __future__ import annotations
 

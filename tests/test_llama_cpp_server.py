@@ -1,4 +1,4 @@
-"""A real server no one here wrote (issue 15, item 7): llama-cpp-python's own OpenAI-compatible
+"""A real server no one here wrote: llama-cpp-python's own OpenAI-compatible
 server (``python -m llama_cpp.server``) serves the bundled SmolLM2-135M GGUF on a free loopback
 port; one SAGE evaluation (``run_layer``: one story, L5, content mode, smoke knobs) and one
 narrative judge call (``run_judges``: one path, simple mode, one agent) go through backend

@@ -1,4 +1,4 @@
-"""Issue 26 for the narrative study: the random baseline's date rule read literally (strict main,
+"""Units and intervals of the narrative study: the random baseline's date rule read literally (strict main,
 inclusive sensitivity rows in Tables 1 and 4), the endpoint pair as the unit, a 95% interval on
 every headline number, Holm / Bonferroni per table family, and d when one group is constant."""
 from __future__ import annotations

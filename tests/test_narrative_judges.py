@@ -1,4 +1,4 @@
-"""Narrative judges (issue 7): prompt rendering, output schemas, the spread of agents."""
+"""Narrative judges: prompt rendering, output schemas, the spread of agents."""
 from __future__ import annotations
 
 import json

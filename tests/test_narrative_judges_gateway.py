@@ -1,4 +1,4 @@
-"""Narrative judges (issue 7) against the gateway's local fake chat server: the K-agent runner,
+"""Narrative judges against the gateway's local fake chat server: the K-agent runner,
 its cache entries, and failures that are recorded but never scored."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Narrative judges (issue 7): agreement and validity statistics on data with known answers."""
+"""Narrative judges: agreement and validity statistics on data with known answers."""
 from __future__ import annotations
 
 import numpy as np

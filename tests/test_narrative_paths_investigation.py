@@ -1,4 +1,4 @@
-"""Known-answer tests of issue 14's Narrative Trails comparisons: the one baseline date rule, the
+"""Known-answer tests of the Narrative Trails comparisons: the one baseline date rule, the
 parameter sets, and the path-length investigation (one factor at a time)."""
 from __future__ import annotations
 

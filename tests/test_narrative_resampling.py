@@ -9,6 +9,7 @@ from judgelab.stats import resampling as rs
 from judgelab.stats.correlation import correlation
 from judgelab.stats.effects import auc, cohens_d
 from judgelab.stats.reliability import icc
+from judgelab.stats.tests import adjust
 
 
 def test_cluster_weights_keep_a_cluster_whole_and_sum_to_the_rows():
@@ -91,7 +92,8 @@ def test_interval_is_nan_when_the_statistic_is_mostly_undefined():
 
 
 def test_adjust_p_holm_and_bonferroni_by_hand_with_nan():
-    holm, bonf = rs.adjust_p([0.01, 0.04, np.nan, 0.03])
+    p = [0.01, 0.04, np.nan, 0.03]
+    holm, bonf = adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")
     # the family is all 4 tests (the undefined one enters as p = 1, so the family never shrinks):
     # sorted 0.01, 0.03, 0.04, 1 -> Holm 4*0.01 = 0.04, max(0.04, 3*0.03) = 0.09, max(0.09, 2*0.04) = 0.09
     assert holm[[0, 3, 1]] == pytest.approx([0.04, 0.09, 0.09])

@@ -1,4 +1,4 @@
-"""The landscape at scale (issue 17): the block-wise sparse graph gives the same coherence, critical
+"""The landscape at scale: the block-wise sparse graph gives the same coherence, critical
 coherence, graph and widest paths as the dense implementation, on the real news collection and on
 a synthetic 5,000-document set.
 

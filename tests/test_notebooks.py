@@ -92,7 +92,7 @@ def corpus_has_three_categories_and_in_range_means_2000_to_8000_words(root: Path
     prep = read_table(root, "sage_text_preparation")
     assert set(prep["mode"]) == {"content", "title"} and len(prep) == 2 * len(corpus)
     assert (prep["leaks"] == 0).all(), prep.loc[prep["leaks"] != 0, ["story_id", "mode", "leak_kinds"]]
-    assert (prep["title_masks"] == 0).all(), "issue 27: no mask token in any text sent by default"
+    assert (prep["title_masks"] == 0).all(), "no mask token in any text sent by default (the mask marked the human stories)"
     cues = read_table(root, "sage_surface_cue_audit")
     assert len(cues) == 4 and cues["auc"].between(0, 1).all() and cues["p_holm"].between(0, 1).all()
 
@@ -109,7 +109,7 @@ def sage_rows_are_scored_1_to_5_or_failed_with_nan(root: Path, layer: str) -> No
     assert rows.loc[rows["track"] == "evaluator", "round"].between(1, 5).all()
     summary = read_interim(root, f"sage_summary_{layer}")
     assert nan_or_within(summary["overall_score"], 1, 5)
-    # Table 9's sensitivity (issue 27): title mode again, "an unknown author", the same stories
+    # Table 9's sensitivity: title mode again, "an unknown author", the same stories
     anon = read_interim(root, f"sage_rows_anonymous_{layer}")
     assert set(anon["mode"]) == {"title"}
     assert set(anon["story_id"]) == set(rows.loc[rows["mode"] == "title", "story_id"])

@@ -1,4 +1,4 @@
-"""Provenance sidecars (issue 15, item 6): every table and figure says who made it.
+"""Provenance sidecars: every table and figure says who made it.
 
 Known answers: the sidecar's sha256 is recomputed from the bytes on disk, the commit from ``git``,
 the prompt versions from the prompt files' own front matter, the call counts from a ledger built

@@ -1,4 +1,4 @@
-"""Replay anywhere (issue 15, item 3): run an LLM notebook against a server, hand its cache to
+"""Replay anywhere: run an LLM notebook against a server, hand its cache to
 someone else, and let them reproduce the tables byte for byte with no key and no server.
 
 The notebook is 02 (SAGE L4) in the smoke profile, executed by papermill through

@@ -1,4 +1,4 @@
-"""The run record (issue 15, item 6): package versions, data and output sha256s, call counts; and
+"""The run record: package versions, data and output sha256s, call counts; and
 the diff of two records.
 
 Known answers: the outputs are files this test writes (their sha256 recomputed from the bytes),

@@ -388,7 +388,7 @@ def test_emotional_arcs_table_and_figure():
 
 
 def test_independence_tables_state_truncation_and_scale():
-    """Issue 14: like Tables 8-11, the L1-L3 independence tables say which share of their stories
+    """Like Tables 8-11, the L1-L3 independence tables say which share of their stories
     were judged from an excerpt, and on what scale."""
     summ = pd.DataFrame({
         "story_id": ["a", "a", "b", "b", "c"],

@@ -58,7 +58,7 @@ def test_pulp_paratext_is_stripped_and_names_masked():
 def test_canonical_heading_and_section_numeral_are_dropped():
     s = text_prep.prepare_text(CANONICAL, "The Grey Lantern", "Anon Writer")
     assert [par for _, par in s.dropped] == ["THE GREY LANTERN.", "I."]
-    assert s.text.startswith("The lamp-lighter of the old quarter")      # book capitals, issue 27
+    assert s.text.startswith("The lamp-lighter of the old quarter")      # book capitals, in the one typographic form
     assert s.n_title_masked == 0 and "the grey lantern at the corner" in s.text
     masked = text_prep.prepare_text(CANONICAL, "The Grey Lantern", "Anon Writer", mask_title_in_body=True)
     assert masked.n_title_masked == 1 and "the [withheld] at the corner" in masked.text

@@ -246,7 +246,7 @@ def test_the_text_budget_counts_with_the_gateways_tokenizer(tmp_path, monkeypatc
 
 
 def test_mask_title_in_body_reaches_the_prepared_text(tmp_path):
-    """The default leaves a title phrase in the body (issue 27: the mask marked human stories);
+    """The default leaves a title phrase in the body (the mask marked human stories);
     ``mask_title_in_body=True`` (the sensitivity setting) masks it."""
     story = corpus().iloc[[0]].assign(text=TEXT_A + " The long winter had only begun.")
     masked = runner.build_items(story, "L5", ["content"], 10_000, "head_tail",
@@ -260,7 +260,7 @@ def test_mask_title_in_body_reaches_the_prepared_text(tmp_path):
 
 def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
     """Notebooks 02-04's ``MASK_TITLE_IN_BODY`` (papermill may pass text) reaches ``run_layer``
-    parsed; None leaves the profile's knob (False since issue 27) in charge."""
+    parsed; None leaves the profile's knob (False: the mask marked human stories) in charge."""
     from judgelab.sage import report
 
     seen = {}

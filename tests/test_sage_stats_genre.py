@@ -99,7 +99,7 @@ def test_genre_edge_cases_give_messages():
     pw = genre.genre_pairwise(sc, by="layer")
     cl = pw[(pw["group_a"] == "canonical") & (pw["group_b"] == "llm")].iloc[0]
     assert np.isnan(cl["t_student"]) and "no scores for category=llm" in cl["note"]
-    # the family is the 3 planned pairs even when a category is missing: it does not shrink (issue 26)
+    # the family is the 3 planned pairs even when a category is missing: it does not shrink
     cp = pw[(pw["group_a"] == "canonical") & (pw["group_b"] == "pulp")].iloc[0]
     assert cp["p_bonferroni"] == pytest.approx(min(1.0, 3 * cp["p_student"]))
     assert cp["p_holm"] == pytest.approx(min(1.0, 3 * cp["p_student"]))  # the only defined test, ranked first

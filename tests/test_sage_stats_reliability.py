@@ -245,7 +245,7 @@ def test_round_trajectories_means():
     assert out["sem"].iloc[0] == pytest.approx(np.std([1, 2], ddof=1) / np.sqrt(2))
 
 
-# ----------------------------------------------------------------------------- layer mean, truncation (issue 14)
+# ----------------------------------------------------------------------------- layer mean, truncation
 
 def test_layer_mean_converges_where_no_dimension_does():
     # s1: every dimension moves 0.4 (+, -, +, -): no dimension converges, the layer mean moves 0

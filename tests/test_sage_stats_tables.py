@@ -221,7 +221,7 @@ def test_coverage_counts_stories():
     assert (l4c["canonical"], l4c["pulp"], l4c["llm"]) == (1, 0, 1)
 
 
-# ----------------------------------------------------------------------------- scale and truncation (issue 14)
+# ----------------------------------------------------------------------------- scale and truncation
 
 def test_synthetic_truncation_knob_gives_a_known_share():
     rows = synthetic_rows(SMALL, effects=SyntheticEffects(truncated_share=0.25), seed=4)

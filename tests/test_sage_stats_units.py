@@ -1,4 +1,4 @@
-"""Issue 26 for SAGE: the story as the unit, intervals on every headline number of Tables 8-11,
+"""Units and intervals of SAGE: the story as the unit, intervals on every headline number of Tables 8-11,
 multiple-comparison families, and the boundaries (agreement at exactly 0.5)."""
 import numpy as np
 import pandas as pd

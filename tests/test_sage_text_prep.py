@@ -1,5 +1,5 @@
-"""Content-limit text preparation and the independent leak checker (issue 14, item 1; issue 27:
-the typographic normal form, paratext, even-handed cleanup, the title mask off by default)."""
+"""Content-limit text preparation and the independent leak checker (the
+typographic normal form, paratext, even-handed cleanup, the title mask off by default)."""
 from __future__ import annotations
 
 import pytest
@@ -37,7 +37,7 @@ def test_title_parts_split_alternative_titles_and_hyphens():
 
 def test_alternative_title_in_body_is_masked_but_a_one_word_title_is_not():
     text = "A PIECE OF STRING\n\nHe picked up a piece of string from the road. It was a piece-of string."
-    # the default keeps the text's own words (the mask itself marked human stories, issue 27)
+    # the default keeps the text's own words (the mask itself marked human stories)
     assert tp.prepare_text(text, "A Piece of String (La Ficelle)", "Guy de Maupassant").text == (
         "He picked up a piece of string from the road. It was a piece-of string.")
     out = tp.prepare_text(text, "A Piece of String (La Ficelle)", "Guy de Maupassant", mask_title_in_body=True)
@@ -140,7 +140,7 @@ def test_every_corpus_story_is_clean_in_content_mode():
     for row in corpus.itertuples():
         text = tp.prepare_text(row.text, row.title, row.author, story_id=row.story_id).text
         leaks = lc.find_leaks(text, row.title, row.author, surnames=surnames, check_title_in_body=False)
-        assert tp.MASK not in text, row.story_id      # no mask token by default (issue 27)
+        assert tp.MASK not in text, row.story_id      # no mask token by default
         masked = tp.prepare_text(row.text, row.title, row.author, story_id=row.story_id, mask_title_in_body=True).text
         leaks += lc.find_leaks(masked, row.title, row.author, surnames=surnames)
         if leaks:

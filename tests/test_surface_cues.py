@@ -1,4 +1,4 @@
-"""The surface-cue audit (issue 27, item 4) and the bound on cleanup per category (item 2)."""
+"""The surface-cue audit and the bound on cleanup per category (item 2)."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,13 +27,20 @@ def test_features_of_a_known_text():
     assert f["mean_paragraph_words"] == pytest.approx(words / 4)
 
 
-def test_mann_whitney_auc_matches_scikit_learn():
+def test_the_bootstrap_auc_matches_scikit_learn():
+    """The audit's bootstrap AUC (the floor's weighted AUC, a resample as weights) is sklearn's AUC
+    of the resampled stories, ties included."""
     from sklearn.metrics import roc_auc_score
+
+    from judgelab.stats.resampling import weighted_auc
 
     rng = np.random.default_rng(3)
     y = np.array([0] * 12 + [1] * 8)
     score = np.round(rng.normal(size=20) + y, 1)          # rounded: ties included
-    assert sc._auc(y, score) == pytest.approx(roc_auc_score(y, score))
+    idx = rng.integers(0, 20, 20)
+    w = np.bincount(idx, minlength=20)[None, :]
+    pos = y == 1
+    assert weighted_auc(score[pos], w[:, pos], score[~pos], w[:, ~pos])[0] == pytest.approx(roc_auc_score(y[idx], score[idx]))
 
 
 def _texts(n_h=20, n_l=10, llm_mark=""):

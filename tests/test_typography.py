@@ -1,4 +1,4 @@
-"""The typographic normal form (issue 27, item 1): one form for every category, words untouched."""
+"""The typographic normal form: one form for every category, words untouched."""
 from __future__ import annotations
 
 import pytest

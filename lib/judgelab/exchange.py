@@ -43,12 +43,6 @@ class Exchange:
     item: dict[str, Any]
     calls: list[Call] = field(default_factory=list)
 
-    def markdown(self, limit: int = 700) -> str:
-        return exchange_markdown(self, limit)
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown()
-
 
 def default_cache_path() -> Path:
     env = os.environ.get("JUDGELAB_CACHE_PATH")

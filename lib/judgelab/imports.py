@@ -8,7 +8,10 @@ Rules of the graph:
 
 - every ``import`` / ``from ... import`` statement counts, wherever it stands (module level, inside
   a function or a method), except under ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``:
-  neither block runs on import (the second only names types for annotations);
+  neither block runs on import (the second only names types for annotations). The pipeline's
+  graph leaves both out (a type-only import changes no result); the import-graph test passes
+  ``type_checking=True`` and counts the second too, since a module that names another's types
+  depends on it as much as one that calls it;
 - ``from judgelab.x import y`` is an edge to the module ``judgelab.x.y`` when ``y`` is a module,
   else to ``judgelab.x`` (``y`` is a name defined there); relative imports are resolved first;
 - only edges to modules of the package are kept (``pandas`` etc. are not ours to track).
@@ -44,15 +47,16 @@ def module_files(root: Path | None = None, package: str = PACKAGE) -> dict[str, 
     return out
 
 
-def _never_runs_on_import(node: ast.AST) -> bool:
-    """``if __name__ == "__main__":`` or ``if TYPE_CHECKING:`` (also ``typing.TYPE_CHECKING``)."""
+def _never_runs_on_import(node: ast.AST, type_checking: bool = False) -> bool:
+    """``if __name__ == "__main__":``, or ``if TYPE_CHECKING:`` (also ``typing.TYPE_CHECKING``)
+    unless ``type_checking`` counts those imports."""
     if not isinstance(node, ast.If):
         return False
     t = node.test
     if isinstance(t, ast.Name) and t.id == "TYPE_CHECKING":
-        return True
+        return not type_checking
     if isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING":
-        return True
+        return not type_checking
     if not isinstance(t, ast.Compare):
         return False
     names = [t.left, *t.comparators]
@@ -60,7 +64,7 @@ def _never_runs_on_import(node: ast.AST) -> bool:
             and any(isinstance(n, ast.Constant) and n.value == "__main__" for n in names))
 
 
-def _import_nodes(tree: ast.AST):
+def _import_nodes(tree: ast.AST, type_checking: bool = False):
     """Every Import / ImportFrom node of ``tree``, skipping blocks that never run on import."""
     todo = [tree]
     while todo:
@@ -68,23 +72,24 @@ def _import_nodes(tree: ast.AST):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
         for child in ast.iter_child_nodes(node):
-            if _never_runs_on_import(child):
+            if _never_runs_on_import(child, type_checking):
                 todo.extend(child.orelse)  # the ``else:`` of such a block does run
             else:
                 todo.append(child)
 
 
 def imports_of(source: str, module: str, known: set[str], is_package: bool = False,
-               where: str = "<source>") -> set[str]:
+               where: str = "<source>", type_checking: bool = False) -> set[str]:
     """The package modules that ``source`` (the text of ``module``) imports.
 
     ``known`` is the set of module names of the package (:func:`module_files`); ``is_package``
-    says that ``module`` is a package's ``__init__`` (relative imports then start inside it).
+    says that ``module`` is a package's ``__init__`` (relative imports then start inside it);
+    ``type_checking`` counts the imports under ``if TYPE_CHECKING:`` too.
     """
     tree = ast.parse(source, filename=where)
     here = module.split(".") if is_package else module.split(".")[:-1]
     out: set[str] = set()
-    for node in _import_nodes(tree):
+    for node in _import_nodes(tree, type_checking):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         else:
@@ -105,12 +110,15 @@ def imports_of(source: str, module: str, known: set[str], is_package: bool = Fal
     return out
 
 
-def import_graph(root: Path | None = None, package: str = PACKAGE) -> dict[str, set[str]]:
-    """``{module: modules it imports}`` for every module of the package under ``root``."""
+def import_graph(root: Path | None = None, package: str = PACKAGE,
+                 type_checking: bool = False) -> dict[str, set[str]]:
+    """``{module: modules it imports}`` for every module of the package under ``root``
+    (``type_checking``: :func:`imports_of`)."""
     files = module_files(root, package)
     known = set(files)
     return {name: imports_of(path.read_text(encoding="utf-8"), name, known,
-                             is_package=path.name == "__init__.py", where=str(path))
+                             is_package=path.name == "__init__.py", where=str(path),
+                             type_checking=type_checking)
             for name, path in files.items()}
 
 

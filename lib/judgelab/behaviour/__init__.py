@@ -1,4 +1,4 @@
-"""Judge behaviour studies that neither paper runs (issue 29; notebook 12): does the judge read the
+"""Judge behaviour studies that neither paper runs (notebook 12): does the judge read the
 text, or something else?
 
 - :mod:`~judgelab.behaviour.recognition`: does the judge recognise the work it scores (its own

@@ -1,4 +1,4 @@
-"""Length: do the judges' scores follow length rather than the text (issue 29, item 3)?
+"""Length: do the judges' scores follow length rather than the text?
 
 **SAGE.** Per layer and mode, one row per story (the unit): its final score (``overall_score`` of
 notebooks 02-04) and the log of its word count (the corpus' ``words``, notebook 01).
@@ -22,7 +22,7 @@ import pandas as pd
 import pingouin as pg
 import statsmodels.formula.api as smf
 
-from judgelab.behaviour import intervals
+from judgelab.stats.tests import adjust
 
 CATEGORY_ORDER = ("canonical", "pulp", "llm")
 
@@ -117,7 +117,8 @@ def _adjust_slopes(out: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     if out.empty:
         return out
     one = out.drop_duplicates(keys)[keys + ["slope_p"]].copy()
-    one["slope_p_holm"], one["slope_p_bonferroni"] = intervals.adjust(one["slope_p"])
+    m = len(one)  # every slope of the table is in the family, an undefined one too
+    one["slope_p_holm"], one["slope_p_bonferroni"] = adjust(one["slope_p"], m, "holm"), adjust(one["slope_p"], m, "bonferroni")
     return out.merge(one.drop(columns="slope_p"), on=keys, how="left")
 
 

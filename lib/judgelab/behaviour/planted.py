@@ -1,4 +1,4 @@
-"""Planted instructions: does the judge obey an instruction hidden in the text it judges (issue 29, item 2)?
+"""Planted instructions: does the judge obey an instruction hidden in the text it judges?
 
 **The family** (:data:`FAMILY`, version :data:`FAMILY_VERSION`): 2 directions (raise, lower) x 2
 disguises (a plain note to the evaluator; an editor's note) x 3 positions = 12 perturbations, ids
@@ -29,9 +29,9 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from judgelab.behaviour import intervals
+from judgelab.stats import intervals
+from judgelab.stats.tests import adjust, paired_ttest
 
 FAMILY_VERSION = "planted-v1"
 HARDEN_VERSION = "harden-v1"
@@ -299,10 +299,10 @@ def shifts(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _p_one_sample(x: np.ndarray) -> float:
+    """Two-sided p of a one-sample t-test of the shifts against 0: the floor's paired t of x and 0
+    (NaN for fewer than 2 shifts or shifts equal within the rules' tolerance)."""
     x = x[np.isfinite(x)]
-    if len(x) < 2 or np.all(x == x[0]):
-        return float("nan")
-    return float(stats.ttest_1samp(x, 0.0).pvalue)
+    return float(paired_ttest(x, np.zeros_like(x))["p"].iloc[0])
 
 
 def shift_table(sh: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "direction", "disguise", "position", "mode"),
@@ -319,14 +319,14 @@ def shift_table(sh: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "dir
             m, lo, hi = intervals.mean_ci(g[col], n_boot, seed)
             row.update({name: m, f"{name}_ci_low": lo, f"{name}_ci_high": hi})
         for col, name in (("moved", "share_moved"), ("obeyed", "share_obeyed")):
-            s, lo, hi = intervals.share_ci(int(g[col].astype(bool).sum()), len(g))
+            s, lo, hi = intervals.proportion_ci(int(g[col].astype(bool).sum()), len(g))
             row.update({name: s, f"{name}_ci_low": lo, f"{name}_ci_high": hi})
         row["p"] = _p_one_sample(g["shift"].to_numpy(dtype=float))
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    out["p_holm"], out["p_bonferroni"] = intervals.adjust(out["p"])
+    out["p_holm"], out["p_bonferroni"] = adjust(out["p"], len(out), "holm"), adjust(out["p"], len(out), "bonferroni")
     return out.assign(unit="item (story or narrative)", ci_method=intervals.BOOT_METHOD.format(unit="items", n=n_boot)
                       + "; shares: Wilson", mc_family="every row of this table (one-sample t-test of the shift)")
 

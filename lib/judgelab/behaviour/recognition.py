@@ -1,4 +1,4 @@
-"""The recognition probe: does the judge know the work it scores (issue 29, item 1)?
+"""The recognition probe: does the judge know the work it scores?
 
 One short call per story and SAGE mode, shown the material exactly as SAGE's judge sees it (the
 prepared, masked text in content mode; title and author in title mode), with its own schema
@@ -30,7 +30,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judgelab import paths
-from judgelab.behaviour import intervals
+from judgelab.stats import intervals
 from judgelab.prompting import parse_template
 
 FUNCTION_WORDS = frozenset("the a an of and in on at to for from with by or".split())
@@ -142,8 +142,8 @@ def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
     for cat, mode in groups:
         g = probe[(probe["mode"] == mode) & ((probe["category"] == cat) | (cat == "all"))]
         ok = g[g["status"] == "ok"]
-        rate = intervals.share_ci(int(ok["recognised"].astype(bool).sum()), len(ok))
-        claim = intervals.share_ci(int(ok["claimed"].astype(bool).sum()), len(ok))
+        rate = intervals.proportion_ci(int(ok["recognised"].astype(bool).sum()), len(ok))
+        claim = intervals.proportion_ci(int(ok["claimed"].astype(bool).sum()), len(ok))
         rows.append({"category": cat, "mode": mode, "n": len(ok), "n_failed": int(len(g) - len(ok)),
                      "recognition_rate": rate[0], "recognition_rate_ci_low": rate[1], "recognition_rate_ci_high": rate[2],
                      "claim_rate": claim[0], "claim_rate_ci_low": claim[1], "claim_rate_ci_high": claim[2],

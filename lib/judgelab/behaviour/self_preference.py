@@ -1,4 +1,4 @@
-"""Self-preference: does a judge favour stories its own model family wrote (issue 29, item 4)?
+"""Self-preference: does a judge favour stories its own model family wrote?
 
 **Families** (:func:`family_of`): the maker of a model, read from its name by the first matching
 pattern of :data:`FAMILY_PATTERNS` (case-insensitive, on the whole name, an ``org__`` or ``org/``
@@ -19,7 +19,7 @@ import re
 
 import pandas as pd
 
-from judgelab.behaviour import intervals
+from judgelab.stats import intervals
 
 FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("openai", r"(^|[^a-z])(gpt|chatgpt|o[134](-|$|[^a-z0-9]))"),

@@ -109,17 +109,6 @@ def read_external_manifest(path: Path | None = None) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def external_path(key: str, allow_download: bool = False) -> Path:
-    """The local path of an external file by manifest key, acquiring it if needed."""
-    for entry in read_external_manifest():
-        if entry["key"] == key:
-            out = acquire_file(entry, paths.data_mirror(), allow_download=allow_download)
-            if not out.ok:
-                raise AcquisitionError(_missing_message([out]))
-            return out.path
-    raise KeyError(f"no entry {key!r} in {EXTERNAL_MANIFEST}")
-
-
 # ---------------------------------------------------------------- stories
 
 
@@ -208,11 +197,3 @@ def _missing_message(outcomes: list[Outcome]) -> str:
     )
     return "\n".join(lines)
 
-
-if __name__ == "__main__":
-    # ``python -m judgelab.corpus.acquire`` still acquires everything (older Makefiles call it).
-    import sys
-
-    from judgelab.corpus.data import main
-
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""One typographic normal form for every story, whatever its category (issue 27, item 1).
+"""One typographic normal form for every story, whatever its category, so that no transcription mark tells the judge which category a story is.
 
 Human stories come from Gutenberg transcriptions (``--`` for dashes, ``_x_`` for italics, curly
 or straight quotes by edition, "IT was said" book capitals); LLM stories come as markdown
@@ -70,7 +70,7 @@ class Typeset:
 
     paragraphs: list[str]
     changes: Counter = field(default_factory=Counter)
-    #: words inside emphasis markers (stripped or re-marked), the issue's "emphasis words"
+    #: words inside emphasis markers (stripped or re-marked), the "emphasis words" of the preparation report
     emphasis_words: int = 0
     #: characters of emphasis markers removed
     marker_chars: int = 0

@@ -3,7 +3,7 @@
 The error text produced here is what a repair turn shows the model, so it names each failing
 field, what was wrong and the value received, briefly.
 
-Replies are strict (issue 25): a JSON value is never coerced into another JSON type. Pydantic's
+Replies are strict: a JSON value is never coerced into another JSON type. Pydantic's
 lax mode turns ``true`` into the score 1 and ``"7"`` or ``7.0`` into 7, and even its strict mode
 lets ``true`` and ``1.0`` pass for ``Literal[1, ..., 10]`` (``True == 1`` in Python), the form of
 every score in the studies. So :func:`parse_reply` first checks each value's JSON type against the

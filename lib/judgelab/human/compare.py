@@ -18,7 +18,7 @@ The human side of each pair (``spearman``, ``kendall``) is the *mean* rating of 
 its k raters: how well the judge tracks the panel. That number is NOT comparable with a human
 ceiling: a rater's leave-one-out correlation is with the mean of k - 1 others, and a mean of k
 ratings is less noisy than one of k - 1, so a judge exactly as noisy as one person "beat" that
-ceiling in 71% of simulations at k = 2 (issue 26).
+ceiling in 71% of simulations at k = 2 (tests/test_human_compare.py).
 
 The like-for-like comparison (:func:`like_for_like`) puts the judge in a rater's place. For each
 rater r and the judged stories S_r that r rated with at least one other rater, the reference is

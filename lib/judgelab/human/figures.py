@@ -36,7 +36,7 @@ def plot_judge_vs_human(table: pd.DataFrame, scores: pd.DataFrame, tidy: pd.Data
 
     labels = [f"{r.dataset}: {r.measure} ~ {r.criterion}" for r in table.itertuples()]
     y = np.arange(len(table))[::-1]
-    like = "judge_loo" in table  # the like-for-like comparison (issue 26), else the panel mean
+    like = "judge_loo" in table  # the like-for-like comparison (the judge in a rater's place), else the panel mean
     est, lo, hi = (("judge_loo", "judge_loo_ci_low", "judge_loo_ci_high") if like
                    else ("spearman", "spearman_lo", "spearman_hi"))
     judged = False

@@ -24,7 +24,7 @@ the ``n_clusters`` column lets the reader see.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -79,10 +79,32 @@ def cluster_bootstrap(data: pd.DataFrame, statistic: Callable[[pd.DataFrame], Ma
                       seed: int = 0, unit: str | None = None) -> pd.DataFrame:
     """Percentile CIs of the statistics ``statistic(data)`` by resampling ``cluster`` ids.
 
-    One row per statistic name: statistic, estimate (on ``data`` itself), ci_low, ci_high,
-    ci_level, ci_method (:func:`ci_method_label`), unit (``unit`` or ``cluster``), n_clusters,
-    n_boot, n_boot_valid, seed, note (why a CI is NaN: fewer than 2 clusters, no valid resample,
-    the estimate itself NaN).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long data, one row per observation, with the ``cluster`` (and ``strata``) column.
+    statistic : callable
+        ``statistic(frame) -> {name: value}``, all the statistics of one (re)sample.
+    cluster, strata : str
+        The column of the independent units, and of the groups they are resampled within.
+    n_boot, ci, seed : int, float, int
+        Resamples, confidence level, seed of ``numpy.random.default_rng``.
+    unit : str, optional
+        The unit's name in ``unit`` and ``ci_method`` (default ``cluster``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per statistic name: statistic, estimate (on ``data`` itself), ci_low, ci_high,
+        ci_level, ci_method (:func:`ci_method_label`), unit, n_clusters, n_boot, n_boot_valid,
+        seed, note (why a CI is NaN: fewer than 2 clusters, no valid resample, the estimate NaN).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"story": [1, 1, 2, 2, 3, 3], "score": [2.0, 2.0, 3.0, 3.0, 4.0, 4.0]})
+    >>> row = cluster_bootstrap(df, lambda f: {"mean": f["score"].mean()}, cluster="story", n_boot=200).iloc[0]
+    >>> float(row["estimate"]), bool(2.0 <= row["ci_low"] < 3.0 < row["ci_high"] <= 4.0), int(row["n_clusters"])
+    (3.0, True, 3)
     """
     if not 0 < ci < 1:
         raise ValueError(f"ci must be in (0, 1), not {ci}")
@@ -123,47 +145,3 @@ def _interval(name: str, estimate: float, values: np.ndarray, ci: float, base: d
     dropped = len(values) - len(ok)
     note = f"{dropped} resample(s) undefined, left out" if dropped else ""
     return {**row, "ci_low": float(lo), "ci_high": float(hi), "note": note}
-
-
-def with_intervals(table: pd.DataFrame, boot: pd.DataFrame, names: Mapping[int, Mapping[str, str]]) -> pd.DataFrame:
-    """Write bootstrap CIs into ``table`` by the column convention: for row ``i`` and column ``X``
-    with statistic name ``names[i][X]`` in ``boot``, set ``X_ci_low`` / ``X_ci_high``."""
-    out = table.copy()
-    b = boot.set_index("statistic")
-    for i, cols in names.items():
-        for col, stat in cols.items():
-            for side in ("ci_low", "ci_high"):
-                name = f"{col}_{side}"
-                if name not in out.columns:
-                    out[name] = np.nan
-                out.loc[i, name] = b.at[stat, side] if stat in b.index else np.nan
-    return out
-
-
-def t_interval(values, ci: float = 0.95) -> tuple[float, float]:
-    """The t-based CI of a mean, mean -+ t_(n-1) sd / sqrt(n) (exact for normal data); NaNs for
-    fewer than 2 values."""
-    from scipy import stats
-
-    v = rules.as_float_array(values, "values")
-    v = v[np.isfinite(v)]
-    if len(v) < 2:
-        return np.nan, np.nan
-    half = stats.t.ppf((1 + ci) / 2, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v))
-    return float(v.mean() - half), float(v.mean() + half)
-
-
-def wilson_interval(k: int, n: int, ci: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval of a proportion k / n (``statsmodels...proportion_confint``);
-    NaNs when n = 0. For independent trials only: clustered ones need :func:`cluster_bootstrap`."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    if n <= 0:
-        return np.nan, np.nan
-    lo, hi = proportion_confint(int(k), int(n), alpha=1 - ci, method="wilson")
-    return float(lo), float(hi)
-
-
-def interval_columns(names: Sequence[str]) -> list[str]:
-    """``X, X_ci_low, X_ci_high`` for each X of ``names`` (the column convention)."""
-    return [c for x in names for c in (x, f"{x}_ci_low", f"{x}_ci_high")]

@@ -99,15 +99,36 @@ RATERS_AGREE = "raters agree on every item (MSE = MSW = 0): ICC = 1, F and its C
 
 
 def mean_squares(matrix: pd.DataFrame) -> dict[str, float]:
-    """Two-way ANOVA mean squares of a complete items x raters matrix: msr (items, n - 1 df), msc
-    (raters, k - 1 df), mse (residual, (n - 1)(k - 1) df), msw (within items, n (k - 1) df)."""
+    """Two-way ANOVA mean squares of a complete items x raters matrix.
+
+    The residual sum of squares is summed from the residuals x_ij - row_i - col_j + grand
+    themselves, not taken as SST - SSR - SSC: that difference keeps rounding noise of SST's size
+    (~1e-15 relative), so raters who agree on every item got MSE > 0, an ICC above 1 and F < 0.
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        Items x raters, complete (no NaN), n >= 2 items and k >= 2 raters.
+
+    Returns
+    -------
+    dict
+        msr (items, n - 1 df), msc (raters, k - 1 df), mse (residual, (n - 1)(k - 1) df), msw
+        (within items, n (k - 1) df), n, k.
+
+    Examples
+    --------
+    >>> ms = mean_squares(pd.DataFrame([[1.0, 2.0], [2.0, 3.0], [4.0, 5.0]]))
+    >>> round(ms["msr"], 6), round(ms["msc"], 6), ms["mse"]
+    (4.666667, 1.5, 0.0)
+    """
     x = matrix.to_numpy(float)
     n, k = x.shape
     grand = x.mean()
-    ssr = k * float(((x.mean(axis=1) - grand) ** 2).sum())
-    ssc = n * float(((x.mean(axis=0) - grand) ** 2).sum())
-    sst = float(((x - grand) ** 2).sum())
-    sse = max(sst - ssr - ssc, 0.0)
+    rows, cols = x.mean(axis=1), x.mean(axis=0)
+    ssr = k * float(((rows - grand) ** 2).sum())
+    ssc = n * float(((cols - grand) ** 2).sum())
+    sse = float(((x - rows[:, None] - cols[None, :] + grand) ** 2).sum())
     return {"msr": ssr / (n - 1), "msc": ssc / (k - 1), "mse": sse / ((n - 1) * (k - 1)),
             "msw": (sse + ssc) / (n * (k - 1)), "n": n, "k": k}
 

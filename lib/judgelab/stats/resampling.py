@@ -16,12 +16,12 @@ every statistic vectorised over the B resamples (one matrix product instead of B
 lets rows with a missing value simply carry no value, without dropping their pair.
 
 Resamples on which a statistic is undefined (a constant group, a zero SD, fewer than 2 values) are
-left out of the percentiles and counted (``n_boot_valid``); "undefined" uses a tolerance of
-:data:`TOLERANCE` times the data's scale, never exact float equality.
+left out of the percentiles and counted (``n_boot_valid``); "undefined" is the floor's one rule,
+:func:`judgelab.stats.rules.negligible` (a spread within ``rules.REL_TOL`` of the data's scale),
+never exact float equality.
 
-Multiple comparisons: :func:`adjust_p` gives Holm's step-down (the default reading, Holm 1979) and
-Bonferroni (the papers' reading) by the floor's one rule (:func:`judgelab.stats.tests.adjust`: the
-family is every test of the table, an undefined one entering as p = 1, so it never shrinks).
+Multiple comparisons go through :func:`judgelab.stats.tests.adjust` with the family every test of
+the table (``n_tests=len(p)``: an undefined test enters as p = 1, so the family never shrinks).
 """
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ from typing import Sequence
 
 import numpy as np
 
+from judgelab.stats import rules
+
 N_BOOT = 2000
 CI = 0.95
-TOLERANCE = 1e-9
-"""Relative tolerance: a spread below ``TOLERANCE * max(1, |scale|)`` counts as zero."""
 
 
 def cluster_weights(clusters: Sequence, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
@@ -94,10 +94,6 @@ def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = C
             f"B = {n_boot}, seed {seed}")
 
 
-def _small(spread: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    return spread <= TOLERANCE * np.maximum(1.0, np.abs(scale))
-
-
 def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Per resample, the mean of the non-missing ``x`` with weights ``w`` (B, n); NaN with no value."""
     x = np.asarray(x, float)
@@ -123,13 +119,13 @@ def _moments(x: np.ndarray, w: np.ndarray):
 def weighted_cohens_d(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
     """Cohen's d (pooled SD, :func:`judgelab.stats.effects.cohens_d`) of x over y per resample, rows
     of x weighted by ``wx`` and of y by ``wy`` (B, n_x / n_y). NaN when a group has < 2 values or
-    the pooled SD is zero within :data:`TOLERANCE`; one constant group alone is fine."""
+    the pooled SD is zero within the rules' tolerance; one constant group alone is fine."""
     n1, m1, ss1 = _moments(x, wx)
     n2, m2, ss2 = _moments(y, wy)
     with np.errstate(invalid="ignore", divide="ignore"):
         s = np.sqrt((ss1 + ss2) / (n1 + n2 - 2))
         d = (m1 - m2) / s
-    bad = (n1 < 2) | (n2 < 2) | _small(s, np.maximum(np.abs(m1), np.abs(m2)))
+    bad = (n1 < 2) | (n2 < 2) | rules.negligible(s, np.maximum(np.abs(m1), np.abs(m2)))
     return np.where(bad, np.nan, d)
 
 
@@ -154,7 +150,7 @@ def weighted_auc(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -
 
 def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson r of the complete (x, y) rows per resample, weights ``w`` (B, n). NaN when a side is
-    constant within :data:`TOLERANCE` or fewer than 3 rows carry weight."""
+    constant within the rules' tolerance or fewer than 3 rows carry weight."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y, ww = x[ok], y[ok], w[:, ok].astype(float)
@@ -166,7 +162,7 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
         syy = np.maximum(ww @ y ** 2 - n * my ** 2, 0.0)
         sxy = ww @ (x * y) - n * mx * my
         r = np.clip(sxy / np.sqrt(sxx * syy), -1.0, 1.0)
-    bad = (distinct < 3) | _small(np.sqrt(sxx / np.maximum(n, 1)), mx) | _small(np.sqrt(syy / np.maximum(n, 1)), my)
+    bad = (distinct < 3) | rules.negligible(np.sqrt(sxx / np.maximum(n, 1)), mx) | rules.negligible(np.sqrt(syy / np.maximum(n, 1)), my)
     return np.where(bad, np.nan, r)
 
 
@@ -174,7 +170,7 @@ def weighted_icc2(matrix: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.nda
     """ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss 1979, as
     :func:`judgelab.stats.reliability.icc`) of a complete items x raters ``matrix`` per resample,
     item i repeated w[b, i] times. Returns two (B,) arrays; NaN when fewer than 3 items carry
-    weight or the ratings are constant within :data:`TOLERANCE`."""
+    weight or the ratings are constant within the rules' tolerance."""
     x = np.asarray(matrix, float)
     if x.ndim != 2 or x.shape[1] < 2:
         raise ValueError(f"ICC needs an items x raters matrix with >= 2 raters, got shape {x.shape}")
@@ -190,11 +186,14 @@ def weighted_icc2(matrix: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.nda
         ssr = k * (ww @ rows ** 2 - n * grand ** 2)
         ssc = n * ((cols - grand[:, None]) ** 2).sum(axis=1)
         sst = ww @ (x ** 2).sum(axis=1) - n * k * grand ** 2
-        sse = sst - ssr - ssc
+        # the residual SS from the within-item deviations, not as sst - ssr - ssc: the subtraction
+        # leaves rounding noise of sst's size, so raters who agree would not give ICC = 1
+        within = x - rows[:, None]
+        sse = np.maximum(ww @ (within ** 2).sum(axis=1) - ssc, 0.0)
         msr, msc, mse = ssr / (n - 1), ssc / (k - 1), sse / ((n - 1) * (k - 1))
         icc1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
         icck = (msr - mse) / (msr + (msc - mse) / n)
-    bad = ((ww > 0).sum(axis=1) < 3) | _small(np.sqrt(np.maximum(sst, 0) / np.maximum(n * k, 1)), grand)
+    bad = ((ww > 0).sum(axis=1) < 3) | rules.negligible(np.sqrt(np.maximum(sst, 0) / np.maximum(n * k, 1)), grand)
     return np.where(bad, np.nan, icc1), np.where(bad, np.nan, icck)
 
 
@@ -208,13 +207,3 @@ def bootstrap_p(boot: np.ndarray) -> float:
         return np.nan
     below = (np.sum(ok < 0) + 0.5 * np.sum(ok == 0)) / len(ok)
     return float(min(1.0, max(2 * min(below, 1 - below), 1.0 / len(ok))))
-
-
-def adjust_p(p: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Holm and Bonferroni adjusted p-values of one family, by the floor's one rule
-    (:func:`judgelab.stats.tests.adjust`): the family is every test given, so it does not shrink
-    when one is undefined (a NaN stays NaN and enters the family as p = 1)."""
-    from judgelab.stats.tests import adjust
-
-    p = np.asarray(p, dtype=float)
-    return adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")

@@ -196,17 +196,60 @@ def scale(*arrays) -> float:
 
 
 def tolerance(*arrays) -> float:
-    """:data:`REL_TOL` times the :func:`scale` of ``arrays``: the largest difference still "equal"."""
+    """:data:`REL_TOL` times the :func:`scale` of ``arrays``: the largest difference still "equal".
+
+    Examples
+    --------
+    >>> round(tolerance([4.3, 4.0]), 18)
+    4.3e-09
+    >>> tolerance([0.1, -0.2])  # the scale is at least 1
+    1e-09
+    """
     return REL_TOL * scale(*arrays)
 
 
 def is_constant(values, tol: float | None = None) -> bool:
-    """True when the finite ``values`` span at most ``tol`` (default: :func:`tolerance` of them)."""
+    """True when the finite ``values`` span at most ``tol`` (default: :func:`tolerance` of them):
+    the floor's one degeneracy rule, never exact float equality.
+
+    Parameters
+    ----------
+    values : array_like
+        The values; NaN is left out (fewer than 2 finite values count as constant).
+    tol : float, optional
+        The largest span still constant.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_constant([4.3, 4.0 + 0.3])  # one ulp apart: equal
+    True
+    >>> is_constant([4.3, 4.3001])
+    False
+    """
     v = np.asarray(values, float)
     v = v[np.isfinite(v)]
     if v.size < 2:
         return True
     return bool(np.ptp(v) <= (tolerance(v) if tol is None else tol))
+
+
+def negligible(value, scale) -> np.ndarray:
+    """Vectorised form of the rule for many estimates at once (e.g. one per bootstrap resample):
+    True where ``|value| <= REL_TOL * max(1, |scale|)``, ``scale`` being each estimate's own scale
+    (a mean, a mean square).
+
+    Examples
+    --------
+    >>> negligible(np.array([1e-12, 1e-3]), np.array([4.0, 4.0])).tolist()
+    [True, False]
+    >>> bool(negligible(5e-7, 1000.0))
+    True
+    """
+    return np.abs(value) <= REL_TOL * np.maximum(1.0, np.abs(scale))
 
 
 def is_zero_spread(variance: float, tol: float) -> bool:

@@ -1,5 +1,5 @@
 """Significance tests: Student and Welch t, paired t, Wilcoxon signed-rank, Mann-Whitney U,
-one-way ANOVA, Bonferroni adjustment.
+one-way ANOVA, and the one entry point for multiple comparisons (:func:`adjust`).
 
 - Student t (pooled variance) and Welch t (unequal variances): ``scipy.stats.ttest_ind``; Welch's
   degrees of freedom by Welch-Satterthwaite, df = (a + b)^2 / (a^2 / (n1 - 1) + b^2 / (n2 - 1))
@@ -10,16 +10,18 @@ one-way ANOVA, Bonferroni adjustment.
 - Mann-Whitney U of x vs y, two-sided (``scipy.stats.mannwhitneyu``); U / (n1 n2) is the AUC.
 - One-way between-groups ANOVA, F = MS_between / MS_within with (k - 1, N - k) df and
   eta^2 = SS_between / SS_total (``pingouin.anova``; for one factor its partial eta^2 is eta^2).
-- Bonferroni: p_adj = min(1, m p) over m tests; Benjamini-Hochberg (1995) step-up FDR:
-  p_adj(i) = min over j >= i of min(1, m p(j) / j), p sorted ascending
-  (both ``statsmodels.stats.multitest.multipletests``).
+- Holm (1979) step-down: p_adj(i) = max over j <= i of min(1, (m - j + 1) p(j)); Bonferroni:
+  p_adj = min(1, m p) over m tests; Benjamini-Hochberg (1995, JRSS B 57:289) step-up FDR:
+  p_adj(i) = min over j >= i of min(1, m p(j) / j); p sorted ascending
+  (``statsmodels.stats.multitest.multipletests``; Holm written out, see :func:`_holm`).
 
 Every function returns one row per test (a DataFrame) with a ``note``; small or degenerate input
 follows :mod:`judgelab.stats.rules` (values equal within ``rules.tolerance`` of the data's scale
 are equal; rank tests rank the values snapped to that grid).
 
-Multiple comparisons: :func:`adjust` gives Holm (the default of every table) and Bonferroni (the
-SAGE paper's reading) over a stated family, ``statsmodels.stats.multitest.multipletests``.
+Multiple comparisons: :func:`adjust` gives Holm (the default of every table), Bonferroni (the
+SAGE paper's reading) and Benjamini-Hochberg over a stated family. No other module adjusts
+p-values.
 """
 from __future__ import annotations
 
@@ -170,40 +172,41 @@ def anova(data: pd.DataFrame, dv: str, between: str, *, nan_policy: str = "omit"
     return rules.frame([row], ANOVA_COLUMNS)
 
 
-def bonferroni(p, n_tests: int | None = None) -> np.ndarray:
-    """Bonferroni-adjusted p-values, min(1, m p); NaN p-values stay NaN and do not count.
-
-    m is the number of finite p-values (the tests actually performed), or ``n_tests`` when the
-    family is larger than the tests defined here (e.g. some undefined in a small sample).
-    """
-    return adjust(p, n_tests, "bonferroni")
-
-
-def fdr_bh(p) -> np.ndarray:
-    """Benjamini-Hochberg adjusted p-values (false discovery rate, step-up; Benjamini & Hochberg
-    1995, JRSS B 57:289) over the finite p-values; NaN p-values stay NaN and do not count."""
-    from statsmodels.stats.multitest import multipletests
-
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        out[ok] = multipletests(p[ok], method="fdr_bh")[1]
-    return out
-
-
 MC_METHODS = ("holm", "bonferroni")
 """Holm (1979) step-down, the default of every table, and Bonferroni, the SAGE paper's reading."""
 
 
 def adjust(p, n_tests: int | None = None, method: str = "holm") -> np.ndarray:
-    """p-values adjusted over a family of ``n_tests`` tests (default: the finite p-values given) by
-    ``method`` ("holm", "bonferroni", "fdr_bh": :func:`statsmodels.stats.multitest.multipletests`).
+    """p-values adjusted over a stated family: the project's one multiple-comparison entry point.
 
-    NaN p-values stay NaN. When the family is larger than the tests defined here (a missing
-    category leaves a test undefined) the family does not shrink: the undefined tests enter as
-    p = 1, which for Holm and Bonferroni is the most conservative completion (for Bonferroni it
-    is exactly min(1, m p)).
+    When the family is larger than the tests defined here (a missing category leaves a test
+    undefined) the family does not shrink: the undefined tests enter as p = 1, which for Holm and
+    Bonferroni is the most conservative completion (for Bonferroni it is exactly min(1, m p)).
+
+    Parameters
+    ----------
+    p : array_like
+        The family's p-values; NaN for a test that is undefined (it stays NaN).
+    n_tests : int, optional
+        The family's size m; default the number of finite p-values. A table whose every row is in
+        the family passes ``len(p)``.
+    method : {"holm", "bonferroni", "fdr_bh"}
+        Holm's step-down (the default of every table), Bonferroni (the SAGE paper's reading) or
+        Benjamini-Hochberg's step-up FDR (``statsmodels.stats.multitest.multipletests``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the order given.
+
+    Examples
+    --------
+    >>> adjust([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust([0.01, 0.04, np.nan], 3, "bonferroni").round(4).tolist()
+    [0.03, 0.12, nan]
+    >>> adjust([0.04, 0.01, 0.02], method="fdr_bh").round(4).tolist()
+    [0.04, 0.03, 0.03]
     """
     from statsmodels.stats.multitest import multipletests
 
@@ -232,13 +235,3 @@ def _holm(p: np.ndarray) -> np.ndarray:
     out = np.empty(m)
     out[order] = stepped
     return out
-
-
-def adjust_columns(p, family: str, n_tests: int | None = None) -> dict[str, np.ndarray | str | int]:
-    """The table columns of one multiple-comparison family: ``p_holm``, ``p_bonferroni`` (both by
-    :func:`adjust`), ``mc_family`` (its name) and ``mc_n_tests`` (its size, stated even when some
-    of its tests are undefined)."""
-    p = np.asarray(p, dtype=float)
-    m = int(np.isfinite(p).sum()) if n_tests is None else int(n_tests)
-    return {"p_holm": adjust(p, m, "holm"), "p_bonferroni": adjust(p, m, "bonferroni"),
-            "mc_family": family, "mc_n_tests": m}

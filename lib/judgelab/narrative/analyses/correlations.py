@@ -3,7 +3,7 @@
 Pearson r with its two-sided p (:func:`judgelab.stats.correlation.correlation`), NaN when fewer
 than 3 complete pairs remain or either side is constant (the rule of :mod:`judgelab.stats.rules`).
 
-Unit (issue 26): the rows are narratives, the independent unit the endpoint pair, so r carries a
+Unit (docs/design.md, principle 12): the rows are narratives, the independent unit the endpoint pair, so r carries a
 seeded percentile cluster-bootstrap interval over pairs (``r_ci_low`` / ``r_ci_high``) and a
 bootstrap p-value over pairs (``p_boot``, as Table 2), adjusted over every row of the table (one
 family, ``mc_family``) by Holm (``p_holm``) and Bonferroni (``p_bonferroni``); scipy's ``p``
@@ -18,6 +18,7 @@ import pandas as pd
 
 from judgelab.stats import resampling as rs
 from judgelab.stats.correlation import correlation
+from judgelab.stats.tests import adjust
 
 UNIT = "endpoint pair"
 N_BOOT = 2000
@@ -54,7 +55,8 @@ def correlations(long: pd.DataFrame, predictors: Sequence[str], targets: Sequenc
                              "r_ci_low": iv.low if ok else np.nan, "r_ci_high": iv.high if ok else np.nan,
                              "p": p, "p_boot": rs.bootstrap_p(boot) if ok else np.nan, "n": n})
     out = pd.DataFrame(rows, columns=[*by, "predictor", "target", "r", "r_ci_low", "r_ci_high", "p", "p_boot", "n"])
-    out["p_holm"], out["p_bonferroni"] = rs.adjust_p(out["p_boot"]) if len(out) else ([], [])
+    m = len(out)  # the family: every row, an undefined p too
+    out["p_holm"], out["p_bonferroni"] = adjust(out["p_boot"], m, "holm"), adjust(out["p_boot"], m, "bonferroni")
     out["mc_family"] = f"{family}: every row (bootstrap p over endpoint pairs)"
     out["unit"], out["ci_method"] = UNIT, rs.ci_method(n_boot, seed) + "; p_boot: bootstrap over pairs"
     return out

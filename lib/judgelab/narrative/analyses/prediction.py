@@ -21,6 +21,7 @@ import pandas as pd
 
 from judgelab.narrative.analyses.folds import pair_folds
 from judgelab.stats import resampling as rs
+from judgelab.stats import rules
 
 UNIT = "endpoint pair"
 N_BOOT = 2000
@@ -79,7 +80,7 @@ def fold_r2(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, w: np.ndarray | N
         with np.errstate(invalid="ignore", divide="ignore"):
             ss_tot = ww @ yy ** 2 - (ww @ yy) ** 2 / n
             r2 = 1 - (ww @ res ** 2) / ss_tot
-        ok = (n >= 2) & ((ww > 0).sum(axis=1) >= 2) & (ss_tot > rs.TOLERANCE * np.maximum(1.0, (ww @ yy ** 2) / np.maximum(n, 1)))
+        ok = (n >= 2) & ((ww > 0).sum(axis=1) >= 2) & ~rules.negligible(ss_tot, (ww @ yy ** 2) / np.maximum(n, 1))
         out.append(np.where(ok, r2, np.nan))
     return np.column_stack(out) if out else np.empty((w.shape[0], 0))
 

@@ -22,7 +22,7 @@ otherwise):
 - Table 8's disagreement: the mean over items of the agents' standard deviation (ddof = 1) and
   of the coefficient of variation SD / mean.
 
-Unit and intervals (issue 26): an item is a narrative, but the independent unit is the endpoint
+Unit and intervals (docs/design.md, principle 12): an item is a narrative, but the independent unit is the endpoint
 pair (a pair's max-capacity and random narratives share their endpoints). Every interval of
 Tables 3 and 8 (``X_ci_low`` / ``X_ci_high``) is a seeded percentile cluster bootstrap over endpoint
 pairs (:mod:`judgelab.stats.resampling`: a drawn pair brings both its narratives; the ICC of a
@@ -43,7 +43,6 @@ from judgelab.stats import agreement, reliability, resampling as rs, rules
 ITEM_COLS: tuple[str, ...] = ("collection", "pair_id", "method")
 UNIT = "endpoint pair"
 N_BOOT = 2000
-_EPS = 1e-9  # |x - y| <= t with this slack, as judgelab.stats.agreement
 
 
 def _ci(prefix: str, boot: np.ndarray, estimate: float) -> dict:
@@ -80,9 +79,10 @@ def bootstrap_agreement(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 
         j, l = np.triu_indices(x.shape[1], k=1)
         d = np.abs(y[:, j] - y[:, l])
         n_pairs = (~np.isnan(d)).sum(axis=1).astype(float)
+        slack = rules.tolerance(y[np.isfinite(y)])  # |x - y| <= t within the rules' tolerance, as stats.agreement
         with np.errstate(invalid="ignore", divide="ignore"):
             for name, tol in (("exact_agreement", 0.0), ("within1_agreement", 1.0)):
-                hits = np.nansum(np.where(np.isnan(d), np.nan, d <= tol + _EPS), axis=1)
+                hits = np.nansum(np.where(np.isnan(d), np.nan, d <= tol + slack), axis=1)
                 out[name] = (w @ hits) / (w @ n_pairs)
     return out
 

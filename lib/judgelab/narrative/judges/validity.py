@@ -44,7 +44,7 @@ from judgelab.stats import resampling as rs
 from judgelab.stats import rules
 from judgelab.stats.correlation import correlation
 from judgelab.stats.effects import auc, cohens_d
-from judgelab.stats.tests import mann_whitney, paired_ttest, ttest, wilcoxon
+from judgelab.stats.tests import adjust, mann_whitney, paired_ttest, ttest, wilcoxon
 
 POSITIVE_METHOD = "maxcap"
 NEGATIVE_METHOD = "random"
@@ -108,7 +108,7 @@ def _adjust_wide(t: pd.DataFrame, shorts: list[str], n_boot: int, seed: int) -> 
         return t
     cols = [f"pearson_p_boot_{s}" for s in shorts]
     flat = t[cols].to_numpy(float).ravel()
-    holm, bonf = rs.adjust_p(flat)
+    holm, bonf = adjust(flat, len(flat), "holm"), adjust(flat, len(flat), "bonferroni")
     for i, s in enumerate(shorts):
         t[f"p_holm_{s}"] = holm.reshape(len(t), len(shorts))[:, i]
         t[f"p_bonferroni_{s}"] = bonf.reshape(len(t), len(shorts))[:, i]
@@ -207,7 +207,8 @@ def effect_size_table(judged: pd.DataFrame, paths: pd.DataFrame | None = None,
                                 "Table 4 maths rows over the judged narratives (paired t over endpoint pairs)")
     out["p_holm"], out["p_bonferroni"] = np.nan, np.nan
     for _, idx in out.groupby("mc_family").groups.items():
-        out.loc[idx, "p_holm"], out.loc[idx, "p_bonferroni"] = rs.adjust_p(out.loc[idx, "p"])
+        p = out.loc[idx, "p"]
+        out.loc[idx, "p_holm"], out.loc[idx, "p_bonferroni"] = adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")
     out["unit"], out["ci_method"] = UNIT, rs.ci_method(n_boot, seed)
     return out
 

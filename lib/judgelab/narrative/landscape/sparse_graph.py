@@ -1,5 +1,5 @@
 """The sparse coherence graph and its critical coherence from row blocks, without the n x n matrix
-(paper 3.1, 4.2; issue 17).
+(paper 3.1, 4.2).
 
 Same numbers as :func:`~judgelab.narrative.landscape.coherence.coherence_matrix` +
 :func:`~judgelab.narrative.landscape.graph.critical_coherence` +

@@ -4,7 +4,7 @@ For endpoints (s, t) with date_s <= date_t: the candidates are the documents dat
 s and t excluded — strictly (date_s < date < date_t, ``strict=True``, the main rule of every
 profile) or inclusively (date_s <= date <= date_t, the labelled sensitivity row). The paper
 (section 3.1) samples intermediates "from those that occur temporally between the endpoints";
-read literally, "between" excludes the endpoints' own dates (issue 26, item 8). The inclusive
+read literally, "between" excludes the endpoints' own dates. The inclusive
 reading gives the random path the candidate set of the max-capacity graph, whose same-day edges
 (:func:`judgelab.narrative.landscape.graph.temporal_mask`: date_u <= date_v) let it use documents
 of the endpoints' days; it was the main rule before and stays beside the strict one in Tables 1

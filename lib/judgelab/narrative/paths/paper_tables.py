@@ -4,7 +4,7 @@ the paper (sections 5.1-5.2) and the baseline's date rule.
 Every table puts our value (main seed), its mean and SD over the path seeds, and the paper's
 reported value (column ``paper_*``, cited constants from :mod:`judgelab.narrative.paths.paper_values`) side by side.
 
-Unit, intervals, families (issue 26): the unit is the endpoint pair (column ``unit``); every
+Unit, intervals, families (docs/design.md, principle 12): the unit is the endpoint pair (column ``unit``); every
 ``X`` of the main seed has ``X_ci_low`` / ``X_ci_high``, a seeded percentile cluster bootstrap over
 endpoint pairs (``ci_method``; :mod:`judgelab.narrative.paths.comparison`); the tests are paired
 over pairs and adjusted within a named family (``mc_family``: one table, one role — main rule or
@@ -24,6 +24,7 @@ from judgelab.narrative.paths.paper_values import (PAPER_SECTION52, PAPER_SECTIO
 from judgelab.narrative.paths.param_sets import params_label
 from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
 from judgelab.stats import resampling as rs
+from judgelab.stats.tests import adjust
 
 METHOD_LABEL = {"maxcap": "Max capacity", "random": "Random chronological"}
 
@@ -79,8 +80,8 @@ def _adjust(t: pd.DataFrame, p_col: str, family_col: str = "mc_family") -> pd.Da
     """Holm and Bonferroni adjustment of ``p_col`` within each multiple-comparison family."""
     t["p_holm"], t["p_bonferroni"] = np.nan, np.nan
     for _, idx in t.groupby(family_col, sort=False).groups.items():
-        holm, bonf = rs.adjust_p(t.loc[idx, p_col])
-        t.loc[idx, "p_holm"], t.loc[idx, "p_bonferroni"] = holm, bonf
+        p = t.loc[idx, p_col]
+        t.loc[idx, "p_holm"], t.loc[idx, "p_bonferroni"] = adjust(p, len(p), "holm"), adjust(p, len(p), "bonferroni")
     return t
 
 

@@ -1,4 +1,4 @@
-"""Paths under the other published UMAP / HDBSCAN parameter set (issue 14, deliverable 5).
+"""Paths under the other published UMAP / HDBSCAN parameter set, a sensitivity run beside the main one.
 
 The paper states neither n_neighbors nor min_cluster_size; the authors used 32 / 8 in the
 path-comparison notebook that produced their stored paths (the default here, see

@@ -250,15 +250,39 @@ def genre_bootstrap(units: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, u
                              n_boot=n_boot, seed=seed, unit=unit)
 
 
+COLLAPSED_RESIDUAL = 1e-6
+"""A mixed model's residual variance below this share of the scores' variance has collapsed: REML
+sits on the boundary (residual variance 0, e.g. when a story's two modes score alike) where the
+optimiser stops short of 0 (~1e-11 seen) and still reports ``converged``; its Wald SEs then rest on
+that near-zero variance (p = 0.004 where the story means give 0.05)."""
+MIXED_CI_METHOD = "Wald (MixedLM, REML)"
+STORY_MEAN_CI_METHOD = "t (OLS on story means: the mixed model's residual variance collapsed)"
+
+
+def _story_mean_fit(sub: pd.DataFrame, group: str, reference: str):
+    """OLS of each story's mean score (over its modes) on the category: the story-mean analysis the
+    mixed model falls back to (one row per story, so the story is the unit without a variance
+    component)."""
+    import statsmodels.formula.api as smf
+
+    means = sub.groupby("story_id").agg(score=("score", "mean"), **{group: (group, "first")}).reset_index()
+    return smf.ols(f"score ~ C({group}, Treatment('{reference}'))", means).fit()
+
+
 def genre_mixed_model(scores: pd.DataFrame, layers: Sequence[str] = LAYERS, group: str = "category",
                       reference: str = "canonical") -> pd.DataFrame:
     """Per layer, a linear mixed model with a story random intercept (statsmodels ``MixedLM``,
     REML): score ~ C(category, reference) + C(mode), groups = story. Both modes of a story enter,
     as repeated measures of one story, not as two stories.
 
+    When the fitted residual variance has collapsed (below :data:`COLLAPSED_RESIDUAL` of the scores'
+    variance) the layer's rows come from the story-mean analysis instead (OLS of story means on
+    category, t intervals), and their ``note`` and ``ci_method`` say so.
+
     One row per layer and contrast (``<category> - canonical``): estimate (``diff`` = the
-    canonical mean minus the other, the sign of Table 11), its Wald 95% CI and p, n_stories,
-    n_observations, converged, note (why NaN: a category without stories, a failed fit).
+    canonical mean minus the other, the sign of Table 11), its 95% CI and p, n_stories,
+    n_observations, converged, note (why NaN: a category without stories, a failed fit; or the
+    fallback), unit, ci_method, p_holm, p_bonferroni, mc_family.
     """
     import warnings
 
@@ -286,27 +310,35 @@ def genre_mixed_model(scores: pd.DataFrame, layers: Sequence[str] = LAYERS, grou
                     fit = smf.mixedlm(formula, sub, groups=sub["story_id"]).fit(reml=True)
             except (ValueError, np.linalg.LinAlgError) as exc:
                 problem = f"MixedLM failed: {exc}"
+        converged = bool(fit.converged) if fit else False
+        estimates, ci_method, fallback = fit, MIXED_CI_METHOD, ""
+        total_var = float(sub["score"].var(ddof=1)) if len(sub) > 1 else np.nan
+        if fit is not None and np.isfinite(total_var) and fit.scale <= COLLAPSED_RESIDUAL * total_var:
+            estimates, ci_method = _story_mean_fit(sub, group, reference), STORY_MEAN_CI_METHOD
+            fallback = (f"MixedLM residual variance collapsed ({fit.scale:.2g} against a score variance of "
+                        f"{total_var:.2g}): story-mean OLS instead")
         for c in others:
             rec = {**base, "contrast": f"{reference} - {c}", "diff": np.nan, "diff_ci_low": np.nan,
-                   "diff_ci_high": np.nan, "p": np.nan, "converged": bool(fit.converged) if fit else False,
-                   "note": problem}
+                   "diff_ci_high": np.nan, "p": np.nan, "converged": converged, "note": problem,
+                   "ci_method": ci_method}
             name = f"C({group}, Treatment('{reference}'))[T.{c}]"
-            if fit is not None and name in fit.params.index:
-                lo, hi = fit.conf_int().loc[name]
-                rec.update({"diff": -float(fit.params[name]), "diff_ci_low": -float(hi), "diff_ci_high": -float(lo),
-                            "p": float(fit.pvalues[name])})
-                if not fit.converged:
-                    rec["note"] = "MixedLM did not converge"
+            if estimates is not None and name in estimates.params.index:
+                lo, hi = estimates.conf_int().loc[name]
+                rec.update({"diff": -float(estimates.params[name]), "diff_ci_low": -float(hi),
+                            "diff_ci_high": -float(lo), "p": float(estimates.pvalues[name])})
+                rec["note"] = fallback or ("" if converged else "MixedLM did not converge")
             elif not problem:
                 rec["note"] = f"no {c} scores"
             recs.append(rec)
     out = pd.DataFrame(recs)
+    ci_method = out.pop("ci_method").to_numpy()
     fam = f"mixed model: {len(out)} contrasts ({len(layers)} layers x {len(CATEGORIES) - 1})"
     out["p_holm"] = adjust(out["p"], len(out), "holm")
     out["p_bonferroni"] = adjust(out["p"], len(out), "bonferroni")
     out["mc_family"] = fam
-    out["unit"] = "story (random intercept; both modes as repeated measures)"
-    out["ci_method"] = "Wald (MixedLM, REML)"
+    out["unit"] = np.where(ci_method == STORY_MEAN_CI_METHOD, "story (the mean of its modes)",
+                           "story (random intercept; both modes as repeated measures)")
+    out["ci_method"] = ci_method
     return out
 
 

@@ -43,7 +43,7 @@ from threadpoolctl import threadpool_limits
 from judgelab import interim
 from judgelab.sage.analysis.scores import state_scale_and_truncation
 from judgelab.stats.correlation import correlation
-from judgelab.stats.tests import bonferroni, fdr_bh
+from judgelab.stats.tests import adjust
 
 SCORE_LAYERS = ("L4", "L5", "L6")
 MIN_N_REGRESSION = 10   # at least 2 stories per fold with 5 folds
@@ -217,8 +217,8 @@ def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | Non
                          "note": "" if np.isfinite(res["r"]) else res["note"]})
     out = pd.DataFrame(rows, columns=["feature", "feature_layer", "score", "method", "n", "r", "p",
                                       "share_truncated", "note"])
-    out["p_fdr_bh"] = fdr_bh(out["p"])
-    out["p_bonferroni"] = bonferroni(out["p"])
+    out["p_fdr_bh"] = adjust(out["p"], method="fdr_bh")
+    out["p_bonferroni"] = adjust(out["p"], method="bonferroni")
     m = int(out["p"].notna().sum())
     out["reject_fdr_bh"] = out["p_fdr_bh"] < alpha
     out["reject_bonferroni"] = out["p_bonferroni"] < alpha

@@ -21,7 +21,8 @@ from judgelab.sage.analysis.scores import (
     with_truncation,
 )
 from judgelab.stats import rules, tests
-from judgelab.stats.bootstrap import cluster_bootstrap, t_interval
+from judgelab.stats.bootstrap import cluster_bootstrap
+from judgelab.stats.intervals import t_interval
 from judgelab.stats.reliability import icc, interval_alpha_pairs, krippendorff_alpha
 
 # Score differences are compared after rounding to the rules' tolerance (scores have one decimal),
@@ -71,7 +72,7 @@ def layer_mean_convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> 
 
     ``mean_r4 = mean_d s_R4(d)``, ``mean_r5 = mean_d s_R5(d)``, ``change = mean_r5 - mean_r4``;
     ``converged = |change| < threshold`` (the paper's rule, Tables 7 and 12, applied to the layer's
-    overall score instead of each dimension; issue 14). Dimensions moving in opposite directions
+    overall score instead of each dimension). Dimensions moving in opposite directions
     cancel: +0.4 and -0.4 give change 0. Only evaluations whose every dimension has an R4 and an R5
     score are paired; the others have ``converged`` = NA. Columns: story keys, n_dimensions,
     n_paired_dimensions, mean_r4, mean_r5, change, converged, exact_zero, truncated.

@@ -42,7 +42,7 @@ STORY_KEYS = ["story_id", "category", "tier", "layer", "mode"]
 
 
 TRUNCATION_NOTE = "content-limit texts cut to head + tail: scores are of excerpts"
-"""What ``share_truncated`` > 0 means for a table row (issue 14): the judge read an excerpt."""
+"""What ``share_truncated`` > 0 means for a table row: the judge read an excerpt."""
 
 
 class SageStatsError(ValueError):
@@ -133,7 +133,7 @@ def share_truncated(units: pd.DataFrame, keys=STORY_KEYS) -> float:
 
 def state_scale_and_truncation(table: pd.DataFrame, note: str = TRUNCATION_NOTE) -> pd.DataFrame:
     """Append ``truncation_note`` (``note`` where ``share_truncated`` > 0, else "") and ``scale``
-    (:data:`judgelab.sage.protocol.schemas.SCALE_NOTE`) to a SAGE table (issue 14: every table
+    (:data:`judgelab.sage.protocol.schemas.SCALE_NOTE`) to a SAGE table (every table
     states the scale and whether its scores are of excerpts)."""
     out = table.copy()
     if "share_truncated" in out.columns:

@@ -1,4 +1,4 @@
-"""The units of the SAGE statistics and the intervals on their headline numbers (issue 26).
+"""The units of the SAGE statistics and the intervals on their headline numbers (docs/design.md, principle 12).
 
 A story is evaluated in two modes (content, title) and three layers; the story, not the story x
 mode evaluation, is the independent unit. Every genre test, effect size and cross-layer

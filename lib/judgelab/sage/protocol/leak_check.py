@@ -22,7 +22,7 @@ What counts as a leak (each a row of :func:`find_leaks`):
 - ``meta note``: word-count lines and notes to the reader ("Word count: 1,000", "Note: this is a
   condensed version ...", "Let me know if you'd like ...", "Final line:", "[Footnote 1: ...]").
   A degenerate generation's own words inside the story ("within the 1000-word limit") are its
-  text, not a note (issue 27), and are not flagged.
+  text, not a note, and are not flagged.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ _CHAPTER = re.compile(r"^\W*(chapter\s+(\d+|[ivxlc]+|[a-z]+)\b|epilogue\b|prolog
 # opening "Note:", a "Final line:" label, a "Let me know if you'd like ..." offer, a footnote
 # block. Inside a story, a generation's own words ("Some potential or1000-word limit.", or a
 # character's "Let me know if you need any help studying!" in Art or Artifice's "List") are its
-# text and are not flagged (issue 27): only what the preparation's rules call an artefact is.
+# text and are not flagged: only what the preparation's rules call an artefact is.
 _META = re.compile(
     r"^\W*word\s*count\W*[\d,]*\W*$|^\W*note\s*:|^[\W_]*let me know if you(?:'d| would) like\b|"
     r"^\W*(the\s+)?final line\s*:?\W*$|"

@@ -1,6 +1,6 @@
 """The preparation report: what each story's judge is shown, per mode, and what was taken out.
 
-:func:`preparation_report` gives one row per story and mode (issue 14, item 1):
+:func:`preparation_report` gives one row per story and mode:
 
 - ``content`` mode: the story text prepared by :func:`judgelab.sage.protocol.text_prep.prepare_text`
   — ``chars_in`` (the corpus text), ``chars_out`` (the prepared text), the characters each rule
@@ -8,9 +8,9 @@
   (``title_masks``, ``author_masks``) and the leaks the independent checker
   (:func:`judgelab.sage.protocol.leak_check.find_leaks`, corpus-wide distinctive surnames) still
   finds in the material sent — title parts in the body are leaks only when the mask is on
-  (``mask_title_in_body``, a sensitivity setting since issue 27); with it off (the default)
+  (``mask_title_in_body``, a sensitivity setting: the mask marked the human stories); with it off (the default)
   ``title_phrase_paragraphs`` counts the paragraphs where the text's own title phrase stays;
-  ``words_in``/``words_out``/``words_removed``/``pct_words_removed`` the words (issue 27, item 2),
+  ``words_in``/``words_out``/``words_removed``/``pct_words_removed`` the words (is the cleanup even-handed?),
   ``emphasis_words`` the words whose emphasis markers were stripped (the words stay), and
   ``typo_<rule>`` the marks each typographic rule changed;
 - ``title`` mode: the material is title and author only
@@ -43,7 +43,7 @@ REPORT_COLUMNS = (["story_id", "category", "mode", "chars_in", "chars_out", "wor
                    "words_removed", "pct_words_removed", "emphasis_words"]
                   + [f"removed_{r}" for r in RULES] + [f"typo_{r}" for r in TYPO_RULES]
                   + ["title_masks", "author_masks", "title_phrase_paragraphs", "leaks", "leak_kinds"])
-#: sage-v4's preparation (before issue 27), for the surface-cue audit's "before" texts.
+#: sage-v4's preparation (before the typographic normal form), for the surface-cue audit's "before" texts.
 V4_PREPARATION = {"normal_form": False, "section_break": "marker", "mask_title_in_body": True}
 
 
@@ -153,7 +153,7 @@ MEAN_REMOVAL_BOUND_PCT = 1.5
 
 
 def removal_by_category(report: pd.DataFrame) -> pd.DataFrame:
-    """Words removed in content mode per category (issue 27, item 2): stories, mean and max share
+    """Words removed in content mode per category (a cleanup that removes more from one category marks it): stories, mean and max share
     of a story's words removed (percent), words removed per story, words in emphasis per story
     (kept; only their markers go), and the sums of the typographic changes."""
     content = report[report["mode"] == "content"]
@@ -174,7 +174,7 @@ def removal_by_category(report: pd.DataFrame) -> pd.DataFrame:
 def sent_texts(corpus: pd.DataFrame, **settings) -> pd.DataFrame:
     """story_id, category, text: each story's content-limit text as
     :func:`text_prep.prepare_text` makes it with ``settings`` (default: the current preparation;
-    :data:`V4_PREPARATION`: the one before issue 27). The whole text, before any context cut."""
+    :data:`V4_PREPARATION`: the one before the typographic normal form). The whole text, before any context cut."""
     rows = [{"story_id": s.story_id, "category": s.category,
              "text": text_prep.prepare_text(s.text, s.title, s.author, story_id=s.story_id, **settings).text}
             for s in corpus.itertuples(index=False)]

@@ -14,7 +14,7 @@ or betrays where the text comes from.
 - ``signature``: trailing "THE END", separators and the author's name at the end;
 - ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
   ...", "Epilogue", "End of Chapter 8"), section numerals ("II") and separators ("---", "//",
-  "•", "* * *"). By default (``section_break="none"``, issue 27) they are dropped and nothing
+  "•", "* * *"). By default (``section_break="none"``) they are dropped and nothing
   replaces them: a neutral ``* * *`` still counted an LLM's chapters (3.6 per 1,000 words against
   0.5 in human texts); the paragraph break stays. ``section_break="marker"`` (sage-v4) puts one
   ``* * *`` in their place;
@@ -25,14 +25,14 @@ or betrays where the text comes from.
   generation's degenerate lines are its own text and stay (sage-v4 dropped them anywhere);
 - ``epigraph``, ``footnote``, ``translator_note``: an epigraph with its attribution at the head
   ("—_De Béranger_.", "...”--Lactantius."), "[Footnote 1: ...]" blocks and their anchors, a
-  "Notes:" block of numbered notes after the story (issue 27).
+  "Notes:" block of numbered notes after the story.
 
 With ``normal_form=True`` (the default) the kept paragraphs are then put in one typographic form
 for every category (:mod:`judgelab.corpus.typography`: dashes, quotes, ellipses, emphasis, book
 capitals, footnote marks), counted per rule in ``PreparedText.typography``.
 
 Then it masks the author's name as printed (full name, initials + surname) and, when
-``mask_title_in_body`` (off by default since issue 27: ``[withheld]`` appeared in 30 human
+``mask_title_in_body`` (off by default: ``[withheld]`` appeared in 30 human
 stories and no LLM story, so the mask itself marked the category; on is a sensitivity setting),
 every title part of two or more content words ("diamond necklace", "piece of string"). A
 one-word title ("Hands", "The Mantle") names an ordinary thing the story is about: masking it
@@ -87,7 +87,7 @@ _META = re.compile(
     r"^as we continued to chapter",
     re.IGNORECASE,
 )
-# Paratext inside human texts (issue 27): "[Footnote 1: ...]" blocks, an epigraph's attribution
+# Paratext inside human texts: "[Footnote 1: ...]" blocks, an epigraph's attribution
 # ("—_De Béranger_.", "--Lactantius.") and the translator's notes set after a story ("Notes:",
 # then "1. One hundred kopeks make a rouble.").
 _FOOTNOTE = re.compile(r"^\[(?:Footnote|Note)\s*[\w*]*\s*:.*\]$", re.IGNORECASE | re.DOTALL)
@@ -389,7 +389,8 @@ def _drop_back_notes(paras: list[str], out: PreparedText) -> list[str]:
 def _strip_meta_frame(body: list[str], out: PreparedText) -> list[str]:
     """The reply's framing before the story starts and after it ends ("Here is the revised
     Chapter 5", "Let me know if ...", word counts): runs of meta paragraphs at either end only.
-    Inside the text a generation's degenerate lines are the story's own and stay (issue 27)."""
+    Inside the text a generation's degenerate lines are the story's own and stay (removing them would
+    clean the LLM stories more than the human ones)."""
     start, end = 0, len(body)
     while start < end and (is_meta_note(body[start]) or is_note_to_reader(body[start])):
         start += 1
@@ -404,7 +405,7 @@ def _normalise_formatting(body: list[str], title: str, out: PreparedText, *, nor
                           section_break: str = "marker", emphasis: str = "strip") -> list[str]:
     """Section markers -> one neutral break (``section_break="marker"``) or none; title lines
     (running heads) and meta notes dropped; markdown markers removed. With ``normal_form``
-    (issue 27): only notes to the reader are dropped inside the text (:func:`is_note_to_reader`),
+    (even-handed across categories): only notes to the reader are dropped inside the text (:func:`is_note_to_reader`),
     and the kept paragraphs are put in the one typographic form (:mod:`judgelab.corpus.typography`)."""
     if section_break not in SECTION_BREAKS:
         raise ValueError(f"unknown section_break {section_break!r}; choose one of {SECTION_BREAKS}")
