@@ -783,9 +783,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python tests/fake_openai_server.py [--latency S] [--reply JSON] [--reasoning]``: serve until killed.
+    """``python tests/fake_openai_server.py [--latency S] [--reply JSON] [--reasoning] [--strict]``: serve until killed.
 
-    ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`).
+    ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`);
+    ``--strict`` applies strict mode's schema rules and writes a capable model's free text
+    (:class:`StrictRules`).
 
     Prints ``base_url <url>`` on its first line, so a parent process (a benchmark, a manual check
     of a notebook against a scripted model) can read where to connect.
@@ -797,10 +799,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reply", default=None, help="fixed reply content (JSON text); default: schema-synthesized")
     parser.add_argument("--model", default="fake-model")
     parser.add_argument("--reasoning", action="store_true", help="emulate reasoning models (ReasoningRules)")
+    parser.add_argument("--strict", action="store_true",
+                        help="emulate OpenAI's strict structured outputs and a capable model's free text (StrictRules)")
     args = parser.parse_args(argv)
     default = (lambda body: args.reply) if args.reply is not None else None
     rules = ReasoningRules() if args.reasoning else None
-    with FakeChatServer(default=default, latency_s=args.latency, model=args.model, reasoning=rules) as srv:
+    strict = StrictRules() if args.strict else None
+    with FakeChatServer(default=default, latency_s=args.latency, model=args.model, reasoning=rules,
+                        strict=strict) as srv:
         print(f"base_url {srv.base_url}", flush=True)
         try:
             threading.Event().wait()
