@@ -11,8 +11,8 @@ watches every call:
   stops after that one request with :class:`FanOutStopped`, whose message names the cause, the
   URL, the model and the setting to change: the requests behind it would buy the same. Only a
   failure of the item itself (its prompt too long for the context, a reply repeating the key)
-  lets the shape pass. A canary's reply cut at the budget gets no repair turn (the same budget
-  buys the same cut), so a cut canary costs one call. A cache hit counts as a passed canary (a
+  lets the shape pass. A canary's reply cut at the budget, or empty, gets no repair turn (the
+  same budget buys the same cut), so a cut or empty canary costs one call. A cache hit counts as a passed canary (a
   replay costs nothing);
 * **streak**: :data:`DEFAULT_STOP_AFTER` (``JUDGELAB_STOP_AFTER``) consecutive fresh calls that
   failed the same way (:func:`failure_key`: same status or error class) stop the fan-out with one

@@ -332,8 +332,8 @@ class Gateway:
         return result
 
     def _canary(self, request: ChatRequest, key: str) -> ChatResult:
-        """A shape's canary: an ordinary call whose reply cut at the budget gets no repair turn
-        (:meth:`_converse`): the same budget buys the same cut, and the fan-out stops on it anyway."""
+        """A shape's canary: an ordinary call whose reply cut at the budget, or empty, gets no repair
+        turn (:meth:`_converse`): the same budget buys the same cut, and the fan-out stops on it anyway."""
         self._tls.canary = True
         try:
             return self._live(request, key)
@@ -514,8 +514,8 @@ class Gateway:
             out.failure_detail = Failure(kind="invalid_reply", url=self.base_url, model=self.model_name)
             # an empty reply cut at the budget (a reasoning model spent it all thinking) comes
             # back empty again on a repair turn with the same budget: do not pay for it twice;
-            # nor for a canary's cut reply, which stops its fan-out whatever a repair would bring
-            cut_canary = reply.finish_reason == "length" and getattr(self._tls, "canary", False)
+            # nor for a canary's cut or empty reply, which stops its fan-out whatever a repair brings
+            cut_canary = (reply.finish_reason == "length" or out.failure == "empty") and getattr(self._tls, "canary", False)
             if request.schema is None or turn == self.max_repairs or cut_canary or (
                     out.failure == "empty" and reply.finish_reason == "length"):
                 return messages
