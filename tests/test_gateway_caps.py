@@ -133,3 +133,24 @@ def test_sage_on_gpt5_mini_scores_every_evaluation(tmp_path, profile, obeys):
         assert (out.summary["reasoning_effort"] == "medium").all() and out.summary["temperature"].isna().all()
         clipped = gw.ledger_frame()["clipped"]
         assert (clipped == 0).all() if obeys else (clipped > 0).all()
+
+
+def test_sage_in_batch_mode_on_gpt5_mini_scores_every_evaluation_and_spends_the_providers_bill(tmp_path):
+    """Batch mode, round by round: the canaries live, the rest as batch lines; a model ignoring
+    the stated caps still scores; the ledger's spend is the provider's usage x prices.csv (batch
+    lines at the batch share)."""
+    from judgelab.gateway.ledger import PriceTable
+    from judgelab.sage.protocol import runner
+    from test_sage_runner import corpus
+
+    with FakeChatServer(strict=StrictRules(obeys_stated_caps=False), reasoning=ReasoningRules()) as srv:
+        gw = openai_gateway(srv, tmp_path, study="sage", reasoning=ReasoningPolicy(default="medium"),
+                            batch=True, batch_poll_s=0.01)
+        out = runner.run_layer(gw, corpus(), "L5", "smoke", stories=["a", "b"], modes="content,title")
+        assert (out.summary["status"] == "ok").all() and out.summary["overall_score"].notna().all()
+        frame = gw.ledger_frame()
+        assert len(frame) == len(srv.billed) == 4 * 7 and frame["batch_id"].notna().any()
+        price = PriceTable.load().lookup("gpt-5-mini")
+        bill = sum((b["usage"]["prompt_tokens"] * price.input + b["usage"]["completion_tokens"] * price.output) / 1e6
+                   * (price.batch if b["batch"] else 1.0) for b in srv.billed)
+        assert frame["spent_usd"].sum() == pytest.approx(bill, rel=1e-12)
