@@ -78,7 +78,8 @@ of gives the reply cut there; usage counts them in ``completion_tokens`` and
 
 Strict structured outputs (option ``strict=StrictRules()``, off by default; see :class:`StrictRules`):
 OpenAI's documented strict mode. A ``json_schema`` response format with ``strict: true`` whose
-schema uses a keyword outside the documented subset (``maxLength``, ``minLength``, ``default`` ...)
+schema uses a keyword outside the subset the structured-outputs guide has long documented
+(``maxLength``, ``minLength``, ``default`` ...: the strictest reading, as fine-tuned models get)
 or leaves an object open (no ``additionalProperties: false``, a property not required) is refused
 with HTTP 400, as the API refuses it; an accepted schema is answered by a capable model's reply
 (:meth:`StrictRules.reply`): every string as long as the model likes (``text_chars``) unless the
@@ -236,8 +237,9 @@ class ReasoningRules:
 
 
 # ---- strict structured outputs (option ``strict=``) --------------------------------------------------
-#: keywords OpenAI's structured-outputs guide lists for strict mode (types, composition, and the
-#: supported string, number, array and object constraints); anything else is refused with a 400
+#: keywords OpenAI's structured-outputs guide lists for strict mode on every model (types,
+#: composition, and the string, number and array constraints without length bounds, which it long
+#: listed as refused and still does for fine-tuned models); anything else is refused with a 400
 STRICT_KEYWORDS = frozenset({
     "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$defs", "$ref",
     "description", "title", "pattern", "format", "multipleOf", "maximum", "exclusiveMaximum", "minimum",

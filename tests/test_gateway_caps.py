@@ -1,7 +1,8 @@
 """What the reply must fit is what the model is told: every character cap that validation enforces
-is stated in the strict schema sent (in words: OpenAI's strict mode documents no ``maxLength``),
-and a longer free text is cut to its cap and recorded instead of failing the reply. Against the
-local server emulating OpenAI's strict mode and a capable reasoning model (gpt-5-mini)."""
+is stated in the strict schema sent (in words: length bounds are not sent to strict mode, which
+has refused them), and a longer free text is cut to its cap and recorded instead of failing the
+reply. Against the local server emulating OpenAI's strict mode and a capable reasoning model
+(gpt-5-mini)."""
 from __future__ import annotations
 
 import json

@@ -14,7 +14,7 @@ gateway's, for every schema, on every backend and in batch mode.
 
 Free text longer than its cap is cut to the cap and recorded, never refused
 (:func:`clip_free_text`): a string's ``maxLength`` bounds what is kept, it is no judgement. OpenAI's
-strict mode documents no ``maxLength`` (its schema states the cap in words instead,
+strict mode is sent no ``maxLength`` (its schema states the cap in words instead,
 :func:`judgelab.gateway.schema.strict_schema`), so a capable model may well write a longer
 evidence quote; refusing it would pay two repair turns for a reply whose scores were valid all
 along. Only plain strings are cut: an ``enum``, ``const``, ``pattern`` or ``format`` is a value, and

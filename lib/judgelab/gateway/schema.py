@@ -8,10 +8,11 @@ Two dialects:
   unbounded strings can run until ``max_tokens`` cuts the JSON, so every string gets a
   ``maxLength`` (and every array a ``maxItems``).
 * :func:`strict_schema` for OpenAI structured outputs (``strict: true``): every object closes with
-  ``additionalProperties: false`` and lists all its properties as required; keywords outside the
-  strict subset OpenAI documents (``default``, ``minLength``, ``maxLength``, ``examples``; its
-  guide lists ``pattern`` and ``format`` as the supported string keywords, and length bounds among
-  those fine-tuned models reject) are dropped. A dropped length cap is not dropped from the
+  ``additionalProperties: false`` and lists all its properties as required; ``default``,
+  ``examples`` and the string length bounds ``minLength``/``maxLength`` are dropped (OpenAI's
+  structured-outputs guide long listed the length bounds among the keywords strict mode refuses,
+  still does for fine-tuned models, and OpenAI-compatible providers differ: a schema some endpoint
+  refuses with HTTP 400 would stop the whole run). A dropped length cap is not dropped from the
   contract: it is stated in the property's ``description`` ("At most 400 characters."), which the
   model reads, so what the reply must fit is what the model is told; and validation cuts a longer
   string to the cap and records it rather than failing the reply
