@@ -60,7 +60,8 @@ Gateway faults (options and faults kept together, marked "gateway faults"):
 * ``Fault.quota(retry_after=3600)``: HTTP 429 "You exceeded your current quota" with a long
   ``Retry-After``; a server answering 500 forever is ``default=Fault.server_error(500)``;
 * ``srv.authorizations``: the ``Authorization`` header of every request received (None when
-  absent), to check which key, if any, a host was sent;
+  absent), to check which key, if any, a host was sent; ``srv.account_headers`` the same for the
+  ``OpenAI-Organization`` and ``OpenAI-Project`` headers;
 * ``batch_status="failed"`` with ``batch_errors=[{"code": ..., "message": ..., "line": ...}]``: the
   batch fails validation (as for an organisation's enqueued-token limit) before any line runs,
   and reports the errors in ``batch.errors``;
@@ -74,6 +75,23 @@ default and ``max_tokens`` are rejected with HTTP 400; hidden reasoning tokens (
 budget they exhaust gives ``content=""``, ``finish_reason="length"``, and one they leave too little
 of gives the reply cut there; usage counts them in ``completion_tokens`` and
 ``completion_tokens_details.reasoning_tokens``. Batch input lines follow the same rules.
+
+Strict structured outputs (option ``strict=StrictRules()``, off by default; see :class:`StrictRules`):
+OpenAI's documented strict mode. A ``json_schema`` response format with ``strict: true`` whose
+schema uses a keyword outside the subset the structured-outputs guide has long documented
+(``maxLength``, ``minLength``, ``default`` ...: the strictest reading, as fine-tuned models get)
+or leaves an object open (no ``additionalProperties: false``, a property not required) is refused
+with HTTP 400, as the API refuses it; an accepted schema is answered by a capable model's reply
+(:meth:`StrictRules.reply`): every string as long as the model likes (``text_chars``) unless the
+property states its cap in words ("At most 40 characters."), which a capable model keeps
+(``obeys_stated_caps``). Constrained decoding keeps the reply inside the schema *sent*, so a cap
+validation enforces but the schema sent does not state is a cap the reply breaks.
+
+Billing: ``srv.billed`` lists the ``usage`` of every reply the server answered with HTTP 200
+(chat calls and batch lines, each as ``{"usage": ..., "batch": bool, "model": ...}``): what a
+provider bills, to compare with a ledger. ``batch_replies`` (a script like ``replies``) answers
+batch input lines instead of the chat script, so a canary can pass live while the batch lines
+are, say, schema-invalid.
 
 Counting: ``srv.n_calls`` (chat calls received, faults included), ``srv.calls`` (their request
 bodies, in arrival order), ``srv.count(path)``, ``srv.reset_counts()``. ``latency_s`` delays
@@ -95,7 +113,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
-__all__ = ["FakeChatServer", "Fault", "Reply", "ReasoningRules", "malformed_json", "truncated_json", "synthesize"]
+__all__ = ["FakeChatServer", "Fault", "Reply", "ReasoningRules", "StrictRules", "malformed_json", "truncated_json",
+           "synthesize"]
 
 
 @dataclass
@@ -217,6 +236,82 @@ class ReasoningRules:
         return " ".join(words[:left]) if left else "", "length", int(budget), min(reasoning, int(budget))
 
 
+# ---- strict structured outputs (option ``strict=``) --------------------------------------------------
+#: keywords OpenAI's structured-outputs guide lists for strict mode on every model (types,
+#: composition, and the string, number and array constraints without length bounds, which it long
+#: listed as refused and still does for fine-tuned models); anything else is refused with a 400
+STRICT_KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$defs", "$ref",
+    "description", "title", "pattern", "format", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+    "exclusiveMinimum", "minItems", "maxItems", "definitions"})
+_STATED_CAP = re.compile(r"[Aa]t most (\d+) characters")
+
+
+@dataclass
+class StrictRules:
+    """OpenAI's documented strict mode for ``json_schema`` response formats, and a capable model.
+
+    ``text_chars``: how long the model writes a string it is told no cap for; ``obeys_stated_caps``:
+    a property whose description says "At most N characters" gets N characters (the cap kept,
+    to the last character); False: the model ignores stated caps too."""
+
+    text_chars: int = 300
+    obeys_stated_caps: bool = True
+
+    def rejection(self, body: dict) -> str | None:
+        """The 400 message for a strict schema outside the documented subset, or None."""
+        rf = body.get("response_format") or {}
+        if rf.get("type") != "json_schema" or not (rf.get("json_schema") or {}).get("strict"):
+            return None
+        return self._check((rf.get("json_schema") or {}).get("schema") or {}, "schema")
+
+    def _check(self, node: Any, where: str) -> str | None:
+        if not isinstance(node, dict):
+            return None
+        for key in node:
+            if key not in STRICT_KEYWORDS:
+                return (f"Invalid schema for response_format: In context={where}, '{key}' is not permitted.")
+        if node.get("type") == "object" or "properties" in node:
+            if node.get("additionalProperties") is not False:
+                return f"Invalid schema for response_format: In context={where}, 'additionalProperties' is required to be supplied and to be false."
+            missing = set(node.get("properties", {})) - set(node.get("required", []))
+            if missing:
+                return f"Invalid schema for response_format: In context={where}, 'required' is missing {sorted(missing)}."
+        for name, sub in node.get("properties", {}).items():
+            if (err := self._check(sub, f"{where}.{name}")) is not None:
+                return err
+        for key in ("items",):
+            if (err := self._check(node.get(key), f"{where}.{key}")) is not None:
+                return err
+        for i, sub in enumerate(node.get("anyOf", [])):
+            if (err := self._check(sub, f"{where}.anyOf.{i}")) is not None:
+                return err
+        return None
+
+    def reply(self, schema: dict | None) -> Any:
+        """What a capable model writes inside the schema: :func:`synthesize`'s values, strings as
+        long as it likes unless told otherwise."""
+        if schema is None:
+            return "ok"
+        return self._value(schema)
+
+    def _value(self, node: dict) -> Any:
+        # a pattern or format is enforced by the decoder (both are in the strict subset): keep to
+        # synthesize's plain value rather than generate from a regular expression
+        if any(k in node for k in ("enum", "const", "pattern", "format")) or node.get("type") != "string":
+            if node.get("type") == "object" or "properties" in node:
+                return {name: self._value(sub) for name, sub in node.get("properties", {}).items()}
+            if node.get("type") == "array":
+                return [self._value(node.get("items", {})) for _ in range(node.get("minItems", 0))]
+            return synthesize(node)
+        stated = _STATED_CAP.search(node.get("description") or "")
+        n = int(stated.group(1)) if stated and self.obeys_stated_caps else self.text_chars
+        if node.get("maxLength") is not None:  # a cap in the schema is enforced by the decoder
+            n = min(n, int(node["maxLength"]))
+        words = ("the evidence reads closely " * (n // 27 + 1))[:n]
+        return words
+
+
 def malformed_json(obj: Any = None) -> str:
     """JSON-like text that does not parse (unquoted key, trailing comma)."""
     return "{score: 5, 'reason': 'single quotes',}" if obj is None else json.dumps(obj)[:-1] + ",,}"
@@ -283,9 +378,17 @@ class FakeChatServer:
         batch_errors: list[dict] | None = None,
         batch_expire_after: int = 0,
         reasoning: ReasoningRules | None = None,
+        strict: StrictRules | None = None,
+        batch_replies: Iterable[Any] | Callable[[dict], Any] | None = None,
     ):
         #: reasoning-model rules (None: every model is answered as a plain chat model)
         self.reasoning = reasoning
+        #: strict structured-output rules and a capable model's replies (None: schema-synthesized)
+        self.strict = strict
+        self._batch_script = (batch_replies if callable(batch_replies) or batch_replies is None
+                              else iter(list(batch_replies)))
+        #: usage of every reply answered with HTTP 200 (chat and batch lines): what a provider bills
+        self.billed: list[dict] = []
         self._script = replies if callable(replies) else (iter(list(replies)) if replies is not None else None)
         self._default = default
         self.latency_s = latency_s
@@ -304,6 +407,8 @@ class FakeChatServer:
         self.batch_expire_after = batch_expire_after
         #: the Authorization header of every request, in arrival order (None when there was none)
         self.authorizations: list[str | None] = []
+        #: (OpenAI-Organization, OpenAI-Project) headers of every request (None when absent)
+        self.account_headers: list[tuple[str | None, str | None]] = []
         self._held = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -378,6 +483,16 @@ class FakeChatServer:
         return {**batch, "status": "completed"}
 
     # -- the script -----------------------------------------------------------------------------
+    def next_batch_item(self, body: dict) -> Any:
+        """A batch input line's item: from ``batch_replies`` when given, else as a chat call's."""
+        if self._batch_script is None:
+            return self.next_item(body)
+        if callable(self._batch_script):
+            return self._batch_script(body)
+        with self._lock:
+            item = next(self._batch_script, _EXHAUSTED)
+        return self.next_item(body) if item is _EXHAUSTED else item
+
     def next_item(self, body: dict) -> Any:
         if callable(self._script):
             return self._script(body)
@@ -387,11 +502,15 @@ class FakeChatServer:
             if item is not _EXHAUSTED:
                 return item
         if self._default is None:
-            return default_reply(body)
+            return self.strict.reply(request_schema(body)) if self.strict is not None else default_reply(body)
         return self._default(body) if callable(self._default) else self._default
 
     def reasoning_rejection(self, body: dict) -> Fault | None:
-        """The 400 a reasoning model answers this request with (option ``reasoning``), or None."""
+        """The 400 this request is refused with before any model runs: a reasoning model's
+        parameter rules (option ``reasoning``) or a strict schema outside the documented subset
+        (option ``strict``); None when it is accepted."""
+        if self.strict is not None and (message := self.strict.rejection(body)):
+            return Fault.status(400, message)
         if self.reasoning is None or not self.reasoning.applies(body.get("model")):
             return None
         message = self.reasoning.rejection(body)
@@ -430,6 +549,11 @@ class FakeChatServer:
             del out["usage"]
         return out, reply
 
+    def bill(self, completion: dict, batch: bool) -> None:
+        """Note what a provider bills for a reply answered with HTTP 200 (:attr:`billed`)."""
+        with self._lock:
+            self.billed.append({"usage": completion.get("usage"), "batch": batch, "model": completion.get("model")})
+
     def run_batch_file(self, input_file_id: str, limit: int | None = None) -> str:
         """Answer every line of an uploaded batch input file (the first ``limit``); returns the
         output file id."""
@@ -441,13 +565,14 @@ class FakeChatServer:
             with self._lock:
                 self._counts["batch_line"] += 1
                 self.calls.append(body)
-            item = self.reasoning_rejection(body) or self.next_item(body)
+            item = self.reasoning_rejection(body) or self.next_batch_item(body)
             n = next(self._ids)
             if isinstance(item, Fault):
                 response = {"status_code": item.status if item.kind == "status" else 500,
                             "request_id": f"req-{n}", "body": {"error": {"message": item.message or item.kind}}}
             else:
                 comp, _ = self.completion(body, item)
+                self.bill(comp, batch=True)
                 response = {"status_code": 200, "request_id": f"req-{n}", "body": comp}
             out_lines.append(json.dumps({"id": f"batch_req_{n}", "custom_id": req["custom_id"], "response": response, "error": None}))
         file_id = f"file-out-{next(self._ids)}"
@@ -493,6 +618,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _note_authorization(self) -> None:  # gateway faults: which key did this host get?
         with self.fake._lock:
             self.fake.authorizations.append(self.headers.get("Authorization"))
+            self.fake.account_headers.append((self.headers.get("OpenAI-Organization"),
+                                              self.headers.get("OpenAI-Project")))
 
     def do_GET(self) -> None:  # noqa: N802
         self._note_authorization()
@@ -554,6 +681,7 @@ class _Handler(BaseHTTPRequestHandler):
         comp, reply = self.fake.completion(body, item)
         if reply.latency_s:
             self.fake._stop.wait(reply.latency_s)
+        self.fake.bill(comp, batch=False)
         self._send(200, comp, headers=reply.headers)
 
     def _fault(self, fault: Fault, body: dict) -> None:
@@ -657,9 +785,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python tests/fake_openai_server.py [--latency S] [--reply JSON] [--reasoning]``: serve until killed.
+    """``python tests/fake_openai_server.py [--latency S] [--reply JSON] [--reasoning] [--strict]``: serve until killed.
 
-    ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`).
+    ``--reasoning`` answers reasoning models by OpenAI's rules (:class:`ReasoningRules`);
+    ``--strict`` applies strict mode's schema rules and writes a capable model's free text
+    (:class:`StrictRules`).
 
     Prints ``base_url <url>`` on its first line, so a parent process (a benchmark, a manual check
     of a notebook against a scripted model) can read where to connect.
@@ -671,10 +801,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reply", default=None, help="fixed reply content (JSON text); default: schema-synthesized")
     parser.add_argument("--model", default="fake-model")
     parser.add_argument("--reasoning", action="store_true", help="emulate reasoning models (ReasoningRules)")
+    parser.add_argument("--strict", action="store_true",
+                        help="emulate OpenAI's strict structured outputs and a capable model's free text (StrictRules)")
     args = parser.parse_args(argv)
     default = (lambda body: args.reply) if args.reply is not None else None
     rules = ReasoningRules() if args.reasoning else None
-    with FakeChatServer(default=default, latency_s=args.latency, model=args.model, reasoning=rules) as srv:
+    strict = StrictRules() if args.strict else None
+    with FakeChatServer(default=default, latency_s=args.latency, model=args.model, reasoning=rules,
+                        strict=strict) as srv:
         print(f"base_url {srv.base_url}", flush=True)
         try:
             threading.Event().wait()

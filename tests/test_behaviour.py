@@ -206,6 +206,49 @@ def test_narrative_baseline_is_agent_zero_of_notebook_09():
     assert len(reqs) == 2 * 2 * 2   # (none + 1 perturbation) x 2 modes x (plain, hardened)
 
 
+def test_planted_narrative_requests_pass_notebook_09s_design_check(tmp_path, monkeypatch):
+    """On a judge sent no temperature (gpt-5-mini on OpenAI) the temperature design is refused
+    before any request is built, naming both ways out; the seed-only design is built, and its
+    rows record the sampling as sent (no temperature, the model's effort and budget)."""
+    from judgelab.gateway import Gateway, ResponseCache
+    from judgelab.gateway.backends.openai_backend import OpenAIBackend
+    from judgelab.gateway.errors import ConfigError
+    from judgelab.narrative.judges.settings import resolve
+    from fake_openai_server import FakeChatServer, ReasoningRules
+
+    monkeypatch.delenv("JUDGELAB_NARRATIVE_AGENTS", raising=False)
+    knobs = resolve("smoke")
+    paths = pd.DataFrame([{"collection": "news", "pair_id": 3, "method": "maxcap", "titles": ["Alpha", "Beta", "Gamma"]}])
+    family = planted.family(["raise-editor-middle"])
+    with FakeChatServer(reasoning=ReasoningRules()) as srv:
+        gw = Gateway(OpenAIBackend("gpt-5-mini", srv.base_url, api_key="sk-test-behaviour"),
+                     ResponseCache(tmp_path / "c.sqlite"), progress=False)
+        with pytest.raises(ConfigError, match="JUDGELAB_NARRATIVE_AGENTS=seed-only") as refused:
+            planted.narrative_requests(paths, knobs, family, ("simple",), gw=gw)
+        assert "JUDGELAB_NARRATIVE_MODEL=gpt-4.1" in str(refused.value) and srv.n_calls == 0
+        meta, reqs = planted.narrative_requests(paths, knobs, family, ("simple",), gw=gw, agent_design="seed-only")
+        assert all(r.sampling.temperature is None for r in reqs)
+        rows = planted.run(gw, meta, reqs, "smoke")
+        assert (rows["status"] == "ok").all() and srv.n_calls == len(reqs) == 4
+        assert rows["temperature"].isna().all() and (rows["reasoning_effort"] == "minimal").all()
+        assert {c["max_completion_tokens"] for c in srv.calls} == set(rows["max_tokens"])
+
+
+def test_recognition_rows_record_the_sampling_as_sent():
+    from judgelab.gateway import Sampling
+
+    schema = recognition.probe_schema(40)
+    stories = pd.DataFrame({"story_id": ["a"], "title": ["The Raven"], "author": ["Edgar Allan Poe"]})
+    sent = Sampling(temperature=None, seed=7, max_tokens=8096, reasoning_effort="low")
+    reply = _result(schema(recognised=False, title_guess="", author_guess="", confidence=1))
+    reply.sampling = sent
+    probe = recognition.tidy([{"story_id": "a", "category": "canonical", "tier": "", "mode": "content"}],
+                             [reply], stories, "paper")
+    row = probe.iloc[0]
+    assert np.isnan(row["temperature"]) and row["reasoning_effort"] == "low" and row["max_tokens"] == 8096
+    assert row["seed"] == 7
+
+
 def test_shifts_direct_the_sign_and_count_moved_items():
     rows = []
     for item, base, up, down in (("a", 3.0, 4.5, 2.8), ("b", 2.0, 2.0, 1.0)):

@@ -137,6 +137,23 @@ def test_estimate_matches_the_ledger_of_a_sage_run(tmp_path, monkeypatch, tiny_c
     assert bool(row["usd_inside"])
 
 
+def test_compare_holds_batch_lines_at_their_standard_price():
+    """A batch line the ledger priced at half (gpt-4.1's batch share, 0.5) is compared at its
+    standard price: the same usd_ledger as the live ledger of the same usage."""
+    from judgelab.estimate.compare import standard_cost
+
+    prices = PriceTable.load()
+    live = pd.DataFrame({"study": "narrative", "layer": "", "model": "gpt-4.1", "input_tokens": [1000, 2000],
+                         "cost_usd": [prices.cost("gpt-4.1", 1000, 50), prices.cost("gpt-4.1", 2000, 50)]})
+    batch = live.assign(cost_usd=[prices.cost("gpt-4.1", 1000, 50), prices.cost("gpt-4.1", 2000, 50, batch=True)],
+                        batch_id=[None, "batch_7"])
+    assert standard_cost(batch).tolist() == pytest.approx(live["cost_usd"].tolist())
+    calls = pd.DataFrame({"study": "narrative", "layer": "", "first_round": True, "input_low": [1000, 2000],
+                          "usd_standard_low": [0.0, 0.0], "usd_standard_high": [1.0, 1.0]})
+    assert compare_ledger(calls, batch)["usd_ledger"].tolist() == pytest.approx(
+        compare_ledger(calls, live)["usd_ledger"].tolist())
+
+
 def test_compare_names_a_bad_ledger():
     calls = pd.DataFrame(columns=["study", "layer", "first_round", "input_low", "usd_standard_low", "usd_standard_high"])
     with pytest.raises(ValueError, match="no rows"):

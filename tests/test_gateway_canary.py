@@ -45,7 +45,7 @@ def gateway(tmp_path):
 ])
 def test_a_failed_canary_stops_after_one_call(gateway, bad, failure):
     with FakeChatServer(default=bad) as srv:
-        gw = gateway(srv, max_repairs=0)
+        gw = gateway(srv)  # repairs allowed (2), as every study runs: none is paid for a canary's empty reply
         with pytest.raises(FanOutStopped) as stop:
             gw.run_batch([request(i) for i in range(8)], concurrency=4)
         assert srv.n_calls == 1, "the other seven requests of the shape were never sent"
@@ -86,6 +86,54 @@ def test_shapes_are_told_by_model_schema_label_and_sampling_not_by_seed():
     assert shape_key(a, "m") != shape_key(request(1, Verdict), "m")
     assert shape_key(a, "m") != shape_key(request(1, shape="round 2"), "m")
     assert shape_key(a, "m") != shape_key(request(1, max_tokens=33), "m")
+
+
+def with_sampling(req: ChatRequest, **kw) -> ChatRequest:
+    return req.model_copy(update={"sampling": req.sampling.model_copy(update=kw)})
+
+
+def test_a_shape_is_which_sampling_parameters_are_sent_not_their_values():
+    """The K agents differ only in temperature: one shape. Sending top_p (or none) is another."""
+    agents = [with_sampling(request(i), temperature=t) for i, t in enumerate((0.3, 0.4, 0.5, 0.6, 0.7))]
+    assert len({shape_key(r, "m") for r in agents}) == 1
+    assert shape_key(agents[0], "m") != shape_key(with_sampling(agents[0], top_p=0.9), "m")
+    assert shape_key(agents[0], "m") != shape_key(with_sampling(agents[0], temperature=None), "m")
+    assert shape_key(agents[0], "m") != shape_key(with_sampling(agents[0], reasoning_effort="low"), "m")
+
+
+def test_k_agents_share_one_canary_and_a_cut_canary_costs_one_call(gateway):
+    """Five agents x four items, every reply cut at the budget, repairs allowed (2): one call."""
+    with FakeChatServer(default=Reply(truncated_json({"score": 4}), finish_reason="length")) as srv:
+        gw = gateway(srv)  # max_repairs 2, as every study runs
+        reqs = [with_sampling(request(10 * i + k), temperature=0.3 + 0.1 * k) for i in range(4) for k in range(5)]
+        with pytest.raises(FanOutStopped, match=r"\(cut\)"):
+            gw.run_batch(reqs, concurrency=5)
+        assert srv.n_calls == 1
+        assert len(gw.ledger_frame()) == 1 and gw.ledger_frame()["n_repairs"].tolist() == [0]
+
+
+def test_a_canary_failing_on_5xx_after_its_retries_stops_the_fan_out(gateway):
+    """A server answering 500 forever: the canary's two attempts (unbilled 5xx), then a stop
+    naming the cause, the URL, the model and what to change; no item after it is tried."""
+    with FakeChatServer(default=Fault.server_error(500)) as srv:
+        gw = gateway(srv)
+        with pytest.raises(FanOutStopped) as stop:
+            gw.run_batch([request(i) for i in range(12)], concurrency=4)
+        assert srv.n_calls == 2
+        msg = str(stop.value)
+        assert "canary" in msg and "(http_500)" in msg and srv.base_url in msg and "fake-model" in msg
+        assert "fix the endpoint" in msg
+
+
+def test_a_schema_invalid_canary_stops_after_its_counted_repairs(gateway):
+    with FakeChatServer(default='{"score": "many"}') as srv:
+        gw = gateway(srv)
+        with pytest.raises(FanOutStopped) as stop:
+            gw.run_batch([request(i) for i in range(6)], concurrency=3)
+        assert srv.n_calls == 3  # the call and its two repair turns, one request only
+        msg = str(stop.value)
+        assert "(invalid)" in msg and "after 2 repair(s)" in msg and "JUDGELAB_MODEL" in msg
+        assert gw.ledger_frame()["n_repairs"].tolist() == [2]
 
 
 def test_cached_answers_are_passed_canaries(gateway):
@@ -136,16 +184,22 @@ def test_alike_failures_stop_the_run_naming_url_model_and_cause(gateway):
         assert len(failed) == 3
 
 
-def test_a_success_resets_the_streak_and_schema_violations_never_count(gateway):
+def test_a_success_resets_the_streak_and_schema_violations_count(gateway):
     cycle = [{"score": 1}, Fault.server_error(503), Fault.server_error(503)]
     with FakeChatServer([cycle[i % 3] for i in range(30)]) as srv:
         gw = gateway(srv, stop_after=3, retry=RetryPolicy(max_attempts=1, sleep=lambda s: None))
         res = gw.run_batch([request(i) for i in range(10)], concurrency=1)
         assert len(res) == 10 and srv.n_calls == 10  # never three 503s in a row
-    with FakeChatServer(default='{"score": "many"}') as srv:
+    # after a passed canary, a model that keeps breaking the schema: stop_after items, then a stop
+    with FakeChatServer([{"score": 1}], default='{"score": "many"}') as srv:
         gw = gateway(srv, stop_after=2, max_repairs=0)
-        res = gw.run_batch([request(i) for i in range(6)], concurrency=1)
-        assert srv.n_calls == 6 and all(r.failure == "invalid" for r in res)  # the model's answers: rows, no stop
+        with pytest.raises(FanOutStopped, match=r"2 consecutive calls that failed alike \(invalid\)"):
+            gw.run_batch([request(i) for i in range(6)], concurrency=1)
+        assert srv.n_calls == 1 + 2
+    # a prompt too long for the context is the item's: it never counts (nor stops at the canary)
+    from judgelab.gateway.canary import canary_stops
+
+    assert not canary_stops("context_overflow") and canary_stops("invalid") and canary_stops("http_503")
 
 
 def test_the_guard_is_off_for_the_embedded_backend_and_when_switched_off(gateway, monkeypatch):

@@ -113,3 +113,35 @@ def test_the_openai_embeddings_follow_the_same_rule(keys_env, tmp_path):
             emb.embed(["a text"])
         assert srv.authorizations == ["Bearer no-key"]
     assert OpenAIEmbeddings(cache=EmbeddingCache(tmp_path / "f.sqlite")).api_key == OPENAI_KEY  # OpenAI's own URL
+
+
+# ---------------------------------------------------------------- organisation and project headers
+
+ORG, PROJECT = "org-must-stay-home-0123", "proj_must_stay_home_4567"
+
+
+def test_account_headers_go_only_with_the_openai_key_to_openai(keys_env, tmp_path):
+    """``OPENAI_ORG_ID``/``OPENAI_PROJECT_ID``, which the client reads by itself, name an OpenAI
+    account: a local server, a proxy given JUDGELAB_API_KEY and an http lookalike get neither."""
+    keys_env.setenv("OPENAI_ORG_ID", ORG)
+    keys_env.setenv("OPENAI_PROJECT_ID", PROJECT)
+    keys_env.setenv("JUDGELAB_API_KEY", OTHER_KEY)
+    home = OpenAIBackend("gpt-4.1").client.default_headers
+    assert home["OpenAI-Organization"] == ORG and home["OpenAI-Project"] == PROJECT
+    with FakeChatServer() as srv:
+        for backend, model in (("openai-compatible", "fake-model"), ("openai", "gpt-4.1")):
+            gw = Gateway.from_settings(backend, model=model, base_url=srv.base_url, progress=False,
+                                       cache_path=tmp_path / f"{backend}.sqlite", canary=False)
+            assert gw.chat(req(backend)).ok
+        assert len(srv.account_headers) == 2 and set(srv.account_headers) == {(None, None)}
+        assert set(srv.authorizations) == {f"Bearer {OTHER_KEY}"}
+
+
+def test_embeddings_follow_the_same_rule_for_account_headers(keys_env):
+    from judgelab.embeddings import OpenAIEmbeddings
+
+    keys_env.setenv("OPENAI_ORG_ID", ORG)
+    local = OpenAIEmbeddings(base_url="http://127.0.0.1:9/v1")._get_client().default_headers
+    assert "OpenAI-Organization" not in {k for k, v in local.items() if isinstance(v, str)}
+    home = OpenAIEmbeddings(api_key=OPENAI_KEY)._get_client().default_headers
+    assert home["OpenAI-Organization"] == ORG

@@ -50,3 +50,29 @@ def test_disabled_bar_writes_nothing(monkeypatch):
     with progress.BatchProgress(2, "quiet", enabled=False, stream=out) as bar:
         bar.update(False, False)
     assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("value, shown", [("1", True), ("0", False), ("yes", True), ("no", False), ("ON", True),
+                                          ("off", False), ("true", True), ("false", False), ("", True)])
+def test_the_documented_switch_is_read_alike_by_the_settings_and_the_bar(monkeypatch, tmp_path, value, shown):
+    """``JUDGELAB_PROGRESS`` is documented as a 0/1 switch (and live/final): the gateway's settings
+    and the bar both take it; 1 keeps the default drawing (final inside a pipeline notebook)."""
+    from judgelab.gateway.settings import resolve
+
+    monkeypatch.setenv(progress.ENV_PROGRESS, value)
+    monkeypatch.setenv(ENV_NOTEBOOK, "02_l4_cultural")
+    assert resolve(cache_path=tmp_path / "c.sqlite").progress is shown
+    assert progress.final_only() is True  # never raises for a documented value
+    out = io.StringIO()
+    with progress.BatchProgress(2, "judging", enabled=shown, stream=out) as bar:
+        bar.update(False, False)
+    assert (out.getvalue().count("\n") == 1) is shown
+
+
+def test_an_undocumented_progress_value_is_named_by_the_settings_too(monkeypatch, tmp_path):
+    from judgelab.gateway.errors import ConfigError
+    from judgelab.gateway.settings import resolve
+
+    monkeypatch.setenv(progress.ENV_PROGRESS, "sometimes")
+    with pytest.raises(ConfigError, match="JUDGELAB_PROGRESS='sometimes'"):
+        resolve(cache_path=tmp_path / "c.sqlite")

@@ -86,9 +86,12 @@ def test_a_json_object_server_answering_true_gets_a_repair_turn_and_nothing_is_c
 
 
 def test_batch_replies_are_just_as_strict(tmp_path):
-    with FakeChatServer(lambda body: {"score": True}) as srv:
+    """The canary (live) is answered validly; the batch line that follows answers ``true``."""
+    with FakeChatServer(lambda body: {"score": 7}, batch_replies=lambda body: {"score": True}) as srv:
         gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=0.01,
                                    batch_fallback="fail")
-        (res,) = gw.run_batch([ChatRequest(messages=[Message(role="user", content="rate it")], schema=Verdict)])
-    assert res.status == "failed" and "not converted" in res.error
+        canary, res = gw.run_batch([ChatRequest(messages=[Message(role="user", content=f"rate it {i}")], schema=Verdict)
+                                    for i in range(2)])
+        assert canary.ok and srv.n_calls == 1 and srv.count("batch_line") == 1
+    assert res.status == "failed" and "not converted" in res.error and res.failure == "invalid"

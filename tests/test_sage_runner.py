@@ -48,7 +48,8 @@ def scripted(body: dict, broken_round2: str | None = None):
         if broken_round2 == story:
             return '{"projection_bias_found": tru'          # malformed, every time (repairs fail too)
         return {"projection_bias_found": False, "explicitness_bias_found": False, "notes": "n", "scores": scores(2.0)}
-    if "model's validation error" in last or "did not validate" in last.lower() or "invalid" in last.lower():
+    if ("model's validation error" in last or "did not validate" in last.lower() or "invalid" in last.lower()
+            or "could not be accepted" in last):  # the gateway's repair turn (parsing.repair_message)
         return '{"projection_bias_found": tru'
     if last.startswith("ROUND 3"):
         return {"boundary_violation": False, "notes": "n", "scores": scores(3.0)}
@@ -71,10 +72,10 @@ def scripted(body: dict, broken_round2: str | None = None):
     raise AssertionError(f"unexpected prompt: {last[:80]}")
 
 
-def run(tmp_path, script, **kw) -> runner.SageRun:
+def run(tmp_path, script, canary: bool | None = None, **kw) -> runner.SageRun:
     with FakeChatServer(script) as srv:
         gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
-                                   cache_path=tmp_path / "c.sqlite", progress=False)
+                                   cache_path=tmp_path / "c.sqlite", progress=False, canary=canary)
         out = runner.run_layer(gw, corpus(), "L5", "smoke", stories=["a", "b"], **kw)
         out.sent = list(srv.calls)
         return out
@@ -158,7 +159,9 @@ def test_one_storys_calls_run_together_and_share_the_system_and_material_prefix(
 
 
 def test_a_failed_reply_is_recorded_and_never_scored(tmp_path):
-    out = run(tmp_path, lambda body: scripted(body, broken_round2="a"), modes=["content"])
+    # without the fan-out guard: a schema-invalid first reply of a shape would stop the run at its
+    # canary (test_gateway_canary); here each item's failure must be recorded where it happened
+    out = run(tmp_path, lambda body: scripted(body, broken_round2="a"), canary=False, modes=["content"])
     rows, s, f = out.rows, out.summary.set_index("story_id"), out.failures
     a = rows[rows["story_id"] == "a"]
     ev = a[a["track"] == "evaluator"]

@@ -198,10 +198,10 @@ class OpenAIEmbeddings(CachedBackend):
         if self._client is None:
             if not self.api_key and self._needs_key:
                 raise RuntimeError("OpenAIEmbeddings needs OPENAI_API_KEY (or api_key=...)")
-            import openai
+            from judgelab.gateway.settings import openai_client
             # a local server without JUDGELAB_API_KEY gets a placeholder (given None, the client
-            # would read OPENAI_API_KEY itself and send it there)
-            self._client = openai.OpenAI(api_key=self.api_key or "no-key", base_url=self.base_url,
+            # would read OPENAI_API_KEY itself and send it there); account headers as for chat
+            self._client = openai_client(self.api_key or "no-key", self.base_url, self.key_var,
                                          max_retries=self.max_retries)
         return self._client
 

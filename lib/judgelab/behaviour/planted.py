@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from judgelab.gateway.types import sent_columns
 from judgelab.stats import intervals
 from judgelab.stats.tests import adjust, paired_ttest
 
@@ -234,17 +235,29 @@ def sage_score(parsed) -> float:
 # ---------------------------------------------------------------- narrative judges
 
 def narrative_requests(paths: pd.DataFrame, knobs: dict, perturbations: Sequence[Perturbation],
-                       modes: Sequence[str], harden_too: bool = True):
+                       modes: Sequence[str], harden_too: bool = True, gw=None, agent_design: str | None = None):
     """(meta, requests) for each narrative (rows of notebook 09's selection) and mode: agent 0's
     request as notebook 09 sends it, one per perturbation (one title changed), and (``harden_too``)
-    the same again hardened."""
+    the same again hardened.
+
+    Agent 0 is notebook 09's, of the same design (``agent_design``, else
+    ``JUDGELAB_NARRATIVE_AGENTS``: :func:`judgelab.judges.agent_design`), and under the same guard:
+    with the judge's gateway ``gw`` given, a temperature on a judge that is sent none raises
+    ConfigError before any request is built (:func:`judgelab.narrative.judges.run.check_design`),
+    rather than being dropped while the table says it ran."""
+    from judgelab import judges as study_judges
     from judgelab.narrative.judges import prompts as judge_prompts
     from judgelab.narrative.judges import run as judges
     from judgelab.narrative.judges.settings import k_for
 
+    design = study_judges.agent_design(agent_design)
+    first = {c: judges.agent_spread(k_for(c, knobs["k"]), knobs["temperature_range"], knobs["seed"], design)[0]
+             for c in paths["collection"].unique()}
+    if gw is not None:
+        judges.check_design(gw, {c: [a] for c, a in first.items()})
     meta, reqs = [], []
     for row in paths.itertuples(index=False):
-        agent0 = judges.agent_spread(k_for(row.collection, knobs["k"]), knobs["temperature_range"], knobs["seed"])[0]
+        agent0 = first[row.collection]
         for p, hardened in _conditions(perturbations, harden_too):
             titles = list(row.titles) if p is None else insert_title(row.titles, p.text, p.position)
             one = pd.DataFrame([{"collection": row.collection, "pair_id": row.pair_id, "method": row.method,
@@ -264,12 +277,14 @@ def narrative_requests(paths: pd.DataFrame, knobs: dict, perturbations: Sequence
 # ---------------------------------------------------------------- results
 
 RESULT_COLUMNS = ["study", "item", "group", "layer", "mode", "perturbation", "direction", "disguise", "position",
-                  "hardened", "score", "status", "cached", "backend", "model", "profile"]
+                  "hardened", "score", "status", "cached", "temperature", "top_p", "reasoning_effort", "max_tokens",
+                  "seed", "backend", "model", "profile"]
 
 
 def tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
     """One row per planted-study call with its overall score (NaN and ``status="failed"`` when the
-    call failed)."""
+    call failed) and the sampling as sent (``ChatResult.sent_columns``: a reasoning model's effort
+    and budget, NaN temperature when none was sent), not as designed."""
     from judgelab.narrative.judges.schemas import overall_score
 
     rows = []
@@ -279,7 +294,7 @@ def tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
         if ok:
             score = sage_score(r.parsed) if m["study"] == "sage" else overall_score(m["mode"], r.parsed)
         rows.append({**m, "score": score, "status": "ok" if ok else "failed", "cached": bool(r.cached),
-                     "backend": r.backend, "model": r.model, "profile": profile})
+                     **sent_columns(r), "backend": r.backend, "model": r.model, "profile": profile})
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
 
 
@@ -379,7 +394,7 @@ def run_study(gw_sage, gw_narr, corpus: pd.DataFrame, stories: pd.DataFrame, pat
     chosen = family(knobs["perturbations"])
     meta_s, reqs_s = sage_requests(items, cfg, chosen, knobs["harden"])
     meta_n, reqs_n = narrative_requests(narratives, judge_knobs, chosen,
-                                        knobs["planted_modes"] or judge_knobs["modes"], knobs["harden"])
+                                        knobs["planted_modes"] or judge_knobs["modes"], knobs["harden"], gw=gw_narr)
     parts = [run(g, m, r, profile) for g, m, r in ((gw_sage, meta_s, reqs_s), (gw_narr, meta_n, reqs_n)) if r]
     summary = (f"SAGE: {len(items)} stories, {len(reqs_s)} calls; narrative: {len(narratives)} narratives, "
                f"{len(reqs_n)} calls; {len(chosen)} perturbations")

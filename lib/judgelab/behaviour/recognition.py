@@ -30,6 +30,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from judgelab import paths
+from judgelab.gateway.types import sent_columns
 from judgelab.stats import intervals
 from judgelab.prompting import parse_template
 
@@ -37,7 +38,7 @@ FUNCTION_WORDS = frozenset("the a an of and in on at to for from with by or".spl
 TITLE_JACCARD = 0.5
 PROBE_COLUMNS = ["story_id", "category", "tier", "mode", "claimed", "title_guess", "author_guess", "confidence",
                  "title_match", "author_match", "recognised", "status", "cached", "input_tokens", "output_tokens",
-                 "backend", "model", "profile"]
+                 "temperature", "top_p", "reasoning_effort", "max_tokens", "seed", "backend", "model", "profile"]
 
 
 def normalise(text: str) -> list[str]:
@@ -120,6 +121,7 @@ def tidy(meta: list[dict], results: list, stories: pd.DataFrame, profile: str) -
                "title_match": None, "author_match": None, "recognised": None,
                "status": "ok" if ok else "failed", "cached": bool(r.cached),
                "input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens,
+               **sent_columns(r),  # the sampling as sent, not the knobs' (a reasoning model gets none)
                "backend": r.backend, "model": r.model, "profile": profile}
         if ok:
             p = r.parsed

@@ -9,7 +9,9 @@ ledger rows notebooks 09 and 10 both tag ``notebook=09``; the appendix's holisti
   the validator's blind turn; every narrative judge request), estimated exactly, against the
   tokens the backend reported (``rel_diff`` = ledger / estimate - 1; a repair turn adds to the
   ledger's count);
-* cost: the ledger's ``cost_usd`` against the estimate's standard low-high range.
+* cost: the ledger's ``cost_usd`` against the estimate's standard low-high range; a line the
+  Batch API answered (``batch_id``), which the ledger prices at the batch rate, is counted at its
+  standard price here, so that a batch run is held to the same range as a live one.
 """
 from __future__ import annotations
 
@@ -45,6 +47,23 @@ def _first_round_ledger(ledger: pd.DataFrame) -> pd.Series:
                       for t, r in zip(ledger["track"], rnd)], index=ledger.index)
 
 
+def standard_cost(ledger: pd.DataFrame) -> pd.Series:
+    """The ledger's ``cost_usd`` at the standard price: a batch-answered line divided by its
+    model's batch share (``prices.csv``), every other line as it is."""
+    cost = pd.to_numeric(ledger["cost_usd"], errors="coerce")
+    if "batch_id" not in ledger:
+        return cost
+    from judgelab.gateway.ledger import PriceTable
+
+    prices = PriceTable.load()
+
+    def share(model, batch_id) -> float:
+        price = prices.lookup(str(model)) if isinstance(batch_id, str) and batch_id else None
+        return price.batch if price is not None and price.batch else 1.0
+
+    return cost / pd.Series([share(m, b) for m, b in zip(ledger["model"], ledger["batch_id"])], index=ledger.index)
+
+
 def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
     """One row per group (see module docstring). ``calls``: :attr:`Estimate.calls` (with the
     ``usd_standard_*`` columns); ``ledger``: :meth:`Gateway.ledger_frame` or its CSV."""
@@ -55,6 +74,7 @@ def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"the ledger lacks column(s) {missing}; expected Gateway.ledger_frame() columns")
     est_group, led_group = _group_estimate(calls), _group_ledger(ledger)
     led_first = _first_round_ledger(ledger)
+    standard = standard_cost(ledger)
     rows = []
     for group in sorted(set(est_group) | set(led_group)):
         e, lg = calls[est_group == group], ledger[led_group == group]
@@ -62,7 +82,7 @@ def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
         first_l = float(lg.loc[led_first[lg.index], "input_tokens"].sum())
         lo = float(e["usd_standard_low"].sum(min_count=1)) if len(e) else math.nan
         hi = float(e["usd_standard_high"].sum(min_count=1)) if len(e) else math.nan
-        spent = float(lg["cost_usd"].sum(min_count=1))
+        spent = float(standard[lg.index].sum(min_count=1))
         inside = (lo - 1e-12 <= spent <= hi + 1e-12) if not any(math.isnan(x) for x in (lo, hi, spent)) else None
         rows.append({"group": group, "calls_estimate": len(e), "calls_ledger": len(lg),
                      "calls_match": len(e) == len(lg), "first_input_estimate": first_e, "first_input_ledger": first_l,

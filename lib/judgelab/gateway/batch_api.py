@@ -199,6 +199,9 @@ def billed_failure(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_i
     response = rec.get("response") or {}
     if rec.get("error") or response.get("status_code") != 200:
         return None
+    from judgelab.gateway.canary import classify_reply
+
+    failure = "invalid"
     try:
         reply = reply_from_completion(response["body"], 0.0, gw.model_name)
     except Exception:  # noqa: BLE001 - a body without choices: billed, but its usage is all we can read
@@ -206,10 +209,13 @@ def billed_failure(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_i
         usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0), output_tokens=int(u.get("completion_tokens") or 0))
     else:
         usage = reply.usage or gw._estimate([m.model_dump() for m in req.messages], reply.text)
+        failure = classify_reply(reply.text, reply.finish_reason)
+    # ``failure`` is the class a live call of the same reply gets (invalid, empty, cut), so that the
+    # stop on alike failures counts batch lines as it counts live calls; the detail keeps the kind
     return ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {error}"), backend=gw.backend_name,
                       model=gw.model_name, usage=usage, key=key, n_attempts=1,
-                      tags=gw.redact({**req.tags, "batch_id": batch_id}),
-                      failure_detail=(f := line_failure(rec, gw.base_url, gw.model_name)), failure=f.kind)
+                      tags=gw.redact({**req.tags, "batch_id": batch_id}), batch_id=batch_id,
+                      failure_detail=line_failure(rec, gw.base_url, gw.model_name), failure=failure)
 
 
 def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
@@ -307,7 +313,8 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
         detail = rec.get("error") or (response.get("body") or {}).get("error")
         return None, f"batch {batch_id} line failed: HTTP {response.get('status_code')} {detail}"
     reply = reply_from_completion(response["body"], 0.0, gw.model_name)
-    parsed, verr = parse_reply(reply.text, req.schema, reply.finish_reason)
+    clipped: list[str] = []
+    parsed, verr = parse_reply(reply.text, req.schema, reply.finish_reason, clipped)
     if verr is not None:
         return None, f"invalid reply in batch {batch_id}: {verr}"
     usage = reply.usage or gw._estimate([m.model_dump() for m in req.messages], reply.text)
@@ -321,7 +328,7 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
     return ChatResult(status="ok", parsed=parsed, text=gw.redact(reply.text), backend=gw.backend_name,
                       model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
                       truncated=note is not None, truncation_note=note, sampling=req.sampling,
-                      tags=gw.redact({**req.tags, "batch_id": batch_id})), ""
+                      tags=gw.redact({**req.tags, "batch_id": batch_id}), clipped=clipped, batch_id=batch_id), ""
 
 
 _store = store_line  # the older private name

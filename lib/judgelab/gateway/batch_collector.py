@@ -394,7 +394,8 @@ class BatchCollector:
                           usage=billed.usage if billed is not None else Usage(),
                           n_attempts=1 if billed is not None else 0,
                           tags=billed.tags if billed is not None else self.gw.redact(dict(req.tags)),
-                          failure_detail=p.failure, failure=p.failure.kind if p.failure else None)
+                          batch_id=billed.batch_id if billed is not None else None, failure_detail=p.failure,
+                          failure=billed.failure if billed is not None else (p.failure.kind if p.failure else None))
 
     def close(self) -> None:
         self.jobs.close()

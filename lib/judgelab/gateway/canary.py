@@ -3,17 +3,23 @@
 Inside :meth:`Gateway.run_batch` and :meth:`Gateway.map` (live and batch mode) a :class:`FanOutGuard`
 watches every call:
 
-* **canary**: the first cache miss of every distinct request *shape* (:func:`shape_key`: model,
-  schema, the caller's ``shape`` tag if any, sampling as sent but the seed) is sent alone; the
-  other requests of that shape wait for it. When it comes back rejected (HTTP 4xx), empty or cut
-  at the token budget (:data:`CANARY_STOPS`), the fan-out stops after that one call with
-  :class:`FanOutStopped`, whose message names the setting to change. A cache hit counts as a
-  passed canary (a replay costs nothing);
+* **canary**: the first cache miss of every distinct request *shape* (:func:`shape_key`: what a
+  provider may reject, i.e. model, schema, the caller's ``shape`` tag if any, the token budget and
+  *which* sampling parameters are sent, not their values) is sent alone; the other requests of
+  that shape wait for it. Whatever way it fails (:func:`canary_stops`: rejected, empty, cut at the
+  budget, schema-invalid after its repairs, a 5xx or a timeout after its retries), the fan-out
+  stops after that one request with :class:`FanOutStopped`, whose message names the cause, the
+  URL, the model and the setting to change: the requests behind it would buy the same. Only a
+  failure of the item itself (its prompt too long for the context, a reply repeating the key)
+  lets the shape pass. A canary's reply cut at the budget, or empty, gets no repair turn (the
+  same budget buys the same cut), so a cut or empty canary costs one call. A cache hit counts as a passed canary (a
+  replay costs nothing);
 * **streak**: :data:`DEFAULT_STOP_AFTER` (``JUDGELAB_STOP_AFTER``) consecutive fresh calls that
   failed the same way (:func:`failure_key`: same status or error class) stop the fan-out with one
   error naming the URL, the model and the cause, instead of one failure row per item. A fresh
-  success resets the count; a schema violation (the model's answer, not the endpoint's) or a
-  prompt too long for the context (the item's) never counts.
+  success resets the count. A schema violation counts (live ``invalid`` and a batch line's the
+  same way: a model that keeps breaking the schema buys nothing more by going on); a prompt too
+  long for the context (the item's) never counts.
 
 On by default for the OpenAI-protocol backends; the embedded model (free, and a pipeline check
 with deliberately small budgets) runs without, unless asked (``JUDGELAB_CANARY=1``).
@@ -30,10 +36,10 @@ from judgelab.gateway.errors import ConfigError, GatewayError
 from judgelab.gateway.types import ChatRequest, ChatResult
 
 DEFAULT_STOP_AFTER = 4
-#: failure classes of a canary that stop the fan-out (repeating the call would buy the same)
-CANARY_STOPS = ("http_4xx", "empty", "cut")
-#: failure classes that are the item's or the model's answer, never the endpoint's: no streak
-NOT_STREAKED = ("invalid", "context_overflow", "repeats_key", None)
+#: failure classes that are the item's, never the endpoint's or the model's: no streak, no canary
+#: stop. Every other failure of a canary (http_4xx, http_500 after its retries, empty, cut,
+#: invalid after its repairs, timeout ...) stops its fan-out: the requests behind it would buy the same
+NOT_STREAKED = ("context_overflow", "repeats_key", None)
 _HTTP = re.compile(r"\bHTTP (\d{3})\b")
 
 
@@ -42,10 +48,23 @@ class FanOutStopped(GatewayError):
 
 
 def shape_key(request: ChatRequest, model: str) -> tuple:
-    """What makes requests fail alike: model, schema, the caller's ``shape`` tag, sampling but the seed."""
+    """What a provider may reject alike: model, schema, the caller's ``shape`` tag, the token
+    budget, and which sampling parameters are sent (their names, not their values).
+
+    Values are left out on purpose: the K agents of a design that differ only in temperature (or
+    seed) are one shape with one canary, not K canaries paid at once; a value the provider refuses
+    (a temperature on a reasoning model) is never sent (:mod:`judgelab.gateway.reasoning`)."""
     schema = request.schema.__name__ if request.schema is not None else None
-    sampling = request.sampling.model_dump(exclude={"seed"})
-    return (model, schema, request.tags.get("shape"), tuple(sorted(sampling.items())))
+    sampling = request.sampling
+    sent = tuple(sorted(name for name, value in sampling.model_dump(exclude={"max_tokens"}).items()
+                        if value is not None))
+    return (model, schema, request.tags.get("shape"), sampling.max_tokens, sent)
+
+
+def canary_stops(failure: str | None) -> bool:
+    """True when a canary that failed this way stops its fan-out: every failure but the item's own
+    (:data:`NOT_STREAKED`), an HTTP status that exhausted its retries (``http_500``) included."""
+    return failure not in NOT_STREAKED
 
 
 def classify_exception(exc: BaseException) -> str:
@@ -140,7 +159,7 @@ class FanOutGuard:
              ordinary: Callable[[], ChatResult]) -> ChatResult:
         """``canary()`` when this is the shape's first miss, else wait for the shape's canary and
         then ``ordinary()``. Raises :class:`FanOutStopped` when the canary failed as
-        :data:`CANARY_STOPS` says."""
+        :func:`canary_stops` says."""
         self.check()
         with self._lock:
             first = shape not in self.passed and shape not in self._pending
@@ -160,7 +179,7 @@ class FanOutGuard:
             gate.error = f"the canary request of its shape did not finish ({type(exc).__name__}: {exc})"
             raise
         finally:
-            if result is not None and result.failure in CANARY_STOPS:
+            if result is not None and not result.ok and canary_stops(result.failure):
                 gate.error = self.describe("canary", result, request, 1)
                 self.stopped = gate.error
             with self._lock:

@@ -82,6 +82,7 @@ class _Outcome:
     failure: str | None = None  # the class a fan-out groups by (gateway.canary: http_4xx, empty, cut ...)
     failure_detail: Failure | None = None  # the same in fields: kind, status, url, model (errors.KINDS)
     finish_reason: str | None = None
+    clipped: list = field(default_factory=list)  # free text cut to its cap (parsing.clip_free_text)
 
 
 class Gateway:
@@ -308,7 +309,7 @@ class Gateway:
                 result = self._miss(request, key)
             else:  # a shape's first miss goes alone, as an ordinary call even in batch mode
                 result = guard.call(shape_key(request, self.model_name), request,
-                                    lambda: self._recorded(self._live(request, key)),
+                                    lambda: self._recorded(self._canary(request, key)),
                                     lambda: self._recorded(self._miss(request, key)))
                 guard.record(result, request)
                 return result
@@ -329,6 +330,15 @@ class Gateway:
             stats["all_cached"] &= result.cached
             stats["failed"] |= result.status == "failed"
         return result
+
+    def _canary(self, request: ChatRequest, key: str) -> ChatResult:
+        """A shape's canary: an ordinary call whose reply cut at the budget, or empty, gets no repair
+        turn (:meth:`_converse`): the same budget buys the same cut, and the fan-out stops on it anyway."""
+        self._tls.canary = True
+        try:
+            return self._live(request, key)
+        finally:
+            self._tls.canary = False
 
     def _live(self, request: ChatRequest, key: str) -> ChatResult:
         """A miss answered by an ordinary call."""
@@ -431,7 +441,7 @@ class Gateway:
             model=self.model_name, usage=out.usage, latency_s=out.latency, truncated=out.note is not None,
             truncation_note=out.note, key=key, tags=self.redact(dict(request.tags)), sampling=request.sampling,
             failure=None if ok else (out.failure or "invalid"), finish_reason=out.finish_reason,
-            failure_detail=None if ok else out.failure_detail,
+            failure_detail=None if ok else out.failure_detail, clipped=out.clipped if ok else [],
         )
         if ok:  # errors and recorded failures are never cached
             self.cache.put(self.redact({
@@ -449,7 +459,7 @@ class Gateway:
                 "replicate": request.replicate, "sampling": request.sampling.model_dump(), "messages": messages,
                 "replies": out.turns, "status": result.status, "parsed": result.data, "error": out.error,
                 "usage": out.usage.model_dump(), "latency_s": out.latency, "attempts": out.attempts,
-                "truncation": out.note,
+                "truncation": out.note, "clipped": out.clipped,
             })
         return result
 
@@ -492,7 +502,8 @@ class Gateway:
             out.latency += reply.latency_s
             out.usage = out.usage + (reply.usage or self._estimate(messages, reply.text))
             out.text, out.reported = reply.text, reply.reported_model
-            out.parsed, verr = parse_reply(reply.text, request.schema, reply.finish_reason)
+            out.clipped = []  # the notes of the reply that is kept, not of a refused one
+            out.parsed, verr = parse_reply(reply.text, request.schema, reply.finish_reason, out.clipped)
             out.turns.append({"reply": reply.text, "finish_reason": reply.finish_reason, "error": verr})
             out.finish_reason = reply.finish_reason
             if verr is None:
@@ -502,8 +513,10 @@ class Gateway:
             out.failure = classify_reply(reply.text, reply.finish_reason)
             out.failure_detail = Failure(kind="invalid_reply", url=self.base_url, model=self.model_name)
             # an empty reply cut at the budget (a reasoning model spent it all thinking) comes
-            # back empty again on a repair turn with the same budget: do not pay for it twice
-            if request.schema is None or turn == self.max_repairs or (
+            # back empty again on a repair turn with the same budget: do not pay for it twice;
+            # nor for a canary's cut or empty reply, which stops its fan-out whatever a repair brings
+            cut_canary = (reply.finish_reason == "length" or out.failure == "empty") and getattr(self._tls, "canary", False)
+            if request.schema is None or turn == self.max_repairs or cut_canary or (
                     out.failure == "empty" and reply.finish_reason == "length"):
                 return messages
             messages = messages + [
@@ -579,7 +592,23 @@ class Gateway:
                 bar.update(res.cached, res.status == "failed")
                 return res
 
-            return self._parallel(self._guarded(guard, one), requests, self._workers(concurrency))
+            try:
+                return self._parallel(self._guarded(guard, one), requests, self._workers(concurrency))
+            except BaseException:
+                # a stop cancels the requests not yet handed out, but their batch lines were
+                # already answered and billed: every one of them goes into the ledger all the same
+                self._record_unclaimed(answered)
+                raise
+
+    def _record_unclaimed(self, answered: dict) -> None:
+        """The ledger rows of batch answers no worker took (:class:`~.batch_collector.Pending`):
+        a valid reply (cached, and billed) or a billed line that gave none."""
+        for p in answered.values():
+            if p.error is not None or not p.claim():
+                continue  # taken (and recorded) by a worker, or no batch ran at all
+            billed = p.result if p.result is not None else p.take_billed()
+            if billed is not None:
+                self.ledger.record(billed)
 
     # -- canary and streak (gateway.canary) -----------------------------------------------------
     def _guard(self) -> FanOutGuard | None:
@@ -650,6 +679,10 @@ class Gateway:
                         f"{effort_var} (minimal), or choose a non-reasoning model ({model_var}=gpt-4.1)")
             return (f"The reply did not fit max_tokens={sent.max_tokens}: raise the profile's max_tokens for "
                     f"this request, or choose another model ({model_var})")
+        if failure == "invalid":
+            return (f"The model's replies break the reply schema, repair turns included: choose another model "
+                    f"({model_var}), or check the study's schema and prompt version (a cap the reply must fit is "
+                    "stated in the schema's descriptions)")
         if failure == "http_4xx":
             return (f"The server rejects the request: check the model name and key ({model_var}, "
                     "OPENAI_API_KEY) or the setting the server's message names")

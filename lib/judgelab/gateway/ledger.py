@@ -1,10 +1,13 @@
 """The token and cost ledger: one row per ``Gateway.chat`` call.
 
 Costs come from an editable price table (``prices.csv`` beside this module, or any CSV with the
-columns ``model,input,cached_input,output[,context_window]`` in USD per million tokens). A model
+columns ``model,input,cached_input,output[,context_window][,batch]`` in USD per million tokens;
+``batch`` is the share of those prices the Batch API bills, empty for no discount). A model
 is priced by the longest table name that prefixes it (``gpt-4.1-2025-04-14`` -> ``gpt-4.1``);
 an unknown model costs NaN, never a guessed number. ``cost_usd`` is what the call costs when made
-fresh; ``spent_usd`` is what this run paid (0 for a cache hit).
+fresh, at the price it is billed: a line the Batch API answered (its ``batch_id`` column) at the
+batch rate, every other call at the standard price; ``spent_usd`` is what this run paid (0 for a
+cache hit), so that the run's spend is the provider's usage times this table.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ class Price:
     cached_input: float
     output: float
     context_window: int | None = None
+    #: share of the price billed through the Batch API (None: no batch discount)
+    batch: float | None = None
 
 
 class PriceTable:
@@ -51,11 +56,13 @@ class PriceTable:
         for lineno, rec in enumerate(csv.DictReader(lines), 2):
             try:
                 ctx = (rec.get("context_window") or "").strip()
+                share = (rec.get("batch") or "").strip()
                 rows[rec["model"].strip().lower()] = Price(
                     input=float(rec["input"]),
                     cached_input=float(rec.get("cached_input") or rec["input"]),
                     output=float(rec["output"]),
                     context_window=int(ctx) if ctx else None,
+                    batch=float(share) if share else None,
                 )
             except (KeyError, ValueError, TypeError) as exc:
                 raise ValueError(f"{path}: bad price row {rec!r} ({exc})") from exc
@@ -73,13 +80,16 @@ class PriceTable:
         self._memo[model] = self.rows[best] if best else None
         return self._memo[model]
 
-    def cost(self, model: str, input_tokens: int, output_tokens: int, cached_tokens: int = 0) -> float:
-        """USD for one call; cached prompt tokens at the cached-input price. NaN if unpriced."""
+    def cost(self, model: str, input_tokens: int, output_tokens: int, cached_tokens: int = 0,
+             batch: bool = False) -> float:
+        """USD for one call; cached prompt tokens at the cached-input price; ``batch``: the whole at
+        the table's Batch API share (OpenAI: half). NaN if unpriced."""
         price = self.lookup(model)
         if price is None:
             return math.nan
         fresh_in = max(input_tokens - cached_tokens, 0)
-        return (fresh_in * price.input + cached_tokens * price.cached_input + output_tokens * price.output) / 1e6
+        usd = (fresh_in * price.input + cached_tokens * price.cached_input + output_tokens * price.output) / 1e6
+        return usd * price.batch if batch and price.batch is not None else usd
 
 
 class Ledger:
@@ -93,7 +103,11 @@ class Ledger:
 
     def record(self, result: ChatResult) -> None:
         u = result.usage
-        cost = self.prices.cost(result.model, u.input_tokens, u.output_tokens, u.cached_tokens)
+        # a fresh line the Batch API answered is billed at the batch rate; a cache hit costs what
+        # the call would cost made fresh, and this run spends nothing on it
+        batch_id = result.batch_id or (result.tags.get("batch_id") if not result.cached else None)
+        cost = self.prices.cost(result.model, u.input_tokens, u.output_tokens, u.cached_tokens,
+                                batch=batch_id is not None)
         row = {
             **{f"{k}": v for k, v in result.tags.items()},
             "key": result.key,
@@ -111,7 +125,10 @@ class Ledger:
             "n_repairs": result.n_repairs,
             "n_attempts": result.n_attempts,
             "truncated": result.truncated,
+            "clipped": len(result.clipped),
         }
+        if batch_id is not None:
+            row["batch_id"] = batch_id
         row = redact(row, self.secrets)
         with self._lock:
             self._rows.append(row)

@@ -11,6 +11,14 @@ schema's declared ``type``/``enum`` (:func:`json_type_errors`: a boolean is not 
 float is not an integer, a string is not a number; an integer is a number, as in JSON Schema),
 then validates with pydantic in strict mode. Study schemas need no change: the guarantee is the
 gateway's, for every schema, on every backend and in batch mode.
+
+Free text longer than its cap is cut to the cap and recorded, never refused
+(:func:`clip_free_text`): a string's ``maxLength`` bounds what is kept, it is no judgement. OpenAI's
+strict mode is sent no ``maxLength`` (its schema states the cap in words instead,
+:func:`judgelab.gateway.schema.strict_schema`), so a capable model may well write a longer
+evidence quote; refusing it would pay two repair turns for a reply whose scores were valid all
+along. Only plain strings are cut: an ``enum``, ``const``, ``pattern`` or ``format`` is a value, and
+a wrong value is still refused.
 """
 from __future__ import annotations
 
@@ -124,12 +132,49 @@ def json_type_errors(value: Any, node: dict, loc: str = "") -> list[str]:
     return errors
 
 
-def validate_strict(value: Any, schema: type[BaseModel]) -> tuple[Any, str | None]:
+_VALUE_KEYS = ("enum", "const", "pattern", "format")
+
+
+def clip_free_text(value: Any, node: dict, loc: str = "") -> tuple[Any, list[str]]:
+    """``value`` with every plain string longer than its schema's ``maxLength`` cut to it, and one
+    ``loc: N chars cut to M`` note per cut (empty when nothing was cut). Strings under an
+    ``enum``/``const``/``pattern``/``format`` and inside ``anyOf``/``oneOf`` are left alone."""
+    if isinstance(value, str):
+        cap = node.get("maxLength")
+        if node.get("type") == "string" and cap is not None and len(value) > cap \
+                and not any(k in node for k in _VALUE_KEYS):
+            return value[:int(cap)], [f"{loc or '<root>'}: {len(value)} chars cut to {int(cap)}"]
+        return value, []
+    notes: list[str] = []
+    if isinstance(value, dict) and "properties" in node:
+        out = dict(value)
+        for name, sub in node["properties"].items():
+            if name in out:
+                out[name], more = clip_free_text(out[name], sub, f"{loc}.{name}" if loc else name)
+                notes += more
+        return out, notes
+    if isinstance(value, list) and isinstance(node.get("items"), dict):
+        out_list = []
+        for i, sub in enumerate(value):
+            clipped, more = clip_free_text(sub, node["items"], f"{loc}.{i}" if loc else str(i))
+            out_list.append(clipped)
+            notes += more
+        return out_list, notes
+    return value, notes
+
+
+def validate_strict(value: Any, schema: type[BaseModel], clipped: list[str] | None = None) -> tuple[Any, str | None]:
     """(object, None) when ``value`` holds the schema's JSON types and validates in pydantic's
-    strict mode, else (None, the error for a repair turn)."""
+    strict mode, else (None, the error for a repair turn). Over-long free text is cut first
+    (:func:`clip_free_text`); its notes are appended to ``clipped`` when given."""
     from judgelab.gateway.schema import model_schema
 
-    wrong = json_type_errors(value, model_schema(schema))
+    node = model_schema(schema)
+    wrong = json_type_errors(value, node)
+    if not wrong:
+        value, notes = clip_free_text(value, node)
+        if clipped is not None:
+            clipped.extend(notes)
     if wrong:
         more = f"; ... and {len(wrong) - 8} more" if len(wrong) > 8 else ""
         return None, "schema violation: " + "; ".join(wrong[:8]) + more
@@ -139,10 +184,12 @@ def validate_strict(value: Any, schema: type[BaseModel]) -> tuple[Any, str | Non
         return None, f"schema violation: {describe_validation_error(exc)}"
 
 
-def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason: str | None = None) -> tuple[Any, str | None]:
+def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason: str | None = None,
+                clipped: list[str] | None = None) -> tuple[Any, str | None]:
     """(parsed object, None) on success, (None, error text) on failure.
 
-    Free-text requests (``schema=None``) succeed with any non-empty reply.
+    Free-text requests (``schema=None``) succeed with any non-empty reply. ``clipped`` (a list)
+    receives a note per string cut to its cap (:func:`clip_free_text`).
     """
     cut = " — the reply was cut off by max_tokens" if finish_reason == "length" else ""
     if text is None or not text.strip():
@@ -153,8 +200,13 @@ def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason:
         value = extract_json(text)
     except ValueError as exc:
         return None, f"{exc}{cut}"
-    parsed, error = validate_strict(value, schema)
-    return (parsed, None) if error is None else (None, f"{error}{cut}")
+    notes: list[str] = []
+    parsed, error = validate_strict(value, schema, notes)
+    if error is not None:
+        return None, f"{error}{cut}"
+    if clipped is not None:
+        clipped.extend(notes)
+    return parsed, None
 
 
 def repair_message(error: str, schema: type[BaseModel]) -> str:

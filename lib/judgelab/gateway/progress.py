@@ -4,7 +4,8 @@ Live when a person watches (a terminal, JupyterLab). In a notebook executed by t
 (papermill; ``judgelab.pipeline`` sets :data:`judgelab.provenance.ENV_NOTEBOOK` for its kernel)
 every redraw would be stored in the executed notebook as one more snapshot of the bar, so there
 the bar draws nothing while it runs and writes one final line when it closes.
-``JUDGELAB_PROGRESS=live`` or ``final`` chooses explicitly.
+``JUDGELAB_PROGRESS=live`` or ``final`` chooses explicitly; ``0`` (``false``, ``no``, ``off``) hides
+the bar and ``1`` (``true``, ``yes``, ``on``) shows it, live or final as above (:func:`setting`).
 """
 from __future__ import annotations
 
@@ -20,13 +21,30 @@ from judgelab.provenance import ENV_NOTEBOOK
 ENV_PROGRESS = "JUDGELAB_PROGRESS"
 
 
+_SHOW, _HIDE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def setting(value: str | None = None) -> tuple[bool, str | None]:
+    """(shown, ``"live"``/``"final"``/None for the default way) of ``JUDGELAB_PROGRESS`` (or
+    ``value``): the 0/1 switch its documentation names, or the way to draw it.
+
+    One reader for both the gateway's settings (shown or not) and the bar (how), so that every
+    value the documentation gives works in both places and any other is named as an error."""
+    text = (os.environ.get(ENV_PROGRESS, "") if value is None else str(value)).strip().lower()
+    if text in ("live", "final"):
+        return True, text
+    if not text or text in _SHOW:
+        return True, None
+    if text in _HIDE:
+        return False, None
+    raise ValueError(f"{ENV_PROGRESS}={text!r}: expected 1 or 0 (yes/no, on/off), or 'live' or 'final'")
+
+
 def final_only() -> bool:
     """True when only the bar's last state should be written (see the module docstring)."""
-    mode = os.environ.get(ENV_PROGRESS, "").strip().lower()
-    if mode in ("live", "final"):
+    _, mode = setting()
+    if mode is not None:
         return mode == "final"
-    if mode:
-        raise ValueError(f"{ENV_PROGRESS}={mode!r}: expected 'live' or 'final'")
     return bool(os.environ.get(ENV_NOTEBOOK))
 
 

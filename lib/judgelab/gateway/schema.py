@@ -8,8 +8,15 @@ Two dialects:
   unbounded strings can run until ``max_tokens`` cuts the JSON, so every string gets a
   ``maxLength`` (and every array a ``maxItems``).
 * :func:`strict_schema` for OpenAI structured outputs (``strict: true``): every object closes with
-  ``additionalProperties: false`` and lists all its properties as required; keywords the strict
-  mode rejects (``default``, ``maxLength``, ``title`` on the root is fine) are dropped.
+  ``additionalProperties: false`` and lists all its properties as required; ``default``,
+  ``examples`` and the string length bounds ``minLength``/``maxLength`` are dropped (OpenAI's
+  structured-outputs guide long listed the length bounds among the keywords strict mode refuses,
+  still does for fine-tuned models, and OpenAI-compatible providers differ: a schema some endpoint
+  refuses with HTTP 400 would stop the whole run). A dropped length cap is not dropped from the
+  contract: it is stated in the property's ``description`` ("At most 400 characters."), which the
+  model reads, so what the reply must fit is what the model is told; and validation cuts a longer
+  string to the cap and records it rather than failing the reply
+  (:func:`judgelab.gateway.parsing.clip_free_text`).
 
 Both inline ``$ref``s so that no backend has to resolve references. The reply is always
 validated afterwards by the original pydantic model, which enforces the real constraints.
@@ -110,12 +117,22 @@ def _strict_node(node: dict) -> dict:
     if values is not None:
         keep = {k: v for k, v in node.items() if k in ("description",)}
         return {**keep, "type": node["type"], "enum": values}
+    if node.get("type") == "string" and node.get("maxLength") is not None:
+        node["description"] = cap_sentence(node.get("description"), int(node["maxLength"]))
     for key in _STRICT_DROP:
         node.pop(key, None)
     if node.get("type") == "object" and "properties" in node:
         node["additionalProperties"] = False
         node["required"] = list(node["properties"])
     return node
+
+
+def cap_sentence(description: str | None, max_chars: int) -> str:
+    """``description`` followed by the cap in words, as a strict schema states it."""
+    head = (description or "").strip()
+    if head and not head.endswith((".", "!", "?")):
+        head += "."
+    return f"{head} At most {max_chars} characters.".strip()
 
 
 def _walk(node: Any, fn) -> Any:

@@ -5,7 +5,7 @@ Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatib
 ``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read),
 ``JUDGELAB_CACHE_MODE`` (normal | replay | refresh), ``JUDGELAB_CONCURRENCY``, ``JUDGELAB_RPM``,
 ``JUDGELAB_TPM``, ``JUDGELAB_CACHE_PATH`` (default ``paths.cache_dir()/llm_cache.sqlite``),
-``JUDGELAB_PROGRESS`` (0 hides progress bars), ``JUDGELAB_BATCH`` (1 sends every cache miss
+``JUDGELAB_PROGRESS`` (0 hides progress bars, 1 shows them; ``live`` or ``final`` says how), ``JUDGELAB_BATCH`` (1 sends every cache miss
 through the OpenAI Batch API, see :mod:`judgelab.gateway.batch_collector`; ``make ... BATCH=1``),
 ``JUDGELAB_BATCH_POLL_S`` (seconds between polls of a running batch, default 30),
 ``JUDGELAB_BATCH_FALLBACK`` (what batch mode does with requests a batch left unanswered: ``stop``,
@@ -20,7 +20,8 @@ Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` is sent only to OpenAI's own API
 (``https://api.openai.com``, or a regional ``https://<region>.api.openai.com``); any other base
 URL gets ``JUDGELAB_API_KEY``, or no key at all when it is unset (a local vLLM, Ollama or
 llama.cpp server needs none), never ``OPENAI_API_KEY``. To give a trusted proxy your OpenAI key,
-set ``JUDGELAB_API_KEY`` to it explicitly.
+set ``JUDGELAB_API_KEY`` to it explicitly. ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` (read by the
+``openai`` client) go only with ``OPENAI_API_KEY`` to OpenAI's own API (:func:`openai_client`).
 """
 from __future__ import annotations
 
@@ -120,6 +121,31 @@ def api_key_for(base_url: str | None) -> tuple[str | None, str]:
     return _env(var), var
 
 
+#: what the ``openai`` client reads by itself and sends as OpenAI-Organization / OpenAI-Project
+ACCOUNT_VARS = ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
+
+
+def sends_account_headers(base_url: str | None, key_var: str) -> bool:
+    """True when ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID`` may go with a call: only with
+    ``OPENAI_API_KEY`` to OpenAI's own API. They name an OpenAI account; another host has no use
+    for them and should not learn them."""
+    return key_var == OPENAI_KEY_VAR and (base_url is None or is_openai_url(base_url))
+
+
+def openai_client(api_key: str, base_url: str | None, key_var: str, **kwargs):
+    """The official client for ``base_url``, with the organisation and project headers only where
+    :func:`sends_account_headers` allows them (the client itself would read them from the
+    environment for any host)."""
+    import openai
+
+    client = openai.OpenAI(api_key=api_key, base_url=base_url, **kwargs)
+    if not sends_account_headers(base_url, key_var):
+        # read by the client's default_headers on every request: None leaves both headers out
+        client.organization = None
+        client.project = None
+    return client
+
+
 def resolve_batch_fallback(value: str | None = None) -> str:
     """The batch fallback: the argument, else ``JUDGELAB_BATCH_FALLBACK``, else ``stop``."""
     choice = (value or _env("JUDGELAB_BATCH_FALLBACK") or DEFAULT_BATCH_FALLBACK).strip().lower()
@@ -172,7 +198,15 @@ def resolve(
             from judgelab import paths
 
             cache_path = paths.cache_dir() / "llm_cache.sqlite"
-    show = progress if progress is not None else (_env("JUDGELAB_PROGRESS") or "1") not in ("0", "false", "no")
+    if progress is not None:
+        show = progress
+    else:
+        from judgelab.gateway.progress import setting
+
+        try:
+            show = setting()[0]
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
     return Settings(
         backend=backend,
         model=model or _env("JUDGELAB_MODEL"),

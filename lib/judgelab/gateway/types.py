@@ -8,7 +8,7 @@ never a default value.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -150,7 +150,9 @@ class ChatResult(BaseModel):
     design's. ``failure`` classifies a failed call (:mod:`judgelab.gateway.canary`: ``http_4xx``,
     ``http_<status>``, timeout, connection, empty, cut, invalid, context_overflow ...),
     ``failure_detail`` says the same in groupable fields (:class:`Failure`: kind, status, URL,
-    model) and ``finish_reason`` is the last reply's.
+    model) and ``finish_reason`` is the last reply's. ``clipped`` lists the free-text fields of a
+    fresh reply cut to their cap (``loc: N chars cut to M``; :func:`judgelab.gateway.parsing.clip_free_text`).
+    ``batch_id`` names the Batch API job that answered a fresh call (billed at the batch rate).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
@@ -174,10 +176,19 @@ class ChatResult(BaseModel):
     failure: str | None = None
     failure_detail: Failure | None = None
     finish_reason: str | None = None
+    clipped: list[str] = Field(default_factory=list)
+    batch_id: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    #: the columns a table records for the sampling as sent (:meth:`sent_columns`)
+    SENT_COLUMNS: ClassVar[tuple[str, ...]] = ("temperature", "top_p", "reasoning_effort", "max_tokens", "seed")
+
+    def sent_columns(self) -> dict:
+        """The sampling as sent, as table columns (:func:`sent_columns`)."""
+        return sent_columns(self)
 
     @property
     def data(self) -> dict | None:
@@ -185,3 +196,16 @@ class ChatResult(BaseModel):
         if isinstance(self.parsed, BaseModel):
             return self.parsed.model_dump()
         return None
+
+
+def sent_columns(result: Any) -> dict:
+    """The sampling as sent of a result (its ``sampling``), as the columns
+    :attr:`ChatResult.SENT_COLUMNS`: temperature and top_p NaN when none was sent, reasoning_effort
+    None for a model that takes none; all missing when the result carries no sampling."""
+    s = getattr(result, "sampling", None)
+    nan = float("nan")
+    if s is None:
+        return {"temperature": nan, "top_p": nan, "reasoning_effort": None, "max_tokens": None, "seed": None}
+    return {"temperature": nan if s.temperature is None else float(s.temperature),
+            "top_p": nan if s.top_p is None else float(s.top_p), "reasoning_effort": s.reasoning_effort,
+            "max_tokens": int(s.max_tokens), "seed": s.seed}

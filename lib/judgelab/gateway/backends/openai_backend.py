@@ -38,7 +38,7 @@ from judgelab.gateway.errors import ConfigError, ContextOverflowError, Permanent
 from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.retry import parse_retry_after
 from judgelab.gateway.schema import grammar_schema, strict_schema
-from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for
+from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for, openai_client
 from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply
@@ -118,7 +118,7 @@ class OpenAIBackend:
                 # local servers ignore it; the client insists on one, and given None it would read
                 # OPENAI_API_KEY itself and send it here
                 key = "no-key"
-            self._client = openai.OpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s)
+            self._client = openai_client(key, self.base_url, self.key_var, max_retries=0, timeout=self.timeout_s)
         return self._client
 
     def _missing_key(self) -> str:
