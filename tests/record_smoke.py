@@ -8,7 +8,8 @@ rounds a greedy decode; a request that is not in the file fails the test loudly,
 
 This runs every notebook in the smoke profile, as ``make all PROFILE=smoke`` does, into a fresh
 output root with the cache in normal mode (the live embedded model answers), then writes exactly the
-entries that the run's ledgers name. Re-record when a prompt, a schema, a smoke setting or anything
+entries that the run's ledgers name, with the calls that failed in it (kept apart from the answers,
+served in replay as the same failures). Re-record when a prompt, a schema, a smoke setting or anything
 that changes a request changed; the model's own tests (marker ``llm``) keep the live engine tested.
 
 ``--reuse`` starts from the committed file (its replies are cache hits; only new requests reach the
@@ -62,10 +63,13 @@ def record(out: Path = REPLAY, reuse: bool = False, keep: Path | None = None) ->
             raise SystemExit(f"[record-smoke] the run's ledgers under {root} name no cache key: nothing to record")
         out.parent.mkdir(parents=True, exist_ok=True)
         n = cache.export_jsonl(out, keys=keys)
-        missing = len(keys) - n
-        print(f"[record-smoke] {n} replies written to {out.relative_to(ROOT)} ({out.stat().st_size / 1e6:.2f} MB) "
-              f"in {time.monotonic() - start:.0f} s" + (f"; {missing} keys had no cached reply (failed calls)" if missing else ""),
-              flush=True)
+        failed = sum(1 for key, _ in cache.failures() if key in keys)
+        print(f"[record-smoke] {n} replies and {failed} recorded failures (calls that failed in the run, replayed "
+              f"as failures) written to {out.relative_to(ROOT)} ({out.stat().st_size / 1e6:.2f} MB) "
+              f"in {time.monotonic() - start:.0f} s", flush=True)
+        if n + failed < len(keys):
+            print(f"[record-smoke] {len(keys) - n - failed} requests of the run have neither: the replay will miss them",
+                  flush=True)
         return n
 
 

@@ -171,3 +171,44 @@ def test_numpy_tags_from_dataframes_are_stored(tmp_path):
     assert res.status == "ok"
     (row,) = list(gw.cache.rows())
     assert row["tags"] == {"item": 3, "score": 0.5}
+
+
+def test_a_recorded_failure_replays_as_that_failure_and_normal_mode_asks_again(tmp_path):
+    """A fresh call that failed (here: a reply that never fits the schema, repaired and failed) is no
+    answer: normal mode asks again. Replay serves it as the same failure, so a run whose table holds
+    a failed row replays to that table instead of stopping at a miss; the export carries it."""
+    def plain(path, mode="normal"):  # no canary: a failing first call would stop the fan-out by design
+        gw = gw_for(srv, path, mode)
+        gw.canary = False
+        return gw
+
+    with FakeChatServer(lambda body: {"wrong": 1}) as srv:
+        gw = plain(tmp_path / "a.sqlite")
+        (first,) = gw.run_batch([req(1)])
+        assert first.status == "failed" and not gw.cache.contains(gw.key(req(1)))
+        calls = srv.n_calls
+        (again,) = plain(tmp_path / "a.sqlite").run_batch([req(1)])
+        assert again.status == "failed" and srv.n_calls > calls  # normal mode: asked again
+        calls = srv.n_calls
+        (replayed,) = gw_for(srv, tmp_path / "a.sqlite", "replay").run_batch([req(1)])
+        assert srv.n_calls == calls
+        assert (replayed.status, replayed.cached, replayed.failure, replayed.error) == (
+            "failed", True, again.failure, again.error)
+        assert replayed.parsed is None
+        gw.cache.export_jsonl(tmp_path / "handoff.jsonl.gz")
+        other = ResponseCache(tmp_path / "b.sqlite")
+        other.import_jsonl(tmp_path / "handoff.jsonl.gz")
+        (elsewhere,) = gw_for(srv, tmp_path / "b.sqlite", "replay").run_batch([req(1)])
+        assert srv.n_calls == calls and elsewhere.status == "failed" and elsewhere.error == again.error
+
+
+def test_a_gzip_export_is_the_same_bytes_for_the_same_entries(tmp_path):
+    with FakeChatServer() as srv:
+        src = gw_for(srv, tmp_path / "a.sqlite")
+        src.run_batch([req(i) for i in range(3)])
+        assert src.cache.export_jsonl(tmp_path / "one.jsonl.gz") == 3
+        assert src.cache.export_jsonl(tmp_path / "two.jsonl.gz", keys={src.key(req(0))}) == 1
+        src.cache.export_jsonl(tmp_path / "three.jsonl.gz")
+        assert (tmp_path / "one.jsonl.gz").read_bytes() == (tmp_path / "three.jsonl.gz").read_bytes()
+        dst = ResponseCache(tmp_path / "b.sqlite")
+        assert dst.import_jsonl(tmp_path / "two.jsonl.gz") == 1 and dst.contains(src.key(req(0)))

@@ -4,8 +4,10 @@ The cache is the reproducibility artifact of the compendium: a reviewer handed t
 JSONL export) replays every LLM answer with no key and no model. The key covers everything that
 can change an answer: backend identity, model, base URL, the full messages, every sampling
 setting, seed, replicate index, output schema and prompt-template version. Tags (accounting
-labels) are stored but are not part of the key. Only successful results are written — errors and
-recorded failures never are, so a re-run tries them again.
+labels) are stored but are not part of the key. Only successful results are answers — a failure
+is never served as one, so a re-run in normal mode asks again. A fresh call that failed is kept
+apart, in the ``failures`` table, for replay alone: a run whose tables hold a failed row (a cut or
+invalid reply, recorded, never scored) replays to the same tables instead of stopping at a miss.
 
 Each thread gets its own connection; each write is one transaction (``INSERT OR REPLACE``), so a
 run killed at any moment leaves every completed call in the file and no half-written row.
@@ -52,7 +54,14 @@ CREATE TABLE IF NOT EXISTS batches (
     collected_at REAL
 );
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);
+CREATE TABLE IF NOT EXISTS failures (
+    key TEXT PRIMARY KEY,
+    result_json TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
 """
+#: the JSONL export's marker of a recorded failure (a line ``{"recorded_failure": {...}}``)
+FAILURE_LINE = "recorded_failure"
 
 _COLUMNS = (
     "key", "request_json", "text", "parsed_json", "usage_json", "latency_s", "reported_model",
@@ -153,6 +162,27 @@ class ResponseCache:
                 [row[c] for c in _COLUMNS],
             )
 
+    def put_failure(self, key: str, result: dict[str, Any]) -> None:
+        """Keep a fresh call's failure (the ChatResult's fields, redacted by the caller) for replay."""
+        conn = self._conn()
+        with conn:
+            conn.execute("INSERT OR REPLACE INTO failures (key, result_json, created_at) VALUES (?, ?, ?)",
+                         (key, canonical_json(result), time.time()))
+
+    def get_failure(self, key: str) -> dict[str, Any] | None:
+        """The recorded failure of ``key`` (None when there is none, or when an answer superseded it)."""
+        if self.contains(key):
+            return None
+        row = self._conn().execute("SELECT result_json FROM failures WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def failures(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(key, recorded failure) of every failure no answer has superseded, in key order."""
+        cur = self._conn().execute("SELECT key, result_json FROM failures WHERE key NOT IN "
+                                   "(SELECT key FROM responses) ORDER BY key")
+        for key, raw in cur:
+            yield key, json.loads(raw)
+
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
@@ -164,16 +194,20 @@ class ResponseCache:
     # -- JSONL export / import -------------------------------------------------------------
     def export_jsonl(self, path: str | Path, keys: set[str] | None = None) -> int:
         """Write every entry (or those of ``keys``) as one JSON line, in key order; returns the
-        number written. A path ending in ``.gz`` is written gzip-compressed (with no timestamp in
-        its header, so the same entries give the same bytes)."""
+        number of answers written. Recorded failures follow as ``{"recorded_failure": ...}`` lines,
+        so that a replay of the export gives the failed rows too. A path ending in ``.gz`` is
+        written gzip-compressed (with no timestamp in its header: the same entries, the same bytes)."""
         path = Path(path)
         lines = [canonical_json(entry) + "\n" for entry in sorted(self.rows(), key=lambda e: e["key"])
                  if keys is None or entry["key"] in keys]
+        n_answers = len(lines)
+        lines += [canonical_json({FAILURE_LINE: {"key": key, "result": result}}) + "\n"
+                  for key, result in self.failures() if keys is None or key in keys]
         data = "".join(lines).encode("utf-8")
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
         tmp.replace(path)
-        return len(lines)
+        return n_answers
 
     def import_jsonl(self, path: str | Path, overwrite: bool = False) -> int:
         """Load entries written by :meth:`export_jsonl`; returns the number inserted.
@@ -191,6 +225,11 @@ class ResponseCache:
                     continue
                 try:
                     entry = json.loads(line)
+                    if FAILURE_LINE in entry:
+                        failure = entry[FAILURE_LINE]
+                        conn.execute(f"{verb} INTO failures (key, result_json, created_at) VALUES (?, ?, ?)",
+                                     (failure["key"], canonical_json(failure["result"]), time.time()))
+                        continue
                     row = _encode(entry)
                     values = [row[c] for c in _COLUMNS]
                 except (ValueError, KeyError) as exc:

@@ -300,7 +300,10 @@ class Gateway:
         result = self._lookup(request, key)
         if result is None:
             if self.cache_mode == "replay":
-                raise ReplayMissError(self._miss_message(request, key))
+                failed = self._recorded_failure(request, key)
+                if failed is None:
+                    raise ReplayMissError(self._miss_message(request, key))
+                return self._recorded(failed)
             if guard is None or self._in_pending_batch(key):
                 # a request a recorded batch already holds passed its shape's canary before that
                 # batch was submitted: asking it live again (a resumed run) would pay twice
@@ -397,6 +400,15 @@ class Gateway:
             else:
                 self._inflight[key] = (lock, users - 1)
 
+    def _recorded_failure(self, request: ChatRequest, key: str) -> ChatResult | None:
+        """In replay, the failure a fresh call of the recorded run ended in (its row failed there
+        too), served as that failure; None when the cache holds none."""
+        stored = self.cache.get_failure(key)
+        if stored is None:
+            return None
+        return ChatResult.model_validate({**stored, "cached": True, "key": key,
+                                          "tags": self.redact(dict(request.tags)), "sampling": request.sampling})
+
     def _miss_message(self, request: ChatRequest, key: str) -> str:
         return (f"replay mode: no cached response for [{request.item_label()}] "
                 f"(template {request.template_version}, replicate {request.replicate}, "
@@ -443,7 +455,12 @@ class Gateway:
             failure=None if ok else (out.failure or "invalid"), finish_reason=out.finish_reason,
             failure_detail=None if ok else out.failure_detail, clipped=out.clipped if ok else [],
         )
-        if ok:  # errors and recorded failures are never cached
+        if not ok:  # never an answer; kept apart for replay (ResponseCache.put_failure)
+            self.cache.put_failure(key, self.redact(result.model_dump(
+                mode="json", include={"status", "text", "error", "n_repairs", "n_attempts", "backend", "model",
+                                      "usage", "latency_s", "truncated", "truncation_note", "failure",
+                                      "failure_detail", "finish_reason"})))
+        if ok:  # errors and recorded failures are never cached as answers
             self.cache.put(self.redact({
                 "key": key, "request": canonical_request(self._identity, request), "text": out.text,
                 "parsed": out.parsed.model_dump(mode="json") if request.schema is not None else None,
@@ -806,7 +823,8 @@ class Gateway:
         return out
 
     def _check_replay(self, requests: list[ChatRequest]) -> None:
-        misses = [r for r in requests if not self.cache.contains(self.key(r))]
+        misses = [r for r in requests if not self.cache.contains(self.key(r))
+                  and self.cache.get_failure(self.key(r)) is None]
         if misses:
             first = "; ".join(self._miss_message(r, self.key(r)) for r in misses[:3])
             raise ReplayMissError(f"{len(misses)} of {len(requests)} requests are not in the cache. {first}")
