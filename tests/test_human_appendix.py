@@ -124,7 +124,7 @@ def test_parameters_from_the_command_line():
     with pytest.raises(ValueError, match="unknown data set"):
         appendix.check_datasets("hanna")
     knobs = HUMAN_PROFILES["demo"]
-    assert appendix.stories_per_dataset(knobs, ["confederacy", "artifice"]) == {"confederacy": 26, "artifice": 6}
+    assert appendix.stories_per_dataset(knobs, ["confederacy", "artifice"]) == HUMAN_PROFILES["demo"]["n_stories"]
     assert appendix.stories_per_dataset(knobs, ["artifice"], "3") == {"artifice": 3}
     assert appendix.stories_per_dataset(knobs, ["artifice"], "all") == {"artifice": 6}
     with pytest.raises(ValueError, match="N_STORIES"):

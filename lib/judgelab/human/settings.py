@@ -5,7 +5,8 @@ both and the SAGE L5 content-limit evaluation (7 calls, SAGE's smoke knobs) on t
 a few minutes on the embedded SmolLM2-135M (~2.5 CPU-minutes measured). Two stories give no
 correlation (n < 3): the tables say so with NaN and a status.
 ``demo`` — 13 Confederacy stories (one per source) and 3 Art-or-Artifice stories (one per
-model), seeded, on the embedded model; the SAGE L5 evaluation on 2 of them (14 calls).
+model), seeded, on the embedded model; the SAGE L5 evaluation on 3 of them (21 calls, the fewest
+with a correlation).
 ``paper`` — every rated story with text: 65 Confederacy + 36 Art-or-Artifice.
 
 Knobs: ``n_stories`` per data set; ``selection`` (``shortest`` or ``random``, stratified by
@@ -53,7 +54,7 @@ HUMAN_PROFILES: dict[str, dict[str, Any]] = {
         "seed": 7,
         "sage_layer": "L5",
         "sage_mode": "content",
-        "sage_max_stories": 2,  # SAGE costs 7 calls a story; the holistic judge sees them all
+        "sage_max_stories": 3,  # SAGE costs 7 calls a story; 3, the fewest with a correlation
         "n_boot": 2000,
         "ci": 0.95,
         "boot_seed": 2024,
