@@ -1,6 +1,8 @@
-"""The claims scorecard (issue 28): verdict rules on hand-made inputs, the intervals against
-reference implementations, the power simulation against statsmodels' analytic t-test power, the
-register's entries, and the scorecard against hand-made tables with provenance sidecars."""
+"""The claims scorecard: verdict rules on hand-made inputs, the intervals against reference
+implementations, the power simulation against statsmodels' analytic t-test power, the register's
+entries, the run's design against the paper's, the scorecard against hand-made tables with
+provenance sidecars, and runs with known answers (a smoke run decides nothing; a run at the
+paper's design decides what its truth says)."""
 from __future__ import annotations
 
 import json
@@ -13,77 +15,89 @@ from scipy import stats
 from statsmodels.stats.power import TTestIndPower
 from statsmodels.stats.proportion import proportion_confint
 
-from judgelab.claims import intervals, power, register, scorecard
-from judgelab.claims.verdicts import CONSISTENT, INCONSISTENT, NOT_TESTABLE, UNDERPOWERED, decide
+from judgelab.claims import design, intervals, power, register, scorecard
+from judgelab.claims.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, NOT_REPRODUCED, NOT_RUN, NOT_TESTABLE,
+                                      REPRODUCED, VERDICTS, decide, expected_by_chance)
 
 
-def verdict(rule, paper=None, est=None, lo=None, hi=None, llm=False, embedded=False, p=None):
-    return decide(rule, paper_value=paper, estimate=est, ci_low=lo, ci_high=hi, llm_claim=llm,
-                  embedded_judge=embedded, p=p)
+def verdict(rule, paper=None, est=None, lo=None, hi=None, p=None):
+    return decide(rule, paper_value=paper, estimate=est, ci_low=lo, ci_high=hi, p=p)
 
 
 # ----------------------------------------------------------------------------- verdict rules
 
-def test_inside_ci_value_inside_is_consistent_outside_inconsistent():
-    rule = {"type": "inside_ci"}
-    assert verdict(rule, 0.988, 0.97, 0.95, 0.99).verdict == CONSISTENT
+def test_value_rule_reproduced_inside_the_margin_not_reproduced_beyond_it():
+    rule = {"type": "value", "margin": 0.02}
+    assert verdict(rule, 0.988, 0.98, 0.97, 0.995).verdict == REPRODUCED          # inside [0.968, 1.008]
     v = verdict(rule, 0.988, 0.90, 0.85, 0.95)
-    assert v.verdict == INCONSISTENT and v.ci_width == pytest.approx(0.10)
-    assert verdict(rule, 0.95, 0.90, 0.85, 0.95).verdict == CONSISTENT   # the bound is inside
+    assert v.verdict == NOT_REPRODUCED and v.ci_width == pytest.approx(0.10)      # excludes by more than 0.02
+    # excluding the paper's value by less than the margin is not a refutation
+    assert verdict(rule, 0.988, 0.965, 0.955, 0.975).verdict == INCONCLUSIVE
 
 
-def test_a_ci_wider_than_allowed_is_underpowered_with_its_width():
-    v = verdict({"type": "inside_ci", "max_ci_width": 0.2}, 0.5, 0.4, 0.1, 0.8)
-    assert v.verdict == UNDERPOWERED and v.ci_width == pytest.approx(0.7) and "0.7" in v.reason
-    # no interval at all (one story): underpowered, width infinite
-    v = verdict({"type": "inside_ci"}, 0.5, 0.4, math.nan, math.nan)
-    assert v.verdict == UNDERPOWERED and math.isinf(v.ci_width)
+def test_an_interval_that_holds_zero_never_reproduces_a_gap():
+    # a canonical - pulp gap of 0.13 with margin 0.1: an interval [-0.02, 0.24] is no reproduction
+    v = verdict({"type": "value", "margin": 0.1}, 0.13, 0.11, -0.02, 0.24)
+    assert v.verdict == INCONCLUSIVE
+    # the width that would decide: 2 (m - |est - paper|) = 2 (0.1 - 0.02) = 0.16, stated in the reason
+    assert v.decisive_width == pytest.approx(0.16) and "0.16" in v.reason
 
 
-def test_an_llm_claim_judged_by_the_embedded_model_is_not_testable_whatever_the_numbers():
-    v = verdict({"type": "inside_ci"}, 0.5, 0.5, 0.49, 0.51, llm=True, embedded=True)
-    assert v.verdict == NOT_TESTABLE
-    # a deterministic claim is testable on the same run
-    assert verdict({"type": "inside_ci"}, 0.5, 0.5, 0.49, 0.51, llm=False, embedded=True).verdict == CONSISTENT
-    # an LLM claim with a capable judge is tested
-    assert verdict({"type": "inside_ci"}, 0.5, 0.5, 0.49, 0.51, llm=True, embedded=False).verdict == CONSISTENT
+def test_no_interval_is_inconclusive_with_too_few_units():
+    v = verdict({"type": "value", "margin": 0.1}, 0.5, 0.4, math.nan, math.nan)
+    assert v.verdict == INCONCLUSIVE and math.isinf(v.ci_width) and "too few units" in v.reason
+    assert v.decisive_width == pytest.approx(0.0)     # |0.4 - 0.5| = the margin: the estimate sits on the edge
 
 
-def test_bounds_above_and_below():
-    above = {"type": "above", "bound": 0.92}
-    assert verdict(above, None, 0.96, 0.93, 0.98).verdict == CONSISTENT
-    assert verdict(above, None, 0.90, 0.85, 0.91).verdict == INCONSISTENT
-    assert verdict(above, None, 0.93, 0.90, 0.96).verdict == UNDERPOWERED
-    below = {"type": "below", "bound": 0.7}
-    assert verdict(below, None, 0.65, 0.60, 0.69).verdict == CONSISTENT
-    assert verdict(below, None, 0.80, 0.72, 0.88).verdict == INCONSISTENT
-    assert verdict(below, None, 0.68, 0.60, 0.75).verdict == UNDERPOWERED
+def test_bounds_above_and_below_with_their_margin():
+    above = {"type": "above", "bound": 0.92, "margin": 0.02}                      # threshold 0.90
+    assert verdict(above, None, 0.96, 0.93, 0.98).verdict == REPRODUCED
+    assert verdict(above, None, 0.921, 0.915, 0.927).verdict == REPRODUCED      # precise, within the margin
+    assert verdict(above, None, 0.86, 0.84, 0.89).verdict == NOT_REPRODUCED
+    v = verdict(above, None, 0.91, 0.85, 0.97)
+    assert v.verdict == INCONCLUSIVE and v.decisive_width == pytest.approx(0.02)
+    below = {"type": "below", "bound": 0.7, "margin": 0.05}                       # threshold 0.75
+    assert verdict(below, None, 0.65, 0.60, 0.74).verdict == REPRODUCED
+    assert verdict(below, None, 0.85, 0.80, 0.90).verdict == NOT_REPRODUCED
+    assert verdict(below, None, 0.72, 0.60, 0.80).verdict == INCONCLUSIVE
 
 
 def test_equivalence_margin():
-    rule = {"type": "equivalence", "margin": 0.05}
-    assert verdict(rule, 0.02, 0.01, -0.03, 0.04).verdict == CONSISTENT
-    assert verdict(rule, 0.02, 0.20, 0.10, 0.30).verdict == INCONSISTENT
-    assert verdict(rule, 0.02, 0.02, -0.10, 0.12).verdict == UNDERPOWERED
+    rule = {"type": "equivalence", "margin": 0.1}
+    assert verdict(rule, 0.02, 0.01, -0.03, 0.04).verdict == REPRODUCED
+    assert verdict(rule, 0.02, 0.20, 0.15, 0.30).verdict == NOT_REPRODUCED
+    assert verdict(rule, 0.02, 0.02, -0.15, 0.19).verdict == INCONCLUSIVE
 
 
-def test_direction_uses_the_papers_alpha_when_a_p_value_is_given():
-    rule = {"type": "direction", "sign": 1, "alpha": 0.001}
-    assert verdict(rule, 0.13, 0.2, 0.1, 0.3, p=0.0004).verdict == CONSISTENT
-    assert verdict(rule, 0.13, 0.2, 0.1, 0.3, p=0.004).verdict == UNDERPOWERED   # p < .05 but not < .001
-    assert verdict(rule, 0.13, -0.2, -0.3, -0.1, p=0.0001).verdict == INCONSISTENT  # the other way round
+def test_direction_uses_the_papers_alpha_and_tells_a_precise_null_from_a_wide_interval():
+    rule = {"type": "direction", "sign": 1, "alpha": 0.001, "margin": 0.1}
+    assert verdict(rule, 0.13, 0.2, 0.1, 0.3, p=0.0004).verdict == REPRODUCED
+    assert verdict(rule, 0.13, 0.2, 0.05, 0.35, p=0.004).verdict == INCONCLUSIVE  # p < .05 but not < .001
+    assert verdict(rule, 0.13, -0.2, -0.3, -0.1, p=0.0001).verdict == NOT_REPRODUCED  # the other way round
+    # a precise null: no effect of 0.1 or more on the claimed side
+    v = verdict(rule, 0.13, 0.01, -0.04, 0.06, p=0.6)
+    assert v.verdict == NOT_REPRODUCED and "0.1 or more" in v.reason
     # without a p-value the CI must exclude 0 on the claimed side
-    assert verdict({"type": "direction", "sign": -1}, None, -0.5, -0.9, -0.1).verdict == CONSISTENT
-    assert verdict({"type": "direction", "sign": -1}, None, -0.5, -0.9, 0.1).verdict == UNDERPOWERED
+    neg = {"type": "direction", "sign": -1, "margin": 0.2}
+    assert verdict(neg, None, -0.5, -0.9, -0.1).verdict == REPRODUCED
+    v = verdict(neg, None, -0.5, -0.9, 0.1)
+    assert v.verdict == INCONCLUSIVE and v.decisive_width == pytest.approx(1.0)   # 2 x 0.5 would exclude 0
 
 
 def test_bad_rules_are_refused_with_the_reason():
     with pytest.raises(ValueError, match="rule type"):
-        verdict({"type": "roughly"}, 1, 1, 0, 2)
+        verdict({"type": "roughly", "margin": 1}, 1, 1, 0, 2)
     with pytest.raises(ValueError, match="margin"):
         verdict({"type": "equivalence"}, 0, 0, -1, 1)
+    with pytest.raises(ValueError, match="positive margin"):
+        verdict({"type": "value", "margin": 0}, 0, 0, -1, 1)
     with pytest.raises(ValueError, match="CI low"):
-        verdict({"type": "inside_ci"}, 1, 1, 2, 0)
+        verdict({"type": "value", "margin": 1}, 1, 1, 2, 0)
+
+
+def test_expected_by_chance_is_five_in_a_hundred_decided_verdicts():
+    assert expected_by_chance(73) == pytest.approx(3.65)
+    assert expected_by_chance(0) == 0
 
 
 # ----------------------------------------------------------------------------- intervals
@@ -128,7 +142,7 @@ def test_icc_from_anova_matches_pingouin_icc1():
 def test_simulated_power_recovers_the_analytic_two_sample_t_power_at_d_08():
     analytic = TTestIndPower()
     truth = {"delta": 0.8, "sd_a": 1.0, "sd_b": 1.0, "share_a": 0.5}
-    rule = {"type": "direction", "sign": 1, "alpha": 0.05}
+    rule = {"type": "direction", "sign": 1, "alpha": 0.05, "margin": 0.0}
     for n_per_group in (10, 26):
         expected = analytic.power(effect_size=0.8, nobs1=n_per_group, alpha=0.05, ratio=1.0)
         n_sim = 4000
@@ -140,19 +154,19 @@ def test_simulated_power_recovers_the_analytic_two_sample_t_power_at_d_08():
 def test_the_n_for_80_percent_power_is_the_analytic_one_within_monte_carlo_error():
     analytic = math.ceil(TTestIndPower().solve_power(effect_size=0.8, power=0.8, alpha=0.05))  # 26 per group
     got = power.n_required("mean_diff", {"delta": 0.8, "sd_a": 1.0, "sd_b": 1.0, "share_a": 0.5},
-                           {"type": "direction", "sign": 1, "alpha": 0.05}, None, n_sim=2000, seed=5)
+                           {"type": "direction", "sign": 1, "alpha": 0.05, "margin": 0.0}, None, n_sim=2000, seed=5)
     assert abs(got / 2 - analytic) <= 3, (got, analytic)
 
 
 def test_power_is_unreachable_when_the_rule_can_never_be_met():
     # a correlation of 0.75 can never be shown to lie below 0.7
-    got = power.n_required("correlation", {"r": 0.75}, {"type": "below", "bound": 0.7}, None,
+    got = power.n_required("correlation", {"r": 0.75}, {"type": "below", "bound": 0.7, "margin": 0.0}, None,
                            n_sim=100, n_max=256, seed=1)
     assert math.isinf(got)
 
 
 def test_power_simulation_is_seeded():
-    args = ("correlation", {"r": 0.6}, {"type": "above", "bound": 0.3}, None, 30)
+    args = ("correlation", {"r": 0.6}, {"type": "above", "bound": 0.3, "margin": 0.0}, None, 30)
     assert power.power_at(*args, n_sim=300, seed=4) == power.power_at(*args, n_sim=300, seed=4)
 
 
@@ -181,17 +195,33 @@ def test_deterministic_and_llm_claims_are_both_registered():
 
 def test_a_bad_register_entry_names_the_claim_and_field(tmp_path):
     good = {"id": "x", "study": "sage", "label": "x", "wording": "w", "location": "l", "statistic": "s",
-            "kind": "mean", "unit": "story", "table": "t", "column": "c", "rule": {"type": "inside_ci"},
-            "llm": True, "notebook": "05", "function": "m:f",
+            "kind": "mean", "unit": "story", "table": "t", "column": "c", "rule": {"type": "value"},
+            "llm": True, "notebook": "05", "function": "m:f", "family": "f",
             "paper": {"ref": "judgelab.sage.analysis.paper_values:TABLE8", "keys": ["convergence_rate"]}}
     import yaml
 
-    def load(entry):
+    families = {"f": {"margin": 0.02, "reason": "why", "depends_on": ["judge_model"]},
+                "rel": {"margin": {"relative": 0.25}, "reason": "why"}}
+
+    def load(entry, fams=families, fixed="2026-12-03"):
         f = tmp_path / "c.yaml"
-        f.write_text(yaml.safe_dump({"claims": [entry]}))
+        f.write_text(yaml.safe_dump({"fixed": fixed, "families": fams, "claims": [entry]}))
         return register.load(f)
 
-    assert load(good)[0].paper_value() == pytest.approx(0.988)
+    (c,) = load(good)
+    assert c.paper_value() == pytest.approx(0.988) and c.margin == 0.02 and c.depends_on == ("judge_model",)
+    assert c.fixed == "2026-12-03" and c.margin_reason == "why"
+    assert load({**good, "family": "rel"})[0].margin == pytest.approx(0.25 * 0.988)   # a quarter of the paper's
+    with pytest.raises(register.RegisterError, match="family 'nope' not in"):
+        load({**good, "family": "nope"})
+    with pytest.raises(register.RegisterError, match="margin comes from the claim's family"):
+        load({**good, "rule": {"type": "value", "max_ci_width": 0.4}})
+    with pytest.raises(register.RegisterError, match="family f: needs margin and reason"):
+        load(good, fams={"f": {"margin": 0.1}})
+    with pytest.raises(register.RegisterError, match="depends_on .* not among"):
+        load(good, fams={"f": {"margin": 0.1, "reason": "r", "depends_on": ["the weather"]}})
+    with pytest.raises(register.RegisterError, match="fixed"):
+        load(good, fixed="")
     with pytest.raises(register.RegisterError, match="claim x: missing field.*table"):
         load({k: v for k, v in good.items() if k != "table"})
     with pytest.raises(register.RegisterError, match="claim x: paper.ref .* has no key 'nope'"):
@@ -207,7 +237,7 @@ KNOBS = {"power_simulations": 200, "power_n_max": 2000, "power_seed": 1}
 
 def _claim(**kw):
     base = dict(id="c", study="narrative", label="c", wording="w", location="l", statistic="s", kind="correlation",
-                unit="pair", table="t", column="r", rule={"type": "inside_ci"}, llm=False, notebook="09",
+                unit="pair", table="t", column="r", rule={"type": "value", "margin": 0.15}, llm=False, notebook="09",
                 function="m:f", paper={"ref": "judgelab.narrative.judges.paper_values:PAPER_OOD_CORRELATION",
                                        "keys": ["r"]}, inputs={"n": "n"}, where={"collection": "news"})
     base.update(kw)
@@ -225,7 +255,7 @@ def test_scorecard_reads_the_row_computes_the_fallback_ci_and_decides(tmp_path):
     rec = scorecard.evaluate(_claim(), tmp_path, KNOBS)
     lo, hi = (float(v) for v in intervals.correlation(0.70, 200)[1:])
     assert rec["estimate"] == 0.70 and (rec["ci_low"], rec["ci_high"]) == pytest.approx((lo, hi))
-    assert rec["ci_source"] == "scorecard fallback" and rec["verdict"] == CONSISTENT   # 0.729 inside
+    assert rec["ci_source"] == "scorecard fallback" and rec["verdict"] == REPRODUCED   # within 0.729 ± 0.15
     # the same numbers from an LLM claim of the embedded judge: not testable, with the n a live run needs
     rec = scorecard.evaluate(_claim(llm=True, power={"truth": {"r": "paper"}, "unit": "narratives"}), tmp_path, KNOBS)
     assert rec["verdict"] == NOT_TESTABLE and rec["judge"] == "llamacpp:smollm2"
@@ -238,7 +268,7 @@ def test_scorecard_prefers_the_tables_own_interval_columns(tmp_path):
     _write(tmp_path, df, embedded=False)
     rec = scorecard.evaluate(_claim(), tmp_path, KNOBS)
     assert rec["ci_source"] == "table" and rec["ci_method"] == "bootstrap over pairs"
-    assert rec["verdict"] == INCONSISTENT
+    assert rec["verdict"] == NOT_REPRODUCED
 
 
 def test_scorecard_keeps_a_tables_empty_interval_and_says_none_where_no_interval_exists(tmp_path):
@@ -247,11 +277,11 @@ def test_scorecard_keeps_a_tables_empty_interval_and_says_none_where_no_interval
                        "ci_method": ["cluster bootstrap (1 cluster < 2)"]})
     _write(tmp_path, df, embedded=False)
     rec = scorecard.evaluate(_claim(), tmp_path, KNOBS)
-    assert rec["ci_source"] == "table" and np.isnan(rec["ci_low"]) and rec["verdict"] == UNDERPOWERED
+    assert rec["ci_source"] == "table" and np.isnan(rec["ci_low"]) and rec["verdict"] == INCONCLUSIVE
     # no interval columns and no inputs: nothing computed, and the scorecard says so
     _write(tmp_path, pd.DataFrame({"collection": ["news"], "r": [0.70]}), embedded=False)
     rec = scorecard.evaluate(_claim(inputs={}), tmp_path, KNOBS)
-    assert rec["ci_source"] == scorecard.NO_INTERVAL and rec["verdict"] == UNDERPOWERED
+    assert rec["ci_source"] == scorecard.NO_INTERVAL and rec["verdict"] == INCONCLUSIVE
     assert rec["reason"] == "t.csv gives a point estimate only, with no interval to test it by"
 
 
@@ -269,11 +299,11 @@ def test_scorecard_reads_a_reciprocal_claim_from_the_tables_interval(tmp_path):
                        "r_gain_rel_ci_high": [0.6], "ci_method": ["pair bootstrap"]})
     _write(tmp_path, df, embedded=False)
     c = _claim(column="r_gain_rel", kind="ratio", where={"mode": "complex"}, inputs={}, offset=1.0, reciprocal=True,
-               rule={"type": "above", "bound": 0.6}, paper=None)
+               rule={"type": "above", "bound": 0.6, "margin": 0.0}, paper=None)
     rec = scorecard.evaluate(c, tmp_path, KNOBS)
     assert (rec["estimate"], rec["ci_low"], rec["ci_high"]) == pytest.approx((0.8, 0.625, 1.0))
     assert rec["ci_source"] == "table" and rec["ci_method"].startswith("pair bootstrap; reciprocal")
-    assert rec["verdict"] == CONSISTENT                                        # 0.625 > 0.6
+    assert rec["verdict"] == REPRODUCED                                        # 0.625 > 0.6
     with pytest.raises(register.RegisterError, match="reciprocal .* no fallback inputs"):
         register._check({**c.__dict__, "inputs": {"n": "n"}, "paper": {"ref": "judgelab.narrative.judges."
                                                                          "paper_values:PAPER_OOD_CORRELATION",
@@ -359,17 +389,19 @@ def test_the_scorecard_figure_standardises_each_claim_and_lets_no_text_collide(t
     from judgelab.claims import figure
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
-    rules = {"a": {"type": "inside_ci", "max_ci_width": 0.2}, "b": {"type": "above", "bound": 0.92},
-             "c": {"type": "equivalence", "margin": 0.05}, "d": {"type": "inside_ci"}}
+    rules = {"a": {"type": "value", "margin": 0.2}, "b": {"type": "above", "bound": 0.92, "margin": 0.02},
+             "c": {"type": "equivalence", "margin": 0.05}, "d": {"type": "value", "margin": 2.0}}
     card = pd.DataFrame({
         "claim_id": list("abcd"), "label": ["SAGE: a rather long claim label to wrap", "NT: ICC > 0.92", "mode", "NT: d"],
-        "verdict": [CONSISTENT, NOT_TESTABLE, UNDERPOWERED, INCONSISTENT],
+        "verdict": [REPRODUCED, NOT_TESTABLE, INCONCLUSIVE, NOT_REPRODUCED],
         "paper_value": [0.5, 0.961, 0.02, 2.0], "estimate": [0.55, 0.2, 0.0, 9.0],
         "ci_low": [0.45, -0.1, -0.5, 8.0], "ci_high": [0.65, 0.5, 0.5, 10.0]})
     z = figure.standardised(card, rules).set_index("claim_id")
-    # a: (0.55 - 0.5) / 0.2; b: the paper's value is the reference; c: its scale is |0.02|; d: |2.0|
+    # in units of each claim's margin: a: (0.55 - 0.5) / 0.2; b: a bound is the reference;
+    # c: "no effect" is centred on 0, scale its margin 0.05; d: (9 - 2) / 2
     assert z.loc["a", "z_estimate"] == pytest.approx(0.25) and z.loc["a", "z_paper_value"] == 0
-    assert z.loc["b", "reference"] == pytest.approx(0.961) and z.loc["c", "scale"] == pytest.approx(0.02)
+    assert z.loc["b", "reference"] == pytest.approx(0.92) and z.loc["b", "scale"] == pytest.approx(0.02)
+    assert z.loc["c", "reference"] == 0 and z.loc["c", "scale"] == pytest.approx(0.05)
     assert z.loc["d", "z_estimate"] == pytest.approx(3.5)                      # drawn clipped at the edge
     fig = figure.plot_scorecard(card, rules)
     reporting.save_figure(fig, "claims_fig_test", caption="a caption " * 30)

@@ -1,13 +1,13 @@
 """How many units a run needs: the smallest n at which a claim's own verdict rule returns
-``consistent`` with 80% probability when the truth is the paper's value, by seeded simulation.
+``reproduced`` with 80% probability when the truth is the paper's value, by seeded simulation.
 
 The data are drawn from the paper's reported effect with a spread taken either from the paper's
 own SDs (where it gives them) or from the variance this run measured; each simulated data set
 goes through the same interval code as the scorecard (:mod:`judgelab.claims.intervals`) and the
 same rule (:func:`judgelab.claims.verdicts.decide`). For a directional rule this is the classical
 power of the test at the paper's α (tests check it against statsmodels' analytic t-test power);
-for an interval rule it is the chance that the CI is narrow enough and covers the paper's value;
-for a bound it is the chance that the whole CI lies on the claimed side.
+for a value rule it is the chance that the CI lies within the claim's margin of the paper's value;
+for a bound it is the chance that the whole CI lies above (below) the bound less (plus) the margin.
 
 Truth parameters by kind (``n`` is always the total number of units of the claim):
 
@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from judgelab.claims import intervals
-from judgelab.claims.verdicts import CONSISTENT, decide
+from judgelab.claims.verdicts import REPRODUCED, decide
 
 TARGET_POWER = 0.8
 SIM_KINDS = ("proportion", "mean", "paired_diff", "mean_diff", "cohens_d", "correlation", "icc")
@@ -76,14 +76,14 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
 
 def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *,
              n_sim: int = 1000, seed: int = 0) -> float:
-    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``consistent``."""
+    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``reproduced``."""
     rng = np.random.default_rng([seed, n])
     sims = simulate(kind, truth, n, n_sim, rng)
     hits = 0
     for est, lo, hi, p in zip(sims["est"], sims["lo"], sims["hi"], sims["p"]):
         v = decide(rule, paper_value=paper_value, estimate=float(est), ci_low=float(lo), ci_high=float(hi),
-                   llm_claim=False, embedded_judge=False, p=None if np.isnan(p) else float(p))
-        hits += v.verdict == CONSISTENT
+                   p=None if np.isnan(p) else float(p))
+        hits += v.verdict == REPRODUCED
     return hits / n_sim
 
 
