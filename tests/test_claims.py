@@ -418,3 +418,212 @@ def test_the_scorecard_figure_standardises_each_claim_and_lets_no_text_collide(t
     for labels in (ax.get_yticklabels(), right.get_yticklabels()):
         boxes = [t.get_window_extent() for t in labels]
         assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+# ----------------------------------------------------------------------------- the run's design against the paper's
+
+def _sidecar(profile, model=None, embedded=False):
+    return {"profile": profile, "model": model, "judge": f"x:{model}" if model else "none",
+            "embedded_small_model": embedded}
+
+
+BY_ID = {c.id: c for c in CLAIMS}
+
+
+def test_design_differences_name_each_dependency():
+    math_news = BY_ID["narr-math-d-min-news"]
+    assert design.differences(math_news, _sidecar("paper"), units=200) == []
+    assert design.differences(math_news, _sidecar("demo"), units=60) == []          # the whole collection, 60 pairs
+    smoke = design.differences(math_news, _sidecar("smoke"), units=12)
+    assert any("subset of about 140" in d for d in smoke) and any("below the claim's minimum of 30" in d for d in smoke)
+    # VisPub is embedded with MiniLM in every profile (the paper: text-embedding-3-small)
+    assert any("all-MiniLM-L6-v2" in d for d in design.differences(BY_ID["narr-math-d-min-vispub"],
+                                                                   _sidecar("paper"), units=100))
+    assert any("no vispub collection" in d for d in design.differences(BY_ID["narr-math-d-min-vispub"],
+                                                                        _sidecar("demo"), units=100))
+    # the OOD study's one landscape embeds both collections with MiniLM
+    assert any("joint" in d for d in design.differences(BY_ID["narr-ood-coherence-alternating"], _sidecar("paper"), 30))
+    # SAGE: the paper's judge (or a dated snapshot of it) in the paper profile, nothing else
+    conv = BY_ID["sage-convergence"]
+    assert design.differences(conv, _sidecar("paper", "gpt-5-mini")) == []
+    assert design.differences(conv, _sidecar("paper", "gpt-5-mini-2025-08-07")) == []
+    assert design.differences(conv, _sidecar("paper", "gpt-4.1")) == ["judge gpt-4.1, not the paper's gpt-5-mini"]
+    assert design.differences(conv, _sidecar("demo", "gpt-5-mini")) == ["profile demo, not paper (the paper's design)"]
+    assert design.differences(conv, None) == ["the run's design is unknown (no provenance sidecar)"]
+
+
+def test_the_joint_landscape_is_embedded_with_minilm_as_the_design_module_says():
+    import inspect as _inspect
+
+    from judgelab.narrative.analyses import joint_collection
+
+    assert "MiniLMEmbeddings" in _inspect.getsource(joint_collection.embed_jointly if hasattr(joint_collection, "embed_jointly")
+                                                    else joint_collection)
+    assert design.JOINT_EMBEDDING == "all-MiniLM-L6-v2"
+
+
+def test_every_family_states_a_margin_with_a_reason_and_every_claim_depends_on_something():
+    assert all(c.margin > 0 or c.rule["type"] in ("above", "below", "direction") for c in CLAIMS)
+    assert all(c.margin_reason and c.fixed for c in CLAIMS)
+    assert all(c.depends_on for c in CLAIMS)
+    assert all("judge_model" in c.depends_on for c in CLAIMS if c.study == "sage")
+    assert not any("max_ci_width" in c.rule for c in CLAIMS)
+
+
+# ----------------------------------------------------------------------------- runs with known answers
+#
+# One synthetic table per claim, with the row its ``where`` picks, its column and interval set to a
+# chosen truth, and a provenance sidecar of a chosen design; read by the scorecard itself.
+
+PAPER_JUDGE = {"sage": "gpt-5-mini", "narrative": "gpt-4.1"}
+CHEAP = {"power_simulations": 10, "power_n_max": 20, "power_seed": 1}
+
+
+def _target(claim, truth: str) -> tuple[float, float, float, float]:
+    """(estimate, ci_low, ci_high, p) on the claim's own scale for ``truth``: "true" (well inside
+    what the rule reproduces), "false" (well outside), "unclear" (an interval too wide to tell)."""
+    r, m = claim.rule, claim.margin
+    kind = r["type"]
+    if kind in ("value", "equivalence"):
+        c = 0.0 if kind == "equivalence" else claim.paper_value()
+        est = {"true": c, "false": c + 3 * m, "unclear": c + m}[truth]
+        half = m / 4 if truth != "unclear" else 2 * m
+        return est, est - half, est + half, math.nan
+    if kind in ("above", "below"):
+        s = 1 if kind == "above" else -1
+        step = max(m, 0.02)
+        t = r["bound"] - s * m
+        est = {"true": t + s * 2 * step, "false": t - s * 2 * step, "unclear": t}[truth]
+        half = step / 2 if truth != "unclear" else 2 * step
+        return est, est - half, est + half, math.nan
+    s = r["sign"]
+    step = max(m, 0.1)
+    x, half, p = {"true": (2 * step, step / 2, 1e-9), "false": (-2 * step, step / 2, 1e-9),
+                  "unclear": (step / 2, 2 * step, 0.5)}[truth]
+    est = s * x
+    return est, est - half, est + half, p
+
+
+def _synthetic_table(tmp_path, claim, truth, sidecar):
+    est, lo, hi, p = _target(claim, truth)
+    if claim.reciprocal:   # the table holds x with 1 / (x + offset) the claim's statistic
+        est, lo, hi = 1 / est - claim.offset, 1 / hi - claim.offset, 1 / lo - claim.offset
+    row = {k: str(v).replace("*", "") for k, v in claim.where.items()}
+    row.update({claim.column: est, claim.ci_low_column: lo, claim.ci_high_column: hi, "ci_method": "synthetic"})
+    if claim.p_column:
+        row[claim.p_column] = p
+    named = [v for v in claim.inputs.values() if isinstance(v, str)]
+    named += [v for v in (claim.power or {}).get("run_sd", {}).values() if isinstance(v, str)]
+    named += [claim.units_column] if claim.units_column else []
+    for col in named:   # a design's counts (200 pairs, 100 stories) and spreads
+        row.setdefault(col, 0.3 if "sd" in col else 200.0)
+    pd.DataFrame([row]).to_csv(tmp_path / f"{claim.table}.csv", index=False)
+    (tmp_path / f"{claim.table}.provenance.json").write_text(json.dumps(sidecar))
+
+
+def _run(tmp_path, claim, truth, sidecar):
+    folder = tmp_path / f"{claim.id}-{truth}"
+    folder.mkdir()
+    _synthetic_table(folder, claim, truth, sidecar)
+    return scorecard.evaluate(claim, folder, CHEAP)
+
+
+@pytest.mark.parametrize("judge", ["embedded", "paper"])
+def test_a_smoke_profile_run_decides_no_claim(tmp_path, judge):
+    """Whatever the numbers and whoever the judge: a smoke run's design is not the paper's."""
+    got = {}
+    for c in CLAIMS:
+        model = "smollm2-135m" if judge == "embedded" else PAPER_JUDGE[c.study]
+        side = _sidecar("smoke", model if c.llm else None, embedded=judge == "embedded" and c.llm)
+        for truth in ("true", "false"):
+            got[c.id, truth] = _run(tmp_path, c, truth, side)["verdict"]
+    assert set(got.values()) <= {NOT_COMPARABLE, NOT_TESTABLE, NOT_RUN}, \
+        {k: v for k, v in got.items() if v not in (NOT_COMPARABLE, NOT_TESTABLE, NOT_RUN)}
+    if judge == "embedded":
+        assert all(got[c.id, "true"] == NOT_TESTABLE for c in CLAIMS if c.llm)
+    assert all(got[c.id, "true"] == NOT_COMPARABLE for c in CLAIMS if not c.llm)
+
+
+def test_a_run_at_the_papers_design_decides_what_its_truth_says(tmp_path):
+    """The paper profile with the paper's judge: each claim reproduced when true, not reproduced
+    when false, inconclusive when its interval is too wide; not comparable only where this
+    compendium's design is not the paper's (the MiniLM embeddings of VisPub and the OOD landscape)."""
+    expect = {"true": REPRODUCED, "false": NOT_REPRODUCED, "unclear": INCONCLUSIVE}
+    comparable = 0
+    for c in CLAIMS:
+        side = _sidecar("paper", PAPER_JUDGE[c.study] if c.llm else None)
+        for truth, wanted in expect.items():
+            rec = _run(tmp_path, c, truth, side)
+            if rec["verdict"] == NOT_COMPARABLE:
+                assert "all-MiniLM-L6-v2" in rec["reason"], (c.id, rec["reason"])
+                continue
+            comparable += truth == "true"
+            assert rec["verdict"] == wanted, (c.id, truth, rec["reason"])
+            assert rec["margin"] == c.margin
+            if wanted == INCONCLUSIVE:
+                assert rec["decisive_width"] >= 0, c.id
+    assert comparable >= 45   # every SAGE claim and the news claims
+
+
+def test_a_run_of_another_judge_or_a_demo_run_is_not_comparable_for_sage(tmp_path):
+    c = BY_ID["sage-convergence"]
+    assert _run(tmp_path, c, "true", _sidecar("paper", "gpt-4.1"))["verdict"] == NOT_COMPARABLE
+    rec = _run(tmp_path, c, "false", _sidecar("demo", "gpt-5-mini"))
+    assert rec["verdict"] == NOT_COMPARABLE and "profile demo" in rec["reason"]
+    assert np.isnan(rec["n_80_run"])   # no power from a design that is not the paper's
+
+
+# ----------------------------------------------------------------------------- simulated data with a set truth
+#
+# Units drawn at the paper's design (SAGE: 50 canonical, 30 pulp, 20 LLM stories; news: 200
+# endpoint pairs; K = 5 agents) from a set truth, through the register's own rule for the claim.
+
+def _shares(claim, kind, truth, n, n_sim=2000, seed=3):
+    sims = power.simulate(kind, truth, n, n_sim, np.random.default_rng(seed))
+    out = [decide(claim.rule, paper_value=claim.paper_value(), estimate=float(e), ci_low=float(lo), ci_high=float(hi),
+                  p=None if np.isnan(p) else float(p)).verdict
+           for e, lo, hi, p in zip(sims["est"], sims["lo"], sims["hi"], sims["p"])]
+    return {v: out.count(v) / n_sim for v in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)}
+
+
+def test_simulated_layer_means_at_the_papers_design():
+    c = BY_ID["sage-mean-canonical-L4"]                      # 3.96 (SD 0.41) over 50 stories, margin 0.4
+    v, sd = c.paper_value(), 0.41
+    assert _shares(c, "mean", {"mean": v, "sd": sd}, 50)[REPRODUCED] > 0.99          # true
+    assert _shares(c, "mean", {"mean": v + 1.0, "sd": sd}, 50)[NOT_REPRODUCED] > 0.99  # false
+    # the truth on the margin's edge: a 95% interval misses it by chance 2.5% of the time on each
+    # side, so 2.5% reproduced, 2.5% not reproduced, 95% inconclusive (the rate the page states)
+    edge = _shares(c, "mean", {"mean": v + c.margin, "sd": sd}, 50, n_sim=4000)
+    assert edge[REPRODUCED] == pytest.approx(0.025, abs=0.01) and edge[NOT_REPRODUCED] == pytest.approx(0.025, abs=0.01)
+    assert edge[INCONCLUSIVE] == pytest.approx(0.95, abs=0.015)
+
+
+def test_simulated_genre_direction_at_the_papers_design_matches_the_analytic_power():
+    """Canonical > pulp, L6 (0.27, SDs 0.57 / 0.56, 50 + 30 stories) at the paper's α = 0.001:
+    the share reproduced is the two-sample t-test's power; a tiny effect is inconclusive."""
+    c = BY_ID["sage-canonical-gt-pulp-L6"]
+    truth = {"delta": c.paper_value(), "sd_a": 0.57, "sd_b": 0.56, "share_a": 50 / 80}
+    got = _shares(c, "mean_diff", truth, 80, n_sim=4000)
+    d = c.paper_value() / math.sqrt((49 * 0.57 ** 2 + 29 * 0.56 ** 2) / 78)
+    analytic = TTestIndPower().power(effect_size=d, nobs1=50, ratio=30 / 50, alpha=c.rule["alpha"])
+    assert got[REPRODUCED] == pytest.approx(analytic, abs=4 * math.sqrt(analytic * (1 - analytic) / 4000) + 0.005)
+    assert got[REPRODUCED] < 0.2           # the paper's own design rarely shows p < 0.001 for this gap
+    tiny = _shares(c, "mean_diff", {**truth, "delta": c.margin / 4}, 80)
+    assert tiny[INCONCLUSIVE] > 0.9        # neither shown nor excluded at 80 stories
+    false = _shares(c, "mean_diff", {**truth, "delta": -0.3}, 80)
+    assert false[NOT_REPRODUCED] > 0.8
+
+
+def test_simulated_icc_bound_and_math_effect_size_at_the_papers_design():
+    icc = BY_ID["narr-icc-news-simple"]                       # > 0.92 with margin 0.02, 200 narratives x 5 agents
+    assert _shares(icc, "icc", {"icc": icc.paper_value(), "k": 5}, 200, n_sim=500)[REPRODUCED] > 0.95
+    assert _shares(icc, "icc", {"icc": 0.80, "k": 5}, 200, n_sim=500)[NOT_REPRODUCED] > 0.95
+    d = BY_ID["narr-math-d-min-news"]                         # 1.591 with margin 0.5, 200 + 200 paths
+    # reproduced when |d_hat - d| <= m - 1.96 se: the normal approximation's share
+    se = math.sqrt(400 / (200 * 200) + d.paper_value() ** 2 / (2 * 400))
+    expected = 2 * stats.norm.cdf((d.margin - intervals.Z95 * se) / se) - 1
+    got = _shares(d, "cohens_d", {"d": d.paper_value(), "share_a": 0.5}, 400)[REPRODUCED]
+    assert got == pytest.approx(expected, abs=0.03) and got > 0.9
+    assert _shares(d, "cohens_d", {"d": 0.6, "share_a": 0.5}, 400)[NOT_REPRODUCED] > 0.95   # a medium effect, not 1.6
+    edge = _shares(d, "cohens_d", {"d": d.paper_value() + d.margin, "share_a": 0.5}, 400)
+    assert edge[INCONCLUSIVE] > 0.9

@@ -4,8 +4,8 @@ the table and the library function behind it."""
 from __future__ import annotations
 
 import inspect
-from pathlib import Path
 import json
+from pathlib import Path
 
 import nbformat
 import pandas as pd
