@@ -627,3 +627,18 @@ def test_simulated_icc_bound_and_math_effect_size_at_the_papers_design():
     assert _shares(d, "cohens_d", {"d": 0.6, "share_a": 0.5}, 400)[NOT_REPRODUCED] > 0.95   # a medium effect, not 1.6
     edge = _shares(d, "cohens_d", {"d": d.paper_value() + d.margin, "share_a": 0.5}, 400)
     assert edge[INCONCLUSIVE] > 0.9
+
+
+def test_the_scorecard_computes_no_t_interval_on_two_values(tmp_path):
+    """Two latencies give no interval (a Student t on n = 2 spans hundreds of seconds): too few units."""
+    c = _claim(kind="mean", column="time_s_mean", inputs={"sd": "time_s_sd", "n": "n_fresh"}, where={"mode": "cot"},
+               rule={"type": "value", "margin": 1.5}, paper={"ref": "judgelab.narrative.judges.paper_values:"
+                                                                    "PAPER_TABLE5_COST", "keys": ["cot", "time_s_mean"]})
+    for n, decided in ((2, False), (4, False), (5, True)):
+        _write(tmp_path, pd.DataFrame({"mode": ["cot"], "time_s_mean": [6.0], "time_s_sd": [0.1], "n_fresh": [n]}),
+               embedded=False)
+        rec = scorecard.evaluate(c, tmp_path, KNOBS)
+        assert np.isfinite(rec["ci_low"]) == decided, n
+        if not decided:
+            assert rec["verdict"] == INCONCLUSIVE and "too few units" in rec["reason"]
+            assert "too few units for an interval (fewer than 5 per group)" in rec["ci_method"]

@@ -2,7 +2,7 @@
 the power simulation (:mod:`judgelab.claims.power`) computes its intervals with the very same code.
 
 This is the one place where the scorecard computes an interval itself: where a table already has
-the convention's ``X_ci_low`` / ``X_ci_high`` columns (issue 26), :mod:`judgelab.claims.scorecard`
+the convention's ``X_ci_low`` / ``X_ci_high`` columns, :mod:`judgelab.claims.scorecard`
 reads those instead, and the scorecard's ``ci_source`` column says which was used.
 
 Kinds (``kind`` in ``claims.yaml``) and their methods (:data:`METHODS`):
@@ -40,6 +40,13 @@ METHODS = {
     "ratio": "delta method on the log ratio",
 }
 KINDS = tuple(METHODS)
+#: The fewest units (per group, for two groups) at which the scorecard computes a kind's interval
+#: from summary numbers. Below it the interval would rest wholly on a distributional assumption
+#: that so few units cannot check (a Student t on two latencies spans hundreds of seconds; a
+#: normal d or AUC interval needs groups of several): the scorecard says "too few units" instead.
+#: Wilson's interval is valid for any n >= 1.
+MIN_UNITS = {"proportion": 1, "mean": 5, "paired_diff": 5, "mean_diff": 5, "cohens_d": 5, "auc": 5,
+             "correlation": 5, "icc": 5, "ratio": 5}
 
 
 def _nan_where(bad, *arrays):

@@ -131,7 +131,7 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
         if claim.kind != "mean":
             raise RegisterError(f"claim {claim.id}: inputs.tidy is for kind mean only")
         v = tidy_values(claim, Path(interim_dir)) if interim_dir is not None else None
-        if v is None or len(v) < 2:
+        if v is None or len(v) < intervals.MIN_UNITS["mean"]:
             return math.nan, math.nan
         _, lo, hi = intervals.mean(v.mean(), v.std(ddof=1), len(v))
         return float(lo), float(hi)
@@ -144,6 +144,9 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
     if missing:
         raise RegisterError(f"claim {claim.id}: kind {claim.kind} needs inputs {', '.join(missing)}")
     k = claim.kind
+    counts = [x[c] for c in ("n", "n1", "n2") if c in x and c in need]
+    if any(not np.isfinite(c) or c < intervals.MIN_UNITS[k] for c in counts):
+        return math.nan, math.nan   # too few units for this method (intervals.MIN_UNITS)
     if k == "proportion":
         out = intervals.proportion(estimate * x["n"], x["n"])
     elif k in ("mean", "paired_diff"):
@@ -282,7 +285,8 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
             rec["ci_method"] = (("Student t over unit values (" + claim.inputs["tidy"]["name"] + ")")
                                 if "tidy" in claim.inputs else intervals.METHODS[claim.kind]) if claim.inputs else ""
             if claim.inputs and not np.isfinite(lo) and np.isfinite(est):
-                rec["ci_method"] = f"{rec['ci_method']}: too few units for an interval"
+                rec["ci_method"] = (f"{rec['ci_method']}: too few units for an interval "
+                                    f"(fewer than {intervals.MIN_UNITS[claim.kind]} per group)")
         if claim.reciprocal:
             est, lo, hi, why = reciprocal(est, lo, hi, claim.offset)
             if why:
