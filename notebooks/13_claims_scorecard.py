@@ -149,3 +149,13 @@ reporting.save_figure(fig, "claims_fig_scorecard",
 
 # %%
 display(scorecard.power_table(card))
+
+# %% [markdown]
+# ## What the papers' own numbers imply
+#
+# For a claim about two groups whose paper gives each group's mean, SD and size, the paper's own
+# numbers go through the same interval and the same rule as this run's (`judgelab.claims.paper_check`):
+# where even they do not give *reproduced*, no replication at the paper's design can be expected to.
+
+# %%
+display(card.loc[card["paper_check"].astype(str) != "", ["claim_id", "paper_value", "paper_check", "paper_check_verdict"]])

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab.claims import design, intervals, power
+from judgelab.claims import design, intervals, paper_check, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
 from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_RUN, NOT_TESTABLE, VERDICTS,
                                       decide, expected_by_chance)
@@ -39,7 +39,7 @@ NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
            "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge",
            "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_80_run", "power_unit",
-           "power_note", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
+           "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
 
 def read_sidecar(csv: Path) -> dict | None:
@@ -246,7 +246,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
                unit=claim.unit, table=claim.table, column=claim.column, notebook=claim.notebook,
                function=claim.function, location=claim.location, wording=claim.wording,
                rule=claim.rule["type"], margin=claim.margin, margin_reason=claim.margin_reason,
-               depends_on=", ".join(claim.depends_on), design_differences="")
+               depends_on=", ".join(claim.depends_on), design_differences="", **paper_check.check(claim))
     csv = Path(tables_dir) / f"{claim.table}.csv"
     if not csv.exists():
         rec.update(verdict=NOT_RUN, reason=f"{csv.name} not written: run notebook {claim.notebook}",
