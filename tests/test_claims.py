@@ -662,3 +662,67 @@ def test_the_papers_own_table11_cannot_give_its_all_p_below_0001():
     d = paper_check.check(BY_ID["sage-d-canonical-llm-L4"])
     assert d["paper_check_verdict"] == INCONCLUSIVE and d["paper_check"].startswith("normal interval")
     assert paper_check.check(BY_ID["narr-math-d-min-news"]) == paper_check.EMPTY   # no group sizes cited
+
+
+# ----------------------------------------------------------------------------- the register's quotations
+#
+# The papers' texts are not part of the compendium (their licences are theirs): point
+# JUDGELAB_PAPER_TEXTS at a folder with a plain-text copy of each, found by its title line.
+
+PAPER_TITLES = {"sage": "SAGE: Hierarchical LLM-Based Literary Evaluation",
+                "narrative": "LLM-as-a-Judge Approaches as Proxies for Mathematical Coherence in Narrative Extraction"}
+#: LaTeX left in a paper's text extraction, as the register writes it
+_TEX = {r"\pm": "±", r"\Delta": "Δ", r"\delta": "δ", r"\rho": "ρ", r"\alpha": "α", r"\times": "×", r"\%": "%"}
+
+
+def _normalised(text: str) -> str:
+    """Text compared without case, spacing, math delimiters or typographic quotes and dashes."""
+    import re
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text)
+    for tex, char in _TEX.items():
+        text = text.replace(tex, char)
+    text = text.translate(str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "−": "-", "–": "-", "—": "-",
+                                         "$": None, "\\": None, "{": None, "}": None}))
+    return re.sub(r"\s+", "", text).lower()
+
+
+def _paper_texts() -> dict[str, str]:
+    import os
+    from pathlib import Path
+
+    folder = os.environ.get("JUDGELAB_PAPER_TEXTS")
+    if not folder or not Path(folder).is_dir():
+        pytest.skip("set JUDGELAB_PAPER_TEXTS to a folder with the papers' texts")
+    found = {}
+    for f in sorted(Path(folder).glob("*.txt")):
+        head = f.read_text(encoding="utf-8", errors="replace")[:400]
+        for study, title in PAPER_TITLES.items():
+            if title in head:
+                found[study] = _normalised(f.read_text(encoding="utf-8", errors="replace"))
+    missing = set(PAPER_TITLES) - set(found)
+    if missing:
+        pytest.skip(f"no text of {', '.join(sorted(missing))} in $JUDGELAB_PAPER_TEXTS")
+    return found
+
+
+def test_every_quotation_of_the_register_is_in_its_paper():
+    """Each claim's ``wording`` is the paper's own words: every part of it between '...' appears
+    in the paper's text (spacing, case, math delimiters and typographic marks aside)."""
+    import re
+
+    texts = _paper_texts()
+    missing = {}
+    for c in CLAIMS:
+        parts = [p.strip(" .;,") for p in re.split(r"\.\.\.|…", c.wording)]
+        absent = [p for p in parts if p and _normalised(p) not in texts[c.study]]
+        if absent:
+            missing[c.id] = absent
+    assert not missing, missing
+
+
+def test_the_register_cites_the_papers_by_name_not_by_a_path():
+    text = register.REGISTER.read_text(encoding="utf-8")
+    assert "../" not in text and "/work/" not in text and "papers/00" not in text
+    assert all(c.location.startswith(("SAGE,", "NT,")) for c in CLAIMS)
