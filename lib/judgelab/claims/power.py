@@ -16,7 +16,8 @@ Truth parameters by kind (``n`` is always the total number of units of the claim
 ``mean_diff``    ``delta`` (group a - group b), ``sd_a``, ``sd_b``, ``share_a`` (a's share of n)
 ``cohens_d``     ``d``, ``share_a``
 ``correlation``  ``r``
-``icc``          ``icc``, ``k`` (raters per target)
+``icc``          ``icc`` (ICC(2,1)), ``k`` (raters per target), ``rater_share`` (the raters' offsets'
+                 share of the variance; default 0)
 """
 from __future__ import annotations
 
@@ -66,9 +67,13 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
         rr = (xc * yc).sum(1) / np.sqrt((xc ** 2).sum(1) * (yc ** 2).sum(1))
         est, lo, hi = intervals.correlation(rr, n)
     elif kind == "icc":
-        rho, k = truth["icc"], int(truth["k"])
+        # raters x items, two-way: a target effect, an offset per rater (share ``rater_share`` of the
+        # variance, 0 unless the truth says), an error; read as ICC(2,1), the statistic of the claim
+        rho, k, r = truth["icc"], int(truth["k"]), truth.get("rater_share", 0.0)
         target = rng.normal(0, math.sqrt(rho), (n_sim, n, 1))
-        est, lo, hi = intervals.icc(target + rng.normal(0, math.sqrt(1 - rho), (n_sim, n, k)))
+        rater = rng.normal(0, math.sqrt(r), (n_sim, 1, k))
+        error = rng.normal(0, math.sqrt(max(1 - rho - r, 0.0)), (n_sim, n, k))
+        est, lo, hi = intervals.icc2_1(target + rater + error)
     else:
         raise ValueError(f"no simulator for kind {kind!r} (simulated: {', '.join(SIM_KINDS)})")
     return {"est": np.asarray(est), "lo": np.asarray(lo), "hi": np.asarray(hi), "p": p}
