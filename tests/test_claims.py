@@ -367,6 +367,7 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
         has_ci = {c.ci_low_column, c.ci_high_column} <= cols
         assert has_ci == (c.ci_columns == "table"), f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
         assert bool(c.inputs) or c.ci_columns != "fallback", f"claim {c.id}: a fallback interval needs inputs"
+        assert c.units_column is None or c.units_column in cols, f"claim {c.id}: units_column {c.units_column} not in {c.table}"
         specs = _input_columns(c.inputs) + _input_columns((c.power or {}).get("run_sd", {}))
         for table, col, where in specs:
             other = set(pd.read_csv(tables / f"{table or c.table}.csv", nrows=0).columns)
@@ -376,7 +377,7 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
 
             df = interim.read(c.inputs["tidy"]["name"], tables.parent / "interim")
             assert {c.inputs["tidy"]["value"], *c.inputs["tidy"]["where"]} <= set(df.columns), c.id
-    assert pending == []   # narr-simple-vs-complex now reads r_gain_rel (issue 26), as its reciprocal
+    assert pending == []   # narr-simple-vs-complex reads r_gain_rel, as its reciprocal
 
 
 # ----------------------------------------------------------------------------- the figure
@@ -755,3 +756,13 @@ def test_the_icc_power_simulation_reads_icc2_1_with_rater_offsets():
     assert est == pytest.approx(0.8, abs=0.01) and cover == pytest.approx(0.95, abs=0.03)
     est, cover = run(0.1)
     assert est == pytest.approx(0.8, abs=0.015) and 0.75 < cover < 0.92
+
+
+def test_the_paper_check_says_where_a_paper_contradicts_its_own_table():
+    """NT's conclusion says ICC > 0.96; its own Table 3 has 0.924 for the standard mode."""
+    from judgelab.claims import paper_check
+
+    std = paper_check.check(BY_ID["narr-icc-above-0.96-news-standard"])
+    assert std["paper_check_verdict"] == paper_check.PAPER_FAILS and "0.924" in std["paper_check"]
+    simple = paper_check.check(BY_ID["narr-icc-above-0.96-news-simple"])          # 0.961
+    assert simple["paper_check_verdict"] == paper_check.PAPER_MEETS

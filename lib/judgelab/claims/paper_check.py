@@ -8,7 +8,9 @@ Hedges-Olkin normal interval for a d. The result says where a claim cannot be re
 at the paper's design: SAGE's canonical - pulp gaps of Table 11 give p = 0.16, 0.10 and 0.04 from
 its own means, SDs and 50 / 30 stories, where the claim reads "all p < 0.001".
 
-Claims without these numbers get an empty check (the paper gives a point value only).
+For a bound claim whose paper also reports the value itself (NT's "ICC > 0.96" beside its own
+Table 3), the check says whether that value meets the bound, less the margin: a point, with no
+interval, so it says only whether the paper agrees with itself. Other claims get an empty check.
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from judgelab.claims.register import Claim, _lookup
 from judgelab.claims.verdicts import decide
 
 EMPTY = {"paper_check": "", "paper_check_verdict": ""}
+PAPER_MEETS = "the paper's value meets its bound"
+PAPER_FAILS = "the paper's own value fails its bound"
 
 
 def _sizes(claim: Claim) -> tuple[float, float] | None:
@@ -34,6 +38,13 @@ def check(claim: Claim) -> dict:
     claim's rule applied to them) for one claim; empty strings where the paper's numbers do not
     suffice."""
     pv = claim.paper_value()
+    if claim.rule["type"] in ("above", "below") and pv is not None and "bound" in claim.rule:
+        b, m = claim.rule["bound"], claim.margin
+        t = b - m if claim.rule["type"] == "above" else b + m
+        meets = pv > t if claim.rule["type"] == "above" else pv < t
+        side = ">" if claim.rule["type"] == "above" else "<"
+        return {"paper_check": f"the paper's own value {pv:g} against its bound {side} {b:g} (margin {m:g})",
+                "paper_check_verdict": PAPER_MEETS if meets else PAPER_FAILS}
     sizes = _sizes(claim)
     if pv is None or sizes is None or claim.kind not in ("mean_diff", "cohens_d"):
         return dict(EMPTY)
