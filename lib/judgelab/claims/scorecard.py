@@ -221,6 +221,9 @@ def claim_power(claim: Claim, row: pd.Series | None, paper_value: float | None, 
             out["n_80_run"] = power.n_required(claim.kind, truth, claim.rule, paper_value, **kw)
         else:
             notes.append("this run measured no SD")
+    elif sd_keys and spec.get("run_sd"):
+        # the embedded model's or another design's spread says nothing of the paper's judge
+        notes.append("no n_80_run: no row of this run is from the paper's design and a judge that can test it")
     elif not sd_keys:
         notes.append("scale-free statistic: the run's variance does not enter")
     if math.isinf(out["n_80_paper"]):
