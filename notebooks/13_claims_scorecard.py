@@ -21,7 +21,8 @@
 # depends on, fixed (with the date) before any run. This notebook reads the tables the other
 # notebooks wrote and gives each claim one of six verdicts, asking in this order:
 #
-# 1. **not run** — the claim's table, or its row, is not in this run (the notebook to run is named);
+# 1. **not run** — the claim's table is not in this run (the notebook to run is named), or, once
+#    the judge can test it, the row it needs (with the design differences that explain why);
 # 2. **not testable by this judge** — a claim about an LLM's judgements whose table was made by the
 #    embedded 135M model, or by an unknown judge (no provenance sidecar): such a run shows that the
 #    pipeline works, not the finding;

@@ -4,8 +4,9 @@ number of units a run needs to test it (:mod:`judgelab.claims.power`).
 
 The order of the questions, each answered before the next is asked: is the table there (else
 ``not run``)? is the claim about an LLM's judgements and the judge the embedded model, or unknown
-(``not testable by this judge``)? does the run's design differ from the paper's in what the claim
-depends on (``not comparable``, :mod:`judgelab.claims.design`)? is the row there (``not run``)?
+(``not testable by this judge``)? is the row there (``not run``, with the design differences that
+explain its absence)? does the run's design differ from the paper's in what the claim depends on
+(``not comparable``, :mod:`judgelab.claims.design`)?
 Only then does the claim's rule see the interval: ``reproduced``, ``not reproduced`` or
 ``inconclusive``.
 
@@ -271,6 +272,12 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         return rec
     row = select_row(df, claim, csv.name)
     diffs = design.differences(claim, prov, _units(claim, row, tables_dir))
+    if row is None:  # the run lacks these units (e.g. VisPub outside the paper profile): say why, if known
+        why = [d for d in diffs if "units" not in d]
+        rec.update(verdict=NOT_RUN, reason=f"no row of {csv.name} matches {claim.where} in this run"
+                                           + (f" ({'; '.join(why)})" if why else ""),
+                   design_differences="; ".join(diffs), **claim_power(claim, None, pv, knobs))
+        return rec
     if diffs:
         rec.update(verdict=NOT_COMPARABLE, reason="design differs: " + "; ".join(diffs),
                    design_differences="; ".join(diffs))
@@ -304,10 +311,6 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
                ci_width=hi - lo if np.isfinite(lo) and np.isfinite(hi) else math.inf)
     if diffs:  # the numbers are shown, for looking at; no rule reads them
         rec.update(**claim_power(claim, None, pv, knobs))
-        return rec
-    if row is None:  # the run lacks these units (e.g. VisPub outside the paper profile)
-        rec.update(verdict=NOT_RUN, reason=f"no row of {csv.name} matches {claim.where} in this run",
-                   **claim_power(claim, None, pv, knobs))
         return rec
     v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, p=p if np.isfinite(p) else None)
     reason = v.reason
