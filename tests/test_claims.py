@@ -766,3 +766,9 @@ def test_the_paper_check_says_where_a_paper_contradicts_its_own_table():
     assert std["paper_check_verdict"] == paper_check.PAPER_FAILS and "0.924" in std["paper_check"]
     simple = paper_check.check(BY_ID["narr-icc-above-0.96-news-simple"])          # 0.961
     assert simple["paper_check_verdict"] == paper_check.PAPER_MEETS
+
+
+def test_a_claim_that_cites_only_its_bound_has_no_paper_check():
+    from judgelab.claims import paper_check
+
+    assert paper_check.check(BY_ID["sage-peer-agreement"]) == paper_check.EMPTY       # "> 94%", no value of its own
