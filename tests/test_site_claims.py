@@ -72,7 +72,7 @@ def test_the_landing_page_opens_with_the_scorecard_and_links_each_claim(tmp_path
     for word in ("Reproduced", "not reproduced", "inconclusive", "not comparable", "not testable by this judge",
                  "not run"):
         assert f"<em>{word}</em>" in index, word
-    assert "0.1 (5% of 1 decided; 0.1 were all 2 claims decided)" in index
+    assert "by chance alone, at 95% per interval: about 0.1 of the 1 decided (0.1 were all 2 claims decided)." in index
 
 
 def test_the_site_knows_every_verdict_of_the_vocabulary():

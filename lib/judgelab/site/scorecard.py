@@ -89,5 +89,5 @@ def chance(rows_: list[dict], confidence: float = 0.95) -> str:
     decided = sum(r["verdict"] in ("reproduced", "not reproduced") for r in rows_)
     if not rows_:
         return ""
-    return (f"{(1 - confidence) * decided:.1f} ({1 - confidence:.0%} of {decided} decided; "
-            f"{(1 - confidence) * len(rows_):.1f} were all {len(rows_)} claims decided)")
+    return (f"about {(1 - confidence) * decided:.1f} of the {decided} decided "
+            f"({(1 - confidence) * len(rows_):.1f} were all {len(rows_)} claims decided)")
