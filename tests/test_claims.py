@@ -772,3 +772,20 @@ def test_a_claim_that_cites_only_its_bound_has_no_paper_check():
     from judgelab.claims import paper_check
 
     assert paper_check.check(BY_ID["sage-peer-agreement"]) == paper_check.EMPTY       # "> 94%", no value of its own
+
+
+def test_a_demo_run_on_the_embedded_model_decides_only_the_news_mathematics(tmp_path):
+    """The demo profile: the whole news collection, 60 endpoint pairs, the authors' embeddings; the
+    embedded judge. Only the mathematics of the news collection is decided."""
+    decided = set()
+    for c in CLAIMS:
+        side = _sidecar("demo", "smollm2-135m" if c.llm else None, embedded=c.llm)
+        for truth, wanted in (("true", REPRODUCED), ("false", NOT_REPRODUCED)):
+            rec = _run(tmp_path, c, truth, {**side})
+            if rec["verdict"] in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE):
+                assert rec["verdict"] == wanted, (c.id, truth, rec["reason"])
+                decided.add(c.id)
+            else:
+                assert rec["verdict"] == (NOT_TESTABLE if c.llm else NOT_COMPARABLE), (c.id, rec["reason"])
+    news_math = {c.id for c in CLAIMS if not c.llm and c.claim_collections == ("news",)}   # paths and landscape
+    assert decided == news_math and len(news_math) == 9
