@@ -789,3 +789,11 @@ def test_a_demo_run_on_the_embedded_model_decides_only_the_news_mathematics(tmp_
                 assert rec["verdict"] == (NOT_TESTABLE if c.llm else NOT_COMPARABLE), (c.id, rec["reason"])
     news_math = {c.id for c in CLAIMS if not c.llm and c.claim_collections == ("news",)}   # paths and landscape
     assert decided == news_math and len(news_math) == 9
+
+
+def test_every_claims_function_exists():
+    import importlib
+
+    for c in CLAIMS:
+        module, _, name = c.function.partition(":")
+        assert callable(getattr(importlib.import_module(module), name, None)), (c.id, c.function)
