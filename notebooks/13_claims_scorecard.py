@@ -17,31 +17,52 @@
 # `lib/judgelab/claims/claims.yaml`, written before any run: the paper's wording and where it
 # stands, the paper's number (a reference to the study's transcribed `paper_values`, never
 # retyped), the statistic, the table and column this compendium computes it in, and the
-# **verdict rule**. This notebook reads the tables the other notebooks wrote and gives each claim
-# one of four verdicts:
+# **verdict rule**, and the claim's **family**: its margin of equivalence and what its design
+# depends on, fixed (with the date) before any run. This notebook reads the tables the other
+# notebooks wrote and gives each claim one of six verdicts, asking in this order:
 #
-# * **consistent** / **inconsistent** — the rule applied to the paper's value and our 95% interval
-#   (inside / outside the CI; a bound met by the whole CI or excluded by it; the sign and the
-#   test at the paper's α for a direction; an equivalence margin for "no effect");
-# * **underpowered** — our CI is too wide to tell (its width is shown), straddles a bound, or
-#   cannot be computed from this run's few units;
-# * **not testable by this judge** — a claim about an LLM's judgements whose table was made by the
-#   embedded 135M model (read from the table's provenance sidecar): such a run shows that the
-#   pipeline works, not the finding. The mathematics of Narrative Trails (coherence, paths) and
-#   token counts need no judge and are tested on any run.
+# 1. **not run** — the claim's table is not in this run (the notebook to run is named), or, once
+#    the judge can test it, the row it needs (with the design differences that explain why);
+# 2. **not testable by this judge** — a claim about an LLM's judgements whose table was made by the
+#    embedded 135M model, or by an unknown judge (no provenance sidecar): such a run shows that the
+#    pipeline works, not the finding;
+# 3. **not comparable** — the run's design differs from the paper's in something the claim depends
+#    on: the judge model (the paper's, `judgelab.judges.PAPER_JUDGES`), the embedding model
+#    (text-embedding-3-small; VisPub and the OOD study's joint landscape use MiniLM here), a subset
+#    of the collection, fewer units than the claim's minimum, or a profile other than `paper`
+#    (`judgelab.claims.design`; each difference is named in `reason`);
+# 4. only then does the rule read our 95% interval against the paper's value and the margin *m*:
+#    * **reproduced** — the interval lies within *m* of the paper's value (or of its bound), or
+#      excludes the null on the paper's side (direction claims, at the paper's α);
+#    * **not reproduced** — the interval excludes the paper's value by more than *m*, lies on the
+#      wrong side of its bound, or excludes every effect of *m* or more on the claimed side;
+#    * **inconclusive** — neither: too wide to tell; `decisive_width` is the width an interval on
+#      the same estimate would need to decide. No interval at all (too few units) is inconclusive.
 #
-# **Intervals.** Where a table carries the convention's `X_ci_low` / `X_ci_high` (issue 26: the
-# SAGE tables over stories, read from their `analysis == story` rows; the narrative tables over
-# endpoint pairs, read from the strict date rule's main rows), the scorecard reads them, its
-# `ci_method` included; a row the table leaves empty (too few clusters, as in a smoke run) stays
-# empty. Only where a table has none (token ratios, Table 5's times, the OOD tables) does it
-# compute the interval itself from the table's summary columns
-# (`judgelab.claims.scorecard.fallback_interval`, the one place that does); `ci_source` says which.
+# A smoke or demo run of SAGE, or any run on the embedded model, therefore decides nothing about the
+# papers: its verdicts say why. The mathematics of Narrative Trails (coherence, paths) needs no
+# judge and is decided on any run over the whole news collection with at least 30 endpoint pairs.
+#
+# **Margins** come from the science, not from interval widths: each family in `claims.yaml` states
+# the smallest difference that would matter and why (a tenth of the scale's range for a category's
+# mean, half a standard deviation for a d, ...). The scorecard shows the margin beside the interval.
+#
+# **By chance.** Each interval is a 95% one: when a claim's truth sits on its rule's threshold a
+# verdict errs 5% of the time, so over the decided verdicts expect about 5 in 100 wrong by chance
+# alone (computed below for this run and for the whole register).
+#
+# **Intervals.** Where a table carries the convention's `X_ci_low` / `X_ci_high` (the SAGE tables
+# over stories, read from their `analysis == story` rows; the narrative tables over endpoint pairs,
+# read from the strict date rule's main rows), the scorecard reads them, its `ci_method` included;
+# a row the table leaves empty (too few clusters, as in a smoke run) stays empty. Only where a
+# table has none (token ratios, Table 5's times, the OOD tables) does it compute the interval
+# itself from the table's summary columns (`judgelab.claims.scorecard.fallback_interval`, the one
+# place that does); `ci_source` says which.
 #
 # **Power.** For each LLM claim, the number of units (stories, narratives, agents' targets) at
-# which the claim's own rule would return *consistent* with 80% probability if the paper's value
-# were true, by seeded simulation, with the paper's SDs (`n_80_paper`) and with the variance this
-# run measured (`n_80_run`). `make estimate PROFILE=paper` prices a run of that size.
+# which the claim's own rule would return *reproduced* with 80% probability if the paper's value
+# were true, by seeded simulation, with the paper's SDs (`n_80_paper`) and, only on a run whose
+# design is the paper's with a capable judge, with the spread this run measured (`n_80_run`).
 #
 # Library: `judgelab.claims` (register, verdicts, intervals, power, scorecard, figure), tested in
 # `tests/test_claims.py`.
@@ -72,11 +93,14 @@ knobs
 # %% [markdown]
 # ## The register
 #
-# One row per claim: where the paper makes it, the number it cites, the statistic and the rule.
+# One row per claim: where the paper makes it, the number it cites, the statistic, the rule, the
+# margin with its reason and what the claim's design depends on.
 
 # %%
 claims = register.load(REGISTER)
-display(register.as_frame(claims)[["claim_id", "location", "paper_value", "statistic", "rule", "table", "column", "llm"]])
+display(Markdown(f"Margins and designs fixed on **{claims[0].fixed}**."))
+display(register.as_frame(claims)[["claim_id", "location", "paper_value", "statistic", "rule", "margin",
+                                   "depends_on", "margin_reason"]])
 
 # %% [markdown]
 # ## The scorecard
@@ -90,32 +114,49 @@ judges = scorecard.run_judge(card)
 CAPTION = reporting.provenance(PROFILE, *judges)
 display(Markdown(reporting.model_banner(*judges)) if judges[0] else Markdown("> No LLM judge behind the tables read."))
 reporting.saved_table(card, "claims_scorecard")
-display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "ci_width", "reason"]])
+display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin", "decisive_width",
+              "reason"]])
 
 # %%
 display(scorecard.verdict_counts(card))
+chance = scorecard.chance_statement(card)
+display(Markdown(f"**By chance at 95%:** this run decided {chance['decided']} of {chance['claims']} claims; about "
+                 f"{chance['expected_wrong_decided']:.1f} of those verdicts are expected wrong by chance alone "
+                 f"({chance['expected_wrong_register']:.1f} were every claim of the register decided)."))
 display(card.groupby(["study", "ci_source"], dropna=False).size().rename("claims").to_frame())
 
 # %% [markdown]
 # ## Figure · the scorecard at a glance
 #
 # Claims down the side; on one standardised axis per claim, the paper's value (black tick, at 0),
-# our value (marker) and our 95% CI (bar), in units of the claim's tolerance; the verdict as a
-# colour (Okabe–Ito) and, on the right, in words.
+# our value (marker) and our 95% CI (bar), in units of the claim's margin (a value claim is
+# reproduced when its bar lies within ±1); the verdict as a colour (Okabe–Ito) and, on the right,
+# in words.
 
 # %%
 fig = figure.plot_scorecard(card, {c.id: c.rule for c in claims})
 reporting.save_figure(fig, "claims_fig_scorecard",
-                      caption=f"Claims scorecard: paper value (|), our value and 95% CI, standardised per claim; "
+                      caption=f"Claims scorecard: paper value (|), our value and 95% CI in units of each claim's margin; "
                               f"verdict by colour and label. {CAPTION}")
 
 # %% [markdown]
 # ## What a live run must include
 #
 # For each claim about an LLM's judgements: the units at which the paper's effect would be shown
-# (the claim's rule returning *consistent*) with 80% power — from the paper's SDs where it gives
-# them, and from the spread this run measured. `inf` means the rule cannot be met at any size up
-# to the search limit (e.g. a CI that must exclude a bound the paper's own value nearly touches).
+# (the claim's rule returning *reproduced*) with 80% power — from the paper's SDs where it gives
+# them, and from the spread this run measured when its design is the paper's. `inf` means the
+# rule cannot be met at any size up to the search limit (e.g. a margin narrower than the interval
+# the paper's own spread allows).
 
 # %%
 display(scorecard.power_table(card))
+
+# %% [markdown]
+# ## What the papers' own numbers imply
+#
+# For a claim about two groups whose paper gives each group's mean, SD and size, the paper's own
+# numbers go through the same interval and the same rule as this run's (`judgelab.claims.paper_check`):
+# where even they do not give *reproduced*, no replication at the paper's design can be expected to.
+
+# %%
+display(card.loc[card["paper_check"].astype(str) != "", ["claim_id", "paper_value", "paper_check", "paper_check_verdict"]])

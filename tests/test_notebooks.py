@@ -319,32 +319,34 @@ def behaviour_tables_are_in_range_and_planted_baselines_come_from_the_cache(root
 
 
 @check("13")
-def every_claim_has_one_row_and_its_verdict_follows_from_its_own_numbers(root: Path) -> None:
+def every_claim_has_one_row_and_a_smoke_run_decides_none(root: Path) -> None:
     from judgelab.claims import register, verdicts
 
     card = read_table(root, "claims_scorecard")
     claims = {c.id: c for c in register.load()}
     assert list(card["claim_id"]) == list(claims), "one row per register claim, in the register's order"
-    assert set(card["verdict"]) <= set(verdicts.VERDICTS) | {"not run"}
+    assert set(card["verdict"]) <= set(verdicts.VERDICTS)
     both = card[card["ci_low"].notna() & card["ci_high"].notna()]
     assert (both["ci_low"] <= both["ci_high"]).all()
+    assert np.allclose(card["margin"], [claims[i].margin for i in card["claim_id"]])   # the margin beside the interval
     for r in card.itertuples():
         c = claims[r.claim_id]
-        if r.verdict == "not run" or c.column_pending:
+        if r.verdict not in (verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE):
             continue
-        # the stored verdict is the rule applied to the stored numbers (recomputed here)
+        # a rule's verdict is the rule applied to the stored numbers (recomputed here)
         nan = float("nan")
         again = verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=r.estimate if pd.notna(r.estimate) else nan,
                                 ci_low=r.ci_low if pd.notna(r.ci_low) else nan,
-                                ci_high=r.ci_high if pd.notna(r.ci_high) else nan, llm_claim=c.llm,
-                                embedded_judge=bool(r.embedded_judge),
+                                ci_high=r.ci_high if pd.notna(r.ci_high) else nan,
                                 p=None if not c.p_column else _p_of(root, c))
         assert again.verdict == r.verdict, r.claim_id
-    # the smoke run's judge is the embedded model: no LLM claim is tested, every deterministic one can be
-    ran = card[card["verdict"] != "not run"]
+    # the smoke run's design is not the papers': no claim is decided; its judge is the embedded
+    # model, so every LLM claim it ran is not testable, every other one not comparable
+    assert not card["verdict"].isin([verdicts.REPRODUCED, verdicts.NOT_REPRODUCED]).any()
+    ran = card[card["verdict"] != verdicts.NOT_RUN]
     llm = ran["llm_claim"].astype(bool)
     assert (ran.loc[llm, "verdict"] == verdicts.NOT_TESTABLE).all()
-    assert (ran.loc[~llm, "verdict"] != verdicts.NOT_TESTABLE).all()
+    assert (ran.loc[~llm, "verdict"] == verdicts.NOT_COMPARABLE).all()
 
 
 def _p_of(root: Path, claim) -> float | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from pathlib import Path
 
 import nbformat
 import pandas as pd
@@ -35,8 +36,8 @@ def _tree(tmp_path, with_scorecard=True):
              "function": "judgelab.sage.analysis.paper_tables:table11_genre_comparison",
              "location": "SAGE, Table 11", "wording": "Table 11 means"},
             {"claim_id": "narr-math-d-min-news", "study": "narrative", "label": "NT math: d min coherence, news",
-             "verdict": "consistent", "reason": "inside", "paper_value": 1.591, "estimate": 1.5, "ci_low": 1.2,
-             "ci_high": 1.8, "ci_width": 0.6, "n": 80, "n_80_paper": float("nan"), "n_80_run": float("nan"),
+             "verdict": "reproduced", "reason": "inside", "paper_value": 1.591, "estimate": 1.5, "ci_low": 1.3,
+             "ci_high": 1.8, "ci_width": 0.5, "margin": 0.3, "n": 80, "n_80_paper": float("nan"), "n_80_run": float("nan"),
              "power_unit": "", "table": "narr_table04_effect_sizes", "notebook": 8,
              "function": "judgelab.narrative.paths.paper_tables:table04_math_effects",
              "location": "NT, Table 4", "wording": "d"},
@@ -63,9 +64,24 @@ def test_the_landing_page_opens_with_the_scorecard_and_links_each_claim(tmp_path
     # a claim whose table this run lacks is named, not linked
     other = index[index.index('id="claim-narr-math-d-min-news"'):]
     other = other[:other.index("</tr>")]
-    assert 'class="v-consistent"' in other and 'href="tables/narr_table04' not in other
+    assert 'class="v-reproduced"' in other and 'href="tables/narr_table04' not in other
+    assert "<td>[1.3, 1.8]</td><td>0.3</td>" in other                          # the margin beside the interval
     assert ">narr_table04_effect_sizes<" in other
-    assert "not testable by this judge</span> 1" in index and "consistent</span> 1" in index
+    assert "not testable by this judge</span> 1" in index and "reproduced</span> 1" in index
+    # every verdict of the vocabulary is defined on the page, and the verdicts expected by chance stated
+    for word in ("Reproduced", "not reproduced", "inconclusive", "not comparable", "not testable by this judge",
+                 "not run"):
+        assert f"<em>{word}</em>" in index, word
+    assert "by chance alone, at 95% per interval: about 0.1 of the 1 decided (0.1 were all 2 claims decided)." in index
+
+
+def test_the_site_knows_every_verdict_of_the_vocabulary():
+    from judgelab.claims.verdicts import VERDICTS
+    from judgelab.site import scorecard
+
+    assert tuple(scorecard.VERDICT_CLASS) == VERDICTS
+    css = Path(build.__file__).with_name("site.css").read_text()
+    assert all(f".{cls} " in css for cls in scorecard.VERDICT_CLASS.values())
 
 
 def test_without_notebook_13_the_landing_page_has_no_scorecard(tmp_path):

@@ -1,10 +1,10 @@
 """The scorecard figure: claims down the side, the paper's value, ours and our 95% CI on one
 standardised axis per claim, the verdict as a colour *and* a word on the right.
 
-The common scale: a claim's values are shown as (value - reference) / scale, where the reference is
-the paper's value (or the rule's bound or margin when the paper states only a bound) and the scale
-is the claim's tolerance (the rule's ``max_ci_width``) or else the magnitude of the reference
-(1 when that is 0). Points beyond ±:data:`CLIP` are drawn at the edge as arrows.
+The common scale: a claim's values are shown as (value - reference) / margin, where the reference
+is the paper's value (the rule's bound for a bound, 0 for "no effect" and for a direction) and the
+margin is the claim's margin of equivalence (its family's, in ``claims.yaml``): a value rule is
+reproduced when the bar lies within ±1. Points beyond ±:data:`CLIP` are drawn at the edge as arrows.
 """
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ import numpy as np
 import pandas as pd
 
 from judgelab import style
-from judgelab.claims.verdicts import CONSISTENT, INCONSISTENT, NOT_TESTABLE, UNDERPOWERED
+from judgelab.claims.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, NOT_REPRODUCED, NOT_RUN, NOT_TESTABLE,
+                                      REPRODUCED)
 
 CLIP = 3.0
-NOT_RUN = "not run"
 #: Okabe–Ito colours (colour-blind safe), with a marker each so that colour is never the only cue.
 VERDICT_STYLE = {
-    CONSISTENT: ("#009E73", "o"),
-    INCONSISTENT: ("#D55E00", "X"),
-    UNDERPOWERED: ("#E69F00", "D"),
+    REPRODUCED: ("#009E73", "o"),
+    NOT_REPRODUCED: ("#D55E00", "X"),
+    INCONCLUSIVE: ("#E69F00", "D"),
+    NOT_COMPARABLE: ("#0072B2", "P"),
     NOT_TESTABLE: ("#777777", "s"),
     NOT_RUN: ("#CC79A7", "v"),
 }
@@ -30,11 +31,14 @@ VERDICT_STYLE = {
 
 def reference_and_scale(rule: dict, paper_value) -> tuple[float, float]:
     """(reference, scale) of one claim (module docstring)."""
-    ref = paper_value
-    if ref is None or not np.isfinite(ref):
-        ref = rule.get("bound", rule.get("margin", 0.0))
-    ref = float(ref)
-    scale = rule.get("max_ci_width") or abs(ref) or 1.0
+    if rule.get("type") in ("above", "below"):
+        ref = rule.get("bound", paper_value)
+    elif rule.get("type") in ("equivalence", "direction"):
+        ref = 0.0
+    else:
+        ref = paper_value
+    ref = float(ref) if ref is not None and np.isfinite(ref) else 0.0
+    scale = rule.get("margin") or abs(ref) or 1.0
     return ref, float(scale)
 
 
@@ -79,7 +83,7 @@ def plot_scorecard(card: pd.DataFrame, rules: dict[str, dict], title: str = "Cla
     for tick, verdict in zip(right.get_yticklabels(), card["verdict"]):
         tick.set_color(VERDICT_STYLE.get(verdict, ("#000000",))[0])
     right.tick_params(length=0)
-    ax.set_xlabel("(value - paper value) / claim scale   (| = paper; bar = our 95% CI; marker = our value)")
+    ax.set_xlabel("(value - paper value or bound) / claim's margin   (| = paper; bar = our 95% CI; marker = ours)")
     ax.set_title(title)
     ax.grid(axis="x")
     handles = [ax.plot([], [], marker=m, color=c, ls="", label=v)[0] for v, (c, m) in VERDICT_STYLE.items()

@@ -2,7 +2,7 @@
 the power simulation (:mod:`judgelab.claims.power`) computes its intervals with the very same code.
 
 This is the one place where the scorecard computes an interval itself: where a table already has
-the convention's ``X_ci_low`` / ``X_ci_high`` columns (issue 26), :mod:`judgelab.claims.scorecard`
+the convention's ``X_ci_low`` / ``X_ci_high`` columns, :mod:`judgelab.claims.scorecard`
 reads those instead, and the scorecard's ``ci_source`` column says which was used.
 
 Kinds (``kind`` in ``claims.yaml``) and their methods (:data:`METHODS`):
@@ -16,8 +16,9 @@ Kinds (``kind`` in ``claims.yaml``) and their methods (:data:`METHODS`):
                  Hedges–Olkin SE, sqrt((n1 + n2) / (n1 n2) + d² / (2 (n1 + n2))).
 ``auc``          AUC-ROC of n1 positives and n2 negatives: Hanley–McNeil SE, clipped to [0, 1].
 ``correlation``  Pearson r over n pairs: Fisher z.
-``icc``          ICC(1) of n targets by k raters from its F ratio (Shrout & Fleiss 1979), a close
-                 stand-in for ICC(2,1) when the raters have no systematic offsets.
+``icc``          from summary numbers: ICC(1) of n targets by k raters from its F ratio (Shrout &
+                 Fleiss 1979), a stand-in for ICC(2,1) when the raters have no systematic offsets;
+                 from scores (the power simulation): ICC(2,1) itself, :func:`icc2_1`.
 ``ratio``        a ratio of two independent means (m1, s1, n1) / (m2, s2, n2): delta method on the
                  log ratio.
 """
@@ -40,6 +41,13 @@ METHODS = {
     "ratio": "delta method on the log ratio",
 }
 KINDS = tuple(METHODS)
+#: The fewest units (per group, for two groups) at which the scorecard computes a kind's interval
+#: from summary numbers. Below it the interval would rest wholly on a distributional assumption
+#: that so few units cannot check (a Student t on two latencies spans hundreds of seconds; a
+#: normal d or AUC interval needs groups of several): the scorecard says "too few units" instead.
+#: Wilson's interval is valid for any n >= 1.
+MIN_UNITS = {"proportion": 1, "mean": 5, "paired_diff": 5, "mean_diff": 5, "cohens_d": 5, "auc": 5,
+             "correlation": 5, "icc": 5, "ratio": 5}
 
 
 def _nan_where(bad, *arrays):
@@ -131,6 +139,29 @@ def icc(scores):
     with np.errstate(invalid="ignore", divide="ignore"):
         f = msb / msw
     return icc_from_f(f, n, k)
+
+
+def icc2_1(scores):
+    """(ICC(2,1), low, high) of a (..., n targets, k raters) array: two-way random effects, absolute
+    agreement, one rater (Shrout & Fleiss 1979 case 2), with McGraw & Wong's (1996) F interval and
+    its Satterthwaite degrees of freedom (as pingouin's ``ICC2``). This is the ICC the narrative
+    paper reports (its Table 3), so the power simulation reads the same statistic."""
+    x = np.asarray(scores, float)
+    n, k = x.shape[-2], x.shape[-1]
+    grand = x.mean(axis=(-2, -1), keepdims=True)
+    rows, cols = x.mean(axis=-1, keepdims=True), x.mean(axis=-2, keepdims=True)
+    msr = k * ((rows - grand) ** 2).sum(axis=(-2, -1)) / (n - 1)
+    msc = n * ((cols - grand) ** 2).sum(axis=(-2, -1)) / (k - 1)
+    mse = ((x - rows - cols + grand) ** 2).sum(axis=(-2, -1)) / ((n - 1) * (k - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+        fj = msc / mse
+        a = n * (1 + (k - 1) * est) - k * est
+        v = (n - 1) * (k - 1) * (k * est * fj + a) ** 2 / ((n - 1) * k ** 2 * est ** 2 * fj ** 2 + a ** 2)
+        f_up, f_lo = stats.f.ppf(0.975, n - 1, v), stats.f.ppf(0.975, v, n - 1)
+        lo = n * (msr - f_up * mse) / (f_up * (k * msc + (k * n - k - n) * mse) + n * msr)
+        hi = n * (f_lo * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_lo * msr)
+    return _nan_where((n < 3) | (k < 2), est, lo, hi)
 
 
 def ratio(m1, s1, n1, m2, s2, n2):

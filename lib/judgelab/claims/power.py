@@ -1,13 +1,13 @@
 """How many units a run needs: the smallest n at which a claim's own verdict rule returns
-``consistent`` with 80% probability when the truth is the paper's value, by seeded simulation.
+``reproduced`` with 80% probability when the truth is the paper's value, by seeded simulation.
 
 The data are drawn from the paper's reported effect with a spread taken either from the paper's
 own SDs (where it gives them) or from the variance this run measured; each simulated data set
 goes through the same interval code as the scorecard (:mod:`judgelab.claims.intervals`) and the
 same rule (:func:`judgelab.claims.verdicts.decide`). For a directional rule this is the classical
 power of the test at the paper's α (tests check it against statsmodels' analytic t-test power);
-for an interval rule it is the chance that the CI is narrow enough and covers the paper's value;
-for a bound it is the chance that the whole CI lies on the claimed side.
+for a value rule it is the chance that the CI lies within the claim's margin of the paper's value;
+for a bound it is the chance that the whole CI lies above (below) the bound less (plus) the margin.
 
 Truth parameters by kind (``n`` is always the total number of units of the claim):
 
@@ -16,7 +16,8 @@ Truth parameters by kind (``n`` is always the total number of units of the claim
 ``mean_diff``    ``delta`` (group a - group b), ``sd_a``, ``sd_b``, ``share_a`` (a's share of n)
 ``cohens_d``     ``d``, ``share_a``
 ``correlation``  ``r``
-``icc``          ``icc``, ``k`` (raters per target)
+``icc``          ``icc`` (ICC(2,1)), ``k`` (raters per target), ``rater_share`` (the raters' offsets'
+                 share of the variance; default 0)
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import math
 import numpy as np
 
 from judgelab.claims import intervals
-from judgelab.claims.verdicts import CONSISTENT, decide
+from judgelab.claims.verdicts import REPRODUCED, decide
 
 TARGET_POWER = 0.8
 SIM_KINDS = ("proportion", "mean", "paired_diff", "mean_diff", "cohens_d", "correlation", "icc")
@@ -66,9 +67,13 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
         rr = (xc * yc).sum(1) / np.sqrt((xc ** 2).sum(1) * (yc ** 2).sum(1))
         est, lo, hi = intervals.correlation(rr, n)
     elif kind == "icc":
-        rho, k = truth["icc"], int(truth["k"])
+        # raters x items, two-way: a target effect, an offset per rater (share ``rater_share`` of the
+        # variance, 0 unless the truth says), an error; read as ICC(2,1), the statistic of the claim
+        rho, k, r = truth["icc"], int(truth["k"]), truth.get("rater_share", 0.0)
         target = rng.normal(0, math.sqrt(rho), (n_sim, n, 1))
-        est, lo, hi = intervals.icc(target + rng.normal(0, math.sqrt(1 - rho), (n_sim, n, k)))
+        rater = rng.normal(0, math.sqrt(r), (n_sim, 1, k))
+        error = rng.normal(0, math.sqrt(max(1 - rho - r, 0.0)), (n_sim, n, k))
+        est, lo, hi = intervals.icc2_1(target + rater + error)
     else:
         raise ValueError(f"no simulator for kind {kind!r} (simulated: {', '.join(SIM_KINDS)})")
     return {"est": np.asarray(est), "lo": np.asarray(lo), "hi": np.asarray(hi), "p": p}
@@ -76,14 +81,14 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
 
 def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *,
              n_sim: int = 1000, seed: int = 0) -> float:
-    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``consistent``."""
+    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``reproduced``."""
     rng = np.random.default_rng([seed, n])
     sims = simulate(kind, truth, n, n_sim, rng)
     hits = 0
     for est, lo, hi, p in zip(sims["est"], sims["lo"], sims["hi"], sims["p"]):
         v = decide(rule, paper_value=paper_value, estimate=float(est), ci_low=float(lo), ci_high=float(hi),
-                   llm_claim=False, embedded_judge=False, p=None if np.isnan(p) else float(p))
-        hits += v.verdict == CONSISTENT
+                   p=None if np.isnan(p) else float(p))
+        hits += v.verdict == REPRODUCED
     return hits / n_sim
 
 

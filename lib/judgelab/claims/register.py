@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from judgelab.claims.design import DEPENDENCIES
 from judgelab.claims.intervals import KINDS
 from judgelab.claims.verdicts import RULE_TYPES
 
@@ -27,7 +28,8 @@ REGISTER = Path(__file__).with_name("claims.yaml")
 STUDIES = ("sage", "narrative")
 CI_SOURCES = ("table", "fallback", "none")
 REQUIRED = ("id", "study", "label", "wording", "location", "statistic", "kind", "unit", "table", "column",
-            "rule", "llm", "notebook", "function")
+            "rule", "llm", "notebook", "function", "family")
+FAMILY_FIELDS = {"margin", "reason", "depends_on", "min_units", "min_units_reason"}
 
 
 class RegisterError(ValueError):
@@ -62,8 +64,28 @@ class Claim:
     offset: float = 0.0            # the kind's statistic is estimate + offset (a ratio - 1 read as a ratio)
     reciprocal: bool = False       # the claim's statistic is 1 / (column + offset), e.g. r_simple / r_complex
                                    # read from r_gain_rel = r_complex / r_simple - 1 (interval ends swap)
-    column_pending: bool = False   # the column itself is not written yet (expected with issue 26)
+    column_pending: bool = False   # the column itself is not written yet
     note: str = ""
+    family: str = ""
+    units_column: str | None = None        # the row's count of design units (depends_on: min_units)
+    collections: tuple = ()                # where the numbers come from when ``where`` names none
+    margin_reason: str = ""
+    depends_on: tuple = ()
+    min_units: float | None = None
+    min_units_reason: str = ""
+    fixed: str = ""                        # the date the margins and designs were fixed
+
+    @property
+    def margin(self) -> float:
+        return float(self.rule["margin"])
+
+    @property
+    def claim_collections(self) -> tuple:
+        """The collections the claim's numbers come from (``collections``, else ``where``'s)."""
+        if self.collections:
+            return tuple(self.collections)
+        c = self.where.get("collection")
+        return (c,) if c else ()
 
     @property
     def ci_low_column(self) -> str:
@@ -111,7 +133,34 @@ def resolve_paper(paper: dict | None, claim_id: str = "?") -> float | None:
     return _lookup(paper["ref"], paper.get("keys", []), claim_id) + add
 
 
-def _check(entry: dict, i: int) -> Claim:
+def _family(name: str, families: dict, cid: str) -> dict:
+    fam = families.get(name)
+    if not isinstance(fam, dict):
+        raise RegisterError(f"claim {cid}: family {name!r} not in the register's families")
+    unknown = set(fam) - FAMILY_FIELDS
+    if unknown or "margin" not in fam or not str(fam.get("reason", "")).strip():
+        raise RegisterError(f"family {name}: needs margin and reason (unknown: {', '.join(sorted(unknown)) or 'none'})")
+    deps = tuple(fam.get("depends_on", ()))
+    bad = [d for d in deps if d not in DEPENDENCIES]
+    if bad:
+        raise RegisterError(f"family {name}: depends_on {bad} not among {', '.join(DEPENDENCIES)}")
+    if ("min_units" in deps) != ("min_units" in fam):
+        raise RegisterError(f"family {name}: depends_on min_units and a min_units value go together")
+    return fam
+
+
+def _resolve_margin(margin, scale_value: float | None, cid: str) -> float:
+    """A family's margin as a number on the statistic's scale (``{relative: f}``: f |value|)."""
+    if isinstance(margin, dict) and set(margin) == {"relative"}:
+        if scale_value is None or not isinstance(scale_value, (int, float)):
+            raise RegisterError(f"claim {cid}: a relative margin needs the paper's value or a bound")
+        return float(margin["relative"]) * abs(float(scale_value))
+    if isinstance(margin, (int, float)) and not isinstance(margin, bool) and margin >= 0:
+        return float(margin)
+    raise RegisterError(f"claim {cid}: margin {margin!r}: a number >= 0 or {{relative: f}}")
+
+
+def _check(entry: dict, i: int, families: dict | None = None, fixed: str = "") -> Claim:
     cid = entry.get("id", f"#{i}")
     missing = [f for f in REQUIRED if f not in entry]
     if missing:
@@ -134,10 +183,20 @@ def _check(entry: dict, i: int) -> Claim:
     # a bound or margin may cite a constant too ({ref, keys}): resolved here, once
     rule = {k: (_lookup(v["ref"], v.get("keys", []), cid) if isinstance(v, dict) and "ref" in v else v)
             for k, v in entry["rule"].items()}
-    entry = {**entry, "rule": rule, "notebook": f"{int(entry['notebook']):02d}"}
+    if "margin" in rule or "max_ci_width" in rule:
+        raise RegisterError(f"claim {cid}: the margin comes from the claim's family, not its rule")
+    fam = _family(entry["family"], families or {}, cid)
+    scale = rule.get("bound", resolve_paper(entry.get("paper"), cid))
+    rule["margin"] = _resolve_margin(fam["margin"], scale, cid)
+    entry = {**entry, "rule": rule, "notebook": f"{int(entry['notebook']):02d}",
+             "collections": tuple(entry.get("collections", ())), "margin_reason": str(fam["reason"]).strip(),
+             "depends_on": tuple(fam.get("depends_on", ())), "min_units": fam.get("min_units"),
+             "min_units_reason": str(fam.get("min_units_reason", "")).strip(), "fixed": fixed}
     claim = Claim(**entry)
-    if claim.rule["type"] == "inside_ci" and claim.paper is None:
-        raise RegisterError(f"claim {cid}: rule inside_ci needs a paper value")
+    if claim.rule["type"] == "value" and claim.paper is None:
+        raise RegisterError(f"claim {cid}: rule value needs a paper value")
+    if "min_units" in claim.depends_on and not claim.units_column:
+        raise RegisterError(f"claim {cid}: its family depends on min_units; name the row's units_column")
     claim.paper_value()  # resolves, or names the claim and the reference
     return claim
 
@@ -148,7 +207,10 @@ def load(path: Path | None = None) -> list[Claim]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
         raise RegisterError(f"{path}: expected a mapping with a list under 'claims'")
-    claims = [_check(e, i) for i, e in enumerate(data["claims"])]
+    if not isinstance(data.get("families"), dict) or not str(data.get("fixed", "")).strip():
+        raise RegisterError(f"{path}: expected 'families' (margins and designs) and the date they were 'fixed'")
+    fixed = str(data["fixed"])
+    claims = [_check(e, i, data["families"], fixed) for i, e in enumerate(data["claims"])]
     seen: set[str] = set()
     for c in claims:
         if c.id in seen:
@@ -163,7 +225,9 @@ def as_frame(claims: list[Claim]):
 
     return pd.DataFrame([{"claim_id": c.id, "study": c.study, "label": c.label, "wording": c.wording,
                           "location": c.location, "statistic": c.statistic, "paper_value": c.paper_value(),
-                          "rule": _rule_text(c.rule), "table": c.table, "column": c.column, "llm": c.llm}
+                          "rule": _rule_text(c.rule), "margin": c.margin, "margin_reason": c.margin_reason,
+                          "depends_on": ", ".join(c.depends_on), "table": c.table, "column": c.column,
+                          "llm": c.llm}
                          for c in claims])
 
 

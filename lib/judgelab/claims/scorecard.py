@@ -1,11 +1,19 @@
 """The scorecard: every claim of the register (:mod:`judgelab.claims.register`) read against one
-run's tables, with its interval, its verdict (:mod:`judgelab.claims.verdicts`) and the number of
-units a run needs to test it (:mod:`judgelab.claims.power`).
+run's tables, with its interval, its margin, its verdict (:mod:`judgelab.claims.verdicts`) and the
+number of units a run needs to test it (:mod:`judgelab.claims.power`).
+
+The order of the questions, each answered before the next is asked: is the table there (else
+``not run``)? is the claim about an LLM's judgements and the judge the embedded model, or unknown
+(``not testable by this judge``)? is the row there (``not run``, with the design differences that
+explain its absence)? does the run's design differ from the paper's in what the claim depends on
+(``not comparable``, :mod:`judgelab.claims.design`)?
+Only then does the claim's rule see the interval: ``reproduced``, ``not reproduced`` or
+``inconclusive``.
 
 Where the estimate comes from: the claim's ``table`` (``results/tables/<table>.csv``), the row(s)
 chosen by ``where`` (column -> value, compared as text; ``*`` is a wildcard, so ``"32/8*"`` matches the
 parameter set's label ``"32/8 (authors' path-comparison notebook, default)"``), the ``column``. The interval: the table's
-own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the convention of issue 26; its
+own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the compendium's convention; its
 ``ci_method`` column names the method; a row whose interval the table leaves empty, e.g. one story
 in a smoke run, keeps it empty), otherwise :func:`fallback_interval`, the one place where the
 scorecard computes an interval itself (``ci_source`` says which). A claim with ``reciprocal: true``
@@ -23,16 +31,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab.claims import intervals, power
+from judgelab.claims import design, intervals, paper_check, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
-from judgelab.claims.verdicts import NOT_TESTABLE, UNDERPOWERED, decide
+from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_RUN, NOT_TESTABLE, VERDICTS,
+                                      decide, expected_by_chance)
 
-NOT_RUN = "not run"
 NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
-           "ci_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge", "llm_claim", "rule",
-           "n_80_paper", "n_80_run", "power_unit", "power_note", "table", "column", "notebook", "function",
-           "location", "wording"]
+           "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge",
+           "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_80_run", "power_unit",
+           "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
 
 def read_sidecar(csv: Path) -> dict | None:
@@ -124,7 +132,7 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
         if claim.kind != "mean":
             raise RegisterError(f"claim {claim.id}: inputs.tidy is for kind mean only")
         v = tidy_values(claim, Path(interim_dir)) if interim_dir is not None else None
-        if v is None or len(v) < 2:
+        if v is None or len(v) < intervals.MIN_UNITS["mean"]:
             return math.nan, math.nan
         _, lo, hi = intervals.mean(v.mean(), v.std(ddof=1), len(v))
         return float(lo), float(hi)
@@ -137,6 +145,9 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
     if missing:
         raise RegisterError(f"claim {claim.id}: kind {claim.kind} needs inputs {', '.join(missing)}")
     k = claim.kind
+    counts = [x[c] for c in ("n", "n1", "n2") if c in x and c in need]
+    if any(not np.isfinite(c) or c < intervals.MIN_UNITS[k] for c in counts):
+        return math.nan, math.nan   # too few units for this method (intervals.MIN_UNITS)
     if k == "proportion":
         out = intervals.proportion(estimate * x["n"], x["n"])
     elif k in ("mean", "paired_diff"):
@@ -211,6 +222,9 @@ def claim_power(claim: Claim, row: pd.Series | None, paper_value: float | None, 
             out["n_80_run"] = power.n_required(claim.kind, truth, claim.rule, paper_value, **kw)
         else:
             notes.append("this run measured no SD")
+    elif sd_keys and spec.get("run_sd"):
+        # the embedded model's or another design's spread says nothing of the paper's judge
+        notes.append("no n_80_run: no row of this run is from the paper's design and a judge that can test it")
     elif not sd_keys:
         notes.append("scale-free statistic: the run's variance does not enter")
     if math.isinf(out["n_80_paper"]):
@@ -219,15 +233,24 @@ def claim_power(claim: Claim, row: pd.Series | None, paper_value: float | None, 
     return out
 
 
+def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | None:
+    """The row's count of design units (``units_column``), for ``depends_on: min_units``."""
+    if row is None or not claim.units_column:
+        return None
+    return _num(row, claim.units_column, claim, "units_column", tables_dir)
+
+
 def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
     """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and,
-    for a claim whose interval comes from unit values, the interim files in ``interim_dir``)."""
+    for a claim whose interval comes from unit values, the interim files in ``interim_dir``), by
+    the questions of the module docstring, in their order."""
     pv = claim.paper_value()
     rec = {c: None for c in COLUMNS}
     rec.update(claim_id=claim.id, study=claim.study, label=claim.label, paper_value=pv, llm_claim=claim.llm,
                unit=claim.unit, table=claim.table, column=claim.column, notebook=claim.notebook,
                function=claim.function, location=claim.location, wording=claim.wording,
-               rule=claim.rule["type"])
+               rule=claim.rule["type"], margin=claim.margin, margin_reason=claim.margin_reason,
+               depends_on=", ".join(claim.depends_on), design_differences="", **paper_check.check(claim))
     csv = Path(tables_dir) / f"{claim.table}.csv"
     if not csv.exists():
         rec.update(verdict=NOT_RUN, reason=f"{csv.name} not written: run notebook {claim.notebook}",
@@ -238,13 +261,26 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     rec["judge"] = (prov or {}).get("judge", "unknown (no provenance sidecar)")
     embedded = bool((prov or {}).get("embedded_small_model")) or (claim.llm and prov is None)
     rec["embedded_judge"] = embedded
+    if claim.llm and embedded:
+        reason = ("no provenance sidecar: the judge is unknown" if prov is None
+                  else "an LLM-judgement claim; this run's judge is the embedded 135M model")
+        rec.update(verdict=NOT_TESTABLE, reason=reason, **claim_power(claim, None, pv, knobs))
+        return rec
     if claim.column_pending and claim.column not in df.columns:
-        v = decide(claim.rule, paper_value=pv, estimate=math.nan, ci_low=math.nan, ci_high=math.nan,
-                   llm_claim=claim.llm, embedded_judge=embedded)
-        reason = v.reason if v.verdict == NOT_TESTABLE else f"column {claim.column} not in {csv.name} yet (pending)"
-        rec.update(verdict=v.verdict, reason=reason, ci_width=v.ci_width, **claim_power(claim, None, pv, knobs))
+        rec.update(verdict=NOT_RUN, reason=f"column {claim.column} not in {csv.name} yet (pending)",
+                   **claim_power(claim, None, pv, knobs))
         return rec
     row = select_row(df, claim, csv.name)
+    diffs = design.differences(claim, prov, _units(claim, row, tables_dir))
+    if row is None:  # the run lacks these units (e.g. VisPub outside the paper profile): say why, if known
+        why = [d for d in diffs if "units" not in d]
+        rec.update(verdict=NOT_RUN, reason=f"no row of {csv.name} matches {claim.where} in this run"
+                                           + (f" ({'; '.join(why)})" if why else ""),
+                   design_differences="; ".join(diffs), **claim_power(claim, None, pv, knobs))
+        return rec
+    if diffs:
+        rec.update(verdict=NOT_COMPARABLE, reason="design differs: " + "; ".join(diffs),
+                   design_differences="; ".join(diffs))
     est = lo = hi = p = math.nan
     if row is not None:
         est = float(pd.to_numeric(row[claim.column], errors="coerce"))
@@ -258,6 +294,9 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
             rec["ci_source"] = "scorecard fallback" if claim.inputs else NO_INTERVAL
             rec["ci_method"] = (("Student t over unit values (" + claim.inputs["tidy"]["name"] + ")")
                                 if "tidy" in claim.inputs else intervals.METHODS[claim.kind]) if claim.inputs else ""
+            if claim.inputs and not np.isfinite(lo) and np.isfinite(est):
+                rec["ci_method"] = (f"{rec['ci_method']}: too few units for an interval "
+                                    f"(fewer than {intervals.MIN_UNITS[claim.kind]} per group)")
         if claim.reciprocal:
             est, lo, hi, why = reciprocal(est, lo, hi, claim.offset)
             if why:
@@ -268,16 +307,16 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         if "tidy" in claim.inputs and interim_dir is not None:
             values = tidy_values(claim, Path(interim_dir))
             rec["n"] = float(len(values)) if values is not None else math.nan
-    v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, llm_claim=claim.llm,
-               embedded_judge=embedded, p=p if np.isfinite(p) else None)
-    reason, verdict = v.reason, v.verdict
-    if row is None and v.verdict != NOT_TESTABLE:  # the run lacks these units (e.g. VisPub outside the paper profile)
-        reason, verdict = f"no row of {csv.name} matches {claim.where} in this run", NOT_RUN
-    if claim.llm and prov is None:
-        reason = "no provenance sidecar: the judge is unknown"
-    elif row is not None and verdict == UNDERPOWERED and rec["ci_source"] == NO_INTERVAL:
+    rec.update(estimate=est, ci_low=lo, ci_high=hi,
+               ci_width=hi - lo if np.isfinite(lo) and np.isfinite(hi) else math.inf)
+    if diffs:  # the numbers are shown, for looking at; no rule reads them
+        rec.update(**claim_power(claim, None, pv, knobs))
+        return rec
+    v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, p=p if np.isfinite(p) else None)
+    reason = v.reason
+    if v.verdict == INCONCLUSIVE and rec["ci_source"] == NO_INTERVAL:
         reason = f"{csv.name} gives a point estimate only, with no interval to test it by"
-    rec.update(verdict=verdict, reason=reason, estimate=est, ci_low=lo, ci_high=hi, ci_width=v.ci_width,
+    rec.update(verdict=v.verdict, reason=reason, decisive_width=v.decisive_width,
                **claim_power(claim, row, pv, knobs))
     return rec
 
@@ -288,8 +327,17 @@ def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: P
 
 
 def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
-    """Claims per study and verdict."""
-    return card.groupby(["study", "verdict"]).size().unstack(fill_value=0)
+    """Claims per study and verdict, the verdicts in their vocabulary's order."""
+    counts = card.groupby(["study", "verdict"]).size().unstack(fill_value=0)
+    return counts[[v for v in VERDICTS if v in counts.columns]]
+
+
+def chance_statement(card: pd.DataFrame) -> dict:
+    """How many verdicts to expect by chance alone at 95% (:func:`verdicts.expected_by_chance`):
+    over the verdicts this run decided, and over the whole register were every claim decided."""
+    decided = int(card["verdict"].isin(DECIDED).sum())
+    return {"claims": len(card), "decided": decided, "expected_wrong_decided": expected_by_chance(decided),
+            "expected_wrong_register": expected_by_chance(len(card))}
 
 
 def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:

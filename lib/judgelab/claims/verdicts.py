@@ -1,39 +1,58 @@
 """The verdict rules of the claims register, fixed before any run.
 
 One claim, one rule; the rule sees the paper's value (or bound), this run's estimate with its 95%
-interval, and whether this run's judge can test the claim at all. Four verdicts:
+interval, and the claim's **margin of equivalence** ``m``: the smallest difference that would
+matter, stated per claim family in ``claims.yaml`` with its reason (never derived from an
+interval's width). Six verdicts, the first three decided here, the others by
+:mod:`judgelab.claims.scorecard` before a rule is applied:
 
-* ``consistent`` / ``inconsistent`` — what the rule says of the paper's value and our interval;
-* ``underpowered`` — the interval is too wide to tell (wider than the claim's ``max_ci_width``,
-  straddling the claim's bound, or not computable from this run's few units); the width is shown;
-* ``not testable by this judge`` — the claim is about an LLM's judgements and this run's judge is
-  the embedded 135M model (it shows that the pipeline runs, not the finding).
+* ``reproduced`` — our interval lies within the margin of the paper's value, or (direction and
+  bound claims) excludes the null on the paper's side;
+* ``not reproduced`` — our interval excludes the paper's value by more than the margin, or lies on
+  the wrong side;
+* ``inconclusive`` — neither: the interval is too wide to tell. ``decisive_width`` says how wide an
+  interval centred on the same estimate may be for the rule to decide (0 when the estimate sits
+  on a decision threshold); no interval at all (too few units) is inconclusive too;
+* ``not comparable`` — the run's design differs from the paper's in something the claim depends
+  on (judge model, embedding model, collection subset, units below the claim's minimum, profile);
+* ``not testable by this judge`` — the claim is about an LLM's judgements and the run's judge is
+  the embedded 135M model (it shows that the pipeline runs, not the finding);
+* ``not run`` — the table or its row is not in this run.
 
-Rule types (``rule.type`` in ``claims.yaml``):
+Rule types (``rule.type`` in ``claims.yaml``); ``[lo, hi]`` is our 95% interval:
 
-``inside_ci``   a point value: consistent when the paper's value lies inside our CI, inconsistent
-                when the CI excludes it.
-``above``       "θ > b": consistent when the whole CI lies above b, inconsistent when it lies
-                wholly below b, underpowered when it straddles b.
-``below``       "θ < b": the mirror image.
-``equivalence`` "|θ| ≤ m" (no effect, e.g. mode invariance): consistent when the CI lies inside
-                [-m, m], inconsistent when it lies wholly outside, underpowered otherwise.
-``direction``   "θ > 0 at the paper's α" (``sign: +1``) or "θ < 0" (``sign: -1``): consistent when
-                the estimate has the claimed sign and p < α (with ``p`` given) or, without a
-                p-value, the CI excludes 0 on the claimed side; inconsistent when the CI lies wholly
-                on the other side of 0; underpowered otherwise.
+``value``        "θ = v": reproduced when [lo, hi] ⊆ [v - m, v + m]; not reproduced when
+                 lo > v + m or hi < v - m.
+``above``        "θ > b": the threshold is t = b - m (a value less than m below the bound does not
+                 contradict the claim); reproduced when lo > t, not reproduced when hi < t.
+``below``        "θ < b": the mirror image, t = b + m.
+``equivalence``  "no effect", |θ| ≤ m: reproduced when [lo, hi] ⊆ [-m, m]; not reproduced when
+                 lo > m or hi < -m.
+``direction``    "θ > 0" (``sign: +1``) or "θ < 0" (``sign: -1``) at the paper's α: reproduced when
+                 the estimate has the claimed sign and p < α (with ``p`` given) or, without a
+                 p-value, the interval excludes 0 on the claimed side; not reproduced when the
+                 interval excludes every effect of at least m on the claimed side (a precise null
+                 or the other way round), unless it is already reproduced; inconclusive otherwise.
+
+With a 95% interval each decided verdict errs with probability about 5% when the truth sits at a
+rule's threshold (less away from it): over k decided claims expect about 0.05 k verdicts by
+chance (:func:`expected_by_chance`).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-CONSISTENT = "consistent"
-INCONSISTENT = "inconsistent"
-UNDERPOWERED = "underpowered"
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+INCONCLUSIVE = "inconclusive"
+NOT_COMPARABLE = "not comparable"
 NOT_TESTABLE = "not testable by this judge"
-VERDICTS = (CONSISTENT, INCONSISTENT, UNDERPOWERED, NOT_TESTABLE)
-RULE_TYPES = ("inside_ci", "above", "below", "equivalence", "direction")
+NOT_RUN = "not run"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_COMPARABLE, NOT_TESTABLE, NOT_RUN)
+DECIDED = (REPRODUCED, NOT_REPRODUCED)
+RULE_TYPES = ("value", "above", "below", "equivalence", "direction")
+CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -41,66 +60,95 @@ class Verdict:
     verdict: str
     reason: str
     ci_width: float
+    decisive_width: float = math.nan   # the widest interval (same centre) the rule would decide on
 
 
 def _finite(*xs) -> bool:
     return all(x is not None and isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
 
 
+def _margin(rule: dict) -> float:
+    m = rule.get("margin")
+    if not _finite(m) or m < 0:
+        raise ValueError(f"rule {rule.get('type')}: needs a margin >= 0 (got {m!r})")
+    if rule["type"] in ("value", "equivalence") and m == 0:
+        raise ValueError(f"rule {rule['type']}: needs a positive margin (an interval never has width 0)")
+    return float(m)
+
+
+def _inconclusive(why: str, width: float, decisive: float) -> Verdict:
+    tail = f"; an interval narrower than {decisive:.3g} would decide" if _finite(decisive) and decisive > 0 else ""
+    return Verdict(INCONCLUSIVE, why + tail, width, decisive)
+
+
 def decide(rule: dict, *, paper_value: float | None, estimate: float | None, ci_low: float | None,
-           ci_high: float | None, llm_claim: bool, embedded_judge: bool, p: float | None = None) -> Verdict:
-    """The verdict of one claim by its ``rule`` (module docstring). ``llm_claim``: the claim is about
-    an LLM's judgements; ``embedded_judge``: this run's judge is the embedded small model."""
+           ci_high: float | None, p: float | None = None) -> Verdict:
+    """The verdict of one claim by its ``rule`` (module docstring): reproduced, not reproduced or
+    inconclusive. ``rule`` carries ``type`` and the resolved absolute ``margin`` (and ``bound``,
+    ``sign``, ``alpha`` by type)."""
     kind = rule.get("type")
     if kind not in RULE_TYPES:
         raise ValueError(f"rule type {kind!r}: expected one of {', '.join(RULE_TYPES)}")
+    m = _margin(rule)
     width = ci_high - ci_low if _finite(ci_low, ci_high) else math.inf
-    if llm_claim and embedded_judge:
-        return Verdict(NOT_TESTABLE, "an LLM-judgement claim; this run's judge is the embedded 135M model", width)
-    if not _finite(estimate, ci_low, ci_high):
-        return Verdict(UNDERPOWERED, "no estimate with an interval from this run (too few units)", width)
-    if ci_low > ci_high:
+    if _finite(ci_low, ci_high) and ci_low > ci_high:
         raise ValueError(f"CI low {ci_low} above CI high {ci_high}")
-    max_width = rule.get("max_ci_width")
-    if max_width is not None and width > max_width:
-        return Verdict(UNDERPOWERED, f"CI width {width:.3g} > {max_width:g} allowed", width)
-    lo, hi = ci_low, ci_high
-    if kind == "inside_ci":
-        if not _finite(paper_value):
-            raise ValueError("rule inside_ci needs the paper's value")
-        if lo <= paper_value <= hi:
-            return Verdict(CONSISTENT, f"paper {paper_value:g} inside [{lo:.3g}, {hi:.3g}]", width)
-        return Verdict(INCONSISTENT, f"paper {paper_value:g} outside [{lo:.3g}, {hi:.3g}]", width)
+    if kind in ("value", "equivalence"):
+        c = 0.0 if kind == "equivalence" else paper_value
+        if not _finite(c):
+            raise ValueError("rule value needs the paper's value")
+        decisive = 2 * abs(m - abs(estimate - c)) if _finite(estimate) else math.nan
+        if not _finite(estimate, ci_low, ci_high):
+            return _inconclusive("no interval from this run (too few units)", width, decisive)
+        lo, hi = ci_low, ci_high
+        band = f"[{c - m:.3g}, {c + m:.3g}] (margin ±{m:g} around {c:g})"
+        if c - m <= lo and hi <= c + m:
+            return Verdict(REPRODUCED, f"CI [{lo:.3g}, {hi:.3g}] inside {band}", width, decisive)
+        if lo > c + m or hi < c - m:
+            return Verdict(NOT_REPRODUCED, f"CI [{lo:.3g}, {hi:.3g}] wholly outside {band}", width, decisive)
+        return _inconclusive(f"CI [{lo:.3g}, {hi:.3g}] overlaps the edge of {band}", width, decisive)
     if kind in ("above", "below"):
         b = rule.get("bound", paper_value)
         if not _finite(b):
             raise ValueError(f"rule {kind} needs a bound")
-        good, bad = (lo > b, hi < b) if kind == "above" else (hi < b, lo > b)
+        t = b - m if kind == "above" else b + m
+        decisive = 2 * abs(estimate - t) if _finite(estimate) else math.nan
+        if not _finite(estimate, ci_low, ci_high):
+            return _inconclusive("no interval from this run (too few units)", width, decisive)
+        lo, hi = ci_low, ci_high
         side = ">" if kind == "above" else "<"
+        good, bad = (lo > t, hi < t) if kind == "above" else (hi < t, lo > t)
+        what = f"{b:g} {'-' if kind == 'above' else '+'} margin {m:g} = {t:.3g}"
         if good:
-            return Verdict(CONSISTENT, f"CI [{lo:.3g}, {hi:.3g}] entirely {side} {b:g}", width)
+            return Verdict(REPRODUCED, f"CI [{lo:.3g}, {hi:.3g}] entirely {side} {what}", width, decisive)
         if bad:
-            return Verdict(INCONSISTENT, f"CI [{lo:.3g}, {hi:.3g}] excludes every value {side} {b:g}", width)
-        return Verdict(UNDERPOWERED, f"CI [{lo:.3g}, {hi:.3g}] straddles {b:g}", width)
-    if kind == "equivalence":
-        m = rule.get("margin")
-        if not _finite(m) or m <= 0:
-            raise ValueError("rule equivalence needs a positive margin")
-        if -m <= lo and hi <= m:
-            return Verdict(CONSISTENT, f"CI [{lo:.3g}, {hi:.3g}] inside ±{m:g}", width)
-        if lo > m or hi < -m:
-            return Verdict(INCONSISTENT, f"CI [{lo:.3g}, {hi:.3g}] outside ±{m:g}", width)
-        return Verdict(UNDERPOWERED, f"CI [{lo:.3g}, {hi:.3g}] not inside ±{m:g}", width)
+            return Verdict(NOT_REPRODUCED, f"CI [{lo:.3g}, {hi:.3g}] on the wrong side of {what}", width, decisive)
+        return _inconclusive(f"CI [{lo:.3g}, {hi:.3g}] straddles {what}", width, decisive)
     # direction
     sign = rule.get("sign", 1)
     if sign not in (1, -1):
         raise ValueError("rule direction: sign must be +1 or -1")
     alpha = rule.get("alpha", 0.05)
-    right = sign * estimate > 0
-    if right and (p < alpha if _finite(p) else (lo > 0 if sign > 0 else hi < 0)):
+    if not _finite(estimate):
+        return _inconclusive("no estimate from this run (too few units)", width, math.nan)
+    x = sign * estimate                                   # the effect on the claimed side
+    decisive = max(2 * x if x > 0 else 0.0, 2 * (m - x) if x < m else 0.0)
+    if not _finite(ci_low, ci_high):
+        return _inconclusive("no interval from this run (too few units)", width, decisive)
+    lo, hi = sorted((sign * ci_low, sign * ci_high))      # the interval on the claimed side's axis
+    significant = p < alpha if _finite(p) else lo > 0
+    if x > 0 and significant:
         test = f"p = {p:.3g} < {alpha:g}" if _finite(p) else "CI excludes 0"
-        return Verdict(CONSISTENT, f"estimate {estimate:.3g} has the claimed sign; {test}", width)
-    if (sign > 0 and hi < 0) or (sign < 0 and lo > 0):
-        return Verdict(INCONSISTENT, f"CI [{lo:.3g}, {hi:.3g}] wholly on the other side of 0", width)
-    why = f"p = {p:.3g} ≥ {alpha:g}" if _finite(p) else f"CI [{lo:.3g}, {hi:.3g}] includes 0"
-    return Verdict(UNDERPOWERED, f"not significant at the paper's α: {why}", width)
+        return Verdict(REPRODUCED, f"estimate {estimate:.3g} on the claimed side; {test}", width, decisive)
+    if hi < m:
+        return Verdict(NOT_REPRODUCED, f"CI [{ci_low:.3g}, {ci_high:.3g}] excludes every effect of {m:g} or more "
+                                       "on the claimed side", width, decisive)
+    why = f"p = {p:.3g} ≥ {alpha:g}" if _finite(p) else "CI includes 0"
+    return _inconclusive(f"not significant at the paper's α ({why}) and an effect of {m:g} not excluded",
+                         width, decisive)
+
+
+def expected_by_chance(n_decided: int, confidence: float = CONFIDENCE) -> float:
+    """Verdicts a register of ``n_decided`` decided claims gets wrong by chance alone: each 95%
+    interval misses its true value with probability 1 - confidence, so about (1 - 0.95) n."""
+    return (1 - confidence) * n_decided

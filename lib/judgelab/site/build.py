@@ -273,7 +273,7 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
     claims = scorecard.rows(tables_dir, nbs, {t["name"] for t in tables}, lambda f: _source_href(project, out, f))
     _write(env, out, "index.html", "index.html.j2", up="", judges=judges, studies=_toc(tables, figures),
            explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
-           claims=claims, claim_counts=scorecard.counts(claims or []),
+           claims=claims, claim_counts=scorecard.counts(claims or []), claim_chance=scorecard.chance(claims or []),
            scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None),
            teaching=teaching)
     report.pages = sorted(str(p.relative_to(out)) for p in out.rglob("*.html"))

@@ -16,8 +16,11 @@ from judgelab.site import notebooks
 
 SCORECARD = "claims_scorecard"
 #: The verdict's CSS class (colour-blind-safe colours in site.css; the verdict is also written out).
-VERDICT_CLASS = {"consistent": "v-consistent", "inconsistent": "v-inconsistent", "underpowered": "v-underpowered",
-                 "not testable by this judge": "v-not-testable", "not run": "v-not-run"}
+#: The site reads the CSV only, so the vocabulary (judgelab.claims.verdicts.VERDICTS) is spelled out
+#: here; tests/test_site_claims.py checks the two agree.
+VERDICT_CLASS = {"reproduced": "v-reproduced", "not reproduced": "v-not-reproduced", "inconclusive": "v-inconclusive",
+                 "not comparable": "v-not-comparable", "not testable by this judge": "v-not-testable",
+                 "not run": "v-not-run"}
 
 
 def _num(v, digits: int = 3) -> str:
@@ -64,7 +67,7 @@ def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str],
             "id": r["claim_id"], "label": r["label"], "study": r.get("study", ""), "verdict": r["verdict"],
             "cls": VERDICT_CLASS.get(r["verdict"], ""), "reason": r.get("reason") if isinstance(r.get("reason"), str) else "",
             "paper": _num(r.get("paper_value"), 4), "ours": _num(r.get("estimate"), 4), "ci": ci,
-            "width": _num(r.get("ci_width")), "n": _n(r.get("n")), "n80": _n(r.get("n_80_paper")),
+            "margin": _num(r.get("margin")), "width": _num(r.get("ci_width")), "n": _n(r.get("n")), "n80": _n(r.get("n_80_paper")),
             "n80_run": _n(r.get("n_80_run")), "power_unit": r.get("power_unit") if isinstance(r.get("power_unit"), str) else "",
             "location": r.get("location", ""), "wording": r.get("wording", ""),
             "table": table, "table_href": f"tables/{table}.html" if table in table_pages else None,
@@ -78,3 +81,13 @@ def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str],
 def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
     """(verdict, css class, number of claims) in the verdicts' order, those present only."""
     return [(v, c, n) for v, c in VERDICT_CLASS.items() if (n := sum(r["verdict"] == v for r in rows_))]
+
+
+def chance(rows_: list[dict], confidence: float = 0.95) -> str:
+    """The verdicts expected wrong by chance alone, in words: (1 - confidence) x the decided ones
+    (as judgelab.claims.verdicts.expected_by_chance, which the site does not import)."""
+    decided = sum(r["verdict"] in ("reproduced", "not reproduced") for r in rows_)
+    if not rows_:
+        return ""
+    return (f"about {(1 - confidence) * decided:.1f} of the {decided} decided "
+            f"({(1 - confidence) * len(rows_):.1f} were all {len(rows_)} claims decided)")

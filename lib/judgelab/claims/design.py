@@ -1,0 +1,105 @@
+"""Is this run's design the paper's, in what a claim depends on? The scorecard's "not comparable".
+
+A claim's family declares what its numbers depend on (``depends_on`` in ``claims.yaml``); this
+module reads the same facts for the run from the table's provenance sidecar (the profile, the
+judge) and from the profile's own knobs (the embedding model and subset of each collection), and
+names every difference. One difference is enough: a verdict on a different design would read as a
+verdict on the paper.
+
+=====================  ========================================  ===================================
+dependency             the paper's design                         this run's, from
+=====================  ========================================  ===================================
+``judge_model``        the study's judge, ``judges.PAPER_JUDGES``  the sidecar's ``model``
+``embedding_model``    text-embedding-3-small (both collections)   the profile's ``embedding`` knob per
+                                                                   collection; the OOD study's joint
+                                                                   landscape always embeds with MiniLM
+``collection_subset``  the whole collection                        the profile's ``subset`` knob
+``min_units``          at least the family's ``min_units``         the row's ``units_column``
+``profile``            ``paper`` (its knobs are the paper's)       the sidecar's ``profile``
+=====================  ========================================  ===================================
+
+The collections' knobs are read by reference (``judgelab.narrative.settings:NARR_PROFILES``,
+resolved with importlib as the register resolves the papers' constants), so that this package,
+which reads every study's tables, imports no study.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import re
+
+from judgelab.judges import PAPER_JUDGES
+
+DEPENDENCIES = ("judge_model", "embedding_model", "collection_subset", "min_units", "profile")
+PAPER_PROFILE = "paper"
+PAPER_EMBEDDING = "text-embedding-3-small"
+#: the narrative profiles' knobs per collection (embedding, subset), read by reference
+COLLECTION_KNOBS = "judgelab.narrative.settings:NARR_PROFILES"
+#: the model behind each ``embedding`` knob (judgelab.embeddings.backend): ``precomputed`` is the
+#: authors' text-embedding-3-small vectors shipped with the news collection
+EMBEDDING_OF_KNOB = {"precomputed": "text-embedding-3-small", "openai": "text-embedding-3-small",
+                     "minilm": "all-MiniLM-L6-v2"}
+#: the OOD study embeds news and VisPub together with the bundled MiniLM in every profile
+#: (judgelab.narrative.analyses.joint_collection; a test reads it there)
+JOINT = "joint"
+JOINT_EMBEDDING = "all-MiniLM-L6-v2"
+
+
+def collection_knobs(profile: str | None) -> dict | None:
+    """``{collection: knobs}`` of a narrative profile, or None for an unknown profile."""
+    module, _, name = COLLECTION_KNOBS.partition(":")
+    table = getattr(importlib.import_module(module), name)
+    knobs = table.get(profile) if profile else None
+    return dict(knobs["collections"]) if knobs else None
+
+
+def same_model(run_model: str | None, paper_model: str) -> bool:
+    """The paper's model, or one of its dated snapshots (``gpt-4.1-2025-04-14``); not a sibling
+    (``gpt-4.1-mini`` is another model)."""
+    return bool(run_model) and re.fullmatch(re.escape(paper_model) + r"(-\d{4}-\d{2}-\d{2})?", str(run_model)) is not None
+
+
+def differences(claim, sidecar: dict | None, units: float | None = None) -> list[str]:
+    """Every way this run's design differs from the paper's in what ``claim`` depends on; empty
+    when it is comparable. ``sidecar``: the claim's table's provenance (None: unknown design);
+    ``units``: the row's count of design units (for ``min_units``)."""
+    deps = claim.depends_on
+    if not deps:
+        return []
+    if sidecar is None:
+        return ["the run's design is unknown (no provenance sidecar)"]
+    out = []
+    profile = sidecar.get("profile")
+    if "profile" in deps and profile != PAPER_PROFILE:
+        out.append(f"profile {profile or 'unknown'}, not {PAPER_PROFILE} (the paper's design)")
+    if "judge_model" in deps and claim.llm:
+        paper = PAPER_JUDGES.get(claim.study)
+        run = sidecar.get("model")
+        if paper is not None and not same_model(run, paper.model):
+            out.append(f"judge {run or 'unknown'}, not the paper's {paper.model}")
+    if {"embedding_model", "collection_subset"} & set(deps):
+        knobs = collection_knobs(profile)
+        for c in claim.claim_collections:
+            if c == JOINT:
+                if "embedding_model" in deps and JOINT_EMBEDDING != PAPER_EMBEDDING:
+                    out.append(f"the joint news + VisPub landscape is embedded with {JOINT_EMBEDDING}, "
+                               f"not the paper's {PAPER_EMBEDDING}")
+                continue
+            if knobs is None:
+                out.append(f"profile {profile or 'unknown'}: its collections are unknown")
+                break
+            if c not in knobs:
+                out.append(f"the {profile} profile has no {c} collection")
+                continue
+            emb = EMBEDDING_OF_KNOB.get(knobs[c].get("embedding"), str(knobs[c].get("embedding")))
+            if "embedding_model" in deps and emb != PAPER_EMBEDDING:
+                out.append(f"{c} embedded with {emb}, not the paper's {PAPER_EMBEDDING}")
+            subset = knobs[c].get("subset")
+            if "collection_subset" in deps and subset is not None:
+                out.append(f"{c}: a subset of about {subset} documents, not the whole collection")
+    if "min_units" in deps:
+        if units is None or not math.isfinite(units):
+            out.append(f"the run's count of units ({claim.units_column}) is unknown")
+        elif units < claim.min_units:
+            out.append(f"{units:g} units ({claim.units_column}) below the claim's minimum of {claim.min_units:g}")
+    return out
