@@ -126,7 +126,7 @@ def test_parameters_from_the_command_line():
     knobs = HUMAN_PROFILES["demo"]
     assert appendix.stories_per_dataset(knobs, ["confederacy", "artifice"]) == HUMAN_PROFILES["demo"]["n_stories"]
     assert appendix.stories_per_dataset(knobs, ["artifice"], "3") == {"artifice": 3}
-    assert appendix.stories_per_dataset(knobs, ["artifice"], "all") == {"artifice": 6}
+    assert appendix.stories_per_dataset(knobs, ["artifice"], "all") == {"artifice": knobs["n_stories"]["artifice"]}
     with pytest.raises(ValueError, match="N_STORIES"):
         appendix.stories_per_dataset(knobs, ["artifice"], "few")
     # RUN_SAGE from the command line: "off" is False (bool("off") would be True); no call is made
