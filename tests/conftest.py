@@ -211,7 +211,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 # -- the smoke run's model replies, replayed -----------------------------------------------------------
-from record_smoke import COMMAND as RECORD_COMMAND, REPLAY  # noqa: E402
+from record_smoke import COMMAND as RECORD_COMMAND, EMBEDDINGS, REPLAY  # noqa: E402
 
 
 def load_replay(root: Path) -> Path:
@@ -228,6 +228,10 @@ def load_replay(root: Path) -> Path:
         done = root / ".replay-loaded"
         if not done.exists():
             ResponseCache(cache_path).import_jsonl(REPLAY)
+            if EMBEDDINGS.exists():  # a vector it lacks is computed by the live embedder, as in any run
+                from judgelab.embeddings import EmbeddingCache
+
+                EmbeddingCache(cache_path.parent / "embeddings.sqlite").import_npz(EMBEDDINGS)
             done.touch()
     return cache_path
 

@@ -90,6 +90,34 @@ class EmbeddingCache:
             con.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
                             [(model, h, int(v.size), np.asarray(v, np.float32).tobytes()) for h, v in items.items()])
 
+    def export_npz(self, path: Path | str) -> int:
+        """Every stored vector to one ``.npz`` (model, hash and vector arrays, sorted by model and
+        hash); returns the count. A test suite given this file embeds nothing it already holds."""
+        with self._lock, self._connect() as con:
+            rows = con.execute("SELECT model, hash, vec FROM vectors ORDER BY model, hash").fetchall()
+        dims = {len(v) // 4 for _, _, v in rows}
+        by_dim = {d: [r for r in rows if len(r[2]) // 4 == d] for d in dims}
+        arrays = {}
+        for d, group in by_dim.items():
+            arrays[f"model_{d}"] = np.array([m for m, _, _ in group])
+            arrays[f"hash_{d}"] = np.array([h for _, h, _ in group])
+            arrays[f"vec_{d}"] = np.stack([np.frombuffer(v, np.float32) for _, _, v in group])
+        np.savez_compressed(path, **arrays)
+        return len(rows)
+
+    def import_npz(self, path: Path | str) -> int:
+        """Load the vectors of :meth:`export_npz`; returns the count."""
+        n = 0
+        with np.load(path, allow_pickle=False) as npz:
+            for key in [k for k in npz.files if k.startswith("vec_")]:
+                d = key.removeprefix("vec_")
+                models, hashes, vecs = npz[f"model_{d}"], npz[f"hash_{d}"], npz[key]
+                for model in sorted(set(models.tolist())):
+                    pick = models == model
+                    self.put_many(str(model), dict(zip(hashes[pick].tolist(), vecs[pick])))
+                    n += int(pick.sum())
+        return n
+
     def count(self, model: str | None = None) -> int:
         with self._connect() as con:
             if model is None:
