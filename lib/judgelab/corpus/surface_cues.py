@@ -45,7 +45,7 @@ TABLE_COLUMNS = ["text", "features", "n_stories", "n_llm", "accuracy", "accuracy
                  "n_permutations", "unit", "ci_method", "mc_family"]
 
 #: label permutations of :func:`classify_cv`'s test per profile (the smallest p is 1 / (n + 1))
-SURFACE_CUE_PROFILES = {"smoke": {"n_permutations": 9}, "demo": {"n_permutations": 99},
+SURFACE_CUE_PROFILES = {"smoke": {"n_permutations": 9}, "demo": {"n_permutations": 49},
                         "paper": {"n_permutations": 999}}
 
 _QUOTE_OPEN = re.compile(r"^[\"“‘'«„]")

@@ -3,7 +3,7 @@
 ``smoke`` — one story, both modes, text cut head+tail to ~400 tokens, terse evidence and notes:
 each of notebooks 02–04 finishes in about a minute and a half on the embedded SmolLM2-135M.
 ``demo`` — two stories per category x both modes on the embedded model (6 stories), texts cut to
-~400 tokens, short free-text fields; the anonymous-author run on a canonical and an LLM story.
+~400 tokens, short free-text fields; the anonymous-author run on one LLM story.
 ``paper`` — the paper's design: 50 canonical + 30 pulp + 20 LLM stories x both modes, full texts
 (context policy ``error``: a text that does not fit is an error, never silently cut).
 
@@ -31,9 +31,9 @@ Knobs:
   (issue 27). Title-mode calls carry no text: in the paper profile they add ~2,100 short calls
   (priced by ``make estimate``). Notebooks 02–04 can turn it off (``ANONYMOUS_AUTHOR_SENSITIVITY``).
 - ``anonymous_per_category``: stories per category of that sensitivity run (the first of the main
-  run's, in its order); None = every story of the main run. The demo runs one canonical and one
-  LLM story: the sensitivity rows need a content/title pair per story (the LLM story is the one
-  whose byline names its category), not the whole design.
+  run's, in its order); None = every story of the main run. The demo runs one LLM story, the
+  one whose byline names its category (the model): what the sensitivity asks of it is shown by one
+  content/title pair, not the whole design.
 - ``max_tokens``: output budget per reply; ``evidence_chars`` / ``note_chars``: ``maxLength`` of
   the evidence string per dimension and of the free-text notes (the llama.cpp grammar enforces
   ``maxLength``, so small values keep replies short and fast); ``reasoning_chars``: ``maxLength``
@@ -82,12 +82,14 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
     },
     "demo": {
         # Two stories per category, the fewest for which Table 11's SDs, t-tests and d are defined:
-        # 12 evaluations x 7 calls per layer, each call ~6 s on one thread (it processes the last
-        # reply and the next round's instruction, ~330 tokens, and writes ~180, most of them the
-        # reply's fixed JSON). What keeps it inside make all's 30 minutes: the anonymous-author run on
-        # two stories (the pair it compares: a canonical byline and an LLM's), the story cut head+tail
-        # to 400 tokens (the first call of each story prefills it), short evidence, notes and R1
-        # reasoning (the 135M model samples ~50 tokens/s on one thread). Also: the sage-v4 layout
+        # 12 evaluations x 7 calls per layer, each call ~7 s on one thread beside another notebook
+        # (it processes the last reply and the next round's instruction, ~330 tokens, and writes
+        # ~180, most of them the reply's fixed JSON); two of the three layer notebooks run one after
+        # the other before notebook 12, so their calls set make all's time. What keeps it inside 30
+        # minutes: the anonymous-author run on the one story whose byline names its category (an
+        # LLM story; a single pair, so its rows give the difference and say why no test), short
+        # evidence, notes and R1 reasoning (what the model samples), the story cut head+tail to
+        # 400 tokens (the first call of each story prefills it). Also: the sage-v4 layout
         # (the story before the layer, its KV state kept across layers), the decoding of
         # gateway/backends/, two notebooks at a time with one llama.cpp thread each (Makefile).
         "per_category": {"canonical": 2, "pulp": 2, "llm": 2},
@@ -97,11 +99,11 @@ SAGE_PROFILES: dict[str, dict[str, Any]] = {
         "mask_title_in_body": False,
         "anonymous_author": False,
         "anonymous_author_sensitivity": True,
-        "anonymous_per_category": {"canonical": 1, "pulp": 0, "llm": 1},
+        "anonymous_per_category": {"canonical": 0, "pulp": 0, "llm": 1},
         "max_tokens": 400,
-        "evidence_chars": 24,
-        "note_chars": 24,
-        "reasoning_chars": 16,
+        "evidence_chars": 16,
+        "note_chars": 16,
+        "reasoning_chars": 8,
         "temperature": 0.7,
         "seed": 7,
         "selection_seed": 11,

@@ -312,8 +312,7 @@ def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: 
 def anonymous_stories(chosen: pd.DataFrame, per_category: dict[str, int] | None) -> list[str]:
     """The stories of the anonymous-author title run: every story of the main run (``chosen``, in its
     order), or the first ``per_category[c]`` of each category when the profile sizes it
-    (``anonymous_per_category``; the demo runs a canonical and an LLM story: Table 9's sensitivity
-    rows need a pair per story, not the whole design)."""
+    (``anonymous_per_category``; the demo runs one LLM story, whose byline names its category)."""
     if per_category is None:
         return list(chosen["story_id"])
     ordered = chosen.sort_values(["category", "story_id"])
