@@ -8,7 +8,7 @@ Calls per profile (embedded model in smoke and demo; what ``make estimate`` pric
   plain baseline is notebook 09's cached agent 0). 8 fresh calls: the SAGE ones send the story
   (about 700 tokens) and write up to 400, so they dominate (seconds each on an idle machine).
 - ``demo`` — recognition: the 6 SAGE demo stories x 2 modes = 12; planted SAGE: 2 stories x L4 x
-  2 perturbations x 2 + 2 = 10; planted narrative: 1 narrative x simple x (4 + 1) = 5. 27 fresh calls.
+  2 perturbations x 2 + 1 = 5; planted narrative: 1 narrative x simple x (4 + 1) = 5. 22 fresh calls.
 - ``paper`` — recognition: every SAGE paper story (100) x 2 = 200; planted SAGE: 30 stories (10 per
   category) x L4 x 25 = 750; planted narrative: 10 pairs x 2 methods x 2 collections x 4 modes x 25 =
   4,000 (the plain baselines, 30 + 160, are notebooks 02's and 09's cached calls).
@@ -44,10 +44,12 @@ BEHAVIOUR_PROFILES: dict[str, dict[str, Any]] = {
     },
     "demo": {
         # the fewest calls that fill each table: recognition on the SAGE demo stories, two planted
-        # instructions (one raise, one lower) on one canonical and one LLM story and on one
-        # narrative in simple mode, each plain and hardened
+        # instructions (one raise, one lower) on one story and one narrative (simple mode), each
+        # plain and hardened. A planted SAGE call re-reads its perturbed story (~15 s on one
+        # thread), and notebook 12 is the last notebook of make all, so its calls add to the wall time
+        # directly
         "recognition_max_tokens": 96, "guess_chars": 40, "temperature": 0.0, "seed": 7, "reasoning_effort": None,
-        "planted_layer": "L4", "planted_per_category": {"canonical": 1, "pulp": 0, "llm": 1},
+        "planted_layer": "L4", "planted_per_category": {"canonical": 1, "pulp": 0, "llm": 0},
         "planted_pairs": 1, "planted_methods": ("maxcap",), "planted_modes": ("simple",),
         "perturbations": DEMO_PERTURBATIONS, "harden": True,
         "n_boot": 2000, "boot_seed": 12,
