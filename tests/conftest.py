@@ -200,14 +200,16 @@ def pytest_collection_modifyitems(config, items):
     units = [item for item in rest if id(item) not in chain_of]
     # the model's tests (marker llm, up to 1.5 min each) early, so that none is the last to start
     units.sort(key=lambda item: item.get_closest_marker("llm") is None)
+    # the late tests: one group of everything but the teaching exercises first, then each exercise
+    # (a notebook run on its worker's copy of the smoke root) a group of its own, so that whichever
+    # worker is free takes the next one and neither waits at the end for the other
+    is_teaching = lambda item: item.nodeid.startswith("tests/test_teaching.py")  # noqa: E731
+    late = [item for item in late if not is_teaching(item)] + [item for item in late if is_teaching(item)]
     items[:] = notebooks + units + late
     for item in notebooks:
         _join_group(item, f"notebooks-{chain_of[id(item)]}")
-    # two late groups, so that both workers take a share once the chains are done: the teaching
-    # exercises (each a notebook run on its own copy of the smoke root) and everything else
-    for item in late:
-        teaching = item.nodeid.startswith("tests/test_teaching.py")
-        _join_group(item, "after-notebooks-teaching" if teaching else "after-notebooks")
+    for i, item in enumerate(late):
+        _join_group(item, f"after-notebooks-teaching-{i}" if is_teaching(item) else "after-notebooks")
 
 
 # -- the smoke run's model replies, replayed -----------------------------------------------------------

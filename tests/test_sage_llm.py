@@ -26,7 +26,7 @@ def test_one_content_evaluation_on_the_bundled_model(tmp_path):
     assert gw.is_embedded_small_model
     prepared = prepare_input("content", text=TEXT, title="The Last Ferry", author="Nora Vell", max_text_tokens=700)
     item = EvalItem("ferry", "canonical", "", "L5", "content", prepared)
-    cfg = EvalConfig(max_tokens=300, evidence_chars=30, note_chars=40, temperature=0.0, seed=3)
+    cfg = EvalConfig(max_tokens=300, evidence_chars=16, note_chars=16, temperature=0.0, seed=3)
     ev = evaluate(gw, item, cfg)
     assert [(c.track, c.round) for c in ev.calls] == [("evaluator", r) for r in range(1, 6)] + [
         ("validator_blind", 1), ("validator_review", 1)]
