@@ -34,7 +34,7 @@ Profile-wide knobs:
 - ``baseline_dates``: the random baseline's date rule, one for every collection (see
   :mod:`judgelab.narrative.paths.baseline`). ``"strict"`` (date_s < date < date_t): the paper
   (section 3.1) samples the random path's intermediates "from those that occur temporally between
-  the endpoints", read literally (issue 26, item 8). The inclusive reading (date_s <= date <=
+  the endpoints", read literally. The inclusive reading (date_s <= date <=
   date_t, the candidate set of this project's graph, whose same-day edges allow date_u <= date_v)
   was the main rule before and is notebook 08's labelled sensitivity row, in Tables 1 and 4.
 - ``investigate_lengths``: notebook 08 runs the path-length investigation

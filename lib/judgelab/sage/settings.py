@@ -18,7 +18,7 @@ Knobs:
 - ``mask_title_in_body``: in content mode, mask every title part of two or more content words
   where it recurs in the story's body (``[withheld]``; :mod:`judgelab.sage.protocol.text_prep`);
   headings, bylines and the author's name are removed or masked either way. Off by default in
-  every profile (issue 27: ``[withheld]`` appeared only in human stories, so the mask itself told
+  every profile (``[withheld]`` appeared only in human stories, so the mask itself told
   the categories apart); on is a labelled sensitivity setting. Notebooks 02–04 can override it
   (``MASK_TITLE_IN_BODY``).
 - ``anonymous_author``: title mode names the author as printed; for LLM stories that is the
@@ -27,8 +27,8 @@ Knobs:
 - ``anonymous_author_sensitivity``: after the main run, run title mode once more with
   ``anonymous_author=True`` for the same stories and write ``sage_rows_anonymous_<layer>``;
   notebook 05 reports it as Table 9's sensitivity rows (content vs title with "an unknown
-  author"), so a reader sees whether the mode comparison rests on the model's name in the byline
-  (issue 27). Title-mode calls carry no text: in the paper profile they add ~2,100 short calls
+  author"), so a reader sees whether the mode comparison rests on the model's name in the byline.
+  Title-mode calls carry no text: in the paper profile they add ~2,100 short calls
   (priced by ``make estimate``). Notebooks 02–04 can turn it off (``ANONYMOUS_AUTHOR_SENSITIVITY``).
 - ``anonymous_per_category``: stories per category of that sensitivity run (the first of the main
   run's, in its order); None = every story of the main run. The demo runs one LLM story, the
