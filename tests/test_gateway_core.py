@@ -360,4 +360,4 @@ def test_missing_gguf_path_is_a_clear_error(tmp_path):
     from judgelab.gateway import ConfigError, Gateway
 
     with pytest.raises(ConfigError, match="not found"):
-        Gateway.from_settings("llamacpp", model=str(tmp_path / "nope.gguf"), cache_path=tmp_path / "c.sqlite")
+        Gateway.from_settings(backend="llamacpp", model=str(tmp_path / "nope.gguf"), cache_path=tmp_path / "c.sqlite")

@@ -109,7 +109,7 @@ def fake_gateway(tmp_path):
     from judgelab.gateway import Gateway
 
     def make(server):
-        return Gateway.from_settings("openai-compatible", model="gpt-4.1", base_url=server.base_url,
+        return Gateway.from_settings(backend="openai-compatible", model="gpt-4.1", base_url=server.base_url,
                                      cache_path=tmp_path / "cache.sqlite", progress=False)
     return make
 

@@ -104,7 +104,7 @@ def test_png_bytes_render_a_closed_figure():
 def fake_gateway(srv, tmp_path) -> Gateway:
     """A gateway to the fake server: every reply is synthesized from the request's schema (first
     enum value), so every score is 1.0 and every trust level "high"."""
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_path=tmp_path / "c.sqlite", progress=False)
 
 
