@@ -130,7 +130,7 @@ def test_account_headers_go_only_with_the_openai_key_to_openai(keys_env, tmp_pat
     assert home["OpenAI-Organization"] == ORG and home["OpenAI-Project"] == PROJECT
     with FakeChatServer() as srv:
         for backend, model in (("openai-compatible", "fake-model"), ("openai", "gpt-4.1")):
-            gw = Gateway.from_settings(backend, model=model, base_url=srv.base_url, progress=False,
+            gw = Gateway.from_settings(backend=backend, model=model, base_url=srv.base_url, progress=False,
                                        cache_path=tmp_path / f"{backend}.sqlite", canary=False)
             assert gw.chat(req(backend)).ok
         assert len(srv.account_headers) == 2 and set(srv.account_headers) == {(None, None)}

@@ -79,7 +79,7 @@ class Gateway(FanOut):
         self.backend = backend
         #: which effort a reasoning model gets where a request states none (gateway.reasoning)
         self.reasoning = reasoning or ReasoningPolicy()
-        #: the study whose judge this is (judgelab.judges), named in stop messages' settings
+        #: the study whose judge this is (judgelab.study_models), named in stop messages' settings
         self.study = study
         #: canary per request shape and stop on repeated failures in fan-outs (gateway.canary)
         self.canary = canary_enabled(backend.name, canary)
