@@ -52,9 +52,6 @@ def batch_backend(gw: "Caller"):
     return gw.backend
 
 
-_backend = batch_backend  # the older private name
-
-
 def batch_line(be, key: str, messages: list[dict], req: ChatRequest) -> dict:
     """One Batch API input line: the live request body under the cache key as ``custom_id``."""
     return {"custom_id": key, "method": "POST", "url": ENDPOINT,
@@ -329,6 +326,3 @@ def store_line(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: st
                       model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
                       truncated=note is not None, truncation_note=note, sampling=req.sampling,
                       tags=gw.redact({**req.tags, "batch_id": batch_id}), clipped=clipped, batch_id=batch_id), ""
-
-
-_store = store_line  # the older private name

@@ -1,8 +1,6 @@
 """Batch mode of the :class:`~judgelab.gateway.core.Gateway` (``batch=True``, ``JUDGELAB_BATCH=1``):
-a cache miss goes through the OpenAI Batch API instead of an ordinary call. ``map`` runs each
-item in its own thread, ``run_batch`` hands all its requests over at once, and misses are answered
-batch by batch (:mod:`~judgelab.gateway.batch_collector`); ``submit_batch``/``collect_batch`` do
-it by hand (:mod:`~judgelab.gateway.batch_api`).
+misses go through the OpenAI Batch API, batch by batch (:mod:`~judgelab.gateway.batch_collector`),
+or by hand with ``submit_batch``/``collect_batch`` (:mod:`~judgelab.gateway.batch_api`).
 """
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The core call of the :class:`~judgelab.gateway.core.Gateway`: one request answered from the
-cache or the model, with its ledger row.
-
-:meth:`Caller.chat` puts the request's sampling as sent (:mod:`~judgelab.gateway.reasoning`),
-hashes it into the cache key, returns a hit (modes normal/replay) as is, raises
-:class:`ReplayMissError` for a miss in replay, and otherwise asks the model once per key at a time
-(single flight, :mod:`~judgelab.gateway.fresh`). Inside a fan-out (:mod:`~judgelab.gateway.fanout`)
-the thread's guard sees every call; batch mode (:mod:`~judgelab.gateway.batch_mode`) answers misses
-its own way by overriding :meth:`Caller._miss`.
+"""The core call of the :class:`~judgelab.gateway.core.Gateway` (step 1 and 5 of its flow): the
+cache key, a hit or the single-flight miss, the ledger row. Batch mode overrides :meth:`Caller._miss`.
 """
 from __future__ import annotations
 

@@ -1,31 +1,24 @@
 """The :class:`Gateway`: cache, backend, repairs, retries, limits, ledger and transcripts in one place.
 
-Flow of one :meth:`Gateway.chat`:
+Flow of one :meth:`Gateway.chat` (:mod:`~judgelab.gateway.call`, steps 2-4 :mod:`~judgelab.gateway.fresh`):
 
-1. hash the canonical request into the cache key; a hit (modes normal/replay) is returned as is;
-   a miss in replay mode raises :class:`ReplayMissError` naming the item;
+1. put the request's sampling as sent (:mod:`~judgelab.gateway.reasoning`: a reasoning model's
+   effort and budget with its reasoning allowance, no temperature), which the cache key, the call
+   and ``ChatResult.sampling`` all see; hash it into the cache key; a hit (modes normal/replay) is
+   returned as is; a miss in replay mode raises :class:`ReplayMissError` naming the item;
 2. fit the prompt into the context (or record a failure naming the item and its token count, or
    cut the middle when the request chose ``truncation="head_tail"``);
 3. call the backend through the rate limiter and the retry policy;
 4. parse and validate the reply; on failure show the model its validation error and ask again,
-   at most ``max_repairs`` times; then record a failure (status, raw text, error) — never a
+   at most ``max_repairs`` times; then record a failure (status, raw text, error), never a
    default value;
 5. cache successes only; write the ledger row and the transcript line.
 
-Everything written (cache entry, transcript line, ledger row, a result's error and raw text) goes
-through :func:`~judgelab.gateway.redact.redact` with the configured key. Consecutive connect-phase
-failures to the endpoint open a :class:`~judgelab.gateway.breaker.CircuitBreaker`, which stops
-the run with one error naming the URL.
-
-Before step 1 the request's sampling becomes the sampling as sent (:mod:`~judgelab.gateway.reasoning`:
-a reasoning model's effort and budget with its reasoning allowance, no temperature); the cache key,
-the call and ``ChatResult.sampling`` all see that. In :meth:`Gateway.run_batch` and
-:meth:`Gateway.map` a canary per request shape and a stop on repeated alike failures guard the
-money (:mod:`~judgelab.gateway.canary`).
-
-In batch mode (``batch=True``, ``JUDGELAB_BATCH=1``) step 3 goes through the OpenAI Batch API:
-``map`` runs each item in its own thread, ``run_batch`` hands all its requests over at once, and
-misses are answered batch by batch (:mod:`~judgelab.gateway.batch_collector`).
+Everything written goes through :func:`~judgelab.gateway.redact.redact` with the configured key.
+Consecutive connect-phase failures open a :class:`~judgelab.gateway.breaker.CircuitBreaker`,
+which stops the run with one error naming the URL. In the fan-out (:mod:`~judgelab.gateway.fanout`:
+``run_batch``, ``map``) a canary per request shape and a stop on repeated alike failures guard the
+money. In batch mode (:mod:`~judgelab.gateway.batch_mode`) step 3 goes through the OpenAI Batch API.
 """
 from __future__ import annotations
 

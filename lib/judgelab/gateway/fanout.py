@@ -1,11 +1,6 @@
-"""The fan-out of the :class:`~judgelab.gateway.core.Gateway`: many requests (``run_batch``,
-``arun_batch``) or many conversations (``map``) at once, in threads rather than asyncio so that it
-also runs inside Jupyter's event loop.
-
-Every fan-out is guarded (:mod:`~judgelab.gateway.canary`): the first miss of every request shape
-goes alone as a canary, before the others (in batch mode before the batch), and the run stops with
-:class:`~judgelab.gateway.canary.FanOutStopped` when it is rejected, empty or cut, or when calls
-keep failing alike, with a message naming the setting that would change the outcome.
+"""The fan-out of the :class:`~judgelab.gateway.core.Gateway`: ``run_batch``, ``arun_batch`` and
+``map``, in threads (they also run inside Jupyter's event loop), each guarded by a canary per
+request shape and a stop on repeated alike failures (:mod:`~judgelab.gateway.canary`).
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""One fresh conversation with the model, the part of :meth:`Gateway.chat` a cache miss pays for.
-
-Fit the prompt into the context (or record a failure naming the item and its token count, or cut
-the middle when the request chose ``truncation="head_tail"``); call the backend through the rate
-limiter, the circuit breaker and the retry policy; parse and validate the reply, and on failure
-show the model its validation error and ask again, at most ``max_repairs`` times; then record a
-failure (status, raw text, error), never a default value. A success is cached, a failure kept
-apart for replay, and the transcript line written; all of it redacted.
+"""A cache miss asked of the model (steps 2-5 of :mod:`judgelab.gateway.core`'s flow): fit, call
+through limiter, breaker and retries, validate and repair; cache a success, keep a failure apart
+for replay, write the transcript line; all of it redacted.
 """
 from __future__ import annotations
 

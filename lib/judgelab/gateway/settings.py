@@ -195,20 +195,10 @@ def resolve(
     batch: bool | None = None,
     batch_poll_s: float | None = None,
     batch_fallback: str | None = None,
-    *,
-    max_repairs: int = 2,
-    retry: RetryPolicy | None = None,
-    n_ctx: int | None = None,
-    timeout_s: float = 120.0,
-    schema_style: str | None = None,
-    price_table: str | Path | None = None,
-    transcripts: bool = True,
-    reasoning: Any = None,
-    study: str | None = None,
-    canary: bool | None = None,
-    stop_after: int | None = None,
+    **options,
 ) -> Settings:
-    """Arguments win over the environment; with neither, the embedded llamacpp model.
+    """Arguments win over the environment; with neither, the embedded llamacpp model. ``options``
+    are the fields of :class:`Settings` read from arguments only (``max_repairs``, ``study``, ...).
 
     The base URL: the argument, else ``JUDGELAB_BASE_URL``, else (for the OpenAI-protocol
     backends) ``OPENAI_BASE_URL``. Only the first two choose ``openai-compatible`` when no backend
@@ -254,9 +244,7 @@ def resolve(
         or DEFAULT_BATCH_POLL_S,
         llama_states_mb=_states_mb(_env("JUDGELAB_LLAMA_STATES_MB")),
         batch_fallback=resolve_batch_fallback(batch_fallback),
-        max_repairs=max_repairs, retry=retry, n_ctx=n_ctx, timeout_s=timeout_s, schema_style=schema_style,
-        price_table=price_table, transcripts=transcripts, reasoning=reasoning, study=study, canary=canary,
-        stop_after=stop_after,
+        **options,
     )
 
 
