@@ -15,8 +15,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 NO_BATCH = ("batch mode (JUDGELAB_BATCH=1, make ... BATCH=1) needs the openai or openai-compatible backend "
-             "(an endpoint with the Batch API); backend {backend} has none: unset JUDGELAB_BATCH")
-
+            "(an endpoint with the Batch API); backend {backend} has none: unset JUDGELAB_BATCH")
 
 
 class BatchMode(Caller):
@@ -49,7 +48,7 @@ class BatchMode(Caller):
     def _miss(self, request: ChatRequest, key: str) -> ChatResult:
         if self._batch is not None:
             return self._batched(request, key, getattr(self._tls, "batch_group", None))
-        return self._live(request, key)
+        return super()._miss(request, key)
 
     def _batched(self, request: ChatRequest, key: str, group=None) -> ChatResult:
         """A miss answered through the Batch API: wait with the other workers of ``group`` (a

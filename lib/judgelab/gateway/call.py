@@ -115,6 +115,7 @@ class Caller(FreshCall):
         return self._recorded(result)
 
     def _miss(self, request: ChatRequest, key: str) -> ChatResult:
+        """A miss outside a canary: an ordinary call (batch mode sends it through a batch)."""
         return self._live(request, key)
 
     def _recorded(self, result: ChatResult) -> ChatResult:

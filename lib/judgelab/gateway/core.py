@@ -41,11 +41,8 @@ from judgelab.gateway.transcripts import TranscriptLog
 
 
 class Gateway(FanOut):
-    """The only object in the project that talks to a model. Thread-safe.
-
-    Its layers, each a module: the one call (:mod:`~judgelab.gateway.call`, and the model's side
-    of a miss in :mod:`~judgelab.gateway.fresh`), batch mode (:mod:`~judgelab.gateway.batch_mode`)
-    and the fan-out (:mod:`~judgelab.gateway.fanout`)."""
+    """The only object in the project that talks to a model. Thread-safe. Its layers: the module
+    docstring."""
 
     def __init__(
         self,

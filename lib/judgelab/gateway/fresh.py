@@ -18,7 +18,7 @@ from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 @dataclass
 class _Outcome:
-    """What one fresh conversation produced (internal to :meth:`Gateway._fresh`)."""
+    """What one fresh conversation produced (internal to :meth:`FreshCall._fresh`)."""
 
     reported: str
     text: str | None = None
