@@ -5,16 +5,13 @@ request shape and a stop on repeated alike failures (:mod:`~judgelab.gateway.can
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable
 
-from judgelab.gateway.batch_mode import BatchMode
+from judgelab.gateway.batch_mode import BatchMode, R, T
 from judgelab.gateway.canary import FanOutGuard, shape_key
 from judgelab.gateway.progress import BatchProgress
 from judgelab.gateway.reasoning import REASONING_ALLOWANCE, reasoning_applies
 from judgelab.gateway.types import ChatRequest, ChatResult
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 class FanOut(BatchMode):

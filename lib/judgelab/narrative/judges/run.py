@@ -210,10 +210,10 @@ def run_judges(
     ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.study_models.agent_design`); a temperature design on a
     judge that takes no temperature raises ConfigError before any call (:func:`check_design`).
     """
-    from judgelab import study_models as study_judges
+    from judgelab import study_models
     from judgelab.narrative.judges.settings import k_for
 
-    design = study_judges.agent_design(agent_design)
+    design = study_models.agent_design(agent_design)
     agents = {c: agent_spread(k_for(c, k), temperature_range, seed, design) for c in paths["collection"].unique()}
     check_design(gw, agents)
     meta, reqs = build_requests(paths, agents, modes, max_tokens=max_tokens, explanations=explanations,
@@ -230,10 +230,10 @@ def agents_table(collections, k: int | None, temperature_range: tuple[float, flo
     """The K agents of each collection (:func:`agent_spread` with
     :func:`judgelab.narrative.judges.settings.k_for` and the design of
     :func:`judgelab.study_models.agent_design`): collection, agent, temperature, seed."""
-    from judgelab import study_models as study_judges
+    from judgelab import study_models
     from judgelab.narrative.judges.settings import k_for
 
-    design = study_judges.agent_design(agent_design)
+    design = study_models.agent_design(agent_design)
     rows = [{"collection": c, "agent": a.agent, "temperature": a.temperature, "seed": a.seed}
             for c in collections for a in agent_spread(k_for(c, k), temperature_range, base_seed, design)]
     return pd.DataFrame(rows, columns=["collection", "agent", "temperature", "seed"])
