@@ -1,0 +1,114 @@
+"""A judge panel's tables: how far its judges agree, and whether each study's headline survives a
+change of judge (the members' outputs: :func:`judgelab.panel.stack`).
+
+- :func:`agreement`: ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss
+  1979, :func:`judgelab.stats.reliability.icc`) and Krippendorff's alpha (interval) over the
+  judges, per SAGE layer x mode (items: stories, SAGE's final score) or per narrative collection x
+  mode (items: narratives, the K agents' mean score), on the items every judge scored; the ICC's
+  95% interval is a percentile cluster bootstrap over the independent unit (story; endpoint pair,
+  whose two paths are resampled together; :func:`judgelab.stats.resampling.weighted_icc2`).
+- :func:`sage_headline`: per judge and layer (content mode), the genre ordering of the category
+  means and Cohen's d (pooled SD) of canonical vs LLM and canonical vs pulp
+  (:func:`judgelab.sage.analysis.genre.genre_point_statistics`), and each judge's d minus the first
+  judge's, with cluster-bootstrap 95% intervals over stories within category (all judges' scores of
+  a story drawn together, so the difference is paired by story).
+- :func:`narrative_headline`: per judge, collection and mode, Pearson r of the mean judge score with
+  minimum coherence, and each judge's r minus the first judge's, pair-bootstrap 95% intervals.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgelab.sage.analysis.genre import genre_point_statistics
+from judgelab.stats import resampling as rs
+from judgelab.stats import rules
+from judgelab.stats.bootstrap import cluster_bootstrap
+from judgelab.stats.reliability import complete_items, icc, krippendorff_alpha
+
+PAIRS = (("canonical", "llm"), ("canonical", "pulp"))
+
+
+def agreement(data: pd.DataFrame, by: list[str], item: list[str], cluster: str, score: str,
+              n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """One row per ``by`` group (module docstring); ``item`` names an item, ``cluster`` its unit."""
+    rows = []
+    for key, g in data.groupby(by, sort=True):
+        g = g.assign(_item=g[item].astype(str).agg("|".join, axis=1))
+        forms = icc(g, "_item", "judge", score).set_index("form")
+        alpha = krippendorff_alpha(g, "_item", "judge", score).iloc[0]
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update({"n_items": int(forms.at["ICC2", "n_items"]), "n_judges": int(forms.at["ICC2", "n_raters"]),
+                    "alpha_interval": alpha["alpha"]})
+        matrix, _, usable = complete_items(g, "_item", "judge", score, "omit")
+        units = g.drop_duplicates("_item").set_index("_item").loc[matrix.index, cluster] if usable else []
+        boot = (rs.weighted_icc2(matrix.to_numpy(float), rs.cluster_weights(units, n_boot, seed))
+                if usable and matrix.shape[1] >= rules.MIN_RATERS and len(matrix) else (np.full(1, np.nan),) * 2)
+        for form, b in zip(("ICC2", "ICC2k"), boot):
+            iv = rs.percentile_interval(b)
+            row.update({form.lower(): forms.at[form, "icc"], f"{form.lower()}_ci_low": iv.low,
+                        f"{form.lower()}_ci_high": iv.high})
+        row["note"] = rules.join(forms.at["ICC2", "note"], alpha["note"],
+                                 rs.interval_note("ICC2", boot[0], row["icc2"], len(set(units)), cluster))
+        rows.append(row)
+    return pd.DataFrame(rows).assign(unit=cluster, ci_method=rs.ci_method(n_boot, seed, cluster))
+
+
+def sage_headline(scores: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per judge and layer: ordering, d and d minus the first judge's (module docstring).
+    ``scores``: the members' SAGE summaries (judge, story_id, category, layer, mode, overall_score)."""
+    units = scores[scores["mode"] == "content"].rename(columns={"overall_score": "score"})
+    judges = sorted(units["judge"].unique())
+    ref = judges[0]
+
+    def statistic(frame: pd.DataFrame) -> dict[str, float]:
+        out = {}
+        for j in judges:
+            st = genre_point_statistics(frame[frame["judge"] == j])
+            for k, v in st.items():
+                out[f"{j}|{k}"] = v
+                if j != ref and "|d_pooled_sd_" in k:
+                    out[f"{j}-{ref}|{k}"] = v - out.get(f"{ref}|{k}", np.nan)
+        return out
+
+    boot = cluster_bootstrap(units, statistic, cluster="story_id", strata="category", n_boot=n_boot, seed=seed,
+                             unit="story")
+    parts = boot["statistic"].str.split("|", expand=True)
+    boot = boot.assign(judge=parts[0], layer=parts[1], stat=parts[2])
+    ordering = (boot[boot["stat"].str.startswith("mean_")].assign(category=lambda b: b["stat"].str[5:])
+                .sort_values("estimate", ascending=False).groupby(["judge", "layer"])["category"]
+                .agg(lambda c: " > ".join(c)).rename("ordering"))
+    wanted = [f"d_pooled_sd_{a}_{b}" for a, b in PAIRS]
+    table = boot[boot["stat"].isin(wanted)].merge(ordering.reset_index(), on=["judge", "layer"], how="left")
+    table["what"] = np.where(table["judge"].str.contains(f"-{ref}$", regex=True), f"d minus {ref}'s", "d")
+    return table[["judge", "layer", "ordering", "stat", "what", "estimate", "ci_low", "ci_high", "n_clusters",
+                  "note", "unit", "ci_method"]].sort_values(["layer", "stat", "judge"]).reset_index(drop=True)
+
+
+def narrative_headline(judged: pd.DataFrame, metric: str = "min_coherence", n_boot: int = 2000,
+                       seed: int = 0) -> pd.DataFrame:
+    """Per collection and mode: each judge's r, and r minus the first judge's (module docstring).
+    ``judged``: narratives with judge, collection, pair_id, method, mode, score_mean and ``metric``."""
+    rows = []
+    for (coll, mode), g in judged.groupby(["collection", "mode"], sort=True):
+        wide = g.pivot_table(index=["pair_id", "method", metric], columns="judge", values="score_mean")
+        judges, wide = list(wide.columns), wide.dropna().reset_index()
+        n_pairs = int(wide["pair_id"].nunique())
+        base = {"collection": coll, "mode": mode, "n_narratives": len(wide), "n_pairs": n_pairs}
+        if len(wide) < rules.MIN_PAIRS:
+            rows += [{**base, "judge": j, "what": f"r with {metric}", "estimate": np.nan,
+                      "note": rules.too_few(len(wide), rules.MIN_PAIRS, "narratives scored by every judge")}
+                     for j in judges]
+            continue
+        x, w = wide[metric].to_numpy(float), rs.cluster_weights(wide["pair_id"].to_numpy(), n_boot, seed)
+        boots = {j: rs.weighted_pearson(x, wide[j].to_numpy(float), w) for j in judges}
+        full = {j: float(rs.weighted_pearson(x, wide[j].to_numpy(float), np.ones((1, len(wide))))[0]) for j in judges}
+        for j in judges:
+            items = [(f"r with {metric}", full[j], boots[j])]
+            if j != judges[0]:
+                items.append((f"r minus {judges[0]}'s", full[j] - full[judges[0]], boots[j] - boots[judges[0]]))
+            for what, est, b in items:
+                iv = rs.percentile_interval(b)
+                rows.append({**base, "judge": j, "what": what, "estimate": est, "ci_low": iv.low, "ci_high": iv.high,
+                             "note": rs.interval_note(what, b, est, n_pairs)})
+    return pd.DataFrame(rows).assign(unit="endpoint pair", ci_method=rs.ci_method(n_boot, seed))
