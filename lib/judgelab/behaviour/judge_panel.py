@@ -68,19 +68,21 @@ def sage_headline(scores: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd
             for k, v in st.items():
                 out[f"{j}|{k}"] = v
                 if j != ref and "|d_pooled_sd_" in k:
-                    out[f"{j}-{ref}|{k}"] = v - out.get(f"{ref}|{k}", np.nan)
+                    out[f"{j} vs {ref}|{k}"] = v - out.get(f"{ref}|{k}", np.nan)
         return out
 
     boot = cluster_bootstrap(units, statistic, cluster="story_id", strata="category", n_boot=n_boot, seed=seed,
                              unit="story")
     parts = boot["statistic"].str.split("|", expand=True)
-    boot = boot.assign(judge=parts[0], layer=parts[1], stat=parts[2])
-    ordering = (boot[boot["stat"].str.startswith("mean_")].assign(category=lambda b: b["stat"].str[5:])
+    vs = parts[0].str.contains(" vs ", regex=False)
+    boot = boot.assign(judge=parts[0].str.split(" vs ").str[0], layer=parts[1], stat=parts[2],
+                       what=np.where(vs, f"d minus {ref}'s", "d"))
+    means = boot[boot["stat"].str.startswith("mean_") & boot["estimate"].notna()]
+    ordering = (means.assign(category=means["stat"].str[5:])
                 .sort_values("estimate", ascending=False).groupby(["judge", "layer"])["category"]
                 .agg(lambda c: " > ".join(c)).rename("ordering"))
     wanted = [f"d_pooled_sd_{a}_{b}" for a, b in PAIRS]
     table = boot[boot["stat"].isin(wanted)].merge(ordering.reset_index(), on=["judge", "layer"], how="left")
-    table["what"] = np.where(table["judge"].str.contains(f"-{ref}$", regex=True), f"d minus {ref}'s", "d")
     return table[["judge", "layer", "ordering", "stat", "what", "estimate", "ci_low", "ci_high", "n_clusters",
                   "note", "unit", "ci_method"]].sort_values(["layer", "stat", "judge"]).reset_index(drop=True)
 
