@@ -232,15 +232,15 @@ reporting.saved_table(selfpref, "behaviour_self_preference")
 # %%
 panel_narr = panel.stack(["narr_judge_scores"])
 if not panel_scores.empty:
-    reporting.saved_table(judge_panel.agreement(panel_scores, ["layer", "mode"], ["story_id"], "story_id", "overall_score",
+    reporting.saved_table(judge_panel.agreement(panel_scores, ["layer", "mode"], ["story_id"], "overall_score",
                                                 knobs["n_boot"], knobs["boot_seed"]), "behaviour_panel_sage_agreement")
     reporting.saved_table(judge_panel.sage_headline(panel_scores, knobs["n_boot"], knobs["boot_seed"]),
                           "behaviour_panel_sage_headline")
 if not panel_narr.empty:
     judged_panel = pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
                               for j, g in panel_narr.groupby("judge")], ignore_index=True)
-    reporting.saved_table(judge_panel.agreement(judged_panel, ["collection", "mode"], ["pair_id", "method"], "pair_id",
-                                                "score_mean", knobs["n_boot"], knobs["boot_seed"]),
+    reporting.saved_table(judge_panel.agreement(judged_panel, ["collection", "mode"], ["pair_id", "method"], "score_mean",
+                                                knobs["n_boot"], knobs["boot_seed"]),
                           "behaviour_panel_narr_agreement")
     reporting.saved_table(judge_panel.narrative_headline(judged_panel, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]),
                           "behaviour_panel_narr_headline")

@@ -258,10 +258,9 @@ def _sage_panel(rng, shift: float = 0.0) -> pd.DataFrame:
 
 def test_judges_that_agree_have_a_high_icc_and_the_same_genre_ordering():
     data = _sage_panel(np.random.default_rng(1))
-    (row,) = judge_panel.agreement(data, ["layer", "mode"], ["story_id"], "story_id", "overall_score",
-                                   n_boot=300).to_dict("records")
-    assert row["icc2"] > 0.9 and row["icc2_ci_low"] <= row["icc2"] <= row["icc2_ci_high"] and row["n_judges"] == 2
-    assert row["alpha_interval"] > 0.9
+    (row,) = judge_panel.agreement(data, ["layer", "mode"], ["story_id"], "overall_score", n_boot=300).to_dict("records")
+    assert row["icc2_1"] > 0.9 and row["icc2_1_ci_low"] <= row["icc2_1"] <= row["icc2_1_ci_high"]
+    assert row["n_judges"] == 2 and row["krippendorff_alpha"] > 0.9 and row["unit"] == "story"
     head = judge_panel.sage_headline(data, n_boot=200)
     d = head[(head["what"] == "d") & (head["stat"] == "d_pooled_sd_canonical_llm")]
     assert set(d["ordering"]) == {"canonical > pulp > llm"} and (d["ci_low"] > 1).all()
@@ -271,8 +270,8 @@ def test_judges_that_agree_have_a_high_icc_and_the_same_genre_ordering():
 
 def test_a_judge_that_only_shifts_every_score_lowers_absolute_agreement_but_not_d():
     data = _sage_panel(np.random.default_rng(2), shift=0.8)
-    (row,) = judge_panel.agreement(data, ["layer"], ["story_id"], "story_id", "overall_score", n_boot=300).to_dict("records")
-    assert row["icc2"] < 0.7
+    (row,) = judge_panel.agreement(data, ["layer"], ["story_id"], "overall_score", n_boot=300).to_dict("records")
+    assert row["icc2_1"] < 0.7
     diff = judge_panel.sage_headline(data, n_boot=200).query("what == \"d minus a's\"")
     assert ((diff["ci_low"] <= 0) & (diff["ci_high"] >= 0)).all()
 

@@ -1,37 +1,19 @@
 """A judge panel: the same notebooks run once per judge, each into its own output root.
 
-A panel file (TOML) declares its members, each with its own backend, base URL, model and the
-environment variable holding its key::
+A panel file (TOML, docs/panel.md) lists ``[[member]]`` tables: ``name`` (its folder), ``backend``,
+and optionally ``model``, ``base_url``, ``key_env`` (the variable holding its key) and ``family``.
+``python -m judgelab.panel run 09 --panel panel.toml`` (``make panel NB=09 PANEL=panel.toml``) runs
+``python -m judgelab.pipeline run 09`` once per member with the gateway's own settings
+(``JUDGELAB_BACKEND``, ``JUDGELAB_BASE_URL``, ``JUDGELAB_MODEL``) set to the member's and
+``JUDGELAB_OUTPUT_ROOT=<output root>/results/panel/<name>/`` (its tables, interim files, own cache).
 
-    [[member]]
-    name = "gpt41"                      # folder name: results/panel/gpt41/
-    backend = "openai"
-    model = "gpt-4.1"
-    key_env = "OPENAI_API_KEY"
-    [[member]]
-    name = "qwen"
-    backend = "openai-compatible"
-    base_url = "http://localhost:8000/v1"
-    model = "Qwen/Qwen2.5-7B-Instruct"
-    key_env = "QWEN_API_KEY"            # optional: a local server needs none
-    family = "qwen"                     # optional: else read from the model's name
-
-``python -m judgelab.panel run 09 --panel panel.toml --profile demo`` (``make panel NB=09
-PANEL=panel.toml``) runs ``python -m judgelab.pipeline run 09`` once per member, one after the
-other, with the gateway's own settings (``JUDGELAB_BACKEND``, ``JUDGELAB_BASE_URL``,
-``JUDGELAB_MODEL``) set to the member's and ``JUDGELAB_OUTPUT_ROOT`` set to
-``<output root>/results/panel/<name>/``, which holds the member's tables, interim files and its own
-LLM cache. Keys: every key variable of the panel, ``OPENAI_API_KEY`` and ``JUDGELAB_API_KEY`` are
-removed from the member's environment, then the member's own key is put where the gateway reads
-it for that member's host (:func:`judgelab.gateway.settings.api_key_for`), so a host only ever
-receives its own member's key. The per-study model overrides (``JUDGELAB_SAGE_MODEL`` ...) are
-removed too: they would replace the member's model. A member without a model on the ``openai``
-backend runs each study on the paper's judge (:mod:`judgelab.judges`).
-
-A member's upstream inputs: interim files written by notebooks that call no model (01, 07, 08)
-are copied from the output root; those of a judge's notebook (02-04, 09 ...) must be the
-member's own (run the panel on that notebook first), never another judge's.
-``results/panel/panel.json`` lists the members (key variables named, never their values) for the analyses (:func:`members`).
+Keys: every key variable of the panel, ``OPENAI_API_KEY`` and ``JUDGELAB_API_KEY`` are removed
+from a member's environment, then its own key is put where the gateway reads it for its host
+(:func:`judgelab.gateway.settings.api_key_for`): a host only receives its own member's key. The
+per-study models (``JUDGELAB_SAGE_MODEL`` ...) are removed too, as they would replace the member's.
+Inputs: interim files of notebooks that call no model (01, 07, 08) are copied from the output
+root; those of a judge's notebook must be the member's own, never another judge's.
+``results/panel/panel.json`` lists the members for the analyses (:func:`members`, :func:`stack`).
 """
 from __future__ import annotations
 

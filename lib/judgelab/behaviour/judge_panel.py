@@ -1,12 +1,11 @@
 """A judge panel's tables: how far its judges agree, and whether each study's headline survives a
 change of judge (the members' outputs: :func:`judgelab.panel.stack`).
 
-- :func:`agreement`: ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss
-  1979, :func:`judgelab.stats.reliability.icc`) and Krippendorff's alpha (interval) over the
-  judges, per SAGE layer x mode (items: stories, SAGE's final score) or per narrative collection x
-  mode (items: narratives, the K agents' mean score), on the items every judge scored; the ICC's
-  95% interval is a percentile cluster bootstrap over the independent unit (story; endpoint pair,
-  whose two paths are resampled together; :func:`judgelab.stats.resampling.weighted_icc2`).
+- :func:`agreement`: the K agents' agreement table of the narrative study with the judges as the
+  raters: ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss 1979) with a
+  percentile cluster-bootstrap interval over the independent unit (story; endpoint pair, whose two
+  paths are resampled together), Krippendorff's alpha, Kendall's W; per SAGE layer x mode (items:
+  stories, SAGE's final score) or narrative collection x mode (items: narratives, the K agents' mean).
 - :func:`sage_headline`: per judge and layer (content mode), the genre ordering of the category
   means and Cohen's d (pooled SD) of canonical vs LLM and canonical vs pulp
   (:func:`judgelab.sage.analysis.genre.genre_point_statistics`), and each judge's d minus the first
@@ -20,38 +19,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from judgelab.narrative.judges.agreement import agreement_table
 from judgelab.sage.analysis.genre import genre_point_statistics
 from judgelab.stats import resampling as rs
 from judgelab.stats import rules
 from judgelab.stats.bootstrap import cluster_bootstrap
-from judgelab.stats.reliability import complete_items, icc, krippendorff_alpha
 
 PAIRS = (("canonical", "llm"), ("canonical", "pulp"))
 
 
-def agreement(data: pd.DataFrame, by: list[str], item: list[str], cluster: str, score: str,
-              n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """One row per ``by`` group (module docstring); ``item`` names an item, ``cluster`` its unit."""
-    rows = []
-    for key, g in data.groupby(by, sort=True):
-        g = g.assign(_item=g[item].astype(str).agg("|".join, axis=1))
-        forms = icc(g, "_item", "judge", score).set_index("form")
-        alpha = krippendorff_alpha(g, "_item", "judge", score).iloc[0]
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        row.update({"n_items": int(forms.at["ICC2", "n_items"]), "n_judges": int(forms.at["ICC2", "n_raters"]),
-                    "alpha_interval": alpha["alpha"]})
-        matrix, _, usable = complete_items(g, "_item", "judge", score, "omit")
-        units = g.drop_duplicates("_item").set_index("_item").loc[matrix.index, cluster] if usable else []
-        boot = (rs.weighted_icc2(matrix.to_numpy(float), rs.cluster_weights(units, n_boot, seed))
-                if usable and matrix.shape[1] >= rules.MIN_RATERS and len(matrix) else (np.full(1, np.nan),) * 2)
-        for form, b in zip(("ICC2", "ICC2k"), boot):
-            iv = rs.percentile_interval(b)
-            row.update({form.lower(): forms.at[form, "icc"], f"{form.lower()}_ci_low": iv.low,
-                        f"{form.lower()}_ci_high": iv.high})
-        row["note"] = rules.join(forms.at["ICC2", "note"], alpha["note"],
-                                 rs.interval_note("ICC2", boot[0], row["icc2"], len(set(units)), cluster))
-        rows.append(row)
-    return pd.DataFrame(rows).assign(unit=cluster, ci_method=rs.ci_method(n_boot, seed, cluster))
+def agreement(data: pd.DataFrame, by: list[str], item: list[str], score: str, n_boot: int = 2000,
+              seed: int = 0) -> pd.DataFrame:
+    """One row per ``by`` group: the narrative study's agreement table with the judges as raters
+    (:func:`judgelab.narrative.judges.agreement.agreement_table`: ICC(2,1), ICC(2,k) with a cluster
+    bootstrap over ``pair_id`` when ``item`` holds it, else over items; alpha, W, MAD)."""
+    unit = "endpoint pair" if "pair_id" in item else "story"
+    table = agreement_table(data.rename(columns={"judge": "agent", score: "score"}), by, item, n_boot, seed)
+    return table.assign(unit=unit, ci_method=rs.ci_method(n_boot, seed, unit)).rename(columns={"k_agents": "n_judges"})
 
 
 def sage_headline(scores: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:

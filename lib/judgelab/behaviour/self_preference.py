@@ -115,7 +115,9 @@ def self_preference_table(scores: pd.DataFrame, corpus: pd.DataFrame) -> pd.Data
     for layer, g in content.groupby("layer", sort=True):
         base = {"layer": layer, "mode": "content", "unit": UNIT, "ci_method": CI_METHOD}
         if fams[g["judge"].unique()].nunique() < 2:
-            rows.append({**base, "judge_family": ", ".join(sorted(set(fams))), "status": NOT_IDENTIFIABLE})
+            rows.append({**base, "judge_family": ", ".join(sorted(set(fams))), "status": NOT_IDENTIFIABLE,
+                         "note": "one family judged: its own-family contrast would mix self-preference with the "
+                                 "writers' quality; a panel of judge families gives the crossed design (make panel)"})
             continue
         y = g.pivot_table(index="story_id", columns="judge", values="overall_score", aggfunc="mean")
         y = y.reindex(sets["story_id"])
