@@ -34,7 +34,7 @@ import pandas as pd
 from judgelab import interim, paths, profiles
 from judgelab.gateway.errors import ConfigError
 from judgelab.gateway.settings import OPENAI_KEY_VAR, OTHER_KEY_VAR, api_key_for, normalize_backend
-from judgelab.judges import NOTEBOOK_STUDY, PAPER_JUDGES
+from judgelab.study_models import NOTEBOOK_STUDY, PAPER_JUDGES
 from judgelab.notebook_files import READS, writers_of
 
 #: settings of the parent's environment a member must not inherit (they would choose another judge)
