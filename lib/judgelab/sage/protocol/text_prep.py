@@ -80,6 +80,10 @@ _CHAPTER = re.compile(
     re.IGNORECASE,
 )
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_NUMBERED_TITLE = re.compile(r"[*_\s]*(?:\d{1,2}|[IVXLC]+)\.\s+([^\W\d_][^.!?*_]*)\.?[*_\s]*")
+# an asterisk footnote (Poe's "men * have thought" with "* Watson, Dr. Percival, ..." below it)
+_ASTERISK_NOTE = re.compile(r"\*\s+[A-Z]")
+_ASTERISK_ANCHOR = re.compile(r"(?<=[^\W\d_]) \*(?= |[,.;:)])")
 _META = re.compile(
     r"word\s*count|^[*_(\s]*note\s*:|let me know|requested length|\bword[- ](target|limit)\b|"
     r"expand(ed)? as needed|themes resolved|human touches|maintained brevity|kept concise|"
@@ -197,6 +201,11 @@ def is_section_marker(par: str, headings_by_form: bool = False) -> bool:
         return True
     if _MD_HEADING.match(par) and len(words(par)) <= 15:
         return not headings_by_form or bool(_CHAPTER.match(par)) or _title_cased(par)
+    # a numbered section title ("1. The Horror in Clay."): a heading like an LLM's "Chapter 1: ...",
+    # which is removed too; a numbered note ("1. One hundred kopeks make a rouble.") is not title-cased
+    numbered = _NUMBERED_TITLE.fullmatch(par) if headings_by_form else None
+    if numbered and len(words(numbered.group(1))) <= 10 and _title_cased(numbered.group(1)):
+        return True
     return bool(_CHAPTER.match(par)) and len(words(par)) <= 15
 
 
@@ -365,7 +374,9 @@ def _drop_epigraphs(body: list[str], out: PreparedText) -> list[str]:
             return body[i + 1:]
         italic = "_" in p or "*" in p
         after_quote = i > 0 and re.search(r"[\"”»'’][_*]*\s*$", body[i - 1])
-        if (i > 0 and _ATTRIBUTION.fullmatch(p) and _is_name_line(p) and (italic or after_quote)
+        # a bare attribution ("Hindu Proverb.") only after paragraphs that are all quotations
+        bare = i > 0 and all(re.match(r"[\"“«'‘]", q) and re.search(r"[\"”»'’][.]?$", q) for q in body[:i])
+        if (i > 0 and (_ATTRIBUTION.fullmatch(p) or bare) and _is_name_line(p) and (italic or after_quote)
                 and all(len(words(q)) <= 2 * BLURB_MAX_WORDS for q in body[:i])):
             for q in body[:i + 1]:
                 out.drop("epigraph", q)
@@ -384,6 +395,24 @@ def _drop_back_notes(paras: list[str], out: PreparedText) -> list[str]:
                     out.drop("translator_note", q)
                 return paras[:i]
     return paras
+
+
+def _drop_asterisk_notes(body: list[str], out: PreparedText) -> list[str]:
+    """A footnote marked by an asterisk: a paragraph opening "* " set after a paragraph whose
+    words hold the anchor ("other men * have thought"); the note is dropped and the anchor
+    removed. Without an anchor above it a "* " line is left alone (a list item, a break)."""
+    kept: list[str] = []
+    for p in body:
+        anchored = [j for j, q in enumerate(kept) if _ASTERISK_ANCHOR.search(q)]
+        if _ASTERISK_NOTE.match(p) and anchored:
+            out.drop("footnote", p)
+            j = anchored[-1]
+            out.removed_chars["footnote"] += len(kept[j])
+            kept[j] = _ASTERISK_ANCHOR.sub("", kept[j])
+            out.removed_chars["footnote"] -= len(kept[j])
+            continue
+        kept.append(p)
+    return kept
 
 
 def _strip_meta_frame(body: list[str], out: PreparedText) -> list[str]:
@@ -470,7 +499,7 @@ def prepare_text(text: str, title: str, author: str, *, story_id: str | None = N
         paras = _drop_back_notes(paras, out)
     body = _strip_front_back(paras, title, author, story_id, out)
     if normal_form:
-        body = _drop_epigraphs(_strip_meta_frame(body, out), out)
+        body = _drop_asterisk_notes(_drop_epigraphs(_strip_meta_frame(body, out), out), out)
     body = _normalise_formatting(body, title, out, normal_form=normal_form, section_break=section_break,
                                  emphasis=emphasis)
     joined = "\n\n".join(body)
