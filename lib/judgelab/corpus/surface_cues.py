@@ -1,35 +1,23 @@
 """Can a classifier tell LLM from human stories by the surface of the text as sent? If it can, the
-judge may read the category off the page instead of judging the story (the even-handedness
-principle of docs/design.md).
+judge may read the category off the page instead of judging the story (docs/design.md).
 
-The features are chosen without reference to the typographic normal form
-(:mod:`judgelab.corpus.typography`), so the audit can fail after it; features built from the
-marks the normal form deletes would be at chance by construction. Four sets (:data:`FEATURE_SETS`):
+The four :data:`FEATURE_SETS` are chosen without reference to the typographic normal form
+(:mod:`judgelab.corpus.typography`), so the audit can fail after it (the marks it deletes would be
+at chance by construction): every punctuation mark (Unicode category P, ``...`` one mark) per
+1,000 words; tf-idf of character 2-3-grams (case kept); paragraph and sentence shape
+(:data:`SHAPE_FEATURES`); the shape only (every letter and digit blanked to ``x``, character
+2-4-grams). The n-gram sets keep the 2,000 most frequent over each text's first
+:data:`NGRAM_CHARS` characters. Vocabularies and idf are fitted on a version's texts without labels.
+What remains after the normal form is partly the authors' prose style (:data:`STYLE_FEATURES`,
+:func:`feature_means`): named, not removed.
 
-- ``punctuation``: every punctuation mark (Unicode category P, the ``...`` run counted as one mark)
-  per 1,000 words, the marks being those found in the texts compared;
-- ``character n-grams``: tf-idf of character 2-3-grams (case kept), the 2,000 most frequent, over
-  each text's first :data:`NGRAM_CHARS` characters;
-- ``paragraph and sentence shape``: mean, median and standard deviation of words per paragraph
-  and per sentence, sentences per paragraph, share of one-sentence paragraphs;
-- ``shape only``: character 2-4-grams (the 2,000 most frequent) after every letter and digit is blanked to ``x`` (what
-  is left: punctuation, spacing, word and paragraph lengths).
-
-The vocabularies (marks, n-grams, idf) are fitted on all texts of a version without their labels.
-Differences that remain after the normal form are partly the authors' prose style (paragraph
-length, semicolons, contractions: :func:`feature_means`), which stays: the audit names it,
-it does not remove it.
-
-:func:`classify_cv` fits a scikit-learn logistic regression (standardised features; on tf-idf,
-the rows' own l2 norm), stratified 5-fold cross-validation, seeded, story as the unit, and
-reports out-of-fold accuracy with its Wilson 95% interval
-(:func:`judgelab.stats.intervals.proportion_ci`) against the majority-class rate (chance), AUC
-with a percentile bootstrap 95% interval over stories (out-of-fold scores resampled:
-:func:`judgelab.stats.resampling.weighted_auc`), and the permutation p of the cross-validated AUC
-(``sklearn.model_selection.permutation_test_score``: labels permuted, the whole CV redone each time;
-p = (1 + #perm >= observed) / (1 + n)). :func:`audit_table` runs it per feature set and text
-version and adjusts the p-values within the table (Holm, Bonferroni beside it;
-:func:`judgelab.stats.tests.adjust`).
+:func:`classify_cv`: scikit-learn logistic regression (standardised features; tf-idf rows as
+they are), stratified 5-fold CV, seeded, story as the unit: out-of-fold accuracy with its Wilson
+95% interval against the majority-class rate (chance), AUC with a percentile bootstrap 95%
+interval over stories (:func:`judgelab.stats.resampling.weighted_auc`), and the permutation p of
+the cross-validated AUC (``sklearn.model_selection.permutation_test_score``: labels permuted, CV
+redone; p = (1 + #perm >= observed) / (1 + n)). :func:`audit_table` runs it per feature set and
+text version, p-values Holm- and Bonferroni-adjusted over the table (:func:`judgelab.stats.tests.adjust`).
 """
 from __future__ import annotations
 
@@ -58,8 +46,7 @@ TABLE_COLUMNS = ["text", "features", "n_features", "n_stories", "n_llm", "accura
 SURFACE_CUE_PROFILES = {"smoke": {"n_permutations": 9}, "demo": {"n_permutations": 49},
                         "paper": {"n_permutations": 999}}
 
-#: the n-gram sets read each text's first 10,000 characters (~1,700 words, more than the smoke and
-#: demo judges are sent): sklearn counts character n-grams in Python, ~10 s per 1e7 n-grams
+#: ~1,700 words, more than the smoke and demo judges are sent; sklearn counts n-grams in Python (slow)
 NGRAM_CHARS = 10_000
 
 _MARK = re.compile(r"\.\.\.|…|[^\w\s]")

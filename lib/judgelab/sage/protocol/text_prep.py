@@ -13,7 +13,8 @@ or betrays where the text comes from.
   bought a cuckoo clock ...");
 - ``signature``: trailing "THE END", separators and the author's name at the end;
 - ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
-  ...", "Epilogue", "End of Chapter 8"), section numerals ("II") and separators ("---", "//",
+  ...", "Epilogue", "End of Chapter 8"), numbered section titles in the normal form ("1. The
+  Horror in Clay."), section numerals ("II") and separators ("---", "//",
   "•", "* * *"). By default (``section_break="none"``) they are dropped and nothing
   replaces them: a neutral ``* * *`` still counted an LLM's chapters (3.6 per 1,000 words against
   0.5 in human texts); the paragraph break stays. ``section_break="marker"`` (sage-v4) puts one
@@ -24,8 +25,9 @@ or betrays where the text comes from.
   starts or after it ends ("Here is the revised Chapter 5", "Let me know ..."). Inside the story a
   generation's degenerate lines are its own text and stay (sage-v4 dropped them anywhere);
 - ``epigraph``, ``footnote``, ``translator_note``: an epigraph with its attribution at the head
-  ("—_De Béranger_.", "...”--Lactantius."), "[Footnote 1: ...]" blocks and their anchors, a
-  "Notes:" block of numbered notes after the story.
+  ("—_De Béranger_.", "...”--Lactantius.", a bare "Hindu Proverb." after a quotation),
+  "[Footnote 1: ...]" blocks and their anchors, an asterisk footnote ("* Watson, Dr. Percival,
+  ..." and its " *" anchor), a "Notes:" block of numbered notes after the story.
 
 With ``normal_form=True`` (the default) the kept paragraphs are then put in one typographic form
 for every category (:mod:`judgelab.corpus.typography`: dashes, quotes, ellipses, emphasis, book
@@ -105,14 +107,6 @@ _WORD_COUNT_LINE = re.compile(r"[\W_]*(?:word\s*count|words)[\W_]*(?:approx\.?|a
                               re.IGNORECASE)
 _WRAPPED_ASIDE = re.compile(r"^[*_]+\(.*\)[*_.]*$", re.DOTALL)
 _LABEL = re.compile(r"^\*\*(final line)\s*:?\*\*\s*:?\s*", re.IGNORECASE)
-# Innermost pairs first (no marker inside), repeated until nothing changes, so that nested
-# emphasis ("*He said, *now*.*") loses every marker.
-_EMPHASIS = (
-    re.compile(r"\*\*([^*]+?)\*\*"),
-    re.compile(r"__([^_]+?)__"),
-    re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w])"),
-    re.compile(r"(?<![\w_])_(?!\s)([^_]+?)(?<!\s)_(?![\w])"),
-)
 
 
 # ---------------------------------------------------------------- names and titles
@@ -467,7 +461,7 @@ def _normalise_formatting(body: list[str], title: str, out: PreparedText, *, nor
             plain, previous = p, None
             while plain != previous:
                 previous = plain
-                for pattern in _EMPHASIS:
+                for pattern in typography._EMPHASIS:   # the normal form's patterns, markers only
                     plain = pattern.sub(r"\1", plain)
             plain = _MD_HEADING.sub("", plain)
         out.removed_chars["markdown"] += len(p) - len(plain)
