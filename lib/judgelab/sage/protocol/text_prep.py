@@ -400,10 +400,9 @@ def _drop_asterisk_notes(body: list[str], out: PreparedText) -> list[str]:
         anchored = [j for j, q in enumerate(kept) if _ASTERISK_ANCHOR.search(q)]
         if _ASTERISK_NOTE.match(p) and anchored:
             out.drop("footnote", p)
-            j = anchored[-1]
-            out.removed_chars["footnote"] += len(kept[j])
-            kept[j] = _ASTERISK_ANCHOR.sub("", kept[j])
-            out.removed_chars["footnote"] -= len(kept[j])
+            j, before = anchored[-1], kept[anchored[-1]]
+            kept[j] = _ASTERISK_ANCHOR.sub("", before)
+            out.removed_chars["footnote"] += len(before) - len(kept[j])
             continue
         kept.append(p)
     return kept
