@@ -37,7 +37,6 @@ from judgelab.corpus import manifest, surface_cues
 from judgelab.sage import report
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
-from judgelab.sage.settings import SAGE_PROFILES
 
 profiles.check(PROFILE)
 corpus = manifest.load_corpus()
@@ -122,7 +121,7 @@ display(report.words_by_category(corpus))
 # sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
-mask_title_in_body = profiles.pick(SAGE_PROFILES, PROFILE)["mask_title_in_body"]
+mask_title_in_body = profiles.knobs("sage", PROFILE)["mask_title_in_body"]
 preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
 reporting.save_table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
@@ -158,7 +157,7 @@ display(prep_report.most_removed(preparation, n=10))
 # style features' result is reported, not removed: paragraph length and dialogue are the authors'.
 
 # %%
-cue_knobs = profiles.pick(surface_cues.SURFACE_CUE_PROFILES, PROFILE)
+cue_knobs = profiles.knobs("surface_cues", PROFILE)
 cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
 cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
 reporting.save_table(cue_audit, "sage_surface_cue_audit")
@@ -195,7 +194,7 @@ display(cue_means.round(3))
 # LLM-judged qualities.
 
 # %%
-l123_knobs = profiles.pick(l123.L123_PROFILES, PROFILE)
+l123_knobs = profiles.knobs("sage_features", PROFILE)
 l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
 interim.write(l123_features, "sage_l123_features")
 reporting.save_table(l123_features, "sage_l123_features")

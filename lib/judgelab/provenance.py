@@ -37,7 +37,7 @@ Where the fields come from, without a judge argument to ``save_table``:
   ``reporting.provenance`` / ``reporting.model_banner``, which every notebook that shows a
   judge's numbers already calls, note the backend and model they are given (:func:`note_judge`;
   notebooks 05 and 06 read the judge from notebook 02–04's rows this way).
-* seeds: :func:`judgelab.profiles.pick` notes every knob named ``seed`` or ``*_seed`` of the
+* seeds: :func:`judgelab.profiles.knobs` notes every knob named ``seed`` or ``*_seed`` of the
   profile it picks (:func:`note_knobs`).
 * anything else, or an override: :func:`set_run_context`.
 

@@ -44,10 +44,6 @@ TABLE_COLUMNS = ["text", "features", "n_stories", "n_llm", "accuracy", "accuracy
                  "chance_accuracy", "auc", "auc_ci_low", "auc_ci_high", "p_perm", "p_holm", "p_bonferroni",
                  "n_permutations", "unit", "ci_method", "mc_family"]
 
-#: label permutations of :func:`classify_cv`'s test per profile (the smallest p is 1 / (n + 1))
-SURFACE_CUE_PROFILES = {"smoke": {"n_permutations": 9}, "demo": {"n_permutations": 49},
-                        "paper": {"n_permutations": 999}}
-
 _QUOTE_OPEN = re.compile(r"^[\"“‘'«„]")
 _SECTION = re.compile(r"^\s*(?:\*\s*){3,}$|^\s*[#*\-_=~·•/]{3,}\s*$", re.M)
 _EMPH = re.compile(r"(?<![\w*])\*{1,2}(?=\S)|(?<=\S)\*{1,2}(?![\w*])|(?<![\w_])_{1,2}(?=\S)|(?<=\S)_{1,2}(?![\w_])")

@@ -189,16 +189,14 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
     (``model``: one model for every notebook, as a notebook's MODEL parameter)."""
     from judgelab import params, profiles
     from judgelab.gateway.settings import resolve
-    from judgelab.narrative.judges.settings import JUDGE_PROFILES
-    from judgelab.sage.settings import SAGE_PROFILES
 
     profiles.check(profile)
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
     calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks)
     reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
-    conc = {"09": profiles.pick(JUDGE_PROFILES, profile).get("concurrency")}
-    conc.update(dict.fromkeys(("02", "03", "04"), profiles.pick(SAGE_PROFILES, profile).get("concurrency")))
+    conc = {"09": profiles.knobs("narrative_judges", profile).get("concurrency")}
+    conc.update(dict.fromkeys(("02", "03", "04"), profiles.knobs("sage", profile).get("concurrency")))
     workers = {nb: _workers(s.backend, s.concurrency, conc.get(nb)) for nb in calls["notebook"].unique()}
     speed = speed or timing.speed_for(s.backend)
     summary = summarize(calls, s, speed, workers, what)
