@@ -327,7 +327,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
         src_ipynb = Path(tmp) / f"{source.stem}.ipynb"
         jupytext.write(nb, src_ipynb)
         params = {"PROFILE": profile, **(parameters or {})}
-        saved = {k: os.environ.get(k) for k in env}
+        saved = {k: profiles.env(k) for k in env}
         os.environ.update(env)  # the kernel is a child process: it inherits these
         try:
             pm.execute_notebook(

@@ -20,7 +20,6 @@ that cannot hold the reasoning and designs the judge would refuse.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -203,7 +202,7 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
     models = {nb: str(m) for nb, m in calls.groupby("notebook")["model"].first().items()}
     settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
                 "base_url": s.base_url, "reasoning_model": reasoning, "models": models,
-                "batch_mode": params.as_bool(os.environ.get("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
+                "batch_mode": params.as_bool(profiles.env("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
                 "speed": speed.__dict__}
     warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend)
     label = "+".join(dict.fromkeys(models.values()))
