@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judgelab import profiles
+from judgelab import profiles, settings_file
 from judgelab.judges import PAPER_JUDGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,25 +122,25 @@ def test_every_judgelab_variable_the_code_names_is_declared():
     named = {m for f in _sources() for m in re.findall(r"JUDGELAB_[A-Z][A-Z_]*[A-Z]", f.read_text())}
     # the per-study judge variables are built from the study's name (judgelab.judges)
     named |= {f"JUDGELAB_{s.upper()}_{what}" for s in PAPER_JUDGES for what in ("MODEL", "REASONING_EFFORT")}
-    declared = profiles.declared()
+    declared = settings_file.declared()
     assert named - set(declared) == set()
     for var, spec in declared.items():
         assert {"key", "type", "meaning"} <= set(spec), var
 
 
-def test_only_the_profiles_module_reads_the_environment(monkeypatch):
+def test_only_the_settings_file_module_reads_the_environment(monkeypatch):
     read = re.compile(r"environ\.get\(|getenv\(|environ\[[^\]]+\](?!\s*=)")
-    offenders = [f"{f.relative_to(ROOT)}:{i}" for f in (ROOT / "lib").rglob("*.py") if f.name != "profiles.py"
+    offenders = [f"{f.relative_to(ROOT)}:{i}" for f in (ROOT / "lib").rglob("*.py") if f.name != "settings_file.py"
                  for i, line in enumerate(f.read_text().splitlines(), 1)
                  if read.search(line) and "TIKTOKEN_CACHE_DIR" not in line]
     assert offenders == []
     monkeypatch.setenv("JUDGELAB_NOT_DECLARED", "1")
-    with pytest.raises(profiles.ProfileError, match="JUDGELAB_NOT_DECLARED is not declared"):
-        profiles.env("JUDGELAB_NOT_DECLARED")
+    with pytest.raises(settings_file.ProfileError, match="JUDGELAB_NOT_DECLARED is not declared"):
+        settings_file.env("JUDGELAB_NOT_DECLARED")
     monkeypatch.setenv("JUDGELAB_MODEL", "  gpt-4.1 ")
-    assert profiles.env("JUDGELAB_MODEL") == "gpt-4.1"
+    assert settings_file.env("JUDGELAB_MODEL") == "gpt-4.1"
     monkeypatch.setenv("JUDGELAB_MODEL", "   ")
-    assert profiles.env("JUDGELAB_MODEL") is None
+    assert settings_file.env("JUDGELAB_MODEL") is None
 
 
 def test_show_says_where_each_setting_came_from(monkeypatch):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgelab import paths, profiles
+from judgelab import paths, settings_file
 from judgelab.gateway.cache import ResponseCache
 
 TURN_KEYS = ("track", "round")
@@ -44,7 +44,7 @@ class Exchange:
 
 
 def default_cache_path() -> Path:
-    env = profiles.env("JUDGELAB_CACHE_PATH")
+    env = settings_file.env("JUDGELAB_CACHE_PATH")
     return Path(env) if env else paths.output_root() / "results" / "cache" / "llm_cache.sqlite"
 
 

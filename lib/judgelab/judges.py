@@ -75,9 +75,9 @@ class Judge:
 
 
 def _env(name: str) -> str | None:
-    from judgelab import profiles
+    from judgelab import settings_file
 
-    return profiles.env(name)
+    return settings_file.env(name)
 
 
 def check_study(study: str) -> PaperJudge:

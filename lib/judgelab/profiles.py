@@ -3,47 +3,25 @@
 A profile (``smoke``, ``demo``, ``paper``, or a new section such as ``[class]`` with
 ``inherits = "demo"``) holds one table of knobs per study; :func:`knobs` returns one study's
 knobs as the code uses them ("none" -> None, arrays -> tuples). The environment variables are
-declared overrides of named settings (``[overrides]``) and read only through :func:`env`.
+declared overrides of named settings (``[overrides]``), read only through
+:func:`judgelab.settings_file.env` (the floor below, so that paths and the gateway use it too).
 
 ``python -m judgelab.profiles show demo`` prints a run's effective settings and where each came
 from; ``python -m judgelab.profiles docs`` writes ``docs/settings.md``.
 """
 from __future__ import annotations
 
-import functools
-import os
 import re
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
-FILE = Path(__file__).resolve().parents[2] / "profiles.toml"
+from judgelab.settings_file import FILE, ProfileError, declared, env, load, names
+
 DOCS = FILE.parent / "docs" / "settings.md"
 NONE = "none"
-#: top-level tables of the file that are not profiles
-RESERVED = ("overrides",)
 #: keys of a profile's own table that are not studies
 PROFILE_KEYS = ("inherits", "description")
-
-
-class ProfileError(ValueError):
-    """A profile, study or variable the settings file does not declare, or a malformed file."""
-
-
-@functools.cache
-def load(path: Path = FILE) -> dict[str, Any]:
-    """The settings file, parsed (once per process)."""
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: {exc}") from exc
-
-
-def names(path: Path = FILE) -> tuple[str, ...]:
-    """The profiles the file declares, in file order."""
-    return tuple(k for k, v in load(path).items() if k not in RESERVED and isinstance(v, dict))
 
 
 PROFILES = names()
@@ -121,25 +99,6 @@ def knobs(study: str, name: str, path: Path = FILE) -> dict[str, Any]:
     return out
 
 
-# ---------------------------------------------------------------- environment
-
-
-def declared(path: Path = FILE) -> dict[str, dict[str, Any]]:
-    """``{variable: {key, type, meaning[, internal]}}`` of the file's ``[overrides]``."""
-    return load(path).get("overrides", {})
-
-
-def env(name: str) -> str | None:
-    """The stripped value of environment variable ``name``, or None when unset or blank.
-
-    A ``JUDGELAB_`` variable must be declared in the settings file's ``[overrides]``, so that the
-    file lists every variable the code reads."""
-    if name.startswith("JUDGELAB_") and name not in declared():
-        raise ProfileError(f"{name} is not declared in {FILE.name} [overrides]; declare it there first")
-    value = os.environ.get(name)
-    return value.strip() if value and value.strip() else None
-
-
 # ---------------------------------------------------------------- show and docs
 
 
@@ -176,7 +135,7 @@ def show(name: str, path: Path = FILE) -> str:
         for key, value in _flat(values).items():
             lines.append(f"  {key} = {_fmt(value)}    ({sources.get(key, name)})")
     lines.append("\nenvironment overrides:")
-    set_vars = [(var, spec) for var, spec in declared(path).items() if os.environ.get(var, "").strip()]
+    set_vars = [(var, spec) for var, spec in declared(path).items() if env(var) is not None]
     for var, spec in set_vars:
         shown = "(set, not shown)" if spec.get("type") == "secret" else env(var)
         lines.append(f"  {spec['key']} = {shown}    (from {var})")

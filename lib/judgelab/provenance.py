@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from judgelab import paths, profiles
+from judgelab import paths, settings_file
 from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
@@ -176,7 +176,7 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
 
 
 def current_notebook() -> str | None:
-    return _context.get("notebook") or profiles.env(ENV_NOTEBOOK) or None
+    return _context.get("notebook") or settings_file.env(ENV_NOTEBOOK) or None
 
 
 def run_context() -> dict[str, Any]:
@@ -186,11 +186,11 @@ def run_context() -> dict[str, Any]:
     backend, model = ctx.get("backend"), ctx.get("model")
     judged = bool(backend or model)
     small = judged and is_embedded_small_model(backend, model)
-    env_prompts = [v for v in (profiles.env(ENV_PROMPTS) or "").split(",") if v]
+    env_prompts = [v for v in (settings_file.env(ENV_PROMPTS) or "").split(",") if v]
     commit, dirty = git_state()
     return {
         "notebook": current_notebook(),
-        "profile": ctx.get("profile") or profiles.env(ENV_PROFILE) or None,
+        "profile": ctx.get("profile") or settings_file.env(ENV_PROFILE) or None,
         "judge": f"{backend or '?'}:{model or '?'}" if judged else "none",
         "backend": backend if judged else None,
         "model": model if judged else None,

@@ -186,7 +186,7 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
              notebooks=NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
     """Estimate notebooks' calls for ``profile``, each on its study's judge for the usual settings
     (``model``: one model for every notebook, as a notebook's MODEL parameter)."""
-    from judgelab import params, profiles
+    from judgelab import params, profiles, settings_file
     from judgelab.gateway.settings import resolve
 
     profiles.check(profile)
@@ -202,7 +202,7 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
     models = {nb: str(m) for nb, m in calls.groupby("notebook")["model"].first().items()}
     settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
                 "base_url": s.base_url, "reasoning_model": reasoning, "models": models,
-                "batch_mode": params.as_bool(profiles.env("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
+                "batch_mode": params.as_bool(settings_file.env("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
                 "speed": speed.__dict__}
     warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend)
     label = "+".join(dict.fromkeys(models.values()))

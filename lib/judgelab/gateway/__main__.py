@@ -22,10 +22,10 @@ from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
 def _cache_path(arg: str | None) -> Path:
     if arg:
         return Path(arg)
-    from judgelab import paths, profiles
+    from judgelab import paths, settings_file
 
-    if profiles.env("JUDGELAB_CACHE_PATH"):
-        return Path(profiles.env("JUDGELAB_CACHE_PATH"))
+    if settings_file.env("JUDGELAB_CACHE_PATH"):
+        return Path(settings_file.env("JUDGELAB_CACHE_PATH"))
 
     return paths.cache_dir() / "llm_cache.sqlite"
 

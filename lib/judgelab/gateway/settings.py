@@ -4,7 +4,7 @@ Environment variables: ``JUDGELAB_BACKEND``, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE
 ``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read), the cache,
 rate, progress and batch settings: each is declared, with what it takes and does, in the settings
 file's ``[overrides]`` (``profiles.toml``, table in ``docs/settings.md``) and read with
-:func:`judgelab.profiles.env`.
+:func:`judgelab.settings_file.env`.
 
 Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` is sent only to OpenAI's own API
 (``https://api.openai.com``, or a regional ``https://<region>.api.openai.com``); any other base
@@ -64,9 +64,9 @@ class Settings:
 
 
 def _env(name: str) -> str | None:
-    from judgelab import profiles
+    from judgelab import settings_file
 
-    return profiles.env(name)
+    return settings_file.env(name)
 
 
 def _number(name: str, value, kind=int):
