@@ -48,7 +48,7 @@ from IPython.display import Markdown, display
 from judgelab import interim, params, profiles, reporting
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, mark
-from judgelab.judges import open_gateway
+from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.sage.settings import LAYERS
@@ -67,7 +67,7 @@ knobs
 # judge does.
 
 # %%
-# Each study's calls on its own judge (judgelab.judges: SAGE's and the narrative judges' defaults
+# Each study's calls on its own judge (judgelab.study_models: SAGE's and the narrative judges' defaults
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
 gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
@@ -218,7 +218,7 @@ reporting.saved_table(selfpref, "behaviour_self_preference")
 #
 # * With the embedded SmolLM2-135M judge (see the banner and every table's `judge_note`) the numbers
 #   show that the four studies run end to end, not how a capable judge behaves: run with
-#   `BACKEND="openai"`, each study on the paper's judge (`judgelab.judges`: gpt-5-mini for SAGE,
+#   `BACKEND="openai"`, each study on the paper's judge (`judgelab.study_models`: gpt-5-mini for SAGE,
 #   gpt-4.1 for the narrative judges; `MODEL` would set one model for both).
 # * Smoke and demo judge a few items (calls stated in `profiles.toml`, `[demo.behaviour]`); the paper
 #   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for

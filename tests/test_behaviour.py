@@ -15,6 +15,7 @@ from judgelab.gateway import Message
 from judgelab.gateway.cache import request_key
 from judgelab.stats import intervals
 from judgelab.stats.tests import adjust
+from figure_geometry import text_overlaps
 
 # ---------------------------------------------------------------- recognition: the matching rule
 
@@ -410,7 +411,6 @@ def test_estimate_counts_the_fresh_calls_of_the_smoke_profile(monkeypatch):
 def test_recognition_bars_are_the_rates_and_no_text_collides():
     import matplotlib
     matplotlib.use("Agg")
-    from judgelab import style
     from judgelab.behaviour import figures
 
     rates = pd.DataFrame({"category": ["canonical", "canonical", "llm", "llm"], "mode": ["content", "title"] * 2,
@@ -419,13 +419,12 @@ def test_recognition_bars_are_the_rates_and_no_text_collides():
     fig = figures.recognition_rates(rates)
     heights = sorted(round(p.get_height(), 6) for p in fig.axes[0].patches)
     assert heights == sorted(rates["recognition_rate"].tolist())
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 def test_planted_points_are_the_table_means_and_no_text_collides():
     import matplotlib
     matplotlib.use("Agg")
-    from judgelab import style
     from judgelab.behaviour import figures
 
     rows = [{"study": s, "hardened": h, "perturbation": p.id, "mean_directed_shift": i / 10 - (0.5 if h else 0),
@@ -437,7 +436,7 @@ def test_planted_points_are_the_table_means_and_no_text_collides():
     # each errorbar container's data line holds the plotted means (12 perturbations each)
     drawn = [x for ax in fig.axes for c in ax.containers for x in c.lines[0].get_xdata()]
     assert sorted(drawn) == pytest.approx(sorted(table["mean_directed_shift"]))
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 def test_length_slope_p_values_are_adjusted_once_per_layer_and_mode():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judgelab import profiles, settings_file
-from judgelab.judges import PAPER_JUDGES
+from judgelab.study_models import PAPER_JUDGES
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT_IN = ("smoke", "demo", "paper")
@@ -120,7 +120,7 @@ def _sources() -> list[Path]:
 
 def test_every_judgelab_variable_the_code_names_is_declared():
     named = {m for f in _sources() for m in re.findall(r"JUDGELAB_[A-Z][A-Z_]*[A-Z]", f.read_text())}
-    # the per-study judge variables are built from the study's name (judgelab.judges)
+    # the per-study judge variables are built from the study's name (judgelab.study_models)
     named |= {f"JUDGELAB_{s.upper()}_{what}" for s in PAPER_JUDGES for what in ("MODEL", "REASONING_EFFORT")}
     declared = settings_file.declared()
     assert named - set(declared) == set()

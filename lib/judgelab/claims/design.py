@@ -27,7 +27,7 @@ import math
 import re
 
 from judgelab import profiles
-from judgelab.judges import PAPER_JUDGES
+from judgelab.study_models import PAPER_JUDGES
 
 DEPENDENCIES = ("judge_model", "embedding_model", "collection_subset", "min_units", "profile")
 PAPER_PROFILE = "paper"
