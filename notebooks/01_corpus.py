@@ -36,7 +36,6 @@ from judgelab import interim, paths, profiles, reporting
 from judgelab.corpus import figures, manifest, surface_cues
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
-from judgelab.sage.settings import SAGE_PROFILES
 
 profiles.check(PROFILE)
 corpus = manifest.load_corpus()
@@ -121,7 +120,7 @@ display(figures.words_by_category(corpus))
 # sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
-mask_title_in_body = profiles.pick(SAGE_PROFILES, PROFILE)["mask_title_in_body"]
+mask_title_in_body = profiles.knobs("sage", PROFILE)["mask_title_in_body"]
 preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
 reporting.save_table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
@@ -166,7 +165,7 @@ display(prep_report.most_removed(preparation, n=10))
 # difference by category can be a judgement of it.
 
 # %%
-cue_knobs = profiles.pick(surface_cues.SURFACE_CUE_PROFILES, PROFILE)
+cue_knobs = profiles.knobs("surface_cues", PROFILE)
 cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
 cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
 reporting.save_table(cue_audit, "sage_surface_cue_audit")
@@ -208,7 +207,7 @@ display(cue_means[["text", "category", *surface_cues.STYLE_FEATURES]].round(2))
 # LLM-judged qualities.
 
 # %%
-l123_knobs = profiles.pick(l123.L123_PROFILES, PROFILE)
+l123_knobs = profiles.knobs("sage_features", PROFILE)
 l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
 interim.write(l123_features, "sage_l123_features")
 reporting.save_table(l123_features, "sage_l123_features")

@@ -81,7 +81,6 @@ from judgelab import interim, profiles, reporting
 from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores, units as sage_units
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
-from judgelab.sage.settings import INDEPENDENCE_PROFILES
 
 profiles.check(PROFILE)
 BOOT = sage_units.bootstrap_knobs(PROFILE)  # cluster-bootstrap resamples and seed for the intervals
@@ -274,7 +273,7 @@ display(l123_r2.round(3))
 # This needs no LLM score, so it uses every story with features.
 
 # %%
-l123_knobs = profiles.pick(INDEPENDENCE_PROFILES, PROFILE)
+l123_knobs = profiles.knobs("independence", PROFILE)
 l123_acc = indep.classify_category_cv(indep_data.features, n_permutations=l123_knobs["n_permutations"])
 reporting.save_table(l123_acc, "sage_l123_category_accuracy")
 display(l123_acc.round(3))

@@ -57,10 +57,9 @@ from IPython.display import Markdown, display
 from judgelab import profiles, reporting
 from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
-from judgelab.human.settings import HUMAN_PROFILES
 
 profiles.check(PROFILE)
-knobs = profiles.pick(HUMAN_PROFILES, PROFILE)
+knobs = profiles.knobs("human", PROFILE)
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)
 pd.set_option("display.precision", 3)

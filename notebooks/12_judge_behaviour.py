@@ -49,13 +49,12 @@ from IPython.display import Markdown, display
 from judgelab import interim, params, profiles, reporting
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, mark
-from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
 from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.sage.settings import LAYERS
 
-knobs = profiles.pick(BEHAVIOUR_PROFILES, PROFILE)
+knobs = profiles.knobs("behaviour", PROFILE)
 if not params.is_unset(HARDEN):
     knobs["harden"] = params.as_bool(HARDEN, name="HARDEN")
 pd.set_option("display.precision", 3)
@@ -253,7 +252,7 @@ print(f"panel: {len(panel.members())} members" if panel.members() else "no panel
 #   show that the four studies run end to end, not how a capable judge behaves: run with
 #   `BACKEND="openai"`, each study on the paper's judge (`judgelab.study_models`: gpt-5-mini for SAGE,
 #   gpt-4.1 for the narrative judges; `MODEL` would set one model for both).
-# * Smoke and demo judge a few items (calls stated in `judgelab.behaviour.settings`); the paper
+# * Smoke and demo judge a few items (calls stated in `profiles.toml`, `[demo.behaviour]`); the paper
 #   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for
 #   the planted instructions (`make estimate PROFILE=paper` prices them).
 # * The planted study perturbs one call (SAGE's blind validator, not the five-round evaluator) and

@@ -80,10 +80,9 @@ from IPython.display import Markdown, display
 
 from judgelab import paths, profiles, reporting
 from judgelab.claims import figure, register, scorecard
-from judgelab.claims.settings import scorecard_settings
 
 profiles.check(PROFILE)
-knobs = scorecard_settings(PROFILE)
+knobs = profiles.knobs("claims", PROFILE)
 if POWER_SIMULATIONS is not None:
     knobs["power_simulations"] = int(POWER_SIMULATIONS)
 pd.set_option("display.max_columns", 30, "display.width", 180, "display.precision", 3,

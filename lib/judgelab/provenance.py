@@ -37,7 +37,7 @@ Where the fields come from, without a judge argument to ``save_table``:
   ``reporting.provenance`` / ``reporting.model_banner``, which every notebook that shows a
   judge's numbers already calls, note the backend and model they are given (:func:`note_judge`;
   notebooks 05 and 06 read the judge from notebook 02–04's rows this way).
-* seeds: :func:`judgelab.profiles.pick` notes every knob named ``seed`` or ``*_seed`` of the
+* seeds: :func:`judgelab.profiles.knobs` notes every knob named ``seed`` or ``*_seed`` of the
   profile it picks (:func:`note_knobs`).
 * anything else, or an override: :func:`set_run_context`.
 
@@ -52,14 +52,13 @@ import datetime as _dt
 import functools
 import hashlib
 import json
-import os
 import subprocess
 import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from judgelab import paths
+from judgelab import paths, settings_file
 from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
@@ -177,7 +176,7 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
 
 
 def current_notebook() -> str | None:
-    return _context.get("notebook") or os.environ.get(ENV_NOTEBOOK) or None
+    return _context.get("notebook") or settings_file.env(ENV_NOTEBOOK) or None
 
 
 def run_context() -> dict[str, Any]:
@@ -187,11 +186,11 @@ def run_context() -> dict[str, Any]:
     backend, model = ctx.get("backend"), ctx.get("model")
     judged = bool(backend or model)
     small = judged and is_embedded_small_model(backend, model)
-    env_prompts = [v for v in os.environ.get(ENV_PROMPTS, "").split(",") if v]
+    env_prompts = [v for v in (settings_file.env(ENV_PROMPTS) or "").split(",") if v]
     commit, dirty = git_state()
     return {
         "notebook": current_notebook(),
-        "profile": ctx.get("profile") or os.environ.get(ENV_PROFILE) or None,
+        "profile": ctx.get("profile") or settings_file.env(ENV_PROFILE) or None,
         "judge": f"{backend or '?'}:{model or '?'}" if judged else "none",
         "backend": backend if judged else None,
         "model": model if judged else None,

@@ -17,13 +17,11 @@ import pandas as pd
 
 from judgelab import profiles
 from judgelab.behaviour import planted, recognition, selection
-from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
 from judgelab.estimate import narrative as narr_estimate
 from judgelab.estimate.counting import TokenCounter
 from judgelab.estimate.replies import reply
 from judgelab.estimate.sage import load_corpus
 from judgelab.narrative.judges import settings as judge_settings
-from judgelab.narrative.settings import NARR_PROFILES
 
 
 def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> list[dict]:
@@ -49,7 +47,7 @@ def _narrative_paths(profile: str, knobs: dict, judge_knobs: dict) -> tuple[pd.D
         return (selection.planted_paths(found, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"]),
                 "notebook 08's paths")
     parts = []
-    for name in profiles.pick(NARR_PROFILES, profile)["collections"]:
+    for name in profiles.knobs("narrative", profile)["collections"]:
         paths = narr_estimate.modelled_paths(name, knobs["planted_pairs"], "typical",
                                              narr_estimate.collection_titles(name), judge_knobs["seed"])
         parts.append(paths[paths["method"].isin(list(knobs["planted_methods"]))])
@@ -58,7 +56,7 @@ def _narrative_paths(profile: str, knobs: dict, judge_knobs: dict) -> tuple[pd.D
 
 def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 12's fresh requests for ``profile`` and a note on how they were built."""
-    knobs = profiles.pick(BEHAVIOUR_PROFILES, profile)
+    knobs = profiles.knobs("behaviour", profile)
     corpus = load_corpus()
     stories = selection.sage_stories(corpus, profile)
     items, _ = selection.sage_items(corpus, stories, "L4", profile, ("content", "title"), counter.text_counter())

@@ -30,7 +30,7 @@ import pandas as pd
 
 from judgelab import interim, params, profiles, reporting
 from judgelab.sage.protocol import layer_figures, runner
-from judgelab.sage.settings import LAYERS, SAGE_PROFILES
+from judgelab.sage.settings import LAYERS
 
 EVALUATOR_FINAL_ROUND = 5
 KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body",
@@ -147,7 +147,7 @@ class LayerReport:
             mask_title_in_body, name="MASK_TITLE_IN_BODY")
         anon = None if params.is_unset(anonymous_author_sensitivity) else params.as_bool(
             anonymous_author_sensitivity, name="ANONYMOUS_AUTHOR_SENSITIVITY")
-        return cls(layer, profile, gateway, corpus, profiles.pick(SAGE_PROFILES, profile),
+        return cls(layer, profile, gateway, corpus, profiles.knobs("sage", profile),
                    stories, modes, context_policy, mask, anon)
 
     # -- provenance

@@ -47,6 +47,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from judgelab import settings_file
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.schema import grammar_schema
 from judgelab.gateway.truncation import fit_by_head_tail
@@ -89,7 +90,7 @@ def default_threads() -> int:
     shared, oversubscribed machine set JUDGELAB_LLAMA_THREADS=1: there every core made a
     40-token call ~4x slower than one thread did (measured on 2 cores at load 10).
     """
-    env = os.environ.get("JUDGELAB_LLAMA_THREADS")
+    env = settings_file.env("JUDGELAB_LLAMA_THREADS")
     if env:
         try:
             return max(1, int(env))
