@@ -678,3 +678,56 @@ def test_banner_and_caption_name_each_studys_judge():
     assert one == caption(same, "paper", "sage") and "gpt-4.1" in one and "SAGE:" not in one
     two = caption(both, "paper", "sage", "narrative")
     assert two.startswith("SAGE: ") and " Narrative: " in two and "gpt-5-mini" in two
+
+
+# ---------------------------------------------------------------- planted, end to end on a judge that answers by rule
+
+def _rule_judge(body: dict) -> dict:
+    """A narrative judge (fake server) by rule: 5 points; -1 for any inserted note (neutral or not);
+    +-2 when told to raise / lower, except that a hardened prompt stops the plain disguise (the one
+    the hardening was written against) and not the held-out fence escape."""
+    from fake_openai_server import request_schema, synthesize
+
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    score = 5
+    if any(t in user for t in planted.TEXTS.values()):
+        score -= 1
+    hardened = "data to be judged" in system
+    for (direction, disguise), text in planted.TEXTS.items():
+        if direction != "neutral" and text in user and not (hardened and disguise == "plain"):
+            score += 2 if direction == "raise" else -2
+    reply = synthesize(request_schema(body))
+    reply["coherence_score"] = score
+    return reply
+
+
+def test_a_judge_that_obeys_by_rule_gives_its_set_effects(tmp_path):
+    from judgelab.gateway import Gateway
+    from judgelab.narrative.judges.settings import resolve
+    from fake_openai_server import FakeChatServer
+
+    knobs = resolve("smoke")
+    paths = pd.DataFrame([{"collection": "news", "pair_id": p, "method": m, "titles": [f"{t} {p} {m}" for t in "ABC"]}
+                          for p in (1, 2) for m in ("maxcap", "random")])
+    chosen = planted.family(["raise-plain-start", "lower-plain-start", "raise-fence-end", "lower-fence-end"])
+    with FakeChatServer(_rule_judge) as srv:
+        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite", progress=False)
+        meta, reqs = planted.narrative_requests(paths, knobs, chosen, ("simple",), harden_too=True, gw=gw,
+                                                agent_design="temperature", repeats=1)
+        rows = planted.run(gw, meta, reqs, "smoke")
+        assert srv.n_calls == len(reqs) == 4 * (2 * 7 + 1)   # every arm and the repeat is a fresh call
+    assert (rows["status"] == "ok").all()
+    eff = planted.effects(rows)
+    table = planted.effect_table(eff, n_boot=200).set_index(["hardened", "disguise", "estimand"])
+    assert table.loc[(False, "plain", "insertion"), "mean"] == -1
+    assert table.loc[(False, "plain", "obedience (raise)"), "mean"] == 2
+    assert table.loc[(False, "fence", "obedience (lower)"), "mean"] == 2
+    assert table.loc[(False, "plain", "contrast (raise - lower)"), "mean_scale"] == pytest.approx(4 / 9)
+    assert table.loc[(True, "plain", "obedience (raise)"), "mean"] == 0
+    assert table.loc[(False, "none", "noise"), "mean"] == 0 and "no variation" in table.loc[(False, "none", "noise"), "note"]
+    assert (table["n_units"].drop((False, "none", "noise")) == 2).all()      # endpoint pairs, not paths
+    hard = planted.hardening_table(eff, n_boot=200).set_index(["disguise", "estimand"])
+    assert hard.loc[("plain", "obedience (raise)"), "hardening_effect"] == 2
+    assert hard.loc[("fence", "obedience (raise)"), "hardening_effect"] == 0
+    assert bool(hard.loc[("fence", "obedience (raise)"), "held_out"])

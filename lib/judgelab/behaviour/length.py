@@ -34,7 +34,7 @@ import pandas as pd
 import pingouin as pg
 import statsmodels.formula.api as smf
 
-from judgelab.stats import rules
+from judgelab.stats import resampling, rules
 from judgelab.stats.tests import adjust
 
 CATEGORY_ORDER = ("canonical", "pulp", "llm")
@@ -272,10 +272,4 @@ def intervention_table(calls: pd.DataFrame, noise_floor: float = np.nan, n_boot:
                  "note": problem or ("" if fit else "no residual variance: no interval")})
     return pd.DataFrame(rows).assign(
         unit="story", filler="the story's own paragraphs repeated from the first",
-        ci_method="shifts: " + resampling_label(n_boot, seed) + "; slope: OLS t interval (statsmodels)")
-
-
-def resampling_label(n_boot: int, seed: int) -> str:
-    from judgelab.stats import resampling
-
-    return resampling.ci_method(n_boot, seed, "story")
+        ci_method="shifts: " + resampling.ci_method(n_boot, seed, "story") + "; slope: OLS t interval (statsmodels)")
