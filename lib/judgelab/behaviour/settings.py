@@ -10,7 +10,7 @@ recognition, cloze or narrative call is short. Baselines are notebooks 02's and 
   12; length: 1 story x 2 fractions = 2. 22 calls, 6 of them SAGE-sized.
 - ``demo`` -- recognition: 6 stories x 2 modes + 2 invented works + 6 cloze = 20; planted SAGE:
   2 stories x (neutral, raise, 1 repeat) = 6; planted narrative: 2 narratives x simple x 12 = 24;
-  length: 2 stories x 2 fractions = 4. 54 calls (32 before these controls), 10 SAGE-sized (5
+  length: 2 stories x 2 fractions = 4. 54 fresh calls (22 before these controls), 10 SAGE-sized (5
   before): about 2 minutes more.
 - ``paper`` -- recognition: 100 stories x 2 + 20 invented + 100 cloze = 320; planted SAGE: 30
   stories x (12 neutrals + 24 instructions, all hardened too, + the hardened baseline, 2 repeats)
