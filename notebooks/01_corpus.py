@@ -33,8 +33,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from judgelab import interim, paths, profiles, reporting
-from judgelab.corpus import manifest, surface_cues
-from judgelab.sage import report
+from judgelab.corpus import figures, manifest, surface_cues
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
 from judgelab.sage.settings import SAGE_PROFILES
@@ -50,8 +49,8 @@ print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(
 design = manifest.shortfall(corpus)
 reporting.save_table(design, "sage_corpus_design")
 display(design)
-display(Markdown(report.shortfall_note(design)))
-display(report.llm_stories_by_tier(corpus))
+display(Markdown(figures.shortfall_note(design)))
+display(figures.llm_stories_by_tier(corpus))
 
 # %% [markdown]
 # ## Length: the 2,000–8,000-word range and its exceptions
@@ -63,7 +62,7 @@ print(f"{len(exceptions)} of {len(corpus)} stories are outside {manifest.WORD_RA
 display(exceptions)
 
 # %%
-fig = report.plot_corpus_words_years(corpus, manifest.WORD_RANGE)
+fig = figures.plot_corpus_words_years(corpus, manifest.WORD_RANGE)
 reporting.save_figure(fig, "sage_fig_corpus_words_years",
                       caption=f"Corpus of {len(corpus)} stories; dashed lines: the 2,000-8,000-word range. {reporting.provenance(PROFILE)}")
 plt.show()
@@ -77,7 +76,7 @@ plt.show()
 # %%
 interim.write(corpus, "corpus")
 reporting.save_table(corpus.drop(columns=["text"]), "sage_corpus")
-display(report.words_by_category(corpus))
+display(figures.words_by_category(corpus))
 
 # %% [markdown]
 # ## What the judge is shown: text preparation and the leak check

@@ -125,7 +125,7 @@ def test_a_gateway_announces_its_judge_host_and_calls(out_root, monkeypatch):
     monkeypatch.setenv(provenance.ENV_NOTEBOOK, "99_toy")
     with FakeChatServer() as srv:
         host = provenance.url_host(srv.base_url)
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=out_root / "c.sqlite", transcripts=False, progress=False)
         request = ChatRequest(messages=[Message(role="user", content="say ok")])
         assert gw.chat(request).status == "ok"
