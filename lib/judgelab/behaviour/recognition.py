@@ -118,6 +118,8 @@ def fabricated_works(n: int, seed: int, avoid_titles: Sequence[str] = ()) -> pd.
     <noun> of <place>" by "<first name> <surname>", drawn with ``numpy.random.default_rng(seed)``
     from made-up lists, none matching a title of ``avoid_titles`` by :func:`title_matches`. They
     are invented here: a judge that claims one claims a work that does not exist."""
+    if int(n) > len(_ADJ) * len(_NOUN) * len(_PLACE) // 2:
+        raise ValueError(f"fabricated works: {n} asked, the word lists make too few distinct titles")
     rng = np.random.default_rng(seed)
     rows, seen = [], set()
     while len(rows) < int(n):
