@@ -38,7 +38,13 @@ def test_every_profile_sets_every_study_with_the_same_keys_and_types():
                 colls = [c for k in by_profile.values() for c in k["collections"].values()]
                 assert all(set(c) >= set(colls[0]) for c in colls), study
                 continue
-            shapes = {repr(_types(k[key])) for k in by_profile.values() if k[key] is not None}
+            values = [k[key] for k in by_profile.values() if k[key] is not None]
+            if values and all(isinstance(v, dict) for v in values):  # a table per study: each entry alike
+                for sub in set().union(*values):
+                    shapes = {repr(_types(v[sub])) for v in values if v.get(sub) is not None}
+                    assert len(shapes) <= 1, (study, key, sub, shapes)
+                continue
+            shapes = {repr(_types(v)) for v in values}
             assert len(shapes) <= 1, (study, key, shapes)
 
 
