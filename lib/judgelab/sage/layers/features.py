@@ -7,10 +7,9 @@ feature, prefixed ``l1_`` (lexical, :mod:`.l1_lexical`), ``l2_`` (narrative stru
 
 Profiles (``[<profile>.sage_features]`` in ``profiles.toml``): ``smoke`` computes the
 features of ``max_per_category`` stories per category, drawn as notebooks 02–04 draw theirs
-(:func:`select_stories`), and skips the MiniLM embeddings (their two columns are NaN); ``demo`` and ``paper`` compute everything for every story.
-Cost on one core (``benchmarks/bench_l123.py``, 80 mirrored stories, 387k words, CPU seconds
-on a shared 2-core machine): ~34 s for everything but the embeddings, ~42 s more for the MiniLM
-embeddings (12 passage openings per story; cached under ``paths.cache_dir()`` for re-runs).
+(:func:`select_stories`), and skips the MiniLM embeddings (their two columns are NaN); ``demo``
+and ``paper`` compute everything for every story (cost: ``benchmarks/bench_l123.py``; the
+embeddings are cached under ``paths.cache_dir()`` for re-runs).
 """
 from __future__ import annotations
 
