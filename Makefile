@@ -155,8 +155,10 @@ lab: setup
 
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
+# SAGE_PER_CATEGORY=50,30,20 (canonical, pulp, LLM) and/or NARRATIVE_PAIRS=400,200 (the profile's
+# collections in order) price a run of that size, scaled from a few measured units, in seconds.
 estimate: setup data
-	$(PY) -m judgelab.estimate --profile $(PROFILE)
+	$(PY) -m judgelab.estimate --profile $(PROFILE) $(if $(SAGE_PER_CATEGORY),--sage-per-category $(SAGE_PER_CATEGORY)) $(if $(NARRATIVE_PAIRS),--narrative-pairs $(NARRATIVE_PAIRS))
 
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).
