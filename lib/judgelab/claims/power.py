@@ -51,6 +51,8 @@ RESAMPLE_UNITS = ("story", "pair")
 #: bootstrap resamples per simulated run: enough for a 95% percentile interval's Monte-Carlo error
 #: to be small beside the power's own (a few hundredths), few enough to run in seconds
 SIM_BOOT = 200
+#: the relative precision of n_required's search: finer than the simulated power's own error
+N_TOLERANCE = 0.03
 
 
 def _groups(n: int, share_a: float) -> tuple[int, int]:
@@ -60,6 +62,9 @@ def _groups(n: int, share_a: float) -> tuple[int, int]:
 
 def _percentiles(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each simulated run's percentile interval (rows of ``boot``, (S, B)), by the tables' rule."""
+    if np.isfinite(boot).all():  # every resample defined: the rule is the plain percentiles, all rows at once
+        lo, hi = np.quantile(boot, [(1 - rs.CI) / 2, (1 + rs.CI) / 2], axis=1)
+        return lo, hi
     ivs = [rs.percentile_interval(b) for b in boot]
     return np.array([i.low for i in ivs]), np.array([i.high for i in ivs])
 
@@ -161,9 +166,10 @@ def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: i
 def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *, power: float = TARGET_POWER,
                n_min: int = 5, n_max: int = 20000, n_sim: int = 1000, seed: int = 0,
                resample: str | None = None) -> float:
-    """The smallest n in [n_min, n_max] with :func:`power_at` ≥ ``power`` (doubling, then bisection;
-    the simulated power is not exactly monotone in n, so the answer carries Monte-Carlo error);
-    ``inf`` when even ``n_max`` units fall short (e.g. a CI that can never cover the paper's value)."""
+    """The smallest n in [n_min, n_max] with :func:`power_at` ≥ ``power`` (doubling, then bisection
+    to within :data:`N_TOLERANCE` of n; the simulated power is not exactly monotone in n, so the
+    answer carries Monte-Carlo error of about that size anyway); ``inf`` when even ``n_max`` units
+    fall short (e.g. a CI that can never cover the paper's value)."""
     def ok(n):
         return power_at(kind, truth, rule, paper_value, n, n_sim=n_sim, seed=seed, resample=resample) >= power
 
@@ -174,7 +180,7 @@ def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *,
         lo, hi = hi, min(hi * 2, n_max)
     if hi == n_min:
         return float(n_min)
-    while hi - lo > 1:  # invariant: ok(hi), not ok(lo)
+    while hi - lo > max(1, N_TOLERANCE * hi):  # invariant: ok(hi), not ok(lo)
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return float(hi)

@@ -39,7 +39,7 @@ from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT
 NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
            "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge",
-           "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "power_unit",
+           "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_paper", "power_unit",
            "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
 
@@ -194,7 +194,7 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
     and SDs and the register's stated assumptions (``power.assume``, said in ``power_note``); never
     from a run's spread. NaN with a note otherwise."""
     spec = claim.power
-    out = {"n_80_paper": math.nan, "power_unit": "", "power_note": ""}
+    out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     if not claim.llm:
         out["power_note"] = "deterministic: no judge variance to simulate"
         return out
@@ -202,6 +202,9 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
         out["power_note"] = "no power simulation for this claim (see the register's note)"
         return out
     out["power_unit"] = spec.get("unit", claim.unit)
+    units = paper_units(claim)
+    if units:
+        out["n_paper"] = sum(v for _, _, v in units) * spec.get("paper_n", {}).get("times", 1)
     truth = {k: (paper_value if v == "paper" else _num(pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
              for k, v in spec.get("truth", {}).items()}
     if "share" in spec:  # a group's share of the units, from the paper's design (e.g. 50 of 70 stories)
@@ -220,6 +223,43 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
     if math.isinf(out["n_80_paper"]):
         notes.append(f"not reached by n = {knobs['power_n_max']}")
     out["power_note"] = "; ".join(notes)
+    return out
+
+
+#: the paper-design references a run's size is made of: SAGE's stories per category, the
+#: narrative study's endpoint pairs per collection (the sizes ``make estimate`` takes)
+SIZE_REFS = {"judgelab.sage.analysis.paper_values:CORPUS_DESIGN": ("sage", 0),
+             "judgelab.narrative.settings:NARR_PROFILES": ("narrative", 2)}
+
+
+def paper_units(claim: Claim) -> list[tuple[str, str, float]]:
+    """(study, unit, the paper's count) of each unit the claim's power counts, from its
+    ``power.share`` or ``power.paper_n.sum`` references (e.g. ("sage", "canonical", 50)); the
+    study is "" for a reference that is no size of a run (Table 8's evaluations)."""
+    spec = claim.power or {}
+    refs = spec.get("share") or spec.get("paper_n", {}).get("sum", [])
+    out = []
+    for r in refs:
+        study, pos = SIZE_REFS.get(r["ref"], ("", None))
+        name = str(r["keys"][pos]) if pos is not None else ".".join(map(str, r.get("keys", [])))
+        out.append((study, name, _lookup(r["ref"], r.get("keys", []), claim.id)))
+    return out
+
+
+def run_sizes(claim: Claim, n_80: float) -> dict | None:
+    """The run that would decide ``claim`` at 80% power: the paper's design with each unit the
+    claim counts scaled by ``n_80 / n_paper`` (rounded up), as ``{"sage": {category: stories},
+    "narrative": {collection: pairs}}`` (the other units at the paper's design); None when the
+    claim counts no unit of a run's size, or ``n_80`` is not finite."""
+    units = paper_units(claim)
+    times = (claim.power or {}).get("paper_n", {}).get("times", 1)
+    n_paper = sum(v for _, _, v in units) * times
+    if not units or not all(st for st, _, _ in units) or not math.isfinite(n_80) or n_paper <= 0:
+        return None
+    f = n_80 / n_paper
+    out: dict = {"sage": {}, "narrative": {}}
+    for study, name, v in units:
+        out[study][name] = int(math.ceil(v * f))
     return out
 
 
@@ -345,5 +385,5 @@ def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:
 
 def power_table(card: pd.DataFrame) -> pd.DataFrame:
     """The LLM claims' power columns: what a live run must include."""
-    cols = ["claim_id", "verdict", "paper_value", "n", "n_80_paper", "power_unit", "power_note"]
+    cols = ["claim_id", "verdict", "paper_value", "n", "n_80_paper", "n_paper", "power_unit", "power_note"]
     return card.loc[card["llm_claim"].astype(bool), cols].reset_index(drop=True)
