@@ -852,3 +852,15 @@ def test_every_claims_function_exists():
     for c in CLAIMS:
         module, _, name = c.function.partition(":")
         assert callable(getattr(importlib.import_module(module), name, None)), (c.id, c.function)
+
+
+def test_the_run_that_would_decide_scales_the_units_the_claim_counts():
+    """The paper's 50 canonical + 30 pulp stories scaled to 160: 100 + 60; a news claim's 200 pairs
+    (400 narratives) scaled to 800 narratives: 400 pairs; n_paper beside n_80 in the claim's units."""
+    gap = BY_ID["sage-gap-canonical-pulp-L6"]
+    assert scorecard.paper_units(gap) == [("sage", "canonical", 50.0), ("sage", "pulp", 30.0)]
+    assert scorecard.run_sizes(gap, 160) == {"sage": {"canonical": 100, "pulp": 60}, "narrative": {}}
+    news = BY_ID["narr-llm-d-news-simple"]
+    assert scorecard.run_sizes(news, 800) == {"sage": {}, "narrative": {"news": 400}}
+    assert scorecard.claim_power(news, news.paper_value(), KNOBS)["n_paper"] == 400
+    assert scorecard.run_sizes(gap, math.inf) is None
