@@ -864,3 +864,15 @@ def test_the_run_that_would_decide_scales_the_units_the_claim_counts():
     assert scorecard.run_sizes(news, 800) == {"sage": {}, "narrative": {"news": 400}}
     assert scorecard.claim_power(news, news.paper_value(), KNOBS)["n_paper"] == 400
     assert scorecard.run_sizes(gap, math.inf) is None
+
+
+def test_an_r_claim_reads_the_papers_story_x_mode_rows_and_shows_the_story_means_beside(tmp_path):
+    c = BY_ID["sage-r-L4-L5"]
+    assert c.where["analysis"] == "story_x_mode" and c.other_reading == {"analysis": "story"}
+    rows = [{"analysis": a, "layer_pair": "L4 x L5", "pearson_r": r, "pearson_r_ci_low": r - 0.02,
+             "pearson_r_ci_high": r + 0.02, "n": n} for a, r, n in (("story_x_mode", 0.66, 200), ("story", 0.5, 100))]
+    pd.DataFrame(rows).to_csv(tmp_path / f"{c.table}.csv", index=False)
+    (tmp_path / f"{c.table}.provenance.json").write_text(json.dumps(_sidecar("paper", "gpt-5-mini")))
+    rec = scorecard.evaluate(c, tmp_path, CHEAP)
+    assert rec["estimate"] == 0.66 and rec["verdict"] == REPRODUCED          # the paper's 0.649, within the margin 0.15
+    assert (rec["other_reading"], rec["other_estimate"], rec["other_ci_low"]) == ("analysis story", 0.5, 0.48)

@@ -74,6 +74,8 @@ class Claim:
     min_units: float | None = None
     min_units_reason: str = ""
     fixed: str = ""                        # the date the margins and designs were fixed
+    other_reading: dict = field(default_factory=dict)  # ``where`` overrides of the estimand shown beside
+                                                       # (e.g. the story means beside the paper's story x mode rows)
 
     @property
     def margin(self) -> float:

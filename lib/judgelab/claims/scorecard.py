@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -38,7 +39,8 @@ from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT
 
 NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
-           "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge",
+           "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "other_reading", "other_estimate",
+           "other_ci_low", "other_ci_high", "unit", "n", "judge", "embedded_judge",
            "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_paper", "power_unit",
            "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
@@ -263,6 +265,21 @@ def run_sizes(claim: Claim, n_80: float) -> dict | None:
     return out
 
 
+def other_reading(claim: Claim, df: pd.DataFrame, source: str) -> dict:
+    """The estimate and table interval of the claim's other reading (``other_reading``: ``where``
+    overrides, e.g. the story means beside the paper's story x mode rows), shown beside the
+    verdict, which reads the paper's estimand; empty when the claim has none or the row is absent."""
+    if not claim.other_reading:
+        return {}
+    out = {"other_reading": ", ".join(f"{k} {v}" for k, v in claim.other_reading.items())}
+    row = select_row(df, replace(claim, where={**claim.where, **claim.other_reading}), source)
+    if row is not None:
+        for key, col in (("other_estimate", claim.column), ("other_ci_low", claim.ci_low_column),
+                         ("other_ci_high", claim.ci_high_column)):
+            out[key] = float(pd.to_numeric(row.get(col), errors="coerce"))
+    return out
+
+
 def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | None:
     """The row's count of design units (``units_column``), for ``depends_on: min_units``."""
     if row is None or not claim.units_column:
@@ -301,6 +318,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
                    **claim_power(claim, pv, knobs))
         return rec
     row = select_row(df, claim, csv.name)
+    rec.update(other_reading(claim, df, csv.name))
     diffs = design.differences(claim, prov, _units(claim, row, tables_dir))
     if row is None:  # the run lacks these units (e.g. VisPub outside the paper profile): say why, if known
         why = [d for d in diffs if "units" not in d]
