@@ -285,8 +285,7 @@ def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
     size, :func:`profile_sizes`): every sampled call counts ``target units / sampled units`` times
     (``weight``), so calls, tokens and USD are the per-unit means of the sample times the size;
     the wall time scales its throughput bounds the same way. Bad sizes raise naming the unit."""
-    target = {f"sage:{k}": v for k, v in profile_sizes(measured.profile)["sage"].items()}
-    target.update({f"narrative:{k}": v for k, v in profile_sizes(measured.profile)["narrative"].items()})
+    target = {f"{study}:{k}": v for study, units in profile_sizes(measured.profile).items() for k, v in units.items()}
     for prefix, given in (("sage", sage_per_category or {}), ("narrative", narrative_pairs or {})):
         for k, v in given.items():
             if f"{prefix}:{k}" not in target:
@@ -305,9 +304,8 @@ def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
     summary = summarize(calls, limits, timing.Speed(**s["speed"]), s["workers"], s.get("what", {}))
     notes = {nb: f"sized: {SAMPLE_UNITS} sampled units per category / collection, scaled per unit ({n})"
              for nb, n in measured.notes.items()}
-    sizes = {k: v for k, v in target.items()}
     return Estimate(measured.profile, measured.backend, measured.model, measured.tokenizer, calls, summary, notes,
-                    {**s, "sizes": sizes}, measured.models, measured.warnings)
+                    {**s, "sizes": target}, measured.models, measured.warnings)
 
 
 def profile_sizes(profile: str) -> dict:
