@@ -156,9 +156,11 @@ lab: setup
 
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
+# SAGE_PER_CATEGORY=50,30,20 (canonical, pulp, LLM) and/or NARRATIVE_PAIRS=400,200 (the profile's
+# collections in order) price a run of that size, scaled from a few measured units, in seconds.
 # With PANEL=panel.toml (and NB="02 03 04"): each panel member's notebooks on its own judge.
 estimate: setup data
-	$(if $(PANEL),$(PY) -m judgelab.estimate.panel --panel $(PANEL) --profile $(PROFILE) $(if $(NB),--notebooks "$(NB)"),$(PY) -m judgelab.estimate --profile $(PROFILE))
+	$(if $(PANEL),$(PY) -m judgelab.estimate.panel --panel $(PANEL) --profile $(PROFILE) $(if $(NB),--notebooks "$(NB)"),$(PY) -m judgelab.estimate --profile $(PROFILE) $(if $(SAGE_PER_CATEGORY),--sage-per-category $(SAGE_PER_CATEGORY)) $(if $(NARRATIVE_PAIRS),--narrative-pairs $(NARRATIVE_PAIRS)))
 
 # `make panel NB="02 03 04" PANEL=panel.toml`: the notebooks once per judge of the panel file, each
 # member into results/panel/<member>/ with its own cache and only its own key (judgelab.panel), then

@@ -61,8 +61,12 @@
 #
 # **Power.** For each LLM claim, the number of units (stories, narratives, agents' targets) at
 # which the claim's own rule would return *reproduced* with 80% probability if the paper's value
-# were true, by seeded simulation, with the paper's SDs (`n_80_paper`) and, only on a run whose
-# design is the paper's with a capable judge, with the spread this run measured (`n_80_run`).
+# were true (`n_80_paper`), by seeded simulation at the design's unit (a story with its modes and
+# dimension scores, an endpoint pair with its two paths, raters x items) through the interval the
+# claim's table uses (its cluster bootstrap where it has one), with the paper's SDs or a spread
+# the register states as an assumption — never this run's (an embedded model's spread says nothing
+# of the paper's judge). `n_paper` is the paper's own design in the same units; where `n_80_paper`
+# exceeds it, the last section prices the run that would decide.
 #
 # Library: `judgelab.claims` (register, verdicts, intervals, power, scorecard, figure), tested in
 # `tests/test_claims.py`.
@@ -116,6 +120,15 @@ reporting.saved_table(card, "claims_scorecard")
 display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin", "decisive_width",
               "reason"]])
 
+# %% [markdown]
+# Where the paper's estimand is not this compendium's main reading (SAGE's r and d are over story x
+# mode rows, 200 for 100 stories; the tables lead with the story means), the claim reads the
+# paper's and the other is shown beside it, each with its cluster-bootstrap interval over stories.
+
+# %%
+display(card.loc[card["other_reading"].notna(), ["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high",
+                                                 "other_reading", "other_estimate", "other_ci_low", "other_ci_high"]])
+
 # %%
 display(scorecard.verdict_counts(card))
 chance = scorecard.chance_statement(card)
@@ -142,13 +155,55 @@ reporting.save_figure(fig, "claims_fig_scorecard",
 # ## What a live run must include
 #
 # For each claim about an LLM's judgements: the units at which the paper's effect would be shown
-# (the claim's rule returning *reproduced*) with 80% power — from the paper's SDs where it gives
-# them, and from the spread this run measured when its design is the paper's. `inf` means the
-# rule cannot be met at any size up to the search limit (e.g. a margin narrower than the interval
-# the paper's own spread allows).
+# (the claim's rule returning *reproduced*) with 80% power (`n_80_paper`), beside the paper's own
+# design (`n_paper`), with the assumption it rests on where the paper gives no spread
+# (`power_note`). `inf` means the rule cannot be met at any size up to the search limit (e.g. a
+# margin narrower than the interval the paper's own spread allows).
 
 # %%
-display(scorecard.power_table(card))
+power_table = scorecard.power_table(card)
+display(power_table)
+
+# %% [markdown]
+# ## The price of a run that would decide
+#
+# For each claim whose 80%-power size exceeds the paper's design: that design with the units the
+# claim counts (its categories' stories, its collection's endpoint pairs) scaled up by
+# `n_80_paper / n_paper`, and what the notebooks the claim reads would cost on the OpenAI backend
+# at `lib/judgelab/gateway/prices.csv`'s prices, on each study's judge. **An estimate**, not a
+# quote: `judgelab.estimate.sized` builds and counts the requests of three stories per category
+# and three pairs per collection exactly as the run would send them, and multiplies the per-unit
+# calls, tokens and dollars by the size (typical, with low – high from minimal to schema-capped
+# replies); `make estimate PROFILE=paper SAGE_PER_CATEGORY=... NARRATIVE_PAIRS=...` prints the same.
+
+# %%
+from judgelab import estimate
+from judgelab.estimate.sage import NOTEBOOK as SAGE_NOTEBOOK
+
+by_id = {c.id: c for c in claims}
+too_small = power_table[power_table["n_80_paper"] > power_table["n_paper"]].set_index("claim_id")
+sizes = {cid: scorecard.run_sizes(by_id[cid], r["n_80_paper"]) for cid, r in too_small.iterrows()}
+sizes = {cid: s for cid, s in sizes.items() if s}
+measured = estimate.measure("paper", backend="openai") if sizes else None
+prices = []
+for cid, size in sizes.items():
+    c = by_id[cid]
+    nbs = ([SAGE_NOTEBOOK[c.where["layer"]]] if c.where.get("layer") in SAGE_NOTEBOOK else list(SAGE_NOTEBOOK.values())
+           ) if c.study == "sage" else ["09"]
+    run = estimate.sized(measured, size["sage"] or None, size["narrative"] or None).summary
+    run = run[run["notebook"].isin(nbs)].drop(columns=["notebook", "what", "model"]).sum()
+    prices.append({"claim_id": cid, "n_80_paper": too_small.loc[cid, "n_80_paper"], "n_paper": too_small.loc[cid, "n_paper"],
+                   "power_unit": too_small.loc[cid, "power_unit"],
+                   "run": ", ".join(f"{k} {v}" for part in size.values() for k, v in part.items()),
+                   "notebooks": ", ".join(nbs), "calls": int(run["calls"]),
+                   "input_tokens_typical": int(run["input_typical"]), "output_tokens_typical": int(run["output_typical"]),
+                   "usd_typical": run["usd_standard_typical"], "usd_low": run["usd_standard_low"],
+                   "usd_high": run["usd_standard_high"]})
+price_table = pd.DataFrame(prices)
+if measured is not None:
+    display(Markdown(f"Estimated on the OpenAI backend, judges {measured.models} (tokens: {measured.tokenizer}); "
+                     "USD at standard prices, an estimate."))
+display(price_table if len(price_table) else Markdown("No claim needs more units than the paper's design."))
 
 # %% [markdown]
 # ## What the papers' own numbers imply

@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.power import TTestIndPower
+from statsmodels.stats.power import TTestIndPower, TTestPower
 from statsmodels.stats.proportion import proportion_confint
 
 from judgelab.claims import design, intervals, power, register, scorecard
+from judgelab.stats import resampling as rs
 from judgelab.claims.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, NOT_REPRODUCED, NOT_RUN, NOT_TESTABLE,
                                       REPRODUCED, VERDICTS, decide, expected_by_chance)
 
@@ -133,7 +134,7 @@ def test_icc_from_anova_matches_pingouin_icc1():
     x = rng.normal(0, 1, (30, 1)) + rng.normal(0, 0.5, (30, 4))
     long = pd.DataFrame([(i, j, x[i, j]) for i in range(30) for j in range(4)], columns=["t", "r", "s"])
     ref = pg.intraclass_corr(long, targets="t", raters="r", ratings="s").set_index("Type").loc["ICC(1,1)"]
-    est, lo, hi = intervals.icc(x)
+    est, lo, hi = intervals.icc_from_f(ref["F"], 30, 4)
     assert est == pytest.approx(ref["ICC"]) and (lo, hi) == pytest.approx(tuple(ref["CI95"]), abs=0.01)
 
 
@@ -163,6 +164,61 @@ def test_power_is_unreachable_when_the_rule_can_never_be_met():
     got = power.n_required("correlation", {"r": 0.75}, {"type": "below", "bound": 0.7, "margin": 0.0}, None,
                            n_sim=100, n_max=256, seed=1)
     assert math.isinf(got)
+
+
+def test_simulated_paired_power_is_the_analytic_paired_t_power_and_beats_independent_groups():
+    """Units with two scores correlated rho = 0.5 (a story's two modes): the paired t interval of
+    the difference excludes 0 as often as the paired t-test's power says (effect delta / SD of the
+    differences, SD(diff) = sd sqrt(2 (1 - rho))), more often than two independent groups would."""
+    delta, sd, rho, n, n_sim = 0.3, 1.0, 0.5, 40, 4000
+    rule = {"type": "direction", "sign": 1, "alpha": 0.05, "margin": 0.0}
+    got = power.power_at("paired_diff", {"mean": delta, "sd": sd, "rho": rho}, rule, None, n, n_sim=n_sim, seed=8)
+    paired = TTestPower().power(effect_size=delta / (sd * math.sqrt(2 * (1 - rho))), nobs=n, alpha=0.05)
+    independent = TTestIndPower().power(effect_size=delta / sd, nobs1=n, ratio=1.0, alpha=0.05)
+    assert got == pytest.approx(paired, abs=4 * math.sqrt(paired * (1 - paired) / n_sim))
+    assert got > independent + 0.1        # 0.59 against 0.32 here
+    at_zero = power.power_at("paired_diff", {"mean": delta, "sd": sd, "rho": 0.0}, rule, None, n, n_sim=n_sim, seed=8)
+    assert at_zero < got
+
+
+def test_the_pair_bootstrap_d_covers_the_true_d_and_gains_from_the_pairing():
+    """Endpoint pairs (a max-capacity and a random path, correlated rho) through Table 4's cluster
+    bootstrap over pairs: the interval covers the true d about 95% of the time, and a positive
+    within-pair correlation narrows it (the pairs' shared part cancels in the difference)."""
+    rng = np.random.default_rng(21)
+    sims = power.simulate("cohens_d", {"d": 0.8, "rho": 0.5}, 120, 600, rng, resample="pair")
+    cover = np.mean((sims["lo"] < 0.8) & (0.8 < sims["hi"]))
+    assert cover == pytest.approx(0.95, abs=0.035)
+    w_paired = np.mean(sims["hi"] - sims["lo"])
+    indep = power.simulate("cohens_d", {"d": 0.8, "rho": 0.0}, 120, 600, rng, resample="pair")
+    assert w_paired < 0.85 * np.mean(indep["hi"] - indep["lo"])
+
+
+def test_clustered_dimension_scores_widen_the_story_bootstrap_by_the_design_effect():
+    """24 scores per story with intra-story correlation 0.2: the story bootstrap's interval is
+    wider than a Wilson interval over all scores by about sqrt(1 + 23 x 0.2), the design effect."""
+    truth = {"p": 0.7, "per_story": 24, "icc": 0.2}
+    sims = power.simulate("proportion", truth, 100, 400, np.random.default_rng(2), resample="story")
+    _, wl, wh = intervals.proportion(0.7 * 2400, 2400)
+    ratio = np.mean(sims["hi"] - sims["lo"]) / (wh - wl)
+    assert ratio == pytest.approx(math.sqrt(1 + 23 * 0.2), rel=0.1)
+
+
+def test_stacked_weighted_statistics_equal_the_per_data_set_ones():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(5, 12)), rng.normal(size=(5, 9))
+    wx, wy = rs.cluster_weights(np.arange(12), 50, 1), rs.cluster_weights(np.arange(9), 50, 2)
+    np.testing.assert_allclose(rs.weighted_mean(x, wx), np.array([rs.weighted_mean(r, wx) for r in x]))
+    np.testing.assert_allclose(rs.weighted_cohens_d(x, wx, y, wy),
+                               np.array([rs.weighted_cohens_d(a, wx, b, wy) for a, b in zip(x, y)]))
+
+
+def test_power_reads_the_papers_spread_or_a_stated_assumption_never_the_runs():
+    c = BY_ID["sage-mode-invariance-L4"]
+    assert "rho" in c.power["assume"] and c.power["assumption"]
+    rec = scorecard.claim_power(c, c.paper_value(), KNOBS)
+    assert np.isfinite(rec["n_80_paper"]) and "rho = 0" in rec["power_note"]
+    assert not any("run_sd" in (x.power or {}) for x in CLAIMS)
 
 
 def test_power_simulation_is_seeded():
@@ -368,7 +424,7 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
         assert has_ci == (c.ci_columns == "table"), f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
         assert bool(c.inputs) or c.ci_columns != "fallback", f"claim {c.id}: a fallback interval needs inputs"
         assert c.units_column is None or c.units_column in cols, f"claim {c.id}: units_column {c.units_column} not in {c.table}"
-        specs = _input_columns(c.inputs) + _input_columns((c.power or {}).get("run_sd", {}))
+        specs = _input_columns(c.inputs)
         for table, col, where in specs:
             other = set(pd.read_csv(tables / f"{table or c.table}.csv", nrows=0).columns)
             assert col in other and set(where) <= other, f"claim {c.id}: input column {col} not in {table or c.table}"
@@ -514,7 +570,6 @@ def _synthetic_table(tmp_path, claim, truth, sidecar):
     if claim.p_column:
         row[claim.p_column] = p
     named = [v for v in claim.inputs.values() if isinstance(v, str)]
-    named += [v for v in (claim.power or {}).get("run_sd", {}).values() if isinstance(v, str)]
     named += [claim.units_column] if claim.units_column else []
     for col in named:   # a design's counts (200 pairs, 100 stories) and spreads
         row.setdefault(col, 0.3 if "sd" in col else 200.0)
@@ -571,7 +626,7 @@ def test_a_run_of_another_judge_or_a_demo_run_is_not_comparable_for_sage(tmp_pat
     assert _run(tmp_path, c, "true", _sidecar("paper", "gpt-4.1"))["verdict"] == NOT_COMPARABLE
     rec = _run(tmp_path, c, "false", _sidecar("demo", "gpt-5-mini"))
     assert rec["verdict"] == NOT_COMPARABLE and "profile demo" in rec["reason"]
-    assert np.isnan(rec["n_80_run"])   # no power from a design that is not the paper's
+    assert "n_80_run" not in rec      # power never reads a run's spread
 
 
 # ----------------------------------------------------------------------------- simulated data with a set truth
@@ -797,3 +852,27 @@ def test_every_claims_function_exists():
     for c in CLAIMS:
         module, _, name = c.function.partition(":")
         assert callable(getattr(importlib.import_module(module), name, None)), (c.id, c.function)
+
+
+def test_the_run_that_would_decide_scales_the_units_the_claim_counts():
+    """The paper's 50 canonical + 30 pulp stories scaled to 160: 100 + 60; a news claim's 200 pairs
+    (400 narratives) scaled to 800 narratives: 400 pairs; n_paper beside n_80 in the claim's units."""
+    gap = BY_ID["sage-gap-canonical-pulp-L6"]
+    assert scorecard.paper_units(gap) == [("sage", "canonical", 50.0), ("sage", "pulp", 30.0)]
+    assert scorecard.run_sizes(gap, 160) == {"sage": {"canonical": 100, "pulp": 60}, "narrative": {}}
+    news = BY_ID["narr-llm-d-news-simple"]
+    assert scorecard.run_sizes(news, 800) == {"sage": {}, "narrative": {"news": 400}}
+    assert scorecard.claim_power(news, news.paper_value(), KNOBS)["n_paper"] == 400
+    assert scorecard.run_sizes(gap, math.inf) is None
+
+
+def test_an_r_claim_reads_the_papers_story_x_mode_rows_and_shows_the_story_means_beside(tmp_path):
+    c = BY_ID["sage-r-L4-L5"]
+    assert c.where["analysis"] == "story_x_mode" and c.other_reading == {"analysis": "story"}
+    rows = [{"analysis": a, "layer_pair": "L4 x L5", "pearson_r": r, "pearson_r_ci_low": r - 0.02,
+             "pearson_r_ci_high": r + 0.02, "n": n} for a, r, n in (("story_x_mode", 0.66, 200), ("story", 0.5, 100))]
+    pd.DataFrame(rows).to_csv(tmp_path / f"{c.table}.csv", index=False)
+    (tmp_path / f"{c.table}.provenance.json").write_text(json.dumps(_sidecar("paper", "gpt-5-mini")))
+    rec = scorecard.evaluate(c, tmp_path, CHEAP)
+    assert rec["estimate"] == 0.66 and rec["verdict"] == REPRODUCED          # the paper's 0.649, within the margin 0.15
+    assert (rec["other_reading"], rec["other_estimate"], rec["other_ci_low"]) == ("analysis story", 0.5, 0.48)

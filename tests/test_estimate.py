@@ -349,3 +349,45 @@ def test_notebook_12s_narrative_calls_are_priced_on_the_narrative_judge_and_the_
     assert list(narrative["track"]) == ["planted_narrative", "judge"]
     both = _judge_share(calls, [("12", None), ("12", "planted_narrative")])  # one judge for both studies
     assert list(both["track"]) == list(calls["track"])
+
+
+# ---------------------------------------------------------------- sized estimates
+
+def test_a_sized_estimate_scales_a_measured_sample_to_the_run_it_prices(tmp_path, monkeypatch):
+    """Four stories per category of near-equal length (paper profile, SAGE L4 on gpt-5-mini): the
+    estimate sized to those four from a sample of three matches the exact estimate of all four
+    (within 1%: the stories' titles and authors differ), and twice the stories cost twice."""
+    from judgelab import interim
+    from judgelab.estimate import SAMPLE_UNITS, estimate, measure, sized
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    monkeypatch.setenv("JUDGELAB_BACKEND", "openai")
+    monkeypatch.setenv("JUDGELAB_MODEL", "gpt-5-mini")
+    names = ["Okafor", "Lindqvist", "Moreau", "Tanaka"]
+    rows = [{"story_id": f"{cat}{i}", "category": cat, "title": f"Grey Water {i}", "author": f"Ines {names[i]}",
+             "year": 1950, "translator": "", "model": "", "tier": "high" if cat == "llm" else "", "words": 600,
+             "in_range": True, "text": _story_text()} for cat in ("canonical", "pulp", "llm") for i in range(4)]
+    interim.write(pd.DataFrame(rows).astype({"year": "Int64"}), "corpus")
+    exact = estimate("paper", notebooks=("02",)).summary.iloc[0]
+    m = measure("paper", notebooks=("02",))
+    assert m.calls["item"].nunique() == 3 * SAMPLE_UNITS
+    four = sized(m, {"canonical": 4, "pulp": 4, "llm": 4}).summary.iloc[0]
+    assert four["calls"] == exact["calls"]
+    for col in ("input_typical", "output_typical", "usd_standard_typical", "wall_s_typical"):
+        assert four[col] == pytest.approx(exact[col], rel=0.01), col
+    eight = sized(m, {"canonical": 8, "pulp": 8, "llm": 8}).summary.iloc[0]
+    assert eight["calls"] == 2 * four["calls"]
+    assert eight["usd_standard_typical"] == pytest.approx(2 * four["usd_standard_typical"])
+    with pytest.raises(ValueError, match="no sage unit 'poetry'"):
+        sized(m, {"poetry": 3})
+
+
+def test_the_command_parses_sizes_in_the_profiles_order_or_by_name():
+    from judgelab.estimate.__main__ import parse_sizes
+
+    names = ["canonical", "pulp", "llm"]
+    assert parse_sizes("50,30,20", names, "sage per category") == {"canonical": 50, "pulp": 30, "llm": 20}
+    assert parse_sizes("llm=40", names, "sage per category") == {"llm": 40}
+    with pytest.raises(SystemExit, match="4 counts for 3"):
+        parse_sizes("1,2,3,4", names, "sage per category")

@@ -273,3 +273,30 @@ def test_cost_sample_through_the_gateway_splits_fresh_and_cached(tmp_path, monke
     # gpt-4.1 at $2 / $8 per million tokens: (120 * 2 + 7 * 8) / 1e6 per call -> x 1,000 narratives
     assert t["usd_per_1k"] == pytest.approx((120 * 2.0 + 7 * 8.0) / 1e6 * 1000)
     assert t["encoding"] == "o200k_base"
+
+
+def test_both_ood_kinds_against_the_typical_narratives_one_sided_with_holm():
+    """Alternating narratives far below the typical (max-capacity) ones, random mixed on a par:
+    the one-sided Welch p equals scipy's ``alternative='less'``, Holm over the two kinds."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats as sps
+    from statsmodels.stats.multitest import multipletests
+
+    from judgelab.narrative.analyses.ood_tests import kind_tests
+
+    rng = np.random.default_rng(4)
+    typical = rng.normal(7.0, 0.8, 30)
+    alt, mixed = rng.normal(2.0, 0.4, 12), rng.normal(7.1, 0.8, 12)
+    long = pd.DataFrame({"mode": "simple", "kind": ["alternating"] * 12 + ["random_mixed"] * 12,
+                         "score_mean": np.r_[alt, mixed], "collection": "news", "base_pair_id": "x"})
+    originals = pd.DataFrame({"mode": "simple", "collection": "news", "pair_id": [f"p{i}" for i in range(30)],
+                              "score_mean": typical})
+    t = kind_tests(long, originals, values=("score_mean",)).set_index("comparison")
+    want = [sps.ttest_ind(x, typical, equal_var=False, alternative="less").pvalue for x in (alt, mixed)]
+    assert t.loc["alternating_vs_typical", "p"] == pytest.approx(want[0])
+    assert t.loc["random_mixed_vs_typical", "p"] == pytest.approx(want[1])
+    holm = multipletests(want, method="holm")[1]
+    assert list(t.loc[["alternating_vs_typical", "random_mixed_vs_typical"], "p_holm"]) == pytest.approx(list(holm))
+    assert t.loc["alternating_vs_typical", "p_holm"] < 0.001 and t.loc["random_mixed_vs_typical", "p_holm"] > 0.5
+    assert t.loc["alternating_vs_typical", "d"] < 0

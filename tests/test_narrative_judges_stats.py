@@ -247,3 +247,31 @@ def test_figure8_panels_draw_one_column_per_collection():
         assert "news" in titles and "vispub" in titles
         plt.close(fig)
     assert len(figs[0].axes) == 4  # simple and CoT rows x two collections
+
+
+def test_the_judges_d_against_the_mathematics_d_over_the_same_pairs():
+    """A judge whose score is a rising linear map of the minimum coherence has the same d: the
+    difference is 0 and so is every resample's (both d's from the same pairs); a judge that sees
+    half the gap has a smaller d, so the difference is negative and its interval holds the truth."""
+    import numpy as np
+    import pandas as pd
+
+    from judgelab.narrative.judges.validity import d_minus_math
+    from judgelab.stats.effects import cohens_d
+
+    rng = np.random.default_rng(3)
+    pairs = np.repeat(np.arange(40), 2)
+    method = np.tile(["maxcap", "random"], 40)
+    coh = rng.normal(0.5, 0.1, 80) + np.where(method == "maxcap", 0.1, 0.0)
+    g = pd.DataFrame({"pair_id": pairs, "method": method, "min_coherence": coh, "score_mean": 2 + 10 * coh})
+    out = d_minus_math(g, n_boot=200, seed=1)
+    assert out["d_minus_min_coherence"] == pytest.approx(0.0, abs=1e-9)
+    assert out["d_minus_min_coherence_ci_low"] == pytest.approx(0.0, abs=1e-9) == out["d_minus_min_coherence_ci_high"]
+    half = g.assign(score_mean=g["min_coherence"] - np.where(method == "maxcap", 0.05, 0.0))
+    out = d_minus_math(half, n_boot=400, seed=1)
+    pos = method == "maxcap"
+    truth = (cohens_d(half["score_mean"][pos], half["score_mean"][~pos]).iloc[0]["d"]
+             - cohens_d(coh[pos], coh[~pos]).iloc[0]["d"])
+    assert out["d_minus_min_coherence"] == pytest.approx(truth) and truth < 0
+    assert out["d_minus_min_coherence_ci_low"] < truth < out["d_minus_min_coherence_ci_high"] < 0
+    assert d_minus_math(g.drop(columns="min_coherence")) == {}

@@ -310,3 +310,30 @@ def test_table09_anonymous_rows_pair_the_same_content_scores_with_the_anonymous_
     # without the sensitivity run the table is the main comparison alone
     alone = paper_tables.table09_from_rows(rows_from_records(recs))
     assert alone["title_author"].eq(paper_tables.TITLE_AUTHOR_AS_PRINTED).all() and len(alone) == len(main)
+
+
+def test_table11_compares_layers_as_differences_with_a_story_bootstrap():
+    """Canonical stories score 1..5 + c and LLM stories 1..5 in each layer and mode (c = 3, 1, 2 in
+    L4, L5, L6), pulp 3: each d is c / sd(1..5), so L4's d exceeds L5's by 2 / sd(1..5) and L6's by
+    1 / sd(1..5), and the layer means are known; the story bootstrap's intervals hold them."""
+    c = {"L4": 3.0, "L5": 1.0, "L6": 2.0}
+    rows = []
+    for layer, shift in c.items():
+        for i, v in enumerate([1.0, 2.0, 3.0, 4.0, 5.0]):
+            for mode in ("content", "title"):
+                rows += [{"story_id": f"c{i}", "category": "canonical", "layer": layer, "mode": mode, "score": v + shift},
+                         {"story_id": f"l{i}", "category": "llm", "layer": layer, "mode": mode, "score": v},
+                         {"story_id": f"p{i}", "category": "pulp", "layer": layer, "mode": mode, "score": 3.0}]
+    units = pd.DataFrame(rows).assign(tier="")
+    t = paper_tables.table11_genre_comparison(units, analyses=("story",), n_boot=200).set_index("layer")
+    sd = np.std([1, 2, 3, 4, 5], ddof=1)
+    assert t.loc["L4", "d_canonical_llm_minus_L5"] == pytest.approx(2 / sd)
+    assert t.loc["L6", "d_canonical_llm_minus_L5"] == pytest.approx(1 / sd)
+    assert t.loc["L5", "d_canonical_llm_minus_L5"] == pytest.approx(0.0)
+    means = {lay: np.mean([v + s for v in range(1, 6)] + list(range(1, 6)) + [3.0] * 5) for lay, s in c.items()}
+    assert t.loc["L5", "mean_all"] == pytest.approx(means["L5"])
+    assert t.loc["L6", "mean_all_minus_L4"] == pytest.approx(means["L6"] - means["L4"]) == pytest.approx(-1 / 3)
+    lo, hi = t.loc["L4", ["d_canonical_llm_minus_L5_ci_low", "d_canonical_llm_minus_L5_ci_high"]]
+    assert lo <= 2 / sd <= hi
+    assert t.loc["L4", "paper_d_canonical_llm_minus_L5"] == pytest.approx(2.68 - 1.68)
+    assert t.loc["L6", "paper_mean_all_minus_L4"] == pytest.approx(3.59 - 3.64)

@@ -129,18 +129,6 @@ def icc_from_f(f, n, k):
     return _nan_where((n < 3) | (k < 2), est, lo, hi)
 
 
-def icc(scores):
-    """(ICC(1), low, high) of a (..., n targets, k raters) array of scores."""
-    x = np.asarray(scores, float)
-    n, k = x.shape[-2], x.shape[-1]
-    item = x.mean(axis=-1)
-    msb = k * ((item - item.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1) / (n - 1)
-    msw = ((x - item[..., None]) ** 2).sum(axis=(-2, -1)) / (n * (k - 1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = msb / msw
-    return icc_from_f(f, n, k)
-
-
 def icc2_1(scores):
     """(ICC(2,1), low, high) of a (..., n targets, k raters) array: two-way random effects, absolute
     agreement, one rater (Shrout & Fleiss 1979 case 2), with McGraw & Wong's (1996) F interval and

@@ -1,20 +1,36 @@
 """How many units a run needs: the smallest n at which a claim's own verdict rule returns
 ``reproduced`` with 80% probability when the truth is the paper's value, by seeded simulation.
 
-The data are drawn from the paper's reported effect with a spread taken either from the paper's
-own SDs (where it gives them) or from the variance this run measured; each simulated data set
-goes through the same interval code as the scorecard (:mod:`judgelab.claims.intervals`) and the
-same rule (:func:`judgelab.claims.verdicts.decide`). For a directional rule this is the classical
-power of the test at the paper's α (tests check it against statsmodels' analytic t-test power);
-for a value rule it is the chance that the CI lies within the claim's margin of the paper's value;
-for a bound it is the chance that the whole CI lies above (below) the bound less (plus) the margin.
+Each simulated run is drawn at the unit of the design the claim's table reads, and goes through
+the interval that table uses and the claim's own rule (:func:`judgelab.claims.verdicts.decide`):
 
-Truth parameters by kind (``n`` is always the total number of units of the claim):
+* a **story** (SAGE) — its scores in a category (Table 11: a mean, a gap, a d), its two mode
+  scores (Table 9: title vs content, correlated ``rho`` within the story, read by the paired t
+  interval), or its ``per_story`` dimension scores (Table 8's rates: a story-level rate drawn with
+  intra-story correlation ``icc``, so a story's scores move together); the tables' interval is a
+  cluster bootstrap over stories (within category), here with :data:`SIM_BOOT` resamples by
+  :mod:`judgelab.stats.resampling`'s weights, one matrix product for all simulated runs;
+* an **endpoint pair** (narratives) — its max-capacity and random path scores, correlated ``rho``
+  within the pair, read by Table 4's cluster bootstrap over pairs;
+* **raters x items** — ICC(2,1) with its F interval (Table 3).
 
-``proportion``   ``p``
-``mean`` / ``paired_diff``  ``mean``, ``sd``
+A claim's ``power.resample`` (``story`` or ``pair``) names the table's bootstrap unit; without it
+the interval is the scorecard's analytic one (:mod:`judgelab.claims.intervals`). For a directional
+rule this is the classical power of the test at the paper's α (tests check it against statsmodels'
+analytic power); for a value rule the chance that the CI lies within the claim's margin of the
+paper's value; for a bound the chance that the CI lies above (below) the bound less (plus) the margin.
+
+The spread is the paper's own (its SDs) or an assumption stated in the register beside the claim
+(``power.assume`` and ``power.assumption``), never a run's: an embedded model's spread says nothing
+of the paper's judge.
+
+Truth parameters by kind (``n`` is always the total number of units of the claim's power unit):
+
+``proportion``   ``p``; with ``resample: story`` also ``per_story`` (scores per story) and ``icc``
+``mean``         ``mean``, ``sd``
+``paired_diff``  ``mean`` (of the differences), ``sd`` (of one member's score), ``rho``
 ``mean_diff``    ``delta`` (group a - group b), ``sd_a``, ``sd_b``, ``share_a`` (a's share of n)
-``cohens_d``     ``d``, ``share_a``
+``cohens_d``     ``d``, ``share_a``; with ``resample: pair`` also ``rho`` (n = 2 x pairs)
 ``correlation``  ``r``
 ``icc``          ``icc`` (ICC(2,1)), ``k`` (raters per target), ``rater_share`` (the raters' offsets'
                  share of the variance; default 0)
@@ -27,9 +43,16 @@ import numpy as np
 
 from judgelab.claims import intervals
 from judgelab.claims.verdicts import REPRODUCED, decide
+from judgelab.stats import resampling as rs
 
 TARGET_POWER = 0.8
 SIM_KINDS = ("proportion", "mean", "paired_diff", "mean_diff", "cohens_d", "correlation", "icc")
+RESAMPLE_UNITS = ("story", "pair")
+#: bootstrap resamples per simulated run: enough for a 95% percentile interval's Monte-Carlo error
+#: to be small beside the power's own (a few hundredths), few enough to run in seconds
+SIM_BOOT = 200
+#: the relative precision of n_required's search: finer than the simulated power's own error
+N_TOLERANCE = 0.03
 
 
 def _groups(n: int, share_a: float) -> tuple[int, int]:
@@ -37,28 +60,76 @@ def _groups(n: int, share_a: float) -> tuple[int, int]:
     return n_a, n - n_a
 
 
-def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generator) -> dict:
-    """``n_sim`` data sets of ``n`` units drawn from ``truth``: arrays ``est``, ``lo``, ``hi``, ``p``."""
+def _percentiles(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each simulated run's percentile interval (rows of ``boot``, (S, B)), by the tables' rule."""
+    if np.isfinite(boot).all():  # every resample defined: the rule is the plain percentiles, all rows at once
+        lo, hi = np.quantile(boot, [(1 - rs.CI) / 2, (1 + rs.CI) / 2], axis=1)
+        return lo, hi
+    ivs = [rs.percentile_interval(b) for b in boot]
+    return np.array([i.low for i in ivs]), np.array([i.high for i in ivs])
+
+
+def _weights(n: int, rng: np.random.Generator) -> np.ndarray:
+    return rs.cluster_weights(np.arange(n), SIM_BOOT, int(rng.integers(2 ** 31)))
+
+
+def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generator,
+             resample: str | None = None) -> dict:
+    """``n_sim`` data sets of ``n`` units drawn from ``truth``: arrays ``est``, ``lo``, ``hi``, ``p``;
+    ``resample``: the table's cluster-bootstrap unit (None: the analytic interval)."""
+    if resample is not None and resample not in RESAMPLE_UNITS:
+        raise ValueError(f"power.resample {resample!r}: not one of {', '.join(RESAMPLE_UNITS)}")
     p = np.full(n_sim, np.nan)
-    if kind == "proportion":
+    if kind == "proportion" and resample:
+        # stories of ``per_story`` scores: a story's rate ~ Beta with mean p and intra-story correlation icc
+        m, icc, pt = int(truth["per_story"]), truth["icc"], truth["p"]
+        if 0 < pt < 1 and icc > 0:
+            rate = rng.beta(pt * (1 - icc) / icc, (1 - pt) * (1 - icc) / icc, (n_sim, n))
+        else:
+            rate = np.full((n_sim, n), pt)
+        share = rng.binomial(m, rate) / m
+        est = share.mean(1)
+        lo, hi = _percentiles(rs.weighted_mean(share, _weights(n, rng)))
+    elif kind == "proportion":
         est, lo, hi = intervals.proportion(rng.binomial(n, truth["p"], n_sim), n)
-    elif kind in ("mean", "paired_diff"):
+    elif kind == "mean":
         x = rng.normal(truth["mean"], truth["sd"], (n_sim, n))
         est, lo, hi = intervals.mean(x.mean(1), x.std(1, ddof=1), n)
+        if resample:
+            lo, hi = _percentiles(rs.weighted_mean(x, _weights(n, rng)))
+    elif kind == "paired_diff":
+        # each unit's two scores, correlated rho; Table 9 reads the paired t interval of their difference
+        sd, rho = truth["sd"], truth["rho"]
+        a = rng.standard_normal((n_sim, n))
+        b = rho * a + math.sqrt(1 - rho ** 2) * rng.standard_normal((n_sim, n))
+        x = truth["mean"] + sd * (b - a)
+        est, lo, hi = intervals.paired_diff(x.mean(1), x.std(1, ddof=1), n)
     elif kind in ("mean_diff", "cohens_d"):
-        n_a, n_b = _groups(n, truth.get("share_a", 0.5))
         if kind == "mean_diff":
             sd_a, sd_b, delta = truth["sd_a"], truth["sd_b"], truth["delta"]
         else:
             sd_a = sd_b = 1.0
             delta = truth["d"]
-        a = rng.normal(delta, sd_a, (n_sim, n_a))
-        b = rng.normal(0.0, sd_b, (n_sim, n_b))
+        if resample == "pair":  # an endpoint pair's max-capacity and random path, correlated rho
+            n_a = n_b = max(n // 2, 2)
+            za = rng.standard_normal((n_sim, n_a))
+            zb = truth.get("rho", 0.0) * za + math.sqrt(1 - truth.get("rho", 0.0) ** 2) * rng.standard_normal((n_sim, n_b))
+        else:
+            n_a, n_b = _groups(n, truth.get("share_a", 0.5))
+            za, zb = rng.standard_normal((n_sim, n_a)), rng.standard_normal((n_sim, n_b))
+        a, b = delta + sd_a * za, sd_b * zb
         ma, sa, mb, sb = a.mean(1), a.std(1, ddof=1), b.mean(1), b.std(1, ddof=1)
         est, lo, hi, p = intervals.mean_diff(ma, sa, n_a, mb, sb, n_b)
         if kind == "cohens_d":
             sp = np.sqrt(((n_a - 1) * sa ** 2 + (n_b - 1) * sb ** 2) / (n_a + n_b - 2))
             est, lo, hi = intervals.cohens_d((ma - mb) / sp, n_a, n_b)
+        if resample:
+            # the pair's rows drawn together (one weight per pair), or the stories of each group apart
+            wa = _weights(n_a, rng)
+            wb = wa if resample == "pair" else _weights(n_b, rng)
+            boot = (rs.weighted_cohens_d(a, wa, b, wb) if kind == "cohens_d"
+                    else rs.weighted_mean(a, wa) - rs.weighted_mean(b, wb))
+            lo, hi = _percentiles(boot)
     elif kind == "correlation":
         r = truth["r"]
         x = rng.standard_normal((n_sim, n))
@@ -80,10 +151,10 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
 
 
 def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *,
-             n_sim: int = 1000, seed: int = 0) -> float:
+             n_sim: int = 1000, seed: int = 0, resample: str | None = None) -> float:
     """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``reproduced``."""
     rng = np.random.default_rng([seed, n])
-    sims = simulate(kind, truth, n, n_sim, rng)
+    sims = simulate(kind, truth, n, n_sim, rng, resample)
     hits = 0
     for est, lo, hi, p in zip(sims["est"], sims["lo"], sims["hi"], sims["p"]):
         v = decide(rule, paper_value=paper_value, estimate=float(est), ci_low=float(lo), ci_high=float(hi),
@@ -93,12 +164,14 @@ def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: i
 
 
 def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *, power: float = TARGET_POWER,
-               n_min: int = 5, n_max: int = 20000, n_sim: int = 1000, seed: int = 0) -> float:
-    """The smallest n in [n_min, n_max] with :func:`power_at` ≥ ``power`` (doubling, then bisection;
-    the simulated power is not exactly monotone in n, so the answer carries Monte-Carlo error);
-    ``inf`` when even ``n_max`` units fall short (e.g. a CI that can never cover the paper's value)."""
+               n_min: int = 5, n_max: int = 20000, n_sim: int = 1000, seed: int = 0,
+               resample: str | None = None) -> float:
+    """The smallest n in [n_min, n_max] with :func:`power_at` ≥ ``power`` (doubling, then bisection
+    to within :data:`N_TOLERANCE` of n; the simulated power is not exactly monotone in n, so the
+    answer carries Monte-Carlo error of about that size anyway); ``inf`` when even ``n_max`` units
+    fall short (e.g. a CI that can never cover the paper's value)."""
     def ok(n):
-        return power_at(kind, truth, rule, paper_value, n, n_sim=n_sim, seed=seed) >= power
+        return power_at(kind, truth, rule, paper_value, n, n_sim=n_sim, seed=seed, resample=resample) >= power
 
     lo, hi = n_min, n_min
     while not ok(hi):
@@ -107,7 +180,7 @@ def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *,
         lo, hi = hi, min(hi * 2, n_max)
     if hi == n_min:
         return float(n_min)
-    while hi - lo > 1:  # invariant: ok(hi), not ok(lo)
+    while hi - lo > max(1, N_TOLERANCE * hi):  # invariant: ok(hi), not ok(lo)
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return float(hi)

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from judgelab import settings_file
 from judgelab.claims.design import DEPENDENCIES
 from judgelab.claims.intervals import KINDS
 from judgelab.claims.verdicts import RULE_TYPES
@@ -74,6 +75,8 @@ class Claim:
     min_units: float | None = None
     min_units_reason: str = ""
     fixed: str = ""                        # the date the margins and designs were fixed
+    other_reading: dict = field(default_factory=dict)  # ``where`` overrides of the estimand shown beside
+                                                       # (e.g. the story means beside the paper's story x mode rows)
 
     @property
     def margin(self) -> float:
@@ -101,8 +104,8 @@ class Claim:
 
 def _lookup(ref: str, keys: list, claim_id: str) -> float:
     module, _, name = ref.partition(":")
-    try:
-        node = getattr(importlib.import_module(module), name)
+    try:  # a value of the settings file (e.g. the paper profile's pairs), else a module's constant
+        node = settings_file.load() if ref == "profiles.toml" else getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
         raise RegisterError(f"claim {claim_id}: paper.ref {ref!r} not found ({exc})") from None
     for k in keys:

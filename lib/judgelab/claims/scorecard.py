@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -38,8 +39,9 @@ from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT
 
 NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
-           "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "unit", "n", "judge", "embedded_judge",
-           "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_80_run", "power_unit",
+           "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "other_reading", "other_estimate",
+           "other_ci_low", "other_ci_high", "unit", "n", "judge", "embedded_judge",
+           "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_paper", "power_unit",
            "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
 
@@ -188,11 +190,13 @@ def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
     return float(sum(ns)) if ns else math.nan
 
 
-def claim_power(claim: Claim, row: pd.Series | None, paper_value: float | None, knobs: dict) -> dict:
-    """``n_80_paper`` (the paper's effect and SDs) and ``n_80_run`` (the paper's effect, this run's
-    SDs) for an LLM claim with a ``power`` spec; NaN with a note otherwise."""
+def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
+    """``n_80_paper``: the units at which the claim's rule returns *reproduced* with 80% power
+    (:mod:`judgelab.claims.power`), for an LLM claim with a ``power`` spec, from the paper's effect
+    and SDs and the register's stated assumptions (``power.assume``, said in ``power_note``); never
+    from a run's spread. NaN with a note otherwise."""
     spec = claim.power
-    out = {"n_80_paper": math.nan, "n_80_run": math.nan, "power_unit": "", "power_note": ""}
+    out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     if not claim.llm:
         out["power_note"] = "deterministic: no judge variance to simulate"
         return out
@@ -200,36 +204,79 @@ def claim_power(claim: Claim, row: pd.Series | None, paper_value: float | None, 
         out["power_note"] = "no power simulation for this claim (see the register's note)"
         return out
     out["power_unit"] = spec.get("unit", claim.unit)
-    base = {k: (paper_value if v == "paper" else _num(row if row is not None else pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
-            for k, v in spec.get("truth", {}).items()}
+    units = paper_units(claim)
+    if units:
+        out["n_paper"] = sum(v for _, _, v in units) * spec.get("paper_n", {}).get("times", 1)
+    truth = {k: (paper_value if v == "paper" else _num(pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
+             for k, v in spec.get("truth", {}).items()}
     if "share" in spec:  # a group's share of the units, from the paper's design (e.g. 50 of 70 stories)
         a, b = (_lookup(p["ref"], p.get("keys", []), claim.id) for p in spec["share"])
-        base["share_a"] = a / (a + b)
-    kw = dict(n_sim=knobs["power_simulations"], n_max=knobs["power_n_max"], seed=knobs["power_seed"])
-    paper_sd = {k: _num(pd.Series(dtype=float), v, claim, f"power.paper_sd.{k}") for k, v in spec.get("paper_sd", {}).items()}
-    sd_keys = {"mean_diff": ("sd_a", "sd_b"), "mean": ("sd",), "paired_diff": ("sd",)}.get(claim.kind, ())
-    notes = []
-    if not sd_keys or paper_sd:
-        truth = {**base, **paper_sd}
-        if all(np.isfinite(v) for v in truth.values()):
-            out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, **kw)
-    else:
-        notes.append("the paper gives no SD")
-    if sd_keys and row is not None and spec.get("run_sd"):
-        run_sd = {k: _num(row, v, claim, f"power.run_sd.{k}") for k, v in spec["run_sd"].items()}
-        truth = {**base, **run_sd}
-        if all(np.isfinite(v) and v > 0 for v in run_sd.values()) and all(np.isfinite(v) for v in truth.values()):
-            out["n_80_run"] = power.n_required(claim.kind, truth, claim.rule, paper_value, **kw)
-        else:
-            notes.append("this run measured no SD")
-    elif sd_keys and spec.get("run_sd"):
-        # the embedded model's or another design's spread says nothing of the paper's judge
-        notes.append("no n_80_run: no row of this run is from the paper's design and a judge that can test it")
-    elif not sd_keys:
-        notes.append("scale-free statistic: the run's variance does not enter")
+        truth["share_a"] = a / (a + b)
+    truth.update({k: _num(pd.Series(dtype=float), v, claim, f"power.paper_sd.{k}") for k, v in spec.get("paper_sd", {}).items()})
+    truth.update({k: float(v) for k, v in spec.get("assume", {}).items()})
+    notes = [spec["assumption"]] if spec.get("assumption") else []
+    needed = {"mean_diff": ("sd_a", "sd_b"), "mean": ("sd",), "paired_diff": ("sd", "rho")}.get(claim.kind, ())
+    if any(k not in truth for k in needed):
+        notes.append("the paper gives no SD and the register states none")
+    elif all(np.isfinite(v) for v in truth.values()):
+        out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, resample=spec.get("resample"),
+                                             n_sim=knobs["power_simulations"], n_max=knobs["power_n_max"],
+                                             seed=knobs["power_seed"])
     if math.isinf(out["n_80_paper"]):
         notes.append(f"not reached by n = {knobs['power_n_max']}")
     out["power_note"] = "; ".join(notes)
+    return out
+
+
+#: the paper-design references a run's size is made of: SAGE's stories per category, the
+#: narrative study's endpoint pairs per collection (the sizes ``make estimate`` takes)
+SIZE_REFS = {"judgelab.sage.analysis.paper_values:CORPUS_DESIGN": ("sage", 0),
+             "profiles.toml": ("narrative", 3)}
+
+
+def paper_units(claim: Claim) -> list[tuple[str, str, float]]:
+    """(study, unit, the paper's count) of each unit the claim's power counts, from its
+    ``power.share`` or ``power.paper_n.sum`` references (e.g. ("sage", "canonical", 50)); the
+    study is "" for a reference that is no size of a run (Table 8's evaluations)."""
+    spec = claim.power or {}
+    refs = spec.get("share") or spec.get("paper_n", {}).get("sum", [])
+    out = []
+    for r in refs:
+        study, pos = SIZE_REFS.get(r["ref"], ("", None))
+        name = str(r["keys"][pos]) if pos is not None else ".".join(map(str, r.get("keys", [])))
+        out.append((study, name, _lookup(r["ref"], r.get("keys", []), claim.id)))
+    return out
+
+
+def run_sizes(claim: Claim, n_80: float) -> dict | None:
+    """The run that would decide ``claim`` at 80% power: the paper's design with each unit the
+    claim counts scaled by ``n_80 / n_paper`` (rounded up), as ``{"sage": {category: stories},
+    "narrative": {collection: pairs}}`` (the other units at the paper's design); None when the
+    claim counts no unit of a run's size, or ``n_80`` is not finite."""
+    units = paper_units(claim)
+    times = (claim.power or {}).get("paper_n", {}).get("times", 1)
+    n_paper = sum(v for _, _, v in units) * times
+    if not units or not all(st for st, _, _ in units) or not math.isfinite(n_80) or n_paper <= 0:
+        return None
+    f = n_80 / n_paper
+    out: dict = {"sage": {}, "narrative": {}}
+    for study, name, v in units:
+        out[study][name] = int(math.ceil(v * f))
+    return out
+
+
+def other_reading(claim: Claim, df: pd.DataFrame, source: str) -> dict:
+    """The estimate and table interval of the claim's other reading (``other_reading``: ``where``
+    overrides, e.g. the story means beside the paper's story x mode rows), shown beside the
+    verdict, which reads the paper's estimand; empty when the claim has none or the row is absent."""
+    if not claim.other_reading:
+        return {}
+    out = {"other_reading": ", ".join(f"{k} {v}" for k, v in claim.other_reading.items())}
+    row = select_row(df, replace(claim, where={**claim.where, **claim.other_reading}), source)
+    if row is not None:
+        for key, col in (("other_estimate", claim.column), ("other_ci_low", claim.ci_low_column),
+                         ("other_ci_high", claim.ci_high_column)):
+            out[key] = float(pd.to_numeric(row.get(col), errors="coerce"))
     return out
 
 
@@ -254,7 +301,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     csv = Path(tables_dir) / f"{claim.table}.csv"
     if not csv.exists():
         rec.update(verdict=NOT_RUN, reason=f"{csv.name} not written: run notebook {claim.notebook}",
-                   **claim_power(claim, None, pv, knobs))
+                   **claim_power(claim, pv, knobs))
         return rec
     df = pd.read_csv(csv)
     prov = read_sidecar(csv)
@@ -264,19 +311,20 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     if claim.llm and embedded:
         reason = ("no provenance sidecar: the judge is unknown" if prov is None
                   else "an LLM-judgement claim; this run's judge is the embedded 135M model")
-        rec.update(verdict=NOT_TESTABLE, reason=reason, **claim_power(claim, None, pv, knobs))
+        rec.update(verdict=NOT_TESTABLE, reason=reason, **claim_power(claim, pv, knobs))
         return rec
     if claim.column_pending and claim.column not in df.columns:
         rec.update(verdict=NOT_RUN, reason=f"column {claim.column} not in {csv.name} yet (pending)",
-                   **claim_power(claim, None, pv, knobs))
+                   **claim_power(claim, pv, knobs))
         return rec
     row = select_row(df, claim, csv.name)
+    rec.update(other_reading(claim, df, csv.name))
     diffs = design.differences(claim, prov, _units(claim, row, tables_dir))
     if row is None:  # the run lacks these units (e.g. VisPub outside the paper profile): say why, if known
         why = [d for d in diffs if "units" not in d]
         rec.update(verdict=NOT_RUN, reason=f"no row of {csv.name} matches {claim.where} in this run"
                                            + (f" ({'; '.join(why)})" if why else ""),
-                   design_differences="; ".join(diffs), **claim_power(claim, None, pv, knobs))
+                   design_differences="; ".join(diffs), **claim_power(claim, pv, knobs))
         return rec
     if diffs:
         rec.update(verdict=NOT_COMPARABLE, reason="design differs: " + "; ".join(diffs),
@@ -310,14 +358,14 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     rec.update(estimate=est, ci_low=lo, ci_high=hi,
                ci_width=hi - lo if np.isfinite(lo) and np.isfinite(hi) else math.inf)
     if diffs:  # the numbers are shown, for looking at; no rule reads them
-        rec.update(**claim_power(claim, None, pv, knobs))
+        rec.update(**claim_power(claim, pv, knobs))
         return rec
     v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, p=p if np.isfinite(p) else None)
     reason = v.reason
     if v.verdict == INCONCLUSIVE and rec["ci_source"] == NO_INTERVAL:
         reason = f"{csv.name} gives a point estimate only, with no interval to test it by"
     rec.update(verdict=v.verdict, reason=reason, decisive_width=v.decisive_width,
-               **claim_power(claim, row, pv, knobs))
+               **claim_power(claim, pv, knobs))
     return rec
 
 
@@ -355,5 +403,5 @@ def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:
 
 def power_table(card: pd.DataFrame) -> pd.DataFrame:
     """The LLM claims' power columns: what a live run must include."""
-    cols = ["claim_id", "verdict", "paper_value", "n", "n_80_paper", "n_80_run", "power_unit", "power_note"]
+    cols = ["claim_id", "verdict", "paper_value", "n", "n_80_paper", "n_paper", "power_unit", "power_note"]
     return card.loc[card["llm_claim"].astype(bool), cols].reset_index(drop=True)

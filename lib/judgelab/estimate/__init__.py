@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 
@@ -66,17 +67,19 @@ def _workers(backend: str, concurrency: int, profile_concurrency: int | None) ->
 
 def summarize(calls: pd.DataFrame, settings, speed: timing.Speed, workers_by_notebook: dict[str, int],
               what: dict[str, str]) -> pd.DataFrame:
-    """One row per notebook: calls, tokens, USD and wall time at each bound."""
+    """One row per notebook: calls, tokens, USD and wall time at each bound (each call counted
+    ``weight`` times where the calls carry a weight: a sized estimate, :func:`sized`)."""
     rows = []
     for nb, g in calls.groupby("notebook", sort=True):
-        row = {"notebook": nb, "what": what.get(nb, ""), "model": str(g["model"].iloc[0]), "calls": len(g),
-               "first_round_input": int(g.loc[g["first_round"], "input_low"].sum())}
+        w = g["weight"] if "weight" in g else pd.Series(1.0, index=g.index)
+        row = {"notebook": nb, "what": what.get(nb, ""), "model": str(g["model"].iloc[0]), "calls": round(w.sum()),
+               "first_round_input": round((g["input_low"] * w)[g["first_round"]].sum())}
         for q in ("input", "cached", "output"):
             for b in pricing.BOUNDS:
-                row[f"{q}_{b}"] = int(g[f"{q}_{b}"].sum())
+                row[f"{q}_{b}"] = round((g[f"{q}_{b}"] * w).sum())
         for k in ("standard", "cached", "batch"):
             for b in pricing.BOUNDS:
-                row[f"usd_{k}_{b}"] = float(g[f"usd_{k}_{b}"].sum(min_count=1))
+                row[f"usd_{k}_{b}"] = float((g[f"usd_{k}_{b}"] * w).sum(min_count=1))
         for b in pricing.BOUNDS:
             row[f"wall_s_{b}"] = timing.wall_seconds(g, b, workers_by_notebook[nb], speed, settings.rpm, settings.tpm)
         rows.append(row)
@@ -100,14 +103,18 @@ def _builder(notebook: str):
     return "cost sample + OOD judges", narrative.cost_ood_calls
 
 
-def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS):
-    """(every request's row, how each notebook's inputs were known, what each notebook is)."""
-    from judgelab.estimate import sage
+def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, sample: int | None = None):
+    """(every request's row, how each notebook's inputs were known, what each notebook is);
+    ``sample``: that many stories per category and endpoint pairs per collection (:func:`sized`)."""
+    from judgelab.estimate import narrative, sage
 
+    if sample is not None and set(notebooks) - set(SIZED_NOTEBOOKS):
+        raise ValueError(f"a sized estimate covers notebooks {', '.join(SIZED_NOTEBOOKS)} only (the units a claim "
+                         f"counts), not {', '.join(sorted(set(notebooks) - set(SIZED_NOTEBOOKS)))}")
     parts, notes, what = [], {}, {}
     layers = [lay for lay, nb in sage.NOTEBOOK.items() if nb in notebooks]
     if layers:
-        parts.append(sage.sage_calls(profile, counter, layers))
+        parts.append(sage.sage_calls(profile, counter, layers, per_category=sample))
         for lay in layers:
             what[sage.NOTEBOOK[lay]] = f"SAGE {lay}"
             notes[sage.NOTEBOOK[lay]] = ("exact first rounds (runner.build_items + evaluation.evaluate); "
@@ -115,12 +122,14 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS):
     for nb in ("09", "10", "11", "12"):
         if nb in notebooks:
             what[nb], build = _builder(nb)
-            df, notes[nb] = build(profile, counter)
+            df, notes[nb] = (narrative.judge_calls(profile, counter, sample) if nb == "09" and sample
+                             else build(profile, counter))
             parts.append(df)
     return pd.concat([p for p in parts if not p.empty], ignore_index=True), notes, what
 
 
-def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS):
+def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS,
+                 sample: int | None = None):
     """Every notebook's calls on its study's judge, with budgets as sent and costs; also the
     notes, labels and tokenizers (one per judge model)."""
     from judgelab.study_models import NOTEBOOK_STUDY, resolve_judge
@@ -136,7 +145,7 @@ def judged_calls(profile: str, backend: str | None, model: str | None, notebooks
     parts, notes, what, tokenizers = [], {}, {}, {}
     for judge, share in by_judge.values():
         counter = TokenCounter.for_settings(judge.backend, judge.model)
-        calls, n, w = collect_calls(profile, counter, tuple(dict.fromkeys(nb for nb, _ in share)))
+        calls, n, w = collect_calls(profile, counter, tuple(dict.fromkeys(nb for nb, _ in share)), sample)
         calls = _judge_share(calls, share)
         calls = pricing.with_sent_sampling(calls.assign(model=counter.model), judge.backend, counter.model, judge.reasoning)
         parts.append(pricing.add_costs(pricing.add_bounds(calls), counter.model))
@@ -183,15 +192,16 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
 
 
 def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
-             notebooks=NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
+             notebooks=NOTEBOOKS, speed: timing.Speed | None = None, sample: int | None = None) -> Estimate:
     """Estimate notebooks' calls for ``profile``, each on its study's judge for the usual settings
-    (``model``: one model for every notebook, as a notebook's MODEL parameter)."""
+    (``model``: one model for every notebook, as a notebook's MODEL parameter); ``sample``: build
+    only that many stories per category and pairs per collection, the measurement :func:`sized` scales."""
     from judgelab import params, profiles, settings_file
     from judgelab.gateway.settings import resolve
 
     profiles.check(profile)
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
-    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks)
+    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample)
     reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
     conc = {"09": profiles.knobs("narrative_judges", profile).get("concurrency")}
@@ -203,7 +213,7 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
     settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
                 "base_url": s.base_url, "reasoning_model": reasoning, "models": models,
                 "batch_mode": params.as_bool(settings_file.env("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
-                "speed": speed.__dict__}
+                "speed": speed.__dict__, "what": what}
     warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend)
     label = "+".join(dict.fromkeys(models.values()))
     return Estimate(profile, s.backend, label, "; ".join(f"{m}: {t}" for m, t in tokenizers.items()), calls,
@@ -215,7 +225,8 @@ def output_path(est: Estimate, suffix: str = "csv") -> Path:
     from judgelab import paths
 
     safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in est.model)
-    return paths.output_root() / "results" / "estimate" / f"estimate_{est.profile}_{est.backend}_{safe}.{suffix}"
+    tag = "_sized" if "sizes" in est.settings else ""  # a sized run never overwrites the profile's own estimate
+    return paths.output_root() / "results" / "estimate" / f"estimate_{est.profile}{tag}_{est.backend}_{safe}.{suffix}"
 
 
 def write(est: Estimate) -> tuple[Path, Path]:
@@ -235,3 +246,71 @@ def write(est: Estimate) -> tuple[Path, Path]:
                "total": json.loads(est.total().to_json())}
     json_path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
     return csv_path, json_path
+
+
+# --------------------------------------------------------------------------- sized estimates
+#
+# Building and counting every request of a paper-size run takes minutes (most of it preparing the
+# 100 stories' texts, then playing each evaluation through twice and tokenizing every round);
+# its calls and tokens grow linearly in the stories and endpoint pairs, so a run of another size
+# is priced from the requests of a few of each, measured once, counted per unit and multiplied.
+
+#: notebooks a sized estimate covers: the SAGE layers (stories) and the narrative judges (pairs)
+SIZED_NOTEBOOKS = ("02", "03", "04", "09")
+#: stories per category and endpoint pairs per collection measured (the profile's own first ones)
+SAMPLE_UNITS = 3
+
+
+def measure(profile: str, backend: str | None = None, model: str | None = None, *,
+            notebooks=SIZED_NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
+    """The requests of :data:`SAMPLE_UNITS` stories per category and pairs per collection, each
+    built and counted exactly as :func:`estimate` does: what :func:`sized` scales."""
+    return estimate(profile, backend, model, notebooks=notebooks, speed=speed, sample=SAMPLE_UNITS)
+
+
+def _unit(calls: pd.DataFrame) -> pd.Series:
+    """Each call's sizing group: ``sage:<category>`` (SAGE) or ``narrative:<collection>`` (notebook 09)."""
+    sage = calls["study"] == "sage"
+    coll = calls["item"].astype(str).str.split(":").str[0]
+    return ("sage:" + calls.get("category", pd.Series("", index=calls.index)).astype(str)).where(sage, "narrative:" + coll)
+
+
+def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
+          narrative_pairs: dict[str, int] | None = None) -> Estimate:
+    """``measured`` (:func:`measure`) scaled to a run of ``sage_per_category`` stories per category
+    and ``narrative_pairs`` endpoint pairs per collection (unnamed ones: the measured profile's own
+    size, :func:`profile_sizes`): every sampled call counts ``target units / sampled units`` times
+    (``weight``), so calls, tokens and USD are the per-unit means of the sample times the size;
+    the wall time scales its throughput bounds the same way. Bad sizes raise naming the unit."""
+    target = {f"{study}:{k}": v for study, units in profile_sizes(measured.profile).items() for k, v in units.items()}
+    for prefix, given in (("sage", sage_per_category or {}), ("narrative", narrative_pairs or {})):
+        for k, v in given.items():
+            if f"{prefix}:{k}" not in target:
+                raise ValueError(f"sized estimate: no {prefix} unit {k!r} in profile {measured.profile} "
+                                 f"(known: {', '.join(t.split(':', 1)[1] for t in target if t.startswith(prefix))})")
+            if int(v) < 0:
+                raise ValueError(f"sized estimate: {prefix} {k} = {v}, not a count")
+            target[f"{prefix}:{k}"] = int(v)
+    calls = measured.calls.copy()
+    unit = _unit(calls)
+    key = calls["item"].astype(str).str.rsplit(":", n=1).str[0].where(calls["study"] != "sage", calls["item"].astype(str))
+    sampled = key.groupby([calls["notebook"], unit]).transform("nunique")
+    calls["weight"] = unit.map(target).fillna(0).to_numpy() / sampled.to_numpy()
+    s = measured.settings
+    limits = SimpleNamespace(rpm=s["rpm"], tpm=s["tpm"])
+    summary = summarize(calls, limits, timing.Speed(**s["speed"]), s["workers"], s.get("what", {}))
+    notes = {nb: f"sized: {SAMPLE_UNITS} sampled units per category / collection, scaled per unit ({n})"
+             for nb, n in measured.notes.items()}
+    return Estimate(measured.profile, measured.backend, measured.model, measured.tokenizer, calls, summary, notes,
+                    {**s, "sizes": target}, measured.models, measured.warnings)
+
+
+def profile_sizes(profile: str) -> dict:
+    """A profile's own design: ``{"sage": stories per category, "narrative": pairs per collection}``."""
+    from judgelab import profiles
+    from judgelab.narrative.judges.settings import resolve as judge_knobs
+
+    cap = judge_knobs(profile)["n_pairs"]
+    cols = profiles.knobs("narrative", profile)["collections"]
+    return {"sage": dict(profiles.knobs("sage", profile)["per_category"]),
+            "narrative": {c: k["n_pairs"] if cap is None else min(k["n_pairs"], cap) for c, k in cols.items()}}

@@ -6,6 +6,12 @@ from ``JUDGELAB_CONCURRENCY/RPM/TPM``); no key, no network. Prints per notebook 
 with prompt caching, Batch) and wall time as low / typical / high, and writes them to
 ``results/estimate/``. ``compare`` checks an estimate against a ledger CSV
 (:func:`judgelab.estimate.compare.compare_ledger`).
+
+``--sage-per-category 50,30,20`` (canonical, pulp, LLM; or ``canonical=100,...``) and
+``--narrative-pairs 400,200`` (the profile's collections in order; or ``news=400``) price a run of
+that size instead (``make estimate PROFILE=paper SAGE_PER_CATEGORY=... NARRATIVE_PAIRS=...``): the
+SAGE layers and the narrative judges only, scaled from a few measured units
+(:func:`judgelab.estimate.sized`), in seconds.
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ import time
 
 import pandas as pd
 
-from judgelab.estimate import NOTEBOOKS, Estimate, estimate, write
+from judgelab.estimate import NOTEBOOKS, SIZED_NOTEBOOKS, Estimate, estimate, measure, profile_sizes, sized, write
 from judgelab.estimate.timing import Speed, speed_for
 
 
@@ -72,6 +78,21 @@ def render(est: Estimate, seconds: float | None = None) -> str:
     return "\n".join(out)
 
 
+def parse_sizes(text: str | None, names: list[str], what: str) -> dict[str, int] | None:
+    """``"50,30,20"`` (in the order of ``names``) or ``"canonical=50,llm=20"`` as ``{name: count}``."""
+    if not text:
+        return None
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    try:
+        if all("=" in p for p in parts):
+            return {k.strip(): int(v) for k, v in (p.split("=", 1) for p in parts)}
+        if len(parts) > len(names):
+            raise ValueError(f"{len(parts)} counts for {len(names)} {what} ({', '.join(names)})")
+        return {n: int(v) for n, v in zip(names, parts)}
+    except ValueError as exc:
+        raise SystemExit(f"--{what.replace(' ', '-')} {text!r}: {exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m judgelab.estimate", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command")
@@ -84,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--decode-tps", type=float, default=None, help="output tokens per second")
     ap.add_argument("--speed-from", default=None, metavar="LEDGER_CSV",
                     help="fit the three speeds to a ledger of this machine and backend (compare.speed_from_ledger)")
+    ap.add_argument("--sage-per-category", default=None, help="stories per category of a sized run: 50,30,20")
+    ap.add_argument("--narrative-pairs", default=None, help="endpoint pairs per collection of a sized run: 400,200")
     cmp = sub.add_parser("compare", help="compare an estimate CSV of calls with a ledger CSV")
     cmp.add_argument("calls_csv")
     cmp.add_argument("ledger_csv")
@@ -106,7 +129,14 @@ def main(argv: list[str] | None = None) -> int:
         d = speed_for(resolve(backend=args.backend, cache_path="/dev/null").backend)
         base = Speed(args.overhead_s if args.overhead_s is not None else d.overhead_s,
                      args.prefill_tps or d.prefill_tps, args.decode_tps or d.decode_tps)
-    est = estimate(args.profile, args.backend, args.model, notebooks=tuple(args.notebooks.split(",")), speed=base)
+    if args.sage_per_category or args.narrative_pairs:
+        own = profile_sizes(args.profile)
+        sizes = (parse_sizes(args.sage_per_category, list(own["sage"]), "sage per category"),
+                 parse_sizes(args.narrative_pairs, list(own["narrative"]), "narrative pairs"))
+        est = sized(measure(args.profile, args.backend, args.model, speed=base), *sizes)
+        print(f"sized run (notebooks {', '.join(SIZED_NOTEBOOKS)}): " + ", ".join(f"{k} {v}" for k, v in est.settings["sizes"].items()))
+    else:
+        est = estimate(args.profile, args.backend, args.model, notebooks=tuple(args.notebooks.split(",")), speed=base)
     paths = write(est)
     calls_path = paths[0].with_name(paths[0].stem + "_calls.csv")
     est.calls.to_csv(calls_path, index=False)  # what `compare` reads

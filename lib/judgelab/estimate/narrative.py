@@ -141,9 +141,10 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
     return out
 
 
-def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
-    """Notebook 09's requests and how their inputs were known ("notebook 08's paths" or the size model)."""
-    knobs = judge_settings.resolve(profile)
+def judge_calls(profile: str, counter: TokenCounter, n_pairs: int | None = None) -> tuple[pd.DataFrame, str]:
+    """Notebook 09's requests and how their inputs were known ("notebook 08's paths" or the size
+    model); ``n_pairs``: that many pairs per collection (a sized estimate's sample)."""
+    knobs = judge_settings.resolve(profile, n_pairs=n_pairs)
     found, made_in = _paths_for(profile)
     if found is not None:
         chosen = judges.select_pairs(found, knobs["n_pairs"], knobs["seed"])

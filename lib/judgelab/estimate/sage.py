@@ -63,12 +63,15 @@ def load_corpus() -> pd.DataFrame:
 
 
 def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCounter, surnames=None,
-              stories=None, modes=None, sensitivity: bool = True):
+              stories=None, modes=None, sensitivity: bool = True, per_category: int | None = None):
     """The layer's evaluation items for ``profile``, as ``run_layer`` builds them (``stories``,
-    ``modes``: its overrides), then, with ``sensitivity`` and the profile's
+    ``modes``: its overrides; ``per_category``: that many stories of each category instead of the
+    profile's, a sized estimate's sample), then, with ``sensitivity`` and the profile's
     ``anonymous_author_sensitivity``, the anonymous-author title items that notebooks 02-04 run
     after them."""
     cfg = profiles.knobs("sage", profile)
+    if per_category is not None:
+        cfg = {**cfg, "per_category": dict.fromkeys(cfg["per_category"], int(per_category))}
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
     if surnames is None:
         surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
@@ -179,7 +182,7 @@ def evaluation_calls(item, cfg: EvalConfig, counter: TokenCounter, notebook: str
     for r_lo, r_hi in zip(lo, hi):
         tags = r_lo.tags
         row = {"notebook": notebook or NOTEBOOK[item.layer], "study": "sage", "layer": item.layer, "mode": item.mode,
-               "item": item.story_id, "track": tags["track"], "round": int(tags["round"]),
+               "item": item.story_id, "category": item.category, "track": tags["track"], "round": int(tags["round"]),
                "first_round": (tags["track"], int(tags["round"])) in FIRST_ROUND,
                "max_tokens": r_lo.sampling.max_tokens, "reasoning_effort": r_lo.sampling.reasoning_effort}
         for size, req in (("min", r_lo), ("max", r_hi)):
@@ -193,8 +196,10 @@ def evaluation_calls(item, cfg: EvalConfig, counter: TokenCounter, notebook: str
     return rows
 
 
-def sage_calls(profile: str, counter: TokenCounter, layers=LAYERS, corpus: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every request of notebooks 02-04 for ``profile`` (see :func:`evaluation_calls`)."""
+def sage_calls(profile: str, counter: TokenCounter, layers=LAYERS, corpus: pd.DataFrame | None = None,
+               per_category: int | None = None) -> pd.DataFrame:
+    """Every request of notebooks 02-04 for ``profile`` (see :func:`evaluation_calls`; ``per_category``:
+    :func:`items_for`'s)."""
     corpus = load_corpus() if corpus is None else corpus
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     rows, prepared = [], None
@@ -202,7 +207,7 @@ def sage_calls(profile: str, counter: TokenCounter, layers=LAYERS, corpus: pd.Da
         # one notebook per layer, each its own process (llama.cpp starts cold) and hours apart
         caches = {size: PrefixCache(counter) for size in ("min", "max")}
         if prepared is None:
-            prepared, cfg = items_for(corpus, layer, profile, counter, surnames)
+            prepared, cfg = items_for(corpus, layer, profile, counter, surnames, per_category=per_category)
         # the prepared material does not depend on the layer (build_items passes it no layer):
         # prepare the texts once and give each layer its own copy of the items
         items = [replace(it, layer=layer) for it in prepared]

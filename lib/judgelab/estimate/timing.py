@@ -39,16 +39,19 @@ def speed_for(backend: str) -> Speed:
 
 def wall_seconds(calls: pd.DataFrame, bound: str, workers: int, speed: Speed,
                  rpm: float | None = None, tpm: float | None = None) -> float:
-    """Seconds for ``calls`` (one notebook) at the ``bound`` token sizes (see module docstring)."""
+    """Seconds for ``calls`` (one notebook) at the ``bound`` token sizes (see module docstring); a
+    ``weight`` column (a sized estimate's calls per sampled call) scales the sums, not the longest
+    conversation."""
     if calls.empty:
         return 0.0
+    w = calls["weight"] if "weight" in calls else pd.Series(1.0, index=calls.index)
     fresh = (calls[f"input_{bound}"] - calls[f"cached_{bound}"]).clip(lower=0)
     per_call = speed.overhead_s + fresh / speed.prefill_tps + calls[f"output_{bound}"] / speed.decode_tps
     chains = per_call.groupby([calls["notebook"], calls["layer"], calls["mode"], calls["item"],
                                calls.get("agent", pd.Series(0, index=calls.index)).fillna(0)]).sum()
-    bounds = [max(float(chains.max()), float(chains.sum()) / max(1, workers))]
+    bounds = [max(float(chains.max()), float((per_call * w).sum()) / max(1, workers))]
     if rpm:
-        bounds.append(len(calls) / rpm * 60.0)
+        bounds.append(float(w.sum()) / rpm * 60.0)
     if tpm:
-        bounds.append(float((calls[f"input_{bound}"] + calls["max_tokens"]).sum()) / tpm * 60.0)
+        bounds.append(float(((calls[f"input_{bound}"] + calls["max_tokens"]) * w).sum()) / tpm * 60.0)
     return max(bounds)

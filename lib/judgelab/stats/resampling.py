@@ -90,8 +90,12 @@ def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = C
 
 
 def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Per resample, the mean of the non-missing ``x`` with weights ``w`` (B, n); NaN with no value."""
+    """Per resample, the mean of the non-missing ``x`` with weights ``w`` (B, n); NaN with no value.
+    ``x`` may also be S data sets of the same units stacked (S, n), complete: then (S, B), one
+    matrix product (the power simulation bootstraps its simulated runs so)."""
     x = np.asarray(x, float)
+    if x.ndim == 2:
+        return _moments(x, w)[1]
     ok = np.isfinite(x)
     ww = w[:, ok].astype(float)
     n = ww.sum(axis=1)
@@ -100,8 +104,16 @@ def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _moments(x: np.ndarray, w: np.ndarray):
-    """Per resample: count, mean and sum of squared deviations of the non-missing ``x``."""
+    """Per resample: count, mean and sum of squared deviations of the non-missing ``x`` (or, for
+    complete stacked data sets ``x`` of shape (S, n), the (S, B) means and sums)."""
     x = np.asarray(x, float)
+    if x.ndim == 2:
+        ww = w.astype(float)
+        n = ww.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = x @ ww.T / n
+            ss = (x ** 2) @ ww.T - n * m ** 2
+        return n, m, np.maximum(ss, 0.0)
     ok = np.isfinite(x)
     x, ww = x[ok], w[:, ok].astype(float)
     n = ww.sum(axis=1)
@@ -114,7 +126,8 @@ def _moments(x: np.ndarray, w: np.ndarray):
 def weighted_cohens_d(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
     """Cohen's d (pooled SD, :func:`judgelab.stats.effects.cohens_d`) of x over y per resample, rows
     of x weighted by ``wx`` and of y by ``wy`` (B, n_x / n_y). NaN when a group has < 2 values or
-    the pooled SD is zero within the rules' tolerance; one constant group alone is fine."""
+    the pooled SD is zero within the rules' tolerance; one constant group alone is fine. Stacked
+    complete data sets x (S, n_x) and y (S, n_y) give (S, B)."""
     n1, m1, ss1 = _moments(x, wx)
     n2, m2, ss2 = _moments(y, wy)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -9,6 +9,9 @@ coherence.
   pooled SD (the paper: t = −2.93, p = 0.0048, d = −0.77);
 - a perturbation against its own original: the paired t-test with d_z = mean(diff) / SD(diff)
   (Lakens 2013, *Front. Psychol.* 4:863);
+- each OOD kind against the typical (max-capacity, in-distribution) narratives: Welch's t-test,
+  one-sided (lower), Holm over the two kinds (``p_holm``): the paper's "both OOD narrative types
+  received significantly lower scores than typical narratives";
 - Pearson r of coherence with the score within sets of kinds (the paper: r = 0.729 over the OOD
   narratives).
 """
@@ -22,9 +25,9 @@ from judgelab.narrative.analyses.ood_narratives import OOD_KINDS, PERTURBATION_K
 from judgelab.stats import rules
 from judgelab.stats.correlation import correlation
 from judgelab.stats.effects import cohens_d, cohens_dz
-from judgelab.stats.tests import paired_ttest, ttest
+from judgelab.stats.tests import adjust, paired_ttest, ttest
 
-TEST_COLUMNS = ["mode", "comparison", "value", "test", "t", "p", "d", "n_a", "n_b", "note"]
+TEST_COLUMNS = ["mode", "comparison", "value", "test", "t", "p", "d", "n_a", "n_b", "p_holm", "note"]
 
 
 def kind_summary(long: pd.DataFrame, by: Sequence[str] = ("kind", "mode")) -> pd.DataFrame:
@@ -48,6 +51,17 @@ def two_sample_test(a: Sequence[float], b: Sequence[float]) -> dict:
     t = ttest(a, b, equal_var=True).iloc[0]
     d = cohens_d(a, b).iloc[0]
     return {"test": "student_t", "t": float(t["t"]), "p": float(t["p"]), "d": float(d["d"]),
+            "n_a": int(t["n_x"]), "n_b": int(t["n_y"]), "note": rules.join(t["note"], d["note"])}
+
+
+def lower_test(a: Sequence[float], typical: Sequence[float]) -> dict:
+    """Welch's t-test that ``a`` scores lower than ``typical``, one-sided: half the two-sided p
+    (:func:`judgelab.stats.tests.ttest`) when t < 0, else 1 - half; Cohen's d (pooled SD) of a vs
+    typical. Keys as :func:`two_sample_test`."""
+    t = ttest(a, typical, equal_var=False).iloc[0]
+    d = cohens_d(a, typical).iloc[0]
+    p = t["p"] / 2 if t["t"] < 0 else 1 - t["p"] / 2
+    return {"test": "welch_t, one-sided (lower)", "t": float(t["t"]), "p": float(p), "d": float(d["d"]),
             "n_a": int(t["n_x"]), "n_b": int(t["n_y"]), "note": rules.join(t["note"], d["note"])}
 
 
@@ -82,6 +96,12 @@ def kind_tests(long: pd.DataFrame, originals: pd.DataFrame | None = None,
             if originals is None:
                 continue
             o = originals[originals["mode"] == mode].rename(columns={"pair_id": "base_pair_id"})
+            lower = [{"mode": mode, "comparison": f"{kind}_vs_typical", "value": v,
+                      **lower_test(g.loc[g["kind"] == kind, v], o[v])} for kind in OOD_KINDS]
+            for r, q in zip(lower, adjust([r["p"] for r in lower], len(lower), "holm")):
+                r["p_holm"] = float(q)
+                r["note"] = rules.join(r["note"], f"Holm over the {len(lower)} OOD kinds against the typical narratives")
+            rows += lower
             for kind in PERTURBATION_KINDS:
                 pk = g[g["kind"] == kind]
                 if pk.empty:

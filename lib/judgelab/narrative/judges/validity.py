@@ -167,6 +167,23 @@ def _by_pair(v: np.ndarray, pos: np.ndarray, ids: np.ndarray) -> tuple[np.ndarra
     return wide[True].to_numpy(float), wide[False].to_numpy(float)
 
 
+def d_minus_math(g: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, metric: str = "min_coherence") -> dict:
+    """The judge's d (pooled SD, ``score_mean``) minus the mathematical ``metric``'s d over the same
+    narratives, with the pair bootstrap of the difference (both d's from the same resampled pairs):
+    the paper's "close to that of mathematical coherence" as one interval. Empty without ``metric``."""
+    if metric not in g.columns:
+        return {}
+    pos = (g["method"] == POSITIVE_METHOD).to_numpy()
+    w = rs.cluster_weights(g["pair_id"].to_numpy(), n_boot, seed)
+    est, boot = 0.0, 0.0
+    for col, sign in (("score_mean", 1), (metric, -1)):
+        v = g[col].to_numpy(float)
+        est += sign * float(cohens_d(v[pos], v[~pos]).iloc[0]["d"])
+        boot = boot + sign * rs.weighted_cohens_d(v[pos], w[:, pos], v[~pos], w[:, ~pos])
+    name = f"d_minus_{metric}"
+    return {name: est, **(_ci(name, boot) if np.isfinite(est) else {f"{name}_ci_low": np.nan, f"{name}_ci_high": np.nan})}
+
+
 def effect_size_table(judged: pd.DataFrame, paths: pd.DataFrame | None = None,
                       include_math: bool = True, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
     """Table 4 (and Figure 8 i, l): per collection, one row per metric — min and average coherence
@@ -190,7 +207,8 @@ def effect_size_table(judged: pd.DataFrame, paths: pd.DataFrame | None = None,
             gm = g[g["mode"] == mode]
             rows.append({"collection": coll, "metric": llm_metric_name(mode), "column": mode, "kind": "llm",
                          **discrimination(gm["score_mean"].to_numpy(float), (gm["method"] == POSITIVE_METHOD).to_numpy(),
-                                          gm["pair_id"].to_numpy(), n_boot, seed)})
+                                          gm["pair_id"].to_numpy(), n_boot, seed),
+                         **d_minus_math(gm, n_boot, seed)})
     out = pd.DataFrame(rows)
     if out.empty:
         return out

@@ -214,7 +214,11 @@ def genre_point_statistics(units: pd.DataFrame, pairs: Sequence[tuple[str, str]]
     """The bootstrapped statistics of one (re)sample, named ``"<layer>|<stat>"``: ``mean_<cat>``,
     ``diff_<a>_<b>``, ``relative_gap_<a>_<b>`` and both d conventions (``d_pooled_sd_<a>_<b>``,
     ``d_sqrt_mean_var_<a>_<b>``) -- the same formulas as :func:`genre_descriptives` and
-    :func:`genre_pairwise`, on group summaries (fast enough for B resamples)."""
+    :func:`genre_pairwise`, on group summaries (fast enough for B resamples). Across layers
+    (each of L4-L6, when all three are present), the comparisons the paper draws between layers,
+    resampled with the story's other layers: ``mean_all`` (the layer's mean over every story),
+    ``mean_all_minus_L4`` and ``d_sqrt_mean_var_canonical_llm_minus_L5`` (this layer's d minus
+    L5's: the paper's "L5's gap is the smallest" as a difference of d's)."""
     score = pd.to_numeric(units["score"], errors="coerce").to_numpy(float)
     ok = np.isfinite(score)
     g = _group_summaries(units["layer"].to_numpy()[ok], units[group].to_numpy()[ok], score[ok])
@@ -237,6 +241,14 @@ def genre_point_statistics(units: pd.DataFrame, pairs: Sequence[tuple[str, str]]
             args = (ra["mean"], ra["var"], int(ra["count"]), rb["mean"], rb["var"], int(rb["count"]))
             out[f"{layer}|d_pooled_sd_{tag}"] = _d(*args, "pooled", tol)
             out[f"{layer}|d_sqrt_mean_var_{tag}"] = _d(*args, "average", tol)
+    layer_of = units["layer"].to_numpy()[ok]
+    if set(LAYERS) <= set(layer_of):
+        means = {lay: float(score[ok][layer_of == lay].mean()) for lay in LAYERS}
+        d = "d_sqrt_mean_var_canonical_llm"
+        for lay in LAYERS:
+            out[f"{lay}|mean_all"] = means[lay]
+            out[f"{lay}|mean_all_minus_L4"] = means[lay] - means["L4"]
+            out[f"{lay}|{d}_minus_L5"] = out.get(f"{lay}|{d}", np.nan) - out.get(f"L5|{d}", np.nan)
     return out
 
 

@@ -314,6 +314,18 @@ def _table11_block(units: pd.DataFrame, analysis: str, n_boot: int, seed: int) -
                     rec[f"{col}_ci_low"], rec[f"{col}_ci_high"] = ci(layer, f"{stat}_{tag}")
                     if stat == "d_sqrt_mean_var":
                         rec["paper_d_canonical_llm_sqrt_mean_var"] = pv.paper(pv.COHENS_D_CANONICAL_LLM, layer)
+        # the paper's comparisons between layers (its layer means' order, L5's d the smallest)
+        paper_d = {lay: pv.paper(pv.COHENS_D_CANONICAL_LLM, lay) for lay in LAYERS}
+        paper_m = {lay: pv.paper(pv.LAYER_MEAN, lay) for lay in LAYERS}
+        for col, stat, paper in (("mean_all", "mean_all", paper_m.get(layer)),
+                                 ("mean_all_minus_L4", "mean_all_minus_L4",
+                                  paper_m[layer] - paper_m["L4"] if layer in paper_m else None),
+                                 ("d_canonical_llm_minus_L5", "d_sqrt_mean_var_canonical_llm_minus_L5",
+                                  paper_d[layer] - paper_d["L5"] if layer in paper_d else None)):
+            key = f"{layer}|{stat}"
+            rec[col] = boot.loc[key, "estimate"] if boot is not None and key in boot.index else np.nan
+            rec[f"{col}_ci_low"], rec[f"{col}_ci_high"] = ci(layer, stat)
+            rec[f"paper_{col}"] = paper
         a = anova[anova["layer"] == layer]
         rec["F_anova"] = a["F"].iloc[0] if len(a) else np.nan
         rec["p_anova"] = a["p"].iloc[0] if len(a) else np.nan
