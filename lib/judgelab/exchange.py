@@ -5,7 +5,10 @@ Read from what a run left behind, never by calling a model: the response cache
 fresh call wrote one, its transcript line (``results/cache/transcripts/*.jsonl``), which adds the
 replies that failed validation and were repaired. An *item* is one evaluation: the calls whose
 tags agree on everything but the turn keys (SAGE's ``track`` and ``round``), e.g. one story x
-layer x mode, or one judged path x mode x agent.
+layer x mode, or one judged path x mode x agent. A sensitivity run may repeat an item under the
+same tags with other messages (Table 9's anonymous-author title run follows SAGE's main run): of
+each turn the first call made is shown, so that the conversation is the main run's, whole, and
+never two runs' turns interleaved.
 
 Each call after the first shows only the messages it added to the conversation (SAGE resends the
 growing conversation every round); long texts are cut in the middle.
@@ -68,6 +71,10 @@ def _item_of(tags: dict) -> tuple:
     return tuple(sorted((k, str(v)) for k, v in tags.items() if k not in TURN_KEYS))
 
 
+def _turn_of(tags: dict) -> tuple:
+    return tuple(str(tags.get(k)) for k in TURN_KEYS)
+
+
 def _turn_order(tags: dict) -> tuple:
     track = str(tags.get("track", ""))
     try:
@@ -110,22 +117,32 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
     """One item's calls, in turn order, among the cached calls whose tags contain ``match``.
 
     ``item`` narrows the choice further (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``);
-    otherwise the item of the most recent matching call is shown. None when nothing matches
-    (e.g. a notebook whose calls all failed, or a cache from another output root)."""
+    otherwise the item of the most recent matching call is shown, each of its turns by its first
+    call of the same judge (module docstring). None when nothing matches (e.g. a notebook whose
+    calls all failed, or a cache from another output root)."""
     path = Path(cache_path) if cache_path else default_cache_path()
     if not path.exists():
         return None
     cache = ResponseCache(path)
     try:
-        rows = [r for r in cache.rows() if _matches(r.get("tags"), {**match, **(item or {})})]
+        want = {**match, **(item or {})}
+        # a notebook that reuses a study's requests tags them with its name (notebook 12's probes):
+        # unless asked for, they are that notebook's calls, not the study's
+        rows = [r for r in cache.rows() if _matches(r.get("tags"), want)
+                and ("notebook" in want or "notebook" not in (r.get("tags") or {}))]
     finally:
         cache.close()
     if not rows:
         return None
     for r in rows:
         r["tags"] = r.get("tags") or {}
-    chosen = _item_of(max(rows, key=lambda r: (r["created_at"], r["key"]))["tags"])
-    mine = sorted((r for r in rows if _item_of(r["tags"]) == chosen), key=lambda r: _turn_order(r["tags"]))
+    latest = max(rows, key=lambda r: (r["created_at"], r["key"]))
+    chosen = _item_of(latest["tags"])
+    first: dict[tuple, dict] = {}
+    for r in sorted(rows, key=lambda r: (r["created_at"], r["key"])):
+        if _item_of(r["tags"]) == chosen and (r["backend"], r["model"]) == (latest["backend"], latest["model"]):
+            first.setdefault(_turn_of(r["tags"]), r)
+    mine = sorted(first.values(), key=lambda r: _turn_order(r["tags"]))
     folder = Path(transcripts) if transcripts else path.parent / "transcripts"
     lines = read_transcripts(folder, {r["key"] for r in mine})
     out = Exchange(item=dict(chosen))
