@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judgelab import provenance
-
 PROFILES = ("smoke", "demo", "paper")
 
 
@@ -20,10 +18,6 @@ def check(name: str) -> str:
 
 
 def pick(table: Mapping[str, Mapping[str, Any]], name: str) -> dict[str, Any]:
-    """The knobs of profile ``name`` from a study's ``{profile: {knob: value}}`` table.
-
-    Their seed knobs are noted for the outputs' provenance sidecars (:mod:`judgelab.provenance`)."""
+    """The knobs of profile ``name`` from a study's ``{profile: {knob: value}}`` table."""
     check(name)
-    knobs = dict(table[name])
-    provenance.note_knobs(knobs)
-    return knobs
+    return dict(table[name])

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 
-from judgelab import provenance, tokens
+from judgelab import tokens
 from judgelab.engines import is_embedded_small_model
 from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache, canonical_request, request_key
@@ -138,7 +138,6 @@ class Gateway:
         self._inflight: dict[str, tuple[threading.Lock, int]] = {}
         self._inflight_guard = threading.Lock()
         self._batch = self._batch_collector(batch, batch_poll_s, batch_fallback)
-        provenance.note_gateway(self)  # outputs saved from now on name this judge; its calls are counted
 
     def _batch_collector(self, batch: bool, poll_s: float, fallback: str):
         """The Batch API collector, or None: not asked for, or replay (which never submits).
