@@ -29,17 +29,17 @@
 PROFILE = "demo"
 
 # %%
-import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from judgelab import interim, paths, profiles, reporting
+from judgelab import interim, paths, profiles
 from judgelab.corpus import manifest, surface_cues
 from judgelab.sage import report
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
+from judgelab.run import Run
 from judgelab.sage.settings import SAGE_PROFILES
 
-profiles.check(PROFILE)
+run = Run.open("01", profile=PROFILE, study="sage")
 corpus = manifest.load_corpus()
 print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")
 
@@ -48,7 +48,7 @@ print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(
 
 # %%
 design = manifest.shortfall(corpus)
-reporting.save_table(design, "sage_corpus_design")
+run.table(design, "sage_corpus_design")
 display(design)
 display(Markdown(report.shortfall_note(design)))
 display(report.llm_stories_by_tier(corpus))
@@ -58,15 +58,14 @@ display(report.llm_stories_by_tier(corpus))
 
 # %%
 exceptions = manifest.range_exceptions(corpus)
-reporting.save_table(exceptions, "sage_corpus_range_exceptions")
+run.table(exceptions, "sage_corpus_range_exceptions")
 print(f"{len(exceptions)} of {len(corpus)} stories are outside {manifest.WORD_RANGE[0]:,}–{manifest.WORD_RANGE[1]:,} words:")
 display(exceptions)
 
 # %%
 fig = report.plot_corpus_words_years(corpus, manifest.WORD_RANGE)
-reporting.save_figure(fig, "sage_fig_corpus_words_years",
-                      caption=f"Corpus of {len(corpus)} stories; dashed lines: the 2,000-8,000-word range. {reporting.provenance(PROFILE)}")
-plt.show()
+run.figure(fig, "sage_fig_corpus_words_years",
+           f"Corpus of {len(corpus)} stories; dashed lines: the 2,000-8,000-word range.")
 
 # %% [markdown]
 # ## The corpus table
@@ -76,7 +75,7 @@ plt.show()
 
 # %%
 interim.write(corpus, "corpus")
-reporting.save_table(corpus.drop(columns=["text"]), "sage_corpus")
+run.table(corpus.drop(columns=["text"]), "sage_corpus")
 display(report.words_by_category(corpus))
 
 # %% [markdown]
@@ -122,9 +121,9 @@ display(report.words_by_category(corpus))
 # sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
-mask_title_in_body = profiles.pick(SAGE_PROFILES, PROFILE)["mask_title_in_body"]
+mask_title_in_body = run.knobs(profiles.pick(SAGE_PROFILES, PROFILE))["mask_title_in_body"]
 preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
-reporting.save_table(preparation, "sage_text_preparation")
+run.table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
 display(prep_report.removed_by_category(preparation))
 
@@ -138,7 +137,7 @@ display(prep_report.removed_by_category(preparation))
 
 # %%
 removal = prep_report.removal_by_category(preparation)
-reporting.save_table(removal, "sage_text_removal_by_category")
+run.table(removal, "sage_text_removal_by_category")
 display(removal.round(3))
 display(prep_report.most_removed(preparation, n=10))
 
@@ -158,13 +157,13 @@ display(prep_report.most_removed(preparation, n=10))
 # style features' result is reported, not removed: paragraph length and dialogue are the authors'.
 
 # %%
-cue_knobs = profiles.pick(surface_cues.SURFACE_CUE_PROFILES, PROFILE)
+cue_knobs = run.knobs(profiles.pick(surface_cues.SURFACE_CUE_PROFILES, PROFILE))
 cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
 cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
-reporting.save_table(cue_audit, "sage_surface_cue_audit")
+run.table(cue_audit, "sage_surface_cue_audit")
 display(cue_audit.round(3))
 cue_means = surface_cues.feature_means(cue_versions)
-reporting.save_table(cue_means, "sage_surface_cue_features_by_category")
+run.table(cue_means, "sage_surface_cue_features_by_category")
 display(cue_means.round(3))
 
 # %% [markdown]
@@ -195,10 +194,10 @@ display(cue_means.round(3))
 # LLM-judged qualities.
 
 # %%
-l123_knobs = profiles.pick(l123.L123_PROFILES, PROFILE)
+l123_knobs = run.knobs(profiles.pick(l123.L123_PROFILES, PROFILE))
 l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
 interim.write(l123_features, "sage_l123_features")
-reporting.save_table(l123_features, "sage_l123_features")
+run.table(l123_features, "sage_l123_features")
 print(f"{len(l123_features)} stories x {len(l123.FEATURE_COLUMNS)} features "
       f"(embeddings {'on' if l123_knobs['embed'] else 'off'}) -> results/interim/sage_l123_features.parquet")
 display(l123.features_preview(l123_features).round(3))
@@ -212,12 +211,10 @@ display(l123.features_preview(l123_features).round(3))
 
 # %%
 l123_by_cat = l123.feature_summary(l123_features)
-reporting.save_table(l123_by_cat, "sage_l123_features_by_category")
+run.table(l123_by_cat, "sage_l123_features_by_category")
 display(l123.feature_summary_wide(l123_by_cat).round(3))
 
 # %%
 l123_fig = l123.plot_features_by_category(l123_features)
-reporting.save_figure(l123_fig, "sage_fig_l123_by_category",
-                      caption=f"Rule-based L1-L3 features of {len(l123_features)} stories by category "
-                              f"(boxes: quartiles; dots: stories). {reporting.provenance(PROFILE)}")
-plt.show()
+run.figure(l123_fig, "sage_fig_l123_by_category", f"Rule-based L1-L3 features of {len(l123_features)} stories "
+           "by category (boxes: quartiles; dots: stories).")

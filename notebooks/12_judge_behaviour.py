@@ -45,16 +45,18 @@ HARDEN = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, params, profiles, reporting
+from judgelab import interim, params, profiles
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, mark
 from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
 from judgelab.judges import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
+from judgelab.run import Run
 from judgelab.sage.settings import LAYERS
 
-knobs = profiles.pick(BEHAVIOUR_PROFILES, PROFILE)
+run = Run.open("12", profile=PROFILE, study="behaviour")
+knobs = run.knobs(profiles.pick(BEHAVIOUR_PROFILES, PROFILE))
 if not params.is_unset(HARDEN):
     knobs["harden"] = params.as_bool(HARDEN, name="HARDEN")
 pd.set_option("display.precision", 3)
@@ -72,8 +74,10 @@ knobs
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
 gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+run.use(gw, gw_narr)
 JUDGES = {"sage": gw, "narrative": gw_narr}
-CAPTION, NARR_CAPTION, BOTH_CAPTION = (caption(JUDGES, PROFILE, *s) for s in (["sage"], ["narrative"], list(JUDGES)))
+# a figure names the judges of the calls it draws (one line when they agree)
+SAGE_LINE, NARR_LINE, BOTH_LINE = (caption(JUDGES, PROFILE, *s) for s in (["sage"], ["narrative"], list(JUDGES)))
 display(Markdown(banner(JUDGES)))
 
 
@@ -108,17 +112,17 @@ items, _ = selection.sage_items(corpus, stories, "L4", PROFILE, ("content", "tit
 probe = recognition.run_probe(gw, items, knobs, stories, PROFILE)
 print(f"{len(probe)} probe calls, {int(probe['cached'].sum())} from the cache, "
       f"{int((probe['status'] == 'failed').sum())} failed")
-reporting.save_table(marked(probe), "behaviour_recognition_probe")
+run.table(marked(probe), "behaviour_recognition_probe")
 probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess", "confidence", "recognised"]]
 
 # %%
 rates = marked(recognition.rate_table(probe))
-reporting.saved_table(rates, "behaviour_recognition_rates")
+run.table(rates, "behaviour_recognition_rates")
 
 # %%
 fig = figures.recognition_rates(rates)
-reporting.show_figure(fig, "behaviour_fig_recognition_rates",
-                      caption="Recognition rate by category and mode (Wilson 95% intervals; unit: story). " + CAPTION)
+run.figure(fig, "behaviour_fig_recognition_rates",
+           "Recognition rate by category and mode (Wilson 95% intervals; unit: story).", judge_line=SAGE_LINE)
 
 # %% [markdown]
 # SAGE's final scores and the mode difference (content - title), split by whether the judge
@@ -127,7 +131,7 @@ reporting.show_figure(fig, "behaviour_fig_recognition_rates",
 
 # %%
 by_recognition = marked(recognition.scores_by_recognition(probe, summaries, knobs["n_boot"], knobs["boot_seed"]))
-reporting.saved_table(by_recognition, "behaviour_sage_scores_by_recognition")
+run.table(by_recognition, "behaviour_sage_scores_by_recognition")
 
 # %% [markdown]
 # ## 2 · Planted instructions
@@ -144,31 +148,30 @@ planted.family_table()
 # %%
 planted_results, summary = planted.run_study(gw, gw_narr, corpus, stories, all_paths, judge_knobs, knobs, PROFILE)
 print(summary)
-reporting.save_table(marked(planted_results), "behaviour_planted_calls")
+run.table(marked(planted_results), "behaviour_planted_calls")
 
 # %% [markdown]
 # The unperturbed, unhardened calls are the requests of notebooks 02 and 09: answered from the
 # cache when they ran with this judge and cache.
 
 # %%
-reporting.saved_table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
+run.table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
 
 # %%
 shift = planted.shifts(planted_results)
 shift_table = marked(planted.shift_table(shift, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]))
-reporting.saved_table(shift_table, "behaviour_planted_shifts")
+run.table(shift_table, "behaviour_planted_shifts")
 
 # %%
 hardening = marked(planted.hardening_table(shift, knobs["n_boot"], knobs["boot_seed"]))
-reporting.saved_table(hardening, "behaviour_planted_hardening")
+run.table(hardening, "behaviour_planted_hardening")
 
 # %%
 pooled = planted.shift_table(shift, by=("study", "hardened", "perturbation"), n_boot=knobs["n_boot"],
                              seed=knobs["boot_seed"])
 fig = figures.planted_shifts(pooled)
-reporting.show_figure(fig, "behaviour_fig_planted_shifts",
-                      caption="Score shift in the instructed direction per planted instruction, pooled over modes "
-                              "(percentile bootstrap 95% over items). " + BOTH_CAPTION)
+run.figure(fig, "behaviour_fig_planted_shifts", "Score shift in the instructed direction per planted instruction, "
+           "pooled over modes (percentile bootstrap 95% over items).", judge_line=BOTH_LINE)
 
 # %% [markdown]
 # ## 3 · Length
@@ -180,12 +183,12 @@ reporting.show_figure(fig, "behaviour_fig_planted_shifts",
 # %%
 units = length.story_units(summaries, corpus)
 sage_len = marked(length.sage_length_models(units))
-reporting.saved_table(sage_len, "behaviour_sage_length")
+run.table(sage_len, "behaviour_sage_length")
 
 # %%
 fig = figures.sage_length(units)
-reporting.show_figure(fig, "behaviour_fig_sage_length",
-                      caption="SAGE final score against log word count by layer and mode (unit: story). " + CAPTION)
+run.figure(fig, "behaviour_fig_sage_length",
+           "SAGE final score against log word count by layer and mode (unit: story).", judge_line=SAGE_LINE)
 
 # %% [markdown]
 # Narrative judges: the mean score of the K agents against the path's length at equal minimum
@@ -194,12 +197,12 @@ reporting.show_figure(fig, "behaviour_fig_sage_length",
 # %%
 judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
 narr_len = marked(length.narrative_length_models(judged), "narrative")
-reporting.saved_table(narr_len, "behaviour_narr_length")
+run.table(narr_len, "behaviour_narr_length")
 
 # %%
 fig = figures.narrative_length(judged)
-reporting.show_figure(fig, "behaviour_fig_narr_length",
-                      caption="Narrative judges' mean score against path length by mode (unit: narrative). " + NARR_CAPTION)
+run.figure(fig, "behaviour_fig_narr_length",
+           "Narrative judges' mean score against path length by mode (unit: narrative).", judge_line=NARR_LINE)
 
 # %% [markdown]
 # ## 4 · Self-preference
@@ -212,7 +215,7 @@ reporting.show_figure(fig, "behaviour_fig_narr_length",
 families = self_preference.story_families(corpus)
 selfpref = marked(self_preference.self_preference_table(gw.model_name, summaries, families,
                                                         knobs["n_boot"], knobs["boot_seed"]))
-reporting.saved_table(selfpref, "behaviour_self_preference")
+run.table(selfpref, "behaviour_self_preference")
 
 # %% [markdown]
 # ## What this run can and cannot say

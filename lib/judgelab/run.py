@@ -110,14 +110,15 @@ class Run:
         self.write_ledger()
         return df
 
-    def figure(self, fig, name: str, caption: str = "", *, judge_line: str | None = None,
+    def figure(self, fig, name: str, caption: str = "", *, judged: bool = True, judge_line: str | None = None,
                show: bool = True) -> list[Path]:
         """Write ``fig`` under ``figures/`` (PNG, PDF, layout and sidecar) with ``caption`` followed
-        by the run's :attr:`caption_line` (or ``judge_line`` for a figure of several judges),
-        then show it (``show=False``: close it; the caller displays it)."""
+        by the run's :attr:`caption_line` (the profile alone when no judge made the figure,
+        ``judged=False``; ``judge_line`` for a figure of several judges), then show it
+        (``show=False``: close it; the caller displays it)."""
         import matplotlib.pyplot as plt  # only figure-making notebooks need it
 
-        line = self.caption_line if judge_line is None else judge_line
+        line = judge_line or (self.caption_line if judged else reporting.caption_line(self.profile))
         outs = reporting.save_figure(fig, name, f"{caption} {line}" if caption else line, context=self.context())
         self.write_ledger()
         plt.show() if show else plt.close(fig)
