@@ -39,7 +39,7 @@ from judgelab.sage.protocol import prep_report
 from judgelab.run import Run
 from judgelab.sage.settings import SAGE_PROFILES
 
-run = Run.open("01", profile=PROFILE, study="sage")
+run = Run.open("01", profile=PROFILE)
 corpus = manifest.load_corpus()
 print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")
 

@@ -83,7 +83,7 @@ from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
 from judgelab.sage.settings import INDEPENDENCE_PROFILES
 
-run = Run.open("06", profile=PROFILE, study="sage")
+run = Run.open("06", profile=PROFILE)
 BOOT = run.knobs(sage_units.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 

@@ -75,7 +75,7 @@ from judgelab.narrative.judges import validity
 from judgelab.run import Run
 
 knobs = judge_settings.resolve(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
-run = Run.open("09", profile=PROFILE, study="narrative", knobs=knobs)
+run = Run.open("09", profile=PROFILE, knobs=knobs)
 pd.set_option("display.precision", 3)
 knobs
 

@@ -71,7 +71,7 @@ from judgelab.run import Run
 
 knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
                                   k=K, ood_modes=OOD_MODES)
-run = Run.open("10", profile=PROFILE, study="narrative", knobs=knobs)
+run = Run.open("10", profile=PROFILE, knobs=knobs)
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
 knobs

@@ -59,7 +59,7 @@ from judgelab.human import appendix, figures
 from judgelab.human.settings import HUMAN_PROFILES
 from judgelab.run import Run
 
-run = Run.open("11", profile=PROFILE, study="human")
+run = Run.open("11", profile=PROFILE)
 knobs = run.knobs(profiles.pick(HUMAN_PROFILES, PROFILE))
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)

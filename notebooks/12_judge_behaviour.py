@@ -55,7 +55,7 @@ from judgelab.narrative.judges import settings as judge_settings
 from judgelab.run import Run
 from judgelab.sage.settings import LAYERS
 
-run = Run.open("12", profile=PROFILE, study="behaviour")
+run = Run.open("12", profile=PROFILE)
 knobs = run.knobs(profiles.pick(BEHAVIOUR_PROFILES, PROFILE))
 if not params.is_unset(HARDEN):
     knobs["harden"] = params.as_bool(HARDEN, name="HARDEN")

@@ -84,7 +84,7 @@ from judgelab.claims.settings import scorecard_settings
 from judgelab.run import Run
 
 knobs = scorecard_settings(PROFILE)
-run = Run.open("13", profile=PROFILE, study="claims", knobs=knobs)
+run = Run.open("13", profile=PROFILE, knobs=knobs)
 if POWER_SIMULATIONS is not None:
     knobs["power_simulations"] = int(POWER_SIMULATIONS)
 pd.set_option("display.max_columns", 30, "display.width", 180, "display.precision", 3,

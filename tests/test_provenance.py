@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def out_root(tmp_path, monkeypatch):
     """A private output root, outside the pipeline (no notebook, profile or prompts in the environment)."""
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
-    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROFILE, provenance.ENV_PROMPTS):
+    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROMPTS):
         monkeypatch.delenv(var, raising=False)
     yield tmp_path
 
@@ -200,12 +200,12 @@ def test_prompt_versions_come_from_version_files_and_front_matter(tmp_path):
 
 
 def test_pipeline_gives_the_kernel_notebook_profile_and_the_prompt_versions_it_reaches():
-    env = pipeline.run_environment(pipeline.find_notebook("09"), "smoke")
-    assert env[provenance.ENV_NOTEBOOK] == "09_judge_modes" and env[provenance.ENV_PROFILE] == "smoke"
+    env = pipeline.run_environment(pipeline.find_notebook("09"))
+    assert env[provenance.ENV_NOTEBOOK] == "09_judge_modes"
     declared = sorted(re.search(r"^version:\s*(\S+)", p.read_text(), re.MULTILINE).group(1)
                       for p in (ROOT / "prompts" / "narrative").glob("judge_*.md"))
     assert env[provenance.ENV_PROMPTS].split(",") == declared
-    sage = pipeline.run_environment(pipeline.find_notebook("02"), "smoke")[provenance.ENV_PROMPTS]
+    sage = pipeline.run_environment(pipeline.find_notebook("02"))[provenance.ENV_PROMPTS]
     assert sage.split(",") == [(ROOT / "prompts" / "sage" / "VERSION").read_text().strip()]
 
 

@@ -26,7 +26,7 @@ WHEN = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 @pytest.fixture
 def out_root(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
-    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROFILE, provenance.ENV_PROMPTS):
+    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROMPTS):
         monkeypatch.delenv(var, raising=False)
     yield tmp_path
 

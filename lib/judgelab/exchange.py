@@ -71,10 +71,6 @@ def _item_of(tags: dict) -> tuple:
     return tuple(sorted((k, str(v)) for k, v in tags.items() if k not in TURN_KEYS))
 
 
-def _turn_of(tags: dict) -> tuple:
-    return tuple(str(tags.get(k)) for k in TURN_KEYS)
-
-
 def _turn_order(tags: dict) -> tuple:
     track = str(tags.get("track", ""))
     try:
@@ -136,12 +132,11 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
         return None
     for r in rows:
         r["tags"] = r.get("tags") or {}
-    latest = max(rows, key=lambda r: (r["created_at"], r["key"]))
-    chosen = _item_of(latest["tags"])
-    first: dict[tuple, dict] = {}
-    for r in sorted(rows, key=lambda r: (r["created_at"], r["key"])):
+    latest = rows[-1]  # the cache's rows come oldest first
+    chosen, first = _item_of(latest["tags"]), {}
+    for r in rows:
         if _item_of(r["tags"]) == chosen and (r["backend"], r["model"]) == (latest["backend"], latest["model"]):
-            first.setdefault(_turn_of(r["tags"]), r)
+            first.setdefault(tuple(str(r["tags"].get(k)) for k in TURN_KEYS), r)
     mine = sorted(first.values(), key=lambda r: _turn_order(r["tags"]))
     folder = Path(transcripts) if transcripts else path.parent / "transcripts"
     lines = read_transcripts(folder, {r["key"] for r in mine})

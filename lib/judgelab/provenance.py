@@ -28,19 +28,17 @@ key                           value
 ``written_at``                UTC time, ISO 8601
 ============================  ===================================================================
 
-The fields come from the run: ``notebook``, ``profile`` and ``prompt_versions`` as
-``python -m judgelab.pipeline run`` puts them in the kernel's environment (:data:`ENV_NOTEBOOK`,
-:data:`ENV_PROFILE`, :data:`ENV_PROMPTS`; the prompt versions are those of the prompt files the
-notebook's imports reach) unless the notebook names them; the judge from the gateways the run uses
-or the judge it is told; the seeds from the knobs it is given. Its gateways' ledgers are summed
-into ``results/runs/ledgers/<notebook>.json`` (:func:`write_ledger`), which
-:mod:`judgelab.runrecord` gathers into the run record.
+The fields come from the run: ``notebook`` and ``prompt_versions`` as ``python -m
+judgelab.pipeline run`` puts them in the kernel's environment (:data:`ENV_NOTEBOOK`,
+:data:`ENV_PROMPTS`: the versions of the prompt files the notebook's imports reach), the profile it
+is opened with, the judge of the gateways it uses (or the one it is told), the seeds of the knobs it
+is given. Its gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json``
+(:func:`write_ledger`), which :mod:`judgelab.runrecord` gathers into the run record.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import functools
-import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -48,11 +46,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgelab import paths
+from judgelab.corpus.checksums import sha256_file
 from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
 ENV_NOTEBOOK = "JUDGELAB_RUN_NOTEBOOK"
-ENV_PROFILE = "JUDGELAB_RUN_PROFILE"
 ENV_PROMPTS = "JUDGELAB_RUN_PROMPT_VERSIONS"  # comma-separated
 
 SMALL_MODEL_WARNING = (
@@ -119,11 +117,6 @@ def context(*, notebook: str | None = None, profile: str | None = None, backend:
     }
 
 
-def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a table or figure file (small: read whole; the gateway's floor has no corpus)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
 def sidecar_path(path: Path) -> Path:
     """``x.csv`` / ``x.png`` -> ``x.provenance.json`` beside it."""
     path = Path(path)
@@ -134,7 +127,7 @@ def write_sidecar(path: Path, kind: str, fields: dict[str, Any] | None = None) -
     """Write the sidecar of the output file ``path`` (``kind``: table or figure) with a run's
     ``fields`` (:meth:`judgelab.run.Run.context`; None: :func:`context` outside a run); return its path."""
     path = Path(path)
-    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": sha256_of(path),
+    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": sha256_file(path),
               **(context() if fields is None else fields)}
     out = sidecar_path(path)
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

@@ -2,16 +2,16 @@
 
 ::
 
-    run = Run.open("09", profile=PROFILE, study="narrative", knobs=knobs)
+    run = Run.open("09", profile=PROFILE, knobs=knobs)
     gw = run.use(open_gateway("narrative", ...))   # its judge names the outputs; its calls are counted
     run.banner()                                   # once: which judge answered (a warning for the 135M model)
     run.table(df, "narr_table02_correlations")     # CSV + provenance sidecar; returns df to show
     run.figure(fig, "narr_fig08_pvalues", "Fig. 8(l) p-values.")   # PNG/PDF, caption + judge line, shown
 
 The run holds what the provenance sidecars say (:mod:`judgelab.provenance`): notebook, profile,
-prompt versions (from the pipeline's environment unless given), the judge (of the gateways it
-uses, or named with :meth:`Run.judge` when a notebook reads another notebook's rows), and the seed
-knobs it is given. Nothing is kept in module state: two runs in one process do not mix.
+prompt versions (from the pipeline's environment), the judge (of the gateways it uses, or named
+with :meth:`Run.judge` when a notebook reads another notebook's rows), and the seed knobs it is
+given. Nothing is kept in module state: two runs in one process do not mix.
 """
 from __future__ import annotations
 
@@ -39,7 +39,6 @@ class Run:
 
     notebook: str | None
     profile: str | None
-    study: str | None = None
     prompt_versions: list[str] = field(default_factory=list)
     seeds: dict[str, Any] = field(default_factory=dict)
     backend: str | None = None
@@ -48,16 +47,13 @@ class Run:
     ledgers: list = field(default_factory=list)
 
     @classmethod
-    def open(cls, notebook: str, *, profile: str, study: str | None = None, knobs: dict | None = None,
-             gateway=None) -> "Run":
+    def open(cls, notebook: str, *, profile: str, knobs: dict | None = None) -> "Run":
         """The run of notebook ``notebook`` (its number, ``"09"``, or file stem) in ``profile``
-        (checked); ``knobs``' seed knobs go into the sidecars; ``gateway`` as :meth:`use`."""
+        (checked); ``knobs``' seed knobs go into the sidecars."""
         env_prompts = [v for v in os.environ.get(provenance.ENV_PROMPTS, "").split(",") if v]
-        run = cls(_notebook_stem(notebook), profiles.check(profile), study, env_prompts)
+        run = cls(_notebook_stem(notebook), profiles.check(profile), env_prompts)
         run.knobs(knobs or {})
-        if gateway is not None:
-            run.use(gateway)
-        atexit.register(run._write_ledger_at_exit)  # the calls made after the last output count too
+        atexit.register(run.write_ledger)  # the calls made after the last output count too
         return run
 
     # -- who made the numbers
@@ -127,9 +123,3 @@ class Run:
     def write_ledger(self) -> Path | None:
         """Sum the calls of this run's gateways into ``results/runs/ledgers/<notebook>.json``."""
         return provenance.write_ledger(self.notebook, self.ledgers)
-
-    def _write_ledger_at_exit(self) -> None:
-        try:
-            self.write_ledger()
-        except Exception:  # noqa: BLE001 — never turn a finished notebook into a failed one at exit
-            pass

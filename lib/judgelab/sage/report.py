@@ -3,7 +3,7 @@
 Notebooks 02–04 differ only in their layer (L4 cultural, L5 emotional-psychological, L6
 existential-philosophical) and their prose, so their shared cells are one call::
 
-    run = Run.open("02", profile=PROFILE, study="sage")
+    run = Run.open("02", profile=PROFILE)
     layer_notebook(run, "L4", BACKEND, MODEL, BASE_URL, stories=STORIES, ...)
 
 which opens a :class:`LayerReport` and shows, each under its heading: the banner and knobs, the
@@ -146,33 +146,21 @@ class LayerReport:
 
             gateway = run.use(open_gateway("sage", backend=backend, model=model, base_url=base_url))
         corpus = interim.read("corpus") if corpus is None else corpus
-        mask = None if params.is_unset(mask_title_in_body) else params.as_bool(
-            mask_title_in_body, name="MASK_TITLE_IN_BODY")
-        anon = None if params.is_unset(anonymous_author_sensitivity) else params.as_bool(
-            anonymous_author_sensitivity, name="ANONYMOUS_AUTHOR_SENSITIVITY")
+        mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
+            (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
         return cls(layer, run, gateway, corpus, run.knobs(profiles.pick(SAGE_PROFILES, run.profile)),
                    stories, modes, context_policy, mask, anon)
 
-    @property
-    def profile(self) -> str:
-        return self.run_of.profile
-
     def knobs(self) -> dict[str, Any]:
-        """The profile's knobs that shape this run, with the ``context_policy`` and
-        ``mask_title_in_body`` overrides applied."""
-        out = {k: self.settings[k] for k in KNOBS_SHOWN}
-        if self.context_policy is not None:
-            out["context_policy"] = self.context_policy
-        if self.mask_title_in_body is not None:
-            out["mask_title_in_body"] = self.mask_title_in_body
-        if self.anonymous_sensitivity is not None:
-            out["anonymous_author_sensitivity"] = self.anonymous_sensitivity
-        return out
+        """The profile's knobs that shape this run, with the notebook's overrides applied."""
+        overrides = {"context_policy": self.context_policy, "mask_title_in_body": self.mask_title_in_body,
+                     "anonymous_author_sensitivity": self.anonymous_sensitivity}
+        return {k: self.settings[k] for k in KNOBS_SHOWN} | {k: v for k, v in overrides.items() if v is not None}
 
     def header(self) -> Shown:
         """The model banner and the knobs."""
         knobs = "; ".join(f"`{k}` = {v}" for k, v in self.knobs().items())
-        return Shown(self.run_of.banner_text() + f"\n\nSAGE {self.layer}, profile `{self.profile}`: {knobs}")
+        return Shown(self.run_of.banner_text() + f"\n\nSAGE {self.layer}, profile `{self.run_of.profile}`: {knobs}")
 
     # -- the run
     def run(self) -> Shown:
@@ -180,7 +168,7 @@ class LayerReport:
         ``sage_rows_<layer>`` and ``sage_summary_<layer>``; show the summary, the wall time and,
         when texts were cut to fit the context, how many."""
         t0 = time.perf_counter()
-        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.profile, stories=self.stories,
+        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.run_of.profile, stories=self.stories,
                                        modes=self.modes, context_policy=self.context_policy,
                                        mask_title_in_body=self.mask_title_in_body)
         self.wall_s = time.perf_counter() - t0
@@ -209,7 +197,7 @@ class LayerReport:
         titled = set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"])
         chosen = self.corpus[self.corpus["story_id"].isin(titled)]
         stories = sorted(runner.anonymous_stories(chosen, self.knobs().get("anonymous_per_category")))
-        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.profile,
+        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.run_of.profile,
                                                     stories=stories)
         runner.write_anonymous_interim(self.anonymous)
         n = len(self.anonymous.summary)
@@ -276,24 +264,21 @@ class LayerReport:
 
     def sections(self) -> list[tuple[str, Any]]:
         """(heading, method) of what notebooks 02–04 show after the header, in order."""
-        lay = self.layer
-        return [
-            ("## Run: every story x mode, evaluator (5 rounds) + validator (blind, review)\n\n"
-             f"Writes `results/interim/sage_rows_{lay}.parquet` (one row per story x mode x track x round x "
-             f"dimension) and `sage_summary_{lay}.parquet` (one row per evaluation) for notebooks 05 and 06.",
-             self.run),
-            ("Evaluator (R5) against the blind validator: dimension scores that differ by more than 0.5 are "
-             "flagged for review (paper, Table 12).", self.disagreements),
-            ("## Final scores by dimension, category and mode", self.final_scores),
-            ("## Round-by-round trajectories (evaluator R1–R5, then the validator's blind and review scores)",
-             self.trajectories),
-            ("## Failures (recorded, never scored)", self.failures),
-            ("## Tokens per evaluation: stable prefix vs resending the story in every call", self.tokens),
-            (f"## The judge at work\n\nOne SAGE {lay} evaluation of the main run (a story x mode): the "
-             "evaluator's rounds 1-5, then the validator's blind scoring and review, as sent and as answered. "
-             "Read from this run's cache and transcripts (`judgelab.exchange`; no call is made); long texts "
-             "are cut in the middle.", self.exchange),
-        ]
+        return [(f"## Run: every story x mode, evaluator (5 rounds) + validator (blind, review)\n\nWrites "
+                 f"`results/interim/sage_rows_{self.layer}.parquet` (one row per story x mode x track x round x "
+                 f"dimension) and `sage_summary_{self.layer}.parquet` (one row per evaluation) for notebooks 05 "
+                 "and 06.", self.run),
+                ("Evaluator (R5) against the blind validator: dimension scores that differ by more than 0.5 are "
+                 "flagged for review (paper, Table 12).", self.disagreements),
+                ("## Final scores by dimension, category and mode", self.final_scores),
+                ("## Round-by-round trajectories (evaluator R1–R5, then the validator's blind and review "
+                 "scores)", self.trajectories),
+                ("## Failures (recorded, never scored)", self.failures),
+                ("## Tokens per evaluation: stable prefix vs resending the story in every call", self.tokens),
+                (f"## The judge at work\n\nOne SAGE {self.layer} evaluation of the main run (a story x mode): "
+                 "the evaluator's rounds 1-5, then the validator's blind scoring and review, as sent and as "
+                 "answered. Read from this run's cache and transcripts (`judgelab.exchange`; no call is "
+                 "made); long texts are cut in the middle.", self.exchange)]
 
     def exchange(self) -> Shown:
         """One evaluation of the main run as the judge saw it (:func:`judgelab.exchange.load_exchange`)."""
