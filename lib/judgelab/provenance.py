@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -46,7 +47,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgelab import paths
-from judgelab.corpus.checksums import sha256_file
 from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
@@ -127,7 +127,7 @@ def write_sidecar(path: Path, kind: str, fields: dict[str, Any] | None = None) -
     """Write the sidecar of the output file ``path`` (``kind``: table or figure) with a run's
     ``fields`` (:meth:`judgelab.run.Run.context`; None: :func:`context` outside a run); return its path."""
     path = Path(path)
-    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": sha256_file(path),
+    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
               **(context() if fields is None else fields)}
     out = sidecar_path(path)
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
