@@ -127,8 +127,8 @@ def write_sidecar(path: Path, kind: str, fields: dict[str, Any] | None = None) -
     """Write the sidecar of the output file ``path`` (``kind``: table or figure) with a run's
     ``fields`` (:meth:`judgelab.run.Run.context`; None: :func:`context` outside a run); return its path."""
     path = Path(path)
-    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-              **(context() if fields is None else fields)}
+    record = {"output": path.stem, "kind": kind, "file": path.name,
+              "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **(context() if fields is None else fields)}
     out = sidecar_path(path)
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return out
