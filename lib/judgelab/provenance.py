@@ -149,8 +149,8 @@ def read_sidecar(path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------- the calls of a notebook
 
 
-def ledger_dir() -> Path:
-    d = paths.output_root() / "results" / "runs" / "ledgers"
+def ledger_dir(root: Path | None = None) -> Path:
+    d = (root or paths.output_root()) / "results" / "runs" / "ledgers"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -183,8 +183,8 @@ def summarize_ledger(frame) -> dict[str, Any]:
     }
 
 
-def write_ledger(notebook: str, ledgers: list) -> Path | None:
-    """Sum ``ledgers`` (a run's gateways') into ``results/runs/ledgers/<notebook>.json`` (None when
+def write_ledger(notebook: str, ledgers: list, root: Path | None = None) -> Path | None:
+    """Sum ``ledgers`` (a run's gateways') into ``<root>/results/runs/ledgers/<notebook>.json`` (None when
     there are none), and keep their rows in ``<notebook>.csv`` (one per call,
     :meth:`Gateway.ledger_frame` columns) for ``python -m judgelab.estimate compare``."""
     if not notebook or not ledgers:
@@ -193,7 +193,7 @@ def write_ledger(notebook: str, ledgers: list) -> Path | None:
 
     frames = [lg.frame() for lg in ledgers]
     frame = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else pd.DataFrame()
-    out = ledger_dir() / f"{notebook}.json"
+    out = ledger_dir(root) / f"{notebook}.json"
     out.write_text(json.dumps({"notebook": notebook, **summarize_ledger(frame)}, indent=1) + "\n", encoding="utf-8")
     frame.to_csv(out.with_suffix(".csv"), index=False)
     return out

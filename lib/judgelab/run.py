@@ -45,13 +45,14 @@ class Run:
     model: str | None = None
     base_url: str | None = None
     ledgers: list = field(default_factory=list)
+    root: Path | None = None  # the output root it was opened in (its ledger goes there, even at exit)
 
     @classmethod
     def open(cls, notebook: str, *, profile: str, knobs: dict | None = None) -> "Run":
         """The run of notebook ``notebook`` (its number, ``"09"``, or file stem) in ``profile``
         (checked); ``knobs``' seed knobs go into the sidecars."""
         env_prompts = [v for v in os.environ.get(provenance.ENV_PROMPTS, "").split(",") if v]
-        run = cls(_notebook_stem(notebook), profiles.check(profile), env_prompts)
+        run = cls(_notebook_stem(notebook), profiles.check(profile), env_prompts, root=paths.output_root())
         run.knobs(knobs or {})
         atexit.register(run.write_ledger)  # the calls made after the last output count too
         return run
@@ -122,4 +123,4 @@ class Run:
 
     def write_ledger(self) -> Path | None:
         """Sum the calls of this run's gateways into ``results/runs/ledgers/<notebook>.json``."""
-        return provenance.write_ledger(self.notebook, self.ledgers)
+        return provenance.write_ledger(self.notebook, self.ledgers, self.root)
