@@ -38,7 +38,6 @@ class Call:
     """``{"reply": text, "error": None | str}`` per attempt, the accepted one last."""
     backend: str
     model: str
-    cached_key: str
 
 
 @dataclass
@@ -148,7 +147,7 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
         replies = ([{"reply": t.get("reply"), "error": t.get("error")} for t in line.get("replies") or []]
                    if line else []) or [{"reply": r.get("text"), "error": None}]
         out.calls.append(Call(tags=dict(r["tags"]), new_messages=_new_messages(sent, previous),
-                              replies=replies, backend=r["backend"], model=r["model"], cached_key=r["key"]))
+                              replies=replies, backend=r["backend"], model=r["model"]))
         previous = sent + [{"role": "assistant", "content": r.get("text")}]
     return out
 

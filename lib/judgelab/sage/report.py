@@ -1,16 +1,10 @@
 """What the SAGE notebooks 01–04 show, one call per thing shown.
 
 Notebooks 02–04 differ only in their layer (L4 cultural, L5 emotional-psychological, L6
-existential-philosophical) and their prose, so their shared cells are one call::
-
-    run = Run.open("02", profile=PROFILE)
-    layer_notebook(run, "L4", BACKEND, MODEL, BASE_URL, stories=STORIES, ...)
-
-which opens a :class:`LayerReport` and shows, each under its heading: the banner and knobs, the
-run (every story x mode: evaluator, 5 rounds, + validator; writes the interim files), the
-evaluator R5 vs blind validator differences above the paper's 0.5, the final (R5) scores, the
-mean score per round, the failed or not-run replies (never scored), the token accounting, and one
-evaluation as the judge saw it (:mod:`judgelab.exchange`).
+existential-philosophical) and their prose: their one code cell is :func:`layer_notebook`, which
+opens a :class:`LayerReport` and shows, each under its heading, the banner and knobs, then each of
+:meth:`LayerReport.sections` (the run, the evaluator vs blind validator differences, final scores,
+trajectories, failures, tokens, one evaluation as the judge saw it).
 
 Each method saves its tables and figures through the run (``run.table`` / ``run.figure``, names
 ``sage_<what>_<layer>``) and returns a :class:`Shown` that Jupyter displays. The numbers behind
