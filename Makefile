@@ -41,10 +41,10 @@ NB_NUMBERS  := $(foreach s,$(NB_SOURCES),$(shell basename $(s) | cut -c1-2))
 # changes; plain $(PYTHON) suffices (that module needs only the standard library).
 NB_DEPS_MK  := $(OUTPUT_ROOT)/results/.notebook-deps.mk
 LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache__/*' 2>/dev/null)
-NO_DEPS_GOALS := help clean clean-results setup site chromium
+NO_DEPS_GOALS := help clean clean-results setup site chromium panel
 
 PHONY_PROFILES := smoke demo paper
-.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site chromium estimate $(addprefix nb-,$(NB_NUMBERS))
+.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site chromium estimate panel $(addprefix nb-,$(NB_NUMBERS))
 
 help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
@@ -54,6 +54,7 @@ help:
 	@echo "make record-smoke  re-record the smoke run's model replies that make test replays (tests/replay/)"
 	@echo "make bench      benchmarks -> results/bench/*.json"
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
+	@echo "make panel NB=09 PANEL=panel.toml  notebooks once per judge of a panel -> results/panel/ (docs/panel.md)"
 	@echo "make lab        open JupyterLab on notebooks/"
 	@echo "make site       static website of every table, figure and notebook -> site/index.html"
 
@@ -155,8 +156,17 @@ lab: setup
 
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
+# With PANEL=panel.toml (and NB="02 03 04"): each panel member's notebooks on its own judge.
 estimate: setup data
-	$(PY) -m judgelab.estimate --profile $(PROFILE)
+	$(if $(PANEL),$(PY) -m judgelab.estimate.panel --panel $(PANEL) --profile $(PROFILE) $(if $(NB),--notebooks "$(NB)"),$(PY) -m judgelab.estimate --profile $(PROFILE))
+
+# `make panel NB="02 03 04" PANEL=panel.toml`: the notebooks once per judge of the panel file, each
+# member into results/panel/<member>/ with its own cache and only its own key (judgelab.panel), then
+# notebook 12, whose self-preference and panel tables read them. Off by default: the demo runs none.
+panel: | $(DATA_STAMP)
+	@test -n "$(PANEL)" -a -n "$(NB)" || { echo 'usage: make panel NB="09" PANEL=panel.toml'; exit 2; }
+	$(NB_ENV) $(PY) -m judgelab.panel run $(NB) --panel $(PANEL) --profile $(PROFILE)
+	$(NB_ENV) $(PY) -m judgelab.pipeline run 12 --profile $(PROFILE)
 
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).

@@ -64,7 +64,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import exchange, interim
-from judgelab.judges import open_gateway
+from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import agreement
 from judgelab.narrative.judges import figures as judge_figures
 from judgelab.narrative.judges import paper_tables as judge_tables

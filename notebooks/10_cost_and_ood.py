@@ -60,7 +60,7 @@ OOD_MODES = None
 import pandas as pd
 from IPython.display import display
 
-from judgelab.judges import open_gateway
+from judgelab.study_models import open_gateway
 from judgelab.narrative.analyses import (complexity, cost, disagreement, inputs, joint_collection, ood_study,
                                          prediction, stability, temporal)
 from judgelab.narrative.analyses import figures as analyses_figures, paper_tables as analyses_tables

@@ -54,7 +54,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import exchange, profiles
-from judgelab.judges import open_gateway
+from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
 from judgelab.human.settings import HUMAN_PROFILES
 from judgelab.run import Run

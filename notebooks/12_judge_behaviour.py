@@ -22,7 +22,8 @@
 #    it obey? And does a hardened prompt (judged text fenced, declared data) help?
 # 3. **Length** — do scores follow length within genre; does SAGE's genre gap survive a length term;
 #    do narrative scores follow path length at equal minimum coherence?
-# 4. **Self-preference** — does a judge favour the LLM stories its own model family wrote?
+# 4. **Self-preference** — does a judge favour the LLM stories its own model family wrote? (needs a
+#    panel of judge families; its agreement and headlines beside it)
 #
 # It reads what notebooks 01-04 (corpus, SAGE summaries) and 08-09 (paths, judge scores) wrote and
 # builds SAGE's and the narrative judges' requests with their own code, so every unperturbed
@@ -49,7 +50,7 @@ from judgelab import interim, params, profiles
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, mark
 from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
-from judgelab.judges import open_gateway
+from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.run import Run
@@ -70,7 +71,7 @@ knobs
 # judge does.
 
 # %%
-# Each study's calls on its own judge (judgelab.judges: SAGE's and the narrative judges' defaults
+# Each study's calls on its own judge (judgelab.study_models: SAGE's and the narrative judges' defaults
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
 gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
@@ -205,24 +206,55 @@ run.figure(fig, "behaviour_fig_narr_length",
            "Narrative judges' mean score against path length by mode (unit: narrative).", judge_line=NARR_LINE)
 
 # %% [markdown]
-# ## 4 · Self-preference
+# ## 4 · Self-preference and the judge panel
 #
-# The LLM stories' author families (`self_preference.family_of` on the manifest's model names) and
-# the judge's. When they meet, own-family stories against the other LLM stories of the same tier;
-# otherwise the table says "not applicable for this judge" and names the families present.
+# One judge's own-family contrast mixes self-preference with real differences between writers, so
+# self-preference is estimated only from a judge x writer design: a panel of judges of several
+# families (`make panel NB="02 03 04" PANEL=panel.toml`, docs/panel.md), each member's outputs in
+# `results/panel/<member>/`. Per judge family, the difference-in-differences over matched sets
+# (LLM stories several models wrote to one prompt), content mode only, Student t interval over the
+# sets (`judgelab.behaviour.self_preference`). Without a panel this run has one judge family, and
+# the table says so and gives no estimate.
 
 # %%
-families = self_preference.story_families(corpus)
-selfpref = marked(self_preference.self_preference_table(gw.model_name, summaries, families,
-                                                        knobs["n_boot"], knobs["boot_seed"]))
+from judgelab import panel
+from judgelab.behaviour import judge_panel
+
+panel_scores = panel.stack([f"sage_summary_{layer}" for layer in LAYERS])
+if panel_scores.empty:  # this run's one judge
+    selfpref = marked(self_preference.self_preference_table(summaries.assign(judge=gw.model_name), corpus))
+else:
+    selfpref = self_preference.self_preference_table(panel_scores, corpus).assign(profile=PROFILE)
 run.table(selfpref, "behaviour_self_preference")
+
+# %% [markdown]
+# With a panel: how far its judges agree (ICC over judges, interval over stories or endpoint
+# pairs; Krippendorff's alpha), and whether SAGE's genre ordering and d, and the narrative judges'
+# correlation with minimum coherence, survive a change of judge (`judgelab.behaviour.judge_panel`).
+
+# %%
+panel_narr = panel.stack(["narr_judge_scores"])
+if not panel_scores.empty:
+    run.table(judge_panel.agreement(panel_scores, ["layer", "mode"], ["story_id"], "overall_score",
+                                                knobs["n_boot"], knobs["boot_seed"]), "behaviour_panel_sage_agreement")
+    run.table(judge_panel.sage_headline(panel_scores, knobs["n_boot"], knobs["boot_seed"]),
+                          "behaviour_panel_sage_headline")
+if not panel_narr.empty:
+    judged_panel = pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
+                              for j, g in panel_narr.groupby("judge")], ignore_index=True)
+    run.table(judge_panel.agreement(judged_panel, ["collection", "mode"], ["pair_id", "method"], "score_mean",
+                                                knobs["n_boot"], knobs["boot_seed"]),
+                          "behaviour_panel_narr_agreement")
+    run.table(judge_panel.narrative_headline(judged_panel, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]),
+                          "behaviour_panel_narr_headline")
+print(f"panel: {len(panel.members())} members" if panel.members() else "no panel run (make panel): one judge family")
 
 # %% [markdown]
 # ## What this run can and cannot say
 #
 # * With the embedded SmolLM2-135M judge (see the banner and every table's `judge_note`) the numbers
 #   show that the four studies run end to end, not how a capable judge behaves: run with
-#   `BACKEND="openai"`, each study on the paper's judge (`judgelab.judges`: gpt-5-mini for SAGE,
+#   `BACKEND="openai"`, each study on the paper's judge (`judgelab.study_models`: gpt-5-mini for SAGE,
 #   gpt-4.1 for the narrative judges; `MODEL` would set one model for both).
 # * Smoke and demo judge a few items (calls stated in `judgelab.behaviour.settings`); the paper
 #   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for

@@ -27,7 +27,7 @@
 #    embedded 135M model, or by an unknown judge (no provenance sidecar): such a run shows that the
 #    pipeline works, not the finding;
 # 3. **not comparable** — the run's design differs from the paper's in something the claim depends
-#    on: the judge model (the paper's, `judgelab.judges.PAPER_JUDGES`), the embedding model
+#    on: the judge model (the paper's, `judgelab.study_models.PAPER_JUDGES`), the embedding model
 #    (text-embedding-3-small; VisPub and the OOD study's joint landscape use MiniLM here), a subset
 #    of the collection, fewer units than the claim's minimum, or a profile other than `paper`
 #    (`judgelab.claims.design`; each difference is named in `reason`);

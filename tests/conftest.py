@@ -34,7 +34,7 @@ os.environ.pop("OPENAI_API_KEY", None)
 os.environ.pop("JUDGELAB_API_KEY", None)
 for var in ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "OPENAI_BASE_URL",
             "JUDGELAB_BATCH_FALLBACK",
-            "JUDGELAB_CANARY", "JUDGELAB_STOP_AFTER", "JUDGELAB_NARRATIVE_AGENTS",  # judgelab.judges, gateway.canary
+            "JUDGELAB_CANARY", "JUDGELAB_STOP_AFTER", "JUDGELAB_NARRATIVE_AGENTS",  # judgelab.study_models, gateway.canary
             *(f"JUDGELAB_{s}_{w}" for s in ("SAGE", "NARRATIVE", "HOLISTIC") for w in ("MODEL", "REASONING_EFFORT"))):
     os.environ.pop(var, None)
 

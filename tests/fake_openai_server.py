@@ -22,7 +22,7 @@ Usage in a test::
         {"score": 7, "reason": "tight plot"},   # third: a dict is sent as JSON content
     ]
     with FakeChatServer(replies) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite")
         res = gw.chat(ChatRequest(messages=[Message(role="user", content="rate it")], schema=Score))
         assert res.status == "ok" and srv.n_calls == 3

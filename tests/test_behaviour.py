@@ -15,6 +15,7 @@ from judgelab.gateway import Message
 from judgelab.gateway.cache import request_key
 from judgelab.stats import intervals
 from judgelab.stats.tests import adjust
+from figure_geometry import text_overlaps
 
 # ---------------------------------------------------------------- recognition: the matching rule
 
@@ -347,31 +348,6 @@ def test_family_of_judges(model, family):
     assert self_preference.family_of(model) == family
 
 
-def _llm_corpus():
-    return pd.DataFrame({"story_id": ["o1", "o2", "c1", "c2", "m1"], "category": "llm",
-                         "model": ["chatgpt-4o-latest-2025-03-27"] * 2 + ["claude-opus-4"] * 2 + ["mistral-medium-3"],
-                         "tier": ["high", "high", "high", "high", "low"]})
-
-
-def test_self_preference_compares_own_family_within_tier():
-    fam = self_preference.story_families(_llm_corpus())
-    summ = pd.DataFrame({"story_id": ["o1", "o2", "c1", "c2", "m1"], "layer": "L4", "mode": "content",
-                         "overall_score": [4.0, 4.2, 3.0, 3.2, 2.0]})
-    out = self_preference.self_preference_table("gpt-5-mini", summ, fam, n_boot=200).set_index("tier")
-    assert out.loc["high", "status"] == "ok" and out.loc["high", "judge_family"] == "openai"
-    assert out.loc["high", "diff"] == pytest.approx(1.0)
-    assert out.loc["high", "n_own"] == 2 and out.loc["high", "n_other"] == 2
-    assert out.loc["low", "status"].startswith("no own-family")
-
-
-def test_self_preference_not_applicable_names_the_families():
-    fam = self_preference.story_families(_llm_corpus())
-    summ = pd.DataFrame({"story_id": ["o1"], "layer": "L4", "mode": "title", "overall_score": [3.0]})
-    (row,) = self_preference.self_preference_table("SmolLM2-135M-Instruct", summ, fam).to_dict("records")
-    assert row["status"] == self_preference.NOT_APPLICABLE
-    assert row["families_present"] == "anthropic (2), mistral (1), openai (2)"
-
-
 def test_intervals_diff_and_adjust():
     d, lo, hi = intervals.diff_ci([1.0, 2.0, 3.0], [0.0, 0.0, 0.0], n_boot=500, seed=1)
     assert d == 2.0 and 1.0 <= lo <= d <= hi <= 3.0
@@ -410,7 +386,6 @@ def test_estimate_counts_the_fresh_calls_of_the_smoke_profile(monkeypatch):
 def test_recognition_bars_are_the_rates_and_no_text_collides():
     import matplotlib
     matplotlib.use("Agg")
-    from judgelab import style
     from judgelab.behaviour import figures
 
     rates = pd.DataFrame({"category": ["canonical", "canonical", "llm", "llm"], "mode": ["content", "title"] * 2,
@@ -419,13 +394,12 @@ def test_recognition_bars_are_the_rates_and_no_text_collides():
     fig = figures.recognition_rates(rates)
     heights = sorted(round(p.get_height(), 6) for p in fig.axes[0].patches)
     assert heights == sorted(rates["recognition_rate"].tolist())
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 def test_planted_points_are_the_table_means_and_no_text_collides():
     import matplotlib
     matplotlib.use("Agg")
-    from judgelab import style
     from judgelab.behaviour import figures
 
     rows = [{"study": s, "hardened": h, "perturbation": p.id, "mean_directed_shift": i / 10 - (0.5 if h else 0),
@@ -437,7 +411,7 @@ def test_planted_points_are_the_table_means_and_no_text_collides():
     # each errorbar container's data line holds the plotted means (12 perturbations each)
     drawn = [x for ax in fig.axes for c in ax.containers for x in c.lines[0].get_xdata()]
     assert sorted(drawn) == pytest.approx(sorted(table["mean_directed_shift"]))
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 def test_length_slope_p_values_are_adjusted_once_per_layer_and_mode():

@@ -118,7 +118,7 @@ def test_estimate_matches_the_ledger_of_a_sage_run(tmp_path, monkeypatch, tiny_c
         return Reply(content=json.dumps(synthesize(request_schema(body))), omit_usage=True)
 
     with FakeChatServer(script) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", price_table=prices, progress=False)
         run = runner.run_layer(gw, tiny_corpus, "L4", "smoke")
         # the anonymous-author title run that notebooks 02-04 make next (Table 9's sensitivity)

@@ -28,7 +28,7 @@ def run(tmp_path):
     """Story s1: round 1, then round 2 whose first reply breaks the schema (repaired); story s2: round 1."""
     replies = ['{"score": 3}', '{"score": 9}', '{"score": 4}', '{"score": 2}']
     with FakeChatServer(replies) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "cache" / "c.sqlite")
         first = [Message(role="system", content="You judge stories."), Message(role="user", content=STORY)]
         r1 = gw.chat(_req(first, "s1", 1))
@@ -107,7 +107,7 @@ def test_the_main_run_is_shown_whole_when_the_anonymous_run_repeats_its_tags(tmp
     """Table 9's anonymous-author title run goes last with the main run's tags; notebook 12 tags
     its probes with its number: the exchange is the main run's four calls, none of the others."""
     with FakeChatServer(['{"score": 3}'] * 9) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite")
         _title_conversation(gw, "Katherine Mansfield")
         _title_conversation(gw, "an unknown author")  # the sensitivity run, after the main one

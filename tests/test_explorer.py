@@ -17,9 +17,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from judgelab import interim, style  # noqa: E402
+from judgelab import interim  # noqa: E402
 from judgelab.narrative.landscape import explorer  # noqa: E402
 from judgelab.narrative.paths import figures as path_figures  # noqa: E402
+from figure_geometry import text_overlaps  # noqa: E402
 
 TITLES = ["Storm hits coast", "Relief arrives", "Rebuilding starts", "Election called", "Vote </script> counted"]
 
@@ -123,7 +124,7 @@ def test_the_static_landscape_draws_the_example_without_colliding_text():
     maxcap = next(v for k, v in drawn.items() if k.startswith("max capacity"))
     assert maxcap == [[0.0, 0.0], [1.0, 0.5], [2.0, 0.0]]
     assert any(k.startswith("random chronological: 2 documents, min 0.60") for k in drawn)
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
     plt.close(fig)
 
 

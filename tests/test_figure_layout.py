@@ -1,6 +1,6 @@
 """Text in figures never collides, and captions sit under everything.
 
-(a) :func:`judgelab.style.text_overlaps` and the caption placement of
+(a) ``figure_geometry.text_overlaps`` (the boxes of :mod:`judgelab.style`) and the caption placement of
 :func:`judgelab.reporting.save_figure`, on figures built to collide and figures built clean.
 
 (b) Every figure of the smoke run. ``save_figure`` writes ``figures/<name>.layout.json`` beside each
@@ -29,6 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from judgelab import reporting, style  # noqa: E402
+from figure_geometry import text_overlaps  # noqa: E402
 
 LONG = "a caption long enough to need several lines under a small figure, " * 4
 
@@ -58,7 +59,7 @@ def test_two_texts_on_top_of_each_other_are_found():
     fig, ax = _line_figure()
     fig.text(0.5, 0.5, "first note", fontsize=12)
     fig.text(0.5, 0.5, "second note", fontsize=12)
-    assert style.text_overlaps(fig) == [("figure text 'first note'", "figure text 'second note'")]
+    assert text_overlaps(fig) == [("figure text 'first note'", "figure text 'second note'")]
     plt.close(fig)
 
 
@@ -67,7 +68,7 @@ def test_a_legend_over_a_title_and_an_annotation_over_a_label_are_found():
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0))  # sits where the title is
     ax.annotate("note on the x label", xy=(0.5, 0), xycoords="axes fraction", xytext=(0, -32),
                 textcoords="offset points", ha="center", va="center")
-    pairs = set(style.text_overlaps(fig))
+    pairs = set(text_overlaps(fig))
     assert ("axes 0 'a title' title", "axes 0 'a title' legend") in pairs
     assert ("axes 0 'a title' x label 'round'", "axes 0 'a title' text 'note on the x label'") in pairs
     plt.close(fig)
@@ -82,7 +83,7 @@ def test_the_old_caption_placement_collides_with_the_x_label():
     fig.tight_layout()
     fig.text(0.01, 0.005, LONG, fontsize=7, ha="left", va="bottom", wrap=True)
     fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.14))
-    overlaps = style.text_overlaps(fig)
+    overlaps = text_overlaps(fig)
     assert any("x label 'round'" in a + b and "figure text" in a + b for a, b in overlaps)
     plt.close(fig)
 
@@ -91,7 +92,7 @@ def test_a_clean_figure_has_no_overlaps():
     fig, ax = _line_figure()
     style.legend_right(ax)
     style.add_caption(fig, LONG)
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
     plt.close(fig)
 
 

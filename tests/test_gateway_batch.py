@@ -34,7 +34,7 @@ def script(body):
 
 def test_batch_submit_collect_fills_the_same_cache(tmp_path):
     with FakeChatServer(script) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         gw.chat(req(0))  # already cached: not sent in the batch
         batch_id = gw.submit_batch([req(i) for i in range(5)])
@@ -68,7 +68,7 @@ POLL = 0.01
 
 
 def batch_gw(srv, tmp_path, **kw) -> Gateway:
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=POLL, **kw)
 
 
@@ -102,7 +102,7 @@ def test_batch_mode_sends_each_round_of_all_items_as_one_batch(tmp_path):
         ledger = gw.ledger_frame()
         assert len(ledger) == 9 and not ledger["cached"].any() and ledger["batch_id"].notna().all()
         # the batch replies are ordinary cache entries: a rerun submits nothing
-        again = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        again = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                       cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=POLL)
         assert again.map(lambda it: conversation(again, it), items) == out
         assert srv.count("/v1/batches") == 3 and again.batch_history == []
@@ -203,11 +203,11 @@ def test_batches_are_split_at_the_request_limit(tmp_path):
 
 def test_batch_mode_needs_a_batch_api_and_replay_never_submits(tmp_path):
     with pytest.raises(ConfigError, match="unset JUDGELAB_BATCH"):
-        Gateway.from_settings("llamacpp", cache_path=tmp_path / "x.sqlite", batch=True)
+        Gateway.from_settings(backend="llamacpp", cache_path=tmp_path / "x.sqlite", batch=True)
     with FakeChatServer(echo) as srv:
-        Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                               cache_path=tmp_path / "c.sqlite", progress=False).chat(req(0))
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False, batch=True, cache_mode="replay")
         assert not gw.batch_mode and gw.run_batch([req(0)])[0].cached
         with pytest.raises(ReplayMissError):
@@ -243,7 +243,7 @@ def test_a_sage_layer_in_batch_mode_is_one_batch_per_round_and_matches_live(tmp_
          "model": "", "tier": "", "words": 20, "in_range": True, "text": f"{t.upper()}\n\n{text} {s}"}
         for s, c, t in (("a", "canonical", "The Long Winter"), ("b", "pulp", "Broken Stair"))])
     with FakeChatServer(None) as srv:
-        live_gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        live_gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                         cache_path=tmp_path / "live.sqlite", progress=False)
         live = runner.run_layer(live_gw, corpus, "L4", "smoke", stories=["a", "b"], modes="content,title")
         gw = batch_gw(srv, tmp_path)
@@ -275,7 +275,7 @@ def test_a_rerun_resumes_a_recorded_batch_that_holds_its_requests(tmp_path):
         killed = batch_gw(srv, tmp_path)
         killed._batch._start(sorted(batch_api.batch_lines(killed, reqs), key=lambda line: line["custom_id"]))
         killed.close()  # "killed": recorded and submitted, never collected
-        plain = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        plain = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                       cache_path=tmp_path / "c.sqlite", progress=False)
         plain.run_batch(reqs[:2])  # two replies already stored
         assert srv.count("/v1/batches") == 1 and srv.n_calls == 2
@@ -298,7 +298,7 @@ def test_the_narrative_judges_in_batch_mode_are_one_batch_with_the_live_scores(t
     kw = dict(k=2, seed=1, max_tokens=64, profile="smoke")
     drop = ["latency_s", "cached"]
     with FakeChatServer(None) as srv:
-        live = run_judges(Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        live = run_judges(Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                                 cache_path=tmp_path / "live.sqlite", progress=False), paths, **kw)
         gw = batch_gw(srv, tmp_path)
         batched = run_judges(gw, paths, **kw)
@@ -309,7 +309,7 @@ def test_the_narrative_judges_in_batch_mode_are_one_batch_with_the_live_scores(t
 def test_a_server_without_the_batch_endpoints_stops_the_run_naming_its_url(tmp_path):
     with FakeChatServer(echo) as srv:
         url = srv.base_url + "/no-batch-api"  # every path under it answers 404
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=url,
                                    cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=POLL)
         with pytest.raises(ConfigError, match="no-batch-api did not accept a batch of 2 requests"):
             gw.map(lambda it: conversation(gw, it), [("a", 2), ("b", 2)])

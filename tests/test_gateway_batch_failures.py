@@ -48,7 +48,7 @@ def echo(body):
 
 
 def batch_gw(srv, tmp_path, **kw) -> Gateway:
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=POLL, **kw)
 
 
@@ -149,7 +149,7 @@ def test_every_billed_batch_line_is_in_the_ledger(tmp_path, fallback, live_calls
 
 def test_a_batch_reply_that_fails_validation_in_manual_collect_is_in_the_ledger(tmp_path):
     with FakeChatServer(invalid_then_valid) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         reqs = [req(i) for i in range(3)]
         batch_id = gw.submit_batch(reqs)

@@ -151,7 +151,7 @@ def test_an_interrupt_while_waiting_returns_at_once_and_a_rerun_resumes(tmp_path
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with FakeChatServer(echo) as srv:
-            gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+            gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                        cache_path=tmp_path / "c.sqlite", progress=False, batch=True,
                                        batch_poll_s=0.05)
             srv.hold_batches()

@@ -28,7 +28,7 @@ def req(i, **kw) -> ChatRequest:
 
 
 def gw_for(srv, path, mode="normal") -> Gateway:
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_mode=mode, cache_path=path, progress=False)
 
 
@@ -98,7 +98,7 @@ CHILD = textwrap.dedent("""
     class Label(BaseModel):
         label: str
 
-    gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=sys.argv[1],
+    gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=sys.argv[1],
                                cache_path=sys.argv[2], concurrency=int(sys.argv[4]), progress=False)
     reqs = [ChatRequest(messages=[Message(role="user", content=f"item {i}")], schema=Label, tags={"item": i})
             for i in range(int(sys.argv[3]))]
@@ -147,7 +147,7 @@ def test_no_written_file_contains_the_api_key(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
     with FakeChatServer(['not json', {"label": "x"}]) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url, progress=False)
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url, progress=False)
         gw.run_batch([req(i) for i in range(3)])
         gw.ledger_frame().to_csv(tmp_path / "ledger.csv")
         gw.cache.export_jsonl(tmp_path / "export.jsonl")

@@ -30,7 +30,7 @@ def request(i: int, schema=Score, shape: str | None = None, max_tokens: int = 32
 def gateway(tmp_path):
     def make(srv, **kw):
         kw.setdefault("retry", RetryPolicy(max_attempts=2, sleep=lambda s: None))
-        return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                      cache_path=tmp_path / "c.sqlite", progress=False, **kw)
     return make
 

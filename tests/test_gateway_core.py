@@ -360,4 +360,27 @@ def test_missing_gguf_path_is_a_clear_error(tmp_path):
     from judgelab.gateway import ConfigError, Gateway
 
     with pytest.raises(ConfigError, match="not found"):
-        Gateway.from_settings("llamacpp", model=str(tmp_path / "nope.gguf"), cache_path=tmp_path / "c.sqlite")
+        Gateway.from_settings(backend="llamacpp", model=str(tmp_path / "nope.gguf"), cache_path=tmp_path / "c.sqlite")
+
+
+def test_from_settings_takes_one_settings_object_or_resolves_its_arguments(tmp_path):
+    """One Settings (what settings.resolve returns) builds the same gateway as resolve's keyword
+    arguments; a positional backend name is refused, naming what to pass instead."""
+    from judgelab.gateway import Gateway
+    from judgelab.gateway.settings import resolve
+
+    chosen = dict(backend="openai-compatible", model="fake-model", base_url="http://127.0.0.1:9/v1",
+                  cache_mode="replay", cache_path=tmp_path / "c.sqlite", progress=False, concurrency=3,
+                  max_repairs=5, study="narrative", stop_after=4, transcripts=False)
+    s = resolve(**chosen)
+    assert (s.max_repairs, s.study, s.stop_after, s.concurrency) == (5, "narrative", 4, 3)
+    with Gateway.from_settings(s) as a, Gateway.from_settings(**chosen) as b:
+        for gw in (a, b):
+            assert (gw.backend_name, gw.model_name, gw.base_url, gw.cache_mode, gw.concurrency, gw.max_repairs,
+                    gw.study, gw.stop_after, gw.transcripts) == (
+                "openai-compatible", "fake-model", "http://127.0.0.1:9/v1", "replay", 3, 5, "narrative", 4, None)
+        assert a.key(base_request()) == b.key(base_request())
+    with pytest.raises(TypeError, match="backend=..."):
+        Gateway.from_settings("openai-compatible", model="fake-model")
+    with pytest.raises(TypeError, match="max_repair"):
+        resolve(backend="llamacpp", cache_path=tmp_path / "c.sqlite", max_repair=1)  # a misspelt field

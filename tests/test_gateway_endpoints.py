@@ -58,7 +58,7 @@ def test_openai_cache_replays_with_no_key_and_no_server(tmp_path, clean_env):
     path = tmp_path / "c.sqlite"
     clean_env.setenv("JUDGELAB_API_KEY", DUMMY_KEY)  # the fake server's key (OPENAI_API_KEY: OpenAI's URL only)
     with FakeChatServer(echo) as srv:
-        filled = Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, cache_path=path,
+        filled = Gateway.from_settings(backend="openai", model="gpt-4.1", base_url=srv.base_url, cache_path=path,
                                        progress=False).run_batch([req(i) for i in range(3)])
         url = srv.base_url
         assert srv.n_calls == 3
@@ -81,7 +81,7 @@ def test_openai_without_key_still_fails_fast_outside_replay(tmp_path, clean_env)
     from judgelab.gateway import ConfigError
 
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        Gateway.from_settings("openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite")
+        Gateway.from_settings(backend="openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite")
 
 
 def test_llamacpp_replay_never_constructs_the_model(tmp_path, monkeypatch):
@@ -94,7 +94,7 @@ def test_llamacpp_replay_never_constructs_the_model(tmp_path, monkeypatch):
 
     monkeypatch.setattr(llama_cpp, "Llama", refuse)
     monkeypatch.setattr(llamacpp, "_MODELS", {})  # a model another test loaded must not hide a load
-    gw = Gateway.from_settings("llamacpp", cache_mode="replay", cache_path=tmp_path / "c.sqlite", progress=False)
+    gw = Gateway.from_settings(backend="llamacpp", cache_mode="replay", cache_path=tmp_path / "c.sqlite", progress=False)
     cached = req(1)
     gw.cache.put({  # an entry as a live call writes it, under the backend's own identity
         "key": gw.key(cached), "request": canonical_request(gw.backend.identity(), cached), "text": '{"label": "x"}',
@@ -124,7 +124,7 @@ def test_llamacpp_replay_counts_tokens_with_the_vocabulary_alone(tmp_path, monke
     monkeypatch.setattr(llama_cpp, "Llama", vocab_only)
     monkeypatch.setattr(llamacpp, "_MODELS", {})
     monkeypatch.setattr(llamacpp, "_VOCABS", {})
-    gw = Gateway.from_settings("llamacpp", cache_mode="replay", cache_path=tmp_path / "c.sqlite", progress=False)
+    gw = Gateway.from_settings(backend="llamacpp", cache_mode="replay", cache_path=tmp_path / "c.sqlite", progress=False)
     assert gw.backend.count_tokens("Hello world") == 2  # SmolLM2's BPE: "Hello", " world"
     assert gw.backend._llama is None and len(llamacpp._VOCABS) == 1
 
@@ -134,11 +134,11 @@ def test_openai_backend_honours_openai_base_url_and_judgelab_base_url_wins(tmp_p
     clean_env.setenv("JUDGELAB_API_KEY", DUMMY_KEY)
     with FakeChatServer(echo) as a, FakeChatServer(echo) as b:
         clean_env.setenv("OPENAI_BASE_URL", a.base_url)
-        gw = Gateway.from_settings("openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite", progress=False)
+        gw = Gateway.from_settings(backend="openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite", progress=False)
         assert gw.base_url == gw.backend.identity()["base_url"] == a.base_url
         assert gw.chat(req(1)).status == "ok" and (a.n_calls, b.n_calls) == (1, 0)
         clean_env.setenv("JUDGELAB_BASE_URL", b.base_url)
-        gw = Gateway.from_settings("openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite", progress=False)
+        gw = Gateway.from_settings(backend="openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite", progress=False)
         assert gw.backend.identity()["base_url"] == b.base_url
         assert not gw.chat(req(1)).cached and (a.n_calls, b.n_calls) == (1, 1)  # another endpoint, another key
     clean_env.delenv("JUDGELAB_BASE_URL")
@@ -170,7 +170,7 @@ def counting(gw: Gateway) -> list[int]:
 @pytest.mark.parametrize("concurrency", [1, 4])
 def test_dead_endpoint_stops_the_run_after_the_breaker_limit(tmp_path, concurrency):
     url = dead_url()
-    gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=url, cache_path=tmp_path / "c.sqlite",
+    gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=url, cache_path=tmp_path / "c.sqlite",
                                retry=quick_retry(max_attempts=6), progress=False)
     calls = counting(gw)
     with pytest.raises(EndpointUnreachableError) as err:
@@ -217,7 +217,7 @@ LLAMACPP_FORM = "Input should be 'text' or 'json_object'"
 ], ids=["400", "401", "403", "404", "422", "500-form-rejected", "500", "503"])
 def test_errors_that_will_repeat_are_tried_once(tmp_path, fault, attempts):
     with FakeChatServer(lambda body: fault) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", retry=quick_retry(max_attempts=4), progress=False)
         res = gw.chat(req("x"))
         assert srv.n_calls == attempts
@@ -247,7 +247,7 @@ def test_the_key_is_in_no_file_under_the_output_root(tmp_path, clean_env):
                 req("pasted", content=f"my key is {key}", tags={"note": f"key={key}"})]
     with FakeChatServer(script) as srv:
         # canary off: the refused first request must be a failure row here, not a stop (gateway.canary)
-        gw = Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, progress=False, canary=False)
+        gw = Gateway.from_settings(backend="openai", model="gpt-4.1", base_url=srv.base_url, progress=False, canary=False)
         denied, echoed = gw.run_batch(requests, concurrency=1)
         assert srv.n_calls == 2
         # what a notebook writes: the failures table, the ledger, the exported cache

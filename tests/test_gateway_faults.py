@@ -32,7 +32,7 @@ class Sleeps(list):
 def make_gateway(srv, tmp_path, sleeps=None, **kw) -> Gateway:
     retry = RetryPolicy(max_attempts=kw.pop("max_attempts", 4), base_s=0.01, rng=random.Random(1),
                         sleep=sleeps if sleeps is not None else Sleeps())
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_mode=kw.pop("cache_mode", "normal"), cache_path=tmp_path / "cache.sqlite",
                                  retry=retry, progress=False, **kw)
 

@@ -47,7 +47,7 @@ def policy(**kw) -> RetryPolicy:
 
 
 def gateway(srv, tmp_path, **kw) -> Gateway:
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_path=tmp_path / "c.sqlite", progress=False, **kw)
 
 
@@ -91,7 +91,7 @@ def test_a_dead_endpoint_still_opens_the_breaker(tmp_path):
     srv = FakeChatServer().start()
     url = srv.base_url
     srv.stop()  # nothing listens on the port: connection refused
-    gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=url,
+    gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=url,
                                cache_path=tmp_path / "c.sqlite", progress=False, retry=policy())
     with pytest.raises(EndpointUnreachableError, match=r"could not connect on 3 consecutive calls") as err:
         gw.run_batch([req(i) for i in range(8)], concurrency=1)

@@ -79,9 +79,9 @@ def test_a_compatible_server_never_sees_the_openai_key(keys_env, tmp_path):
 def test_the_openai_backend_at_another_url_needs_that_urls_key(keys_env, tmp_path):
     with FakeChatServer() as srv:
         with pytest.raises(ConfigError, match=r"JUDGELAB_API_KEY.*OPENAI_API_KEY is sent only to https://api.openai.com"):
-            Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, cache_path=tmp_path / "c.sqlite")
+            Gateway.from_settings(backend="openai", model="gpt-4.1", base_url=srv.base_url, cache_path=tmp_path / "c.sqlite")
         keys_env.setenv("JUDGELAB_API_KEY", OTHER_KEY)
-        gw = Gateway.from_settings("openai", model="gpt-4.1", base_url=srv.base_url, cache_path=tmp_path / "c.sqlite",
+        gw = Gateway.from_settings(backend="openai", model="gpt-4.1", base_url=srv.base_url, cache_path=tmp_path / "c.sqlite",
                                    progress=False)
         assert gw.chat(req(1)).ok
         assert set(srv.authorizations) == {f"Bearer {OTHER_KEY}"}
@@ -89,7 +89,7 @@ def test_the_openai_backend_at_another_url_needs_that_urls_key(keys_env, tmp_pat
 
 def test_a_401_from_a_keyless_server_says_which_key_was_sent(keys_env, tmp_path):
     with FakeChatServer(default=Fault.status(401, "missing bearer token")) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         res = gw.chat(req(1))
     assert res.status == "failed" and "HTTP 401" in res.error and gw.base_url in res.error
@@ -98,7 +98,7 @@ def test_a_401_from_a_keyless_server_says_which_key_was_sent(keys_env, tmp_path)
 
 def test_batch_uploads_go_with_the_same_key_rule(keys_env, tmp_path):
     with FakeChatServer() as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=0.01)
         assert gw.run_batch([req(i) for i in range(2)])[0].ok
         assert srv.count("/v1/files") == 1 and set(srv.authorizations) == {"Bearer no-key"}
@@ -130,7 +130,7 @@ def test_account_headers_go_only_with_the_openai_key_to_openai(keys_env, tmp_pat
     assert home["OpenAI-Organization"] == ORG and home["OpenAI-Project"] == PROJECT
     with FakeChatServer() as srv:
         for backend, model in (("openai-compatible", "fake-model"), ("openai", "gpt-4.1")):
-            gw = Gateway.from_settings(backend, model=model, base_url=srv.base_url, progress=False,
+            gw = Gateway.from_settings(backend=backend, model=model, base_url=srv.base_url, progress=False,
                                        cache_path=tmp_path / f"{backend}.sqlite", canary=False)
             assert gw.chat(req(backend)).ok
         assert len(srv.account_headers) == 2 and set(srv.account_headers) == {(None, None)}

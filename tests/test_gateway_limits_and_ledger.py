@@ -72,7 +72,7 @@ def test_rpm_and_tpm_settings_reach_the_gateways_limiter(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGELAB_TPM", "9000")
     s = resolve("openai-compatible", base_url="http://127.0.0.1:1/v1", model="m", cache_path=tmp_path / "c.sqlite")
     assert (s.rpm, s.tpm) == (30.0, 9000.0)
-    gw = Gateway.from_settings("openai-compatible", model="m", base_url="http://127.0.0.1:1/v1",
+    gw = Gateway.from_settings(backend="openai-compatible", model="m", base_url="http://127.0.0.1:1/v1",
                                cache_path=tmp_path / "c.sqlite", progress=False)
     assert gw.limiter.active
     assert (gw.limiter._requests.capacity, gw.limiter._tokens.capacity) == (30.0, 9000.0)
@@ -87,7 +87,7 @@ def test_the_schema_body_is_in_the_cache_key_not_only_its_name(tmp_path):
     five, ten, ten_again = verdict(5), verdict(10), verdict(10)
     assert five.__name__ == ten.__name__ == "Verdict" and ten is not ten_again
     with FakeChatServer() as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
 
         def ask(schema):
@@ -103,7 +103,7 @@ def test_repair_turns_tokens_are_in_the_ledger(tmp_path):
                Reply('{"label": 7}', usage={"prompt_tokens": 40, "completion_tokens": 6}),
                Reply('{"label": "x"}', usage={"prompt_tokens": 90, "completion_tokens": 4})]
     with FakeChatServer(replies) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         res = gw.chat(req(0))
         assert srv.n_calls == 3
@@ -116,7 +116,7 @@ def test_repair_turns_tokens_are_in_the_ledger(tmp_path):
 def test_a_failure_after_repairs_keeps_every_turns_tokens(tmp_path):
     bad = Reply('{"nope": 1}', usage={"prompt_tokens": 10, "completion_tokens": 2})
     with FakeChatServer(default=bad) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="gpt-4.1-mini", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="gpt-4.1-mini", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         res = gw.chat(req(0))
     assert res.status == "failed" and res.n_repairs == 2

@@ -21,7 +21,7 @@ class Judgement(BaseModel):
 @pytest.fixture(scope="module")
 def gw(tmp_path_factory):
     path = tmp_path_factory.mktemp("llm") / "c.sqlite"
-    return Gateway.from_settings("llamacpp", model=None, cache_mode="normal", cache_path=path, progress=False)
+    return Gateway.from_settings(backend="llamacpp", model=None, cache_mode="normal", cache_path=path, progress=False)
 
 
 def story_request(extra=(), story="The ghost walked the dark corridor and the candles died one by one.") -> ChatRequest:
@@ -74,7 +74,7 @@ def test_replies_are_minified_json(gw):
 
 
 def test_context_overflow_names_the_item_and_head_tail_truncates(tmp_path):
-    small = Gateway.from_settings("llamacpp", cache_path=tmp_path / "c.sqlite", n_ctx=256, progress=False)
+    small = Gateway.from_settings(backend="llamacpp", cache_path=tmp_path / "c.sqlite", n_ctx=256, progress=False)
     long_text = "The night was long and the river was cold. " * 80
     base = dict(messages=[Message(role="user", content=long_text + " Label it.")], schema=Judgement,
                 sampling=Sampling(max_tokens=40), tags={"item": "long-story"})

@@ -32,7 +32,7 @@ def openai_env(monkeypatch):
 
 
 def openai_gw(srv, tmp_path, model, **kw) -> Gateway:
-    return Gateway.from_settings("openai", model=model, base_url=srv.base_url, cache_path=tmp_path / "c.sqlite",
+    return Gateway.from_settings(backend="openai", model=model, base_url=srv.base_url, cache_path=tmp_path / "c.sqlite",
                                  progress=False, **kw)
 
 
@@ -62,12 +62,12 @@ def test_chat_model_gets_temperature_and_no_effort(tmp_path, openai_env):
 def test_openai_backend_needs_key_and_model(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        Gateway.from_settings("openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite")
+        Gateway.from_settings(backend="openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with pytest.raises(ConfigError, match="JUDGELAB_MODEL"):
-        Gateway.from_settings("openai", cache_path=tmp_path / "c.sqlite")
+        Gateway.from_settings(backend="openai", cache_path=tmp_path / "c.sqlite")
     with pytest.raises(ConfigError, match="unknown backend"):
-        Gateway.from_settings("gemini", cache_path=tmp_path / "c.sqlite")
+        Gateway.from_settings(backend="gemini", cache_path=tmp_path / "c.sqlite")
 
 
 def test_environment_configures_the_gateway(tmp_path, monkeypatch):
@@ -102,7 +102,7 @@ def test_context_precheck_and_costs_from_an_edited_price_table(tmp_path, openai_
 
 def test_map_runs_conversations_and_keeps_prefix_order(tmp_path):
     with FakeChatServer(lambda body: {"score": len(body["messages"]) // 2, "why": "turns"}) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
 
         def conversation(item):
@@ -122,7 +122,7 @@ def test_map_runs_conversations_and_keeps_prefix_order(tmp_path):
 
 def test_cli_stats_export_import(tmp_path, capsys):
     with FakeChatServer() as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "a.sqlite", progress=False)
         gw.run_batch([req(f"s{i}") for i in range(4)])
     assert cli(["--cache", str(tmp_path / "a.sqlite"), "stats"]) == 0
@@ -135,7 +135,7 @@ def test_cli_stats_export_import(tmp_path, capsys):
 
 def test_transcript_records_the_repair_conversation(tmp_path):
     with FakeChatServer(['{"score": 9, "why": "x"}', {"score": 3, "why": "fixed"}]) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         gw.chat(req("s1"))
         gw.close()

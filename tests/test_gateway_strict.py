@@ -70,7 +70,7 @@ def test_sage_scores_are_numbers_so_an_integer_still_passes():
 def test_a_json_object_server_answering_true_gets_a_repair_turn_and_nothing_is_cached(tmp_path):
     replies = [{"score": True}, {"score": 7.0}, {"score": "7"}]
     with FakeChatServer(replies) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         request = ChatRequest(messages=[Message(role="user", content="rate it")], schema=Verdict)
         res = gw.chat(request)
@@ -78,7 +78,7 @@ def test_a_json_object_server_answering_true_gets_a_repair_turn_and_nothing_is_c
     assert res.status == "failed" and res.n_repairs == 2 and not gw.cache.contains(res.key)
     assert "not converted" in res.error and res.failure_detail.kind == "invalid_reply"
     with FakeChatServer([{"score": True}, {"score": 7}]) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "d.sqlite", progress=False)
         res = gw.chat(request)
         assert "expected type integer, not a boolean" in srv.calls[1]["messages"][-1]["content"]  # the repair turn
@@ -88,7 +88,7 @@ def test_a_json_object_server_answering_true_gets_a_repair_turn_and_nothing_is_c
 def test_batch_replies_are_just_as_strict(tmp_path):
     """The canary (live) is answered validly; the batch line that follows answers ``true``."""
     with FakeChatServer(lambda body: {"score": 7}, batch_replies=lambda body: {"score": True}) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False, batch=True, batch_poll_s=0.01,
                                    batch_fallback="fail")
         canary, res = gw.run_batch([ChatRequest(messages=[Message(role="user", content=f"rate it {i}")], schema=Verdict)

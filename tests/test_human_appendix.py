@@ -52,7 +52,7 @@ def test_oracle_judges_reach_one_and_rankings_match(human, tmp_path):
         raise AssertionError("story not found in prompt")
 
     with FakeChatServer(script) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", transcripts=False, progress=False)
         rows = appendix.run_holistic(gw, stories, knobs, "smoke")
     scores = appendix.judge_scores(rows)
@@ -74,7 +74,7 @@ def test_sage_through_the_fake_server(human, tmp_path):
     knobs = dict(HUMAN_PROFILES["smoke"], sage_max_stories=None)
     stories = appendix.stories_to_judge("confederacy", 2, "shortest")
     with FakeChatServer() as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", transcripts=False, progress=False)
         run = appendix.run_sage(gw, stories, knobs, "smoke")
         holistic_rows = appendix.run_holistic(gw, stories, knobs, "smoke")

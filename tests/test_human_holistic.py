@@ -48,7 +48,7 @@ def test_judge_stories_through_the_gateway(tmp_path):
         return {"score": int(re.search(r"quality (\d+)", user).group(1))}
 
     with FakeChatServer(script) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", transcripts=False, progress=False)
         out = holistic.judge_stories(gw, stories, dataset="syn", max_tokens=16, profile="smoke")
         sent = json.dumps(srv.calls[0])

@@ -57,7 +57,7 @@ def frames(tmp_path_factory) -> dict[str, pd.DataFrame]:
         warnings.simplefilter("ignore")
         paths = paths_fixture.extract().paths
     with FakeChatServer(judges_fixture.scripted) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp / "cache.sqlite", progress=False)
         scores = run_judges(gw, judges_fixture.paths_frame(), k=2, seed=1, max_tokens=64, profile="smoke")
     land = paths_fixture.toy_landscape()

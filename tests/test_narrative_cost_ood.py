@@ -256,7 +256,7 @@ def test_cost_sample_through_the_gateway_splits_fresh_and_cached(tmp_path, monke
                            "titles": [["A", "B", "C"], ["A", "C"]]})
     usage = {"prompt_tokens": 120, "completion_tokens": 7, "total_tokens": 127}
     with FakeChatServer(lambda body: Reply(content='{"coherence_score": 6}', usage=usage)) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="gpt-4.1", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="gpt-4.1", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         for _ in range(2):
             judges.run_judges(gw, sample, modes=("simple",), k=1, seed=1, max_tokens=16, profile="smoke")

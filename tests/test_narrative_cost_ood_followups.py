@@ -11,6 +11,7 @@ from judgelab.narrative.analyses import (by_method, complexity, correlations, di
                                          stability, temporal)
 from judgelab.narrative.analyses.narrative_table import narrative_table
 from judgelab.narrative.judges.scores import narrative_scores
+from figure_geometry import text_overlaps
 
 
 def _synthetic(n_pairs=40, target="linear", seed=0, mode="simple"):
@@ -151,7 +152,6 @@ def test_figure9_panels_draw_one_axis_per_collection():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgelab import style
     from judgelab.narrative.analyses import figures as figs
 
     d = pd.concat([_synthetic(n_pairs=8, mode=m) for m in ("simple", "standard")], ignore_index=True)
@@ -170,7 +170,7 @@ def test_figure9_panels_draw_one_axis_per_collection():
         # one panel per collection present: b draws Table 8's news and vispub, the others vispub only
         assert len(data_axes) == (2 if name == "b_disagreement" else 1)
         assert all(ax.get_title() for ax in data_axes)
-        assert style.text_overlaps(fig) == []
+        assert text_overlaps(fig) == []
         plt.close(fig)
 
 

@@ -13,6 +13,7 @@ from judgelab.narrative.analyses import cost, ood_study
 from judgelab.narrative.analyses import settings as analyses_settings
 from judgelab.narrative.analyses.joint_collection import JointCollection
 from judgelab.narrative.analyses.ood_narratives import MIXED_COLLECTION
+from figure_geometry import text_overlaps
 
 # --------------------------------------------------------------------------- knobs
 
@@ -109,7 +110,7 @@ def fake_gateway(tmp_path):
     from judgelab.gateway import Gateway
 
     def make(server):
-        return Gateway.from_settings("openai-compatible", model="gpt-4.1", base_url=server.base_url,
+        return Gateway.from_settings(backend="openai-compatible", model="gpt-4.1", base_url=server.base_url,
                                      cache_path=tmp_path / "cache.sqlite", progress=False)
     return make
 
@@ -231,7 +232,6 @@ def test_ood_scores_figure_draws_every_narrative_once():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgelab import style
     from judgelab.narrative.analyses import figures
 
     long = pd.DataFrame({"kind": ["maxcap", "random", "alternating", "off_topic"] * 3,
@@ -244,5 +244,5 @@ def test_ood_scores_figure_draws_every_narrative_once():
     assert points == [11, 12]                                           # one point per narrative and mode, NaN left out
     assert [t.get_text() for t in score_ax.get_xticklabels()] == ["maxcap", "random", "alternating", "off_topic"]
     assert len(fig.legends) == 1 and [t.get_text() for t in fig.legends[0].get_texts()] == ["simple", "cot"]   # the paper's mode order
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
     plt.close(fig)

@@ -44,7 +44,7 @@ def scripted(body: dict) -> dict:
 @pytest.fixture
 def gateway(tmp_path):
     def make(server):
-        return Gateway.from_settings("openai-compatible", model="fake-model", base_url=server.base_url,
+        return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=server.base_url,
                                      cache_path=tmp_path / "cache.sqlite", progress=False)
     return make
 

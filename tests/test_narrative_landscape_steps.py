@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab import style
 from judgelab.narrative.landscape import build, comparison, figures, store, summaries
 from judgelab.narrative.landscape.coherence import coherence_matrix, offdiagonal
 from judgelab.narrative.landscape.collections import DocumentCollection
@@ -17,6 +16,7 @@ from judgelab.narrative.landscape.graph import critical_coherence
 from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS
 from judgelab.narrative.landscape.projection import Landscape
 from judgelab.narrative.settings import landscape_settings
+from figure_geometry import text_overlaps
 
 KNOBS = {"n_neighbors": 5, "min_cluster_size": 3, "embedding": "precomputed"}
 
@@ -235,7 +235,7 @@ def test_critical_by_seed_figure_one_line_per_collection_and_base(fits):
                       "authors' news value (seed 42, ln)"]
     assert len(ax.lines) == 5 and list(ax.lines[0].get_xdata()) == [42, 43, 44]
     assert ax.get_xlabel() == "UMAP seed" and ax.get_ylabel() == "critical coherence"
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
     no_ref = figures.critical_by_seed_figure(study.sensitivity)
     assert len(no_ref.axes[0].lines) == 4
 
@@ -249,7 +249,7 @@ def test_coherence_distribution_one_panel_per_collection(fits):
     assert [t.get_text() for t in ax.get_legend().get_texts()][0] == f"base e: critical {crit_e:.3f}"
     assert len(ax.lines) == 2 and ax.lines[0].get_xdata()[0] == pytest.approx(crit_e)
     assert len(ax.patches) == 2 * 10 and ax.get_title() == "b: pairwise coherence θ (seed 42)"
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 def test_landscape_map_one_scatter_per_topic():
@@ -259,7 +259,7 @@ def test_landscape_map_one_scatter_per_topic():
     (ax,) = fig.axes
     assert len(ax.collections) == 4 and ax.get_title() == "toy: 10 documents"
     assert sum(len(c.get_offsets()) for c in ax.collections) == 10
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
     colours, markers = figures.topic_style(np.array([0, 8, 9]))
     assert colours[0] == colours[1] != colours[2] and markers[:2] == ["o", "s"]
     with pytest.raises(ValueError, match="10 positions but 3"):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab import interim, style
+from judgelab import interim
 from judgelab.narrative.landscape import store
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.collections import DocumentCollection
@@ -17,6 +17,7 @@ from judgelab.narrative.paths import extraction, figures, param_sets
 from judgelab.narrative.paths import paper_tables as math_tables
 from judgelab.narrative.paths.extraction import PATH_COLUMNS
 from judgelab.narrative.settings import path_settings
+from figure_geometry import text_overlaps
 
 N = 40
 SEEDS = (42, 43)
@@ -244,7 +245,7 @@ def test_coherence_by_method_figure_panels_and_labels():
     # all 6 paths of each method counted
     heights = [p.get_height() for p in ax.patches]
     assert sum(heights[:24]) == 6 and sum(heights[24:]) == 6
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 def test_length_vs_min_coherence_one_panel_per_collection():
@@ -254,7 +255,7 @@ def test_length_vs_min_coherence_one_panel_per_collection():
     assert len(ax.collections) == 2 and all(len(c.get_offsets()) == 6 for c in ax.collections)
     assert ax.get_xlabel() == "path length (documents)" and ax.get_ylabel() == "minimum coherence"
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["max capacity", "random chronological"]
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
     with pytest.raises(ValueError, match="no paths"):
         figures.length_vs_min_coherence_figure(toy_paths().iloc[:0])
 
@@ -280,4 +281,4 @@ def test_endpoint_coverage_three_panels_per_collection():
     assert fig.axes[1].get_xlabel() == "days between endpoints"
     # sources 0..5 and targets 6..11 touch every topic
     assert fig.axes[2].get_title() == "topics covered: 3 of 3"
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []

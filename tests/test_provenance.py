@@ -145,7 +145,7 @@ def test_the_gateway_a_run_uses_names_its_judge_host_and_calls(out_root, monkeyp
     with FakeChatServer() as srv:
         host = provenance.url_host(srv.base_url)
         run = Run.open("99", profile="smoke")
-        gw = run.use(Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = run.use(Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                            cache_path=out_root / "c.sqlite", transcripts=False, progress=False))
         request = ChatRequest(messages=[Message(role="user", content="say ok")])
         assert gw.chat(request).status == "ok"

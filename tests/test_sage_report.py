@@ -1,5 +1,5 @@
 """What notebooks 01-06 show, with known answers: the layer report of 02-04 (behind the fake chat
-server), the corpus helpers of 01, the loaders and table builders of 05-06, and the interim files
+server), the L1-L3 features of 01, the loaders and table builders of 05-06, and the interim files
 they write and read through ``judgelab.interim``."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab import exchange, interim, reporting, style
+from judgelab import exchange, interim, reporting
 from judgelab.gateway import Gateway
 from fake_openai_server import FakeChatServer
 from judgelab.run import Run
@@ -20,6 +20,7 @@ from sage_synthetic import (
 )
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import layer_figures
+from figure_geometry import text_overlaps
 
 TEXT = ("THE LONG WINTER\n\nBy Ada Fenwick\n\nMarta wrapped the bread in cloth and waited by the door for "
         "her son, who had gone to the river before dawn and had not come back. Her hands would not keep still.")
@@ -105,7 +106,7 @@ def test_png_bytes_render_a_closed_figure():
 def fake_gateway(srv, tmp_path) -> Gateway:
     """A gateway to the fake server: every reply is synthesized from the request's schema (first
     enum value), so every score is 1.0 and every trust level "high"."""
-    return Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                  cache_path=tmp_path / "c.sqlite", progress=False)
 
 
@@ -201,32 +202,7 @@ def test_layer_report_refuses_bad_input(out_root):
         rep.final_scores()
 
 
-# ---------------------------------------------------------------- notebook 01: corpus and L1-L3
-
-def test_shortfall_note_names_every_short_category():
-    design = pd.DataFrame({"category": ["canonical", "pulp", "llm"], "design": [50, 30, 20],
-                           "have": [50, 25, 18], "shortfall": [0, 5, 2]})
-    note = report.shortfall_note(design)
-    assert note.startswith("**Shortfall:** pulp: 25 of 30; llm: 18 of 20.")
-    assert report.shortfall_note(design.assign(shortfall=0)) == ""
-
-
-def test_corpus_tables_and_figure(out_root):
-    corpus = pd.DataFrame({"category": ["canonical", "canonical", "llm", "llm", "llm"],
-                           "tier": ["", "", "high", "high", "low"], "model": ["", "", "m1", "m2", "m1"],
-                           "words": [1000, 3000, 2500, 2600, 9000], "in_range": [False, True, True, True, False],
-                           "year": [1890, 1901, np.nan, np.nan, np.nan]})
-    tiers = report.llm_stories_by_tier(corpus)
-    assert tiers["stories"].to_dict() == {("high", "m1"): 1, ("high", "m2"): 1, ("low", "m1"): 1}
-    words = report.words_by_category(corpus)
-    assert words.loc["canonical", "mean"] == 2000 and words.loc["llm", "max"] == 9000
-    fig = report.plot_corpus_words_years(corpus, (2000, 8000))
-    left = fig.axes[0]
-    dashed = [ln.get_xdata()[0] for ln in left.get_lines() if ln.get_linestyle() == "--"]
-    assert dashed == [2000, 8000] and left.get_title() == "Word count by category"
-    reporting.save_figure(fig, "corpus_test", caption="A caption long enough to wrap " * 8)
-    assert style.text_overlaps(fig) == []
-
+# ---------------------------------------------------------------- notebook 01: L1-L3
 
 def test_feature_summary_wide_and_preview():
     feats = pd.DataFrame({"story_id": ["a", "b", "c"], "category": ["canonical", "canonical", "llm"],
@@ -251,7 +227,7 @@ def test_plot_features_by_category_marks_features_not_computed(out_root):
     assert not any("not computed" in t.get_text() for t in shown[0].texts)
     assert set(l123.FEATURES_SHOWN) <= set(l123.FEATURE_COLUMNS)
     reporting.save_figure(fig, "features_test", caption="A caption long enough to wrap " * 8)
-    assert style.text_overlaps(fig) == []
+    assert text_overlaps(fig) == []
 
 
 # ---------------------------------------------------------------- notebooks 05-06: loading and tables

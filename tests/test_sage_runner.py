@@ -75,7 +75,7 @@ def scripted(body: dict, broken_round2: str | None = None):
 
 def run(tmp_path, script, canary: bool | None = None, **kw) -> runner.SageRun:
     with FakeChatServer(script) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False, canary=canary)
         out = runner.run_layer(gw, corpus(), "L5", "smoke", stories=["a", "b"], **kw)
         out.sent = list(srv.calls)
@@ -210,7 +210,7 @@ def test_every_layer_runs_with_schema_valid_replies(tmp_path, layer):
     """The fake server's default reply is synthesized from each request's schema (first enum value):
     every round and both validator turns of L4 and L6 validate and land as scored rows."""
     with FakeChatServer(None) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         out = runner.run_layer(gw, corpus(), layer, "smoke", stories="a", modes="content,title")
     codes = prompts.layer_spec(layer).codes
@@ -237,7 +237,7 @@ def test_the_text_budget_counts_with_the_gateways_tokenizer(tmp_path, monkeypatc
     assert modes.approx_tokens(prepared) < budget
     kw = dict(stories=["a"], modes=["content"], overrides={"max_text_tokens": budget})
     with FakeChatServer(scripted) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp_path / "c.sqlite", progress=False)
         assert gw.count_tokens(prepared) == gw.backend.count_tokens(prepared) < budget  # tiktoken
         whole = runner.run_layer(gw, corpus(), "L5", "smoke", **kw)

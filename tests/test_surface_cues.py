@@ -1,4 +1,4 @@
-"""The surface-cue audit and the bound on cleanup per category (item 2)."""
+"""The surface-cue audit: features independent of the normal form, and an audit that can fail."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,25 +6,21 @@ import pandas as pd
 import pytest
 
 from judgelab.corpus import surface_cues as sc
+from judgelab.corpus.text import count_words
 
 
-def test_features_of_a_known_text():
-    text = ("“Go,” he said--twice.\n\n* * *\n\nIT was *late* – and [withheld] slept…\n\n"
-            "She waited—then left — quietly.")
-    f = sc.surface_features(text)
-    from judgelab.corpus.text import count_words
-    words = count_words(text)
-    per_k = 1000 / words
-    assert f["double_hyphen_per_1k"] == pytest.approx(per_k)
-    assert f["en_dash_per_1k"] == pytest.approx(per_k)
-    assert f["em_dash_per_1k"] == pytest.approx(2 * per_k)
-    assert f["spaced_em_dash_per_1k"] == pytest.approx(per_k)              # " — ": one spaced dash
-    assert f["section_break_per_1k"] == pytest.approx(per_k)
-    assert f["emphasis_marker_per_1k"] == pytest.approx(2 * per_k)
-    assert f["mask_per_1k"] == pytest.approx(per_k) and f["ellipsis_char_per_1k"] == pytest.approx(per_k)
-    assert f["curly_quote_share"] == 1.0 and f["book_capitals_opening"] == 0.0
-    assert f["share_quote_openings"] == pytest.approx(1 / 4)
-    assert f["mean_paragraph_words"] == pytest.approx(words / 4)
+def test_marks_and_shape_of_a_known_text():
+    text = 'He said; "no..." and left.\n\nShe waited. Then she ran! Why?\n\nIt—ended…'
+    assert sc.marks(text) == [";", '"', "...", '"', ".", ".", "!", "?", "—", "…"]
+    rates = sc.punctuation_rates([text, "A plain text"])
+    per_k = 1000 / count_words(text)
+    assert rates.loc[0, "per_1k ;"] == pytest.approx(per_k) and rates.loc[0, "per_1k ."] == pytest.approx(2 * per_k)
+    assert rates.loc[1].eq(0).all()                                   # no marks: every rate 0
+    f = sc.shape_features(text)
+    assert f["paragraph_words_mean"] == pytest.approx(np.mean([5, 6, 2]))
+    assert f["sentences_per_paragraph"] == pytest.approx(np.mean([1, 3, 1]))
+    assert f["share_one_sentence_paragraphs"] == pytest.approx(2 / 3)
+    assert f["sentence_words_median"] == 2 and sc.blank("Ab1, c!") == "xxx, x!"
 
 
 def test_the_bootstrap_auc_matches_scikit_learn():
@@ -43,34 +39,45 @@ def test_the_bootstrap_auc_matches_scikit_learn():
     assert weighted_auc(score[pos], w[:, pos], score[~pos], w[:, ~pos])[0] == pytest.approx(roc_auc_score(y[idx], score[idx]))
 
 
-def _texts(n_h=20, n_l=10, llm_mark=""):
-    rows = [{"story_id": f"h{i}", "category": "canonical", "text": f"He walked home {'and sat ' * i}at last."}
-            for i in range(n_h)]
-    rows += [{"story_id": f"l{i}", "category": "llm", "text": f"He walked home{llm_mark} {'and sat ' * i}at last."}
-             for i in range(n_l)]
-    return pd.DataFrame(rows)
+_WORDS = "the a house river night man woman door light old cold went saw said came long dark small".split()
 
 
-def test_a_mark_only_one_category_carries_is_found_and_no_mark_is_chance():
-    marked = sc.feature_table(_texts(llm_mark="--"))
-    r = sc.classify_cv(marked, ["double_hyphen_per_1k"], n_permutations=9, seed=1, n_boot=200)
-    assert r["auc"] == 1.0 and r["chance_accuracy"] == pytest.approx(2 / 3) and r["accuracy"] > 0.9
-    assert r["p_perm"] == pytest.approx(1 / 10)               # no permutation reaches AUC 1
-    plain = sc.feature_table(_texts())
-    r0 = sc.classify_cv(plain, ["double_hyphen_per_1k", "mask_per_1k"], n_permutations=9, seed=1, n_boot=200)
-    assert r0["auc"] == 0.5 and r0["p_perm"] == 1.0           # constant features: every score tied
+def _story(rng, semicolons: bool) -> str:
+    paras = []
+    for _ in range(rng.integers(4, 8)):
+        sents = []
+        for _ in range(rng.integers(1, 5)):
+            ws = list(rng.choice(_WORDS, rng.integers(6, 16)))
+            ws[rng.integers(2, len(ws) - 2)] += ";" if semicolons else ","
+            sents.append(" ".join(ws).capitalize() + ".")
+        paras.append(" ".join(sents))
+    return "\n\n".join(paras)
+
+
+def _texts(plant: bool, seed: int = 0, n_h: int = 30, n_l: int = 15) -> pd.DataFrame:
+    """Stories from one generator in both categories; ``plant``: the LLM ones put a semicolon where
+    the human ones put a comma (the cue the audit must find)."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame([{"story_id": f"s{i}", "category": "llm" if i >= n_h else "canonical",
+                          "text": _story(rng, plant and i >= n_h)} for i in range(n_h + n_l)])
+
+
+def test_the_audit_detects_a_planted_cue_and_reports_chance_without_one():
+    # 9 permutations: the smallest p is 1/10, reached when no permutation does as well as the labels
+    t = sc.audit_table({"no cue": _texts(False), "semicolons in one category": _texts(True)}, n_permutations=9, seed=0)
+    assert list(t.columns) == sc.TABLE_COLUMNS and len(t) == 2 * len(sc.FEATURE_SETS)
+    t = t.set_index(["text", "features"])
+    for fs in (sc.FEATURE_SETS[0], sc.FEATURE_SETS[1], sc.FEATURE_SETS[3]):      # shape has no cue to find
+        hit = t.loc[("semicolons in one category", fs)]
+        assert hit["auc"] > 0.95 and hit["p_perm"] == pytest.approx(1 / 10) and hit["accuracy_ci_low"] > hit["chance_accuracy"] - 0.1
+    for fs in sc.FEATURE_SETS:
+        null = t.loc[("no cue", fs)]
+        assert null["p_perm"] > 0.1 and null["auc_ci_low"] < 0.5 < null["auc_ci_high"], (fs, null)
+    assert t["p_holm"].ge(t["p_perm"]).all() and set(t["unit"]) == {"story"}
     with pytest.raises(ValueError, match="at least 5 stories of each class"):
-        sc.classify_cv(sc.feature_table(_texts(n_l=3)), ["mask_per_1k"], n_permutations=0)
-
-
-def test_audit_table_has_the_interval_and_adjustment_columns():
-    versions = {"before": _texts(llm_mark="--"), "after": _texts()}
-    t = sc.audit_table(versions, n_permutations=4, seed=0)
-    assert list(t.columns) == sc.TABLE_COLUMNS and len(t) == 4
-    assert set(t["unit"]) == {"story"} and t["p_holm"].ge(t["p_perm"]).all()
-    typo = t.set_index(["text", "features"]).loc[("after", "typographic")]
-    assert typo["auc"] == 0.5 and typo["accuracy_ci_low"] < typo["accuracy"] <= typo["accuracy_ci_high"]
-    assert np.isfinite(t["auc_ci_low"]).all()
+        sc.classify_cv(np.zeros((10, 2)), [0] * 7 + [1] * 3, n_permutations=0)
+    with pytest.raises(ValueError, match=r"audit_table: the texts table lacks column\(s\) \['text'\]"):
+        sc.audit_table({"x": _texts(False).drop(columns="text")})
 
 
 # ---------------------------------------------------------------- on the real corpus
@@ -99,9 +106,21 @@ def test_mean_removal_per_category_is_bounded(corpus):
     assert (content["leaks"] == 0).all()
 
 
-def test_typographic_features_are_at_chance_after_the_normal_form(corpus):
+def test_on_the_texts_as_sent_the_audit_can_fail_and_finds_a_cue_planted_in_human_stories(corpus):
+    """The punctuation rates still tell LLM from human stories after the normal form (the authors'
+    style: the audit is not at chance by construction); among human stories alone, a random split is
+    at chance until semicolons are planted in one half."""
     from judgelab.sage.protocol import prep_report as pr
 
-    after = pr.sent_texts(corpus)
-    r = sc.classify_cv(sc.feature_table(after), sc.TYPO_FEATURES, n_permutations=19, seed=0, n_boot=200)
-    assert r["p_perm"] > 0.05 and r["auc_ci_low"] <= 0.5, r
+    sent = pr.sent_texts(corpus)
+    y = sent["category"].eq("llm").to_numpy(int)
+    real = sc.classify_cv(sc.punctuation_rates(sent["text"]).to_numpy(), y, n_permutations=19, seed=0, n_boot=500)
+    assert real["auc_ci_low"] > 0.5 and real["p_perm"] == pytest.approx(1 / 20), real
+    human = sent[sent["category"] != "llm"].reset_index(drop=True)
+    pseudo = np.zeros(len(human), int)
+    pseudo[np.random.default_rng(1).choice(len(human), 20, replace=False)] = 1
+    null = sc.classify_cv(sc.punctuation_rates(human["text"]).to_numpy(), pseudo, n_permutations=19, seed=0, n_boot=500)
+    assert null["p_perm"] > 0.05 and null["auc_ci_low"] < 0.5 < null["auc_ci_high"], null
+    planted = [t.replace(", ", "; ") if p else t for t, p in zip(human["text"], pseudo)]
+    hit = sc.classify_cv(sc.punctuation_rates(planted).to_numpy(), pseudo, n_permutations=19, seed=0, n_boot=500)
+    assert hit["auc"] > 0.95 and hit["p_perm"] == pytest.approx(1 / 20), hit

@@ -1,5 +1,5 @@
-"""One figure style for both studies: palette, fonts, panel sizes, legends, captions, and a check
-that no two pieces of text collide.
+"""One figure style for both studies: palette, fonts, panel sizes, legends, captions, and the
+boxes of a figure's text that the saved layout records.
 
 - Colours are Okabe & Ito's (2008) eight, distinguishable under the common colour-vision
   deficiencies (Okabe M., Ito K., "Color Universal Design", 2008; Wong B., Nature Methods 8:441,
@@ -12,9 +12,11 @@ that no two pieces of text collide.
   :func:`figure_legend` once for the whole figure, below or right of the panels.
 - :func:`add_caption` puts a caption under everything else in the figure (measured, not guessed);
   :func:`judgelab.reporting.save_figure` calls it.
-- :func:`text_overlaps` renders a figure and lists every pair of text elements (titles, axis
-  labels, legends, the caption, figure texts and annotations; tick labels excepted) whose bounding
-  boxes overlap. The figure tests assert it is empty.
+- :func:`text_boxes` and :func:`content_boxes` measure a rendered figure's text elements (titles,
+  axis labels, legends, the caption, figure texts and annotations; tick labels excepted) and
+  everything else; :func:`judgelab.reporting.save_figure` records their collisions
+  (:func:`overlapping_pairs`, :func:`above_caption_violations`) beside the figure. The figure tests
+  check the same with ``tests/figure_geometry.py``.
 """
 from __future__ import annotations
 
@@ -25,7 +27,6 @@ from typing import Iterable, Sequence
 import matplotlib
 import matplotlib.pyplot as plt
 from cycler import cycler
-from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.transforms import Bbox, ScaledTranslation
 
@@ -354,12 +355,6 @@ def overlapping_pairs(boxes: Sequence[tuple[str, Bbox | Sequence[float]]], toler
         if w > tolerance_px and h > tolerance_px:
             pairs.append((na, nb))
     return pairs
-
-
-def text_overlaps(fig: Figure, tolerance_px: float = 1.0) -> list[tuple[str, str]]:
-    """Render ``fig`` and return every pair of text elements (see :func:`text_boxes`) whose bounding
-    boxes overlap; ``[]`` for a figure whose text never collides."""
-    return overlapping_pairs(text_boxes(fig), tolerance_px)
 
 
 def above_caption_violations(caption: Bbox | Sequence[float] | None,

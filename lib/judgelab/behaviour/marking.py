@@ -2,7 +2,7 @@
 embedded 135M model answered, ``judge_note`` = the small-model warning (its numbers show that the
 pipeline runs, not the findings).
 
-Notebook 12 calls two judges (SAGE's and the narrative judges', :mod:`judgelab.judges`), which
+Notebook 12 calls two judges (SAGE's and the narrative judges', :mod:`judgelab.study_models`), which
 differ on OpenAI: a table is marked with its study's judge, and a table with a ``study`` column
 (the planted study's calls) row by row."""
 from __future__ import annotations

@@ -241,16 +241,16 @@ def narrative_requests(paths: pd.DataFrame, knobs: dict, perturbations: Sequence
     the same again hardened.
 
     Agent 0 is notebook 09's, of the same design (``agent_design``, else
-    ``JUDGELAB_NARRATIVE_AGENTS``: :func:`judgelab.judges.agent_design`), and under the same guard:
+    ``JUDGELAB_NARRATIVE_AGENTS``: :func:`judgelab.study_models.agent_design`), and under the same guard:
     with the judge's gateway ``gw`` given, a temperature on a judge that is sent none raises
     ConfigError before any request is built (:func:`judgelab.narrative.judges.run.check_design`),
     rather than being dropped while the table says it ran."""
-    from judgelab import judges as study_judges
+    from judgelab import study_models
     from judgelab.narrative.judges import prompts as judge_prompts
     from judgelab.narrative.judges import run as judges
     from judgelab.narrative.judges.settings import k_for
 
-    design = study_judges.agent_design(agent_design)
+    design = study_models.agent_design(agent_design)
     first = {c: judges.agent_spread(k_for(c, knobs["k"]), knobs["temperature_range"], knobs["seed"], design)[0]
              for c in paths["collection"].unique()}
     if gw is not None:

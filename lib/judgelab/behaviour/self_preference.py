@@ -1,25 +1,41 @@
-"""Self-preference: does a judge favour stories its own model family wrote?
+"""Self-preference: does a judge favour stories its own model family wrote, beyond what other
+judges see in them?
 
 **Families** (:func:`family_of`): the maker of a model, read from its name by the first matching
 pattern of :data:`FAMILY_PATTERNS` (case-insensitive, on the whole name, an ``org__`` or ``org/``
-prefix included; the first match in the table's order wins): OpenAI (gpt, chatgpt, o1/o3/o4), Anthropic (claude), Google (gemini, gemma), DeepSeek,
-Mistral (mistral, mixtral, ministral, magistral, codestral), Qwen (qwen, qwq), Meta (llama), Cohere
-(command, c4ai), xAI (grok), Microsoft (phi), Hugging Face (smollm). Gemini and Gemma share the
-family "google": one maker, one training lineage.
+prefix included): OpenAI (gpt, chatgpt, o1/o3/o4), Anthropic (claude), Google (gemini, gemma),
+DeepSeek, Mistral (mistral, mixtral, ministral, magistral, codestral), Qwen (qwen, qwq), Meta
+(llama), Cohere (command, c4ai), xAI (grok), Microsoft (phi), Hugging Face (smollm).
 
-**Comparison** (:func:`self_preference_table`): when the judge's family wrote some of the LLM
-stories, per layer, mode and tier, SAGE's final score of the own-family stories against the other
-LLM stories of the same tier (mean difference own - other, two-sample percentile bootstrap over
-stories). Otherwise one row per layer and mode says "not applicable for this judge" and names the
-families present.
+**Why a panel**: one judge's own-family contrast (its score of its family's stories minus the
+others') mixes self-preference with real differences between the writers. A judge x writer design
+removes them: other judges read the same stories. With judge family F (its judges) and O (the
+panel's other judges), per story s, u_s = mean score by F's judges - mean score by O's judges; per
+**matched set** m (the LLM stories several models wrote to one prompt, the eqbench prompt named by
+the story's title, e.g. "Mushroom Season" by claude, chatgpt and gemini) the difference-in-differences
+
+    D_m = mean(u_s: s in m written by F) - mean(u_s: s in m written by a family with no judge on the panel)
+
+cancels the writers' quality (both groups of judges read s), each judge group's leniency (it
+enters every u_s alike) and the prompt (both sides wrote to it). The comparison stories are those
+of families *off* the panel, so that O's own self-preference cannot enter F's contrast. The
+estimate is the mean of D_m over the matched sets holding both kinds of story, with Student's t
+interval over those sets (the independent units: each set's stories were written and judged apart
+from the other sets'). Content mode only: in title mode the author line is the model's id, so a
+contrast there would measure brand recognition. At the corpus' sizes (1-5 sets per family) the
+percentile bootstrap undercovers (85% and 77% in simulation); the t interval holds its level,
+which ``tests/test_panel.py`` checks by simulation at these n's.
+
+With one judge family there is no O: the table says :data:`NOT_IDENTIFIABLE` and gives no estimate.
 """
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
-from judgelab.stats import intervals
+from judgelab.stats import intervals, rules
 
 FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("openai", r"(^|[^a-z])(gpt|chatgpt|o[134](-|$|[^a-z0-9]))"),
@@ -34,7 +50,11 @@ FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("microsoft", r"(^|[^a-z])phi-?\d"),
     ("huggingface", r"smollm"),
 )
-NOT_APPLICABLE = "not applicable for this judge"
+NOT_IDENTIFIABLE = "not identifiable with one judge family"
+UNIT = "matched set (LLM stories written to one prompt by several model families)"
+CI_METHOD = "Student t over matched sets"
+COLUMNS = ["layer", "mode", "judge_family", "status", "judges_own", "judges_other", "n_sets", "n_own_stories",
+           "n_other_stories", "did", "ci_low", "ci_high", "note", "unit", "ci_method"]
 
 
 def family_of(model: str | None) -> str | None:
@@ -48,43 +68,75 @@ def family_of(model: str | None) -> str | None:
     return None
 
 
-def story_families(corpus: pd.DataFrame) -> pd.DataFrame:
-    """The LLM stories with their author model and its family (``family`` None when unknown)."""
-    llm = corpus[corpus["category"] == "llm"][["story_id", "model", "tier"]].copy()
-    llm["family"] = llm["model"].map(family_of)
-    return llm.reset_index(drop=True)
+def matched_sets(corpus: pd.DataFrame) -> pd.DataFrame:
+    """The LLM stories in prompts written by at least two model families: story_id, prompt (the
+    title), writer (the model), family."""
+    llm = corpus.loc[corpus["category"] == "llm", ["story_id", "title", "model"]].rename(
+        columns={"title": "prompt", "model": "writer"})
+    llm["family"] = llm["writer"].map(family_of)
+    several = llm.groupby("prompt")["family"].transform("nunique") >= 2
+    return llm[several & llm["family"].notna()].reset_index(drop=True)
 
 
-def families_present(families: pd.DataFrame) -> str:
-    """"anthropic (1), openai (5), ..." from :func:`story_families`."""
-    counts = families["family"].fillna("unknown").value_counts().sort_index()
-    return ", ".join(f"{f} ({n})" for f, n in counts.items())
+def set_contrasts(u: np.ndarray, sets: np.ndarray, own: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """D_m of every set holding a finite u of an ``own`` story and of an ``other`` (module docstring)."""
+    ok = np.isfinite(u)
+    out = []
+    for m in pd.unique(sets):
+        a, b = ok & (sets == m) & own, ok & (sets == m) & other
+        if a.any() and b.any():
+            out.append(u[a].mean() - u[b].mean())
+    return np.asarray(out, float)
 
 
-def self_preference_table(judge_model: str, summaries: pd.DataFrame, families: pd.DataFrame,
-                          n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """See the module docstring. ``summaries``: SAGE summary rows (story_id, layer, mode, overall_score);
-    ``families``: :func:`story_families` of the whole corpus (so "present" means in the corpus)."""
-    judge_family = family_of(judge_model)
-    present = families_present(families)
-    scored = summaries.merge(families, on="story_id", how="inner").dropna(subset=["overall_score"])
-    cols = ["layer", "mode", "tier", "judge_family", "status", "families_present", "n_own", "n_other",
-            "mean_own", "mean_other", "diff", "diff_ci_low", "diff_ci_high"]
+def did_interval(d: np.ndarray) -> tuple[float, float, float, str]:
+    """(mean D, t interval, note) over matched sets; NaN with a note when too few or no variation."""
+    if len(d) < rules.MIN_PAIRED:
+        return (float(d.mean()) if len(d) else np.nan, np.nan, np.nan,
+                rules.too_few(len(d), rules.MIN_PAIRED, "matched sets"))
+    if rules.is_constant(d):
+        return float(d.mean()), np.nan, np.nan, f"{rules.CONSTANT}: no variation across matched sets, no interval"
+    lo, hi = intervals.t_interval(d)
+    return float(d.mean()), lo, hi, ""
+
+
+def self_preference_table(scores: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
+    """Per layer and judge family, the difference-in-differences of the module docstring.
+
+    ``scores``: one row per judge x story x layer x mode with ``judge``, ``judge_family`` (None:
+    read from ``model``), ``model``, ``story_id``, ``layer``, ``mode``, ``overall_score`` (the SAGE
+    summaries of the panel's members, :func:`judgelab.panel.stack`); ``corpus``: notebook 01's."""
+    sets = matched_sets(corpus)
+    content = scores[scores["mode"] == "content"].copy()
+    declared = content["judge_family"] if "judge_family" in content else pd.Series(None, index=content.index)
+    content["judge_family"] = declared.where(declared.notna(), content["model"].map(family_of)).fillna("unknown")
+    fams = content.groupby("judge")["judge_family"].first()
     rows = []
-    own_ids = set(families.loc[families["family"] == judge_family, "story_id"]) if judge_family else set()
-    for (layer, mode), g in summaries.groupby(["layer", "mode"], sort=True):
-        base = {"layer": layer, "mode": mode, "judge_family": judge_family or "unknown", "families_present": present}
-        if not own_ids:
-            rows.append({**base, "tier": "", "status": NOT_APPLICABLE})
+    for layer, g in content.groupby("layer", sort=True):
+        base = {"layer": layer, "mode": "content", "unit": UNIT, "ci_method": CI_METHOD}
+        if fams[g["judge"].unique()].nunique() < 2:
+            rows.append({**base, "judge_family": ", ".join(sorted(set(fams))), "status": NOT_IDENTIFIABLE,
+                         "note": "one family judged: its own-family contrast would mix self-preference with the "
+                                 "writers' quality; a panel of judge families gives the crossed design (make panel)"})
             continue
-        s = scored[(scored["layer"] == layer) & (scored["mode"] == mode)]
-        for tier, t in s.groupby("tier", sort=True):
-            own, other = t[t["story_id"].isin(own_ids)], t[~t["story_id"].isin(own_ids)]
-            d, lo, hi = intervals.diff_ci(own["overall_score"], other["overall_score"], n_boot, seed)
-            status = "ok" if len(own) and len(other) else "no own-family or no other story judged in this tier"
-            rows.append({**base, "tier": tier, "status": status, "n_own": len(own), "n_other": len(other),
-                         "mean_own": own["overall_score"].mean() if len(own) else float("nan"),
-                         "mean_other": other["overall_score"].mean() if len(other) else float("nan"),
-                         "diff": d, "diff_ci_low": lo, "diff_ci_high": hi})
-    out = pd.DataFrame(rows, columns=cols)
-    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot) + " (two samples)")
+        y = g.pivot_table(index="story_id", columns="judge", values="overall_score", aggfunc="mean")
+        y = y.reindex(sets["story_id"])
+        on_panel = set(fams[y.columns])
+        for fam in sorted(on_panel):
+            mine = [j for j in y.columns if fams[j] == fam]
+            others = [j for j in y.columns if fams[j] != fam]
+            u = (y[mine].mean(axis=1) - y[others].mean(axis=1)).to_numpy(float)
+            own = (sets["family"] == fam).to_numpy()
+            other = ~sets["family"].isin(on_panel).to_numpy()
+            d = set_contrasts(u, sets["prompt"].to_numpy(), own, other)
+            did, lo, hi, note = did_interval(d)
+            status = "ok" if len(d) else f"no matched set holds a story by {fam} and one by a family off the panel"
+            rows.append({**base, "judge_family": fam, "status": status, "judges_own": ", ".join(mine),
+                         "judges_other": ", ".join(others), "n_sets": len(d),
+                         "n_own_stories": int((own & np.isfinite(u)).sum()),
+                         "n_other_stories": int((other & np.isfinite(u)).sum()),
+                         "did": did, "ci_low": lo, "ci_high": hi, "note": note})
+    if not rows:
+        rows.append({"mode": "content", "status": NOT_IDENTIFIABLE, "note": "no content-mode scores",
+                     "unit": UNIT, "ci_method": CI_METHOD})
+    return pd.DataFrame(rows, columns=COLUMNS)

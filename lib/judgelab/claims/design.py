@@ -28,7 +28,7 @@ import importlib
 import math
 import re
 
-from judgelab.judges import PAPER_JUDGES
+from judgelab.study_models import PAPER_JUDGES
 
 DEPENDENCIES = ("judge_model", "embedding_model", "collection_subset", "min_units", "profile")
 PAPER_PROFILE = "paper"

@@ -8,7 +8,7 @@ calls (:mod:`~judgelab.estimate.pricing`, :mod:`~judgelab.estimate.timing`); the
 (holistic judge + one SAGE layer on human-rated stories): :mod:`judgelab.estimate.human`. No key,
 no network, no model load.
 
-Each notebook is priced on its study's judge (:func:`judgelab.judges.resolve_judge`: on the
+Each notebook is priced on its study's judge (:func:`judgelab.study_models.resolve_judge`: on the
 ``openai`` backend the papers' gpt-5-mini for SAGE and gpt-4.1 for the narrative and holistic
 judges unless overridden) with the budgets and efforts the gateway will send it
 (:func:`judgelab.estimate.pricing.with_sent_sampling`); :attr:`Estimate.warnings` names budgets
@@ -124,7 +124,7 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS):
 def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS):
     """Every notebook's calls on its study's judge, with budgets as sent and costs; also the
     notes, labels and tokenizers (one per judge model)."""
-    from judgelab.judges import NOTEBOOK_STUDY, resolve_judge
+    from judgelab.study_models import NOTEBOOK_STUDY, resolve_judge
 
     by_judge: dict = {}
     # a notebook's rows priced on each study's judge: its own study's, and for notebook 12 (SAGE
@@ -167,9 +167,9 @@ def _judge_share(calls: pd.DataFrame, share: list[tuple[str, str | None]]) -> pd
 
 
 def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
-    """The narrative notebooks a temperature-rejecting judge would refuse (judgelab.judges.agent_design)."""
+    """The narrative notebooks a temperature-rejecting judge would refuse (judgelab.study_models.agent_design)."""
     from judgelab.gateway.reasoning import rejects_temperature
-    from judgelab.judges import agent_design
+    from judgelab.study_models import agent_design
 
     if agent_design() != "temperature":
         return []

@@ -1,7 +1,7 @@
 """``python -m judgelab.estimate --profile paper`` (``make estimate PROFILE=paper``).
 
 Backend and each notebook's judge from the usual settings (``JUDGELAB_BACKEND``, the per-study
-models of :mod:`judgelab.judges`, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE_URL``; concurrency and limits
+models of :mod:`judgelab.study_models`, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE_URL``; concurrency and limits
 from ``JUDGELAB_CONCURRENCY/RPM/TPM``); no key, no network. Prints per notebook and in total: calls, input / cached / output tokens, USD (standard,
 with prompt caching, Batch) and wall time as low / typical / high, and writes them to
 ``results/estimate/``. ``compare`` checks an estimate against a ledger CSV

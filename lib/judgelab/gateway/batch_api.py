@@ -34,7 +34,7 @@ from judgelab.gateway.parsing import parse_reply
 from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 if TYPE_CHECKING:
-    from judgelab.gateway.core import Gateway
+    from judgelab.gateway.call import Caller
 
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
 ENDPOINT = "/v1/chat/completions"
@@ -43,16 +43,13 @@ MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1024 * 1024
 
 
-def batch_backend(gw: "Gateway"):
+def batch_backend(gw: "Caller"):
     """The gateway's OpenAI-protocol backend, or a ConfigError naming the backend in use."""
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
     if not isinstance(gw.backend, OpenAIBackend):
         raise ConfigError(f"the Batch API needs an openai or openai-compatible backend, not {gw.backend_name}")
     return gw.backend
-
-
-_backend = batch_backend  # the older private name
 
 
 def batch_line(be, key: str, messages: list[dict], req: ChatRequest) -> dict:
@@ -191,7 +188,7 @@ def line_failure(rec: dict, url: str | None = None, model: str | None = None) ->
     return Failure(kind="invalid_reply", url=url, model=model)
 
 
-def billed_failure(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
+def billed_failure(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
     """A failed result holding the tokens of a billed line that gave no valid reply (a 200 whose
     reply fails validation), or None for a line that was not billed (an error line)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
@@ -218,7 +215,7 @@ def billed_failure(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_i
                       failure_detail=line_failure(rec, gw.base_url, gw.model_name), failure=failure)
 
 
-def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
+def batch_lines(gw: "Caller", requests: list[ChatRequest]) -> list[dict]:
     """The Batch API input lines for the requests not yet cached (one per distinct key)."""
     be = batch_backend(gw)
     lines, seen = [], set()
@@ -237,7 +234,7 @@ def batch_lines(gw: "Gateway", requests: list[ChatRequest]) -> list[dict]:
     return lines
 
 
-def submit_batch(gw: "Gateway", requests: list[ChatRequest], metadata: dict | None = None) -> str | None:
+def submit_batch(gw: "Caller", requests: list[ChatRequest], metadata: dict | None = None) -> str | None:
     """Upload and create a batch for the uncached requests; returns its id (None if nothing to do)."""
     if gw.cache_mode == "replay":
         raise ConfigError("cannot submit a batch in replay mode")
@@ -251,7 +248,7 @@ def submit_batch(gw: "Gateway", requests: list[ChatRequest], metadata: dict | No
 
 
 def collect_batch(
-    gw: "Gateway", batch_id: str, requests: list[ChatRequest], wait: bool = False,
+    gw: "Caller", batch_id: str, requests: list[ChatRequest], wait: bool = False,
     poll_s: float = 30.0, fill_missing: bool = False,
 ) -> list[ChatResult] | None:
     """Results for ``requests`` from a finished batch (None if it is still running and not ``wait``)."""
@@ -300,7 +297,7 @@ def collect_batch(
     return out
 
 
-def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: str,
+def store_line(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: str,
                note: str | None = None) -> tuple[ChatResult | None, str]:
     """Validate one output line and cache it; returns (result, "") or (None, error).
 
@@ -329,6 +326,3 @@ def store_line(gw: "Gateway", key: str, req: ChatRequest, rec: dict, batch_id: s
                       model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
                       truncated=note is not None, truncation_note=note, sampling=req.sampling,
                       tags=gw.redact({**req.tags, "batch_id": batch_id}), clipped=clipped, batch_id=batch_id), ""
-
-
-_store = store_line  # the older private name

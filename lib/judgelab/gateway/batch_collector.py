@@ -51,7 +51,7 @@ from judgelab.gateway.settings import BATCH_FALLBACKS
 from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 if TYPE_CHECKING:
-    from judgelab.gateway.core import Gateway
+    from judgelab.gateway.call import Caller
 
 log = logging.getLogger("judgelab.gateway.batch")
 
@@ -239,7 +239,7 @@ class WorkerGroup:
 class BatchCollector:
     """Runs a set of pending requests as Batch API jobs and fills in their results."""
 
-    def __init__(self, gw: "Gateway", poll_s: float = 30.0, fallback: str = "stop",
+    def __init__(self, gw: "Caller", poll_s: float = 30.0, fallback: str = "stop",
                  max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
         if fallback not in FALLBACKS:
             raise ConfigError(f"batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of {', '.join(FALLBACKS)}, "

@@ -10,7 +10,7 @@ against a real one without a GPU or a download. Usage from the shell::
 and from Python (the test suite does this)::
 
     with LocalLlamaServer(n_threads=1) as srv:
-        gw = Gateway.from_settings("openai-compatible", model=srv.model_alias, base_url=srv.base_url)
+        gw = Gateway.from_settings(backend="openai-compatible", model=srv.model_alias, base_url=srv.base_url)
 
 What this server really does (llama-cpp-python 0.3.36, checked by ``tests/test_llama_cpp_server.py``):
 

@@ -28,10 +28,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from judgelab.gateway.cache import CACHE_MODES
 from judgelab.gateway.errors import ConfigError
+
+if TYPE_CHECKING:
+    from judgelab.gateway.retry import RetryPolicy
 
 BACKENDS = ("llamacpp", "openai", "openai-compatible")
 _ALIASES = {
@@ -54,6 +58,10 @@ _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 @dataclass(frozen=True)
 class Settings:
+    """Everything :meth:`Gateway.from_settings <judgelab.gateway.core.Gateway.from_settings>` builds
+    a gateway from, as :func:`resolve` chose it; the fields after ``batch_fallback`` come from
+    arguments only (their defaults are the gateway's)."""
+
     backend: str
     model: str | None
     base_url: str | None
@@ -67,6 +75,18 @@ class Settings:
     batch_poll_s: float = DEFAULT_BATCH_POLL_S
     llama_states_mb: int = DEFAULT_LLAMA_STATES_MB
     batch_fallback: str = DEFAULT_BATCH_FALLBACK
+    max_repairs: int = 2
+    retry: RetryPolicy | None = None
+    n_ctx: int | None = None
+    timeout_s: float = 120.0
+    schema_style: str | None = None
+    price_table: str | Path | None = None
+    transcripts: bool = True
+    # a gateway.reasoning.ReasoningPolicy, not named: reasoning reads the backends, which read these settings
+    reasoning: Any = None
+    study: str | None = None  # whose judge (judgelab.study_models), named in stop messages
+    canary: bool | None = None
+    stop_after: int | None = None
 
     @property
     def llama_states_dir(self) -> Path | None:
@@ -175,8 +195,10 @@ def resolve(
     batch: bool | None = None,
     batch_poll_s: float | None = None,
     batch_fallback: str | None = None,
+    **options,
 ) -> Settings:
-    """Arguments win over the environment; with neither, the embedded llamacpp model.
+    """Arguments win over the environment; with neither, the embedded llamacpp model. ``options``
+    are the fields of :class:`Settings` read from arguments only (``max_repairs``, ``study``, ...).
 
     The base URL: the argument, else ``JUDGELAB_BASE_URL``, else (for the OpenAI-protocol
     backends) ``OPENAI_BASE_URL``. Only the first two choose ``openai-compatible`` when no backend
@@ -222,6 +244,7 @@ def resolve(
         or DEFAULT_BATCH_POLL_S,
         llama_states_mb=_states_mb(_env("JUDGELAB_LLAMA_STATES_MB")),
         batch_fallback=resolve_batch_fallback(batch_fallback),
+        **options,
     )
 
 

@@ -1,4 +1,4 @@
-"""What the SAGE notebooks 01–04 show, one call per thing shown.
+"""What the SAGE notebooks 02–04 show, one call per thing shown.
 
 Notebooks 02–04 differ only in their layer (L4 cultural, L5 emotional-psychological, L6
 existential-philosophical) and their prose: their one code cell is :func:`layer_notebook`, which
@@ -10,8 +10,6 @@ Each method saves its tables and figures through the run (``run.table`` / ``run.
 ``sage_<what>_<layer>``) and returns a :class:`Shown` that Jupyter displays. The numbers behind
 them are plain functions below (:func:`score_distribution`, :func:`trajectory_pivot`, ...),
 tested with known answers in ``tests/test_sage_report.py``.
-
-Notebook 01 (the corpus) uses the functions of the section "corpus" at the end.
 """
 from __future__ import annotations
 
@@ -135,8 +133,8 @@ class LayerReport:
         profiles.check(run.profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
-        if gateway is None:  # SAGE's judge (judgelab.judges: the paper's gpt-5-mini on openai)
-            from judgelab.judges import open_gateway
+        if gateway is None:  # SAGE's judge (judgelab.study_models: the paper's gpt-5-mini on openai)
+            from judgelab.study_models import open_gateway
 
             gateway = run.use(open_gateway("sage", backend=backend, model=model, base_url=base_url))
         corpus = interim.read("corpus") if corpus is None else corpus
@@ -292,51 +290,3 @@ def layer_notebook(run: Run, layer: str, backend: str | None = None, model: str 
         display(show())
     return report
 
-
-# ---------------------------------------------------------------- notebook 01: the corpus
-
-def shortfall_note(design: pd.DataFrame) -> str:
-    """Markdown naming every category with fewer stories than the design (``""`` when none).
-
-    ``design`` is :func:`judgelab.corpus.manifest.shortfall`'s table (category, design, have, shortfall)."""
-    missing = design.loc[design["shortfall"] > 0]
-    if missing.empty:
-        return ""
-    return ("**Shortfall:** " + "; ".join(f"{r.category}: {r.have} of {r.design}" for r in missing.itertuples())
-            + ". The mirror holds fewer public-domain stories than the design; the statistics use what exists.")
-
-
-def llm_stories_by_tier(corpus: pd.DataFrame) -> pd.DataFrame:
-    """Number of LLM-written stories per quality tier and model."""
-    llm = corpus.loc[corpus["category"] == "llm"]
-    return llm.groupby(["tier", "model"]).size().rename("stories").to_frame()
-
-
-def words_by_category(corpus: pd.DataFrame) -> pd.DataFrame:
-    """count, mean, std, min, quartiles and max of the word counts per category, rounded to words."""
-    return corpus.groupby("category")["words"].describe().round(0)
-
-
-def plot_corpus_words_years(corpus: pd.DataFrame, word_range: tuple[int, int]):
-    """Two panels: word counts by category (dots coloured by ``in_range``; dashed lines at the
-    ends of ``word_range``), and the stacked histogram of years of first publication."""
-    import seaborn as sns
-
-    from judgelab import style
-
-    fig, axes = style.subplots(2, 1, width=5.0, height=3.8)
-    left, right = axes[0]
-    sns.stripplot(data=corpus, x="words", y="category", hue="in_range", ax=left, jitter=0.25, size=4)
-    for w in word_range:
-        left.axvline(w, color=style.GREY, ls="--", lw=0.8)
-    left.set(title="Word count by category", xlabel="words (cleaned text)")
-    years = corpus.dropna(subset=["year"])
-    if len(years):
-        sns.histplot(data=years, x="year", hue="category", multiple="stack", bins=30, ax=right)
-    else:
-        style.empty_panel(right, "no publication years")
-    right.set(title="Year of first publication", xlabel="year")
-    for ax in (left, right):  # legends beside the panels, never on the dots or bars
-        if ax.get_legend() is not None:
-            sns.move_legend(ax, "upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    return fig

@@ -140,7 +140,8 @@ def icc_ci(ms: dict[str, float], icc2: float, level: float = 0.95) -> dict[str, 
     from scipy.stats import f
 
     n, k = ms["n"], ms["k"]
-    msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
+    # numpy floats: raters who differ only by an offset (MSE = 0) give inf, not ZeroDivisionError
+    msr, msc, mse, msw = (np.float64(ms[k]) for k in ("msr", "msc", "mse", "msw"))
     q = 1 - (1 - level) / 2
     df1, df1w, df2e = n - 1, n * (k - 1), (n - 1) * (k - 1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -9,7 +9,7 @@ so every (narrative, mode, agent) is its own cache entry. A failed call stays a 
 A model that rejects temperature (a reasoning model on OpenAI) cannot run agents that differ in
 temperature: :func:`run_judges` refuses such a design before any call, naming the two ways out (a
 non-reasoning model, or the seed-only design ``JUDGELAB_NARRATIVE_AGENTS=seed-only``, where the
-agents send no temperature and differ by seed only; :func:`judgelab.judges.agent_design`).
+agents send no temperature and differ by seed only; :func:`judgelab.study_models.agent_design`).
 
 Output: the tidy frame of ``narr_judge_scores.parquet`` (CONTRIBUTING.md): collection, pair_id,
 method, mode, agent, temperature, top_p, reasoning_effort, max_tokens (the sampling as sent:
@@ -207,13 +207,13 @@ def run_judges(
 
     ``k`` None takes the paper's K per collection (5 news, 3 VisPub;
     :func:`judgelab.narrative.judges.settings.k_for`). ``agent_design`` None reads
-    ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.judges.agent_design`); a temperature design on a
+    ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.study_models.agent_design`); a temperature design on a
     judge that takes no temperature raises ConfigError before any call (:func:`check_design`).
     """
-    from judgelab import judges as study_judges
+    from judgelab import study_models
     from judgelab.narrative.judges.settings import k_for
 
-    design = study_judges.agent_design(agent_design)
+    design = study_models.agent_design(agent_design)
     agents = {c: agent_spread(k_for(c, k), temperature_range, seed, design) for c in paths["collection"].unique()}
     check_design(gw, agents)
     meta, reqs = build_requests(paths, agents, modes, max_tokens=max_tokens, explanations=explanations,
@@ -229,11 +229,11 @@ def agents_table(collections, k: int | None, temperature_range: tuple[float, flo
                  base_seed: int = 0, agent_design: str | None = None) -> pd.DataFrame:
     """The K agents of each collection (:func:`agent_spread` with
     :func:`judgelab.narrative.judges.settings.k_for` and the design of
-    :func:`judgelab.judges.agent_design`): collection, agent, temperature, seed."""
-    from judgelab import judges as study_judges
+    :func:`judgelab.study_models.agent_design`): collection, agent, temperature, seed."""
+    from judgelab import study_models
     from judgelab.narrative.judges.settings import k_for
 
-    design = study_judges.agent_design(agent_design)
+    design = study_models.agent_design(agent_design)
     rows = [{"collection": c, "agent": a.agent, "temperature": a.temperature, "seed": a.seed}
             for c in collections for a in agent_spread(k_for(c, k), temperature_range, base_seed, design)]
     return pd.DataFrame(rows, columns=["collection", "agent", "temperature", "seed"])

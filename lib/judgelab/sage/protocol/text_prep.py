@@ -13,7 +13,8 @@ or betrays where the text comes from.
   bought a cuckoo clock ...");
 - ``signature``: trailing "THE END", separators and the author's name at the end;
 - ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
-  ...", "Epilogue", "End of Chapter 8"), section numerals ("II") and separators ("---", "//",
+  ...", "Epilogue", "End of Chapter 8"), numbered section titles in the normal form ("1. The
+  Horror in Clay."), section numerals ("II") and separators ("---", "//",
   "•", "* * *"). By default (``section_break="none"``) they are dropped and nothing
   replaces them: a neutral ``* * *`` still counted an LLM's chapters (3.6 per 1,000 words against
   0.5 in human texts); the paragraph break stays. ``section_break="marker"`` (sage-v4) puts one
@@ -24,8 +25,9 @@ or betrays where the text comes from.
   starts or after it ends ("Here is the revised Chapter 5", "Let me know ..."). Inside the story a
   generation's degenerate lines are its own text and stay (sage-v4 dropped them anywhere);
 - ``epigraph``, ``footnote``, ``translator_note``: an epigraph with its attribution at the head
-  ("—_De Béranger_.", "...”--Lactantius."), "[Footnote 1: ...]" blocks and their anchors, a
-  "Notes:" block of numbered notes after the story.
+  ("—_De Béranger_.", "...”--Lactantius.", a bare "Hindu Proverb." after a quotation),
+  "[Footnote 1: ...]" blocks and their anchors, an asterisk footnote ("* Watson, Dr. Percival,
+  ..." and its " *" anchor), a "Notes:" block of numbered notes after the story.
 
 With ``normal_form=True`` (the default) the kept paragraphs are then put in one typographic form
 for every category (:mod:`judgelab.corpus.typography`: dashes, quotes, ellipses, emphasis, book
@@ -80,6 +82,10 @@ _CHAPTER = re.compile(
     re.IGNORECASE,
 )
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_NUMBERED_TITLE = re.compile(r"[*_\s]*(?:\d{1,2}|[IVXLC]+)\.\s+([^\W\d_][^.!?*_]*)\.?[*_\s]*")
+# an asterisk footnote (Poe's "men * have thought" with "* Watson, Dr. Percival, ..." below it)
+_ASTERISK_NOTE = re.compile(r"\*\s+[A-Z]")
+_ASTERISK_ANCHOR = re.compile(r"(?<=[^\W\d_]) \*(?= |[,.;:)])")
 _META = re.compile(
     r"word\s*count|^[*_(\s]*note\s*:|let me know|requested length|\bword[- ](target|limit)\b|"
     r"expand(ed)? as needed|themes resolved|human touches|maintained brevity|kept concise|"
@@ -101,14 +107,6 @@ _WORD_COUNT_LINE = re.compile(r"[\W_]*(?:word\s*count|words)[\W_]*(?:approx\.?|a
                               re.IGNORECASE)
 _WRAPPED_ASIDE = re.compile(r"^[*_]+\(.*\)[*_.]*$", re.DOTALL)
 _LABEL = re.compile(r"^\*\*(final line)\s*:?\*\*\s*:?\s*", re.IGNORECASE)
-# Innermost pairs first (no marker inside), repeated until nothing changes, so that nested
-# emphasis ("*He said, *now*.*") loses every marker.
-_EMPHASIS = (
-    re.compile(r"\*\*([^*]+?)\*\*"),
-    re.compile(r"__([^_]+?)__"),
-    re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w])"),
-    re.compile(r"(?<![\w_])_(?!\s)([^_]+?)(?<!\s)_(?![\w])"),
-)
 
 
 # ---------------------------------------------------------------- names and titles
@@ -197,6 +195,11 @@ def is_section_marker(par: str, headings_by_form: bool = False) -> bool:
         return True
     if _MD_HEADING.match(par) and len(words(par)) <= 15:
         return not headings_by_form or bool(_CHAPTER.match(par)) or _title_cased(par)
+    # a numbered section title ("1. The Horror in Clay."): a heading like an LLM's "Chapter 1: ...",
+    # which is removed too; a numbered note ("1. One hundred kopeks make a rouble.") is not title-cased
+    numbered = _NUMBERED_TITLE.fullmatch(par) if headings_by_form else None
+    if numbered and len(words(numbered.group(1))) <= 10 and _title_cased(numbered.group(1)):
+        return True
     return bool(_CHAPTER.match(par)) and len(words(par)) <= 15
 
 
@@ -365,7 +368,9 @@ def _drop_epigraphs(body: list[str], out: PreparedText) -> list[str]:
             return body[i + 1:]
         italic = "_" in p or "*" in p
         after_quote = i > 0 and re.search(r"[\"”»'’][_*]*\s*$", body[i - 1])
-        if (i > 0 and _ATTRIBUTION.fullmatch(p) and _is_name_line(p) and (italic or after_quote)
+        # a bare attribution ("Hindu Proverb.") only after paragraphs that are all quotations
+        bare = i > 0 and all(re.match(r"[\"“«'‘]", q) and re.search(r"[\"”»'’][.]?$", q) for q in body[:i])
+        if (i > 0 and (_ATTRIBUTION.fullmatch(p) or bare) and _is_name_line(p) and (italic or after_quote)
                 and all(len(words(q)) <= 2 * BLURB_MAX_WORDS for q in body[:i])):
             for q in body[:i + 1]:
                 out.drop("epigraph", q)
@@ -384,6 +389,23 @@ def _drop_back_notes(paras: list[str], out: PreparedText) -> list[str]:
                     out.drop("translator_note", q)
                 return paras[:i]
     return paras
+
+
+def _drop_asterisk_notes(body: list[str], out: PreparedText) -> list[str]:
+    """A footnote marked by an asterisk: a paragraph opening "* " set after a paragraph whose
+    words hold the anchor ("other men * have thought"); the note is dropped and the anchor
+    removed. Without an anchor above it a "* " line is left alone (a list item, a break)."""
+    kept: list[str] = []
+    for p in body:
+        anchored = [j for j, q in enumerate(kept) if _ASTERISK_ANCHOR.search(q)]
+        if _ASTERISK_NOTE.match(p) and anchored:
+            out.drop("footnote", p)
+            j, before = anchored[-1], kept[anchored[-1]]
+            kept[j] = _ASTERISK_ANCHOR.sub("", before)
+            out.removed_chars["footnote"] += len(before) - len(kept[j])
+            continue
+        kept.append(p)
+    return kept
 
 
 def _strip_meta_frame(body: list[str], out: PreparedText) -> list[str]:
@@ -438,7 +460,7 @@ def _normalise_formatting(body: list[str], title: str, out: PreparedText, *, nor
             plain, previous = p, None
             while plain != previous:
                 previous = plain
-                for pattern in _EMPHASIS:
+                for pattern in typography._EMPHASIS:   # the normal form's patterns, markers only
                     plain = pattern.sub(r"\1", plain)
             plain = _MD_HEADING.sub("", plain)
         out.removed_chars["markdown"] += len(p) - len(plain)
@@ -470,7 +492,7 @@ def prepare_text(text: str, title: str, author: str, *, story_id: str | None = N
         paras = _drop_back_notes(paras, out)
     body = _strip_front_back(paras, title, author, story_id, out)
     if normal_form:
-        body = _drop_epigraphs(_strip_meta_frame(body, out), out)
+        body = _drop_asterisk_notes(_drop_epigraphs(_strip_meta_frame(body, out), out), out)
     body = _normalise_formatting(body, title, out, normal_form=normal_form, section_break=section_break,
                                  emphasis=emphasis)
     joined = "\n\n".join(body)

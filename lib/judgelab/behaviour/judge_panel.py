@@ -1,0 +1,100 @@
+"""A judge panel's tables: how far its judges agree, and whether each study's headline survives a
+change of judge (the members' outputs: :func:`judgelab.panel.stack`).
+
+- :func:`agreement`: the K agents' agreement table of the narrative study with the judges as the
+  raters: ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss 1979) with a
+  percentile cluster-bootstrap interval over the independent unit (story; endpoint pair, whose two
+  paths are resampled together), Krippendorff's alpha, Kendall's W; per SAGE layer x mode (items:
+  stories, SAGE's final score) or narrative collection x mode (items: narratives, the K agents' mean).
+- :func:`sage_headline`: per judge and layer (content mode), the genre ordering of the category
+  means and Cohen's d (pooled SD) of canonical vs LLM and canonical vs pulp
+  (:func:`judgelab.sage.analysis.genre.genre_point_statistics`), and each judge's d minus the first
+  judge's, with cluster-bootstrap 95% intervals over stories within category (all judges' scores of
+  a story drawn together, so the difference is paired by story).
+- :func:`narrative_headline`: per judge, collection and mode, Pearson r of the mean judge score with
+  minimum coherence, and each judge's r minus the first judge's, pair-bootstrap 95% intervals.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgelab.narrative.judges.agreement import agreement_table
+from judgelab.sage.analysis.genre import genre_point_statistics
+from judgelab.stats import resampling as rs
+from judgelab.stats import rules
+from judgelab.stats.bootstrap import cluster_bootstrap
+
+PAIRS = (("canonical", "llm"), ("canonical", "pulp"))
+
+
+def agreement(data: pd.DataFrame, by: list[str], item: list[str], score: str, n_boot: int = 2000,
+              seed: int = 0) -> pd.DataFrame:
+    """One row per ``by`` group: the narrative study's agreement table with the judges as raters
+    (:func:`judgelab.narrative.judges.agreement.agreement_table`: ICC(2,1), ICC(2,k) with a cluster
+    bootstrap over ``pair_id`` when ``item`` holds it, else over items; alpha, W, MAD)."""
+    unit = "endpoint pair" if "pair_id" in item else "story"
+    table = agreement_table(data.rename(columns={"judge": "agent", score: "score"}), by, item, n_boot, seed)
+    return table.assign(unit=unit, ci_method=rs.ci_method(n_boot, seed, unit)).rename(columns={"k_agents": "n_judges"})
+
+
+def sage_headline(scores: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per judge and layer: ordering, d and d minus the first judge's (module docstring).
+    ``scores``: the members' SAGE summaries (judge, story_id, category, layer, mode, overall_score)."""
+    units = scores[scores["mode"] == "content"].rename(columns={"overall_score": "score"})
+    judges = sorted(units["judge"].unique())
+    ref = judges[0]
+
+    def statistic(frame: pd.DataFrame) -> dict[str, float]:
+        out = {}
+        for j in judges:
+            st = genre_point_statistics(frame[frame["judge"] == j])
+            for k, v in st.items():
+                out[f"{j}|{k}"] = v
+                if j != ref and "|d_pooled_sd_" in k:
+                    out[f"{j} vs {ref}|{k}"] = v - out.get(f"{ref}|{k}", np.nan)
+        return out
+
+    boot = cluster_bootstrap(units, statistic, cluster="story_id", strata="category", n_boot=n_boot, seed=seed,
+                             unit="story")
+    parts = boot["statistic"].str.split("|", expand=True)
+    vs = parts[0].str.contains(" vs ", regex=False)
+    boot = boot.assign(judge=parts[0].str.split(" vs ").str[0], layer=parts[1], stat=parts[2],
+                       what=np.where(vs, f"d minus {ref}'s", "d"))
+    means = boot[boot["stat"].str.startswith("mean_") & boot["estimate"].notna()]
+    ordering = (means.assign(category=means["stat"].str[5:])
+                .sort_values("estimate", ascending=False).groupby(["judge", "layer"])["category"]
+                .agg(lambda c: " > ".join(c)).rename("ordering"))
+    wanted = [f"d_pooled_sd_{a}_{b}" for a, b in PAIRS]
+    table = boot[boot["stat"].isin(wanted)].merge(ordering.reset_index(), on=["judge", "layer"], how="left")
+    return table[["judge", "layer", "ordering", "stat", "what", "estimate", "ci_low", "ci_high", "n_clusters",
+                  "note", "unit", "ci_method"]].sort_values(["layer", "stat", "judge"]).reset_index(drop=True)
+
+
+def narrative_headline(judged: pd.DataFrame, metric: str = "min_coherence", n_boot: int = 2000,
+                       seed: int = 0) -> pd.DataFrame:
+    """Per collection and mode: each judge's r, and r minus the first judge's (module docstring).
+    ``judged``: narratives with judge, collection, pair_id, method, mode, score_mean and ``metric``."""
+    rows = []
+    for (coll, mode), g in judged.groupby(["collection", "mode"], sort=True):
+        wide = g.pivot_table(index=["pair_id", "method", metric], columns="judge", values="score_mean")
+        judges, wide = list(wide.columns), wide.dropna().reset_index()
+        n_pairs = int(wide["pair_id"].nunique())
+        base = {"collection": coll, "mode": mode, "n_narratives": len(wide), "n_pairs": n_pairs}
+        if len(wide) < rules.MIN_PAIRS:
+            rows += [{**base, "judge": j, "what": f"r with {metric}", "estimate": np.nan,
+                      "note": rules.too_few(len(wide), rules.MIN_PAIRS, "narratives scored by every judge")}
+                     for j in judges]
+            continue
+        x, w = wide[metric].to_numpy(float), rs.cluster_weights(wide["pair_id"].to_numpy(), n_boot, seed)
+        boots = {j: rs.weighted_pearson(x, wide[j].to_numpy(float), w) for j in judges}
+        full = {j: float(rs.weighted_pearson(x, wide[j].to_numpy(float), np.ones((1, len(wide))))[0]) for j in judges}
+        for j in judges:
+            items = [(f"r with {metric}", full[j], boots[j])]
+            if j != judges[0]:
+                items.append((f"r minus {judges[0]}'s", full[j] - full[judges[0]], boots[j] - boots[judges[0]]))
+            for what, est, b in items:
+                iv = rs.percentile_interval(b)
+                rows.append({**base, "judge": j, "what": what, "estimate": est, "ci_low": iv.low, "ci_high": iv.high,
+                             "note": rs.interval_note(what, b, est, n_pairs)})
+    return pd.DataFrame(rows).assign(unit="endpoint pair", ci_method=rs.ci_method(n_boot, seed))

@@ -1,0 +1,41 @@
+"""What notebook 01 shows of the corpus (judgelab.corpus.figures), with known answers."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from figure_geometry import text_overlaps
+from judgelab import reporting
+from judgelab.corpus import figures
+
+
+@pytest.fixture
+def out_root(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_shortfall_note_names_every_short_category():
+    design = pd.DataFrame({"category": ["canonical", "pulp", "llm"], "design": [50, 30, 20],
+                           "have": [50, 25, 18], "shortfall": [0, 5, 2]})
+    note = figures.shortfall_note(design)
+    assert note.startswith("**Shortfall:** pulp: 25 of 30; llm: 18 of 20.")
+    assert figures.shortfall_note(design.assign(shortfall=0)) == ""
+
+
+def test_corpus_tables_and_figure(out_root):
+    corpus = pd.DataFrame({"category": ["canonical", "canonical", "llm", "llm", "llm"],
+                           "tier": ["", "", "high", "high", "low"], "model": ["", "", "m1", "m2", "m1"],
+                           "words": [1000, 3000, 2500, 2600, 9000], "in_range": [False, True, True, True, False],
+                           "year": [1890, 1901, np.nan, np.nan, np.nan]})
+    tiers = figures.llm_stories_by_tier(corpus)
+    assert tiers["stories"].to_dict() == {("high", "m1"): 1, ("high", "m2"): 1, ("low", "m1"): 1}
+    words = figures.words_by_category(corpus)
+    assert words.loc["canonical", "mean"] == 2000 and words.loc["llm", "max"] == 9000
+    fig = figures.plot_corpus_words_years(corpus, (2000, 8000))
+    left = fig.axes[0]
+    dashed = [ln.get_xdata()[0] for ln in left.get_lines() if ln.get_linestyle() == "--"]
+    assert dashed == [2000, 8000] and left.get_title() == "Word count by category"
+    reporting.save_figure(fig, "corpus_test", caption="A caption long enough to wrap " * 8)
+    assert text_overlaps(fig) == []
