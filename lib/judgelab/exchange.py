@@ -5,10 +5,8 @@ Read from what a run left behind, never by calling a model: the response cache
 fresh call wrote one, its transcript line (``results/cache/transcripts/*.jsonl``), which adds the
 replies that failed validation and were repaired. An *item* is one evaluation: the calls whose
 tags agree on everything but the turn keys (SAGE's ``track`` and ``round``), e.g. one story x
-layer x mode, or one judged path x mode x agent. A sensitivity run may repeat an item under the
-same tags with other messages (Table 9's anonymous-author title run follows SAGE's main run): of
-each turn the first call made is shown, so that the conversation is the main run's, whole, and
-never two runs' turns interleaved.
+layer x mode, or one judged path x mode x agent. Each turn is shown by its first call: a rerun
+under the same tags (Table 9's anonymous-author title run) never interleaves with the main run.
 
 Each call after the first shows only the messages it added to the conversation (SAGE resends the
 growing conversation every round); long texts are cut in the middle.
@@ -112,17 +110,15 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
     """One item's calls, in turn order, among the cached calls whose tags contain ``match``.
 
     ``item`` narrows the choice further (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``);
-    otherwise the item of the most recent matching call is shown, each of its turns by its first
-    call of the same judge (module docstring). None when nothing matches (e.g. a notebook whose
-    calls all failed, or a cache from another output root)."""
+    otherwise the item of the most recent matching call, each turn by its first call (module
+    docstring). None when nothing matches (calls all failed, or a cache of another output root)."""
     path = Path(cache_path) if cache_path else default_cache_path()
     if not path.exists():
         return None
     cache = ResponseCache(path)
     try:
         want = {**match, **(item or {})}
-        # a notebook that reuses a study's requests tags them with its name (notebook 12's probes):
-        # unless asked for, they are that notebook's calls, not the study's
+        # a notebook reusing a study's requests tags them with its name (12's probes): not the study's
         rows = [r for r in cache.rows() if _matches(r.get("tags"), want)
                 and ("notebook" in want or "notebook" not in (r.get("tags") or {}))]
     finally:

@@ -95,8 +95,7 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
 def context(*, notebook: str | None = None, profile: str | None = None, backend: str | None = None,
             model: str | None = None, base_url: str | None = None, prompt_versions: list[str] | None = None,
             seeds: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A sidecar's fields (module docstring) without output, file and hash; all None: an output
-    written outside a notebook's run (a test, a script)."""
+    """A sidecar's fields (module docstring) but output, file and hash; all None: outside a run."""
     judged = bool(backend or model)
     small = judged and is_embedded_small_model(backend, model)
     commit, dirty = git_state()
@@ -184,9 +183,8 @@ def summarize_ledger(frame) -> dict[str, Any]:
 
 
 def write_ledger(notebook: str, ledgers: list, root: Path | None = None) -> Path | None:
-    """Sum ``ledgers`` (a run's gateways') into ``<root>/results/runs/ledgers/<notebook>.json`` (None when
-    there are none), and keep their rows in ``<notebook>.csv`` (one per call,
-    :meth:`Gateway.ledger_frame` columns) for ``python -m judgelab.estimate compare``."""
+    """Sum ``ledgers`` (a run's gateways') into ``<root>/results/runs/ledgers/<notebook>.json`` (None
+    without any); their rows (one per call) go to ``<notebook>.csv`` for ``judgelab.estimate compare``."""
     if not notebook or not ledgers:
         return None
     import pandas as pd

@@ -8,10 +8,8 @@
     run.table(df, "narr_table02_correlations")     # CSV + provenance sidecar; returns df to show
     run.figure(fig, "narr_fig08_pvalues", "Fig. 8(l) p-values.")   # PNG/PDF, caption + judge line, shown
 
-The run holds what the provenance sidecars say (:mod:`judgelab.provenance`): notebook, profile,
-prompt versions (from the pipeline's environment), the judge (of the gateways it uses, or named
-with :meth:`Run.judge` when a notebook reads another notebook's rows), and the seed knobs it is
-given. Nothing is kept in module state: two runs in one process do not mix.
+The run holds what the sidecars say (:mod:`judgelab.provenance`), in the object, not in module
+state: notebook, profile, prompt versions, judge (of its gateways, or :meth:`Run.judge`), seeds.
 """
 from __future__ import annotations
 
@@ -49,8 +47,7 @@ class Run:
 
     @classmethod
     def open(cls, notebook: str, *, profile: str, knobs: dict | None = None) -> "Run":
-        """The run of notebook ``notebook`` (its number, ``"09"``, or file stem) in ``profile``
-        (checked); ``knobs``' seed knobs go into the sidecars."""
+        """Notebook ``notebook``'s run (``"09"`` or its stem) in ``profile``, with ``knobs``' seeds."""
         env_prompts = [v for v in os.environ.get(provenance.ENV_PROMPTS, "").split(",") if v]
         run = cls(_notebook_stem(notebook), profiles.check(profile), env_prompts, root=paths.output_root())
         run.knobs(knobs or {})
@@ -59,8 +56,7 @@ class Run:
 
     # -- who made the numbers
     def use(self, *gateways):
-        """Count ``gateways``' calls in this notebook's ledger; the last one's judge names the
-        outputs. Returns the first gateway (``gw = run.use(open_gateway(...))``)."""
+        """Count ``gateways``' calls in the ledger, the last one's judge names the outputs; returns the first."""
         for gw in gateways:
             if not any(lg is gw.ledger for lg in self.ledgers):
                 self.ledgers.append(gw.ledger)
@@ -79,9 +75,8 @@ class Run:
 
     def context(self) -> dict[str, Any]:
         """The sidecar fields of an output written now (:func:`judgelab.provenance.context`)."""
-        return provenance.context(notebook=self.notebook, profile=self.profile, backend=self.backend,
-                                  model=self.model, base_url=self.base_url,
-                                  prompt_versions=self.prompt_versions, seeds=self.seeds)
+        return provenance.context(notebook=self.notebook, profile=self.profile, backend=self.backend, model=self.model,
+                                  base_url=self.base_url, prompt_versions=self.prompt_versions, seeds=self.seeds)
 
     @property
     def caption_line(self) -> str:
@@ -89,32 +84,26 @@ class Run:
         return reporting.caption_line(self.profile, self.backend, self.model)
 
     def banner_text(self) -> str:
-        if not (self.backend or self.model):
-            return "> No LLM judge behind these numbers."
-        return reporting.model_banner(self.backend, self.model)
+        judged = self.backend or self.model
+        return reporting.model_banner(self.backend, self.model) if judged else "> No LLM judge behind these numbers."
 
     def banner(self) -> None:
         """Display the judge's banner (Markdown)."""
         from IPython.display import Markdown, display
-
         display(Markdown(self.banner_text()))
 
     # -- what the notebook writes
     def table(self, df, name: str, *, index: bool = False):
-        """Write ``df`` as ``results/tables/<name>.csv`` with its sidecar; return ``df`` (a cell
-        that ends with this shows the table)."""
+        """Write ``df`` as ``results/tables/<name>.csv`` with its sidecar; return ``df`` to show."""
         reporting.save_table(df, name, index=index, context=self.context())
         self.write_ledger()
         return df
 
     def figure(self, fig, name: str, caption: str = "", *, judged: bool = True, judge_line: str | None = None,
                show: bool = True) -> list[Path]:
-        """Write ``fig`` under ``figures/`` (PNG, PDF, layout and sidecar) with ``caption`` followed
-        by the run's :attr:`caption_line` (the profile alone when no judge made the figure,
-        ``judged=False``; ``judge_line`` for a figure of several judges), then show it
-        (``show=False``: close it; the caller displays it)."""
+        """Write ``fig`` under ``figures/`` with ``caption`` and the run's :attr:`caption_line` (the
+        profile alone if ``judged=False``; ``judge_line`` for several judges); show it, or close it."""
         import matplotlib.pyplot as plt  # only figure-making notebooks need it
-
         line = judge_line or (self.caption_line if judged else reporting.caption_line(self.profile))
         outs = reporting.save_figure(fig, name, f"{caption} {line}" if caption else line, context=self.context())
         self.write_ledger()

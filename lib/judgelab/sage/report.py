@@ -122,14 +122,10 @@ class LayerReport:
              base_url: str | None = None, *, stories=None, modes=None, context_policy: str | None = None,
              mask_title_in_body: bool | str | None = None, anonymous_author_sensitivity: bool | str | None = None,
              gateway=None, corpus: pd.DataFrame | None = None) -> "LayerReport":
-        """Check the layer, open the gateway (``backend``/``model``/``base_url``; None = environment,
-        then the embedded default) and have ``run`` use it, unless ``gateway`` is given (the caller
-        has the run use it), and read the interim ``corpus`` table that notebook 01 wrote unless
-        ``corpus`` is given.
-
-        ``mask_title_in_body`` (notebook parameter ``MASK_TITLE_IN_BODY``): None = the profile's
-        knob, else a yes/no value parsed by :func:`judgelab.params.as_bool`; the same for
-        ``anonymous_author_sensitivity`` (``ANONYMOUS_AUTHOR_SENSITIVITY``)."""
+        """Check the layer; open SAGE's gateway (None = environment, then the embedded default) for
+        ``run`` unless ``gateway`` is given (then the caller's run uses it); read notebook 01's
+        ``corpus`` unless given. ``MASK_TITLE_IN_BODY`` / ``ANONYMOUS_AUTHOR_SENSITIVITY``: None =
+        the profile's knob, else a yes/no value (:func:`judgelab.params.as_bool`)."""
         profiles.check(run.profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
