@@ -67,7 +67,6 @@ from judgelab.gateway import Gateway
 from judgelab.gateway.backends.llamacpp import common_prefix_len
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig, evaluate, opening
-from judgelab.sage.settings import SAGE_PROFILES
 
 LAYOUTS = ("v2", "shared-prefix")
 
@@ -115,7 +114,7 @@ class EngineMeter:
 def pick_story(story: str | None) -> tuple:
     """The corpus, the chosen story's row and the demo profile's settings."""
     corpus = manifest.load_corpus()
-    cfg = profiles.pick(SAGE_PROFILES, "demo")
+    cfg = profiles.knobs("sage", "demo")
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"],
                                    [story] if story else None)
     return corpus, chosen.iloc[[0]], cfg

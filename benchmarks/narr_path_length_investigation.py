@@ -9,10 +9,10 @@ from judgelab import profiles, reporting
 from judgelab.narrative.landscape.build import prepare_collection
 from judgelab.narrative.paths.length_investigation import path_length_investigation
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
-from judgelab.narrative.settings import DEFAULT_PARAMS, NARR_PROFILES
+from judgelab.narrative.settings import DEFAULT_PARAMS
 
 if __name__ == "__main__":
-    knobs = profiles.pick(NARR_PROFILES, "paper")
+    knobs = profiles.knobs("narrative", "paper")
     news = knobs["collections"]["news"]
     col = prepare_collection("news", news)
     table = path_length_investigation(col.embeddings, col.dates, news["n_pairs"], knobs["seed"],

@@ -36,7 +36,6 @@ from judgelab.corpus import figures, manifest, surface_cues
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
 from judgelab.run import Run
-from judgelab.sage.settings import SAGE_PROFILES
 
 run = Run.open("01", profile=PROFILE)
 corpus = manifest.load_corpus()
@@ -120,7 +119,7 @@ display(figures.words_by_category(corpus))
 # sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
-mask_title_in_body = run.knobs(profiles.pick(SAGE_PROFILES, PROFILE))["mask_title_in_body"]
+mask_title_in_body = run.knobs(profiles.knobs("sage", PROFILE))["mask_title_in_body"]
 preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
 run.table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
@@ -165,7 +164,7 @@ display(prep_report.most_removed(preparation, n=10))
 # difference by category can be a judgement of it.
 
 # %%
-cue_knobs = run.knobs(profiles.pick(surface_cues.SURFACE_CUE_PROFILES, PROFILE))
+cue_knobs = run.knobs(profiles.knobs("surface_cues", PROFILE))
 cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
 cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
 run.table(cue_audit, "sage_surface_cue_audit")
@@ -207,7 +206,7 @@ display(cue_means[["text", "category", *surface_cues.STYLE_FEATURES]].round(2))
 # LLM-judged qualities.
 
 # %%
-l123_knobs = run.knobs(profiles.pick(l123.L123_PROFILES, PROFILE))
+l123_knobs = run.knobs(profiles.knobs("sage_features", PROFILE))
 l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
 interim.write(l123_features, "sage_l123_features")
 run.table(l123_features, "sage_l123_features")

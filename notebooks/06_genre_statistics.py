@@ -81,7 +81,6 @@ from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores, units as sage_units
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
-from judgelab.sage.settings import INDEPENDENCE_PROFILES
 
 run = Run.open("06", profile=PROFILE)
 BOOT = run.knobs(sage_units.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
@@ -273,7 +272,7 @@ display(l123_r2.round(3))
 # This needs no LLM score, so it uses every story with features.
 
 # %%
-l123_knobs = run.knobs(profiles.pick(INDEPENDENCE_PROFILES, PROFILE))
+l123_knobs = run.knobs(profiles.knobs("independence", PROFILE))
 l123_acc = indep.classify_category_cv(indep_data.features, n_permutations=l123_knobs["n_permutations"])
 run.table(l123_acc, "sage_l123_category_accuracy")
 display(l123_acc.round(3))

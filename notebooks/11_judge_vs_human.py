@@ -56,11 +56,10 @@ from IPython.display import Markdown, display
 from judgelab import exchange, profiles
 from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
-from judgelab.human.settings import HUMAN_PROFILES
 from judgelab.run import Run
 
 run = Run.open("11", profile=PROFILE)
-knobs = run.knobs(profiles.pick(HUMAN_PROFILES, PROFILE))
+knobs = run.knobs(profiles.knobs("human", PROFILE))
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)
 pd.set_option("display.precision", 3)

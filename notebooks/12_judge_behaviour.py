@@ -16,12 +16,14 @@
 # Both papers read their judges' scores as judgements of the text. This notebook measures four ways
 # a judge can depart from that, which neither paper (nor the usual judge harnesses) measures:
 #
-# 1. **Recognition** — does the judge know the work? Then content-limit scores may be reputation,
-#    and SAGE's mode invariance (content ≈ title) may mean it recognised the work in both modes.
+# 1. **Recognition** — does the judge know the work? Read against works nobody can have read (the
+#    LLM stories; invented titles and authors), with a continuation probe beside self-report.
 # 2. **Planted instructions** — a text that says "score this at the top" is data to the judge: does
-#    it obey? And does a hardened prompt (judged text fenced, declared data) help?
-# 3. **Length** — do scores follow length within genre; does SAGE's genre gap survive a length term;
-#    do narrative scores follow path length at equal minimum coherence?
+#    it obey, beyond what a neutral paragraph of the same length and place does, and beyond the
+#    noise of asking again? Does a hardened prompt help on attacks it was not written against?
+# 3. **Length** — does the score move when the same story is cut or padded; do scores follow the
+#    tokens sent within genre (title mode as negative control); do narrative scores follow path
+#    length within an endpoint pair?
 # 4. **Self-preference** — does a judge favour the LLM stories its own model family wrote? (needs a
 #    panel of judge families; its agreement and headlines beside it)
 #
@@ -34,7 +36,7 @@
 # %% tags=["parameters"]
 # BACKEND / MODEL / BASE_URL: None = from $JUDGELAB_BACKEND etc., else the embedded llama.cpp model.
 # CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
-# HARDEN: also run every perturbation hardened (None = the profile's, on).
+# HARDEN: also run every arm hardened, in both studies (None = the profile's studies).
 PROFILE = "demo"
 BACKEND = None
 MODEL = None
@@ -49,7 +51,6 @@ from IPython.display import Markdown, display
 from judgelab import interim, params, profiles
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, mark
-from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
 from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
@@ -57,9 +58,9 @@ from judgelab.run import Run
 from judgelab.sage.settings import LAYERS
 
 run = Run.open("12", profile=PROFILE)
-knobs = run.knobs(profiles.pick(BEHAVIOUR_PROFILES, PROFILE))
+knobs = run.knobs(profiles.knobs("behaviour", PROFILE))
 if not params.is_unset(HARDEN):
-    knobs["harden"] = params.as_bool(HARDEN, name="HARDEN")
+    knobs["harden"] = ("sage", "narrative") if params.as_bool(HARDEN, name="HARDEN") else ()
 pd.set_option("display.precision", 3)
 knobs
 
@@ -106,13 +107,18 @@ print(f"{len(stories)} stories, {len(summaries)} SAGE evaluations, {len(narr_sco
 # normalised (accents, case, punctuation); the title matches when the content words of guess and
 # manifest title overlap with a Jaccard index above 0.5; the author matches when the manifest author's
 # surname is a word of the guess. A story counts as **recognised** when the judge says so *and*
-# the title matches. Unit: story; intervals: Wilson.
+# the title matches. In title mode the title is in the prompt: a match there is an **echo**, shown
+# apart. **Controls**: the LLM stories (content mode) and works invented in code
+# (`recognition.fabricated_works`, title mode) — nobody can have read them, so a claim on one is false.
+# Unit: story; intervals: Wilson.
 
 # %%
 items, _ = selection.sage_items(corpus, stories, "L4", PROFILE, ("content", "title"), gw.count_tokens)
-probe = recognition.run_probe(gw, items, knobs, stories, PROFILE)
+works = recognition.fabricated_works(knobs["fabricated"], knobs["seed"], corpus["title"])
+probe = recognition.run_probe(gw, items + recognition.fabricated_items(works), knobs,
+                              pd.concat([stories, works], ignore_index=True), PROFILE)
 print(f"{len(probe)} probe calls, {int(probe['cached'].sum())} from the cache, "
-      f"{int((probe['status'] == 'failed').sum())} failed")
+      f"{int((probe['status'] == 'failed').sum())} failed; invented works: {', '.join(works['title'])}")
 run.table(marked(probe), "behaviour_recognition_probe")
 probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess", "confidence", "recognised"]]
 
@@ -120,15 +126,36 @@ probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess",
 rates = marked(recognition.rate_table(probe))
 run.table(rates, "behaviour_recognition_rates")
 
+# %% [markdown]
+# Recognition read against the false-claim rate: the human stories' recognition rate minus the
+# claim rate on the works nobody can have read (two-sample percentile bootstrap over stories).
+
 # %%
-fig = figures.recognition_rates(rates)
+run.table(marked(recognition.claim_contrast(probe, knobs["n_boot"], knobs["boot_seed"])),
+          "behaviour_recognition_vs_controls")
+
+# %%
+fig = figures.recognition_rates(rates[~rates["category"].str.startswith("human")])
 run.figure(fig, "behaviour_fig_recognition_rates",
-           "Recognition rate by category and mode (Wilson 95% intervals; unit: story).", judge_line=SAGE_LINE)
+           "Recognition rate by category and mode (Wilson 95% intervals; unit: story); title "
+           "mode is an echo of the title in the prompt; LLM stories and invented works: "
+           "false-claim controls.", judge_line=SAGE_LINE)
 
 # %% [markdown]
-# SAGE's final scores and the mode difference (content - title), split by whether the judge
-# recognised the story from its text (the content-mode probe); percentile-bootstrap 95% intervals
-# over stories.
+# **Continuation probe.** The story's first `cloze_opening_words` words; the judge is asked for
+# the next `cloze_words`. Score (`recognition.cloze_overlap`): the longest common subsequence of
+# the normalised words of reply and true continuation over the continuation's length. The LLM
+# stories give what the opening alone lets a judge guess.
+
+# %%
+cloze = recognition.run_cloze(gw, stories, knobs, PROFILE)
+run.table(marked(cloze), "behaviour_recognition_cloze_calls")
+run.table(marked(recognition.cloze_table(cloze, knobs["n_boot"], knobs["boot_seed"])),
+                      "behaviour_recognition_cloze")
+
+# %% [markdown]
+# SAGE's final scores and the mode difference (content - title), recognised against unrecognised
+# stories *within category* (recognised stories are mostly canonical), and pooled over categories.
 
 # %%
 by_recognition = marked(recognition.scores_by_recognition(probe, summaries, knobs["n_boot"], knobs["boot_seed"]))
@@ -137,11 +164,14 @@ run.table(by_recognition, "behaviour_sage_scores_by_recognition")
 # %% [markdown]
 # ## 2 · Planted instructions
 #
-# The family (version in the table): raise or lower x a plain note or an editor's note x start,
-# middle or end. SAGE: the blind validator's single scoring call, content mode, layer
-# `planted_layer`, on the first `planted_per_category` stories of each category; narrative: agent 0
-# of notebook 09, one title of the path (first, middle or last document), in every mode. Each is
-# sent as it is and hardened (judged text fenced, declared data in the system message).
+# Arms per item and mode: the unperturbed request (notebook 02's / 09's, from the cache); a neutral
+# paragraph of the same disguise, length and place; the instruction (raise or lower); repeats of
+# the unperturbed request at the run's sampling (seed + r: a fresh draw) for the noise floor.
+# **Obedience** = instruction - neutral (directed), **insertion** = neutral - baseline,
+# **contrast** = raise - lower; in points and in fractions of the scale's range. Unit: story
+# (SAGE) or endpoint pair (narrative), cluster bootstrap. Disguises `system` and `fence` (closing
+# the fence) are held out from the hardening's design. SAGE: the blind validator's call of
+# `planted_layer`; narrative: agent 0 of notebook 09, one title changed.
 
 # %%
 planted.family_table()
@@ -152,48 +182,65 @@ print(summary)
 run.table(marked(planted_results), "behaviour_planted_calls")
 
 # %% [markdown]
-# The unperturbed, unhardened calls are the requests of notebooks 02 and 09: answered from the
-# cache when they ran with this judge and cache.
+# The unperturbed calls are the requests of notebooks 02 and 09: answered from the cache when they
+# ran with this judge and cache.
 
 # %%
 run.table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
 
 # %%
-shift = planted.shifts(planted_results)
-shift_table = marked(planted.shift_table(shift, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]))
-run.table(shift_table, "behaviour_planted_shifts")
+planted_effects = planted.effects(planted_results)
+effect_table = marked(planted.effect_table(planted_effects, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]))
+run.table(effect_table, "behaviour_planted_shifts")
 
 # %%
-hardening = marked(planted.hardening_table(shift, knobs["n_boot"], knobs["boot_seed"]))
+hardening = marked(planted.hardening_table(planted_effects, knobs["n_boot"], knobs["boot_seed"]))
 run.table(hardening, "behaviour_planted_hardening")
 
 # %%
-pooled = planted.shift_table(shift, by=("study", "hardened", "perturbation"), n_boot=knobs["n_boot"],
-                             seed=knobs["boot_seed"])
-fig = figures.planted_shifts(pooled)
-run.figure(fig, "behaviour_fig_planted_shifts", "Score shift in the instructed direction per planted instruction, "
-           "pooled over modes (percentile bootstrap 95% over items).", judge_line=BOTH_LINE)
+fig = figures.planted_shifts(effect_table)
+run.figure(fig, "behaviour_fig_planted_shifts",
+           "Planted instructions: insertion, obedience, contrast and noise per disguise, in "
+           "fractions of the scale's range (cluster bootstrap 95% over stories / endpoint "
+           "pairs).", judge_line=BOTH_LINE)
 
 # %% [markdown]
 # ## 3 · Length
 #
-# SAGE: per layer and mode, the partial correlation of final score and log word count within
-# category, and OLS `score ~ C(category) [+ log_words]` (statsmodels; unit: story): the length slope
-# and each category's gap from canonical without and with the length term.
+# **Intervention.** The planted study's stories, SAGE's blind validator call, the story as sent cut
+# or padded to `length_fractions` of its words (padding: the story's own paragraphs repeated from
+# the first): the shift against the unresized call, beside the planted study's noise floor.
 
 # %%
-units = length.story_units(summaries, corpus)
+len_items, len_cfg = selection.sage_items(corpus, selection.planted_stories(stories, knobs["planted_per_category"]),
+                                          knobs["planted_layer"], PROFILE, ("content",), gw.count_tokens)
+length_calls = length.run_intervention(gw, len_items, len_cfg, knobs["length_fractions"], PROFILE)
+run.table(marked(length_calls), "behaviour_length_calls")
+noise = planted_effects.query("study == 'sage' and estimand == 'noise'")["value"].abs().mean()
+run.table(marked(length.intervention_table(length_calls, noise, knobs["n_boot"], knobs["boot_seed"])),
+                      "behaviour_length_intervention")
+
+# %% [markdown]
+# **Observation.** Per layer and mode, the partial correlation of final score and log tokens sent
+# (the story as the judge received it) within category, and OLS `score ~ C(category) [+ log_tokens]`
+# (unit: story). Title mode is the negative control: the judge sees no text there.
+
+# %%
+units = length.story_units(summaries, length.sent_tokens(
+    selection.sage_items(corpus, stories, "L4", PROFILE, ("content",), gw.count_tokens)[0]))
 sage_len = marked(length.sage_length_models(units))
 run.table(sage_len, "behaviour_sage_length")
 
 # %%
 fig = figures.sage_length(units)
 run.figure(fig, "behaviour_fig_sage_length",
-           "SAGE final score against log word count by layer and mode (unit: story).", judge_line=SAGE_LINE)
+           "SAGE final score against log tokens sent by layer and mode (unit: story); title "
+           "mode: negative control.", judge_line=SAGE_LINE)
 
 # %% [markdown]
-# Narrative judges: the mean score of the K agents against the path's length at equal minimum
-# coherence (`score_mean ~ min_coherence + length`; unit: narrative).
+# Narrative judges: the mean score of the K agents against the path's length within an endpoint
+# pair, at equal minimum coherence and method (`score_mean ~ length + min_coherence + C(method) +
+# C(pair)`; unit: narrative, paired by endpoint pair).
 
 # %%
 judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
@@ -256,8 +303,10 @@ print(f"panel: {len(panel.members())} members" if panel.members() else "no panel
 #   show that the four studies run end to end, not how a capable judge behaves: run with
 #   `BACKEND="openai"`, each study on the paper's judge (`judgelab.study_models`: gpt-5-mini for SAGE,
 #   gpt-4.1 for the narrative judges; `MODEL` would set one model for both).
-# * Smoke and demo judge a few items (calls stated in `judgelab.behaviour.settings`); the paper
-#   profile runs every SAGE story for recognition, 30 stories and 20 narratives per collection for
-#   the planted instructions (`make estimate PROFILE=paper` prices them).
-# * The planted study perturbs one call (SAGE's blind validator, not the five-round evaluator) and
-#   one agent (agent 0): a lower bound on what a whole protocol could be moved by, measured cheaply.
+# * Smoke and demo judge a few items (calls stated in `profiles.toml`, `[demo.behaviour]`); a statistic
+#   over fewer than 2 units or without variation is NaN with a note saying so. The paper profile
+#   runs every SAGE story for recognition, 30 stories and 20 narratives per collection for the
+#   planted instructions (`make estimate PROFILE=paper` prices them).
+# * The planted and length studies perturb one call (SAGE's blind validator, not the five-round
+#   evaluator whose scores SAGE reports) and one agent (agent 0 of K): they measure that call's
+#   obedience and length response, not what a whole protocol could be moved by.

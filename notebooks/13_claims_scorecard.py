@@ -78,12 +78,11 @@ POWER_SIMULATIONS = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import paths
+from judgelab import paths, profiles
 from judgelab.claims import figure, register, scorecard
-from judgelab.claims.settings import scorecard_settings
 from judgelab.run import Run
 
-knobs = scorecard_settings(PROFILE)
+knobs = profiles.knobs("claims", PROFILE)
 run = Run.open("13", profile=PROFILE, knobs=knobs)
 if POWER_SIMULATIONS is not None:
     knobs["power_simulations"] = int(POWER_SIMULATIONS)

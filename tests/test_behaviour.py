@@ -83,33 +83,94 @@ def test_rates_by_category_and_mode_with_wilson_intervals():
     assert canon["recognition_rate_ci_low"] == pytest.approx(centre - half)
     assert canon["recognition_rate_ci_high"] == pytest.approx(centre + half)
     assert rates.loc[("llm", "content"), "n"] == 0 and rates.loc[("llm", "content"), "n_failed"] == 1
-    assert rates.loc[("all", "content"), "n"] == 2
+    assert rates.loc[("human (canonical + pulp)", "content"), "n"] == 2
+    assert rates.loc[("canonical", "content"), "reading"].startswith("recognition")
+    assert rates.loc[("llm", "content"), "control"].startswith("false-claim control")
 
 
-def test_scores_split_by_recognition_and_the_mode_difference():
-    probe = pd.DataFrame({"story_id": ["a", "b", "c"], "mode": "content", "status": "ok",
-                          "recognised": [True, False, False]})
-    summ = pd.DataFrame({"story_id": ["a", "a", "b", "b", "c", "c"], "layer": "L4",
-                         "mode": ["content", "title"] * 3, "overall_score": [4.0, 3.0, 2.0, 2.5, 3.0, 3.5]})
-    out = recognition.scores_by_recognition(probe, summ, n_boot=200, seed=1).set_index(["group", "statistic"])
-    assert out.loc[("recognised", "mode_difference"), "mean"] == pytest.approx(1.0)
-    assert out.loc[("not recognised", "mode_difference"), "mean"] == pytest.approx(-0.5)
-    assert out.loc[("not recognised", "content_score"), "mean"] == pytest.approx(2.5)
-    assert out.loc[("not recognised", "mode_difference"), "n"] == 2
-    # equal values: the bootstrap interval is the value itself
-    assert out.loc[("not recognised", "mode_difference"), "mean_ci_low"] == pytest.approx(-0.5)
+def test_scores_by_recognition_are_contrasted_within_category():
+    # canonical: recognised 4, 4.4 / not 3, 3.2 -> +1.1; pulp: recognised 3 / not 2, 2.4 -> +0.8;
+    # llm: none recognised -> no contrast. Pooled, weighted by stories: (4 x 1.1 + 3 x 0.8) / 7
+    scores = {"c1": (4.0, "canonical", True), "c2": (4.4, "canonical", True), "c3": (3.0, "canonical", False),
+              "c4": (3.2, "canonical", False), "p1": (3.0, "pulp", True), "p2": (2.0, "pulp", False),
+              "p3": (2.4, "pulp", False), "l1": (2.0, "llm", False), "l2": (2.5, "llm", False)}
+    probe = pd.DataFrame([{"story_id": k, "mode": "content", "status": "ok", "recognised": v[2]} for k, v in scores.items()])
+    summ = pd.DataFrame([{"story_id": k, "category": v[1], "layer": "L4", "mode": m, "overall_score": v[0] - (m == "title")}
+                         for k, v in scores.items() for m in ("content", "title")])
+    out = recognition.scores_by_recognition(probe, summ, n_boot=300, seed=1).set_index(["category", "statistic"])
+    assert out.loc[("canonical", "content"), "diff"] == pytest.approx(1.1)
+    assert out.loc[("pulp", "content"), "diff"] == pytest.approx(0.8)
+    assert "1 values in recognised < 2" in out.loc[("pulp", "content"), "note"]          # no interval, and why
+    assert np.isnan(out.loc[("llm", "content"), "diff"]) or np.isnan(out.loc[("llm", "content"), "ci_low"])
+    assert out.loc[("llm", "content"), "note"]
+    pooled = out.loc[("within category (pooled)", "content")]
+    assert pooled["diff"] == pytest.approx((4 * 1.1 + 3 * 0.8) / 7)
+    assert pooled["ci_low"] <= pooled["diff"] <= pooled["ci_high"]
+    # the mode difference is 1 for every story: no variation, so no interval, and a note
+    md = out.loc[("canonical", "mode_difference")]
+    assert md["diff"] == pytest.approx(0.0) and np.isnan(md["ci_low"]) and "no variation" in md["note"]
+
+
+def test_invented_works_are_deterministic_and_claims_on_controls_are_false_claims():
+    a, b = recognition.fabricated_works(5, 3), recognition.fabricated_works(5, 3)
+    assert a.equals(b) and a["title"].is_unique and (a["category"] == "fabricated").all()
+    avoid = [a["title"].iloc[0]]
+    assert avoid[0] not in set(recognition.fabricated_works(5, 3, avoid)["title"])
+    items = recognition.fabricated_items(a.head(2))
+    assert all(it.mode == "title" and a["title"].iloc[k] in it.prepared.material for k, it in enumerate(items))
+    # 2 of 4 human stories recognised; 1 of 4 LLM stories claimed: excess 0.5 - 0.25
+    probe = pd.DataFrame({"category": ["canonical"] * 2 + ["pulp"] * 2 + ["llm"] * 4, "mode": "content",
+                          "status": "ok", "recognised": [True, False, True, False, False, False, False, False],
+                          "claimed": [True, False, True, False, True, False, False, False]})
+    out = recognition.claim_contrast(probe, n_boot=300, seed=2).set_index("mode")
+    assert out.loc["content", "false_claim_rate"] == 0.25 and out.loc["content", "excess_over_false_claims"] == 0.25
+    assert out.loc["content", "ci_low"] < 0.25 < out.loc["content", "ci_high"]
+    assert np.isnan(out.loc["title", "excess_over_false_claims"]) and out.loc["title", "note"]
+
+
+def test_cloze_overlap_is_the_stated_lcs_rule():
+    truth = "and the rain fell on the roofs of the town"
+    assert recognition.cloze_overlap(truth.upper() + "!", truth) == 1.0
+    assert recognition.cloze_overlap("", truth) == 0.0
+    # LCS of "the rain on roofs" with the truth: the rain on roofs -> 4 of 10
+    assert recognition.cloze_overlap("the rain on roofs", truth) == pytest.approx(0.4)
+    # only the first 10 words of a reply count: the truth after 10 filler words gains nothing
+    assert recognition.cloze_overlap("x " * 10 + truth, truth) == 0.0
+    assert recognition.lcs_length(list("ABCBDAB"), list("BDCABA")) == 4      # the textbook example
+    stories = pd.DataFrame({"story_id": ["s"], "category": ["canonical"], "text": [" ".join(f"w{i}" for i in range(80))]})
+    meta, reqs = recognition.cloze_requests(stories, {"cloze_opening_words": 60, "cloze_words": 12, "cloze_max_tokens": 64,
+                                                      "temperature": 0.0, "seed": 7, "reasoning_effort": None})
+    assert meta[0]["truth"] == " ".join(f"w{i}" for i in range(60, 72))
+    assert "w59" in reqs[0].messages[1].content and "w60" not in reqs[0].messages[1].content
+    cloze = pd.DataFrame({"story_id": list("abcd"), "category": ["canonical"] * 2 + ["llm"] * 2,
+                          "overlap": [0.5, 0.7, 0.1, 0.1]})
+    table = recognition.cloze_table(cloze, n_boot=200).set_index(["category", "comparison"])
+    assert table.loc[("canonical", "minus the LLM stories (control)"), "value"] == pytest.approx(0.5)
+    assert "no variation" in table.loc[("llm", "mean overlap"), "note"]
 
 
 # ---------------------------------------------------------------- planted: family, insertion, hardening
 
 def test_the_family_is_the_full_product_with_unique_ids():
     ids = [p.id for p in planted.FAMILY]
-    assert len(ids) == 12 == len(set(ids))
+    assert len(ids) == 24 == len(set(ids))
     assert {(p.direction, p.disguise, p.position) for p in planted.FAMILY} == {
         (d, g, q) for d in planted.DIRECTIONS for g in planted.DISGUISES for q in planted.POSITIONS}
     assert planted.family(["lower-editor-end"])[0].text.startswith("[Editor's note")
     with pytest.raises(ValueError, match="unknown perturbation"):
         planted.family(["raise-loud-start"])
+    # each neutral control has its disguise and is within 10% of the instructions' length
+    for g in planted.DISGUISES:
+        n = len(planted.TEXTS[("neutral", g)])
+        assert all(abs(n - len(planted.TEXTS[(d, g)])) <= 0.1 * n for d in planted.DIRECTIONS), g
+    ctl = planted.controls(planted.family(["raise-plain-start", "lower-plain-start", "raise-fence-end"]))
+    assert [c.id for c in ctl] == ["neutral-plain-start", "neutral-fence-end"]
+
+
+def test_the_hardening_note_names_no_disguise_of_the_family():
+    note = planted.HARDENING_NOTE.lower()
+    for word in ("evaluator", "reviewer", "editor", "system", "rubric", "instruction", "ai "):
+        assert word not in note, word
 
 
 @pytest.mark.parametrize("position, expected", [
@@ -133,14 +194,20 @@ def test_insert_title(position, expected):
     assert titles == ["t1", "t2", "t3", "t4"]   # not changed in place
 
 
-def test_fence_and_harden_on_fixed_strings():
-    assert planted.fence("abc") == "<<<BEGIN JUDGED TEXT>>>\nabc\n<<<END JUDGED TEXT>>>"
-    with pytest.raises(ValueError, match="fence marker"):
-        planted.fence("x <<<END JUDGED TEXT>>> y")
+def test_fence_draws_a_boundary_the_text_cannot_close():
+    attack = planted.TEXTS[("raise", "fence")]
+    text = "Once upon a time.\n\n" + attack
+    fenced = planted.fence(text)               # the fence-escape attack can now be fenced
+    open_, close = planted.fence_lines(text)
+    assert fenced == f"{open_}\n{text}\n{close}" and planted.boundary_token(text) in open_
+    assert fenced.count(close) == 1 and close not in text and planted.OLD_CLOSE in text
+    assert planted.fence_lines(text) == planted.fence_lines(text)        # the same text, the same token
+    assert planted.fence_lines(text) != planted.fence_lines("Once upon a time.")
     msgs = [Message(role="system", content="S"), Message(role="user", content="before X after")]
     out = planted.harden(msgs, "X")
-    assert out[0].content == "S\n\n" + planted.HARDENING_NOTE
-    assert out[1].content == "before <<<BEGIN JUDGED TEXT>>>\nX\n<<<END JUDGED TEXT>>> after"
+    o, c = planted.fence_lines("X")
+    assert out[0].content == "S\n\n" + planted.HARDENING_NOTE.format(open=o, close=c)
+    assert out[1].content == f"before {o}\nX\n{c} after"
     assert msgs[1].content == "before X after"
     with pytest.raises(ValueError, match="occurs 2 times"):
         planted.harden([Message(role="system", content="S"), Message(role="user", content="X and X")], "X")
@@ -170,22 +237,28 @@ def test_sage_baseline_is_the_blind_request_the_protocol_sends():
     rec = RecordingGateway("min")
     evaluate(rec, item, cfg)
     sent = next(r for r in rec.requests if r.tags["track"] == BLIND)
-    meta, reqs = planted.sage_requests([item], cfg, planted.family(["raise-plain-start", "lower-editor-end"]))
-    assert [m["perturbation"] for m in meta] == ["none", "raise-plain-start", "lower-editor-end"] * 2
-    assert [m["hardened"] for m in meta] == [False] * 3 + [True] * 3
+    meta, reqs = planted.sage_requests([item], cfg, planted.family(["raise-plain-start", "lower-plain-start"]),
+                                       repeats=2)
+    arms = ["none", "neutral-plain-start", "raise-plain-start", "lower-plain-start"]
+    assert [m["perturbation"] for m in meta] == arms * 2 + ["none", "none"]
+    assert [m["arm"] for m in meta][-2:] == ["repeat", "repeat"] and [m["repeat"] for m in meta][-2:] == [1, 2]
+    assert [m["hardened"] for m in meta] == [False] * 4 + [True] * 4 + [False] * 2
     assert request_key(IDENTITY, reqs[0]) == request_key(IDENTITY, sent)      # a cache hit
-    assert len({request_key(IDENTITY, r) for r in reqs}) == 6
-    raised = reqs[1].messages[1].content
-    note = planted.INSTRUCTIONS[("raise", "plain")]
+    assert len({request_key(IDENTITY, r) for r in reqs}) == 10                # every repeat a fresh call
+    rep1 = reqs[-2]
+    assert rep1.messages == sent.messages and rep1.sampling.seed == sent.sampling.seed + 1
+    assert rep1.replicate == planted.REPEAT_REPLICATE + 1 and rep1.sampling.temperature == sent.sampling.temperature
+    raised, neutral = reqs[2].messages[1].content, reqs[1].messages[1].content
+    note = planted.TEXTS[("raise", "plain")]
     assert raised.count(note) == 1 and raised.index(note) < raised.index("Paragraph 0")
     assert raised.replace(note + "\n\n", "") == sent.messages[1].content
-    assert reqs[0].messages[0].content == reqs[1].messages[0].content       # plain: same system message
-    hard_base, hard = reqs[3], reqs[4]
-    assert hard_base.messages[0].content.endswith(planted.HARDENING_NOTE)
-    assert planted.FENCE_OPEN + "\n" + "Paragraph 0" in hard_base.messages[1].content
-    assert hard_base.template_version == sent.template_version + "+harden-v1"
-    assert planted.FENCE_OPEN + "\n" + note + "\n\nParagraph 0" in hard.messages[1].content
-    assert hard.template_version == sent.template_version + "+planted-v1+harden-v1"
+    assert neutral.replace(planted.TEXTS[("neutral", "plain")] + "\n\n", "") == sent.messages[1].content
+    assert reqs[0].messages[0].content == reqs[2].messages[0].content       # plain: same system message
+    hard_base, hard = reqs[4], reqs[6]
+    assert "data to be judged" in hard_base.messages[0].content
+    assert hard_base.template_version == sent.template_version + "+" + planted.HARDEN_VERSION
+    assert note + "\n\nParagraph 0" in hard.messages[1].content
+    assert hard.template_version == sent.template_version + f"+{planted.FAMILY_VERSION}+{planted.HARDEN_VERSION}"
 
 
 def test_narrative_baseline_is_agent_zero_of_notebook_09():
@@ -198,13 +271,17 @@ def test_narrative_baseline_is_agent_zero_of_notebook_09():
     meta09, reqs09 = judges.build_requests(paths, agents, knobs["modes"], max_tokens=knobs["max_tokens"],
                                            explanations=knobs["explanations"], reasoning_chars=knobs["reasoning_chars"])
     sent = {m["mode"]: r for m, r in zip(meta09, reqs09) if m["agent"] == 0}
-    meta, reqs = planted.narrative_requests(paths, knobs, planted.family(["raise-editor-middle"]), ("simple", "cot"))
-    base = {m["mode"]: r for m, r in zip(meta, reqs) if m["perturbation"] == "none" and not m["hardened"]}
+    meta, reqs = planted.narrative_requests(paths, knobs, planted.family(["raise-editor-middle"]), ("simple", "cot"),
+                                            repeats=1)
+    base = {m["mode"]: r for m, r in zip(meta, reqs) if m["arm"] == "baseline" and not m["hardened"]}
     for mode in ("simple", "cot"):
         assert request_key(IDENTITY, base[mode]) == request_key(IDENTITY, sent[mode])
     pert = next(r for m, r in zip(meta, reqs) if m["perturbation"] == "raise-editor-middle" and not m["hardened"])
-    assert "2. Beta " + planted.INSTRUCTIONS[("raise", "editor")] in pert.messages[1].content
-    assert len(reqs) == 2 * 2 * 2   # (none + 1 perturbation) x 2 modes x (plain, hardened)
+    assert "2. Beta " + planted.TEXTS[("raise", "editor")] in pert.messages[1].content
+    # (none, neutral, 1 instruction) x 2 modes x (plain, hardened) + 1 repeat x 2 modes
+    assert len(reqs) == 3 * 2 * 2 + 2 and {m["unit"] for m in meta} == {"news:3"}
+    rep = next(r for m, r in zip(meta, reqs) if m["arm"] == "repeat" and m["mode"] == "simple")
+    assert rep.messages == base["simple"].messages and rep.replicate == planted.REPEAT_REPLICATE + 1
 
 
 def test_planted_narrative_requests_pass_notebook_09s_design_check(tmp_path, monkeypatch):
@@ -230,7 +307,7 @@ def test_planted_narrative_requests_pass_notebook_09s_design_check(tmp_path, mon
         meta, reqs = planted.narrative_requests(paths, knobs, family, ("simple",), gw=gw, agent_design="seed-only")
         assert all(r.sampling.temperature is None for r in reqs)
         rows = planted.run(gw, meta, reqs, "smoke")
-        assert (rows["status"] == "ok").all() and srv.n_calls == len(reqs) == 4
+        assert (rows["status"] == "ok").all() and srv.n_calls == len(reqs) == 6
         assert rows["temperature"].isna().all() and (rows["reasoning_effort"] == "minimal").all()
         assert {c["max_completion_tokens"] for c in srv.calls} == set(rows["max_tokens"])
 
@@ -250,21 +327,91 @@ def test_recognition_rows_record_the_sampling_as_sent():
     assert row["seed"] == 7
 
 
-def test_shifts_direct_the_sign_and_count_moved_items():
+def _planted_rows(score, units=("a", "b", "c", "d"), study="sage"):
+    """Rows of a planted run whose score is ``score(unit, arm, direction, repeat)``."""
     rows = []
-    for item, base, up, down in (("a", 3.0, 4.5, 2.8), ("b", 2.0, 2.0, 1.0)):
-        for pert, direction, score in (("none", "none", base), ("raise-plain-end", "raise", up), ("lower-plain-end", "lower", down)):
-            rows.append({"study": "sage", "item": item, "group": "canonical", "layer": "L4", "mode": "content",
-                         "perturbation": pert, "direction": direction, "disguise": "plain", "position": "end",
-                         "hardened": False, "score": score})
-    sh = planted.shifts(pd.DataFrame(rows)).set_index(["item", "perturbation"])
-    assert sh.loc[("a", "raise-plain-end"), "shift"] == pytest.approx(1.5)
-    assert sh.loc[("a", "lower-plain-end"), "directed"] == pytest.approx(0.2)
-    assert bool(sh.loc[("b", "lower-plain-end"), "obeyed"]) and not bool(sh.loc[("b", "raise-plain-end"), "moved"])
-    table = planted.shift_table(sh.reset_index(), n_boot=200).set_index("direction")
-    assert table.loc["raise", "mean_shift"] == pytest.approx(0.75) and table.loc["raise", "share_moved"] == 0.5
-    assert table.loc["lower", "share_obeyed"] == 0.5
-    assert {"p_holm", "p_bonferroni", "mc_family", "unit", "ci_method"} <= set(table.columns)
+    for u in units:
+        for arm, direction, rep in (("baseline", "none", 0), ("neutral", "neutral", 0), ("instruction", "raise", 0),
+                                    ("instruction", "lower", 0), ("repeat", "none", 1)):
+            rows.append({"study": study, "unit": u, "item": u, "group": "canonical", "layer": "L4", "mode": "content",
+                         "perturbation": "none" if arm in ("baseline", "repeat") else f"{direction}-plain-start",
+                         "arm": arm, "direction": direction, "disguise": "plain" if arm not in ("baseline", "repeat") else "none",
+                         "position": "start" if arm not in ("baseline", "repeat") else "none", "hardened": False,
+                         "repeat": rep, "score": score(u, arm, direction, rep), "status": "ok"})
+    return pd.DataFrame(rows)
+
+
+def test_effects_separate_obedience_from_insertion_and_noise():
+    """A judge that obeys (+-0.8 on top of a 0.5 insertion effect) and has unit noise of +-0.1."""
+    base = {"a": 3.0, "b": 2.0, "c": 4.0, "d": 2.5}
+    noise = {"a": 0.1, "b": -0.1, "c": 0.1, "d": -0.1}
+    obey = {"raise": 0.8, "lower": -0.8, "neutral": 0.0, "none": 0.0}
+
+    def score(u, arm, d, rep):
+        return base[u] + (0.5 if arm in ("neutral", "instruction") else 0) + obey[d] + (noise[u] if rep else 0)
+
+    eff = planted.effects(_planted_rows(score))
+    table = planted.effect_table(eff, by=("study", "estimand"), n_boot=300, seed=1).set_index("estimand")
+    assert table.loc["obedience (raise)", "mean"] == pytest.approx(0.8)
+    assert table.loc["obedience (lower)", "mean"] == pytest.approx(0.8)
+    assert table.loc["contrast (raise - lower)", "mean"] == pytest.approx(1.6)
+    assert table.loc["contrast (raise - lower)", "mean_scale"] == pytest.approx(1.6 / 4)
+    assert table.loc["insertion", "mean"] == pytest.approx(0.5)
+    assert table.loc["noise", "mean"] == pytest.approx(0.0, abs=1e-9) and np.allclose(table["noise_floor"], 0.1)
+    # constant effects: the mean, no interval, and a note that says so (never a zero-width interval)
+    assert table.loc["insertion", "ci_low"] != table.loc["insertion", "ci_low"]
+    assert "no variation" in table.loc["insertion", "note"] and "t-test" in table.loc["insertion", "note"]
+    assert table.loc["noise", "ci_low"] < 0 < table.loc["noise", "ci_high"]
+    assert (table["n_units"] == 4).all() and {"p_holm", "mc_family", "unit", "ci_method"} <= set(table.columns)
+
+
+def test_a_judge_that_reacts_to_any_insertion_shows_no_obedience():
+    rng = np.random.default_rng(4)
+    base = {u: rng.uniform(2, 4) for u in "abcdefgh"}
+    jitter = {(u, a, d): rng.normal(0, 0.05) for u in base for a in ("neutral", "instruction") for d in ("raise", "lower", "neutral")}
+
+    def score(u, arm, d, rep):
+        return base[u] + (-1.0 + jitter[(u, arm, d)] if arm in ("neutral", "instruction") else 0.0)
+
+    table = planted.effect_table(planted.effects(_planted_rows(score, units=tuple(base))), by=("estimand",),
+                                 n_boot=500, seed=2).set_index("estimand")
+    assert table.loc["insertion", "mean"] == pytest.approx(-1.0, abs=0.05)
+    assert table.loc["insertion", "ci_high"] < 0
+    for est in ("obedience (raise)", "obedience (lower)", "contrast (raise - lower)"):
+        assert abs(table.loc[est, "mean"]) < 0.1 and table.loc[est, "ci_low"] < 0 < table.loc[est, "ci_high"], est
+
+
+def test_the_unit_is_resampled_whole_and_one_unit_has_no_interval():
+    # two paths (items) of one endpoint pair share the unit: 2 units, not 4
+    rows = _planted_rows(lambda u, arm, d, rep: 3.0 + (d == "raise") * (1.0 if u in "ab" else 2.0), units="abcd")
+    rows["unit"] = rows["item"].map({"a": "p1", "b": "p1", "c": "p2", "d": "p2"})
+    table = planted.effect_table(planted.effects(rows), by=("estimand",), n_boot=300).set_index("estimand")
+    assert table.loc["obedience (raise)", "n_units"] == 2 and table.loc["obedience (raise)", "n_rows"] == 4
+    lo, hi = table.loc["obedience (raise)", ["ci_low", "ci_high"]]
+    assert lo == pytest.approx(1.0) and hi == pytest.approx(2.0)          # only p1 / only p2 / both
+    one = planted.effect_table(planted.effects(rows[rows["unit"] == "p1"]), by=("estimand",), n_boot=100)
+    assert one["ci_low"].isna().all() and one["note"].str.contains("1 units < 2").all()
+    assert one["p"].isna().all()
+
+
+def test_hardening_compares_obedience_plain_and_hardened_on_held_out_attacks():
+    rows = []
+    for hardened in (False, True):
+        for g in ("plain", "fence"):
+            part = _planted_rows(lambda u, arm, d, rep, h=hardened, g=g: 3.0 + (d == "raise") * (0.2 if h and g == "plain" else 1.0)
+                                 + (0.1 * ord(u) % 3) * (arm == "baseline"))
+            part = part.assign(hardened=hardened)
+            cells = part["arm"].isin(["neutral", "instruction"])
+            part.loc[cells, "disguise"] = g
+            rows.append(part if g == "plain" else part[cells])
+    eff = planted.effects(pd.concat(rows, ignore_index=True))
+    out = planted.hardening_table(eff, n_boot=200).set_index(["disguise", "estimand"])
+    assert out.loc[("plain", "obedience (raise)"), "hardening_effect"] == pytest.approx(0.8)
+    assert out.loc[("fence", "obedience (raise)"), "hardening_effect"] == pytest.approx(0.0)
+    assert bool(out.loc[("fence", "obedience (raise)"), "held_out"]) and not bool(out.loc[("plain", "obedience (raise)"), "held_out"])
+    assert out["note"].str.contains("no variation").all()
+    empty = planted.hardening_table(eff[~eff["hardened"]])
+    assert empty["note"].str.contains("no hardened arm").all()
 
 
 # ---------------------------------------------------------------- length: planted slopes
@@ -276,11 +423,11 @@ def _stories(slope: float, gaps: dict, seed: int = 3, n: int = 40, longer_llm: b
         mu = 8.6 + (0.6 if (longer_llm and cat == "llm") else 0.0)
         for i in range(n):
             lw = rng.normal(mu, 0.4)
-            rows.append({"story_id": f"{cat}{i}", "category": cat, "words": float(np.exp(lw)),
+            rows.append({"story_id": f"{cat}{i}", "category": cat, "tokens_sent": float(np.exp(lw)),
                          "score": 1.0 + gaps.get(cat, 0.0) + slope * (lw - 8.6) + rng.normal(0, 0.05)})
     corpus = pd.DataFrame(rows)
     summ = corpus.assign(layer="L4", mode="content").rename(columns={"score": "overall_score"})
-    return summ[["story_id", "category", "layer", "mode", "overall_score"]], corpus[["story_id", "words"]]
+    return summ[["story_id", "category", "layer", "mode", "overall_score"]], corpus[["story_id", "tokens_sent"]]
 
 
 def test_length_regression_recovers_a_planted_slope_and_gaps():
@@ -288,13 +435,13 @@ def test_length_regression_recovers_a_planted_slope_and_gaps():
     units = length.story_units(summ, corpus)
     out = length.sage_length_models(units).set_index("gap")
     row = out.loc["llm - canonical"]
-    assert row["slope_log_words"] == pytest.approx(0.7, abs=0.03)
-    assert row["slope_log_words_ci_low"] < 0.7 < row["slope_log_words_ci_high"]
+    assert row["slope_log_tokens"] == pytest.approx(0.7, abs=0.03)
+    assert row["slope_log_tokens_ci_low"] < 0.7 < row["slope_log_tokens_ci_high"]
     assert row["gap_with_length"] == pytest.approx(1.0, abs=0.03) and bool(row["gap_survives"])
     assert out.loc["pulp - canonical", "gap_with_length"] == pytest.approx(0.5, abs=0.03)
     # the partial correlation is the correlation of the residuals after regressing out category
     X = np.column_stack([np.ones(len(units)), units["category"] == "pulp", units["category"] == "llm"]).astype(float)
-    res = [v - X @ np.linalg.lstsq(X, v, rcond=None)[0] for v in (units["log_words"].to_numpy(), units["score"].to_numpy())]
+    res = [v - X @ np.linalg.lstsq(X, v, rcond=None)[0] for v in (units["log_tokens"].to_numpy(), units["score"].to_numpy())]
     assert row["partial_r"] == pytest.approx(np.corrcoef(*res)[0, 1], abs=1e-9)
 
 
@@ -318,10 +465,56 @@ def test_narrative_length_slope_at_equal_minimum_coherence():
     n = 60
     coh = rng.uniform(0.2, 0.8, n)
     lengths = rng.integers(3, 15, n)
-    judged = pd.DataFrame({"collection": "news", "mode": "simple", "min_coherence": coh, "length": lengths,
-                           "score_mean": 2 + 5 * coh + 0.3 * lengths + rng.normal(0, 0.05, n)})
+    pair = np.repeat(np.arange(n // 2), 2)
+    method = np.tile(["maxcap", "random"], n // 2)
+    pair_effect = rng.normal(0, 2, n // 2)[pair]             # pairs differ a lot: the pairing removes it
+    judged = pd.DataFrame({"collection": "news", "mode": "simple", "pair_id": pair, "method": method,
+                           "min_coherence": coh, "length": lengths,
+                           "score_mean": 2 + 5 * coh + 0.3 * lengths + 0.4 * (method == "random") + pair_effect
+                           + rng.normal(0, 0.05, n)})
     (row,) = length.narrative_length_models(judged).to_dict("records")
-    assert row["slope_length"] == pytest.approx(0.3, abs=0.01) and row["partial_r"] > 0.9
+    assert row["slope_length"] == pytest.approx(0.3, abs=0.02) and row["n_pairs"] == n // 2
+    assert row["slope_length_ci_low"] < 0.3 < row["slope_length_ci_high"]
+
+
+def test_a_constant_narrative_score_gives_nan_slopes_with_a_note():
+    judged = pd.DataFrame({"collection": "news", "mode": "simple", "pair_id": [0, 0, 1, 1, 2, 2],
+                           "method": ["maxcap", "random"] * 3, "min_coherence": [0.2, 0.4, 0.3, 0.5, 0.6, 0.1],
+                           "length": [3, 5, 4, 7, 6, 3], "score_mean": 6.0})
+    (row,) = length.narrative_length_models(judged).to_dict("records")
+    assert np.isnan(row["slope_length"]) and np.isnan(row["slope_length_ci_low"]) and np.isnan(row["partial_r"])
+    assert "no variation: every score_mean equals 6" in row["note"]
+
+
+def test_resize_cuts_and_pads_with_the_storys_own_paragraphs():
+    text = "a b c\n\nd e\n\nf g h i j"          # 10 words
+    assert length.resize(text, 0.5) == "a b c\n\nd e"
+    assert length.resize(text, 0.3) == "a b c"
+    assert length.resize(text, 1.5) == text + "\n\na b c\n\nd e"
+    assert len(length.resize(text, 1.7).split()) == 17
+    with pytest.raises(ValueError, match="positive"):
+        length.resize(text, 0)
+    from judgelab.sage.protocol.evaluation import EvalConfig
+    meta, reqs = length.length_requests([_sage_item()], EvalConfig(), (0.5, 1.5))
+    assert [m["fraction"] for m in meta] == [1.0, 0.5, 1.5]
+    assert reqs[0] == planted.blind_request(_sage_item(), EvalConfig())              # the cached baseline
+    assert reqs[1].messages[1].content.count("Paragraph") == 3 and reqs[2].messages[1].content.count("Paragraph") == 9
+
+
+def test_intervention_table_shifts_per_fraction_and_the_within_story_slope():
+    rng = np.random.default_rng(1)
+    rows = []
+    for s in range(6):
+        base_tokens = rng.uniform(300, 600)
+        for f in (1.0, 0.5, 1.5):
+            rows.append({"story_id": f"s{s}", "fraction": f, "input_tokens": base_tokens * f, "status": "ok",
+                         "score": 2.0 + 0.1 * s + 0.5 * np.log(f) + rng.normal(0, 0.01)})
+    out = length.intervention_table(pd.DataFrame(rows), noise_floor=0.2, n_boot=300).set_index("fraction", drop=False)
+    assert out.loc[0.5, "value"] == pytest.approx(0.5 * np.log(0.5), abs=0.02)
+    assert out.loc[1.5, "value_scale"] == pytest.approx(0.5 * np.log(1.5) / 4, abs=0.01)
+    slope = out[out["fraction"].isna()].iloc[0]
+    assert slope["value"] == pytest.approx(0.5, abs=0.03) and slope["ci_low"] < 0.5 < slope["ci_high"]
+    assert (out["noise_floor"] == 0.2).all()
 
 
 # ---------------------------------------------------------------- self-preference: families
@@ -374,9 +567,11 @@ def test_estimate_counts_the_fresh_calls_of_the_smoke_profile(monkeypatch):
     monkeypatch.setattr(est, "load_corpus", lambda: corpus)
     monkeypatch.setattr(narr_estimate, "real_paths", lambda profile=None: paths)
     calls, note = est.behaviour_calls("smoke", TokenCounter.for_settings("openai", "gpt-5-mini"))
-    # recognition: 1 story x 2 modes; planted SAGE: (1 + 1 perturbation) x 2 hardening - 1 cached
-    # baseline; planted narrative: 1 narrative x 1 mode x the same 3
-    assert calls["track"].value_counts().to_dict() == {"recognition": 2, "planted_sage": 3, "planted_narrative": 3}
+    # the smoke counts of profiles.toml [smoke.behaviour]: recognition 1 story x 2 modes + 1 invented work;
+    # 1 cloze; planted SAGE: neutral, raise, lower, 1 repeat; planted narrative: (2 neutrals + 3
+    # instructions) plain and hardened + the hardened baseline + 1 repeat; length: 2 fractions
+    assert calls["track"].value_counts().to_dict() == {"recognition": 3, "cloze": 1, "planted_sage": 4,
+                                                       "planted_narrative": 12, "length": 2}
     assert (calls["input_min"] > 0).all() and (calls["notebook"] == "12").all()
     assert "notebook 08's paths" in note
 
@@ -402,15 +597,17 @@ def test_planted_points_are_the_table_means_and_no_text_collides():
     matplotlib.use("Agg")
     from judgelab.behaviour import figures
 
-    rows = [{"study": s, "hardened": h, "perturbation": p.id, "mean_directed_shift": i / 10 - (0.5 if h else 0),
-             "mean_directed_shift_ci_low": i / 10 - 1, "mean_directed_shift_ci_high": i / 10 + 1}
-            for s in ("sage", "narrative") for h in (False, True) for i, p in enumerate(planted.FAMILY)]
+    ests = ("insertion", "obedience (raise)", "contrast (raise - lower)")
+    rows = [{"study": s, "hardened": h, "estimand": e, "disguise": g, "mean_scale": i / 10 - (0.5 if h else 0),
+             "ci_low_scale": i / 10 - 1, "ci_high_scale": i / 10 + 1}
+            for s in ("sage", "narrative") for h in (False, True)
+            for i, (e, g) in enumerate((e, g) for e in ests for g in planted.DISGUISES)]
     table = pd.DataFrame(rows)
     fig = figures.planted_shifts(table)
     assert len(fig.axes) == 2
-    # each errorbar container's data line holds the plotted means (12 perturbations each)
+    # each errorbar container's data line holds the plotted means (12 estimand x disguise rows each)
     drawn = [x for ax in fig.axes for c in ax.containers for x in c.lines[0].get_xdata()]
-    assert sorted(drawn) == pytest.approx(sorted(table["mean_directed_shift"]))
+    assert sorted(drawn) == pytest.approx(sorted(table["mean_scale"]))
     assert text_overlaps(fig) == []
 
 
@@ -455,3 +652,57 @@ def test_banner_and_caption_name_each_studys_judge():
     assert one == caption(same, "paper", "sage") and "gpt-4.1" in one and "SAGE:" not in one
     two = caption(both, "paper", "sage", "narrative")
     assert two.startswith("SAGE: ") and " Narrative: " in two and "gpt-5-mini" in two
+
+
+# ---------------------------------------------------------------- planted, end to end on a judge that answers by rule
+
+def _rule_judge(body: dict) -> dict:
+    """A narrative judge (fake server) by rule: 5 points; -1 for any inserted note (neutral or not);
+    +-2 when told to raise / lower, except that a hardened prompt stops the plain disguise (the one
+    the hardening was written against) and not the held-out fence escape."""
+    from fake_openai_server import request_schema, synthesize
+
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    score = 5
+    if any(t in user for t in planted.TEXTS.values()):
+        score -= 1
+    hardened = "data to be judged" in system
+    for (direction, disguise), text in planted.TEXTS.items():
+        if direction != "neutral" and text in user and not (hardened and disguise == "plain"):
+            score += 2 if direction == "raise" else -2
+    reply = synthesize(request_schema(body))
+    reply["coherence_score"] = score
+    return reply
+
+
+def test_a_judge_that_obeys_by_rule_gives_its_set_effects(tmp_path):
+    from judgelab.gateway import Gateway, ResponseCache
+    from judgelab.gateway.backends.openai_backend import OpenAIBackend
+    from judgelab.narrative.judges.settings import resolve
+    from fake_openai_server import FakeChatServer
+
+    knobs = resolve("smoke")
+    paths = pd.DataFrame([{"collection": "news", "pair_id": p, "method": m, "titles": [f"{t} {p} {m}" for t in "ABC"]}
+                          for p in (1, 2) for m in ("maxcap", "random")])
+    chosen = planted.family(["raise-plain-start", "lower-plain-start", "raise-fence-end", "lower-fence-end"])
+    with FakeChatServer(_rule_judge) as srv:
+        gw = Gateway(OpenAIBackend("fake-model", srv.base_url, api_key="sk-test-behaviour"),
+                     ResponseCache(tmp_path / "c.sqlite"), progress=False)
+        meta, reqs = planted.narrative_requests(paths, knobs, chosen, ("simple",), harden_too=True, gw=gw,
+                                                agent_design="temperature", repeats=1)
+        rows = planted.run(gw, meta, reqs, "smoke")
+        assert srv.n_calls == len(reqs) == 4 * (2 * 7 + 1)   # every arm and the repeat is a fresh call
+    assert (rows["status"] == "ok").all()
+    eff = planted.effects(rows)
+    table = planted.effect_table(eff, n_boot=200).set_index(["hardened", "disguise", "estimand"])
+    assert table.loc[(False, "plain", "insertion"), "mean"] == -1
+    assert table.loc[(False, "plain", "obedience (raise)"), "mean"] == 2
+    assert table.loc[(False, "fence", "obedience (lower)"), "mean"] == 2
+    assert table.loc[(False, "plain", "contrast (raise - lower)"), "mean_scale"] == pytest.approx(4 / 9)
+    assert table.loc[(True, "plain", "obedience (raise)"), "mean"] == 0
+    assert table.loc[(False, "none", "noise"), "mean"] == 0 and "no variation" in table.loc[(False, "none", "noise"), "note"]
+    assert (table["n_units"].drop((False, "none", "noise")) == 2).all()      # endpoint pairs, not paths
+    hard = planted.hardening_table(eff, n_boot=200).set_index(["disguise", "estimand"])
+    assert hard.loc[("plain", "obedience (raise)"), "hardening_effect"] == 2
+    assert hard.loc[("fence", "obedience (raise)"), "hardening_effect"] == 0
+    assert bool(hard.loc[("fence", "obedience (raise)"), "held_out"])

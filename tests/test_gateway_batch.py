@@ -257,16 +257,6 @@ def test_a_sage_layer_in_batch_mode_is_one_batch_per_round_and_matches_live(tmp_
     pd.testing.assert_frame_equal(batched.summary, live.summary)
 
 
-def test_arun_batch_in_batch_mode_is_one_batch(tmp_path):
-    import asyncio
-
-    with FakeChatServer(echo) as srv:
-        gw = batch_gw(srv, tmp_path)
-        results = asyncio.run(gw.arun_batch([req(i) for i in range(4)]))
-        assert [r.parsed.label for r in results] == [f"item {i}" for i in range(4)]
-        assert [n for _, n in gw.batch_history] == [4] and srv.n_calls == 0
-
-
 def test_a_rerun_resumes_a_recorded_batch_that_holds_its_requests(tmp_path):
     """A run killed after its batch was recorded (and after part of the replies were stored)
     resumes that batch on the rerun instead of submitting the rest again."""

@@ -200,10 +200,7 @@ def test_identical_requests_in_flight_pay_once(tmp_path):
     assert sum(not r.cached for r in results) == 1 and all(r.status == "ok" for r in results)
 
 
-def test_async_runner_keeps_order_and_bounds_concurrency(tmp_path):
-    import asyncio
-    import threading
-
+def test_run_batch_keeps_order_and_bounds_concurrency(tmp_path):
     live, peak, guard = [0], [0], threading.Lock()
     # each call waits until three are in flight together: proves the runner reaches 3 at once
     together = threading.Barrier(3, timeout=60)
@@ -218,8 +215,8 @@ def test_async_runner_keeps_order_and_bounds_concurrency(tmp_path):
         return {"score": int(body["messages"][-1]["content"].split("s")[-1]) % 5 + 1, "reason": "r"}
 
     with FakeChatServer(script) as srv:
-        gw = make_gateway(srv, tmp_path)
-        results = asyncio.run(gw.arun_batch([req(f"s{i}") for i in range(12)], concurrency=3))
+        gw = make_gateway(srv, tmp_path, canary=False)
+        results = gw.run_batch([req(f"s{i}") for i in range(12)], concurrency=3)
         assert srv.n_calls == 12
     assert [r.parsed.score for r in results] == [i % 5 + 1 for i in range(12)]
     assert peak[0] == 3

@@ -133,9 +133,9 @@ def judge_reply(body: dict):
 
 
 def paper_budgets():
-    from judgelab.narrative.judges.settings import JUDGE_PROFILES
+    from judgelab import profiles
 
-    return JUDGE_PROFILES["paper"]["max_tokens"]
+    return profiles.knobs("narrative_judges", "paper")["max_tokens"]
 
 
 def test_narrative_judges_on_gpt5_mini_before_and_after(tmp_path, monkeypatch):

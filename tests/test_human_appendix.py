@@ -5,11 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab import paths
+from judgelab import paths, profiles
 from judgelab.gateway import Gateway
 from fake_openai_server import FakeChatServer
 from judgelab.human import appendix, figures
-from judgelab.human.settings import HUMAN_PROFILES
 
 MIRROR = paths.data_mirror()
 pytestmark = pytest.mark.skipif(
@@ -38,7 +37,7 @@ def test_derived_criteria(human):
 
 def test_oracle_judges_reach_one_and_rankings_match(human, tmp_path):
     """A fake judge that answers each story's rounded mean human overall rating: rho = 1 up to rounding."""
-    knobs = dict(HUMAN_PROFILES["smoke"], n_boot=200)
+    knobs = dict(profiles.knobs("human", "smoke"), n_boot=200)
     stories = appendix.stories_to_judge("confederacy", 13, "random", seed=3)
     assert stories["source"].nunique() == 13
     means = human[human["criterion"] == "overall"].groupby("story")["value"].mean()
@@ -71,7 +70,7 @@ def test_oracle_judges_reach_one_and_rankings_match(human, tmp_path):
 
 def test_sage_through_the_fake_server(human, tmp_path):
     """Two short stories through the SAGE L5 protocol (schema-valid default replies)."""
-    knobs = dict(HUMAN_PROFILES["smoke"], sage_max_stories=None)
+    knobs = dict(profiles.knobs("human", "smoke"), sage_max_stories=None)
     stories = appendix.stories_to_judge("confederacy", 2, "shortest")
     with FakeChatServer() as srv:
         gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
@@ -95,11 +94,11 @@ def test_sage_through_the_fake_server(human, tmp_path):
 
 
 def test_profiles_share_their_knobs():
-    keys = {p: set(k) for p, k in HUMAN_PROFILES.items()}
+    keys = {p: set(profiles.knobs("human", p)) for p in ("smoke", "demo", "paper")}
     assert keys["smoke"] == keys["demo"] == keys["paper"]
-    for knobs in HUMAN_PROFILES.values():
+    for knobs in map(lambda p: profiles.knobs("human", p), profiles.PROFILES):
         assert set(knobs["n_stories"]) == {"confederacy", "artifice"}
-    assert HUMAN_PROFILES["paper"]["n_stories"] == {"confederacy": 65, "artifice": 36}
+    assert profiles.knobs("human", "paper")["n_stories"] == {"confederacy": 65, "artifice": 36}
 
 
 def test_story_selection_is_stratified_and_seeded():
@@ -123,8 +122,8 @@ def test_parameters_from_the_command_line():
     assert appendix.check_datasets(None) == appendix.check_datasets("none") == ["confederacy", "artifice"]
     with pytest.raises(ValueError, match="unknown data set"):
         appendix.check_datasets("hanna")
-    knobs = HUMAN_PROFILES["demo"]
-    assert appendix.stories_per_dataset(knobs, ["confederacy", "artifice"]) == HUMAN_PROFILES["demo"]["n_stories"]
+    knobs = profiles.knobs("human", "demo")
+    assert appendix.stories_per_dataset(knobs, ["confederacy", "artifice"]) == profiles.knobs("human", "demo")["n_stories"]
     assert appendix.stories_per_dataset(knobs, ["artifice"], "3") == {"artifice": 3}
     assert appendix.stories_per_dataset(knobs, ["artifice"], "all") == {"artifice": knobs["n_stories"]["artifice"]}
     with pytest.raises(ValueError, match="N_STORIES"):
@@ -173,7 +172,7 @@ def test_published_judges_against_experts():
     from judgelab.human import artifice
 
     human = appendix.load_human("artifice")
-    knobs = dict(HUMAN_PROFILES["smoke"], n_boot=200)
+    knobs = dict(profiles.knobs("human", "smoke"), n_boot=200)
     tab = appendix.published_judges_vs_experts(human, knobs, judges=["gpt4", "gemini-pro"]).set_index("judge")
     g = tab.loc["gpt4"]
     assert g["n_verdicts"] == 672 and g["n_unparsed"] == 0

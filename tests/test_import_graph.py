@@ -105,13 +105,14 @@ def test_type_only_imports_are_edges():
 
 
 def test_the_gateway_stands_on_the_lowest_floor_only():
-    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines, and
-    provenance (the name of the notebook the pipeline runs, for the progress bar; a notebook's run,
-    not the gateway, tells the sidecars its judge; provenance needs only paths and engines itself)."""
+    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines, the
+    settings file (its environment variables), and provenance (the name of the notebook the pipeline
+    runs, for the progress bar; a notebook's run, not the gateway, tells the sidecars its judge)."""
     outside = {b for a, bs in GRAPH.items() if a.startswith("judgelab.gateway") for b in bs
                if not b.startswith("judgelab.gateway")}
-    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines", "judgelab.provenance"}, sorted(outside)
-    assert GRAPH["judgelab.provenance"] <= {"judgelab.paths", "judgelab.engines"}
+    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines", "judgelab.settings_file",
+                       "judgelab.provenance"}, sorted(outside)
+    assert GRAPH["judgelab.provenance"] <= {"judgelab.paths", "judgelab.engines", "judgelab.settings_file"}
 
 
 # ---------------------------------------------------------------- the graph builder on known sources

@@ -39,9 +39,9 @@ def fresh_calls(gw) -> int:
 def test_the_narrative_judge_answers_each_mode_on_its_scale(gw):
     from judgelab.narrative.judges.prompts import MODES
     from judgelab.narrative.judges.run import Agent, build_requests
-    from judgelab.narrative.judges.settings import JUDGE_PROFILES
+    from judgelab import profiles
 
-    knobs = JUDGE_PROFILES["smoke"]
+    knobs = profiles.knobs("narrative_judges", "smoke")
     paths = pd.DataFrame([{"collection": "news", "pair_id": "p0", "method": "maxcap", "titles": TITLES}])
     meta, reqs = build_requests(paths, {"news": [Agent(0, 0.5, 2025)]}, MODES, max_tokens=knobs["max_tokens"],
                                 reasoning_chars=knobs["reasoning_chars"])
@@ -58,9 +58,9 @@ def test_the_narrative_judge_answers_each_mode_on_its_scale(gw):
 
 def test_the_holistic_judge_gives_one_score_on_its_scale(gw):
     from judgelab.human.holistic import build_request
-    from judgelab.human.settings import HUMAN_PROFILES
+    from judgelab import profiles
 
-    knobs = HUMAN_PROFILES["smoke"]
+    knobs = profiles.knobs("human", "smoke")
     req = build_request("ferry", STORY, dataset="confederacy", max_tokens=knobs["holistic_max_tokens"],
                         temperature=knobs["temperature"], seed=knobs["seed"], reason_chars=knobs["holistic_reason_chars"])
     res = gw.chat(req)
@@ -71,11 +71,11 @@ def test_the_holistic_judge_gives_one_score_on_its_scale(gw):
 
 def test_the_recognition_probe_answers_in_its_schema(gw):
     from judgelab.behaviour.recognition import build_requests
-    from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
+    from judgelab import profiles
     from judgelab.sage.protocol.evaluation import EvalItem
     from judgelab.sage.protocol.modes import prepare_input
 
-    knobs = BEHAVIOUR_PROFILES["smoke"]
+    knobs = profiles.knobs("behaviour", "smoke")
     items = [EvalItem("ferry", "canonical", "", "L4", mode,
                       prepare_input(mode, text=STORY, title="The Last Ferry", author="Nora Vell", max_text_tokens=300))
              for mode in ("content", "title")]

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
+from judgelab import profiles
 from judgelab.gateway import ChatRequest, Gateway, Message, Sampling
 from judgelab.gateway.errors import ReplayMissError
 from judgelab.gateway.local_server import LocalLlamaServer, ServerStartError, answers, missing_extras
 from judgelab.narrative.judges import schemas as judge_schemas
 from judgelab.narrative.judges.run import SCORE_COLUMNS, run_judges
-from judgelab.narrative.judges.settings import JUDGE_PROFILES
 from judgelab.sage.protocol import runner
 from judgelab.sage.protocol.schemas import SCORE_VALUES
 
@@ -48,7 +48,7 @@ LAYER = "L5"
 # which keeps the replies short.
 SAGE_OVERRIDES = {"evidence_chars": 12, "note_chars": 16, "max_tokens": 300}
 JUDGE_MODE = "simple"
-JUDGE_MAX_TOKENS = JUDGE_PROFILES["smoke"]["max_tokens"][JUDGE_MODE]
+JUDGE_MAX_TOKENS = profiles.knobs("narrative_judges", "smoke")["max_tokens"][JUDGE_MODE]
 # no wall-clock limit in a test: on a loaded machine one 135M generation has taken over 80 s
 TIMEOUT_S = 900.0
 

@@ -21,7 +21,7 @@ from figure_geometry import text_overlaps
 def test_resolve_takes_the_profile_and_parses_string_overrides():
     base = analyses_settings.resolve("smoke")
     assert base["jsd_base"] == pytest.approx(math.e)                   # notebook 07's log base ("e")
-    assert {k: v for k, v in base.items() if k != "jsd_base"} == profiles.pick(analyses_settings.COST_OOD_PROFILES, "smoke")
+    assert {k: v for k, v in base.items() if k != "jsd_base"} == profiles.knobs("cost_ood", "smoke")
     knobs = analyses_settings.resolve("smoke", n_cost_sample="5", n_ood="4", n_perturbed="all", k="3",
                                       ood_modes="simple, cot")
     assert knobs["n_cost_pairs"] == 2                                  # 5 narratives -> 2 endpoint pairs

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from judgelab import profiles
 from judgelab.narrative.judges import prompts as jp
 from judgelab.narrative.judges import schemas as js
-from judgelab.narrative.judges.settings import JUDGE_PROFILES, K_BY_COLLECTION, k_for, resolve
+from judgelab.narrative.judges.settings import K_BY_COLLECTION, k_for, resolve
 from judgelab.narrative.judges.run import agent_spread, select_pairs, token_budget
 
 TITLES = ["Obama announces Cuba visit", "Protests erupt\nin Havana", "U.S. restores flights to Cuba"]
@@ -147,9 +147,9 @@ def test_k_defaults_follow_the_paper_and_profiles_are_complete():
     assert K_BY_COLLECTION == {"news": 5, "vispub": 3}
     assert k_for("news", None) == 5 and k_for("vispub", None) == 3 and k_for("news", 2) == 2
     for name in profiles.PROFILES:
-        knobs = profiles.pick(JUDGE_PROFILES, name)
+        knobs = profiles.knobs("narrative_judges", name)
         assert set(knobs["max_tokens"]) == set(jp.MODES)
-    assert profiles.pick(JUDGE_PROFILES, "paper")["k"] is None
+    assert profiles.knobs("narrative_judges", "paper")["k"] is None
 
 
 def test_select_pairs_keeps_both_methods_and_is_seeded():
@@ -168,7 +168,7 @@ def test_notebook_overrides_arrive_as_strings():
     knobs = resolve("smoke", k="3", modes="simple, cot", n_pairs="all", explanations="true")
     assert knobs["k"] == 3 and knobs["modes"] == ("simple", "cot")
     assert knobs["n_pairs"] is None and knobs["explanations"] is True
-    assert resolve("smoke") == profiles.pick(JUDGE_PROFILES, "smoke")
+    assert resolve("smoke") == profiles.knobs("narrative_judges", "smoke")
     with pytest.raises(ValueError):
         resolve("smoke", modes="simple,fancy")
     with pytest.raises(ValueError):
@@ -198,7 +198,7 @@ def test_bad_overrides_name_the_parameter():
     with pytest.raises(ValueError, match="N_PAIRS"):
         resolve("smoke", n_pairs="some")
     assert resolve("smoke", k="all")["k"] is None                      # the paper's K per collection
-    assert resolve("smoke", n_pairs="default")["n_pairs"] == profiles.pick(JUDGE_PROFILES, "smoke")["n_pairs"]
+    assert resolve("smoke", n_pairs="default")["n_pairs"] == profiles.knobs("narrative_judges", "smoke")["n_pairs"]
 
 
 # ----------------------------------------------------------------------------- per-narrative scores

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
+from judgelab import profiles
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence, temporal_mask
 from judgelab.narrative.landscape.projection import Landscape
@@ -15,7 +16,7 @@ from judgelab.narrative.paths import length_investigation as li
 from judgelab.narrative.paths import param_sets
 from judgelab.narrative.paths.baseline import baseline_candidates
 from judgelab.narrative.paths.widest import widest_path
-from judgelab.narrative.settings import (BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, NARR_PROFILES,
+from judgelab.narrative.settings import (BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS,
                                          PARAM_SETS, params_key, params_label)
 
 
@@ -36,7 +37,7 @@ def test_inclusive_rule_gives_the_random_path_the_max_capacity_candidates_strict
 
 def test_one_date_rule_for_every_profile_and_collection():
     assert BASELINE_DATES == "strict"
-    for knobs in NARR_PROFILES.values():
+    for knobs in (profiles.knobs("narrative", p) for p in profiles.PROFILES):
         assert knobs["baseline_dates"] == "strict"
         assert all("baseline_strict_dates" not in c for c in knobs["collections"].values())
 
@@ -50,7 +51,7 @@ def test_parameter_sets_by_provenance():
     assert params_key(32, 8) == "32/8" and params_key(5, 3) == "5/3"
     assert params_label("32/8") == "32/8 (authors' path-comparison notebook, default)"
     assert params_label("16/4") == "16/4 (authors' examples notebook)" and params_label("5/3") == "5/3"
-    for knobs in NARR_PROFILES.values():
+    for knobs in (profiles.knobs("narrative", p) for p in profiles.PROFILES):
         for c in knobs["collections"].values():
             assert params_key(c["n_neighbors"], c["min_cluster_size"]) == "32/8" and c["alt_params"] == "16/4"
     with pytest.raises(ValueError, match="unknown parameter set"):

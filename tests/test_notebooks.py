@@ -284,14 +284,16 @@ def behaviour_tables_are_in_range_and_planted_baselines_come_from_the_cache(root
     assert (both["recognition_rate"] <= both["claim_rate"] + 1e-12).all()
     probe = read_table(root, "behaviour_recognition_probe")
     corpus = read_interim(root, "corpus")
-    assert set(probe["story_id"]) <= set(corpus["story_id"]) and set(probe["mode"]) == {"content", "title"}
+    real = probe[probe["category"] != "fabricated"]   # the invented works are the false-claim control
+    assert set(real["story_id"]) <= set(corpus["story_id"]) and set(probe["mode"]) == {"content", "title"}
+    assert not set(probe.loc[probe["category"] == "fabricated", "title_guess"].dropna()) & set(corpus["title"])
     calls = read_table(root, "behaviour_planted_calls")
     ok = calls[calls["status"] == "ok"]
     assert ok.loc[ok["study"] == "sage", "score"].between(1, 5).all()
     assert ok.loc[ok["study"] == "narrative", "score"].between(1, 10).all()
     # the unperturbed requests are notebook 02's blind call and notebook 09's agent 0 (cache hits):
     # their scores are the ones those notebooks recorded
-    base = ok[(ok["perturbation"] == "none") & ~ok["hardened"].astype(bool)]
+    base = ok[(ok["arm"] == "baseline") & ~ok["hardened"].astype(bool)]
     rows = read_interim(root, "sage_rows_L4")
     blind = rows[(rows["track"] == "validator_blind") & (rows["mode"] == "content") & (rows["status"] == "ok")]
     blind_mean = blind.groupby("story_id")["score"].mean()
@@ -310,7 +312,14 @@ def behaviour_tables_are_in_range_and_planted_baselines_come_from_the_cache(root
     cache = read_table(root, "behaviour_planted_baseline_cache")
     assert set(cache["study"]) == {"sage", "narrative"} and (cache["from_cache"] <= cache["n_baseline"]).all()
     shifts = read_table(root, "behaviour_planted_shifts")
-    assert nan_or_within(shifts["share_moved"], 0, 1) and {"p_holm", "unit", "ci_method", "mc_family"} <= set(shifts.columns)
+    assert {"p_holm", "unit", "ci_method", "mc_family", "note", "noise_floor"} <= set(shifts.columns)
+    assert nan_or_within(shifts["mean_scale"], -1, 1)
+    # no interval without a note: a NaN bound or a zero-width interval says why
+    bare = shifts[(shifts["ci_low"].isna() | (shifts["ci_low"] == shifts["ci_high"])) & shifts["note"].fillna("").eq("")]
+    assert bare.empty, bare
+    assert {"noise", "insertion", "contrast (raise - lower)"} <= set(shifts["estimand"])
+    lengths = read_table(root, "behaviour_length_intervention")
+    assert lengths["fraction"].dropna().tolist() == [0.5, 1.5]
     sage_len = read_table(root, "behaviour_sage_length")
     assert nan_or_within(sage_len["partial_r"], -1, 1)
     selfpref = read_table(root, "behaviour_self_preference")

@@ -56,7 +56,8 @@ def test_url_host_keeps_host_and_port_and_never_credentials(url, host):
 def test_table_sidecar_names_judge_profile_seeds_prompts_commit_and_notebook(out_root, monkeypatch):
     monkeypatch.setenv(provenance.ENV_NOTEBOOK, "09_judge_modes")
     monkeypatch.setenv(provenance.ENV_PROMPTS, "toy-a-v1,toy-b-v2")
-    knobs = profiles.pick({"smoke": {"seed": 3, "boot_seed": 5, "n": 9}, "demo": {}, "paper": {}}, "smoke")
+    knobs = profiles.knobs("human", "smoke")  # seed 7, selection_seed 11, boot_seed 2024
+    assert knobs["n_boot"] == 500
     run = Run.open("09", profile="smoke", knobs=knobs)
     run.judge("openai", "gpt-5-mini")
     df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
@@ -73,7 +74,7 @@ def test_table_sidecar_names_judge_profile_seeds_prompts_commit_and_notebook(out
     assert (side["judge"], side["backend"], side["model"]) == ("openai:gpt-5-mini", "openai", "gpt-5-mini")
     assert side["embedded_small_model"] is False and side["warning"] == ""
     assert side["prompt_versions"] == ["toy-a-v1", "toy-b-v2"]
-    assert side["seeds"] == ["boot_seed=5", "seed=3"]
+    assert side["seeds"] == ["boot_seed=2024", "seed=7", "selection_seed=11"]
     assert side["git_commit"] == git_head() and isinstance(side["git_dirty"], bool)
     assert side["written_at"].endswith("+00:00")
     assert all(not isinstance(v, dict) for v in side.values()), "sidecars are flat"

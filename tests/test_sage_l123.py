@@ -283,8 +283,8 @@ def test_compute_l123_features_schema_profile_and_determinism():
     # smoke: 2 per category, drawn as notebooks 02-04 draw theirs, so their smoke story is included
     assert out["category"].value_counts().to_dict() == {"canonical": 2, "llm": 1, "pulp": 1}
     from judgelab.sage.protocol.runner import select_stories
-    from judgelab.sage.settings import SAGE_PROFILES
-    knobs = SAGE_PROFILES["smoke"]
+    from judgelab import profiles
+    knobs = profiles.knobs("sage", "smoke")
     judged = select_stories(corpus, knobs["per_category"], seed=knobs["selection_seed"])["story_id"]
     assert set(judged) <= set(out["story_id"])
     assert all(c.startswith(("l1_", "l2_", "l3_")) for c in FEATURE_COLUMNS)

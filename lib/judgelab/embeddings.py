@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from judgelab import paths
+from judgelab import paths, settings_file
 
 
 def text_hash(text: str) -> str:
@@ -213,7 +213,7 @@ class OpenAIEmbeddings(CachedBackend):
         self.model = model
         self.name = f"openai:{model}"
         self.batch_size = int(batch_size)
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("JUDGELAB_BASE_URL")
+        self.base_url = base_url or settings_file.env("OPENAI_BASE_URL") or settings_file.env("JUDGELAB_BASE_URL")
         from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for
 
         env_key, self.key_var = api_key_for(self.base_url)  # never OPENAI_API_KEY to another host

@@ -14,12 +14,11 @@ growing conversation every round); long texts are cut in the middle.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgelab import paths
+from judgelab import paths, settings_file
 from judgelab.gateway.cache import ResponseCache
 
 TURN_KEYS = ("track", "round")
@@ -45,7 +44,7 @@ class Exchange:
 
 
 def default_cache_path() -> Path:
-    env = os.environ.get("JUDGELAB_CACHE_PATH")
+    env = settings_file.env("JUDGELAB_CACHE_PATH")
     return Path(env) if env else paths.output_root() / "results" / "cache" / "llm_cache.sqlite"
 
 

@@ -90,14 +90,14 @@ def member_root(name: str, base: Path | None = None) -> Path:
     return (base or paths.output_root()) / "results" / "panel" / name
 
 
-def member_env(member: Member, panel: list[Member], environ: dict[str, str], base: Path | None = None) -> dict[str, str]:
+def member_env(member: Member, panel: list[Member], parent: dict[str, str], base: Path | None = None) -> dict[str, str]:
     """The environment of ``member``'s run (module docstring): its judge, its root, its key only."""
     drop = {*JUDGE_VARS, OPENAI_KEY_VAR, OTHER_KEY_VAR, *(m.key_env for m in panel if m.key_env)}
-    env = {k: v for k, v in environ.items() if k not in drop}
+    env = {k: v for k, v in parent.items() if k not in drop}
     env.update({"JUDGELAB_BACKEND": member.backend, "JUDGELAB_OUTPUT_ROOT": str(member_root(member.name, base))})
     env.update({k: v for k, v in (("JUDGELAB_MODEL", member.model), ("JUDGELAB_BASE_URL", member.base_url)) if v})
     if member.key_env:
-        key = environ.get(member.key_env)
+        key = parent.get(member.key_env)
         if not key:
             raise SystemExit(f"panel member {member.name}: its key variable {member.key_env} is not set")
         env[api_key_for(member.base_url)[1]] = key

@@ -5,13 +5,14 @@ so that a smoke run in the tests never overwrites a demo run.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from judgelab import settings_file
 
 
 def project_root() -> Path:
     """The repository root (the folder holding ``pyproject.toml``)."""
-    env = os.environ.get("JUDGELAB_PROJECT_ROOT")
+    env = settings_file.env("JUDGELAB_PROJECT_ROOT")
     if env:
         return Path(env).resolve()
     here = Path(__file__).resolve()
@@ -22,7 +23,7 @@ def project_root() -> Path:
 
 
 def output_root() -> Path:
-    env = os.environ.get("JUDGELAB_OUTPUT_ROOT")
+    env = settings_file.env("JUDGELAB_OUTPUT_ROOT")
     return Path(env).resolve() if env else project_root()
 
 
@@ -57,13 +58,13 @@ def bench_dir() -> Path:
 
 def data_raw() -> Path:
     """Acquired third-party files: ``$JUDGELAB_DATA_RAW`` or ``<project>/data/raw``."""
-    env = os.environ.get("JUDGELAB_DATA_RAW")
+    env = settings_file.env("JUDGELAB_DATA_RAW")
     return _ensure(Path(env).resolve() if env else project_root() / "data" / "raw")
 
 
 def data_mirror() -> Path | None:
     """The local mirror directory named by ``$DATA_MIRROR`` (relative to the project root), or None."""
-    env = os.environ.get("DATA_MIRROR")
+    env = settings_file.env("DATA_MIRROR")
     if not env:
         return None
     p = Path(env)

@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgelab import imports, paths, profiles, provenance
+from judgelab import imports, paths, profiles, provenance, settings_file
 from judgelab.notebook_files import AFTER_TABLES, READS, writers_of
 from judgelab.prompting import parse_template
 
@@ -326,7 +326,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
         src_ipynb = Path(tmp) / f"{source.stem}.ipynb"
         jupytext.write(nb, src_ipynb)
         params = {"PROFILE": profile, **(parameters or {})}
-        saved = {k: os.environ.get(k) for k in env}
+        saved = {k: settings_file.env(k) for k in env}
         os.environ.update(env)  # the kernel is a child process: it inherits these
         try:
             pm.execute_notebook(

@@ -14,17 +14,16 @@ state: notebook, profile, prompt versions, judge (of its gateways, or :meth:`Run
 from __future__ import annotations
 
 import atexit
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgelab import paths, profiles, provenance, reporting
+from judgelab import paths, profiles, provenance, reporting, settings_file
 
 
 def _notebook_stem(number: str) -> str:
     """``"09"`` -> ``"09_judge_modes"``: the pipeline's name for the kernel it runs, else the file's."""
-    env = os.environ.get(provenance.ENV_NOTEBOOK)
+    env = settings_file.env(provenance.ENV_NOTEBOOK)
     if env and env.split("_")[0] == number.split("_")[0]:
         return env
     found = sorted((paths.project_root() / "notebooks").glob(f"{number}_*.py"))
@@ -48,7 +47,7 @@ class Run:
     @classmethod
     def open(cls, notebook: str, *, profile: str, knobs: dict | None = None) -> "Run":
         """Notebook ``notebook``'s run (``"09"`` or its stem) in ``profile``, with ``knobs``' seeds."""
-        env_prompts = [v for v in os.environ.get(provenance.ENV_PROMPTS, "").split(",") if v]
+        env_prompts = [v for v in (settings_file.env(provenance.ENV_PROMPTS) or "").split(",") if v]
         run = cls(_notebook_stem(notebook), profiles.check(profile), env_prompts, root=paths.output_root())
         run.knobs(knobs or {})
         atexit.register(run.write_ledger)  # the calls made after the last output count too

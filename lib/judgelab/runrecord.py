@@ -33,14 +33,13 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import re
 import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from judgelab import paths, profiles, provenance
+from judgelab import paths, profiles, provenance, settings_file
 from judgelab.corpus.checksums import sha256_file
 
 LOCK_FILES = ("requirements.lock", "requirements-extra.txt")
@@ -141,8 +140,8 @@ SETTINGS = ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_CACHE_MODE", "JUDGEL
 
 def judge_settings() -> dict[str, str | None]:
     """The judge's settings from the environment (module docstring), the base URL as a host only."""
-    out = {name: os.environ.get(name) or None for name in SETTINGS}
-    url = os.environ.get("JUDGELAB_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+    out = {name: settings_file.env(name) for name in SETTINGS}
+    url = settings_file.env("JUDGELAB_BASE_URL") or settings_file.env("OPENAI_BASE_URL")
     out["base_url_host"] = provenance.url_host(url)
     return out
 

@@ -33,7 +33,6 @@ the model's lowest (minimal for gpt-5). The narrative agents' temperatures: see
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from judgelab.gateway.errors import ConfigError
@@ -76,8 +75,9 @@ class Judge:
 
 
 def _env(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value.strip() if value and value.strip() else None
+    from judgelab import settings_file
+
+    return settings_file.env(name)
 
 
 def check_study(study: str) -> PaperJudge:

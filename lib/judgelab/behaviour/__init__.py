@@ -1,12 +1,13 @@
 """Judge behaviour studies that neither paper runs (notebook 12): does the judge read the
 text, or something else?
 
-- :mod:`~judgelab.behaviour.recognition`: does the judge recognise the work it scores (its own
-  probe and schema; a stated matching rule against the manifest)?
-- :mod:`~judgelab.behaviour.planted`: does it obey instructions planted in the judged text (a
-  fixed, versioned perturbation family; a hardening option)?
-- :mod:`~judgelab.behaviour.length`: do scores follow length within genre, and does SAGE's genre
-  gap survive a length term; do narrative scores follow path length at equal minimum coherence?
+- :mod:`~judgelab.behaviour.recognition`: does the judge recognise the work it scores, against
+  works nobody can have read (invented ones, the LLM stories), with a continuation probe beside?
+- :mod:`~judgelab.behaviour.planted`: does it obey instructions planted in the judged text, beyond
+  a neutral insertion and the noise of a repeat; does hardening hold on held-out attacks?
+- :mod:`~judgelab.behaviour.length`: does the score move when the same story is cut or padded; do
+  scores follow the tokens sent (title mode the negative control); narrative scores path length
+  within an endpoint pair?
 - :mod:`~judgelab.behaviour.self_preference`: does a judge favour stories written by its own model
   family?
 

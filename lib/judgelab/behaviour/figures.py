@@ -39,32 +39,34 @@ def recognition_rates(rates: pd.DataFrame) -> plt.Figure:
 
 
 def planted_shifts(table: pd.DataFrame) -> plt.Figure:
-    """Mean directed shift per perturbation (positive = the judge moved as instructed), plain and
-    hardened, one panel per study; error bars: percentile bootstrap 95% over items."""
+    """Each estimand of the planted study (insertion, obedience, contrast, noise) per disguise, in
+    scale units (fraction of the scale's range), plain and hardened, one panel per study; error
+    bars: cluster bootstrap 95% over units (none where the table gives none)."""
     studies = list(dict.fromkeys(table["study"])) or ["none"]
-    perts = sorted(table["perturbation"].unique()) if len(table) else []
-    fig, axes = style.subplots(len(studies), 1, width=4.6, height=0.32 * max(4, len(perts)) + 1.4)
+    labels = sorted({f"{e} | {d}" for e, d in zip(table["estimand"], table["disguise"])}) if len(table) else []
+    fig, axes = style.subplots(len(studies), 1, width=4.6, height=0.32 * max(4, len(labels)) + 1.4)
     for i, study in enumerate(studies):
         ax = axes[0][i]
         g = table[table["study"] == study]
         if g.empty:
             style.empty_panel(ax, "no planted calls")
             continue
-        y = np.arange(len(perts))
+        g = g.assign(label=g["estimand"] + " | " + g["disguise"])
+        y = np.arange(len(labels))
         for k, hardened in enumerate(sorted(g["hardened"].unique())):
-            h = g[g["hardened"] == hardened].set_index("perturbation").reindex(perts)
-            ax.errorbar(h["mean_directed_shift"], y + (k - 0.5) * 0.25, fmt="o", ms=4, capsize=2,
-                        xerr=_err(h["mean_directed_shift"], h["mean_directed_shift_ci_low"], h["mean_directed_shift_ci_high"]),
+            h = g[g["hardened"] == hardened].set_index("label").reindex(labels)
+            ax.errorbar(h["mean_scale"], y + (k - 0.5) * 0.25, fmt="o", ms=4, capsize=2,
+                        xerr=_err(h["mean_scale"], h["ci_low_scale"], h["ci_high_scale"]),
                         color=HARDENED_COLOURS[bool(hardened)], label=HARDENED_LABELS[bool(hardened)])
         ax.axvline(0, color=style.GREY, lw=0.8, ls=":")
-        ax.set_yticks(y, perts)
-        ax.set(xlabel="shift in the instructed direction (points)", title=f"{study} judge")
+        ax.set_yticks(y, labels)
+        ax.set(xlabel="effect (fraction of the scale's range)", title=f"{study} judge")
     style.figure_legend(fig, [a for row in axes for a in row])
     return fig
 
 
 def sage_length(units: pd.DataFrame) -> plt.Figure:
-    """SAGE final score against log word count, one panel per layer x mode, categories by colour
+    """SAGE final score against log tokens sent, one panel per layer x mode, categories by colour
     and marker."""
     keys = sorted(units.groupby(["layer", "mode"]).groups) or [("none", "none")]
     fig, axes = style.subplots(len(keys), 1, width=3.4, height=3.2, sharey=True)
@@ -75,9 +77,9 @@ def sage_length(units: pd.DataFrame) -> plt.Figure:
             style.empty_panel(ax, "no scored stories")
             continue
         for cat, c in g.groupby("category", sort=False):
-            ax.scatter(c["log_words"], c["score"], s=18, color=style.CATEGORY_COLOURS.get(cat),
+            ax.scatter(c["log_tokens"], c["score"], s=18, color=style.CATEGORY_COLOURS.get(cat),
                        marker=style.CATEGORY_MARKERS.get(cat, "o"), label=style.CATEGORY_LABELS.get(cat, cat))
-        ax.set(xlabel="log word count", title=f"{layer}, {mode}", ylim=(0.8, 5.2))
+        ax.set(xlabel="log tokens sent", title=f"{layer}, {mode}", ylim=(0.8, 5.2))
     axes[0][0].set_ylabel("final score (1-5)")
     style.figure_legend(fig, [a for row in axes for a in row])
     return fig

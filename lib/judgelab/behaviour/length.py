@@ -1,19 +1,31 @@
 """Length: do the judges' scores follow length rather than the text?
 
-**SAGE.** Per layer and mode, one row per story (the unit): its final score (``overall_score`` of
-notebooks 02-04) and the log of its word count (the corpus' ``words``, notebook 01).
+**Intervention (SAGE)** (:func:`length_requests`, :func:`intervention_table`): the planted study's
+stories, the blind validator's call of ``planted_layer``, with the story as sent *cut* to a fraction
+of its words (< 1: the first words, whole paragraphs first) or *padded* (> 1) with **repeated scene
+text of the story itself**: its own paragraphs again from the first, until the fraction is reached
+(:func:`resize`). The shift (resized - baseline, the cached unresized call) per fraction, in
+points and scale units, cluster bootstrap over stories, beside the planted study's noise floor;
+and the within-story slope of score on log tokens sent (OLS with a story term).
 
-- :func:`partial_correlation`: Pearson's r of score and log words with category held fixed
-  (pingouin ``partial_corr``, category as dummy covariates), with its 95% interval;
-- :func:`sage_length_models`: OLS (statsmodels) ``score ~ C(category)`` and
-  ``score ~ C(category) + log_words``: the length slope and each category's gap from canonical,
-  without and with the length term, with 95% intervals (the t intervals of OLS). The gap
-  *survives* the length term when its interval with the term still excludes 0.
+**Observation (SAGE)**, per layer and mode, one row per story: its final score and the log of the
+**tokens sent** (``PreparedInput.text_tokens`` of the content-mode material, built by SAGE's own
+code with the judge's tokenizer: the text as sent, not the corpus' word count):
 
-**Narrative judges.** Per collection and mode, one row per narrative: the mean score of the K
-agents against the path's length (documents) at equal minimum coherence:
-``score_mean ~ min_coherence + length`` (OLS) and the partial correlation of score and length
-given minimum coherence.
+- :func:`partial_correlation`: Pearson's r of score and log tokens with category held fixed
+  (pingouin ``partial_corr``), with its 95% interval;
+- :func:`sage_length_models`: OLS ``score ~ C(category)`` and ``score ~ C(category) + log_tokens``:
+  the length slope and each category's gap from canonical without and with the length term (t
+  intervals). Title mode is the **negative control**: the judge sees no text there, so a slope
+  in title mode is the part of the association that is not the judge reading length.
+
+**Narrative judges** (:func:`narrative_length_models`), per collection and mode, one row per
+narrative: ``score_mean ~ length + min_coherence + C(method) + C(pair)`` (OLS): the endpoint pair
+as a fixed effect, so the length slope compares the two paths of one pair, at equal minimum
+coherence and method.
+
+Every coefficient with too few units or no variation (a constant score, a constant length) is NaN
+with a note naming why.
 """
 from __future__ import annotations
 
@@ -22,24 +34,31 @@ import pandas as pd
 import pingouin as pg
 import statsmodels.formula.api as smf
 
+from judgelab.stats import resampling, rules
 from judgelab.stats.tests import adjust
 
 CATEGORY_ORDER = ("canonical", "pulp", "llm")
 
 
-def story_units(summaries: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
-    """One row per layer x mode x story: score (``overall_score``), category, words and log words;
-    stories without a score (failed evaluations) are left out."""
-    words = corpus.set_index("story_id")["words"]
-    missing = sorted(set(summaries["story_id"]) - set(words.index))
+def sent_tokens(items) -> pd.DataFrame:
+    """story_id and ``tokens_sent`` (the content-mode material's text tokens) of SAGE items."""
+    return pd.DataFrame([{"story_id": it.story_id, "tokens_sent": it.prepared.text_tokens}
+                         for it in items if it.mode == "content"]).drop_duplicates("story_id")
+
+
+def story_units(summaries: pd.DataFrame, sent: pd.DataFrame) -> pd.DataFrame:
+    """One row per layer x mode x story: score (``overall_score``), category, tokens sent and their
+    log (``sent``: :func:`sent_tokens`); stories without a score are left out."""
+    tokens = sent.set_index("story_id")["tokens_sent"]
+    missing = sorted(set(summaries["story_id"]) - set(tokens.index))
     if missing:
-        raise ValueError(f"sage summaries name stories absent from the corpus table: {missing[:5]}")
+        raise ValueError(f"sage summaries name stories without a prepared text: {missing[:5]}")
     df = summaries[["story_id", "category", "layer", "mode", "overall_score"]].rename(columns={"overall_score": "score"})
-    df = df.assign(words=df["story_id"].map(words).astype(float))
-    if (df["words"] <= 0).any():
-        bad = df.loc[df["words"] <= 0, "story_id"].tolist()
-        raise ValueError(f"corpus: word count must be positive to take its log (stories {bad[:5]})")
-    df["log_words"] = np.log(df["words"])
+    df = df.assign(tokens_sent=df["story_id"].map(tokens).astype(float))
+    if (df["tokens_sent"] <= 0).any():
+        bad = df.loc[df["tokens_sent"] <= 0, "story_id"].tolist()
+        raise ValueError(f"prepared texts: tokens sent must be positive to take their log (stories {bad[:5]})")
+    df["log_tokens"] = np.log(df["tokens_sent"])
     return df.dropna(subset=["score"]).reset_index(drop=True)
 
 
@@ -58,9 +77,10 @@ def partial_correlation(df: pd.DataFrame, x: str, y: str, covar: list[str]) -> d
     """Pearson partial r of ``x`` and ``y`` given ``covar`` (pingouin), its 95% interval and p; NaN
     with a note when there are too few units (n < number of covariates + 4) or no variation."""
     n = len(df)
-    if n < len(covar) + 4 or df[x].nunique() < 2 or df[y].nunique() < 2:
-        return {"n": n, "r": np.nan, "r_ci_low": np.nan, "r_ci_high": np.nan, "p": np.nan,
-                "note": f"too few units or no variation (n = {n}, {len(covar)} covariates)"}
+    few = rules.too_few(n, len(covar) + 4, "units") + f" for {len(covar)} covariates" if n < len(covar) + 4 else ""
+    flat = next((f"no variation: every {c} equals {df[c].iloc[0]:g}" for c in (y, x) if n and rules.is_constant(df[c])), "")
+    if few or flat:
+        return {"n": n, "r": np.nan, "r_ci_low": np.nan, "r_ci_high": np.nan, "p": np.nan, "note": few or flat}
     res = pg.partial_corr(data=df, x=x, y=y, covar=covar or None, method="pearson")
     # pingouin renamed its columns in 0.6 (CI95%, p-val -> CI95, p_val): read either
     lo, hi = res["CI95" if "CI95" in res else "CI95%"].iloc[0]
@@ -69,11 +89,23 @@ def partial_correlation(df: pd.DataFrame, x: str, y: str, covar: list[str]) -> d
             "p": float(p), "note": ""}
 
 
+def ols_problem(df: pd.DataFrame, y: str, x: str, n_params: int) -> str:
+    """Why an OLS slope of ``y`` on ``x`` cannot be estimated ("" when it can): too few units for
+    the parameters (none left for the residual), or no variation in ``y`` or in ``x``."""
+    if len(df) < n_params + 1:
+        return rules.too_few(len(df), n_params + 1, "units") + f" for {n_params} parameters"
+    if rules.is_constant(df[y]):
+        return f"no variation: every {y} equals {df[y].iloc[0]:g}"
+    if rules.is_constant(df[x]):
+        return f"no variation: every {x} equals {df[x].iloc[0]:g}"
+    return ""
+
+
 def ols_terms(df: pd.DataFrame, formula: str) -> dict[str, tuple[float, float, float, float]]:
     """``{term: (coefficient, 95% low, 95% high, p)}`` of an OLS fit (statsmodels); {} when the design
-    has no residual degrees of freedom."""
+    has no residual degrees of freedom or no residual variance (a perfect fit has no interval)."""
     fit = smf.ols(formula, data=df).fit()
-    if fit.df_resid < 1:
+    if fit.df_resid < 1 or rules.is_zero_spread(fit.mse_resid, rules.tolerance(df[fit.model.endog_names])):
         return {}
     ci = fit.conf_int(0.05)
     return {t: (float(fit.params[t]), float(ci.loc[t, 0]), float(ci.loc[t, 1]), float(fit.pvalues[t]))
@@ -86,14 +118,16 @@ def sage_length_models(units: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (layer, mode), g in units.groupby(["layer", "mode"], sort=True):
         g, dummies = _dummies(g, "category")
-        pc = partial_correlation(g, "log_words", "score", dummies)
+        pc = partial_correlation(g, "log_tokens", "score", dummies)
         cats = " + ".join(dummies)
-        plain = ols_terms(g, f"score ~ {cats}" if cats else "score ~ 1") if len(g) > len(dummies) + 1 else {}
-        full = ols_terms(g, f"score ~ {cats + ' + ' if cats else ''}log_words") if len(g) > len(dummies) + 2 else {}
-        slope = full.get("log_words", (np.nan,) * 4)
-        base = {"layer": layer, "mode": mode, "n": len(g), "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
+        problem = ols_problem(g, "score", "log_tokens", len(dummies) + 2)
+        plain = ols_terms(g, f"score ~ {cats}" if cats else "score ~ 1") if not ols_problem(g, "score", "log_tokens", len(dummies) + 1) else {}
+        full = ols_terms(g, f"score ~ {cats + ' + ' if cats else ''}log_tokens") if not problem else {}
+        slope = full.get("log_tokens", (np.nan,) * 4)
+        role = "negative control: the judge sees no text" if mode == "title" else "the judge reads the text"
+        base = {"layer": layer, "mode": mode, "role": role, "n": len(g), "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
                 "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"],
-                "slope_log_words": slope[0], "slope_log_words_ci_low": slope[1], "slope_log_words_ci_high": slope[2],
+                "slope_log_tokens": slope[0], "slope_log_tokens_ci_low": slope[1], "slope_log_tokens_ci_high": slope[2],
                 "slope_p": slope[3]}
         terms = dummies or [None]
         for d in terms:
@@ -105,9 +139,10 @@ def sage_length_models(units: pd.DataFrame) -> pd.DataFrame:
                          "gap_without_length_ci_high": gap0[2],
                          "gap_with_length": gap1[0], "gap_with_length_ci_low": gap1[1], "gap_with_length_ci_high": gap1[2],
                          "gap_survives": survives,
-                         "note": pc["note"] or ("" if full else "too few stories for the length model")})
+                         "note": rules.join(pc["note"], problem or ("" if full else "no residual variance: no interval"))})
     out = _adjust_slopes(pd.DataFrame(rows), ["layer", "mode"])
-    return out.assign(unit="story", ci_method="partial r: pingouin (Fisher z); coefficients: OLS t intervals (statsmodels)",
+    return out.assign(unit="story", covariate="log tokens of the story as sent (the judge's tokenizer)",
+                      ci_method="partial r: pingouin (Fisher z); coefficients: OLS t intervals (statsmodels)",
                       mc_family="the length slope of every layer x mode (t-test of the OLS coefficient)")
 
 
@@ -123,18 +158,118 @@ def _adjust_slopes(out: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
-    """Per collection x mode: ``score_mean ~ min_coherence + length`` (OLS) and the partial
-    correlation of score and length given minimum coherence; unit: narrative (path)."""
+    """Per collection x mode: ``score_mean ~ length + min_coherence + C(method) + C(pair)`` (OLS, the
+    endpoint pair a fixed effect) and the partial correlation of score and length given minimum
+    coherence; unit: narrative (path), paired by endpoint pair."""
     rows = []
     for (coll, mode), g in judged.dropna(subset=["score_mean"]).groupby(["collection", "mode"], sort=True):
-        g = g.assign(length=g["length"].astype(float))
-        pc = partial_correlation(g, "length", "score_mean", ["min_coherence"])
-        fit = ols_terms(g, "score_mean ~ min_coherence + length") if len(g) > 3 and g["length"].nunique() > 1 else {}
+        g = g.assign(length=g["length"].astype(float), pair=g["pair_id"].astype(str))
+        terms = ["length", "min_coherence"] + [f"C({c})" for c in ("method", "pair") if g[c].nunique() > 1]
+        n_params = 1 + 2 + (g["method"].nunique() - 1) + (g["pair"].nunique() - 1)
+        problem = ols_problem(g, "score_mean", "length", n_params)
+        fit = ols_terms(g, "score_mean ~ " + " + ".join(terms)) if not problem else {}
         slope = fit.get("length", (np.nan,) * 4)
-        rows.append({"collection": coll, "mode": mode, "n": len(g), "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
+        pc = partial_correlation(g, "length", "score_mean", ["min_coherence"])
+        rows.append({"collection": coll, "mode": mode, "n": len(g), "n_pairs": g["pair"].nunique(),
+                     "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
                      "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"],
                      "slope_length": slope[0], "slope_length_ci_low": slope[1], "slope_length_ci_high": slope[2],
-                     "slope_p": slope[3], "note": pc["note"]})
+                     "slope_p": slope[3],
+                     "note": rules.join(f"partial r: {pc['note']}" if pc["note"] else "",
+                                        f"slope: {problem}" if problem else ("" if fit else "slope: no residual variance"))})
     out = _adjust_slopes(pd.DataFrame(rows), ["collection", "mode"])
-    return out.assign(unit="narrative (path)", ci_method="partial r: pingouin (Fisher z); slope: OLS t interval (statsmodels)",
+    return out.assign(unit="narrative (path), paired by endpoint pair",
+                      model="score_mean ~ length + min_coherence + C(method) + C(pair)",
+                      ci_method="partial r: pingouin (Fisher z); slope: OLS t interval (statsmodels)",
                       mc_family="the length slope of every collection x mode (t-test of the OLS coefficient)")
+
+
+# ---------------------------------------------------------------- the intervention
+
+LENGTH_VERSION = "length-v1"
+
+
+def resize(text: str, fraction: float) -> str:
+    """``text`` (paragraphs separated by blank lines) at ``fraction`` of its words: cut (< 1) to its
+    first words, whole paragraphs first and the last one cut; padded (> 1) with its own paragraphs
+    again from the first (repeated scene text of the story itself), the last one cut."""
+    if fraction <= 0:
+        raise ValueError(f"length fraction must be positive, not {fraction}")
+    paras = [p for p in text.split("\n\n") if p.split()]
+    total = sum(len(p.split()) for p in paras)
+    target = max(1, round(total * float(fraction)))
+    out, n, i = [], 0, 0
+    while n < target:
+        words = paras[i % len(paras)].split()
+        take = words[: target - n]
+        out.append(" ".join(take) if len(take) < len(words) else paras[i % len(paras)])
+        n += len(take)
+        i += 1
+    return "\n\n".join(out)
+
+
+def length_requests(items, cfg, fractions) -> tuple[list[dict], list]:
+    """(meta, requests): per content-mode item the blind validator's call at fraction 1 (the
+    cached baseline) and at each of ``fractions``."""
+    from judgelab.behaviour import planted
+
+    meta, reqs = [], []
+    for it in items:
+        body = planted.material_body(it.prepared.material)
+        for f in (1.0, *[float(x) for x in fractions if float(x) != 1.0]):
+            text = body if f == 1.0 else resize(body, f)
+            req = planted.blind_request(it, cfg, None if f == 1.0 else text)
+            if f != 1.0:
+                req = req.model_copy(update={"template_version": f"{req.template_version}+{LENGTH_VERSION}",
+                                             "tags": {**req.tags, "notebook": "12", "probe": "length", "fraction": f}})
+            reqs.append(req)
+            meta.append({"study": "sage", "unit": it.story_id, "story_id": it.story_id, "category": it.category,
+                         "layer": it.layer, "fraction": f, "words_sent": len(text.split())})
+    return meta, reqs
+
+
+def run_intervention(gw, items, cfg, fractions, profile: str) -> pd.DataFrame:
+    """Send :func:`length_requests` through the gateway: one row per call, score and tokens sent."""
+    from judgelab.behaviour import planted
+    from judgelab.gateway.types import sent_columns
+
+    meta, reqs = length_requests(items, cfg, fractions)
+    rows = []
+    for m, r, q in zip(meta, gw.run_batch(reqs, desc="length intervention"), reqs):
+        ok = r.status == "ok" and r.parsed is not None
+        rows.append({**m, "input_tokens": gw.count_tokens(q.messages[-1].content),
+                     "score": planted.sage_score(r.parsed) if ok else np.nan, "status": "ok" if ok else "failed",
+                     "cached": bool(r.cached), **sent_columns(r), "backend": r.backend, "model": r.model,
+                     "profile": profile})
+    return pd.DataFrame(rows)
+
+
+def intervention_table(calls: pd.DataFrame, noise_floor: float = np.nan, n_boot: int = 2000,
+                       seed: int = 0) -> pd.DataFrame:
+    """Per fraction: the shift resized - baseline (points and scale units, cluster bootstrap over
+    stories) beside the noise floor; and one row with the within-story slope of score on log
+    tokens sent (``score ~ log_tokens + C(story_id)``, OLS t interval)."""
+    from judgelab.behaviour import planted
+
+    ok = calls[calls["status"] == "ok"]
+    base = ok[ok["fraction"] == 1.0].set_index("story_id")["score"]
+    rows = []
+    for f, g in ok[ok["fraction"] != 1.0].groupby("fraction", sort=True):
+        shift = g["score"].to_numpy() - g["story_id"].map(base).to_numpy(dtype=float)
+        m = planted.unit_mean(shift, g["story_id"], n_boot, seed, "stories")
+        rows.append({"estimand": f"shift at {f:g} x the words (resized - baseline)", "fraction": f,
+                     "n_units": m["n_units"], "value": m["mean"], "ci_low": m["ci_low"], "ci_high": m["ci_high"],
+                     "value_scale": m["mean"] / planted.SCALE_RANGE["sage"], "noise_floor": noise_floor,
+                     "note": m["note"]})
+    d = ok.assign(log_tokens=np.log(ok["input_tokens"].astype(float)), story=ok["story_id"].astype(str))
+    n_params = 2 + d["story"].nunique() - 1
+    problem = ols_problem(d, "score", "log_tokens", n_params)
+    fit = ols_terms(d, "score ~ log_tokens" + (" + C(story)" if d["story"].nunique() > 1 else "")) if not problem else {}
+    slope = fit.get("log_tokens", (np.nan,) * 4)
+    rows.append({"estimand": "within-story slope per log token sent", "fraction": np.nan,
+                 "n_units": d["story"].nunique(), "value": slope[0], "ci_low": slope[1], "ci_high": slope[2],
+                 "value_scale": slope[0] / planted.SCALE_RANGE["sage"], "noise_floor": noise_floor,
+                 "note": problem or ("" if fit else "no residual variance: no interval")})
+    return pd.DataFrame(rows).assign(
+        unit="story", filler="the story's own paragraphs repeated from the first",
+        ci_method="shifts: " + resampling.ci_method(n_boot, seed, "story") + "; slope: OLS t interval (statsmodels)")

@@ -17,7 +17,18 @@ title's *content words* are its words less the function words of :data:`FUNCTION
 - ``recognised`` (the study's reading): the judge says it recognises the work *and* the title
   matches. Claiming without a matching title counts as not recognised (``claimed`` keeps the claim;
   ``author_match`` is reported beside). In title mode the title is in the material, so there a
-  match mostly confirms the claim.
+  match is an **echo** of the prompt, reported apart from content-mode recognition.
+
+**Controls.** Two kinds of work nobody can have read give the false-claim rate: the LLM stories
+(content mode: written for SAGE, never published before the judges' training) and
+:func:`fabricated_works`, invented titles and authors drawn in code from made-up word lists (title
+mode). A claim on either is false; recognition is read against that rate (:func:`claim_contrast`).
+
+**Continuation probe** (:func:`cloze_requests`, ``prompts/behaviour/cloze.md``): the story's first
+``cloze_opening_words`` words (the corpus text) and a request for the next ``cloze_words``.
+**Scoring rule** (:func:`cloze_overlap`): the longest common subsequence of the normalised words
+of the reply and of the true continuation, divided by the continuation's length (1 = word for
+word; the LLM stories give what a judge guesses from the opening alone).
 """
 from __future__ import annotations
 
@@ -29,10 +40,13 @@ from typing import Literal, Sequence
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+import numpy as np
+
 from judgelab import paths
+from judgelab.behaviour.planted import unit_mean
 from judgelab.gateway.types import sent_columns
-from judgelab.stats import intervals
 from judgelab.prompting import parse_template
+from judgelab.stats import bootstrap, intervals, rules
 
 FUNCTION_WORDS = frozenset("the a an of and in on at to for from with by or".split())
 TITLE_JACCARD = 0.5
@@ -85,9 +99,47 @@ def probe_schema(guess_chars: int = 60) -> type[BaseModel]:
     )
 
 
-def _template():
-    path = paths.prompts_dir() / "behaviour" / "recognition.md"
-    return parse_template(path.read_text(encoding="utf-8"), "recognition", path)
+def _template(name: str = "recognition"):
+    path = paths.prompts_dir() / "behaviour" / f"{name}.md"
+    return parse_template(path.read_text(encoding="utf-8"), name, path)
+
+
+# ---------------------------------------------------------------- the invented works
+
+_FIRST = ("Edwin", "Maud", "Oswin", "Thea", "Caspar", "Lenora", "Ambrose", "Ilse", "Fenwick", "Rosalind")
+_LAST = ("Harrowgate", "Quillmore", "Ardenwick", "Pellingham", "Tavistrand", "Morrowby", "Crandel", "Vexley")
+_ADJ = ("Silent", "Copper", "Drowned", "Ninth", "Hollow", "Amber", "Weeping", "Lantern-lit")
+_NOUN = ("Orchard", "Ledger", "Lighthouse", "Carriage", "Sextant", "Aviary", "Cistern", "Parlour")
+_PLACE = ("Marrow Street", "Gallow Fen", "Old Quarry Lane", "Saint Oda's", "the Tollhouse", "Brindle Cove")
+
+
+def fabricated_works(n: int, seed: int, avoid_titles: Sequence[str] = ()) -> pd.DataFrame:
+    """``n`` invented works (story_id ``fabricated-<i>``, category ``fabricated``): "The <adjective>
+    <noun> of <place>" by "<first name> <surname>", drawn with ``numpy.random.default_rng(seed)``
+    from made-up lists, none matching a title of ``avoid_titles`` by :func:`title_matches`. They
+    are invented here: a judge that claims one claims a work that does not exist."""
+    if int(n) > len(_ADJ) * len(_NOUN) * len(_PLACE) // 2:
+        raise ValueError(f"fabricated works: {n} asked, the word lists make too few distinct titles")
+    rng = np.random.default_rng(seed)
+    rows, seen = [], set()
+    while len(rows) < int(n):
+        title = f"The {rng.choice(_ADJ)} {rng.choice(_NOUN)} of {rng.choice(_PLACE)}"
+        if title in seen or any(title_matches(title, t) for t in avoid_titles):
+            continue
+        seen.add(title)
+        rows.append({"story_id": f"fabricated-{len(rows) + 1}", "category": "fabricated", "tier": "",
+                     "title": title, "author": f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"})
+    return pd.DataFrame(rows, columns=["story_id", "category", "tier", "title", "author"])
+
+
+def fabricated_items(works: pd.DataFrame, layer: str = "L4") -> list:
+    """Title-mode items of the invented works, prepared as SAGE prepares a title-mode input."""
+    from judgelab.sage.protocol.evaluation import EvalItem
+    from judgelab.sage.protocol.modes import prepare_input
+
+    return [EvalItem(w.story_id, w.category, "", layer, "title",
+                     prepare_input("title", text=None, title=w.title, author=w.author, max_text_tokens=1))
+            for w in works.itertuples(index=False)]
 
 
 def build_requests(items: Sequence, knobs: dict) -> tuple[list[dict], list]:
@@ -135,47 +187,206 @@ def tidy(meta: list[dict], results: list, stories: pd.DataFrame, profile: str) -
 
 # ---------------------------------------------------------------- what the notebook shows
 
+READINGS = {"content": "recognition (the text only)", "title": "echo (the title is in the prompt)"}
+CONTROLS = {"llm": "false-claim control: unpublished LLM stories", "fabricated": "false-claim control: invented works"}
+
+
 def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
-    """Recognition rate by category and mode (and over all categories), with Wilson 95% intervals;
-    the claim rate beside. Unit: story; failed probes are left out (``n_failed``)."""
+    """Recognition and claim rates by category and mode (and over the human categories), with
+    Wilson 95% intervals; ``reading`` says what a title-mode "recognition" is (an echo) and
+    ``control`` marks the works nobody can have read. Unit: story; failed probes left out."""
     rows = []
-    groups = [(c, m) for c in sorted(probe["category"].unique()) for m in sorted(probe["mode"].unique())]
-    groups += [("all", m) for m in sorted(probe["mode"].unique())]
+    modes = sorted(probe["mode"].unique())
+    groups = [(c, m) for m in modes for c in sorted(probe.loc[probe["mode"] == m, "category"].unique())]
+    groups += [("human (canonical + pulp)", m) for m in modes]
     for cat, mode in groups:
-        g = probe[(probe["mode"] == mode) & ((probe["category"] == cat) | (cat == "all"))]
+        in_cat = probe["category"].isin(["canonical", "pulp"]) if cat.startswith("human") else probe["category"] == cat
+        g = probe[(probe["mode"] == mode) & in_cat]
         ok = g[g["status"] == "ok"]
         rate = intervals.proportion_ci(int(ok["recognised"].astype(bool).sum()), len(ok))
         claim = intervals.proportion_ci(int(ok["claimed"].astype(bool).sum()), len(ok))
-        rows.append({"category": cat, "mode": mode, "n": len(ok), "n_failed": int(len(g) - len(ok)),
+        rows.append({"category": cat, "mode": mode, "reading": READINGS.get(mode, mode), "control": CONTROLS.get(cat, ""),
+                     "n": len(ok), "n_failed": int(len(g) - len(ok)),
                      "recognition_rate": rate[0], "recognition_rate_ci_low": rate[1], "recognition_rate_ci_high": rate[2],
                      "claim_rate": claim[0], "claim_rate_ci_low": claim[1], "claim_rate_ci_high": claim[2],
-                     "author_match_rate": float(ok["author_match"].astype(bool).mean()) if len(ok) else float("nan")})
+                     "author_match_rate": float(ok["author_match"].astype(bool).mean()) if len(ok) else float("nan"),
+                     "note": "" if len(ok) else "no answered probe"})
     out = pd.DataFrame(rows)
     return out.assign(unit="story", ci_method="Wilson score interval")
 
 
+def diff_with_note(x, y, n_boot: int, seed: int, what: tuple[str, str] = ("x", "y")) -> dict:
+    """mean(x) - mean(y) with the floor's two-sample percentile bootstrap, NaN interval and a note
+    when a side has fewer than 2 values or both sides are constant."""
+    a, b = (np.asarray(v, float) for v in (x, y))
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    d, lo, hi = intervals.diff_ci(a, b, n_boot, seed)
+    few = rules.join(*(rules.too_few(len(v), 2, f"values in {w}") for v, w in zip((a, b), what) if len(v) < 2))
+    if few:
+        return {"diff": d, "ci_low": np.nan, "ci_high": np.nan, "note": few + ": no interval"}
+    if rules.is_constant(a) and rules.is_constant(b):
+        return {"diff": d, "ci_low": np.nan, "ci_high": np.nan, "note": "no variation within either side: no interval"}
+    return {"diff": d, "ci_low": lo, "ci_high": hi, "note": ""}
+
+
+def claim_contrast(probe: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per mode: the human stories' recognition rate against the false-claim rate of that mode's
+    control (content: the LLM stories; title: the invented works), and the difference with a
+    two-sample percentile-bootstrap interval over stories."""
+    rows = []
+    ok = probe[probe["status"] == "ok"]
+    for mode, control in (("content", "llm"), ("title", "fabricated")):
+        g = ok[ok["mode"] == mode]
+        human = g[g["category"].isin(["canonical", "pulp"])]["recognised"].astype(float)
+        false = g[g["category"] == control]["claimed"].astype(float)
+        d = diff_with_note(human, false, n_boot, seed, ("human stories", CONTROLS[control]))
+        rows.append({"mode": mode, "reading": READINGS[mode], "control": CONTROLS[control], "n_human": len(human),
+                     "n_control": len(false), "human_recognition_rate": human.mean() if len(human) else np.nan,
+                     "false_claim_rate": false.mean() if len(false) else np.nan,
+                     "excess_over_false_claims": d["diff"], "ci_low": d["ci_low"], "ci_high": d["ci_high"],
+                     "note": d["note"]})
+    return pd.DataFrame(rows).assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot)
+                                     + " (two samples)")
+
+
 def scores_by_recognition(probe: pd.DataFrame, summaries: pd.DataFrame, n_boot: int = 2000,
                           seed: int = 0) -> pd.DataFrame:
-    """SAGE's final scores (content, title) and the mode difference (content - title), per layer,
-    split by whether the judge recognised the story *from its text* (content-mode probe), with
-    percentile-bootstrap 95% intervals over stories. ``summaries``: notebooks 02-04's
-    ``sage_summary_<layer>`` rows (story_id, layer, mode, overall_score)."""
+    """Within category, do recognised stories score differently? Per layer x category and SAGE
+    score (content, title, mode difference content - title): recognised - not recognised (the
+    content-mode probe: recognition from the text), two-sample percentile bootstrap over stories;
+    and per layer the pooled within-category contrast (the mean of the category contrasts weighted
+    by stories, a cluster bootstrap over stories within category). ``summaries``: notebooks 02-04's
+    ``sage_summary_<layer>`` rows. NaN with a note where a category has no recognised story (or no
+    unrecognised one): recognised stories are mostly canonical, so a pooled split would compare genres."""
     rec = probe[(probe["mode"] == "content") & (probe["status"] == "ok")].set_index("story_id")["recognised"]
-    wide = summaries.pivot_table(index=["layer", "story_id"], columns="mode", values="overall_score").reset_index()
+    wide = summaries.pivot_table(index=["layer", "story_id", "category"], columns="mode", values="overall_score").reset_index()
     for m in ("content", "title"):
         if m not in wide:
             wide[m] = float("nan")
     wide["mode_difference"] = wide["content"] - wide["title"]
-    wide["group"] = wide["story_id"].map(rec).map({True: "recognised", False: "not recognised"})
-    wide["group"] = wide["group"].fillna("no probe reply")
+    wide["recognised"] = wide["story_id"].map(rec)
+    wide = wide.dropna(subset=["recognised"]).assign(recognised=lambda d: d["recognised"].astype(bool))
+    stats = ("content", "title", "mode_difference")
     rows = []
-    for (layer, group), g in wide.groupby(["layer", "group"], sort=True):
-        for stat in ("content", "title", "mode_difference"):
-            m, lo, hi = intervals.mean_ci(g[stat], n_boot, seed)
-            rows.append({"layer": layer, "group": group, "statistic": stat if stat == "mode_difference" else f"{stat}_score",
-                         "n": int(g[stat].notna().sum()), "mean": m, "mean_ci_low": lo, "mean_ci_high": hi})
-    out = pd.DataFrame(rows, columns=["layer", "group", "statistic", "n", "mean", "mean_ci_low", "mean_ci_high"])
-    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot))
+    for layer, lg in wide.groupby("layer", sort=True):
+        for cat, g in lg.groupby("category", sort=True):
+            for stat in stats:
+                yes, no = g.loc[g["recognised"], stat], g.loc[~g["recognised"], stat]
+                d = diff_with_note(yes, no, n_boot, seed, ("recognised", "not recognised"))
+                rows.append({"layer": layer, "category": cat, "statistic": stat, "n_recognised": int(yes.notna().sum()),
+                             "n_not_recognised": int(no.notna().sum()), "mean_recognised": yes.mean(),
+                             "mean_not_recognised": no.mean(), **d})
+        rows += _pooled(lg, layer, stats, n_boot, seed)
+    cols = ["layer", "category", "statistic", "n_recognised", "n_not_recognised", "mean_recognised",
+            "mean_not_recognised", "diff", "ci_low", "ci_high", "note"]
+    out = pd.DataFrame(rows, columns=cols)
+    return out.assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot)
+                      + " (two samples); pooled: cluster bootstrap over stories within category")
+
+
+def _within(frame: pd.DataFrame, stat: str) -> float:
+    """Stories-weighted mean over categories having both groups of recognised - not recognised."""
+    diffs, weights = [], []
+    for _, g in frame.groupby("category"):
+        yes, no = g.loc[g["recognised"], stat].dropna(), g.loc[~g["recognised"], stat].dropna()
+        if len(yes) and len(no):
+            diffs.append(yes.mean() - no.mean())
+            weights.append(len(yes) + len(no))
+    return float(np.average(diffs, weights=weights)) if diffs else float("nan")
+
+
+def _pooled(lg: pd.DataFrame, layer: str, stats: Sequence[str], n_boot: int, seed: int) -> list[dict]:
+    est = {s: _within(lg, s) for s in stats}
+    base = {"layer": layer, "category": "within category (pooled)", "n_recognised": int(lg["recognised"].sum()),
+            "n_not_recognised": int((~lg["recognised"]).sum())}
+    if not any(np.isfinite(v) for v in est.values()):
+        return [{**base, "statistic": s, "diff": np.nan, "note": "no category has both recognised and unrecognised stories"}
+                for s in stats]
+    boot = bootstrap.cluster_bootstrap(lg, lambda f: {s: _within(f, s) for s in stats}, cluster="story_id",
+                                       strata="category", n_boot=n_boot, seed=seed, unit="story").set_index("statistic")
+    return [{**base, "statistic": s, "diff": est[s], "ci_low": boot.loc[s, "ci_low"], "ci_high": boot.loc[s, "ci_high"],
+             "note": boot.loc[s, "note"] or ("" if np.isfinite(est[s]) else "no score")} for s in stats]
+
+
+# ---------------------------------------------------------------- the continuation (cloze) probe
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence of two word lists (dynamic programming)."""
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def cloze_overlap(reply: str, truth: str) -> float:
+    """The stated scoring rule: LCS of the normalised words of ``reply`` (its first as many words as
+    ``truth`` has, so that a long reply gains nothing) and ``truth``, over ``truth``'s length."""
+    t = normalise(truth)
+    if not t:
+        raise ValueError("cloze: the true continuation has no words")
+    return lcs_length(normalise(reply)[:len(t)], t) / len(t)
+
+
+def cloze_schema(chars: int) -> type[BaseModel]:
+    return create_model(f"ClozeProbe{int(chars)}", __config__=ConfigDict(extra="forbid"),
+                        __doc__="The words that come next in the story.",
+                        continuation=(str, Field(..., max_length=int(chars), description="the next words of the story")))
+
+
+def cloze_requests(stories: pd.DataFrame, knobs: dict) -> tuple[list[dict], list]:
+    """One continuation request per story: the opening (first ``cloze_opening_words`` words of the
+    corpus text), the true continuation (the next ``cloze_words``) kept in the metadata."""
+    from judgelab.gateway import ChatRequest, Message, Sampling
+
+    tpl = _template("cloze")
+    n_open, n_next = int(knobs["cloze_opening_words"]), int(knobs["cloze_words"])
+    schema = cloze_schema(12 * n_next)
+    sampling = Sampling(temperature=knobs["temperature"], seed=knobs["seed"], max_tokens=knobs["cloze_max_tokens"],
+                        reasoning_effort=knobs["reasoning_effort"])
+    meta, reqs = [], []
+    for s in stories.itertuples(index=False):
+        words = str(s.text).split()
+        if len(words) < n_open + n_next:
+            raise ValueError(f"cloze: story {s.story_id} has {len(words)} words, fewer than {n_open + n_next}")
+        user = Template(tpl.user).substitute(opening=" ".join(words[:n_open]), n_words=n_next)
+        reqs.append(ChatRequest(messages=[Message(role="system", content=tpl.system), Message(role="user", content=user)],
+                                schema=schema, sampling=sampling, template_version=tpl.version,
+                                tags={"study": "behaviour", "notebook": "12", "probe": "cloze", "item": s.story_id}))
+        meta.append({"story_id": s.story_id, "category": s.category, "truth": " ".join(words[n_open:n_open + n_next])})
+    return meta, reqs
+
+
+def cloze_tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
+    """One row per cloze call: the reply, its overlap with the true continuation (NaN if failed)."""
+    rows = []
+    for m, r in zip(meta, results):
+        ok = r.status == "ok" and r.parsed is not None
+        reply = r.parsed.continuation if ok else None
+        rows.append({**m, "reply": reply, "overlap": cloze_overlap(reply, m["truth"]) if ok else np.nan,
+                     "status": "ok" if ok else "failed", "cached": bool(r.cached), **sent_columns(r),
+                     "backend": r.backend, "model": r.model, "profile": profile})
+    return pd.DataFrame(rows)
+
+
+def cloze_table(cloze: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Mean overlap per category (cluster-bootstrap interval over stories), and each human
+    category against the LLM stories (what the opening alone lets a judge guess)."""
+    rows = []
+    for cat, g in cloze.groupby("category", sort=True):
+        m = unit_mean(g["overlap"], g["story_id"], n_boot, seed, "stories")
+        rows.append({"category": cat, "comparison": "mean overlap", "n": m["n_units"], "value": m["mean"],
+                     "ci_low": m["ci_low"], "ci_high": m["ci_high"], "note": m["note"]})
+    llm = cloze.loc[cloze["category"] == "llm", "overlap"]
+    for cat in sorted(set(cloze["category"]) - {"llm"}):
+        d = diff_with_note(cloze.loc[cloze["category"] == cat, "overlap"], llm, n_boot, seed, (cat, "llm"))
+        rows.append({"category": cat, "comparison": "minus the LLM stories (control)",
+                     "n": int((cloze["category"] == cat).sum()), "value": d["diff"], "ci_low": d["ci_low"],
+                     "ci_high": d["ci_high"], "note": d["note"]})
+    return pd.DataFrame(rows).assign(unit="story", rule="LCS of normalised words / continuation length",
+                                     ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot))
 
 
 def run_probe(gw, items: Sequence, knobs: dict, stories: pd.DataFrame, profile: str,
@@ -183,3 +394,9 @@ def run_probe(gw, items: Sequence, knobs: dict, stories: pd.DataFrame, profile: 
     """Probe every item through the gateway and return :func:`tidy`'s frame."""
     meta, reqs = build_requests(items, knobs)
     return tidy(meta, gw.run_batch(reqs, concurrency=concurrency, desc="recognition probe"), stories, profile)
+
+
+def run_cloze(gw, stories: pd.DataFrame, knobs: dict, profile: str) -> pd.DataFrame:
+    """The continuation probe on every story through the gateway; :func:`cloze_tidy`'s frame."""
+    meta, reqs = cloze_requests(stories, knobs)
+    return cloze_tidy(meta, gw.run_batch(reqs, desc="continuation probe"), profile)

@@ -2,7 +2,7 @@
 their own code so that every unperturbed request is the one they sent.
 
 - :func:`sage_items`: the SAGE run's stories (:func:`judgelab.sage.protocol.runner.select_stories`
-  with ``SAGE_PROFILES[profile]``), prepared by ``runner.build_items`` as ``run_layer`` does (leak
+  with the profile's ``[sage]`` knobs), prepared by ``runner.build_items`` as ``run_layer`` does (leak
   check with the corpus-wide surnames, the text budget counted by the judge's tokenizer);
 - :func:`planted_stories`: the first ``n`` of them per category (in the run's order);
 - :func:`planted_paths`: notebook 09's selection (``select_pairs`` with its knobs), then the first
@@ -17,19 +17,18 @@ import pandas as pd
 from judgelab import profiles
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig
-from judgelab.sage.settings import SAGE_PROFILES
 
 
 def sage_stories(corpus: pd.DataFrame, profile: str) -> pd.DataFrame:
     """The stories notebooks 02-04 evaluate in ``profile``."""
-    cfg = profiles.pick(SAGE_PROFILES, profile)
+    cfg = profiles.knobs("sage", profile)
     return runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"])
 
 
 def sage_items(corpus: pd.DataFrame, stories: pd.DataFrame, layer: str, profile: str, modes: Sequence[str],
                count_tokens: Callable[[str], int] | None):
     """(items, EvalConfig) of ``stories`` x ``modes`` for ``layer``, prepared as ``run_layer`` does."""
-    cfg = profiles.pick(SAGE_PROFILES, profile)
+    cfg = profiles.knobs("sage", profile)
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     items = runner.build_items(stories, layer, modes, cfg["max_text_tokens"], cfg["context_policy"],
                                mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,

@@ -18,23 +18,20 @@ dependency             the paper's design                         this run's, fr
 ``profile``            ``paper`` (its knobs are the paper's)       the sidecar's ``profile``
 =====================  ========================================  ===================================
 
-The collections' knobs are read by reference (``judgelab.narrative.settings:NARR_PROFILES``,
-resolved with importlib as the register resolves the papers' constants), so that this package,
-which reads every study's tables, imports no study.
+The collections' knobs come from the settings file (``[<profile>.narrative]``, through
+:mod:`judgelab.profiles`), so that this package, which reads every study's tables, imports no study.
 """
 from __future__ import annotations
 
-import importlib
 import math
 import re
 
+from judgelab import profiles
 from judgelab.study_models import PAPER_JUDGES
 
 DEPENDENCIES = ("judge_model", "embedding_model", "collection_subset", "min_units", "profile")
 PAPER_PROFILE = "paper"
 PAPER_EMBEDDING = "text-embedding-3-small"
-#: the narrative profiles' knobs per collection (embedding, subset), read by reference
-COLLECTION_KNOBS = "judgelab.narrative.settings:NARR_PROFILES"
 #: the model behind each ``embedding`` knob (judgelab.embeddings.backend): ``precomputed`` is the
 #: authors' text-embedding-3-small vectors shipped with the news collection
 EMBEDDING_OF_KNOB = {"precomputed": "text-embedding-3-small", "openai": "text-embedding-3-small",
@@ -47,10 +44,9 @@ JOINT_EMBEDDING = "all-MiniLM-L6-v2"
 
 def collection_knobs(profile: str | None) -> dict | None:
     """``{collection: knobs}`` of a narrative profile, or None for an unknown profile."""
-    module, _, name = COLLECTION_KNOBS.partition(":")
-    table = getattr(importlib.import_module(module), name)
-    knobs = table.get(profile) if profile else None
-    return dict(knobs["collections"]) if knobs else None
+    if not profile or profile not in profiles.names():
+        return None
+    return dict(profiles.resolved("narrative", profile)[0]["collections"])
 
 
 def same_model(run_model: str | None, paper_model: str) -> bool:

@@ -42,10 +42,6 @@ TABLE_COLUMNS = ["text", "features", "n_features", "n_stories", "n_llm", "accura
                  "accuracy_ci_high", "chance_accuracy", "auc", "auc_ci_low", "auc_ci_high", "p_perm", "p_holm",
                  "p_bonferroni", "n_permutations", "unit", "ci_method", "mc_family"]
 
-#: label permutations of :func:`classify_cv`'s test per profile (the smallest p is 1 / (n + 1))
-SURFACE_CUE_PROFILES = {"smoke": {"n_permutations": 9}, "demo": {"n_permutations": 49},
-                        "paper": {"n_permutations": 999}}
-
 #: ~1,700 words, more than the smoke and demo judges are sent; sklearn counts n-grams in Python (slow)
 NGRAM_CHARS = 10_000
 

@@ -20,7 +20,6 @@ that cannot hold the reasoning and designs the judge would refuse.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,25 +186,23 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
              notebooks=NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
     """Estimate notebooks' calls for ``profile``, each on its study's judge for the usual settings
     (``model``: one model for every notebook, as a notebook's MODEL parameter)."""
-    from judgelab import params, profiles
+    from judgelab import params, profiles, settings_file
     from judgelab.gateway.settings import resolve
-    from judgelab.narrative.judges.settings import JUDGE_PROFILES
-    from judgelab.sage.settings import SAGE_PROFILES
 
     profiles.check(profile)
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
     calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks)
     reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
-    conc = {"09": profiles.pick(JUDGE_PROFILES, profile).get("concurrency")}
-    conc.update(dict.fromkeys(("02", "03", "04"), profiles.pick(SAGE_PROFILES, profile).get("concurrency")))
+    conc = {"09": profiles.knobs("narrative_judges", profile).get("concurrency")}
+    conc.update(dict.fromkeys(("02", "03", "04"), profiles.knobs("sage", profile).get("concurrency")))
     workers = {nb: _workers(s.backend, s.concurrency, conc.get(nb)) for nb in calls["notebook"].unique()}
     speed = speed or timing.speed_for(s.backend)
     summary = summarize(calls, s, speed, workers, what)
     models = {nb: str(m) for nb, m in calls.groupby("notebook")["model"].first().items()}
     settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
                 "base_url": s.base_url, "reasoning_model": reasoning, "models": models,
-                "batch_mode": params.as_bool(os.environ.get("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
+                "batch_mode": params.as_bool(settings_file.env("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
                 "speed": speed.__dict__}
     warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend)
     label = "+".join(dict.fromkeys(models.values()))

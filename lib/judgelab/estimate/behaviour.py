@@ -1,9 +1,9 @@
 """Notebook 12's requests (judge behaviour), built by the code that sends them.
 
-* recognition probe: one request per SAGE story x mode (:func:`judgelab.behaviour.recognition.
-  build_requests` on the items of :func:`judgelab.behaviour.selection.sage_items`): exact;
-* planted instructions, SAGE: :func:`judgelab.behaviour.planted.sage_requests` on the profile's
-  subset: exact;
+* recognition probe: one request per SAGE story x mode and per invented work (:func:`judgelab.
+  behaviour.recognition.build_requests`), and the continuation probe per story: exact;
+* planted instructions, SAGE, and the length intervention: :func:`judgelab.behaviour.planted.
+  study_requests` and :func:`judgelab.behaviour.length.length_requests` on the profile's subset: exact;
 * planted instructions, narrative: :func:`judgelab.behaviour.planted.narrative_requests` on notebook
   08's paths when they exist in this profile (exact), else on the size model of
   :mod:`judgelab.estimate.narrative` (Table 1 path lengths, titles drawn from the collections).
@@ -16,26 +16,24 @@ from __future__ import annotations
 import pandas as pd
 
 from judgelab import profiles
-from judgelab.behaviour import planted, recognition, selection
-from judgelab.behaviour.settings import BEHAVIOUR_PROFILES
+from judgelab.behaviour import length, planted, recognition, selection
 from judgelab.estimate import narrative as narr_estimate
 from judgelab.estimate.counting import TokenCounter
 from judgelab.estimate.replies import reply
 from judgelab.estimate.sage import load_corpus
 from judgelab.narrative.judges import settings as judge_settings
-from judgelab.narrative.settings import NARR_PROFILES
 
 
 def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> list[dict]:
     rows = []
     for m, req in zip(meta, reqs):
-        if m.get("perturbation") == "none" and not m.get("hardened"):
+        if (m.get("arm") == "baseline" and not m.get("hardened")) or m.get("fraction") == 1.0:
             continue  # notebook 02's / 09's own request: a cache hit
         msgs = [{"role": x.role, "content": x.content} for x in req.messages]
         n = counter.request(msgs, req.schema)
-        rows.append({"notebook": "12", "study": "behaviour", "layer": m.get("layer", ""), "mode": m["mode"],
-                     "item": f"{m.get('item', m.get('story_id'))}:{m.get('perturbation', 'probe')}"
-                             f"{':hardened' if m.get('hardened') else ''}",
+        rows.append({"notebook": "12", "study": "behaviour", "layer": m.get("layer", ""), "mode": m.get("mode", "content"),
+                     "item": f"{m.get('item', m.get('story_id'))}:{m.get('perturbation', m.get('fraction', 'probe'))}"
+                             f"{':hardened' if m.get('hardened') else ''}{':repeat' if m.get('repeat') else ''}",
                      "track": track, "round": 1, "first_round": True, "max_tokens": req.sampling.max_tokens,
                      "reasoning_effort": req.sampling.reasoning_effort, "input_min": n, "input_max": n,
                      "cached_min": 0, "cached_max": 0, "reply_min": counter.text(reply(req.schema, "min")[0]),
@@ -49,7 +47,7 @@ def _narrative_paths(profile: str, knobs: dict, judge_knobs: dict) -> tuple[pd.D
         return (selection.planted_paths(found, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"]),
                 "notebook 08's paths")
     parts = []
-    for name in profiles.pick(NARR_PROFILES, profile)["collections"]:
+    for name in profiles.knobs("narrative", profile)["collections"]:
         paths = narr_estimate.modelled_paths(name, knobs["planted_pairs"], "typical",
                                              narr_estimate.collection_titles(name), judge_knobs["seed"])
         parts.append(paths[paths["method"].isin(list(knobs["planted_methods"]))])
@@ -58,22 +56,23 @@ def _narrative_paths(profile: str, knobs: dict, judge_knobs: dict) -> tuple[pd.D
 
 def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 12's fresh requests for ``profile`` and a note on how they were built."""
-    knobs = profiles.pick(BEHAVIOUR_PROFILES, profile)
+    knobs = profiles.knobs("behaviour", profile)
     corpus = load_corpus()
     stories = selection.sage_stories(corpus, profile)
     items, _ = selection.sage_items(corpus, stories, "L4", profile, ("content", "title"), counter.text_counter())
-    meta, reqs = recognition.build_requests(items, knobs)
+    works = recognition.fabricated_works(knobs["fabricated"], knobs["seed"], corpus["title"])
+    meta, reqs = recognition.build_requests(items + recognition.fabricated_items(works), knobs)
     rows = _rows(meta, reqs, counter, "recognition")
-    chosen = planted.family(knobs["perturbations"])
+    meta, reqs = recognition.cloze_requests(stories, knobs)
+    rows += _rows(meta, reqs, counter, "cloze")
+    judge_knobs = judge_settings.resolve(profile)
+    paths, how = _narrative_paths(profile, knobs, judge_knobs)
+    built = planted.study_requests(corpus, stories, paths, judge_knobs, knobs, profile, counter.text_counter())
+    rows += _rows(*built["sage"], counter, "planted_sage") + _rows(*built["narrative"], counter, "planted_narrative")
     subset = selection.planted_stories(stories, knobs["planted_per_category"])
     p_items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",),
                                         counter.text_counter())
-    meta, reqs = planted.sage_requests(p_items, cfg, chosen, knobs["harden"])
-    rows += _rows(meta, reqs, counter, "planted_sage")
-    judge_knobs = judge_settings.resolve(profile)
-    paths, how = _narrative_paths(profile, knobs, judge_knobs)
-    meta, reqs = planted.narrative_requests(paths, judge_knobs, chosen, knobs["planted_modes"] or judge_knobs["modes"],
-                                            knobs["harden"])
-    rows += _rows(meta, reqs, counter, "planted_narrative")
-    return pd.DataFrame(rows), (f"exact: recognition {len(items)} probes, planted SAGE {len(p_items)} stories; "
+    rows += _rows(*length.length_requests(p_items, cfg, knobs["length_fractions"]), counter, "length")
+    return pd.DataFrame(rows), (f"exact: recognition {len(items)} probes + {len(works)} invented works, "
+                                f"planted SAGE and length {len(p_items)} stories; "
                                 f"planted narrative on {how}; baselines = 02/09's cached calls, not counted")

@@ -18,7 +18,7 @@ from judgelab.estimate import sage
 from judgelab.estimate.counting import TokenCounter
 from judgelab.estimate.replies import reply
 from judgelab.human import appendix, holistic
-from judgelab.human.settings import DATASETS, HUMAN_PROFILES
+from judgelab.human.settings import DATASETS
 from judgelab.sage.protocol import leak_check
 
 
@@ -42,7 +42,7 @@ def holistic_rows(stories: pd.DataFrame, knobs: dict, counter: TokenCounter) -> 
 
 def appendix_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 11's requests for ``profile`` and a note on how they were built."""
-    knobs = profiles.pick(HUMAN_PROFILES, profile)
+    knobs = profiles.knobs("human", profile)
     n_stories = appendix.stories_per_dataset(knobs, list(DATASETS))
     stories = appendix.stories_for(n_stories, knobs)
     rows = holistic_rows(stories, knobs, counter)

@@ -9,13 +9,13 @@ paths notebook 08 extracts:
   wrote it in the profile being estimated (the ``PROFILE`` parameter of its executed notebook;
   a demo run's paths say nothing of the paper profile's), its paths are selected as notebook 09
   selects them (:func:`~judgelab.narrative.judges.run.select_pairs`) and every request is exact;
-* **size model** — otherwise each collection of the profile (``NARR_PROFILES``) gets its pairs
+* **size model** — otherwise each collection of the profile (``[<profile>.narrative]``) gets its pairs
   (``min(n_pairs of 08, n_pairs of 09)``), two paths per pair (max-capacity and random), whose
   lengths are the paper's Table 1 minimum / mean / maximum for that collection and method
   (:data:`judgelab.narrative.paths.paper_values.PAPER_TABLE1`: low / typical / high), and whose
   titles are drawn, seeded, from the collection's own documents. The report says which was used.
 
-Notebook 10 (size model always, from its knobs ``COST_OOD_PROFILES``): the cost sample judges
+Notebook 10 (size model always, from its knobs ``[<profile>.cost_ood]``): the cost sample judges
 ``n_cost_pairs`` pairs x 2 methods once (K = 1) in each cost mode, on VisPub when the profile has
 it; the OOD study judges ``n_ood`` narratives of each of its two kinds (alternating, random mixed)
 and ``n_perturbed`` of each perturbation family (shuffled, off-topic) per collection, in each OOD
@@ -34,7 +34,6 @@ from judgelab.estimate.replies import reply
 from judgelab.narrative.judges import run as judges
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1, PAPER_TABLE1_SOURCE
-from judgelab.narrative.settings import NARR_PROFILES
 
 BOUNDS = {"low": "min", "typical": "mean", "high": "max"}
 METHODS = ("maxcap", "random")
@@ -151,7 +150,7 @@ def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]
         rows = request_rows(chosen, knobs, counter, "09")
         out = _bounded({b: rows for b in BOUNDS})
         return out, f"exact: {len(chosen)} paths of notebook 08 (narr_paths.parquet)"
-    cols = profiles.pick(NARR_PROFILES, profile)["collections"]
+    cols = profiles.knobs("narrative", profile)["collections"]
     by_bound: dict[str, list[dict]] = {b: [] for b in BOUNDS}
     for name, ccfg in cols.items():
         n = ccfg["n_pairs"] if knobs["n_pairs"] is None else min(ccfg["n_pairs"], knobs["n_pairs"])
@@ -166,11 +165,10 @@ def judge_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]
 
 def cost_ood_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 10's judge requests from its knobs (size model; see the module docstring)."""
-    from judgelab.narrative.analyses.settings import COST_OOD_PROFILES
 
-    k10 = profiles.pick(COST_OOD_PROFILES, profile)
+    k10 = profiles.knobs("cost_ood", profile)
     knobs = {**judge_settings.resolve(profile), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
-    cols = list(profiles.pick(NARR_PROFILES, profile)["collections"])
+    cols = list(profiles.knobs("narrative", profile)["collections"])
     cost_coll = "vispub" if "vispub" in cols else cols[0]
     titles = {c: collection_titles(c) for c in cols}
     by_bound: dict[str, list[dict]] = {b: [] for b in BOUNDS}

@@ -26,7 +26,7 @@ from judgelab.estimate.replies import reply
 from judgelab.gateway.types import ChatRequest, ChatResult
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig, evaluate
-from judgelab.sage.settings import LAYERS, SAGE_PROFILES
+from judgelab.sage.settings import LAYERS
 
 #: notebook of each layer
 NOTEBOOK = {"L4": "02", "L5": "03", "L6": "04"}
@@ -68,7 +68,7 @@ def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCoun
     ``modes``: its overrides), then, with ``sensitivity`` and the profile's
     ``anonymous_author_sensitivity``, the anonymous-author title items that notebooks 02-04 run
     after them."""
-    cfg = profiles.pick(SAGE_PROFILES, profile)
+    cfg = profiles.knobs("sage", profile)
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
     if surnames is None:
         surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))

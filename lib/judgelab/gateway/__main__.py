@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -23,9 +22,10 @@ from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
 def _cache_path(arg: str | None) -> Path:
     if arg:
         return Path(arg)
-    if os.environ.get("JUDGELAB_CACHE_PATH"):
-        return Path(os.environ["JUDGELAB_CACHE_PATH"])
-    from judgelab import paths
+    from judgelab import paths, settings_file
+
+    if settings_file.env("JUDGELAB_CACHE_PATH"):
+        return Path(settings_file.env("JUDGELAB_CACHE_PATH"))
 
     return paths.cache_dir() / "llm_cache.sqlite"
 

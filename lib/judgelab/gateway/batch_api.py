@@ -1,25 +1,16 @@
-"""The OpenAI Batch API, collected into the same cache.
-
-Two ways in:
-
-* ``make ... BATCH=1`` (``JUDGELAB_BATCH=1``): every cache miss of every notebook goes through
-  :mod:`judgelab.gateway.batch_collector`, which builds on the pieces below;
-* by hand: ``batch_id = gw.submit_batch(requests)`` now, ``gw.collect_batch(batch_id, requests)``
-  later (possibly from another process).
+"""The OpenAI Batch API, collected into the same cache: the pieces
+:mod:`judgelab.gateway.batch_collector` (``JUDGELAB_BATCH=1``) builds on, usable by hand too
+(``batch_id = gw.submit_batch(requests)`` now, ``gw.collect_batch(batch_id, requests)`` later,
+possibly from another process).
 
 ``submit_batch`` writes one JSONL line per uncached request (``custom_id`` = the cache key, the
-body exactly as :meth:`OpenAIBackend.request_body` would send it live), uploads it
-(``files.create(purpose="batch")``), creates the batch and remembers its keys in the cache file,
-so the batch can be collected by a later process. ``collect_batch`` downloads the output (and
-error) file, validates each reply against its request's schema, stores the valid ones in the
-cache (exactly as a live call would) and returns one result per request. Invalid or errored lines
-are recorded failures — or, with ``fill_missing=True``, are re-asked live through
-:meth:`Gateway.chat` with repair turns. Batch replies carry no latency (recorded as 0).
-
-Every billed line is in the ledger: a reply that fails validation was paid for, so it is a
-failed row with its tokens (:func:`billed_failure`) even when the request is then asked again.
-A batch that failed, expired or was cancelled is described with its ``errors`` (code, message,
-line: :func:`describe_end`), e.g. an organisation's enqueued-token limit.
+body exactly as :meth:`OpenAIBackend.request_body` would send it live), uploads it, creates the
+batch and remembers its keys in the cache file. ``collect_batch`` downloads the output and error
+files, validates each reply against its request's schema and caches the valid ones exactly as a
+live call would; invalid or errored lines are recorded failures, or with ``fill_missing=True``
+are asked again live with repair turns. Batch replies carry no latency (recorded as 0). A reply
+that fails validation was paid for, so it is a failed ledger row with its tokens
+(:func:`billed_failure`). An ended batch is described with its ``errors`` (:func:`describe_end`).
 """
 from __future__ import annotations
 

@@ -2,36 +2,30 @@
 
 Switched on by ``JUDGELAB_BATCH=1`` (``make paper BATCH=1``); no caller changes. In batch mode
 :meth:`Gateway.map` runs every item in its own thread and :meth:`Gateway.run_batch` hands all its
-requests over at once. A cache miss in :meth:`Gateway.chat` does not call the API: the request is
-handed to the call's :class:`WorkerGroup` and the thread waits. When every live worker of the
-group is waiting (or finished), the pending requests go out as one batch (split at the API's
-limits), the :class:`BatchCollector` polls until it ends, stores the valid replies in the cache
-exactly as live calls would, and wakes the workers, which then ask their next round. A SAGE
-evaluation asks evaluator rounds 1–5, then the blind and review turns, one after the other, so a
-layer becomes 7 batches, each across all its evaluations; the narrative judges' ``run_batch``
-becomes one batch.
+requests over at once. A cache miss in :meth:`Gateway.chat` is handed to the call's
+:class:`WorkerGroup` and the thread waits; when every live worker of the group is waiting (or
+finished), the pending requests go out as one batch (split at the API's limits), the
+:class:`BatchCollector` polls until it ends, caches the valid replies and wakes the workers, which
+ask their next round. A SAGE layer thus becomes 7 batches (evaluator rounds 1-5, blind, review);
+the narrative judges' ``run_batch`` one.
 
-Resume without resubmitting: before it polls, each batch is recorded in the table
-``batch_jobs`` of the cache file under the sha256 of its sorted request keys. A run killed while
-waiting replays its earlier rounds from the cache when restarted, so the same requests come up
-again, find the recorded batch and resume polling it (or collect it, if it ended meanwhile).
+Resume without resubmitting: each batch is recorded in the table ``batch_jobs`` of the cache file
+under the sha256 of its sorted request keys before it is polled, so a run killed while waiting
+replays its earlier rounds from the cache, meets the same requests and resumes that batch.
 
-Fallback (``JUDGELAB_BATCH_FALLBACK``, :data:`~judgelab.gateway.settings.BATCH_FALLBACKS`): a
-request the batch did not answer with a valid reply (an error line, a reply that breaks the
-schema, a batch that expired, failed or was cancelled) costs full price if it is asked again as
-an ordinary call, so that is never done unasked:
+Fallback (``JUDGELAB_BATCH_FALLBACK``, :data:`~judgelab.gateway.settings.BATCH_FALLBACKS`) for a
+request the batch did not answer validly; asking it again live costs full price, so that is never
+done unasked:
 
 * ``stop`` (the default): a batch that failed, expired or was cancelled with requests unanswered
-  stops the run with :class:`~judgelab.gateway.errors.BatchStoppedError`, whose message gives the
-  batch's ``errors`` (code, message, line) and the settings that continue; the replies it did
-  finish are cached (a rerun does not pay for them again). A single bad line of a completed batch
-  becomes a recorded failure naming the batch and the setting (a rerun sends it in a new batch);
+  stops the run with :class:`~judgelab.gateway.errors.BatchStoppedError` (the batch's ``errors``
+  and the settings that continue; finished replies stay cached). A single bad line of a completed
+  batch becomes a recorded failure naming the batch and the setting;
 * ``live``: each is asked again as an ordinary call, repair turns included, by its own worker;
 * ``fail``: each becomes a recorded failure naming the batch.
 
-Every billed line is in the ledger, valid or not: a reply that fails validation is a failed row
-with its tokens, beside the row of the live call that may follow it. Prompts too long for the
-context are recorded failures without any call, as in live mode.
+Every billed line is in the ledger, valid or not (as in :mod:`~judgelab.gateway.batch_api`).
+Prompts too long for the context are recorded failures without any call, as in live mode.
 """
 from __future__ import annotations
 

@@ -1,18 +1,16 @@
 """A circuit breaker: stop calling an endpoint that is not there.
 
 An unreachable base URL (a typo, a server not started) fails every call the same way; retrying
-each item with backoff would cost ``max_attempts`` attempts per item (192 attempts in 41 s
-were measured for a batch of 32) and bury the cause in one failure row per item. The breaker
-counts *consecutive* failures to connect to its endpoint across all threads; at ``limit`` it
-opens, and every call from then on (those of other items, and the retries in progress) raises
-one :class:`~judgelab.gateway.errors.EndpointUnreachableError` naming the URL.
+each item with backoff would cost ``max_attempts`` attempts per item and bury the cause in one
+failure row per item. The breaker counts *consecutive* failures to connect to its endpoint across
+all threads; at ``limit`` it opens, and every call from then on (retries in progress included)
+raises one :class:`~judgelab.gateway.errors.EndpointUnreachableError` naming the URL.
 
-Only connect-phase failures count (``TransientError.connection_failed``: connection refused, DNS
-failure, connect timeout): they say that no server is there. A connection that was made and then
-dropped, or a body cut short, says the server is there but flaky (counting them, a live server dropping
-~10% of connections opened the breaker in 6 runs of 12); those are ordinary retries, and like any
-answer from the server, even an HTTP error, they close the count. The pattern is Nygard's
-(*Release It!*, 2007), without the half-open state: a run is short, so an open breaker stays open.
+Only connect-phase failures count (``TransientError.connection_failed``: refused, DNS, connect
+timeout): they say that no server is there. A connection dropped after it was made says the
+server is there but flaky (counting those, a server dropping ~10% of connections opened the
+breaker in 6 runs of 12); those are ordinary retries and, like any answer, close the count.
+Nygard's pattern (*Release It!*, 2007) without the half-open state: a run is short.
 """
 from __future__ import annotations
 

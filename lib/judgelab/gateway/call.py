@@ -40,12 +40,6 @@ class Caller(FreshCall):
         """True when answers come from the bundled SmolLM2-135M (say so in every caption)."""
         return is_embedded_small_model(self.backend_name, self.model_name)
 
-    def describe(self) -> dict[str, Any]:
-        """Backend, model, base URL, cache file and mode (never the key)."""
-        return {"backend": self.backend_name, "model": self.model_name, "base_url": self.base_url,
-                "cache": str(self.cache.path), "cache_mode": self.cache_mode,
-                "embedded_small_model": self.is_embedded_small_model}
-
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under the backend's own tokenizer (llama.cpp's vocabulary for the
         embedded model, tiktoken's encoding of the model for OpenAI-compatible endpoints), so that
@@ -211,10 +205,6 @@ class Caller(FreshCall):
     def ledger_frame(self) -> "pd.DataFrame":
         """One row per call: tags, status, tokens (estimated flag), latency, cost, cached."""
         return self.ledger.frame()
-
-    def ledger_summary(self, by: list[str] | str) -> "pd.DataFrame":
-        """Calls, tokens, latency and cost summed by tag columns."""
-        return self.ledger.summary(by)
 
     def close(self) -> None:
         if self._batch is not None:

@@ -5,21 +5,17 @@ watches every call:
 
 * **canary**: the first cache miss of every distinct request *shape* (:func:`shape_key`: what a
   provider may reject, i.e. model, schema, the caller's ``shape`` tag if any, the token budget and
-  *which* sampling parameters are sent, not their values) is sent alone; the other requests of
-  that shape wait for it. Whatever way it fails (:func:`canary_stops`: rejected, empty, cut at the
-  budget, schema-invalid after its repairs, a 5xx or a timeout after its retries), the fan-out
-  stops after that one request with :class:`FanOutStopped`, whose message names the cause, the
-  URL, the model and the setting to change: the requests behind it would buy the same. Only a
-  failure of the item itself (its prompt too long for the context, a reply repeating the key)
-  lets the shape pass. A canary's reply cut at the budget, or empty, gets no repair turn (the
-  same budget buys the same cut), so a cut or empty canary costs one call. A cache hit counts as a passed canary (a
-  replay costs nothing);
+  *which* sampling parameters are sent, not their values) is sent alone while the others of that
+  shape wait. However it fails (:func:`canary_stops`: rejected, empty, cut at the budget,
+  schema-invalid after its repairs, a 5xx or a timeout after its retries), the fan-out stops with
+  :class:`FanOutStopped`, naming the cause, the URL, the model and the setting to change: the
+  requests behind it would buy the same. Only a failure of the item itself (its prompt too long
+  for the context, a reply repeating the key) lets the shape pass. A cut or empty canary gets no
+  repair turn (the same budget buys the same cut). A cache hit counts as a passed canary;
 * **streak**: :data:`DEFAULT_STOP_AFTER` (``JUDGELAB_STOP_AFTER``) consecutive fresh calls that
   failed the same way (:func:`failure_key`: same status or error class) stop the fan-out with one
-  error naming the URL, the model and the cause, instead of one failure row per item. A fresh
-  success resets the count. A schema violation counts (live ``invalid`` and a batch line's the
-  same way: a model that keeps breaking the schema buys nothing more by going on); a prompt too
-  long for the context (the item's) never counts.
+  error instead of one failure row per item. A fresh success resets the count; a schema violation
+  counts (live or in a batch), a prompt too long for the context never does.
 
 On by default for the OpenAI-protocol backends; the embedded model (free, and a pipeline check
 with deliberately small budgets) runs without, unless asked (``JUDGELAB_CANARY=1``).
@@ -27,11 +23,11 @@ with deliberately small budgets) runs without, unless asked (``JUDGELAB_CANARY=1
 """
 from __future__ import annotations
 
-import os
 import re
 import threading
 from typing import Any, Callable
 
+from judgelab import settings_file
 from judgelab.gateway.errors import ConfigError, GatewayError
 from judgelab.gateway.types import ChatRequest, ChatResult
 
@@ -108,13 +104,13 @@ def canary_enabled(backend: str, value: Any = None) -> bool:
     from judgelab.gateway.settings import _flag
 
     if value is None:
-        value = (os.environ.get("JUDGELAB_CANARY") or "").strip() or None
+        value = settings_file.env("JUDGELAB_CANARY")
     return _flag("JUDGELAB_CANARY", value) if value is not None else backend != "llamacpp"
 
 
 def stop_after_setting(value: int | None = None) -> int:
     """Consecutive alike failures that stop a fan-out: ``value``, else ``JUDGELAB_STOP_AFTER``, else 4."""
-    raw = value if value is not None else (os.environ.get("JUDGELAB_STOP_AFTER") or "").strip() or DEFAULT_STOP_AFTER
+    raw = value if value is not None else settings_file.env("JUDGELAB_STOP_AFTER") or DEFAULT_STOP_AFTER
     try:
         n = int(raw)
     except (TypeError, ValueError) as exc:

@@ -1,6 +1,6 @@
-"""The fan-out of the :class:`~judgelab.gateway.core.Gateway`: ``run_batch``, ``arun_batch`` and
-``map``, in threads (they also run inside Jupyter's event loop), each guarded by a canary per
-request shape and a stop on repeated alike failures (:mod:`~judgelab.gateway.canary`).
+"""The fan-out of the :class:`~judgelab.gateway.core.Gateway`: ``run_batch`` and ``map``, in
+threads (they also run inside Jupyter's event loop), each guarded by a canary per request shape
+and a stop on repeated alike failures (:mod:`~judgelab.gateway.canary`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from judgelab.gateway.types import ChatRequest, ChatResult
 
 
 class FanOut(BatchMode):
-    """``run_batch``, ``arun_batch`` and ``map`` of :class:`~judgelab.gateway.core.Gateway`."""
+    """``run_batch`` and ``map`` of :class:`~judgelab.gateway.core.Gateway`."""
 
     def _workers(self, concurrency: int | None) -> int:
         return max(1, min(concurrency or self.concurrency, self.backend.max_concurrency))
@@ -132,36 +132,6 @@ class FanOut(BatchMode):
                     "OPENAI_API_KEY) or the setting the server's message names")
         return (f"Every further item would fail the same way: fix the endpoint ({self.base_url}) or the model "
                 f"({model_var}); JUDGELAB_STOP_AFTER sets how many alike failures stop a run")
-
-    async def arun_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None,
-                         desc: str = "chat") -> list[ChatResult]:
-        """``await``-able :meth:`run_batch` for async code (e.g. ``await gw.arun_batch(reqs)`` in Jupyter).
-
-        An ``asyncio.Semaphore`` bounds the calls in flight; each call runs in a worker thread of a
-        pool of that size, since the backends' clients are synchronous.
-        """
-        import asyncio
-
-        requests = list(requests)
-        if self.cache_mode == "replay":
-            self._check_replay(requests)
-        loop = asyncio.get_running_loop()
-        if self._batch is not None:  # one batch for all misses, not one per request
-            return await loop.run_in_executor(None, self.run_batch, requests, concurrency, desc)
-        workers = self._workers(concurrency)
-        gate = asyncio.Semaphore(workers)
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judgelab-gw-async")
-        with BatchProgress(len(requests), desc, self.progress) as bar:
-            async def one(req: ChatRequest) -> ChatResult:
-                async with gate:
-                    res = await loop.run_in_executor(pool, self.chat, req)
-                bar.update(res.cached, res.status == "failed")
-                return res
-
-            try:
-                return list(await asyncio.gather(*(one(r) for r in requests)))
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], concurrency: int | None = None, desc: str = "items") -> list[R]:
         """Run ``fn(item)`` (e.g. a multi-turn conversation of ``chat`` calls) for every item.

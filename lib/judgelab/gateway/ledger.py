@@ -138,28 +138,3 @@ class Ledger:
 
         with self._lock:
             return pd.DataFrame(list(self._rows))
-
-    def summary(self, by: list[str] | str) -> "pd.DataFrame":
-        """Calls, tokens, latency and cost summed by the given tag columns."""
-        import pandas as pd
-
-        df = self.frame()
-        by = [by] if isinstance(by, str) else list(by)
-        if df.empty:
-            return pd.DataFrame(columns=by + ["calls"])
-        missing = [c for c in by if c not in df.columns]
-        if missing:
-            raise KeyError(f"ledger has no column(s) {missing}; tags seen: {sorted(df.columns)}")
-        out = df.groupby(by, dropna=False).agg(
-            calls=("key", "size"),
-            cached=("cached", "sum"),
-            failed=("status", lambda s: int((s == "failed").sum())),
-            input_tokens=("input_tokens", "sum"),
-            output_tokens=("output_tokens", "sum"),
-            cached_tokens=("cached_tokens", "sum"),
-            estimated=("estimated", "any"),
-            latency_s=("latency_s", "sum"),
-            cost_usd=("cost_usd", lambda s: s.sum(min_count=1)),
-            spent_usd=("spent_usd", lambda s: s.sum(min_count=1)),
-        )
-        return out.reset_index()

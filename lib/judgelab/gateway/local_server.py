@@ -1,32 +1,28 @@
 """Serve a GGUF (by default the bundled SmolLM2-135M) with llama-cpp-python's own OpenAI-compatible
 server, ``python -m llama_cpp.server``, on a free loopback port.
 
-The server is a program nobody here wrote, so the ``openai-compatible`` backend can be tried
-against a real one without a GPU or a download. Usage from the shell::
+So the ``openai-compatible`` backend can be tried against a server nobody here wrote, without a
+GPU or a download::
 
     python -m judgelab.gateway.local_server            # prints the exports, serves until Ctrl-C
     python -m judgelab.gateway.local_server --port 8000 --n_threads 2 --n_ctx 4096
 
-and from Python (the test suite does this)::
-
-    with LocalLlamaServer(n_threads=1) as srv:
+    with LocalLlamaServer(n_threads=1) as srv:         # from Python, as the tests do
         gw = Gateway.from_settings(backend="openai-compatible", model=srv.model_alias, base_url=srv.base_url)
 
-What this server really does (llama-cpp-python 0.3.36, checked by ``tests/test_llama_cpp_server.py``):
+What this server does (llama-cpp-python 0.3.36, checked by ``tests/test_llama_cpp_server.py``):
 
-* ``response_format={"type": "json_object", "schema": {...}}`` is compiled to a grammar, as in
-  process; this is the ``openai-compatible`` backend's default ``schema_style``. OpenAI's
-  ``{"type": "json_schema", ...}`` form is refused with HTTP **500** (not 4xx) whose body says
-  "Input should be 'text' or 'json_object'"; the backend classifies that as permanent (one
-  attempt, one recorded failure), see ``openai_backend.FORM_REJECTED``.
-* Requests are served one at a time (the server holds a lock around its single ``Llama``), and
-  the ``Llama`` keeps the previous prompt's tokens, so consecutive turns of one conversation reuse
-  the KV prefix; its ``usage`` carries no ``prompt_tokens_details`` (cached tokens read as 0).
-* ``/v1/models`` lists the ``--model_alias``; we pass the GGUF's file stem, the same model name
-  the in-process ``llamacpp`` backend records, so the outputs say they come from the 135M model.
+* ``response_format={"type": "json_object", "schema": {...}}`` is compiled to a grammar (the
+  backend's default ``schema_style``); OpenAI's ``{"type": "json_schema", ...}`` is refused with
+  HTTP **500** saying "Input should be 'text' or 'json_object'", which the backend classifies as
+  permanent (``openai_backend.FORM_REJECTED``).
+* Requests are served one at a time and the ``Llama`` keeps the previous prompt's tokens, so
+  consecutive turns of one conversation reuse the KV prefix; ``usage`` has no
+  ``prompt_tokens_details`` (cached tokens read as 0).
+* ``/v1/models`` lists the ``--model_alias``: the GGUF's file stem, the model name the in-process
+  ``llamacpp`` backend records.
 
-Needs the server extras (``llama-cpp-python[server]``: fastapi, uvicorn, sse-starlette,
-starlette-context, pydantic-settings; pinned in ``requirements.lock``).
+Needs the server extras (``llama-cpp-python[server]``, pinned in ``requirements.lock``).
 """
 from __future__ import annotations
 

@@ -9,13 +9,13 @@ the bar and ``1`` (``true``, ``yes``, ``on``) shows it, live or final as above (
 """
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
 
 from tqdm import tqdm
 
+from judgelab import settings_file
 from judgelab.provenance import ENV_NOTEBOOK
 
 ENV_PROGRESS = "JUDGELAB_PROGRESS"
@@ -30,7 +30,7 @@ def setting(value: str | None = None) -> tuple[bool, str | None]:
 
     One reader for both the gateway's settings (shown or not) and the bar (how), so that every
     value the documentation gives works in both places and any other is named as an error."""
-    text = (os.environ.get(ENV_PROGRESS, "") if value is None else str(value)).strip().lower()
+    text = ((settings_file.env(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
     if text in ("live", "final"):
         return True, text
     if not text or text in _SHOW:
@@ -45,7 +45,7 @@ def final_only() -> bool:
     _, mode = setting()
     if mode is not None:
         return mode == "final"
-    return bool(os.environ.get(ENV_NOTEBOOK))
+    return bool(settings_file.env(ENV_NOTEBOOK))
 
 
 class BatchProgress:

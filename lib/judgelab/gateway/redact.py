@@ -9,8 +9,9 @@ and text) through :func:`redact`, the one redaction function, with the configure
 """
 from __future__ import annotations
 
-import os
 from typing import Any, Iterable
+
+from judgelab import settings_file
 
 MASK = "[REDACTED]"
 #: shorter strings are not treated as secrets: replacing them would mangle ordinary text
@@ -20,7 +21,7 @@ MIN_SECRET_LEN = 8
 def configured_secrets(*extra: str | None) -> tuple[str, ...]:
     """The secrets to redact: ``$OPENAI_API_KEY``, ``$JUDGELAB_API_KEY`` and any key passed
     explicitly (``extra``)."""
-    found = [os.environ.get("OPENAI_API_KEY"), os.environ.get("JUDGELAB_API_KEY"), *extra]
+    found = [settings_file.env("OPENAI_API_KEY"), settings_file.env("JUDGELAB_API_KEY"), *extra]
     return tuple(dict.fromkeys(s.strip() for s in found if s and len(s.strip()) >= MIN_SECRET_LEN))
 
 

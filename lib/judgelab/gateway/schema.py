@@ -9,14 +9,11 @@ Two dialects:
   ``maxLength`` (and every array a ``maxItems``).
 * :func:`strict_schema` for OpenAI structured outputs (``strict: true``): every object closes with
   ``additionalProperties: false`` and lists all its properties as required; ``default``,
-  ``examples`` and the string length bounds ``minLength``/``maxLength`` are dropped (OpenAI's
-  structured-outputs guide long listed the length bounds among the keywords strict mode refuses,
-  still does for fine-tuned models, and OpenAI-compatible providers differ: a schema some endpoint
-  refuses with HTTP 400 would stop the whole run). A dropped length cap is not dropped from the
-  contract: it is stated in the property's ``description`` ("At most 400 characters."), which the
-  model reads, so what the reply must fit is what the model is told; and validation cuts a longer
-  string to the cap and records it rather than failing the reply
-  (:func:`judgelab.gateway.parsing.clip_free_text`).
+  ``examples`` and ``minLength``/``maxLength`` are dropped (strict mode has refused the length
+  bounds, and OpenAI-compatible providers differ: a schema an endpoint refuses with HTTP 400 would
+  stop the whole run). A dropped cap is stated in the property's ``description`` ("At most 400
+  characters."), which the model reads, and validation cuts a longer string to the cap and
+  records it rather than failing the reply (:func:`judgelab.gateway.parsing.clip_free_text`).
 
 Both inline ``$ref``s so that no backend has to resolve references. The reply is always
 validated afterwards by the original pydantic model, which enforces the real constraints.

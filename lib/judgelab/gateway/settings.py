@@ -1,20 +1,10 @@
 """Gateway configuration from arguments, then the environment, then the embedded default.
 
-Environment variables: ``JUDGELAB_BACKEND`` (llamacpp | openai | openai-compatible),
-``JUDGELAB_MODEL`` (model name, or a GGUF path for llamacpp), ``JUDGELAB_BASE_URL`` (else
-``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read),
-``JUDGELAB_CACHE_MODE`` (normal | replay | refresh), ``JUDGELAB_CONCURRENCY``, ``JUDGELAB_RPM``,
-``JUDGELAB_TPM``, ``JUDGELAB_CACHE_PATH`` (default ``paths.cache_dir()/llm_cache.sqlite``),
-``JUDGELAB_PROGRESS`` (0 hides progress bars, 1 shows them; ``live`` or ``final`` says how), ``JUDGELAB_BATCH`` (1 sends every cache miss
-through the OpenAI Batch API, see :mod:`judgelab.gateway.batch_collector`; ``make ... BATCH=1``),
-``JUDGELAB_BATCH_POLL_S`` (seconds between polls of a running batch, default 30),
-``JUDGELAB_BATCH_FALLBACK`` (what batch mode does with requests a batch left unanswered: ``stop``,
-the default, stops the run when a batch failed, expired or was cancelled, naming its errors and
-the setting to continue, and records a failure for a single bad line; ``live`` asks them again as
-ordinary calls at full price; ``fail`` records a failure for each),
-``JUDGELAB_LLAMA_STATES_MB`` (llamacpp: disk space for shared prompt prefixes kept across
-processes, beside the cache in ``llama_states/``, default 1024; 0 keeps none, see
-:mod:`judgelab.gateway.backends.llamacpp_states`).
+Environment variables: ``JUDGELAB_BACKEND``, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE_URL`` (else
+``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read), the cache,
+rate, progress and batch settings: each is declared, with what it takes and does, in the settings
+file's ``[overrides]`` (``profiles.toml``, table in ``docs/settings.md``) and read with
+:func:`judgelab.settings_file.env`.
 
 Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` is sent only to OpenAI's own API
 (``https://api.openai.com``, or a regional ``https://<region>.api.openai.com``); any other base
@@ -25,7 +15,6 @@ set ``JUDGELAB_API_KEY`` to it explicitly. ``OPENAI_ORG_ID`` and ``OPENAI_PROJEC
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,8 +84,9 @@ class Settings:
 
 
 def _env(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value.strip() if value and value.strip() else None
+    from judgelab import settings_file
+
+    return settings_file.env(name)
 
 
 def _number(name: str, value, kind=int):

@@ -1,18 +1,10 @@
-"""The steps of the appendix notebook 11 (judges against people), one function each.
-
-1. :func:`load_human` — the human ratings of both sets in one tidy table, with the derived
-   per-rater scores (Confederacy ``overall`` = mean of the 10 rubric items; Art or Artifice
-   ``tests_passed`` = number of the 14 TTCW tests passed, and the share passed per Torrance
-   dimension, ``dim_<name>``).
-2. :func:`human_ceiling` — reliability among the humans per criterion (the ceiling).
-3. :func:`stories_to_judge` — the stories a profile judges, with their texts.
-4. :func:`run_holistic` / :func:`run_sage` — the judges, through the gateway.
-5. :func:`judge_scores` / :func:`collect_scores` — one score per (dataset, story, measure).
-6. :func:`comparison` / :func:`rankings` — correlations with CIs, ceiling, per-source ranks.
-7. :func:`cost_summary` — tokens and time per judge.
-
-Notebook parameters arrive as Python values or, from the command line, as strings; they are
-parsed with :mod:`judgelab.params` (the one parser of papermill parameters).
+"""The steps of the appendix notebook 11 (judges against people), one function each, in the
+order the notebook calls them: the human ratings with derived per-rater scores (Confederacy
+``overall`` = mean of the 10 rubric items; Art or Artifice ``tests_passed`` = number of the 14
+TTCW tests passed, and the share passed per Torrance dimension, ``dim_<name>``), the human
+ceiling, the stories a profile judges, the judges through the gateway, one score per (dataset,
+story, measure), correlations with the ceiling and per-source ranks, and the cost per judge.
+Parameters from the command line are parsed with :mod:`judgelab.params`.
 """
 from __future__ import annotations
 

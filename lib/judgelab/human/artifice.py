@@ -32,7 +32,6 @@ from judgelab.human.locate import dataset_dir
 DATASET = "artifice"
 STORIES_FILE = "stories/ttcw_short_stories.json"
 ANNOTATIONS_FILE = "annotations/ttcw_annotations.json"
-MAJORITY_FILE = "annotations/ttcw_majority.json"
 TESTS_FILE = "tests/ttcw_all_tests.json"
 LLM_JUDGE_DIR = "llm_judge_annotations"
 
@@ -116,20 +115,6 @@ def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
         first = out[dup].iloc[0]
         raise ArtificeFormatError(f"{path}: expert {first.rater} judged story {first.story} on {first.criterion} twice")
     return out
-
-
-def load_majority(root: Path | str | None = None) -> pd.DataFrame:
-    """The published majority verdicts: (story, source, criterion, value), 672 rows."""
-    folder = dataset_dir(DATASET, root)
-    path = folder / MAJORITY_FILE
-    tests = load_tests(folder).set_index("ttcw_idx")
-    recs = _read_json_list(path, ("story_id", "ttcw_idx", "binary_verdict"))
-    return pd.DataFrame([
-        {"story": r["story_id"], "source": source_of(r["story_id"]),
-         "criterion": tests.at[int(r["ttcw_idx"]), "criterion"],
-         "value": _verdict(r["binary_verdict"], f"{path}, record {i}")}
-        for i, r in enumerate(recs)
-    ])
 
 
 def load_stories(root: Path | str | None = None, *, with_text_only: bool = True) -> pd.DataFrame:

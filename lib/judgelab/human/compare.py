@@ -1,18 +1,8 @@
 """A judge against people: rank correlations with bootstrap CIs, the human ceiling, rankings.
 
-Statistics
-
-- Spearman's rho: the Pearson correlation of the ranks (average ranks for ties).
-- Kendall's tau-b: tau_b = sum_{i<j} sgn(x_i - x_j) sgn(y_i - y_j) /
-  sqrt(sum_{i<j} sgn(x_i - x_j)^2 * sum_{i<j} sgn(y_i - y_j)^2)  (Kendall 1945, ties corrected).
-  Point estimates and p-values come from :func:`scipy.stats.spearmanr` / :func:`scipy.stats.kendalltau`
-  (through :mod:`judgelab.stats.correlation`).
-- Confidence intervals: the seeded paired percentile bootstrap (Efron & Tibshirani 1993, ch. 13):
-  resample the n (judge, human) pairs with replacement B times, recompute the statistic, and
-  take the (1 - ci)/2 and (1 + ci)/2 quantiles. Resamples in which one side is constant have no
-  correlation; they are dropped and counted (``n_boot_valid``). All of it is
-  :func:`judgelab.stats.correlation.bootstrap_correlation`; this module lays its rows out as the
-  appendix's tables.
+Correlations and their paired percentile bootstrap CIs are
+:func:`judgelab.stats.correlation.bootstrap_correlation`; this module lays its rows out as the
+appendix's tables.
 
 The human side of each pair (``spearman``, ``kendall``) is the *mean* rating of a story over all
 its k raters: how well the judge tracks the panel. That number is NOT comparable with a human
@@ -26,10 +16,9 @@ the mean of the *other* raters, m_{-r}(s); then
 
     human_loo = mean_r corr(x_r(s), m_{-r}(s)),    judge_loo = mean_r corr(j(s), m_{-r}(s)),
 
-the mean over the raters for whom both correlations are defined, on the same stories and against
-the same reference. A judge exchangeable with one rater has judge_loo > human_loo in half of the
-samples (``tests/test_human_compare.py``); ``loo_gap = judge_loo - human_loo`` > 0 means the judge
-agrees with the others better than the rater it replaces. Its 95% CI is a seeded cluster
+over the raters for whom both correlations are defined. A judge exchangeable with one rater has
+judge_loo > human_loo in half of the samples; ``loo_gap = judge_loo - human_loo`` > 0 means the
+judge agrees with the others better than the rater it replaces. Its 95% CI is a seeded cluster
 bootstrap over stories (:func:`judgelab.stats.bootstrap.cluster_bootstrap`).
 """
 from __future__ import annotations

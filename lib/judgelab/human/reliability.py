@@ -1,32 +1,20 @@
 """Inter-rater reliability among the humans: the ceiling a judge can be compared with.
 
-All functions take the tidy table of :mod:`judgelab.human` (dataset, story, source, criterion,
-rater, value) and return DataFrames with named columns.
+Functions take the tidy table of :mod:`judgelab.human` and return DataFrames. In both data sets
+each story is rated by a *different* subset of the raters (Confederacy: 5 groups of 13 stories,
+2 raters per group; Art or Artifice: 3 of 11 experts per story), so:
 
-Designs. In both data sets each story is rated by a *different* subset of the raters
-(Confederacy: 5 groups of 13 stories, 2 raters per group; Art or Artifice: 3 of 11 experts per
-story), so:
-
-- the intraclass correlation is the one-way random-effects model, Shrout & Fleiss (1979) case 1:
-  ICC(1) = (MS_between - MS_within) / (MS_between + (k - 1) MS_within) for a single rating and
-  ICC(1,k) = (MS_between - MS_within) / MS_between for the mean of the k ratings of a story
-  (McGraw & Wong 1996, "ICC1"/"ICC1k"). It is computed by :func:`judgelab.stats.reliability.icc`
-  (pingouin; F-based 95% CIs unrounded) with the k ratings of each story as its rating "slots"
+- the ICC is the one-way random-effects model (Shrout & Fleiss case 1, "ICC1"/"ICC1k"), by
+  :func:`judgelab.stats.reliability.icc` with the k ratings of each story as its rating "slots"
   (the raters sorted by name);
-- Krippendorff's alpha, alpha = 1 - D_o / D_e (observed over expected disagreement;
-  Krippendorff 2004, *Content Analysis*, ch. 11; Hayes & Krippendorff 2007), is computed by
-  :func:`judgelab.stats.reliability.krippendorff_alpha` on the full raters x stories matrix,
-  missing cells allowed;
+- Krippendorff's alpha (:func:`judgelab.stats.reliability.krippendorff_alpha`) uses the full
+  raters x stories matrix, missing cells allowed;
 - the leave-one-rater-out correlation (:func:`leave_one_rater_out`) correlates each rater with
   the mean of the other raters over the stories they share; its mean over raters is how well one
-  person agrees with the rest of the panel (cf. the "human ceiling" of Chiang & Lee 2023, "Can
-  Large Language Models Be an Alternative to Human Evaluations?", ACL). A judge is compared with
-  it like for like by :func:`judgelab.human.compare.like_for_like` (the judge against the same
-  k - 1 raters, on the same judged stories), not by its correlation with the mean of all k.
+  person agrees with the rest (cf. the "human ceiling" of Chiang & Lee 2023, ACL). A judge is
+  compared with it like for like by :func:`judgelab.human.compare.like_for_like`.
 
-Small or degenerate input (an empty criterion, one rater, constant ratings, fewer than 3 stories)
-gives NaN with a ``note`` by the one rule of :mod:`judgelab.stats.rules`, never an error from
-pingouin or krippendorff.
+Small or degenerate input gives NaN with a ``note`` by :mod:`judgelab.stats.rules`.
 """
 from __future__ import annotations
 

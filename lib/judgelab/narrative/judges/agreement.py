@@ -1,35 +1,23 @@
 """Agreement among the K judge agents (paper 002, section 5.4, Table 3; Table 8).
 
-Data layout: a *reliability matrix* has one row per item (a narrative: collection, endpoint
-pair, path method) and one column per agent (rater), holding the agent's overall score; NaN
-where an agent's call failed. Every statistic is computed per collection and prompt mode.
+A *reliability matrix* has one row per item (a narrative: collection, endpoint pair, path method)
+and one column per agent, holding the agent's overall score; NaN where an agent's call failed.
+Every statistic is computed per collection and prompt mode, from the floor :mod:`judgelab.stats`
+(formulas, references and the small-sample rule there): ICC(2,1) and ICC(2,k) with 95% CIs on
+complete cases; Krippendorff's alpha (interval metric, missing ratings allowed); Kendall's W on
+complete cases; the mean absolute deviation (an item with one ok rating does not count); exact
+and within-1 agreement as the share of agent pairs pooled over items (the paper does not define
+its denominator; pairs are the definition that does not depend on K); and Table 8's disagreement,
+the mean over items of the agents' SD (ddof = 1) and of the coefficient of variation SD / mean.
 
-Statistics, all from the shared floor :mod:`judgelab.stats` (formulas and references there; the
-same small-sample rule as the SAGE study: >= 3 items rated by >= 2 agents, NaN with a ``note``
-otherwise):
-
-- ICC(2,1) and ICC(2,k): two-way random effects, absolute agreement, single rater / mean of k
-  raters (Shrout & Fleiss 1979; :func:`judgelab.stats.reliability.icc`, forms "ICC2" and
-  "ICC2k"), with 95% CIs; items with a failed call are dropped (complete cases).
-- Krippendorff's alpha, interval metric (:func:`judgelab.stats.reliability.krippendorff_alpha`);
-  uses every pairable value, so missing ratings are allowed.
-- Kendall's W with tie correction (:func:`judgelab.stats.reliability.kendalls_w`), complete cases.
-- Mean absolute deviation around the item mean (:func:`judgelab.stats.agreement.mean_absolute_deviation`);
-  an item with one ok rating does not count.
-- Exact and within-1 agreement: the share of agent pairs (j < l), pooled over items, with
-  |x_ij - x_il| = 0, resp. <= 1 (:func:`judgelab.stats.agreement.pairwise_agreement`; the paper
-  does not define its denominator; pairs are the definition that does not depend on K).
-- Table 8's disagreement: the mean over items of the agents' standard deviation (ddof = 1) and
-  of the coefficient of variation SD / mean.
-
-Unit and intervals (docs/design.md, principle 12): an item is a narrative, but the independent unit is the endpoint
-pair (a pair's max-capacity and random narratives share their endpoints). Every interval of
-Tables 3 and 8 (``X_ci_low`` / ``X_ci_high``) is a seeded percentile cluster bootstrap over endpoint
-pairs (:mod:`judgelab.stats.resampling`: a drawn pair brings both its narratives; the ICC of a
-resample is that of the replicated complete-case items, :func:`judgelab.stats.resampling.weighted_icc2`).
-The Shrout-Fleiss F interval of the ICC, which treats narratives as independent, stays beside it
-(``icc2_1_ci_low_f`` ...). Krippendorff's alpha and Kendall's W are given without an interval
-(secondary statistics; ICC is Table 3's headline). No p-values: no multiple-comparison family.
+Unit and intervals (docs/design.md, principle 12): an item is a narrative, but the independent
+unit is the endpoint pair (a pair's max-capacity and random narratives share their endpoints).
+Every interval of Tables 3 and 8 (``X_ci_low`` / ``X_ci_high``) is a seeded percentile cluster
+bootstrap over endpoint pairs (:mod:`judgelab.stats.resampling`; the ICC of a resample is that of
+the replicated complete-case items, :func:`judgelab.stats.resampling.weighted_icc2`). The
+Shrout-Fleiss F interval, which treats narratives as independent, stays beside it
+(``icc2_1_ci_low_f`` ...). Alpha and W have no interval (secondary statistics; ICC is Table 3's
+headline). No p-values: no multiple-comparison family.
 """
 from __future__ import annotations
 

@@ -1,36 +1,27 @@
 """Do the LLM judges track mathematical coherence? (paper 002, sections 5.2, 5.3, 5.5;
 Tables 2 and 4; Figure 8).
 
-Unit of analysis: a *narrative* (collection, endpoint pair, method) is what the judge scores. Its
-LLM score in a mode is ``score_mean``, the mean over the K agents' overall scores (failed calls
-excluded; :func:`judgelab.narrative.judges.scores.narrative_scores`); its mathematical metrics are
-the path's minimum and average coherence from notebook 08 (joined by
-:func:`judgelab.narrative.judges.scores.judged_paths`). The *independent unit* is the endpoint
-pair: a pair's max-capacity path and its random twin share their endpoints, so every interval
-here is a seeded percentile cluster bootstrap over endpoint pairs (both narratives of a drawn pair
-kept together; :mod:`judgelab.stats.resampling`), the K agents of a narrative are summarised by
-their mean before any statistic (never counted as K observations), and the tests of Table 4 are
-paired over pairs.
+A *narrative* (collection, endpoint pair, method) is what the judge scores: its LLM score in a
+mode is ``score_mean`` over the K agents (:func:`judgelab.narrative.judges.scores.narrative_scores`),
+its metrics the path's minimum and average coherence from notebook 08. The *independent unit* is
+the endpoint pair (a pair's max-capacity path and its random twin share their endpoints): every
+interval is a seeded percentile cluster bootstrap over pairs (:mod:`judgelab.stats.resampling`),
+the K agents are summarised by their mean before any statistic, and Table 4's tests are paired.
 
-- Table 2: Pearson r (and Spearman rho, "similar patterns" in the paper) between the mean LLM
-  score and min / average coherence, per collection and mode: r with its pair-bootstrap 95%
-  interval (``pearson_<m>_ci_low/high``) and its bootstrap p-value over pairs
-  (``pearson_p_boot_<m>``: twice the smaller share of resampled r on either side of 0, floored at
-  1/B), adjusted over the table (every mode x collection x metric: ``mc_family``) by Holm
-  (``p_holm_<m>``) and Bonferroni (``p_bonferroni_<m>``). Beside them, the readings that treat
-  narratives as independent: scipy's p (``pearson_p_<m>``) and the Fisher-z interval
-  (``pearson_<m>_ci_low_fisher``; :func:`judgelab.stats.correlation.correlation`).
-- Table 4: discrimination between max-capacity (positive class) and random paths, per metric:
-  Cohen's d = (mean_maxcap - mean_random) / s with the pooled SD (the ``d`` column) and the root
-  mean square of the two SDs sqrt((s1^2+s2^2)/2) (``d_avg_sd``, what the original code used)
-  (:func:`judgelab.stats.effects.cohens_d`); AUC-ROC with max-capacity as positive
-  (:func:`judgelab.stats.effects.auc`; equals U / (n1 n2)); each with its pair-bootstrap interval.
-  The test on the unit is the paired t-test over endpoint pairs (``p``), adjusted over the LLM rows
-  of the table (``mc_family``; ``p_holm``, ``p_bonferroni``), with the Wilcoxon signed-rank test
-  beside it (``wilcoxon_p``); Welch's t-test and the Mann-Whitney U test (``t_p``, ``mw_p``), which
-  treat the paths as independent, are kept for Figure 8(l) and the paper's reading.
+- Table 2: Pearson r (and Spearman rho) between the mean LLM score and min / average coherence,
+  per collection and mode, with its pair-bootstrap interval (``pearson_<m>_ci_low/high``) and
+  bootstrap p-value (``pearson_p_boot_<m>``: twice the smaller share of resampled r on either
+  side of 0, floored at 1/B), adjusted over the table (``mc_family``) by Holm (``p_holm_<m>``) and
+  Bonferroni (``p_bonferroni_<m>``). Beside them, the readings that treat narratives as
+  independent: scipy's p (``pearson_p_<m>``) and the Fisher-z interval (``..._ci_low_fisher``).
+- Table 4: max-capacity (positive class) against random paths, per metric: Cohen's d with the
+  pooled SD (``d``) and the average-variance SD (``d_avg_sd``, the original code's), and AUC-ROC,
+  each with its pair-bootstrap interval; the paired t-test over pairs (``p``; ``p_holm``,
+  ``p_bonferroni`` over the LLM rows) with the Wilcoxon signed-rank test beside it
+  (``wilcoxon_p``); Welch's t and Mann-Whitney U (``t_p``, ``mw_p``), which treat the paths as
+  independent, are kept for Figure 8(l) and the paper's reading.
 
-Small or degenerate groups give NaN with a ``note`` by the one rule of :mod:`judgelab.stats.rules`.
+Small or degenerate groups give NaN with a ``note`` (:mod:`judgelab.stats.rules`).
 """
 from __future__ import annotations
 

@@ -1,26 +1,21 @@
 """Critical coherence, the sparse coherence graph and the temporal constraint (paper 3.1, 4.2).
 
 The *critical coherence* is the weight of the weakest edge of a maximum spanning tree of the
-complete coherence graph. It equals the largest threshold tau for which the graph of edges with
-theta >= tau is connected (the MST bottleneck property: every spanning tree of the thresholded
-graph would need an edge below tau otherwise). The sparse graph keeps the edges >= tau; on the
-news collection edges also respect time: u -> v only if date_u <= date_v (same-day documents are
-linked both ways), as in the original code.
+complete coherence graph: the largest threshold tau for which the graph of edges with
+theta >= tau is connected (the MST bottleneck property). The sparse graph keeps the edges >= tau;
+on the news collection edges also respect time: u -> v only if date_u <= date_v (same-day
+documents are linked both ways), as in the original code.
 
 Two exact ways to get it from a dense matrix, never through a networkx complete graph:
 
 - ``"scipy"``: ``scipy.sparse.csgraph.minimum_spanning_tree`` of W = 2 - theta (float64, an exact
   order-reversing map for float32 theta; zero diagonal = no self-edge). Memory ~ 20 bytes x n^2.
-- ``"prim"``: Prim's algorithm on the dense matrix, O(n^2) time, O(n) extra memory: each step
-  adds the outside vertex with the strongest link to the tree; the critical value is the weakest
-  of those n - 1 links. For 20,000 documents this avoids scipy's 4.8 GB sparse copy.
+- ``"prim"``: Prim's algorithm on the dense matrix, O(n^2) time, O(n) extra memory.
 
-``"auto"`` is Prim at every size: measured faster than scipy's MST (which first converts the dense
-matrix to a sparse graph of n^2 edges) at every size tried, 20 to 5,000 documents — e.g. 0.018 s
-against 0.22 s at 540 and 0.2 s against 16.6 s at 5,000 (``benchmarks/bench_landscape.py`` reports
-both, ``critical_scipy_seconds``). Both are exact and tested equal; scipy stays as the reference.
-Beyond what a dense matrix can hold, :mod:`judgelab.narrative.landscape.sparse_graph` gets the same
-value from row blocks without the matrix.
+``"auto"`` is Prim: faster than scipy's MST at every size measured, 20 to 5,000 documents
+(``benchmarks/bench_landscape.py``); scipy stays as the tested reference. Beyond what a dense
+matrix can hold, :mod:`judgelab.narrative.landscape.sparse_graph` gets the same value from row
+blocks.
 """
 from __future__ import annotations
 

@@ -2,13 +2,11 @@
 
 The paper does not report it; the printed output of the authors' examples notebook does (Narrative
 Trails repository, ``Examples/news_articles.ipynb``: "Critical Coherence: 0.4774725550696371",
-UMAP seed 42, n_neighbors 16, min_cluster_size 4, natural log, all 540 articles). It is the
-*authors' notebook output on their machine*. The authors' own code run on this machine with this
-project's packages gives this project's value to 2e-8 (0.44765018 at 16/4); under the authors'
-pinned packages (umap-learn 0.5.7, numba 0.60, scipy 1.13.1) it gives 0.4665 here. A difference from
-0.4775 therefore measures the platform (UMAP's projection depends on umap-learn, numba, scipy and
-numba's CPU target), not the method. Never an input to a computation; it appears only in ``paper_value`` columns, beside
-"authors' method run here" (:mod:`judgelab.narrative.landscape.comparison`).
+UMAP seed 42, n_neighbors 16, min_cluster_size 4, natural log, all 540 articles), on their
+machine. The authors' code run here gives this project's value (to 2e-8), so a difference from
+0.4775 measures the platform (UMAP's projection depends on umap-learn, numba, scipy and the CPU),
+not the method. Never an input to a computation; it appears only in ``paper_value`` columns,
+beside "authors' method run here" (:mod:`judgelab.narrative.landscape.comparison`).
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ Intervals: a seeded cluster bootstrap over stories (:func:`judgelab.stats.bootst
 resampled within category where groups are compared, so each resample keeps the design's group
 sizes) for means, differences, relative gaps, d and rates; analytic intervals where they are exact
 for independent units (Fisher z for a correlation of stories, the paired t for a mean difference of
-stories, the F-based ICC CI). :data:`BOOTSTRAP_PROFILES` sets B per profile.
+stories, the F-based ICC CI). ``[<profile>.sage_bootstrap]`` (``profiles.toml``) sets B per profile.
 """
 from __future__ import annotations
 
@@ -35,18 +35,13 @@ UNIT_LABELS = {
     "title": "story (title mode only)",
     "story_x_mode": "story x mode (the paper's reading; sensitivity: a story's two modes counted as two)",
 }
-BOOTSTRAP_PROFILES = {
-    "smoke": {"n_boot": 200, "boot_seed": 0},
-    "demo": {"n_boot": 2000, "boot_seed": 0},
-    "full": {"n_boot": 2000, "boot_seed": 0},
-}
-"""Bootstrap resamples and seed of the SAGE intervals per profile (smoke: few, for speed)."""
-DEFAULT_BOOT = BOOTSTRAP_PROFILES["demo"]
+DEFAULT_BOOT = profiles.resolved("sage_bootstrap", "demo")[0]
+"""The demo's resamples and seed: the defaults of the table functions."""
 
 
 def bootstrap_knobs(profile: str | None) -> dict:
     """``{"n_boot", "boot_seed"}`` of ``profile`` (None: the demo values)."""
-    return dict(DEFAULT_BOOT) if profile is None else profiles.pick(BOOTSTRAP_PROFILES, profile)
+    return dict(DEFAULT_BOOT) if profile is None else profiles.knobs("sage_bootstrap", profile)
 
 
 def analysis_units(story_scores: pd.DataFrame, analysis: str) -> pd.DataFrame:

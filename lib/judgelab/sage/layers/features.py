@@ -5,12 +5,11 @@ feature, prefixed ``l1_`` (lexical, :mod:`.l1_lexical`), ``l2_`` (narrative stru
 :mod:`.l2_structure`), ``l3_`` (thematic, :mod:`.l3_thematic`), in the fixed order of
 :data:`FEATURE_COLUMNS`. Every feature is deterministic (fixed seeds, no sampling) and offline.
 
-Profiles (:data:`L123_PROFILES`, read with :func:`judgelab.profiles.pick`): ``smoke`` computes the
+Profiles (``[<profile>.sage_features]`` in ``profiles.toml``): ``smoke`` computes the
 features of ``max_per_category`` stories per category, drawn as notebooks 02–04 draw theirs
-(:func:`select_stories`), and skips the MiniLM embeddings (their two columns are NaN); ``demo`` and ``paper`` compute everything for every story.
-Cost on one core (``benchmarks/bench_l123.py``, 80 mirrored stories, 387k words, CPU seconds
-on a shared 2-core machine): ~34 s for everything but the embeddings, ~42 s more for the MiniLM
-embeddings (12 passage openings per story; cached under ``paths.cache_dir()`` for re-runs).
+(:func:`select_stories`), and skips the MiniLM embeddings (their two columns are NaN); ``demo``
+and ``paper`` compute everything for every story (cost: ``benchmarks/bench_l123.py``; the
+embeddings are cached under ``paths.cache_dir()`` for re-runs).
 """
 from __future__ import annotations
 
@@ -21,12 +20,6 @@ from judgelab.sage.layers.l1_lexical import l1_features
 from judgelab.sage.layers.l2_structure import l2_features
 from judgelab.sage.layers.l3_thematic import l3_features
 from judgelab.sage.layers.segment import segment
-
-L123_PROFILES = {
-    "smoke": {"max_per_category": 2, "embed": False},
-    "demo": {"max_per_category": None, "embed": True},
-    "paper": {"max_per_category": None, "embed": True},
-}
 
 FEATURE_COLUMNS = [
     # L1 lexical quality
@@ -74,10 +67,10 @@ def select_stories(corpus_df: pd.DataFrame, max_per_category: int | None, seed: 
     if max_per_category is None:
         return corpus_df
     from judgelab.sage.protocol.runner import select_stories as sage_select
-    from judgelab.sage.settings import CATEGORIES, SAGE_PROFILES
+    from judgelab.sage.settings import CATEGORIES
 
     if seed is None:
-        seed = SAGE_PROFILES["smoke"]["selection_seed"]
+        seed = profiles.resolved("sage", "smoke")[0]["selection_seed"]
     return sage_select(corpus_df, {c: max_per_category for c in CATEGORIES}, seed=seed)
 
 
@@ -87,7 +80,7 @@ def compute_l123_features(corpus_df: pd.DataFrame, embed: bool = True, embedder=
 
     ``corpus_df`` needs ``story_id``, ``category`` and ``text`` (``corpus.parquet``). ``profile``
     (smoke/demo/paper), when given, sets ``embed`` and ``max_per_category`` from
-    :data:`L123_PROFILES`. ``embedder``: any object with ``embed(list[str]) -> array`` (default
+    ``[<profile>.sage_features]``. ``embedder``: any object with ``embed(list[str]) -> array`` (default
     the bundled MiniLM).
     """
     missing = [c for c in ("story_id", "category", "text") if c not in corpus_df.columns]
@@ -95,10 +88,9 @@ def compute_l123_features(corpus_df: pd.DataFrame, embed: bool = True, embedder=
         raise ValueError(f"corpus table lacks column(s) {missing}; it is corpus.parquet (CONTRIBUTING.md)")
     seed = None
     if profile is not None:
-        knobs = profiles.pick(L123_PROFILES, profile)
+        knobs = profiles.knobs("sage_features", profile)
         embed, max_per_category = knobs["embed"], knobs["max_per_category"]
-        from judgelab.sage.settings import SAGE_PROFILES
-        seed = SAGE_PROFILES[profile]["selection_seed"]
+        seed = profiles.resolved("sage", profile)[0]["selection_seed"]
     stories = select_stories(corpus_df, max_per_category, seed=seed)
     rows = []
     for story_id, category, text in zip(stories["story_id"], stories["category"], stories["text"]):
@@ -185,6 +177,6 @@ def plot_features_by_category(features: pd.DataFrame, shown: dict[str, str] | No
     return fig
 
 
-__all__ = ["compute_l123_features", "story_features", "FEATURE_COLUMNS", "L123_PROFILES",
+__all__ = ["compute_l123_features", "story_features", "FEATURE_COLUMNS",
            "layer_of", "select_stories", "feature_summary", "feature_summary_wide", "features_preview",
            "FEATURES_SHOWN", "plot_features_by_category"]

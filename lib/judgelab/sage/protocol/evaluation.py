@@ -40,7 +40,7 @@ EVALUATOR, BLIND, REVIEW = "evaluator", "validator_blind", "validator_review"
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """Per-run knobs (from ``SAGE_PROFILES``) that shape the requests."""
+    """Per-run knobs (the profile's ``[sage]`` knobs) that shape the requests."""
 
     max_tokens: int = 420
     evidence_chars: int = 60

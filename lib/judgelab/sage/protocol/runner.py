@@ -25,7 +25,7 @@ from judgelab.gateway import Gateway
 from judgelab.sage.protocol import leak_check, prompts
 from judgelab.sage.protocol.modes import prepare_input
 from judgelab.sage.protocol.evaluation import BLIND, EVALUATOR, REVIEW, Call, EvalConfig, EvalItem, Evaluation, evaluate
-from judgelab.sage.settings import CATEGORIES, CONTEXT_POLICIES, LAYERS, MODES, SAGE_PROFILES
+from judgelab.sage.settings import CATEGORIES, CONTEXT_POLICIES, LAYERS, MODES
 
 ROW_COLUMNS = [
     "story_id", "category", "tier", "layer", "mode", "track", "round", "dimension", "score",
@@ -114,7 +114,7 @@ def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_tex
     ``surnames``: the corpus-wide distinctive surnames the leak check looks for
     (:func:`judgelab.sage.protocol.leak_check.distinctive_surnames`); ``count_tokens``: the
     backend's tokenizer (``Gateway.count_tokens``) that measures ``max_text_tokens``, None = the
-    tokenizer-free estimate; ``mask_title_in_body``: see ``SAGE_PROFILES``."""
+    tokenizer-free estimate; ``mask_title_in_body``: see ``profiles.toml``."""
     if layer not in LAYERS:
         raise ValueError(f"unknown layer {layer!r}; choose one of {LAYERS}")
     if context_policy not in CONTEXT_POLICIES:
@@ -257,7 +257,7 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
               stories: Sequence[str] | None = None, modes: Sequence[str] | None = None,
               context_policy: str | None = None, overrides: dict[str, Any] | None = None,
               desc: str | None = None, mask_title_in_body: bool | str | None = None) -> SageRun:
-    """Run one layer's evaluations for ``profile`` (knobs from ``SAGE_PROFILES``, optionally
+    """Run one layer's evaluations for ``profile`` (knobs from ``[<profile>.sage]``, optionally
     overridden) and return the tidy tables. Never raises for a model failure; raises for inputs
     that cannot be sent (a leak of title/author, a text over budget under ``context_policy="error"``).
 
@@ -267,7 +267,7 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
     # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
     stories = params.as_list(stories, name="STORIES") or None
     modes = params.as_list(modes, name="MODES") or None
-    cfg = profiles.pick(SAGE_PROFILES, profile)
+    cfg = profiles.knobs("sage", profile)
     cfg.update(overrides or {})
     if context_policy is not None:
         cfg["context_policy"] = context_policy

@@ -1,0 +1,173 @@
+"""The settings file: every profile's knobs, custom profiles by inheritance, the declared
+environment variables, and the generated docs/settings.md."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgelab import profiles, settings_file
+from judgelab.study_models import PAPER_JUDGES
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILT_IN = ("smoke", "demo", "paper")
+
+
+def _types(value):
+    """The shape of a knob's value: its type, with tuples and tables described element-wise."""
+    if isinstance(value, dict):
+        return {k: _types(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return ("tuple", {type(v).__name__ for v in value if v is not None})
+    return type(value).__name__
+
+
+def test_every_profile_sets_every_study_with_the_same_keys_and_types():
+    assert profiles.PROFILES[:3] == BUILT_IN
+    studies = profiles.studies("demo")
+    assert {"sage", "narrative", "narrative_judges", "cost_ood", "human", "behaviour", "claims"} <= set(studies)
+    for study in studies:
+        by_profile = {p: profiles.knobs(study, p) for p in profiles.PROFILES}
+        keys = {p: set(k) for p, k in by_profile.items()}
+        assert all(k == keys["demo"] for k in keys.values()), (study, keys)
+        for key in keys["demo"]:
+            if key == "collections":        # the paper profile adds VisPub; each collection alike
+                colls = [c for k in by_profile.values() for c in k["collections"].values()]
+                assert all(set(c) >= set(colls[0]) for c in colls), study
+                continue
+            values = [k[key] for k in by_profile.values() if k[key] is not None]
+            if values and all(isinstance(v, dict) for v in values):  # a table per study: each entry alike
+                for sub in set().union(*values):
+                    shapes = {repr(_types(v[sub])) for v in values if v.get(sub) is not None}
+                    assert len(shapes) <= 1, (study, key, sub, shapes)
+                continue
+            shapes = {repr(_types(v)) for v in values}
+            assert len(shapes) <= 1, (study, key, shapes)
+
+
+def test_none_and_arrays_are_read_as_the_code_expects():
+    assert profiles.knobs("sage", "paper")["temperature"] is None           # "none" in the file
+    assert profiles.knobs("sage", "demo")["modes"] == ("content", "title")  # an array is a tuple
+    assert profiles.knobs("narrative", "paper")["collections"]["vispub"]["year_range"] == (1990, 2022)
+    assert profiles.knobs("human", "paper")["n_stories"] == {"confederacy": 65, "artifice": 36}
+
+
+CUSTOM = """
+[overrides]
+JUDGELAB_MODEL = { key = "gateway.model", type = "str", meaning = "m" }
+[base]
+description = "the parent"
+[base.sage]
+per_category = { canonical = 2, pulp = 2, llm = 2 }  # stories per category
+seed = 7  # the seed
+modes = ["content", "title"]  # modes
+[base.narrative]
+seed = 42
+[base.narrative.collections.news]
+n_pairs = 60  # pairs
+subset = "none"
+[class]
+inherits = "base"
+[class.sage]
+per_category = { canonical = 1, pulp = 1, llm = 1 }
+[class.narrative.collections.news]
+n_pairs = 10
+[loop_a]
+inherits = "loop_b"
+[loop_b]
+inherits = "loop_a"
+"""
+
+
+@pytest.fixture
+def custom(tmp_path):
+    path = tmp_path / "profiles.toml"
+    path.write_text(CUSTOM)
+    return path
+
+
+def test_a_custom_profile_inherits_and_changes_only_what_it_names(custom):
+    assert profiles.names(custom) == ("base", "class", "loop_a", "loop_b")
+    sage, sources = profiles.resolved("sage", "class", custom)
+    assert sage == {"per_category": {"canonical": 1, "pulp": 1, "llm": 1}, "seed": 7, "modes": ("content", "title")}
+    assert sources["per_category.canonical"] == "class" and sources["seed"] == "base"
+    narr = profiles.knobs("narrative", "class", custom)
+    assert narr["collections"]["news"] == {"n_pairs": 10, "subset": None}   # tables merge key by key
+    assert narr["seed"] == 42
+    shown = profiles.show("class", custom)
+    assert "  seed = 7    (base)" in shown and "  collections.news.n_pairs = 10    (class)" in shown
+
+
+def test_unknown_and_circular_profiles_are_clear_errors(custom):
+    with pytest.raises(profiles.ProfileError, match=r"unknown PROFILE 'nightly'; choose one of base, class"):
+        profiles.knobs("sage", "nightly", custom)
+    with pytest.raises(profiles.ProfileError, match="inherits in a circle"):
+        profiles.knobs("sage", "loop_a", custom)
+    with pytest.raises(profiles.ProfileError, match=r"no \[base.claims\] table"):
+        profiles.knobs("claims", "base", custom)
+
+
+def test_a_malformed_file_names_itself(tmp_path):
+    bad = tmp_path / "broken.toml"
+    bad.write_text("[demo\n")
+    with pytest.raises(profiles.ProfileError, match="broken.toml"):
+        profiles.load(bad)
+
+
+# ---------------------------------------------------------------- environment
+
+
+def _sources() -> list[Path]:
+    return [*sorted((ROOT / "lib").rglob("*.py")), *sorted((ROOT / "notebooks").glob("*.py")), ROOT / "Makefile"]
+
+
+def test_every_judgelab_variable_the_code_names_is_declared():
+    named = {m for f in _sources() for m in re.findall(r"JUDGELAB_[A-Z][A-Z_]*[A-Z]", f.read_text())}
+    # the per-study judge variables are built from the study's name (judgelab.study_models)
+    named |= {f"JUDGELAB_{s.upper()}_{what}" for s in PAPER_JUDGES for what in ("MODEL", "REASONING_EFFORT")}
+    declared = settings_file.declared()
+    assert named - set(declared) == set()
+    for var, spec in declared.items():
+        assert {"key", "type", "meaning"} <= set(spec), var
+
+
+def test_only_the_settings_file_module_reads_the_environment(monkeypatch):
+    read = re.compile(r"environ\.get\(|getenv\(|environ\[[^\]]+\](?!\s*=)")
+    offenders = [f"{f.relative_to(ROOT)}:{i}" for f in (ROOT / "lib").rglob("*.py") if f.name != "settings_file.py"
+                 for i, line in enumerate(f.read_text().splitlines(), 1)
+                 if read.search(line) and "TIKTOKEN_CACHE_DIR" not in line]
+    assert offenders == []
+    monkeypatch.setenv("JUDGELAB_NOT_DECLARED", "1")
+    with pytest.raises(settings_file.ProfileError, match="JUDGELAB_NOT_DECLARED is not declared"):
+        settings_file.env("JUDGELAB_NOT_DECLARED")
+    monkeypatch.setenv("JUDGELAB_MODEL", "  gpt-4.1 ")
+    assert settings_file.env("JUDGELAB_MODEL") == "gpt-4.1"
+    monkeypatch.setenv("JUDGELAB_MODEL", "   ")
+    assert settings_file.env("JUDGELAB_MODEL") is None
+
+
+def test_show_says_where_each_setting_came_from(monkeypatch):
+    monkeypatch.setenv("JUDGELAB_MODEL", "gpt-4.1")
+    monkeypatch.setenv("JUDGELAB_API_KEY", "a-secret-key-value")
+    shown = profiles.show("demo")
+    assert "  per_category = canonical=2; pulp=2; llm=2    (demo)" in shown
+    assert "  gateway.model = gpt-4.1    (from JUDGELAB_MODEL)" in shown
+    assert "a-secret-key-value" not in shown and "gateway.api_key = (set, not shown)" in shown
+
+
+def test_show_on_the_command_line():
+    run = subprocess.run([sys.executable, "-m", "judgelab.profiles", "show", "nightly"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 2 and "unknown PROFILE 'nightly'" in run.stderr
+
+
+def test_docs_settings_md_is_up_to_date():
+    text = (ROOT / "docs" / "settings.md").read_text()
+    assert text == profiles.docs(), "docs/settings.md is stale: run python -m judgelab.profiles docs"
+    assert "| `sage.per_category` | canonical=1; pulp=0; llm=0 | canonical=2; pulp=2; llm=2 |" in text
+    assert "| `JUDGELAB_BACKEND` | `gateway.backend` |" in text
+    every_knob = [line for line in text.splitlines() if line.startswith("| `") and "." in line.split("`")[1]]
+    assert all(not line.rstrip().endswith("|  |") for line in every_knob), "a knob without a comment"
