@@ -29,15 +29,15 @@
 PROFILE = "demo"
 
 # %%
-import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from judgelab import interim, paths, profiles, reporting
+from judgelab import interim, paths, profiles
 from judgelab.corpus import figures, manifest, surface_cues
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
+from judgelab.run import Run
 
-profiles.check(PROFILE)
+run = Run.open("01", profile=PROFILE)
 corpus = manifest.load_corpus()
 print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")
 
@@ -46,7 +46,7 @@ print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(
 
 # %%
 design = manifest.shortfall(corpus)
-reporting.save_table(design, "sage_corpus_design")
+run.table(design, "sage_corpus_design")
 display(design)
 display(Markdown(figures.shortfall_note(design)))
 display(figures.llm_stories_by_tier(corpus))
@@ -56,15 +56,14 @@ display(figures.llm_stories_by_tier(corpus))
 
 # %%
 exceptions = manifest.range_exceptions(corpus)
-reporting.save_table(exceptions, "sage_corpus_range_exceptions")
+run.table(exceptions, "sage_corpus_range_exceptions")
 print(f"{len(exceptions)} of {len(corpus)} stories are outside {manifest.WORD_RANGE[0]:,}–{manifest.WORD_RANGE[1]:,} words:")
 display(exceptions)
 
 # %%
 fig = figures.plot_corpus_words_years(corpus, manifest.WORD_RANGE)
-reporting.save_figure(fig, "sage_fig_corpus_words_years",
-                      caption=f"Corpus of {len(corpus)} stories; dashed lines: the 2,000-8,000-word range. {reporting.provenance(PROFILE)}")
-plt.show()
+run.figure(fig, "sage_fig_corpus_words_years",
+           f"Corpus of {len(corpus)} stories; dashed lines: the 2,000-8,000-word range.")
 
 # %% [markdown]
 # ## The corpus table
@@ -74,7 +73,7 @@ plt.show()
 
 # %%
 interim.write(corpus, "corpus")
-reporting.save_table(corpus.drop(columns=["text"]), "sage_corpus")
+run.table(corpus.drop(columns=["text"]), "sage_corpus")
 display(figures.words_by_category(corpus))
 
 # %% [markdown]
@@ -120,9 +119,9 @@ display(figures.words_by_category(corpus))
 # sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
-mask_title_in_body = profiles.knobs("sage", PROFILE)["mask_title_in_body"]
+mask_title_in_body = run.knobs(profiles.knobs("sage", PROFILE))["mask_title_in_body"]
 preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
-reporting.save_table(preparation, "sage_text_preparation")
+run.table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
 display(prep_report.removed_by_category(preparation))
 
@@ -136,7 +135,7 @@ display(prep_report.removed_by_category(preparation))
 
 # %%
 removal = prep_report.removal_by_category(preparation)
-reporting.save_table(removal, "sage_text_removal_by_category")
+run.table(removal, "sage_text_removal_by_category")
 display(removal.round(3))
 display(prep_report.most_removed(preparation, n=10))
 
@@ -165,16 +164,16 @@ display(prep_report.most_removed(preparation, n=10))
 # difference by category can be a judgement of it.
 
 # %%
-cue_knobs = profiles.knobs("surface_cues", PROFILE)
+cue_knobs = run.knobs(profiles.knobs("surface_cues", PROFILE))
 cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
 cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
-reporting.save_table(cue_audit, "sage_surface_cue_audit")
+run.table(cue_audit, "sage_surface_cue_audit")
 display(cue_audit.round(3))
 n_perm, n_rows = cue_knobs["n_permutations"], len(cue_audit)
 print(f"With {n_perm} permutations the smallest p is {1 / (n_perm + 1):.3f}, and {min(1.0, n_rows / (n_perm + 1)):.2f} "
       f"after Holm over the {n_rows} rows: a p at that floor means no permutation did as well as the labels.")
 cue_means = surface_cues.feature_means(cue_versions)
-reporting.save_table(cue_means, "sage_surface_cue_features_by_category")
+run.table(cue_means, "sage_surface_cue_features_by_category")
 print("The authors' style (kept, not normalised): words per paragraph and per sentence, semicolons and "
       "contractions per 1,000 words, mean per category:")
 display(cue_means[["text", "category", *surface_cues.STYLE_FEATURES]].round(2))
@@ -207,10 +206,10 @@ display(cue_means[["text", "category", *surface_cues.STYLE_FEATURES]].round(2))
 # LLM-judged qualities.
 
 # %%
-l123_knobs = profiles.knobs("sage_features", PROFILE)
+l123_knobs = run.knobs(profiles.knobs("sage_features", PROFILE))
 l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
 interim.write(l123_features, "sage_l123_features")
-reporting.save_table(l123_features, "sage_l123_features")
+run.table(l123_features, "sage_l123_features")
 print(f"{len(l123_features)} stories x {len(l123.FEATURE_COLUMNS)} features "
       f"(embeddings {'on' if l123_knobs['embed'] else 'off'}) -> results/interim/sage_l123_features.parquet")
 display(l123.features_preview(l123_features).round(3))
@@ -224,12 +223,10 @@ display(l123.features_preview(l123_features).round(3))
 
 # %%
 l123_by_cat = l123.feature_summary(l123_features)
-reporting.save_table(l123_by_cat, "sage_l123_features_by_category")
+run.table(l123_by_cat, "sage_l123_features_by_category")
 display(l123.feature_summary_wide(l123_by_cat).round(3))
 
 # %%
 l123_fig = l123.plot_features_by_category(l123_features)
-reporting.save_figure(l123_fig, "sage_fig_l123_by_category",
-                      caption=f"Rule-based L1-L3 features of {len(l123_features)} stories by category "
-                              f"(boxes: quartiles; dots: stories). {reporting.provenance(PROFILE)}")
-plt.show()
+run.figure(l123_fig, "sage_fig_l123_by_category", f"Rule-based L1-L3 features of {len(l123_features)} stories "
+           "by category (boxes: quartiles; dots: stories).")

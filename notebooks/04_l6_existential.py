@@ -68,8 +68,8 @@
 # tokenizer (llama.cpp's for the embedded model, tiktoken for OpenAI).
 #
 # Logic: `judgelab.sage.protocol` (prompts, schemas, modes, evaluation, runner) and
-# `judgelab.sage.report.LayerReport` (what this notebook shows; notebooks 02–04 differ only in
-# their layer); prompts: `prompts/sage/`.
+# `judgelab.sage.report.layer_notebook` (everything this notebook shows, each part under its
+# heading; notebooks 02–04 differ only in their layer and this text); prompts: `prompts/sage/`.
 
 # %% tags=["parameters"]
 PROFILE = "demo"
@@ -89,58 +89,10 @@ MASK_TITLE_IN_BODY = None
 ANONYMOUS_AUTHOR_SENSITIVITY = None
 
 # %%
-from judgelab.sage.report import LayerReport
+from judgelab.run import Run
+from judgelab.sage.report import layer_notebook
 
-report = LayerReport.open("L6", PROFILE, BACKEND, MODEL, BASE_URL,
-                          stories=STORIES, modes=MODES, context_policy=CONTEXT_POLICY,
-                          mask_title_in_body=MASK_TITLE_IN_BODY,
-                          anonymous_author_sensitivity=ANONYMOUS_AUTHOR_SENSITIVITY)
-report.header()
-
-# %% [markdown]
-# ## Run: every story x mode, evaluator (5 rounds) + validator (blind, review)
-#
-# Writes `results/interim/sage_rows_L6.parquet` (one row per story x mode x track x round x
-# dimension) and `sage_summary_L6.parquet` (one row per evaluation) for notebooks 05 and 06.
-
-# %%
-report.run()
-
-# %% [markdown]
-# Evaluator (R5) against the blind validator: dimension scores that differ by more than 0.5 are
-# flagged for review (paper, Table 12).
-
-# %%
-report.disagreements()
-
-# %% [markdown]
-# ## Final scores by dimension, category and mode
-
-# %%
-report.final_scores()
-
-# %% [markdown]
-# ## Round-by-round trajectories (evaluator R1–R5, then the validator's blind and review scores)
-
-# %%
-report.trajectories()
-
-# %% [markdown]
-# ## Failures (recorded, never scored)
-
-# %%
-report.failures()
-
-# %% [markdown]
-# ## Tokens per evaluation: stable prefix vs resending the story in every call
-
-# %%
-report.tokens()
-
-# %%
-# The judge at work: one SAGE L6 evaluation (a story x mode): the evaluator's rounds 1-5, then
-# the validator's blind scoring and review, as sent and as answered. Read from this run's
-# cache and transcripts (judgelab.exchange; no call is made); long texts are cut in the middle.
-from judgelab import exchange
-
-exchange.show({"study": "sage", "layer": "L6"});
+run = Run.open("04", profile=PROFILE)
+report = layer_notebook(run, "L6", BACKEND, MODEL, BASE_URL, stories=STORIES, modes=MODES,
+                        context_policy=CONTEXT_POLICY, mask_title_in_body=MASK_TITLE_IN_BODY,
+                        anonymous_author_sensitivity=ANONYMOUS_AUTHOR_SENSITIVITY)

@@ -77,17 +77,17 @@ LAYERS = ["L4", "L5", "L6"]
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import profiles, reporting
+from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability, units
 
-profiles.check(PROFILE)
-BOOT = units.bootstrap_knobs(PROFILE)  # cluster-bootstrap resamples and seed for the intervals
+run = Run.open("05", profile=PROFILE)
+BOOT = run.knobs(units.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 40, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)
 rows, summary = ev.rows, ev.summary
-CAPTION = reporting.provenance(PROFILE, ev.backend, ev.model)
-display(Markdown(reporting.model_banner(ev.backend, ev.model)))
+run.judge(ev.backend, ev.model)  # the judge of notebooks 02-04's rows
+run.banner()
 print(ev.description())
 
 # %% [markdown]
@@ -109,7 +109,7 @@ display(Markdown(ev.notes_markdown()))
 
 # %%
 failures = reliability.failure_accounting(rows, summary, by=["layer", "mode"])
-reporting.save_table(failures, "sage_failure_accounting")
+run.table(failures, "sage_failure_accounting")
 display(failures)
 
 # %% [markdown]
@@ -123,7 +123,7 @@ display(failures)
 
 # %%
 convergence = reliability.convergence_breakdown(rows, threshold=CONVERGENCE_THRESHOLD)
-reporting.save_table(convergence, "sage_convergence_by_group")
+run.table(convergence, "sage_convergence_by_group")
 display(convergence[convergence["grouping"].isin(["all", "layer", "mode", "category"])])
 
 # %% [markdown]
@@ -135,7 +135,7 @@ display(convergence[convergence["grouping"].isin(["all", "layer", "mode", "categ
 
 # %%
 agreement = reliability.agreement_breakdown(rows, threshold=AGREEMENT_THRESHOLD)
-reporting.save_table(agreement, "sage_agreement_by_group")
+run.table(agreement, "sage_agreement_by_group")
 display(agreement)
 
 # %% [markdown]
@@ -156,7 +156,7 @@ display(agreement)
 
 # %%
 table09 = paper_tables.table09_from_rows(rows, anonymous_rows=evaluations.load_anonymous_rows(LAYERS))
-reporting.save_table(table09, "sage_table09_mode_invariance")
+run.table(table09, "sage_table09_mode_invariance")
 display(table09)
 
 # %% [markdown]
@@ -175,7 +175,7 @@ display(table09)
 table08 = paper_tables.table08_reliability(rows, summary, convergence_threshold=CONVERGENCE_THRESHOLD,
                                           agreement_threshold=AGREEMENT_THRESHOLD, n_boot=BOOT["n_boot"],
                                           seed=BOOT["boot_seed"])
-reporting.save_table(table08, "sage_table08_reliability")
+run.table(table08, "sage_table08_reliability")
 display(table08[["section", "metric", "track", "value", "value_ci_low", "value_ci_high", "paper_value",
                  "paper_qualifier", "unit", "share_truncated", "note"]])
 print("Intervals:", "; ".join(table08["ci_method"].unique()))
@@ -194,11 +194,11 @@ print("Scale:", table08["scale"].iloc[0])
 # %%
 trajectories = reliability.round_trajectories(rows, by=["layer", "category"], n_boot=BOOT["n_boot"],
                                               seed=BOOT["boot_seed"])
-reporting.save_table(trajectories, "sage_round_trajectories")
+run.table(trajectories, "sage_round_trajectories")
 fig = paper_figures.plot_round_trajectories(trajectories, layers=LAYERS)
-reporting.save_figure(fig, "sage_fig02_score_trajectories",
-                      caption=f"Figure 2 (recomputed): mean score per round, per layer and category, +- 95% CI "
-                              f"(cluster bootstrap over stories, B={BOOT['n_boot']}). {CAPTION}")
+run.figure(fig, "sage_fig02_score_trajectories",
+           f"Figure 2 (recomputed): mean score per round, per layer and category, +- 95% CI "
+           f"(cluster bootstrap over stories, B={BOOT['n_boot']}).")
 
 # %% [markdown]
 # ## Reading these numbers

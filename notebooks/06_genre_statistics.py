@@ -73,23 +73,23 @@ DIMENSION_UNIT = "story"
 LAYERS = ["L4", "L5", "L6"]
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, profiles, reporting
+from judgelab import interim, profiles
+from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores, units as sage_units
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
 
-profiles.check(PROFILE)
-BOOT = sage_units.bootstrap_knobs(PROFILE)  # cluster-bootstrap resamples and seed for the intervals
+run = Run.open("06", profile=PROFILE)
+BOOT = run.knobs(sage_units.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)
 rows = ev.rows
-CAPTION = reporting.provenance(PROFILE, ev.backend, ev.model)
-display(Markdown(reporting.model_banner(ev.backend, ev.model)))
+run.judge(ev.backend, ev.model)  # the judge of notebooks 02-04's rows
+run.banner()
 display(ev.coverage())
 display(Markdown(ev.notes_markdown()))
 
@@ -118,7 +118,7 @@ display(scores.unit_counts(units))
 
 # %%
 table11 = paper_tables.table11_genre_comparison(story, n_boot=BOOT["n_boot"], seed=BOOT["boot_seed"])
-reporting.save_table(table11, "sage_table11_genre_comparison")
+run.table(table11, "sage_table11_genre_comparison")
 print("Intervals:", table11["ci_method"].iloc[0])
 print("Families:", "; ".join(table11["mc_family"].unique()))
 display(table11[table11["analysis"].isin(["story", "story_x_mode"])].set_index(["analysis", "layer"]).T)
@@ -133,7 +133,7 @@ display(table11[table11["analysis"].isin(["story", "story_x_mode"])].set_index([
 
 # %%
 mixed = genre.genre_mixed_model(story)
-reporting.saved_table(mixed, "sage_genre_mixed_model")
+run.table(mixed, "sage_genre_mixed_model")
 
 # %% [markdown]
 # **Which SD did the paper use for d?** Cohen's d recomputed from the paper's own Table 11 means and
@@ -141,7 +141,7 @@ reporting.saved_table(mixed, "sage_genre_mixed_model")
 
 # %%
 d_check = paper_tables.paper_d_check()
-reporting.saved_table(d_check, "sage_cohens_d_convention_check")
+run.table(d_check, "sage_cohens_d_convention_check")
 
 # %% [markdown]
 # ## Figure 3 · Genre means per layer
@@ -152,10 +152,9 @@ reporting.saved_table(d_check, "sage_cohens_d_convention_check")
 # %%
 desc = paper_tables.figure3_means(table11, "story", LAYERS)
 fig = paper_figures.plot_genre_means(desc, paper_tables.paper_genre_means(LAYERS), layers=LAYERS)
-reporting.save_figure(fig, "sage_fig03_genre_comparison",
-                      caption=f"Figure 3 (recomputed): mean score per category and layer over stories (a story's "
-                              f"modes averaged), error bars = 95% CI (cluster bootstrap over stories, "
-                              f"B={BOOT['n_boot']}). {CAPTION}")
+run.figure(fig, "sage_fig03_genre_comparison",
+           f"Figure 3 (recomputed): mean score per category and layer over stories (a story's "
+           f"modes averaged), error bars = 95% CI (cluster bootstrap over stories, B={BOOT['n_boot']}).")
 
 # %% [markdown]
 # ## Figure 4 · Effect size, canonical vs LLM-generated
@@ -168,12 +167,12 @@ reporting.save_figure(fig, "sage_fig03_genre_comparison",
 effects = paper_tables.figure4_effects(table11, "story", LAYERS)
 fig = paper_figures.plot_effect_sizes(effects, paper_tables.paper_cohens_d(LAYERS), layers=LAYERS,
                                      threshold=pv.LARGE_EFFECT_D.value)
-reporting.save_figure(fig, "sage_fig04_cohens_d",
-                      caption=f"Figure 4 (recomputed): Cohen's d, canonical vs LLM, over stories, pooled-SD and "
-                              f"sqrt((s1^2+s2^2)/2) conventions, error bars = 95% CI (cluster bootstrap over "
-                              f"stories, B={BOOT['n_boot']}); dashed line d = 0.8. {CAPTION}")
+run.figure(fig, "sage_fig04_cohens_d",
+           f"Figure 4 (recomputed): Cohen's d, canonical vs LLM, over stories, pooled-SD and "
+           f"sqrt((s1^2+s2^2)/2) conventions, error bars = 95% CI (cluster bootstrap over "
+           f"stories, B={BOOT['n_boot']}); dashed line d = 0.8.")
 pairwise = genre.genre_pairwise(units, by="layer").assign(unit=GENRE_UNIT)
-reporting.save_table(pairwise, "sage_genre_pairwise_tests")
+run.table(pairwise, "sage_genre_pairwise_tests")
 display(pairwise[["layer", "group_a", "group_b", "unit", "n_a", "n_b", "diff", "p_student", "p_holm", "p_bonferroni",
                   "p_welch", "p_welch_holm", "d_pooled_sd", "d_sqrt_mean_var", "mc_family", "note"]])
 
@@ -189,7 +188,7 @@ display(pairwise[["layer", "group_a", "group_b", "unit", "n_a", "n_b", "diff", "
 
 # %%
 table10 = paper_tables.table10_cross_layer(story, n_boot=BOOT["n_boot"], seed=BOOT["boot_seed"])
-reporting.save_table(table10, "sage_table10_cross_layer")
+run.table(table10, "sage_table10_cross_layer")
 display(table10[["analysis", "layer_pair", "n", "n_stories", "pearson_r", "pearson_r_ci_low", "pearson_r_ci_high",
                  "paper_pearson_r", "p_pearson", "p_pearson_holm", "spearman_rho", "spearman_rho_ci_low",
                  "spearman_rho_ci_high", "p_spearman_holm", "ci_method", "note"]])
@@ -204,7 +203,7 @@ display(table10[["analysis", "layer_pair", "n", "n_stories", "pearson_r", "pears
 
 # %%
 dimension_table = paper_tables.dimension_discrimination_table(rows, DIMENSION_UNIT).assign(unit=DIMENSION_UNIT)
-reporting.saved_table(dimension_table, "sage_dimension_discrimination")
+run.table(dimension_table, "sage_dimension_discrimination")
 
 # %% [markdown]
 # ## LLM quality tiers
@@ -215,7 +214,7 @@ reporting.saved_table(dimension_table, "sage_dimension_discrimination")
 
 # %%
 tiers = genre.llm_tiers(scores.observation_units(story, "story"), by="layer")  # one observation per story
-reporting.saved_table(tiers, "sage_llm_tiers")
+run.table(tiers, "sage_llm_tiers")
 
 # %% [markdown]
 # ## L1–L3 vs L4–L6: the independence hypothesis
@@ -255,7 +254,7 @@ display(Markdown(indep_data.description(PROFILE)))
 
 # %%
 l123_corr = indep.feature_score_correlations(indep_data.joined, features=indep_data.feature_names, method="spearman")
-reporting.save_table(l123_corr, "sage_l123_vs_l456")
+run.table(l123_corr, "sage_l123_vs_l456")
 print(indep.correlation_summary(l123_corr))
 display(l123_corr.head(15).round(3))
 
@@ -264,7 +263,7 @@ display(l123_corr.head(15).round(3))
 
 # %%
 l123_r2 = indep.predict_scores_cv(indep_data.joined, features=indep_data.feature_names)
-reporting.save_table(l123_r2, "sage_l123_predict_l456")
+run.table(l123_r2, "sage_l123_predict_l456")
 display(l123_r2.round(3))
 
 # %% [markdown]
@@ -273,9 +272,9 @@ display(l123_r2.round(3))
 # This needs no LLM score, so it uses every story with features.
 
 # %%
-l123_knobs = profiles.knobs("independence", PROFILE)
+l123_knobs = run.knobs(profiles.knobs("independence", PROFILE))
 l123_acc = indep.classify_category_cv(indep_data.features, n_permutations=l123_knobs["n_permutations"])
-reporting.save_table(l123_acc, "sage_l123_category_accuracy")
+run.table(l123_acc, "sage_l123_category_accuracy")
 display(l123_acc.round(3))
 print(indep.first_note(l123_acc))
 
@@ -289,7 +288,5 @@ print(indep.first_note(l123_acc))
 # %%
 l123_arcs = indep.emotional_arcs(interim.read("corpus"), story_ids=indep.arc_story_ids(indep_data.features))
 l123_fig = indep.plot_emotional_arcs(l123_arcs)
-reporting.save_figure(l123_fig, "sage_fig_emotional_arcs",
-                      caption=f"Emotional arcs (VADER, DCT low-pass, 5 components) of {l123_arcs['story_id'].nunique()} stories. "
-                              f"{reporting.provenance(PROFILE)}")
-plt.show()
+run.figure(l123_fig, "sage_fig_emotional_arcs", judged=False,  # VADER, no judge
+           caption=f"Emotional arcs (VADER, DCT low-pass, 5 components) of {l123_arcs['story_id'].nunique()} stories.")

@@ -55,12 +55,13 @@ SEED = None
 SENSITIVITY_SEEDS = None
 
 # %%
-from judgelab import reporting
 from judgelab.narrative.landscape import build, comparison, figures, store, summaries
 from judgelab.narrative.settings import landscape_settings
+from judgelab.run import Run
 
 settings = landscape_settings(PROFILE, collections=COLLECTIONS, jsd_base=JSD_BASE, seed=SEED,
                               sensitivity_seeds=SENSITIVITY_SEEDS)
+run = Run.open("07", profile=PROFILE, knobs=settings.knobs)
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]
 
@@ -77,7 +78,7 @@ study = build.build_landscapes(settings)
 study.overview()
 
 # %%
-reporting.save_table(study.sensitivity, "narr_critical_coherence_seeds")
+run.table(study.sensitivity, "narr_critical_coherence_seeds")
 study.sensitivity
 
 # %% [markdown]
@@ -89,7 +90,7 @@ study.sensitivity
 
 # %%
 critical = comparison.critical_coherence_table(study)
-reporting.save_table(critical, "narr_critical_coherence")
+run.table(critical, "narr_critical_coherence")
 critical
 
 # %% [markdown]
@@ -108,13 +109,12 @@ critical
 
 # %%
 versus = comparison.authors_critical_comparison(study)
-reporting.save_table(versus, "narr_critical_vs_authors")
+run.table(versus, "narr_critical_vs_authors")
 versus
 
 # %%
 fig = figures.critical_by_seed_figure(study.sensitivity, reference=comparison.authors_reference(study))
-reporting.save_figure(fig, "narr_fig_critical_seed_sensitivity",
-                      caption=f"Weakest edge of the maximum spanning tree per UMAP seed. {reporting.provenance(PROFILE)}")
+run.figure(fig, "narr_fig_critical_seed_sensitivity", "Weakest edge of the maximum spanning tree per UMAP seed.")
 
 # %% [markdown]
 # ## What the JSD base changes
@@ -130,14 +130,13 @@ reporting.save_figure(fig, "narr_fig_critical_seed_sensitivity",
 
 # %%
 base_effect = summaries.jsd_base_effects(study)
-reporting.save_table(base_effect, "narr_jsd_base_effect")
+run.table(base_effect, "narr_jsd_base_effect")
 base_effect.T
 
 # %%
 fig = figures.coherence_distribution_figure(study)
-reporting.save_figure(fig, "narr_fig_coherence_distribution",
-                      caption=f"Off-diagonal coherence, natural log vs base 2 in the JSD; dashed = critical coherence. "
-                              f"{reporting.provenance(PROFILE)}")
+run.figure(fig, "narr_fig_coherence_distribution",
+           "Off-diagonal coherence, natural log vs base 2 in the JSD; dashed = critical coherence.")
 
 # %% [markdown]
 # ## The sparse coherence graph
@@ -147,7 +146,7 @@ reporting.save_figure(fig, "narr_fig_coherence_distribution",
 
 # %%
 sparsity = summaries.graph_sparsity(study)
-reporting.save_table(sparsity, "narr_graph_sparsity")
+run.table(sparsity, "narr_graph_sparsity")
 sparsity.T
 
 # %% [markdown]
@@ -159,9 +158,8 @@ sparsity.T
 # %%
 for name, fig in figures.landscape_maps(study).items():
     source = study.collections[name].collection.embedding_source
-    reporting.save_figure(fig, f"narr_fig_landscape_{name}",
-                          caption=f"2-D UMAP of the {source} embeddings, colour and marker = HDBSCAN topic. "
-                                  f"{reporting.provenance(PROFILE)}")
+    run.figure(fig, f"narr_fig_landscape_{name}",
+               f"2-D UMAP of the {source} embeddings, colour and marker = HDBSCAN topic.")
 
 # %% [markdown]
 # ## Interim files for notebook 08

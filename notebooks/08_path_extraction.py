@@ -66,13 +66,14 @@ TEMPORAL = True
 INVESTIGATE_LENGTHS = None
 
 # %%
-from judgelab import reporting
 from judgelab.narrative.landscape import explorer
 from judgelab.narrative.paths import extraction, figures
 from judgelab.narrative.paths import paper_tables as math_tables
 from judgelab.narrative.settings import path_settings
+from judgelab.run import Run
 
 settings = path_settings(PROFILE, n_pairs=N_PAIRS, temporal=TEMPORAL, investigate_lengths=INVESTIGATE_LENGTHS)
+run = Run.open("08", profile=PROFILE, knobs=settings.knobs)
 settings
 
 # %% [markdown]
@@ -107,7 +108,7 @@ study.main.head()
 # %%
 t1 = math_tables.table01_path_lengths(study.main, study.seeds, study.alt_paths, study.default_params,
                                      study.other_rule, study.other_rule_seeds, seed=study.main_seed)
-reporting.save_table(t1, "narr_table01_path_lengths")
+run.table(t1, "narr_table01_path_lengths")
 t1
 
 # %% [markdown]
@@ -122,7 +123,7 @@ t1
 # %%
 t4 = math_tables.table04_math_effects(study.main, study.seeds, study.alt_paths, study.default_params,
                                      study.other_rule, study.other_rule_seeds, seed=study.main_seed)
-reporting.save_table(t4, "narr_table04_effect_sizes")
+run.table(t4, "narr_table04_effect_sizes")
 t4
 
 # %% [markdown]
@@ -138,7 +139,7 @@ t4
 
 # %%
 comparison = math_tables.paper_comparison(study.seeds, study.critical_by_seed, study.default_params)
-reporting.save_table(comparison, "narr_math_vs_paper")
+run.table(comparison, "narr_math_vs_paper")
 comparison
 
 # %% [markdown]
@@ -151,7 +152,7 @@ comparison
 
 # %%
 rules = math_tables.baseline_rule_table(study.baseline_rules, settings)
-reporting.save_table(rules, "narr_baseline_date_rule")
+run.table(rules, "narr_baseline_date_rule")
 rules
 
 # %% [markdown]
@@ -159,9 +160,9 @@ rules
 
 # %%
 fig = figures.coherence_by_method_figure(study.main)
-reporting.save_figure(fig, "narr_fig08ab_coherence_by_method",
-                      caption=f"Distribution of the minimum (a) and average (b) coherence of max-capacity and random "
-                              f"chronological paths, main seed {study.main_seed}. {reporting.provenance(PROFILE)}")
+run.figure(fig, "narr_fig08ab_coherence_by_method",
+           f"Distribution of the minimum (a) and average (b) coherence of max-capacity and random "
+           f"chronological paths, main seed {study.main_seed}.")
 
 # %% [markdown]
 # ## Figure 1 — endpoint coverage
@@ -171,8 +172,7 @@ reporting.save_figure(fig, "narr_fig08ab_coherence_by_method",
 
 # %%
 fig = figures.endpoint_coverage_figure(study.main, study.landscapes)
-reporting.save_figure(fig, "narr_fig01_endpoint_coverage",
-                      caption=f"Endpoint sampling coverage (main seed {study.main_seed}). {reporting.provenance(PROFILE)}")
+run.figure(fig, "narr_fig01_endpoint_coverage", f"Endpoint sampling coverage (main seed {study.main_seed}).")
 
 # %% [markdown]
 # ## One narrative in the landscape, and the explorer of them all
@@ -185,20 +185,18 @@ reporting.save_figure(fig, "narr_fig01_endpoint_coverage",
 
 # %%
 for name, fig in figures.landscape_narrative_figures(study.main, study.landscapes).items():
-    reporting.save_figure(fig, f"narr_fig_landscape_narrative_{name}",
-                          caption=f"Example narrative (pair chosen as the longest max-capacity path), main seed "
-                                  f"{study.main_seed}. {reporting.provenance(PROFILE)}")
+    run.figure(fig, f"narr_fig_landscape_narrative_{name}",
+               f"Example narrative (pair chosen as the longest max-capacity path), main seed {study.main_seed}.")
 
 # %%
-explorer.save_explorers(study.main, study.landscapes, reporting.provenance(PROFILE))
+explorer.save_explorers(study.main, study.landscapes, run.caption_line)
 
 # %% [markdown]
 # ## Path length against minimum coherence (Figure 8 h)
 
 # %%
 fig = figures.length_vs_min_coherence_figure(study.main)
-reporting.save_figure(fig, "narr_fig08h_length_vs_min_coherence",
-                      caption=f"Path length vs minimum coherence by method. {reporting.provenance(PROFILE)}")
+run.figure(fig, "narr_fig08h_length_vs_min_coherence", "Path length vs minimum coherence by method.")
 
 # %% [markdown]
 # ## Why are max-capacity paths longer than the paper's? (path-length investigation)
@@ -212,5 +210,5 @@ reporting.save_figure(fig, "narr_fig08h_length_vs_min_coherence",
 # %%
 lengths = extraction.path_length_investigation(study) if settings.investigate_lengths else None
 if lengths is not None:
-    reporting.save_table(lengths, "narr_path_length_investigation")
+    run.table(lengths, "narr_path_length_investigation")
 lengths

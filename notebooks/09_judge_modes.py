@@ -63,7 +63,7 @@ EXPLANATIONS = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, profiles, reporting
+from judgelab import exchange, interim
 from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import agreement
 from judgelab.narrative.judges import figures as judge_figures
@@ -72,9 +72,10 @@ from judgelab.narrative.judges import run as judges
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.narrative.judges import validity
+from judgelab.run import Run
 
-profiles.check(PROFILE)
 knobs = judge_settings.resolve(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
+run = Run.open("09", profile=PROFILE, knobs=knobs)
 pd.set_option("display.precision", 3)
 knobs
 
@@ -86,10 +87,8 @@ knobs
 # works, not what the paper found.
 
 # %%
-gw = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
-CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
-display(Markdown(BANNER))
+gw = run.use(open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+run.banner()
 
 # %% [markdown]
 # ## The narratives
@@ -149,7 +148,7 @@ judged.head()
 # (`_fisher`) treat the narratives as independent and are shown as that reading only.
 
 # %%
-reporting.saved_table(judge_tables.table02(validity.correlation_table(judged, seed=knobs["seed"])), "narr_table02_correlations")
+run.table(judge_tables.table02(validity.correlation_table(judged, seed=knobs["seed"])), "narr_table02_correlations")
 
 # %% [markdown]
 # ## Table 3 · How much do the K agents agree?
@@ -162,7 +161,7 @@ reporting.saved_table(judge_tables.table02(validity.correlation_table(judged, se
 # independent, is beside it (`icc2_1_ci_low_f` ...). α and W are shown without an interval.
 
 # %%
-reporting.saved_table(judge_tables.table03(agreement.agreement_table(scores, seed=knobs["seed"])), "narr_table03_agreement")
+run.table(judge_tables.table03(agreement.agreement_table(scores, seed=knobs["seed"])), "narr_table03_agreement")
 
 # %% [markdown]
 # ## Table 4 · Do the judges tell max-capacity from random paths?
@@ -178,7 +177,7 @@ reporting.saved_table(judge_tables.table03(agreement.agreement_table(scores, see
 
 # %%
 effects = validity.effect_size_table(judged, seed=knobs["seed"])
-reporting.saved_table(judge_tables.table04_rows(effects, "llm"), "narr_table04_llm_rows")
+run.table(judge_tables.table04_rows(effects, "llm"), "narr_table04_llm_rows")
 
 # %% [markdown]
 # The whole of Table 4 in one view (`narr_table04_math_and_llm.csv`): notebook 08's mathematical
@@ -188,7 +187,7 @@ reporting.saved_table(judge_tables.table04_rows(effects, "llm"), "narr_table04_l
 # %%
 math_rows = judge_tables.read_math_table04()
 table04 = judge_tables.merge_table04(math_rows, effects)
-reporting.save_table(table04, "narr_table04_math_and_llm")
+run.table(table04, "narr_table04_math_and_llm")
 print("mathematical rows from", "notebook 08" if math_rows is not None else "the judged narratives (08's table absent)")
 table04
 
@@ -199,19 +198,18 @@ table04
 
 # %%
 fig = judge_figures.judge_vs_coherence(judged, modes=("simple", "cot"))
-reporting.show_figure(fig, "narr_fig08_judge_vs_coherence",
-                      caption="Fig. 8(c,d) minimum coherence vs mean LLM score (error bars: SD over K agents). " + CAPTION)
+run.figure(fig, "narr_fig08_judge_vs_coherence",
+           "Fig. 8(c,d) minimum coherence vs mean LLM score (error bars: SD over K agents).")
 
 # %% [markdown]
 # (f) scores by mode and path method; (k) mean score per mode and method.
 
 # %%
 fig = judge_figures.scores_by_mode(judged)
-reporting.show_figure(fig, "narr_fig08_scores_by_mode", caption="Fig. 8(f) mean LLM score by mode and method. " + CAPTION)
+run.figure(fig, "narr_fig08_scores_by_mode", "Fig. 8(f) mean LLM score by mode and method.")
 fig = judge_figures.mean_scores_by_method(judged, effects)
-reporting.show_figure(fig, "narr_fig08_mean_scores_by_method",
-                      caption="Fig. 8(k) mean LLM score per mode, max capacity vs random (error bars: 95% cluster "
-                              "bootstrap interval over endpoint pairs). " + CAPTION)
+run.figure(fig, "narr_fig08_mean_scores_by_method", "Fig. 8(k) mean LLM score per mode, max capacity vs random "
+           "(error bars: 95% cluster bootstrap interval over endpoint pairs).")
 
 # %% [markdown]
 # (g) agreement across the K agents: mean SD and coefficient of variation per mode (the paper's
@@ -221,8 +219,8 @@ reporting.show_figure(fig, "narr_fig08_mean_scores_by_method",
 disagreement = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores, seed=knobs["seed"]))
 display(disagreement)
 fig = judge_figures.agent_agreement(disagreement)
-reporting.show_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean SD and CoV across K agents "
-                      "(error bars: 95% cluster bootstrap interval over endpoint pairs). " + CAPTION)
+run.figure(fig, "narr_fig08_agent_agreement", "Fig. 8(g) mean SD and CoV across K agents "
+           "(error bars: 95% cluster bootstrap interval over endpoint pairs).")
 
 # %% [markdown]
 # (i) effect sizes, (j) correlations, (l) p-values of the two tests. (Panels a, b, e and h —
@@ -230,13 +228,13 @@ reporting.show_figure(fig, "narr_fig08_agent_agreement", caption="Fig. 8(g) mean
 
 # %%
 fig = judge_figures.effect_sizes(effects)
-reporting.show_figure(fig, "narr_fig08_effect_sizes", caption="Fig. 8(i) Cohen's d, max capacity vs random "
-                      "(error bars: 95% cluster bootstrap interval over endpoint pairs). " + CAPTION)
+run.figure(fig, "narr_fig08_effect_sizes", "Fig. 8(i) Cohen's d, max capacity vs random "
+           "(error bars: 95% cluster bootstrap interval over endpoint pairs).")
 fig = judge_figures.correlation_heatmap(judged)
-reporting.show_figure(fig, "narr_fig08_correlation_heatmap", caption="Fig. 8(j) Pearson correlations, coherence metrics and LLM scores. " + CAPTION)
+run.figure(fig, "narr_fig08_correlation_heatmap", "Fig. 8(j) Pearson correlations, coherence metrics and LLM scores.")
 fig = judge_figures.p_values(effects)
-reporting.show_figure(fig, "narr_fig08_pvalues", caption="Fig. 8(l) p-values, Welch t-test and Mann-Whitney U "
-                      "(the paper's tests, unadjusted, paths as independent; Table 4 has the paired tests). " + CAPTION)
+run.figure(fig, "narr_fig08_pvalues", "Fig. 8(l) p-values, Welch t-test and Mann-Whitney U "
+           "(the paper's tests, unadjusted, paths as independent; Table 4 has the paired tests).")
 
 # %% [markdown]
 # ## Cost of this run
@@ -269,6 +267,4 @@ judges.ledger_by_mode(gw.ledger_frame())
 # The judge at work: one judged narrative (a path x prompt mode x agent),
 # as sent and as answered. Read from this run's cache and transcripts (judgelab.exchange; no
 # call is made); long texts are cut in the middle.
-from judgelab import exchange
-
 exchange.show({"study": "narrative", "notebook": "09"});

@@ -58,9 +58,8 @@ OOD_MODES = None
 
 # %%
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import display
 
-from judgelab import profiles, reporting
 from judgelab.study_models import open_gateway
 from judgelab.narrative.analyses import (complexity, cost, disagreement, inputs, joint_collection, ood_study,
                                          prediction, stability, temporal)
@@ -68,10 +67,11 @@ from judgelab.narrative.analyses import figures as analyses_figures, paper_table
 from judgelab.narrative.analyses import settings as analyses_settings
 from judgelab.narrative.analyses.narrative_table import narrative_table
 from judgelab.narrative.judges import agreement, paper_tables as judge_tables
+from judgelab.run import Run
 
-profiles.check(PROFILE)
 knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
                                   k=K, ood_modes=OOD_MODES)
+run = Run.open("10", profile=PROFILE, knobs=knobs)
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
 knobs
@@ -84,9 +84,8 @@ knobs
 # runs, not what the paper found.
 
 # %%
-gw = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
-display(Markdown(reporting.model_banner(gw.backend_name, gw.model_name)))
+gw = run.use(open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+run.banner()
 
 # %% [markdown]
 # ## Inputs from notebooks 07–09
@@ -117,7 +116,7 @@ measured.split
 
 # %%
 table05 = analyses_tables.table05(cost.cost_table(measured.calls))
-reporting.saved_table(table05, "narr_table05_cost")
+run.table(table05, "narr_table05_cost")
 
 # %% [markdown]
 # `tiktoken_input` counts the rendered prompt (system + user, chat framing included) with the
@@ -138,7 +137,7 @@ reporting.saved_table(table05, "narr_table05_cost")
 cost_perf = analyses_tables.cost_performance_with_paper(
     cost.judged_cost_performance(table05, all_paths, scores, measured.collection, seed=SEED),
     cost.paper_cost_performance())
-reporting.saved_table(cost_perf, "narr_cost_performance")
+run.table(cost_perf, "narr_cost_performance")
 
 # %% [markdown]
 # ## Out-of-distribution narratives (section 5.7)
@@ -178,7 +177,7 @@ print(f"narratives: {ood.narratives.groupby('kind').size().to_dict()}; judged wi
 ood.narratives[["kind", "narrative_id", "length", "collections", "min_coherence", "mean_coherence"]].head(8)
 
 # %%
-reporting.saved_table(analyses_tables.ood_comparison(ood.summary), "narr_ood_comparison")
+run.table(analyses_tables.ood_comparison(ood.summary), "narr_ood_comparison")
 
 # %% [markdown]
 # The tests: alternating vs random mixed (Student's t, Cohen's d on the pooled SD; the paper:
@@ -186,13 +185,13 @@ reporting.saved_table(analyses_tables.ood_comparison(ood.summary), "narr_ood_com
 # d_z). Then the correlation of coherence with the score over the OOD narratives (paper: r = 0.729).
 
 # %%
-display(reporting.saved_table(analyses_tables.ood_tests(ood.tests), "narr_ood_tests"))
-reporting.saved_table(analyses_tables.ood_correlations(ood.correlations), "narr_ood_correlations")
+display(run.table(analyses_tables.ood_tests(ood.tests), "narr_ood_tests"))
+run.table(analyses_tables.ood_correlations(ood.correlations), "narr_ood_correlations")
 
 # %%
 fig = analyses_figures.ood_scores(ood.long, ood.kinds)
-reporting.show_figure(fig, "narr_ood_scores", caption="LLM score and minimum coherence by narrative kind "
-                      "(in-distribution, OOD, perturbed); one point per narrative (mean over K agents). " + CAPTION)
+run.figure(fig, "narr_ood_scores", "LLM score and minimum coherence by narrative kind "
+           "(in-distribution, OOD, perturbed); one point per narrative (mean over K agents).")
 
 # %% [markdown]
 # ## Follow-up analyses (sections 5.8–5.9)
@@ -217,7 +216,7 @@ long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mea
 # %%
 table06 = analyses_tables.table06(prediction.predictive_table(long, n_splits=knobs["n_splits"], seed=SEED,
                                                                 n_estimators=knobs["n_estimators"]))
-reporting.saved_table(table06, "narr_table06_predictive")
+run.table(table06, "narr_table06_predictive")
 
 # %% [markdown]
 # ### Table 7 · Which metric does the forest lean on?
@@ -227,7 +226,7 @@ reporting.saved_table(table06, "narr_table06_predictive")
 
 # %%
 importance = prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"])
-reporting.saved_table(analyses_tables.table07(importance), "narr_table07_feature_importance")
+run.table(analyses_tables.table07(importance), "narr_table07_feature_importance")
 
 # %% [markdown]
 # ### Table 8 · Agent disagreement by mode, and by score range
@@ -238,10 +237,10 @@ reporting.saved_table(analyses_tables.table07(importance), "narr_table07_feature
 
 # %%
 table08 = judge_tables.disagreement_with_paper(agreement.agent_disagreement(scores, seed=SEED))
-reporting.saved_table(table08, "narr_table08_disagreement")
+run.table(table08, "narr_table08_disagreement")
 
 # %%
-reporting.saved_table(disagreement.disagreement_by_score_range(long), "narr_disagreement_by_score_range")
+run.table(disagreement.disagreement_by_score_range(long), "narr_disagreement_by_score_range")
 
 # %% [markdown]
 # ### Temporal span and path complexity
@@ -250,11 +249,11 @@ reporting.saved_table(disagreement.disagreement_by_score_range(long), "narr_disa
 # by span quartile.
 
 # %%
-display(reporting.saved_table(analyses_tables.temporal_with_paper(temporal.temporal_analysis(long, seed=SEED)), "narr_temporal_span"))
+display(run.table(analyses_tables.temporal_with_paper(temporal.temporal_analysis(long, seed=SEED)), "narr_temporal_span"))
 temporal.span_bins(long)
 
 # %%
-reporting.saved_table(analyses_tables.complexity_with_paper(complexity.complexity_analysis(long, seed=SEED)),
+run.table(analyses_tables.complexity_with_paper(complexity.complexity_analysis(long, seed=SEED)),
                       "narr_path_complexity")
 
 # %% [markdown]
@@ -265,14 +264,14 @@ reporting.saved_table(analyses_tables.complexity_with_paper(complexity.complexit
 
 # %%
 folds, stability_summary = stability.cv_stability(long, n_splits=knobs["n_splits"], seed=SEED)
-reporting.saved_table(analyses_tables.stability_with_paper(stability_summary), "narr_cv_stability")
+run.table(analyses_tables.stability_with_paper(stability_summary), "narr_cv_stability")
 
 # %% [markdown]
 # ### Figure 9
 
 # %%
 for name, fig, caption in analyses_figures.figure9_panels(table06, table08, long):
-    reporting.show_figure(fig, f"narr_fig09_{name}", caption=caption + " " + CAPTION)
+    run.figure(fig, f"narr_fig09_{name}", caption)
 
 # %% [markdown]
 # ## What differs from the paper, and why

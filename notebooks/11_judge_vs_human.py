@@ -50,16 +50,16 @@ DATASETS = None
 RUN_SAGE = True
 
 # %%
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import profiles, reporting
+from judgelab import exchange, profiles
 from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
+from judgelab.run import Run
 
-profiles.check(PROFILE)
-knobs = profiles.knobs("human", PROFILE)
+run = Run.open("11", profile=PROFILE)
+knobs = run.knobs(profiles.knobs("human", PROFILE))
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)
 pd.set_option("display.precision", 3)
@@ -73,10 +73,8 @@ appendix.run_settings(PROFILE, knobs, n_stories)
 # Every call goes through the gateway (cache, structured output, retries, ledger).
 
 # %%
-gw = open_gateway("holistic", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-BANNER = reporting.model_banner(gw.backend_name, gw.model_name)
-CAPTION = reporting.provenance(PROFILE, gw.backend_name, gw.model_name)
-display(Markdown(BANNER))
+gw = run.use(open_gateway("holistic", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+run.banner()
 display(Markdown(appendix.judge_note(gw)))
 
 # %% [markdown]
@@ -102,7 +100,7 @@ appendix.human_overview(human)
 
 # %%
 ceiling = appendix.human_ceiling(human)
-reporting.save_table(ceiling, "sage_human_reliability")
+run.table(ceiling, "sage_human_reliability")
 ceiling[["dataset", "criterion", "n_raters", "k", "n_stories", "icc1", "icc1_lo", "icc1_hi", "icc1k",
          "alpha", "alpha_level", "loo_spearman_mean", "loo_kendall_mean"]]
 
@@ -118,7 +116,7 @@ ceiling[["dataset", "criterion", "n_raters", "k", "n_stories", "icc1", "icc1_lo"
 # %%
 if "artifice" in datasets:
     published = appendix.published_judges_vs_experts(human, knobs)
-    reporting.save_table(published, "sage_published_judges_vs_human")
+    run.table(published, "sage_published_judges_vs_human")
     display(published[["judge", "n_verdicts", "n_unparsed", "agreement", "kappa", "judge_yes_rate",
                        "expert_yes_rate", "tests_passed_spearman", "tests_passed_spearman_lo",
                        "tests_passed_spearman_hi"]])
@@ -154,8 +152,8 @@ appendix.sage_overview(sage_run)
 
 # %%
 scores = appendix.collect_scores(holistic_rows, sage_run, layer=knobs["sage_layer"])
-reporting.save_table(appendix.with_provenance(scores, backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
-                     "sage_judge_vs_human_scores")
+run.table(appendix.with_provenance(scores, backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
+          "sage_judge_vs_human_scores")
 appendix.scores_wide(scores)
 
 # %% [markdown]
@@ -183,7 +181,7 @@ appendix.scores_wide(scores)
 # %%
 table = appendix.comparison(scores, human, ceiling, knobs, backend=gw.backend_name, model=gw.model_name,
                             profile=PROFILE)
-reporting.save_table(table, "sage_judge_vs_human")
+run.table(table, "sage_judge_vs_human")
 table[["dataset", "measure", "criterion", "status", "n", "judge_loo", "judge_loo_ci_low", "judge_loo_ci_high",
        "human_loo", "human_loo_ci_low", "human_loo_ci_high", "loo_gap", "loo_gap_ci_low", "loo_gap_ci_high",
        "loo_n_raters", "spearman", "spearman_lo", "spearman_hi", "ceiling_spearman", "loo_note"]]
@@ -191,13 +189,12 @@ table[["dataset", "measure", "criterion", "status", "n", "judge_loo", "judge_loo
 # %%
 fig = figures.plot_judge_vs_human(table, scores, human, measure="holistic",
                                   title=f"Judge vs people ({gw.backend_name}:{gw.model_name})")
-reporting.save_figure(fig, "sage_fig_judge_vs_human",
-                      caption="Left: holistic judge score vs mean human overall rating per story. Right, like for "
-                              "like: the judge's Spearman rho with the mean of the other raters (averaged over "
-                              "which rater is left out; 95% CI, cluster bootstrap over stories) per mapped "
-                              "comparison; diamonds: each rater against the same reference on the same stories "
-                              "(the human ceiling). " + CAPTION)
-plt.show()
+run.figure(fig, "sage_fig_judge_vs_human",
+           "Left: holistic judge score vs mean human overall rating per story. Right, like for "
+           "like: the judge's Spearman rho with the mean of the other raters (averaged over "
+           "which rater is left out; 95% CI, cluster bootstrap over stories) per mapped "
+           "comparison; diamonds: each rater against the same reference on the same stories "
+           "(the human ceiling).")
 
 # %% [markdown]
 # ## Which models write better? People vs the judge
@@ -208,8 +205,8 @@ plt.show()
 # %%
 ranks, rank_agreement = appendix.rankings(scores, human)
 if len(ranks):
-    reporting.save_table(appendix.with_provenance(ranks, backend=gw.backend_name, model=gw.model_name,
-                                                  profile=PROFILE), "sage_judge_vs_human_rankings")
+    run.table(appendix.with_provenance(ranks, backend=gw.backend_name, model=gw.model_name, profile=PROFILE),
+              "sage_judge_vs_human_rankings")
     display(rank_agreement)
 ranks
 
@@ -238,6 +235,4 @@ appendix.cost_summary(gw.ledger_frame())
 # The judge at work: the holistic judge on one human-rated story,
 # as sent and as answered. Read from this run's cache and transcripts (judgelab.exchange; no
 # call is made); long texts are cut in the middle.
-from judgelab import exchange
-
 exchange.show({"study": "human"});

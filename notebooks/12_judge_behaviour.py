@@ -48,15 +48,17 @@ HARDEN = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, params, profiles, reporting
+from judgelab import interim, params, profiles
 from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, mark
 from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
+from judgelab.run import Run
 from judgelab.sage.settings import LAYERS
 
-knobs = profiles.knobs("behaviour", PROFILE)
+run = Run.open("12", profile=PROFILE)
+knobs = run.knobs(profiles.knobs("behaviour", PROFILE))
 if not params.is_unset(HARDEN):
     knobs["harden"] = ("sage", "narrative") if params.as_bool(HARDEN, name="HARDEN") else ()
 pd.set_option("display.precision", 3)
@@ -74,8 +76,10 @@ knobs
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
 gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
 gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+run.use(gw, gw_narr)
 JUDGES = {"sage": gw, "narrative": gw_narr}
-CAPTION, NARR_CAPTION, BOTH_CAPTION = (caption(JUDGES, PROFILE, *s) for s in (["sage"], ["narrative"], list(JUDGES)))
+# a figure names the judges of the calls it draws (one line when they agree)
+SAGE_LINE, NARR_LINE, BOTH_LINE = (caption(JUDGES, PROFILE, *s) for s in (["sage"], ["narrative"], list(JUDGES)))
 display(Markdown(banner(JUDGES)))
 
 
@@ -115,27 +119,27 @@ probe = recognition.run_probe(gw, items + recognition.fabricated_items(works), k
                               pd.concat([stories, works], ignore_index=True), PROFILE)
 print(f"{len(probe)} probe calls, {int(probe['cached'].sum())} from the cache, "
       f"{int((probe['status'] == 'failed').sum())} failed; invented works: {', '.join(works['title'])}")
-reporting.save_table(marked(probe), "behaviour_recognition_probe")
+run.table(marked(probe), "behaviour_recognition_probe")
 probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess", "confidence", "recognised"]]
 
 # %%
 rates = marked(recognition.rate_table(probe))
-reporting.saved_table(rates, "behaviour_recognition_rates")
+run.table(rates, "behaviour_recognition_rates")
 
 # %% [markdown]
 # Recognition read against the false-claim rate: the human stories' recognition rate minus the
 # claim rate on the works nobody can have read (two-sample percentile bootstrap over stories).
 
 # %%
-reporting.saved_table(marked(recognition.claim_contrast(probe, knobs["n_boot"], knobs["boot_seed"])),
-                      "behaviour_recognition_vs_controls")
+run.table(marked(recognition.claim_contrast(probe, knobs["n_boot"], knobs["boot_seed"])),
+          "behaviour_recognition_vs_controls")
 
 # %%
 fig = figures.recognition_rates(rates[~rates["category"].str.startswith("human")])
-reporting.show_figure(fig, "behaviour_fig_recognition_rates",
-                      caption="Recognition rate by category and mode (Wilson 95% intervals; unit: story); title "
-                              "mode is an echo of the title in the prompt; LLM stories and invented works: "
-                              "false-claim controls. " + CAPTION)
+run.figure(fig, "behaviour_fig_recognition_rates",
+           "Recognition rate by category and mode (Wilson 95% intervals; unit: story); title "
+           "mode is an echo of the title in the prompt; LLM stories and invented works: "
+           "false-claim controls.", judge_line=SAGE_LINE)
 
 # %% [markdown]
 # **Continuation probe.** The story's first `cloze_opening_words` words; the judge is asked for
@@ -145,8 +149,8 @@ reporting.show_figure(fig, "behaviour_fig_recognition_rates",
 
 # %%
 cloze = recognition.run_cloze(gw, stories, knobs, PROFILE)
-reporting.save_table(marked(cloze), "behaviour_recognition_cloze_calls")
-reporting.saved_table(marked(recognition.cloze_table(cloze, knobs["n_boot"], knobs["boot_seed"])),
+run.table(marked(cloze), "behaviour_recognition_cloze_calls")
+run.table(marked(recognition.cloze_table(cloze, knobs["n_boot"], knobs["boot_seed"])),
                       "behaviour_recognition_cloze")
 
 # %% [markdown]
@@ -155,7 +159,7 @@ reporting.saved_table(marked(recognition.cloze_table(cloze, knobs["n_boot"], kno
 
 # %%
 by_recognition = marked(recognition.scores_by_recognition(probe, summaries, knobs["n_boot"], knobs["boot_seed"]))
-reporting.saved_table(by_recognition, "behaviour_sage_scores_by_recognition")
+run.table(by_recognition, "behaviour_sage_scores_by_recognition")
 
 # %% [markdown]
 # ## 2 · Planted instructions
@@ -175,30 +179,30 @@ planted.family_table()
 # %%
 planted_results, summary = planted.run_study(gw, gw_narr, corpus, stories, all_paths, judge_knobs, knobs, PROFILE)
 print(summary)
-reporting.save_table(marked(planted_results), "behaviour_planted_calls")
+run.table(marked(planted_results), "behaviour_planted_calls")
 
 # %% [markdown]
 # The unperturbed calls are the requests of notebooks 02 and 09: answered from the cache when they
 # ran with this judge and cache.
 
 # %%
-reporting.saved_table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
+run.table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
 
 # %%
 planted_effects = planted.effects(planted_results)
 effect_table = marked(planted.effect_table(planted_effects, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]))
-reporting.saved_table(effect_table, "behaviour_planted_shifts")
+run.table(effect_table, "behaviour_planted_shifts")
 
 # %%
 hardening = marked(planted.hardening_table(planted_effects, knobs["n_boot"], knobs["boot_seed"]))
-reporting.saved_table(hardening, "behaviour_planted_hardening")
+run.table(hardening, "behaviour_planted_hardening")
 
 # %%
 fig = figures.planted_shifts(effect_table)
-reporting.show_figure(fig, "behaviour_fig_planted_shifts",
-                      caption="Planted instructions: insertion, obedience, contrast and noise per disguise, in "
-                              "fractions of the scale's range (cluster bootstrap 95% over stories / endpoint "
-                              "pairs). " + BOTH_CAPTION)
+run.figure(fig, "behaviour_fig_planted_shifts",
+           "Planted instructions: insertion, obedience, contrast and noise per disguise, in "
+           "fractions of the scale's range (cluster bootstrap 95% over stories / endpoint "
+           "pairs).", judge_line=BOTH_LINE)
 
 # %% [markdown]
 # ## 3 · Length
@@ -211,9 +215,9 @@ reporting.show_figure(fig, "behaviour_fig_planted_shifts",
 len_items, len_cfg = selection.sage_items(corpus, selection.planted_stories(stories, knobs["planted_per_category"]),
                                           knobs["planted_layer"], PROFILE, ("content",), gw.count_tokens)
 length_calls = length.run_intervention(gw, len_items, len_cfg, knobs["length_fractions"], PROFILE)
-reporting.save_table(marked(length_calls), "behaviour_length_calls")
+run.table(marked(length_calls), "behaviour_length_calls")
 noise = planted_effects.query("study == 'sage' and estimand == 'noise'")["value"].abs().mean()
-reporting.saved_table(marked(length.intervention_table(length_calls, noise, knobs["n_boot"], knobs["boot_seed"])),
+run.table(marked(length.intervention_table(length_calls, noise, knobs["n_boot"], knobs["boot_seed"])),
                       "behaviour_length_intervention")
 
 # %% [markdown]
@@ -225,13 +229,13 @@ reporting.saved_table(marked(length.intervention_table(length_calls, noise, knob
 units = length.story_units(summaries, length.sent_tokens(
     selection.sage_items(corpus, stories, "L4", PROFILE, ("content",), gw.count_tokens)[0]))
 sage_len = marked(length.sage_length_models(units))
-reporting.saved_table(sage_len, "behaviour_sage_length")
+run.table(sage_len, "behaviour_sage_length")
 
 # %%
 fig = figures.sage_length(units)
-reporting.show_figure(fig, "behaviour_fig_sage_length",
-                      caption="SAGE final score against log tokens sent by layer and mode (unit: story); title "
-                              "mode: negative control. " + CAPTION)
+run.figure(fig, "behaviour_fig_sage_length",
+           "SAGE final score against log tokens sent by layer and mode (unit: story); title "
+           "mode: negative control.", judge_line=SAGE_LINE)
 
 # %% [markdown]
 # Narrative judges: the mean score of the K agents against the path's length within an endpoint
@@ -241,12 +245,12 @@ reporting.show_figure(fig, "behaviour_fig_sage_length",
 # %%
 judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
 narr_len = marked(length.narrative_length_models(judged), "narrative")
-reporting.saved_table(narr_len, "behaviour_narr_length")
+run.table(narr_len, "behaviour_narr_length")
 
 # %%
 fig = figures.narrative_length(judged)
-reporting.show_figure(fig, "behaviour_fig_narr_length",
-                      caption="Narrative judges' mean score against path length by mode (unit: narrative). " + NARR_CAPTION)
+run.figure(fig, "behaviour_fig_narr_length",
+           "Narrative judges' mean score against path length by mode (unit: narrative).", judge_line=NARR_LINE)
 
 # %% [markdown]
 # ## 4 · Self-preference and the judge panel
@@ -268,7 +272,7 @@ if panel_scores.empty:  # this run's one judge
     selfpref = marked(self_preference.self_preference_table(summaries.assign(judge=gw.model_name), corpus))
 else:
     selfpref = self_preference.self_preference_table(panel_scores, corpus).assign(profile=PROFILE)
-reporting.saved_table(selfpref, "behaviour_self_preference")
+run.table(selfpref, "behaviour_self_preference")
 
 # %% [markdown]
 # With a panel: how far its judges agree (ICC over judges, interval over stories or endpoint
@@ -278,17 +282,17 @@ reporting.saved_table(selfpref, "behaviour_self_preference")
 # %%
 panel_narr = panel.stack(["narr_judge_scores"])
 if not panel_scores.empty:
-    reporting.saved_table(judge_panel.agreement(panel_scores, ["layer", "mode"], ["story_id"], "overall_score",
+    run.table(judge_panel.agreement(panel_scores, ["layer", "mode"], ["story_id"], "overall_score",
                                                 knobs["n_boot"], knobs["boot_seed"]), "behaviour_panel_sage_agreement")
-    reporting.saved_table(judge_panel.sage_headline(panel_scores, knobs["n_boot"], knobs["boot_seed"]),
+    run.table(judge_panel.sage_headline(panel_scores, knobs["n_boot"], knobs["boot_seed"]),
                           "behaviour_panel_sage_headline")
 if not panel_narr.empty:
     judged_panel = pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
                               for j, g in panel_narr.groupby("judge")], ignore_index=True)
-    reporting.saved_table(judge_panel.agreement(judged_panel, ["collection", "mode"], ["pair_id", "method"], "score_mean",
+    run.table(judge_panel.agreement(judged_panel, ["collection", "mode"], ["pair_id", "method"], "score_mean",
                                                 knobs["n_boot"], knobs["boot_seed"]),
                           "behaviour_panel_narr_agreement")
-    reporting.saved_table(judge_panel.narrative_headline(judged_panel, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]),
+    run.table(judge_panel.narrative_headline(judged_panel, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]),
                           "behaviour_panel_narr_headline")
 print(f"panel: {len(panel.members())} members" if panel.members() else "no panel run (make panel): one judge family")
 

@@ -82,11 +82,12 @@ POWER_SIMULATIONS = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import paths, profiles, reporting
+from judgelab import paths, profiles
 from judgelab.claims import figure, register, scorecard
+from judgelab.run import Run
 
-profiles.check(PROFILE)
 knobs = profiles.knobs("claims", PROFILE)
+run = Run.open("13", profile=PROFILE, knobs=knobs)
 if POWER_SIMULATIONS is not None:
     knobs["power_simulations"] = int(POWER_SIMULATIONS)
 pd.set_option("display.max_columns", 30, "display.width", 180, "display.precision", 3,
@@ -113,10 +114,9 @@ display(register.as_frame(claims)[["claim_id", "location", "paper_value", "stati
 
 # %%
 card = scorecard.scorecard(claims, paths.tables_dir(), knobs, paths.interim_dir())
-judges = scorecard.run_judge(card)
-CAPTION = reporting.provenance(PROFILE, *judges)
-display(Markdown(reporting.model_banner(*judges)) if judges[0] else Markdown("> No LLM judge behind the tables read."))
-reporting.saved_table(card, "claims_scorecard")
+run.judge(*scorecard.run_judge(card))  # the judge behind the tables read
+run.banner()
+run.table(card, "claims_scorecard")
 display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin", "decisive_width",
               "reason"]])
 
@@ -147,9 +147,8 @@ display(card.groupby(["study", "ci_source"], dropna=False).size().rename("claims
 
 # %%
 fig = figure.plot_scorecard(card, {c.id: c.rule for c in claims})
-reporting.save_figure(fig, "claims_fig_scorecard",
-                      caption=f"Claims scorecard: paper value (|), our value and 95% CI in units of each claim's margin; "
-                              f"verdict by colour and label. {CAPTION}")
+run.figure(fig, "claims_fig_scorecard", "Claims scorecard: paper value (|), our value and 95% CI in units of "
+           "each claim's margin; verdict by colour and label.")
 
 # %% [markdown]
 # ## What a live run must include

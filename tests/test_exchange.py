@@ -82,3 +82,47 @@ def test_a_broken_transcript_line_names_its_file(run):
     bad.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"zz_broken.jsonl: line 1"):
         exchange.load_exchange({"study": "sage"}, cache_path=run)
+
+
+def _turn(messages, item, track, rnd, **more):
+    return ChatRequest(messages=messages, schema=Score, replicate=0, template_version="t-v1",
+                       tags={"study": "sage", "layer": "L4", "mode": "title", "item": item,
+                             "track": track, "round": rnd, **more})
+
+
+def _title_conversation(gw, author):
+    """One title-mode evaluation as SAGE runs it: evaluator rounds 1 and 2, blind validator, review."""
+    work = f'WORK: "The Story" by {author}.'
+    first = [Message(role="system", content="You judge stories."), Message(role="user", content=work)]
+    r1 = gw.chat(_turn(first, "t1", "evaluator", 1))
+    gw.chat(_turn(first + [Message(role="assistant", content=r1.text), Message(role="user", content="Check.")],
+                  "t1", "evaluator", 2))
+    blind = [Message(role="system", content="You validate."), Message(role="user", content=work)]
+    b = gw.chat(_turn(blind, "t1", "validator_blind", 1))
+    gw.chat(_turn(blind + [Message(role="assistant", content=b.text), Message(role="user", content="Review.")],
+                  "t1", "validator_review", 1))
+
+
+def test_the_main_run_is_shown_whole_when_the_anonymous_run_repeats_its_tags(tmp_path):
+    """Table 9's anonymous-author title run goes last with the main run's tags; notebook 12 tags
+    its probes with its number: the exchange is the main run's four calls, none of the others."""
+    with FakeChatServer(['{"score": 3}'] * 9) as srv:
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / "c.sqlite")
+        _title_conversation(gw, "Katherine Mansfield")
+        _title_conversation(gw, "an unknown author")  # the sensitivity run, after the main one
+        gw.chat(_turn([Message(role="user", content="planted")], "t1", "evaluator", 1, notebook="12", probe="p"))
+        gw.close()
+        assert srv.n_calls == 9
+    ex = exchange.load_exchange({"study": "sage", "layer": "L4"}, cache_path=tmp_path / "c.sqlite")
+    assert ex.item == {"item": "t1", "layer": "L4", "mode": "title", "study": "sage"}
+    assert [(c.tags["track"], c.tags["round"]) for c in ex.calls] == [
+        ("evaluator", 1), ("evaluator", 2), ("validator_blind", 1), ("validator_review", 1)]
+    sent = [m["content"] for c in ex.calls for m in c.new_messages]
+    assert sum("Katherine Mansfield" in t for t in sent) == 2 and not any("unknown author" in t for t in sent)
+    # round 2 adds only its own message to round 1's conversation: the two runs are not interleaved
+    assert ex.calls[1].new_messages == [{"role": "user", "content": "Check."}]
+    assert ex.calls[3].new_messages == [{"role": "user", "content": "Review."}]
+    # asked for, notebook 12's probe is found
+    probe = exchange.load_exchange({"study": "sage", "notebook": "12"}, cache_path=tmp_path / "c.sqlite")
+    assert probe.item["probe"] == "p" and len(probe.calls) == 1

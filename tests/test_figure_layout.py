@@ -201,20 +201,27 @@ def test_no_figure_of_the_smoke_run_has_colliding_text():
     assert not problems, "colliding text in the smoke run's figures:\n" + "\n".join(problems)
 
 
-def test_saved_table_and_show_figure_write_what_they_show(tmp_path, monkeypatch):
-    """The notebook one-liners save exactly what they return / display."""
+def test_a_runs_table_and_figure_write_what_they_show(tmp_path, monkeypatch):
+    """The notebook one-liners save exactly what they return / display, the caption ending with
+    the run's judge line."""
+    import json
+
     import matplotlib
     import pandas as pd
 
-    from judgelab import reporting
+    from judgelab.run import Run
 
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    run = Run.open("07", profile="smoke")
     df = pd.DataFrame({"a": [1, 2], "b": [0.5, 0.25]})
-    assert reporting.saved_table(df, "t_demo") is df
+    assert run.table(df, "t_demo") is df
     assert pd.read_csv(tmp_path / "results" / "tables" / "t_demo.csv").equals(df)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots()
     ax.plot([1, 2], [3, 4])
-    assert reporting.show_figure(fig, "f_demo", caption="a caption") is None
+    run.figure(fig, "f_demo", "a caption.")
     assert {p.suffix for p in (tmp_path / "figures").glob("f_demo.*")} >= {".png", ".pdf"}
+    assert "profile=smoke" in fig.texts[-1].get_text() and fig.texts[-1].get_text().startswith("a caption. ")
+    layout = json.loads((tmp_path / "figures" / "f_demo.layout.json").read_text())
+    assert layout["figure"] == "f_demo"

@@ -106,8 +106,8 @@ def test_type_only_imports_are_edges():
 
 def test_the_gateway_stands_on_the_lowest_floor_only():
     """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines, the
-    settings file (its environment variables), and provenance (a gateway announces its judge to the outputs' sidecars; provenance needs only paths
-    and engines itself)."""
+    settings file (its environment variables), and provenance (the name of the notebook the pipeline
+    runs, for the progress bar; a notebook's run, not the gateway, tells the sidecars its judge)."""
     outside = {b for a, bs in GRAPH.items() if a.startswith("judgelab.gateway") for b in bs
                if not b.startswith("judgelab.gateway")}
     assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines", "judgelab.settings_file",

@@ -67,9 +67,9 @@ def test_unknown_profile_is_a_clear_error():
 
 
 def test_small_model_is_labelled_in_captions():
-    cap = reporting.provenance("demo", "llamacpp", "SmolLM2-135M-Instruct-Q8_0.gguf")
+    cap = reporting.caption_line("demo", "llamacpp", "SmolLM2-135M-Instruct-Q8_0.gguf")
     assert "EMBEDDED SmolLM2-135M" in cap and "not the papers' findings" in cap
-    assert "EMBEDDED" not in reporting.provenance("paper", "openai", "gpt-5-mini")
+    assert "EMBEDDED" not in reporting.caption_line("paper", "openai", "gpt-5-mini")
     assert "Warning" in reporting.model_banner("llamacpp", "smollm2-135m-instruct")
 
 

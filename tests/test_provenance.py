@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from judgelab import pipeline, profiles, provenance, reporting
+from judgelab.run import Run
 from judgelab.gateway import ChatRequest, Gateway, Message
 from fake_openai_server import FakeChatServer
 from judgelab.gateway.ledger import Ledger, PriceTable
@@ -26,13 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def out_root(tmp_path, monkeypatch):
-    """A private output root and a clean run context (no notebook, no judge)."""
+    """A private output root, outside the pipeline (no notebook, profile or prompts in the environment)."""
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
-    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROFILE, provenance.ENV_PROMPTS):
+    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROMPTS):
         monkeypatch.delenv(var, raising=False)
-    provenance.reset_run_context()
     yield tmp_path
-    provenance.reset_run_context()
 
 
 def git_head() -> str:
@@ -56,14 +55,15 @@ def test_url_host_keeps_host_and_port_and_never_credentials(url, host):
 
 def test_table_sidecar_names_judge_profile_seeds_prompts_commit_and_notebook(out_root, monkeypatch):
     monkeypatch.setenv(provenance.ENV_NOTEBOOK, "09_judge_modes")
-    monkeypatch.setenv(provenance.ENV_PROFILE, "smoke")
     monkeypatch.setenv(provenance.ENV_PROMPTS, "toy-a-v1,toy-b-v2")
-    knobs = profiles.knobs("human", "smoke")  # notes seed 7, selection_seed 11, boot_seed 2024
+    knobs = profiles.knobs("human", "smoke")  # seed 7, selection_seed 11, boot_seed 2024
     assert knobs["n_boot"] == 500
-    reporting.model_banner("openai", "gpt-5-mini")
+    run = Run.open("09", profile="smoke", knobs=knobs)
+    run.judge("openai", "gpt-5-mini")
     df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
 
-    out = reporting.save_table(df, "toy_table")
+    assert run.table(df, "toy_table") is df
+    out = out_root / "results" / "tables" / "toy_table.csv"
 
     assert out.read_text() == df.to_csv(index=False)  # the CSV is the table, nothing added
     side = provenance.read_sidecar(out)
@@ -80,30 +80,48 @@ def test_table_sidecar_names_judge_profile_seeds_prompts_commit_and_notebook(out
     assert all(not isinstance(v, dict) for v in side.values()), "sidecars are flat"
 
 
-def test_set_run_context_overrides_what_the_environment_says(out_root, monkeypatch):
-    monkeypatch.setenv(provenance.ENV_PROFILE, "smoke")
-    provenance.set_run_context(notebook="99_toy", profile="paper", backend="openai-compatible", model="m",
-                               base_url="http://u:sk-x@vllm.local:8000/v1", seeds={"seed": 1},
-                               prompt_versions=["toy-v1"])
-    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "ctx"))
-    assert (side["notebook"], side["profile"], side["judge"]) == ("99_toy", "paper", "openai-compatible:m")
+def test_a_run_outside_the_pipeline_names_its_notebook_file_and_two_runs_do_not_mix(out_root):
+    first = Run.open("09", profile="paper", knobs={"seed": 1})
+    first.judge("openai-compatible", "m", "http://u:sk-x@vllm.local:8000/v1")
+    second = Run.open("07", profile="smoke")
+    first.table(pd.DataFrame({"a": [1]}), "ctx")
+    side = provenance.read_sidecar(out_root / "results" / "tables" / "ctx.csv")
+    assert (side["notebook"], side["profile"], side["judge"]) == ("09_judge_modes", "paper", "openai-compatible:m")
     assert side["base_url_host"] == "vllm.local:8000" and "sk-x" not in json.dumps(side)
-    assert side["seeds"] == ["seed=1"] and side["prompt_versions"] == ["toy-v1"]
+    assert side["seeds"] == ["seed=1"]
+    second.table(pd.DataFrame({"a": [1]}), "other")
+    other = provenance.read_sidecar(out_root / "results" / "tables" / "other.csv")
+    assert (other["notebook"], other["judge"], other["seeds"]) == ("07_coherence_graph", "none", [])
+
+
+def test_a_bad_profile_is_refused():
+    with pytest.raises(ValueError, match="unknown PROFILE 'full'"):
+        Run.open("09", profile="full")
 
 
 def test_a_notebook_without_a_judge_says_judge_none(out_root, monkeypatch):
     monkeypatch.setenv(provenance.ENV_PROMPTS, "toy-a-v1")
-    reporting.provenance("smoke")  # a caption without a judge (notebook 01) notes none
-    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "plain"))
+    run = Run.open("01", profile="smoke")
+    run.table(pd.DataFrame({"a": [1]}), "plain")
+    side = provenance.read_sidecar(out_root / "results" / "tables" / "plain.csv")
     assert side["judge"] == "none" and side["backend"] is None and side["base_url_host"] is None
     assert side["prompt_versions"] == []  # no judge saw a prompt
+    assert run.caption_line == "profile=smoke" and "No LLM judge" in run.banner_text()
 
 
 def test_the_embedded_model_carries_the_warning(out_root):
-    caption = reporting.provenance("demo", "llamacpp", "SmolLM2-135M-Instruct")
-    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "small"))
+    run = Run.open("05", profile="demo")
+    run.judge("llamacpp", "SmolLM2-135M-Instruct")
+    run.table(pd.DataFrame({"a": [1]}), "small")
+    side = provenance.read_sidecar(out_root / "results" / "tables" / "small.csv")
     assert side["embedded_small_model"] is True
-    assert side["warning"] == reporting.SMALL_MODEL_WARNING and side["warning"] in caption
+    assert side["warning"] == reporting.SMALL_MODEL_WARNING and side["warning"] in run.caption_line
+    assert reporting.SMALL_MODEL_WARNING in run.banner_text()
+
+
+def test_an_output_written_outside_a_run_names_no_one(out_root):
+    side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "bare"))
+    assert (side["notebook"], side["profile"], side["judge"], side["seeds"]) == (None, None, "none", [])
 
 
 def test_figure_sidecar_hashes_the_png(out_root):
@@ -114,23 +132,27 @@ def test_figure_sidecar_hashes_the_png(out_root):
 
     fig, ax = plt.subplots(figsize=(2, 2))
     ax.plot([0, 1], [0, 1])
-    png, pdf = reporting.save_figure(fig, "toy_fig", caption="a line")
-    plt.close(fig)
+    png, pdf = Run.open("07", profile="smoke").figure(fig, "toy_fig", "a line.", show=False)
     side = json.loads((out_root / "figures" / "toy_fig.provenance.json").read_text())
     assert side["kind"] == "figure" and side["file"] == "toy_fig.png" and side["sha256"] == sha256(png)
+    assert side["notebook"] == "07_coherence_graph"
+    layout = json.loads((out_root / "figures" / "toy_fig.layout.json").read_text())
+    assert any(t["name"] == "caption" for t in layout["texts"])  # "a line. profile=smoke", placed
     assert (out_root / "figures" / "toy_fig.layout.json").exists()
 
 
-def test_a_gateway_announces_its_judge_host_and_calls(out_root, monkeypatch):
+def test_the_gateway_a_run_uses_names_its_judge_host_and_calls(out_root, monkeypatch):
     monkeypatch.setenv(provenance.ENV_NOTEBOOK, "99_toy")
     with FakeChatServer() as srv:
         host = provenance.url_host(srv.base_url)
-        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
-                                   cache_path=out_root / "c.sqlite", transcripts=False, progress=False)
+        run = Run.open("99", profile="smoke")
+        gw = run.use(Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
+                                           cache_path=out_root / "c.sqlite", transcripts=False, progress=False))
         request = ChatRequest(messages=[Message(role="user", content="say ok")])
         assert gw.chat(request).status == "ok"
         assert gw.chat(request).cached  # the second is a cache hit
-        side = provenance.read_sidecar(reporting.save_table(pd.DataFrame({"a": [1]}), "judged"))
+        run.table(pd.DataFrame({"a": [1]}), "judged")
+        side = provenance.read_sidecar(out_root / "results" / "tables" / "judged.csv")
     assert side["judge"] == "openai-compatible:fake-model"
     assert side["base_url_host"] == host and host.startswith("127.0.0.1:")
     ledger = json.loads((out_root / "results" / "runs" / "ledgers" / "99_toy.json").read_text())
@@ -179,12 +201,12 @@ def test_prompt_versions_come_from_version_files_and_front_matter(tmp_path):
 
 
 def test_pipeline_gives_the_kernel_notebook_profile_and_the_prompt_versions_it_reaches():
-    env = pipeline.run_environment(pipeline.find_notebook("09"), "smoke")
-    assert env[provenance.ENV_NOTEBOOK] == "09_judge_modes" and env[provenance.ENV_PROFILE] == "smoke"
+    env = pipeline.run_environment(pipeline.find_notebook("09"))
+    assert env[provenance.ENV_NOTEBOOK] == "09_judge_modes"
     declared = sorted(re.search(r"^version:\s*(\S+)", p.read_text(), re.MULTILINE).group(1)
                       for p in (ROOT / "prompts" / "narrative").glob("judge_*.md"))
     assert env[provenance.ENV_PROMPTS].split(",") == declared
-    sage = pipeline.run_environment(pipeline.find_notebook("02"), "smoke")[provenance.ENV_PROMPTS]
+    sage = pipeline.run_environment(pipeline.find_notebook("02"))[provenance.ENV_PROMPTS]
     assert sage.split(",") == [(ROOT / "prompts" / "sage" / "VERSION").read_text().strip()]
 
 

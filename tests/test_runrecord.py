@@ -26,11 +26,9 @@ WHEN = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 @pytest.fixture
 def out_root(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
-    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROFILE, provenance.ENV_PROMPTS):
+    for var in (provenance.ENV_NOTEBOOK, provenance.ENV_PROMPTS):
         monkeypatch.delenv(var, raising=False)
-    provenance.reset_run_context()
     yield tmp_path
-    provenance.reset_run_context()
 
 
 def _ledger(n_fresh: int, n_cached: int) -> Ledger:
@@ -57,10 +55,7 @@ def test_record_hashes_outputs_counts_calls_and_lists_packages(out_root, monkeyp
     monkeypatch.setenv("JUDGELAB_BACKEND", "openai")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://user:sk-secret-key@proxy.example.org:8443/v1")
     written = _outputs(out_root)
-    provenance.reset_run_context()
-    provenance.note_ledger(_ledger(n_fresh=3, n_cached=2))
-    provenance.note_judge("openai", "gpt-4.1-mini")
-    provenance.write_ledger()
+    provenance.write_ledger("09_judge_modes", [_ledger(n_fresh=3, n_cached=2)])
 
     rec = runrecord.build("smoke", WHEN)
 

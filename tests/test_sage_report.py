@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab import interim, reporting
+from judgelab import exchange, interim, reporting
 from judgelab.gateway import Gateway
 from fake_openai_server import FakeChatServer
+from judgelab.run import Run
 from judgelab.sage import report
 from judgelab.sage.analysis import evaluations, independence, paper_tables, scores
 from sage_synthetic import (
@@ -109,10 +110,20 @@ def fake_gateway(srv, tmp_path) -> Gateway:
                                  cache_path=tmp_path / "c.sqlite", progress=False)
 
 
-def test_layer_report_runs_writes_and_shows(out_root):
+def smoke_run(gateway=None, profile="smoke") -> Run:
+    """Notebook 02's run (using ``gateway``, as ``LayerReport.open`` has it use the one it opens)."""
+    run = Run("02_l4_cultural", profile)
+    if gateway is not None:
+        run.use(gateway)
+    return run
+
+
+def test_layer_report_runs_writes_and_shows(out_root, monkeypatch):
+    monkeypatch.setenv("JUDGELAB_CACHE_PATH", str(out_root / "c.sqlite"))  # where the exchange reads
     interim.write(tiny_corpus(), "corpus")                     # what notebook 01 leaves behind
     with FakeChatServer(None) as srv:
-        rep = report.LayerReport.open("L4", "smoke", gateway=fake_gateway(srv, out_root))
+        gw = fake_gateway(srv, out_root)
+        rep = report.LayerReport.open("L4", smoke_run(gw), gateway=gw)
         assert rep.knobs()["per_category"] == {"canonical": 1, "pulp": 0, "llm": 0}
         assert "fake-model" in rep.header().text
         shown = rep.run()
@@ -142,12 +153,23 @@ def test_layer_report_runs_writes_and_shows(out_root):
     tok = rep.tokens()
     assert tok.table["n_calls"].eq(7).all()
     assert len(pd.read_csv(out_root / "results" / "tables" / "sage_tokens_L4.csv")) == 2
+    assert "judge=openai-compatible:fake-model" in tok.text      # the run's caption line
+    # the judge at work: the anonymous title run went last with the main run's tags; the
+    # exchange is still one whole main-run evaluation (5 rounds, blind, review), its story by its author
+    assert rep.exchange().text.count("#### ") == 7
+    ex = exchange.load_exchange({"study": "sage", "layer": "L4"})
+    assert ex.item["mode"] == "title" and [c.tags["track"] for c in ex.calls] == (
+        ["evaluator"] * 5 + ["validator_blind", "validator_review"])
+    sent = " ".join(m["content"] for c in ex.calls for m in c.new_messages)
+    assert "by Ada Fenwick" in sent and "unknown author" not in sent
+    headings = [h for h, _ in rep.sections()]
+    assert len(headings) == 7 and "sage_rows_L4.parquet" in headings[0] and "SAGE L4" in headings[-1]
 
 
 def test_layer_report_parameters_from_the_command_line(out_root):
     """An empty STORIES string means the profile's selection; MODES may be "content"."""
     with FakeChatServer(None) as srv:
-        rep = report.LayerReport.open("L4", "smoke", gateway=fake_gateway(srv, out_root), corpus=tiny_corpus(),
+        rep = report.LayerReport.open("L4", smoke_run(), gateway=fake_gateway(srv, out_root), corpus=tiny_corpus(),
                                       stories="", modes="content", context_policy="error")
         assert rep.knobs()["context_policy"] == "error"
         shown = rep.run()
@@ -162,7 +184,7 @@ def test_layer_report_without_the_sensitivity_removes_a_stale_anonymous_file(out
     stale.parent.mkdir(parents=True, exist_ok=True)
     stale.write_bytes(b"old")
     with FakeChatServer(None) as srv:
-        rep = report.LayerReport.open("L4", "smoke", gateway=fake_gateway(srv, out_root), corpus=tiny_corpus(),
+        rep = report.LayerReport.open("L4", smoke_run(), gateway=fake_gateway(srv, out_root), corpus=tiny_corpus(),
                                       anonymous_author_sensitivity="false")
         assert rep.knobs()["anonymous_author_sensitivity"] is False
         shown = rep.run()
@@ -172,10 +194,10 @@ def test_layer_report_without_the_sensitivity_removes_a_stale_anonymous_file(out
 
 def test_layer_report_refuses_bad_input(out_root):
     with pytest.raises(ValueError, match="unknown layer"):
-        report.LayerReport.open("L7", "smoke", gateway=object(), corpus=tiny_corpus())
+        report.LayerReport.open("L7", smoke_run(), gateway=object(), corpus=tiny_corpus())
     with pytest.raises(ValueError, match="unknown PROFILE"):
-        report.LayerReport.open("L4", "full", gateway=object(), corpus=tiny_corpus())
-    rep = report.LayerReport.open("L4", "smoke", gateway=object(), corpus=tiny_corpus())
+        report.LayerReport.open("L4", smoke_run(profile="full"), gateway=object(), corpus=tiny_corpus())
+    rep = report.LayerReport.open("L4", smoke_run(), gateway=object(), corpus=tiny_corpus())
     with pytest.raises(RuntimeError, match="call run"):
         rep.final_scores()
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from judgelab.gateway import Gateway
+from judgelab.run import Run
 from fake_openai_server import FakeChatServer
 from judgelab.sage.protocol import prompts
 from judgelab.sage.protocol import runner
@@ -273,12 +274,12 @@ def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
         raise RuntimeError("stop")
 
     monkeypatch.setattr(report.runner, "run_layer", fake_run_layer)
-    on = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="true")
+    on = report.LayerReport.open("L5", Run("03_l5_emotional", "smoke"), gateway=object(), corpus=corpus(), mask_title_in_body="true")
     assert on.knobs()["mask_title_in_body"] is True
     with pytest.raises(RuntimeError, match="stop"):
         on.run()
     assert seen["mask_title_in_body"] is True
-    default = report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body=None)
+    default = report.LayerReport.open("L5", Run("03_l5_emotional", "smoke"), gateway=object(), corpus=corpus(), mask_title_in_body=None)
     assert default.knobs()["mask_title_in_body"] is False and default.mask_title_in_body is None
     with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
-        report.LayerReport.open("L5", "smoke", gateway=object(), corpus=corpus(), mask_title_in_body="maybe")
+        report.LayerReport.open("L5", Run("03_l5_emotional", "smoke"), gateway=object(), corpus=corpus(), mask_title_in_body="maybe")

@@ -1,6 +1,6 @@
 """Which engine made the numbers: the embedded SmolLM2-135M default, named once.
 
-The gateway (``Gateway.is_embedded_small_model``) and the reports (``reporting.provenance``,
+The gateway (``Gateway.is_embedded_small_model``) and the reports (``reporting.caption_line``,
 ``reporting.model_banner``) both need to know whether answers came from the bundled 135M model
 (docs/design.md, "Engines": its judgments are close to random, so every output made with it must say
 so). The rule lives here, on the floor below both, so that the gateway never imports the

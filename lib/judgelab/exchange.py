@@ -5,7 +5,8 @@ Read from what a run left behind, never by calling a model: the response cache
 fresh call wrote one, its transcript line (``results/cache/transcripts/*.jsonl``), which adds the
 replies that failed validation and were repaired. An *item* is one evaluation: the calls whose
 tags agree on everything but the turn keys (SAGE's ``track`` and ``round``), e.g. one story x
-layer x mode, or one judged path x mode x agent.
+layer x mode, or one judged path x mode x agent. Each turn is shown by its first call: a rerun
+under the same tags (Table 9's anonymous-author title run) never interleaves with the main run.
 
 Each call after the first shows only the messages it added to the conversation (SAGE resends the
 growing conversation every round); long texts are cut in the middle.
@@ -34,7 +35,6 @@ class Call:
     """``{"reply": text, "error": None | str}`` per attempt, the accepted one last."""
     backend: str
     model: str
-    cached_key: str
 
 
 @dataclass
@@ -109,22 +109,29 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
     """One item's calls, in turn order, among the cached calls whose tags contain ``match``.
 
     ``item`` narrows the choice further (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``);
-    otherwise the item of the most recent matching call is shown. None when nothing matches
-    (e.g. a notebook whose calls all failed, or a cache from another output root)."""
+    otherwise the item of the most recent matching call, each turn by its first call (module
+    docstring). None when nothing matches (calls all failed, or a cache of another output root)."""
     path = Path(cache_path) if cache_path else default_cache_path()
     if not path.exists():
         return None
     cache = ResponseCache(path)
     try:
-        rows = [r for r in cache.rows() if _matches(r.get("tags"), {**match, **(item or {})})]
+        want = {**match, **(item or {})}
+        # a notebook reusing a study's requests tags them with its name (12's probes): not the study's
+        rows = [r for r in cache.rows() if _matches(r.get("tags"), want)
+                and ("notebook" in want or "notebook" not in (r.get("tags") or {}))]
     finally:
         cache.close()
     if not rows:
         return None
     for r in rows:
         r["tags"] = r.get("tags") or {}
-    chosen = _item_of(max(rows, key=lambda r: (r["created_at"], r["key"]))["tags"])
-    mine = sorted((r for r in rows if _item_of(r["tags"]) == chosen), key=lambda r: _turn_order(r["tags"]))
+    latest = rows[-1]  # the cache's rows come oldest first
+    chosen, first = _item_of(latest["tags"]), {}
+    for r in rows:
+        if _item_of(r["tags"]) == chosen and (r["backend"], r["model"]) == (latest["backend"], latest["model"]):
+            first.setdefault(tuple(str(r["tags"].get(k)) for k in TURN_KEYS), r)
+    mine = sorted(first.values(), key=lambda r: _turn_order(r["tags"]))
     folder = Path(transcripts) if transcripts else path.parent / "transcripts"
     lines = read_transcripts(folder, {r["key"] for r in mine})
     out = Exchange(item=dict(chosen))
@@ -135,7 +142,7 @@ def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
         replies = ([{"reply": t.get("reply"), "error": t.get("error")} for t in line.get("replies") or []]
                    if line else []) or [{"reply": r.get("text"), "error": None}]
         out.calls.append(Call(tags=dict(r["tags"]), new_messages=_new_messages(sent, previous),
-                              replies=replies, backend=r["backend"], model=r["model"], cached_key=r["key"]))
+                              replies=replies, backend=r["backend"], model=r["model"]))
         previous = sent + [{"role": "assistant", "content": r.get("text")}]
     return out
 

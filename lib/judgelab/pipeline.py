@@ -300,11 +300,10 @@ def prompt_versions(source: Path, index: LibraryIndex | None = None) -> list[str
     return prompt_file_versions([p for p in files if p.suffix != ".py"])
 
 
-def run_environment(source: Path, profile: str) -> dict[str, str]:
+def run_environment(source: Path) -> dict[str, str]:
     """What the notebook's kernel inherits for the provenance sidecars (:mod:`judgelab.provenance`):
-    the notebook, the profile and the prompt versions its imports reach."""
-    return {provenance.ENV_NOTEBOOK: source.stem, provenance.ENV_PROFILE: profile,
-            provenance.ENV_PROMPTS: ",".join(prompt_versions(source))}
+    the notebook and the prompt versions its imports reach (its run is opened with the profile)."""
+    return {provenance.ENV_NOTEBOOK: source.stem, provenance.ENV_PROMPTS: ",".join(prompt_versions(source))}
 
 
 def run_notebook(source: Path, profile: str, parameters: dict | None = None, kernel: str = "python3") -> Path:
@@ -319,7 +318,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
     profiles.check(profile)
     for suffix in (".json", ".csv"):
         (provenance.ledger_dir() / f"{source.stem}{suffix}").unlink(missing_ok=True)
-    env = run_environment(source, profile)
+    env = run_environment(source)
     nb = jupytext.read(source)
     nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Python 3", "language": "python"}
     out = paths.executed_dir() / f"{source.stem}.ipynb"

@@ -89,14 +89,8 @@ def studies(name: str, path: Path = FILE) -> list[str]:
 
 
 def knobs(study: str, name: str, path: Path = FILE) -> dict[str, Any]:
-    """The knobs of ``study`` in profile ``name``.
-
-    Their seed knobs are noted for the outputs' provenance sidecars (:mod:`judgelab.provenance`)."""
-    from judgelab import provenance
-
-    out, _ = resolved(study, name, path)
-    provenance.note_knobs(out)
-    return out
+    """The knobs of ``study`` in profile ``name`` (a notebook gives them to its run for the seeds)."""
+    return resolved(study, name, path)[0]
 
 
 # ---------------------------------------------------------------- show and docs

@@ -1,7 +1,8 @@
-"""Who made an output: the run context, the provenance sidecars, and each notebook's call ledger.
+"""Who made an output: the provenance sidecars and each notebook's call ledger (no state: a
+notebook's :class:`judgelab.run.Run` holds what they say).
 
-Every table written by :func:`judgelab.reporting.save_table` gets a sidecar
-``results/tables/<name>.provenance.json``, every figure written by ``save_figure`` a sidecar
+Every table a run writes (:meth:`judgelab.run.Run.table`) gets a sidecar
+``results/tables/<name>.provenance.json``, every figure (``Run.figure``) a sidecar
 ``figures/<name>.provenance.json``. The CSV itself is left as it was, so that a replayed table
 stays byte-identical to the original. A sidecar is one flat JSON object (values are strings,
 numbers, booleans, null, or lists of strings):
@@ -27,119 +28,35 @@ key                           value
 ``written_at``                UTC time, ISO 8601
 ============================  ===================================================================
 
-Where the fields come from, without a judge argument to ``save_table``:
-
-* ``notebook``, ``profile`` and ``prompt_versions``: ``python -m judgelab.pipeline run`` puts them
-  in the kernel's environment (:data:`ENV_NOTEBOOK`, :data:`ENV_PROFILE`, :data:`ENV_PROMPTS`);
-  the prompt versions are those of the prompt files the notebook's imports reach (the same
-  analysis that gives make its dependencies).
-* the judge: every :class:`judgelab.gateway.Gateway` announces itself (:func:`note_gateway`), and
-  ``reporting.provenance`` / ``reporting.model_banner``, which every notebook that shows a
-  judge's numbers already calls, note the backend and model they are given (:func:`note_judge`;
-  notebooks 05 and 06 read the judge from notebook 02–04's rows this way).
-* seeds: :func:`judgelab.profiles.knobs` notes every knob named ``seed`` or ``*_seed`` of the
-  profile it picks (:func:`note_knobs`).
-* anything else, or an override: :func:`set_run_context`.
-
-Each notebook's calls are summed from its gateways' ledgers into
-``results/runs/ledgers/<notebook>.json`` (:func:`write_ledger`; after every saved output and at
-exit), which :mod:`judgelab.runrecord` gathers into the run record.
+The fields come from the run: ``notebook`` and ``prompt_versions`` as ``python -m
+judgelab.pipeline run`` puts them in the kernel's environment (:data:`ENV_NOTEBOOK`,
+:data:`ENV_PROMPTS`: the versions of the prompt files the notebook's imports reach), the profile it
+is opened with, the judge of the gateways it uses (or the one it is told), the seeds of the knobs it
+is given. Its gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json``
+(:func:`write_ledger`), which :mod:`judgelab.runrecord` gathers into the run record.
 """
 from __future__ import annotations
 
-import atexit
 import datetime as _dt
 import functools
 import hashlib
 import json
 import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from judgelab import paths, settings_file
+from judgelab import paths
 from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
 ENV_NOTEBOOK = "JUDGELAB_RUN_NOTEBOOK"
-ENV_PROFILE = "JUDGELAB_RUN_PROFILE"
 ENV_PROMPTS = "JUDGELAB_RUN_PROMPT_VERSIONS"  # comma-separated
 
 SMALL_MODEL_WARNING = (
     "EMBEDDED SmolLM2-135M: these numbers show that the pipeline runs, "
     "not the papers' findings."
 )
-
-_lock = threading.Lock()
-_context: dict[str, Any] = {}
-_seeds: dict[str, Any] = {}
-_ledgers: list = []  # the ledgers outlive their gateways: a notebook's calls are all counted
-
-
-# ---------------------------------------------------------------- filling the context
-
-
-def set_run_context(*, notebook: str | None = None, profile: str | None = None, gateway: Any = None,
-                    backend: str | None = None, model: str | None = None, base_url: str | None = None,
-                    seeds: dict[str, Any] | None = None, prompt_versions: list[str] | None = None) -> None:
-    """Set fields of this process's run context (None leaves a field as it is).
-
-    ``gateway`` stands for its backend, model and base URL; ``seeds`` is ``{knob: value}``."""
-    with _lock:  # the notebook first: a gateway's ledger is counted only inside a notebook
-        for key, value in (("notebook", notebook), ("profile", profile), ("prompt_versions", prompt_versions)):
-            if value is not None:
-                _context[key] = list(value) if key == "prompt_versions" else value
-        _seeds.update(seeds or {})
-    if gateway is not None:
-        note_gateway(gateway)
-    if backend or model:
-        note_judge(backend, model, base_url)
-
-
-def reset_run_context() -> None:
-    """Forget everything noted in this process (tests; a new notebook in the same process)."""
-    with _lock:
-        _context.clear()
-        _seeds.clear()
-        _ledgers.clear()
-
-
-def note_judge(backend: str | None, model: str | None, base_url: str | None = None) -> None:
-    """The judge whose numbers this process shows (the last one noted wins)."""
-    if not (backend or model):
-        return
-    with _lock:
-        same = (_context.get("backend"), _context.get("model")) == (backend, model)
-        _context["backend"], _context["model"] = backend, model
-        if base_url or not same:
-            _context["base_url_host"] = url_host(base_url)
-
-
-def note_gateway(gateway: Any) -> None:
-    """Called by every ``Gateway``: its judge becomes the context's; inside a notebook its ledger
-    is counted (kept past the gateway's life; outside one, e.g. in tests, nothing is kept)."""
-    note_judge(gateway.backend_name, gateway.model_name, getattr(gateway, "base_url", None))
-    note_ledger(gateway.ledger)
-
-
-def note_ledger(ledger: Any) -> None:
-    """Count ``ledger``'s calls (a :class:`judgelab.gateway.ledger.Ledger`) in this notebook's
-    ledger file; outside a notebook nothing is kept."""
-    if current_notebook() is None:
-        return
-    with _lock:
-        if not any(lg is ledger for lg in _ledgers):
-            _ledgers.append(ledger)
-
-
-def note_knobs(knobs: dict[str, Any]) -> None:
-    """Record the seed knobs (``seed``, ``*_seed``) of a profile's knobs."""
-    found = {k: v for k, v in knobs.items() if k == "seed" or k.endswith("_seed")}
-    if found:
-        with _lock:
-            _seeds.update(found)
-
 
 def url_host(url: str | None) -> str | None:
     """``host[:port]`` of ``url``: user, password, path and query are dropped (never a key)."""
@@ -175,39 +92,28 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
     return commit or None, bool(status.strip())
 
 
-def current_notebook() -> str | None:
-    return _context.get("notebook") or settings_file.env(ENV_NOTEBOOK) or None
-
-
-def run_context() -> dict[str, Any]:
-    """The context as a sidecar's fields (module docstring), without output, file and hash."""
-    with _lock:
-        ctx, seeds = dict(_context), dict(_seeds)
-    backend, model = ctx.get("backend"), ctx.get("model")
+def context(*, notebook: str | None = None, profile: str | None = None, backend: str | None = None,
+            model: str | None = None, base_url: str | None = None, prompt_versions: list[str] | None = None,
+            seeds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A sidecar's fields (module docstring) but output, file and hash; all None: outside a run."""
     judged = bool(backend or model)
     small = judged and is_embedded_small_model(backend, model)
-    env_prompts = [v for v in (settings_file.env(ENV_PROMPTS) or "").split(",") if v]
     commit, dirty = git_state()
     return {
-        "notebook": current_notebook(),
-        "profile": ctx.get("profile") or settings_file.env(ENV_PROFILE) or None,
+        "notebook": notebook,
+        "profile": profile,
         "judge": f"{backend or '?'}:{model or '?'}" if judged else "none",
         "backend": backend if judged else None,
         "model": model if judged else None,
-        "base_url_host": ctx.get("base_url_host") if judged else None,
+        "base_url_host": url_host(base_url) if judged else None,
         "embedded_small_model": bool(small),
         "warning": SMALL_MODEL_WARNING if small else "",
-        "prompt_versions": (ctx.get("prompt_versions") or env_prompts) if judged else [],
-        "seeds": [f"{k}={v}" for k, v in sorted(seeds.items())],
+        "prompt_versions": list(prompt_versions or []) if judged else [],
+        "seeds": [f"{k}={v}" for k, v in sorted((seeds or {}).items())],
         "git_commit": commit,
         "git_dirty": dirty,
         "written_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
-
-
-def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a table or figure file (small: read whole; the gateway's floor has no corpus)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def sidecar_path(path: Path) -> Path:
@@ -216,13 +122,14 @@ def sidecar_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}.provenance.json")
 
 
-def write_sidecar(path: Path, kind: str) -> Path:
-    """Write the sidecar of the output file ``path`` (``kind``: table or figure); return its path."""
+def write_sidecar(path: Path, kind: str, fields: dict[str, Any] | None = None) -> Path:
+    """Write the sidecar of the output file ``path`` (``kind``: table or figure) with a run's
+    ``fields`` (:meth:`judgelab.run.Run.context`; None: :func:`context` outside a run); return its path."""
     path = Path(path)
-    record = {"output": path.stem, "kind": kind, "file": path.name, "sha256": sha256_of(path), **run_context()}
+    record = {"output": path.stem, "kind": kind, "file": path.name,
+              "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **(context() if fields is None else fields)}
     out = sidecar_path(path)
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    write_ledger()
     return out
 
 
@@ -241,8 +148,8 @@ def read_sidecar(path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------- the calls of a notebook
 
 
-def ledger_dir() -> Path:
-    d = paths.output_root() / "results" / "runs" / "ledgers"
+def ledger_dir(root: Path | None = None) -> Path:
+    d = (root or paths.output_root()) / "results" / "runs" / "ledgers"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -275,30 +182,16 @@ def summarize_ledger(frame) -> dict[str, Any]:
     }
 
 
-def write_ledger(notebook: str | None = None) -> Path | None:
-    """Sum this process's ledgers into ``results/runs/ledgers/<notebook>.json`` (None outside a
-    notebook, or when no gateway was opened), and keep its rows in ``<notebook>.csv`` (one per
-    call, :meth:`Gateway.ledger_frame` columns) for ``python -m judgelab.estimate compare``."""
-    notebook = notebook or current_notebook()
-    with _lock:
-        ledgers = list(_ledgers)
+def write_ledger(notebook: str, ledgers: list, root: Path | None = None) -> Path | None:
+    """Sum ``ledgers`` (a run's gateways') into ``<root>/results/runs/ledgers/<notebook>.json`` (None
+    without any); their rows (one per call) go to ``<notebook>.csv`` for ``judgelab.estimate compare``."""
     if not notebook or not ledgers:
         return None
     import pandas as pd
 
     frames = [lg.frame() for lg in ledgers]
     frame = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else pd.DataFrame()
-    out = ledger_dir() / f"{notebook}.json"
+    out = ledger_dir(root) / f"{notebook}.json"
     out.write_text(json.dumps({"notebook": notebook, **summarize_ledger(frame)}, indent=1) + "\n", encoding="utf-8")
     frame.to_csv(out.with_suffix(".csv"), index=False)
     return out
-
-
-def _write_ledger_at_exit() -> None:
-    try:
-        write_ledger()
-    except Exception:  # noqa: BLE001 — never turn a finished notebook into a failed one at exit
-        pass
-
-
-atexit.register(_write_ledger_at_exit)

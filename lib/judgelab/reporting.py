@@ -1,4 +1,5 @@
-"""Saving tables and figures, and saying who made the numbers.
+"""Writing tables and figures, and the lines that say who made the numbers (a notebook writes
+through its :class:`judgelab.run.Run`, which saves, shows and captions in one call).
 
 Every table goes to ``results/tables/<name>.csv`` and every figure to ``figures/<name>.png`` and
 ``.pdf``, each with a provenance sidecar ``<name>.provenance.json`` beside it (who made it: judge,
@@ -18,11 +19,8 @@ from judgelab.engines import is_embedded_small_model  # shared with the gateway
 from judgelab.provenance import SMALL_MODEL_WARNING  # one wording for captions and sidecars
 
 
-def provenance(profile: str, backend: str | None = None, model: str | None = None) -> str:
-    """One line for captions: profile, backend and model, plus the small-model warning if it applies.
-
-    The judge named here is also noted for the provenance sidecars of the outputs saved after it."""
-    _provenance.note_judge(backend, model)
+def caption_line(profile: str | None, backend: str | None = None, model: str | None = None) -> str:
+    """One line for captions: profile, backend and model, plus the small-model warning if it applies."""
     parts = [f"profile={profile}"]
     if backend or model:
         parts.append(f"judge={backend or '?'}:{model or '?'}")
@@ -33,10 +31,7 @@ def provenance(profile: str, backend: str | None = None, model: str | None = Non
 
 
 def model_banner(backend: str | None, model: str | None) -> str:
-    """A banner (Markdown) to display at the top of a notebook run by the embedded small model.
-
-    The judge is noted for the provenance sidecars, as in :func:`provenance`."""
-    _provenance.note_judge(backend, model)
+    """A banner (Markdown) naming the judge, with a warning when it is the embedded small model."""
     if is_embedded_small_model(backend, model):
         return (
             f"> **Warning — {SMALL_MODEL_WARNING}** Backend `{backend}`, model `{model}`. "
@@ -45,20 +40,21 @@ def model_banner(backend: str | None, model: str | None) -> str:
     return f"> Judge: backend `{backend}`, model `{model}`."
 
 
-def save_table(df: pd.DataFrame, name: str, *, index: bool = False) -> Path:
+def save_table(df: pd.DataFrame, name: str, *, index: bool = False, context: dict | None = None) -> Path:
     """Write ``df`` to ``results/tables/<name>.csv`` and its provenance sidecar
-    ``<name>.provenance.json`` (:mod:`judgelab.provenance`); return the CSV's path.
+    ``<name>.provenance.json`` with a run's ``context`` (:mod:`judgelab.provenance`; notebooks go
+    through :meth:`judgelab.run.Run.table`); return the CSV's path.
 
     The CSV holds the table only, so that a replay reproduces it byte for byte."""
     if name.endswith(".csv"):
         name = name[:-4]
     out = paths.tables_dir() / f"{name}.csv"
     df.to_csv(out, index=index)
-    _provenance.write_sidecar(out, "table")
+    _provenance.write_sidecar(out, "table", context)
     return out
 
 
-def save_figure(fig, name: str, caption: str | None = None) -> list[Path]:
+def save_figure(fig, name: str, caption: str | None = None, *, context: dict | None = None) -> list[Path]:
     """Write a matplotlib figure as PNG (200 dpi) and PDF under ``figures/``, with ``caption`` under it.
 
     The layout is fixed first (:func:`judgelab.style.freeze_layout`); the caption is then placed by
@@ -68,7 +64,7 @@ def save_figure(fig, name: str, caption: str | None = None) -> list[Path]:
     elements (:func:`judgelab.style.text_boxes`), the boxes of everything else
     (:func:`judgelab.style.content_boxes`), both in pixels at 200 dpi, and the colliding pairs; the
     figure-layout test reads these after a smoke run. ``figures/<name>.provenance.json`` says who
-    made it (:mod:`judgelab.provenance`; its ``sha256`` is the PNG's).
+    made it (``context``, as for :func:`save_table`; its ``sha256`` is the PNG's).
     """
     style.remove_caption(fig)  # a figure saved twice keeps one caption
     style.freeze_layout(fig)
@@ -93,7 +89,7 @@ def save_figure(fig, name: str, caption: str | None = None) -> list[Path]:
                 fig.canvas.mpl_disconnect(cid)
         outs.append(out)
     _write_layout(name, rendered["texts"], rendered["content"])
-    _provenance.write_sidecar(outs[0], "figure")
+    _provenance.write_sidecar(outs[0], "figure", context)
     return outs
 
 
@@ -113,17 +109,3 @@ def _write_layout(name: str, texts, content) -> Path:
     out = paths.figures_dir() / f"{name}.layout.json"
     out.write_text(json.dumps(layout, indent=1) + "\n")
     return out
-
-
-def saved_table(df: pd.DataFrame, name: str, *, index: bool = False) -> pd.DataFrame:
-    """:func:`save_table`, then return ``df``: a notebook cell saves and shows a table in one line."""
-    save_table(df, name, index=index)
-    return df
-
-
-def show_figure(fig, name: str, caption: str | None = None) -> None:
-    """:func:`save_figure`, then display the figure (notebook cells; returns nothing to echo)."""
-    import matplotlib.pyplot as plt  # only notebooks call this; keep the module light to import
-
-    save_figure(fig, name, caption)
-    plt.show()

@@ -44,7 +44,7 @@ def banner(gateways: dict) -> str:
 def caption(gateways: dict, profile: str, *studies: str) -> str:
     """The provenance line of a figure drawn from ``studies``' calls: one line when their judges
     agree, else one per study."""
-    lines = {s: reporting.provenance(profile, gateways[s].backend_name, gateways[s].model_name) for s in studies}
+    lines = {s: reporting.caption_line(profile, gateways[s].backend_name, gateways[s].model_name) for s in studies}
     if len(set(lines.values())) == 1:
         return next(iter(lines.values()))
     return " ".join(f"{STUDY_LABELS.get(s, s)}: {line}" for s, line in lines.items())

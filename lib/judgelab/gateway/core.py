@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import threading
 
-from judgelab import provenance
 from judgelab.gateway.batch_mode import NO_BATCH
 from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache
@@ -94,7 +93,6 @@ class Gateway(FanOut):
         self._inflight: dict[str, tuple[threading.Lock, int]] = {}
         self._inflight_guard = threading.Lock()
         self._batch = self._batch_collector(batch, batch_poll_s, batch_fallback)
-        provenance.note_gateway(self)  # outputs saved from now on name this judge; its calls are counted
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, /, **choices) -> "Gateway":

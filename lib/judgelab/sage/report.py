@@ -1,18 +1,12 @@
 """What the SAGE notebooks 02–04 show, one call per thing shown.
 
 Notebooks 02–04 differ only in their layer (L4 cultural, L5 emotional-psychological, L6
-existential-philosophical), so they share one :class:`LayerReport`::
+existential-philosophical) and their prose: their one code cell is :func:`layer_notebook`, which
+opens a :class:`LayerReport` and shows, each under its heading, the banner and knobs, then each of
+:meth:`LayerReport.sections` (the run, the evaluator vs blind validator differences, final scores,
+trajectories, failures, tokens, one evaluation as the judge saw it).
 
-    report = LayerReport.open("L4", PROFILE, BACKEND, MODEL, BASE_URL)
-    report.header()          # model banner and the knobs of this run
-    report.run()             # every story x mode: evaluator (5 rounds) + validator; writes the interim files
-    report.disagreements()   # evaluator R5 vs blind validator differences above the paper's 0.5
-    report.final_scores()    # figure + table of the final (R5) scores
-    report.trajectories()    # figure + table of the mean score per round
-    report.failures()        # failed or not-run replies (never scored)
-    report.tokens()          # token accounting per evaluation
-
-Each method saves its tables and figures (``reporting.save_table`` / ``save_figure``, names
+Each method saves its tables and figures through the run (``run.table`` / ``run.figure``, names
 ``sage_<what>_<layer>``) and returns a :class:`Shown` that Jupyter displays. The numbers behind
 them are plain functions below (:func:`score_distribution`, :func:`trajectory_pivot`, ...),
 tested with known answers in ``tests/test_sage_report.py``.
@@ -25,10 +19,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from judgelab import interim, params, profiles, reporting
+from judgelab import exchange, interim, params, profiles
+from judgelab.run import Run
 from judgelab.sage.protocol import layer_figures, runner
 from judgelab.sage.settings import LAYERS
 
@@ -109,7 +103,7 @@ class LayerReport:
     """One LLM-judged layer's run and everything notebooks 02–04 show about it (module docstring)."""
 
     layer: str
-    profile: str
+    run_of: Run
     gateway: Any
     corpus: pd.DataFrame
     settings: dict
@@ -124,55 +118,37 @@ class LayerReport:
     written: dict = field(default_factory=dict)
 
     @classmethod
-    def open(cls, layer: str, profile: str, backend: str | None = None, model: str | None = None,
+    def open(cls, layer: str, run: Run, backend: str | None = None, model: str | None = None,
              base_url: str | None = None, *, stories=None, modes=None, context_policy: str | None = None,
              mask_title_in_body: bool | str | None = None, anonymous_author_sensitivity: bool | str | None = None,
              gateway=None, corpus: pd.DataFrame | None = None) -> "LayerReport":
-        """Check the profile and layer, open the gateway (``backend``/``model``/``base_url``; None =
-        environment, then the embedded default) unless ``gateway`` is given, and read the interim
-        ``corpus`` table that notebook 01 wrote unless ``corpus`` is given.
-
-        ``mask_title_in_body`` (notebook parameter ``MASK_TITLE_IN_BODY``): None = the profile's
-        knob, else a yes/no value parsed by :func:`judgelab.params.as_bool`; the same for
-        ``anonymous_author_sensitivity`` (``ANONYMOUS_AUTHOR_SENSITIVITY``)."""
-        profiles.check(profile)
+        """Check the layer; open SAGE's gateway (None = environment, then the embedded default) for
+        ``run`` unless ``gateway`` is given (then the caller's run uses it); read notebook 01's
+        ``corpus`` unless given. ``MASK_TITLE_IN_BODY`` / ``ANONYMOUS_AUTHOR_SENSITIVITY``: None =
+        the profile's knob, else a yes/no value (:func:`judgelab.params.as_bool`)."""
+        profiles.check(run.profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
         if gateway is None:  # SAGE's judge (judgelab.study_models: the paper's gpt-5-mini on openai)
             from judgelab.study_models import open_gateway
 
-            gateway = open_gateway("sage", backend=backend, model=model, base_url=base_url)
+            gateway = run.use(open_gateway("sage", backend=backend, model=model, base_url=base_url))
         corpus = interim.read("corpus") if corpus is None else corpus
-        mask = None if params.is_unset(mask_title_in_body) else params.as_bool(
-            mask_title_in_body, name="MASK_TITLE_IN_BODY")
-        anon = None if params.is_unset(anonymous_author_sensitivity) else params.as_bool(
-            anonymous_author_sensitivity, name="ANONYMOUS_AUTHOR_SENSITIVITY")
-        return cls(layer, profile, gateway, corpus, profiles.knobs("sage", profile),
+        mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
+            (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
+        return cls(layer, run, gateway, corpus, run.knobs(profiles.knobs("sage", run.profile)),
                    stories, modes, context_policy, mask, anon)
 
-    # -- provenance
-    @property
-    def caption(self) -> str:
-        """Profile, judge and (for the embedded 135M model) the warning, for every caption."""
-        return reporting.provenance(self.profile, self.gateway.backend_name, self.gateway.model_name)
-
     def knobs(self) -> dict[str, Any]:
-        """The profile's knobs that shape this run, with the ``context_policy`` and
-        ``mask_title_in_body`` overrides applied."""
-        out = {k: self.settings[k] for k in KNOBS_SHOWN}
-        if self.context_policy is not None:
-            out["context_policy"] = self.context_policy
-        if self.mask_title_in_body is not None:
-            out["mask_title_in_body"] = self.mask_title_in_body
-        if self.anonymous_sensitivity is not None:
-            out["anonymous_author_sensitivity"] = self.anonymous_sensitivity
-        return out
+        """The profile's knobs that shape this run, with the notebook's overrides applied."""
+        overrides = {"context_policy": self.context_policy, "mask_title_in_body": self.mask_title_in_body,
+                     "anonymous_author_sensitivity": self.anonymous_sensitivity}
+        return {k: self.settings[k] for k in KNOBS_SHOWN} | {k: v for k, v in overrides.items() if v is not None}
 
     def header(self) -> Shown:
         """The model banner and the knobs."""
         knobs = "; ".join(f"`{k}` = {v}" for k, v in self.knobs().items())
-        return Shown(reporting.model_banner(self.gateway.backend_name, self.gateway.model_name)
-                     + f"\n\nSAGE {self.layer}, profile `{self.profile}`: {knobs}")
+        return Shown(self.run_of.banner_text() + f"\n\nSAGE {self.layer}, profile `{self.run_of.profile}`: {knobs}")
 
     # -- the run
     def run(self) -> Shown:
@@ -180,7 +156,7 @@ class LayerReport:
         ``sage_rows_<layer>`` and ``sage_summary_<layer>``; show the summary, the wall time and,
         when texts were cut to fit the context, how many."""
         t0 = time.perf_counter()
-        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.profile, stories=self.stories,
+        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.run_of.profile, stories=self.stories,
                                        modes=self.modes, context_policy=self.context_policy,
                                        mask_title_in_body=self.mask_title_in_body)
         self.wall_s = time.perf_counter() - t0
@@ -209,7 +185,7 @@ class LayerReport:
         titled = set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"])
         chosen = self.corpus[self.corpus["story_id"].isin(titled)]
         stories = sorted(runner.anonymous_stories(chosen, self.knobs().get("anonymous_per_category")))
-        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.profile,
+        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.run_of.profile,
                                                     stories=stories)
         runner.write_anonymous_interim(self.anonymous)
         n = len(self.anonymous.summary)
@@ -235,11 +211,10 @@ class LayerReport:
         """Figure ``sage_scores_<layer>`` and table ``sage_score_distribution_<layer>``."""
         rows = self._run().rows
         fig = layer_figures.final_scores_figure(rows, self.layer)
-        reporting.save_figure(fig, f"sage_scores_{self.layer}",
-                              caption=f"SAGE {self.layer}: final (R5) evaluator scores. " + self.caption)
-        plt.close(fig)
+        self.run_of.figure(fig, f"sage_scores_{self.layer}", f"SAGE {self.layer}: final (R5) evaluator scores.",
+                           show=False)
         dist = score_distribution(rows)
-        reporting.save_table(dist.reset_index(), f"sage_score_distribution_{self.layer}")
+        self.run_of.table(dist.reset_index(), f"sage_score_distribution_{self.layer}")
         return Shown(figure=fig, table=dist)
 
     def trajectories(self) -> Shown:
@@ -247,11 +222,10 @@ class LayerReport:
         and the Round-4 score changes."""
         rows = self._run().rows
         fig = layer_figures.trajectory_figure(rows, self.layer)
-        reporting.save_figure(fig, f"sage_trajectory_{self.layer}",
-                              caption=f"SAGE {self.layer}: mean score per round. " + self.caption)
-        plt.close(fig)
+        self.run_of.figure(fig, f"sage_trajectory_{self.layer}", f"SAGE {self.layer}: mean score per round.",
+                           show=False)
         traj = layer_figures.trajectory_table(rows)
-        reporting.save_table(traj, f"sage_trajectory_{self.layer}")
+        self.run_of.table(traj, f"sage_trajectory_{self.layer}")
         changed, given = r4_score_changes(rows)
         return Shown(f"R4 score changes (scores must not change in R4; kept and flagged): {changed} of {given} "
                      "dimension scores", figure=fig, table=trajectory_pivot(traj))
@@ -260,7 +234,7 @@ class LayerReport:
         """Table ``sage_failures_<layer>``: every failed or not-run reply with its error."""
         run = self._run()
         fails = layer_figures.failure_list(run.failures)
-        reporting.save_table(fails, f"sage_failures_{self.layer}")
+        self.run_of.table(fails, f"sage_failures_{self.layer}")
         n_failed = int((run.summary["status"] == "failed").sum())
         return Shown(f"**{len(fails)} failed or not-run replies** in {n_failed} of {len(run.summary)} evaluations.",
                      table=fails)
@@ -271,7 +245,44 @@ class LayerReport:
         tok = runner.token_accounting(run.calls)
         # n_from_cache describes this run, not the evaluations: a replay would change the table;
         # the run record counts cache hits instead (judgelab.runrecord)
-        reporting.save_table(tok.drop(columns="n_from_cache"), f"sage_tokens_{self.layer}")
+        self.run_of.table(tok.drop(columns="n_from_cache"), f"sage_tokens_{self.layer}")
         n_eval = len(run.summary)
         return Shown(f"Wall time {self.wall_s:.0f} s for {n_eval} evaluations "
-                     f"({self.wall_s / max(n_eval, 1):.1f} s each). " + self.caption, table=token_means(tok))
+                     f"({self.wall_s / max(n_eval, 1):.1f} s each). " + self.run_of.caption_line, table=token_means(tok))
+
+    def sections(self) -> list[tuple[str, Any]]:
+        """(heading, method) of what notebooks 02–04 show after the header, in order."""
+        return [(f"## Run: every story x mode, evaluator (5 rounds) + validator (blind, review)\n\nWrites "
+                 f"`results/interim/sage_rows_{self.layer}.parquet` (one row per story x mode x track x round x "
+                 f"dimension) and `sage_summary_{self.layer}.parquet` (one row per evaluation) for notebooks 05 "
+                 "and 06.", self.run),
+                ("Evaluator (R5) against the blind validator: dimension scores that differ by more than 0.5 are "
+                 "flagged for review (paper, Table 12).", self.disagreements),
+                ("## Final scores by dimension, category and mode", self.final_scores),
+                ("## Round-by-round trajectories (evaluator R1–R5, then the validator's blind and review "
+                 "scores)", self.trajectories),
+                ("## Failures (recorded, never scored)", self.failures),
+                ("## Tokens per evaluation: stable prefix vs resending the story in every call", self.tokens),
+                (f"## The judge at work\n\nOne SAGE {self.layer} evaluation of the main run (a story x mode): "
+                 "the evaluator's rounds 1-5, then the validator's blind scoring and review, as sent and as "
+                 "answered. Read from this run's cache and transcripts (`judgelab.exchange`; no call is "
+                 "made); long texts are cut in the middle.", self.exchange)]
+
+    def exchange(self) -> Shown:
+        """One evaluation of the main run as the judge saw it (:func:`judgelab.exchange.load_exchange`)."""
+        return Shown(exchange.exchange_markdown(exchange.load_exchange({"study": "sage", "layer": self.layer})))
+
+
+def layer_notebook(run: Run, layer: str, backend: str | None = None, model: str | None = None,
+                   base_url: str | None = None, **options) -> LayerReport:
+    """Everything notebooks 02–04 show (module docstring): open the :class:`LayerReport` (``options``
+    as :meth:`LayerReport.open`), then display its header and each section under its heading."""
+    from IPython.display import Markdown, display
+
+    report = LayerReport.open(layer, run, backend, model, base_url, **options)
+    display(report.header())
+    for heading, show in report.sections():
+        display(Markdown(heading))
+        display(show())
+    return report
+
