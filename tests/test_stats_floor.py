@@ -23,9 +23,9 @@ from judgelab.stats import reliability, resampling
 
 LIB = Path(judgelab.stats.__file__).resolve().parents[1]
 STATS = LIB / "stats"
-# Known exception, owned by the claims scorecard: it recomputes intervals from summary numbers,
-# vectorised over the power simulation's draws, which the floor's scalar helpers do not do.
-ALLOWED = {LIB / "claims" / "intervals.py"}
+# No exception: the claims scorecard's intervals from summary numbers call statsmodels' Wilson and
+# scipy's t as the floor does, vectorised over the power simulation's draws.
+ALLOWED: set = set()
 
 FORBIDDEN_IMPORTS = {
     "statsmodels.stats.multitest": "Holm / Bonferroni: judgelab.stats.tests.adjust",

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from judgelab.stats.intervals import proportion_ci
+
 Z95 = float(stats.norm.ppf(0.975))
 
 METHODS = {
@@ -56,12 +58,7 @@ def _nan_where(bad, *arrays):
 
 def proportion(k, n):
     """(estimate, low, high): Wilson score interval of k successes in n trials."""
-    k, n = np.asarray(k, float), np.asarray(n, float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / n
-        centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
-        half = Z95 * np.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n ** 2)) / (1 + Z95 ** 2 / n)
-    return _nan_where(n < 1, p, centre - half, centre + half)
+    return proportion_ci(k, n)
 
 
 def mean(m, sd, n):

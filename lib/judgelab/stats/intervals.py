@@ -32,9 +32,9 @@ def proportion_ci(k: int, n: int, ci: float = 0.95) -> tuple[float, float, float
 
     Parameters
     ----------
-    k : int
+    k : int or array
         Successes.
-    n : int
+    n : int or array
         Trials (independent; clustered trials need a cluster bootstrap).
     ci : float
         Confidence level, default 0.95.
@@ -56,6 +56,11 @@ def proportion_ci(k: int, n: int, ci: float = 0.95) -> tuple[float, float, float
     """
     from statsmodels.stats.proportion import proportion_confint
 
+    if np.ndim(k) or np.ndim(n):  # arrays (the scorecard's power draws): arrays, NaN where n is 0
+        k, n = np.asarray(k, float), np.asarray(n, float)
+        safe = np.where(n < 1, 1.0, n)
+        lo, hi = proportion_confint(np.minimum(k, safe), safe, alpha=1 - ci, method="wilson")
+        return tuple(np.where(n < 1, np.nan, v) for v in (k / safe, lo, hi))
     if n <= 0:
         return (np.nan, np.nan, np.nan)
     lo, hi = proportion_confint(int(k), int(n), alpha=1 - ci, method="wilson")
