@@ -25,6 +25,8 @@ def panel_estimate(panel_file, profile: str, notebooks=NOTEBOOKS) -> pd.DataFram
     members, parts = panel.read_panel(panel_file), []
     for m in members:
         env = panel.member_env(dataclasses.replace(m, key_env=None), members, dict(os.environ))
+        # the inputs the member's run is seeded with are the main root's (judgelab.panel.seed_member)
+        env["JUDGELAB_OUTPUT_ROOT"] = str(paths.output_root())
         with mock.patch.dict(os.environ, env, clear=True):
             est = estimate(profile, m.backend, m.model, notebooks=tuple(notebooks))
         parts.append(est.summary.assign(member=m.name, backend=m.backend))
