@@ -169,9 +169,9 @@ def time_ratio(seconds: np.ndarray, baseline: np.ndarray, n_boot: int = 2000, se
     x, y = (np.asarray(v, float)[np.isfinite(np.asarray(v, float))] for v in (seconds, baseline))
     out = {"time_ratio": x.mean() / y.mean() if len(x) and len(y) and y.mean() > 0 else np.nan,
            "time_ratio_ci_low": np.nan, "time_ratio_ci_high": np.nan, "time_ratio_unit": TIME_RATIO_UNIT,
-           "time_ratio_ci_method": ci_method_label("fresh call", n_boot, seed, strata="mode"), "time_ratio_note": ""}
+           "ci_method": "time_ratio: " + ci_method_label("fresh call", n_boot, seed, strata="mode"), "note": ""}
     if min(len(x), len(y)) < MIN_CALLS:
-        out["time_ratio_note"] = "too few units: " + rules.too_few(min(len(x), len(y)), MIN_CALLS, "fresh calls")
+        out["note"] = "time_ratio: too few units: " + rules.too_few(min(len(x), len(y)), MIN_CALLS, "fresh calls")
         return out
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = rs.weighted_mean(x, rs.cluster_weights(np.arange(len(x)), n_boot, seed)) / \
@@ -191,8 +191,8 @@ def cost_table(calls: pd.DataFrame, reference_model: str = REFERENCE_MODEL, pric
     ``calls``: :func:`cost_calls` output (ledger columns input_tokens, output_tokens, estimated,
     latency_s, cached, status, cost_usd, model; plus tiktoken_input, tiktoken_input_ref).
     ``prices``: a :class:`judgelab.gateway.ledger.PriceTable` (default: the gateway's table).
-    ``time_ratio*``: :func:`time_ratio` of the mode's fresh-call seconds over ``baseline``'s
-    (on the baseline's own row 1, without an interval).
+    ``time_ratio*`` (with ``ci_method``, ``note``): :func:`time_ratio` of the mode's fresh-call
+    seconds over ``baseline``'s (on the baseline's own row 1, without an interval).
     """
     from judgelab.gateway.ledger import PriceTable
 
@@ -223,7 +223,7 @@ def cost_table(calls: pd.DataFrame, reference_model: str = REFERENCE_MODEL, pric
         row.update(time_ratio(pd.to_numeric(fresh["latency_s"], errors="coerce"),
                               pd.to_numeric(base, errors="coerce"), n_boot, seed))
         if mode == baseline:   # its own ratio is 1 by definition: no interval to report
-            row.update(time_ratio_ci_low=np.nan, time_ratio_ci_high=np.nan, time_ratio_note="the baseline mode")
+            row.update(time_ratio_ci_low=np.nan, time_ratio_ci_high=np.nan, note="time_ratio: the baseline mode")
         rows.append(row)
     return pd.DataFrame(rows)
 
