@@ -92,6 +92,31 @@ def test_cost_table_times_fresh_calls_only(tmp_path):
     assert t["usd_per_1k_ref"] == pytest.approx(2.0)
 
 
+def test_time_ratio_is_the_ratio_of_mean_fresh_seconds_with_a_bootstrap_interval_or_too_few_units():
+    """Constructed timings: 40 cot calls around 6 s and 40 simple calls around 0.65 s give exactly
+    mean(cot) / mean(simple), an interval around it, in the table's unit; 4 calls give NaN with
+    the note; cached calls never enter."""
+    rng = np.random.default_rng(3)
+    cot, simple = rng.normal(6.0, 0.1, 40), rng.normal(0.65, 0.08, 40)
+    out = cost.time_ratio(cot, simple, n_boot=1000, seed=2)
+    exact = cot.mean() / simple.mean()
+    assert out["time_ratio"] == pytest.approx(exact)
+    assert out["time_ratio_ci_low"] < exact < out["time_ratio_ci_high"] and out["time_ratio_ci_high"] - out["time_ratio_ci_low"] < 1
+    assert out["time_ratio_unit"] == "x (ratio of mean seconds per fresh call)" and "bootstrap" in out["ci_method"]
+    few = cost.time_ratio(cot[:4], simple, n_boot=100)
+    assert few["time_ratio"] == pytest.approx(cot[:4].mean() / simple.mean())
+    assert np.isnan(few["time_ratio_ci_low"]) and "too few units" in few["note"]
+    calls = pd.DataFrame({"mode": ["simple"] * 41 + ["cot"] * 40, "latency_s": np.r_[simple, 99.0, cot],
+                          "cached": [False] * 40 + [True] + [False] * 40, "status": "ok", "collection": "vispub",
+                          "pair_id": np.r_[np.arange(41), np.arange(40)].astype(str), "method": "maxcap",
+                          "n_documents": 3, "tiktoken_input": 100, "tiktoken_input_ref": 100, "input_tokens": 100,
+                          "output_tokens": 10, "cost_usd": 0.0})
+    t = cost.cost_table(calls, n_boot=1000, seed=2).set_index("mode")
+    assert t.loc["cot", "time_ratio"] == pytest.approx(exact)       # the cached 99 s call is left out
+    assert t.loc["cot", "time_ratio_ci_low"] == pytest.approx(out["time_ratio_ci_low"])
+    assert t.loc["simple", "time_ratio"] == pytest.approx(1.0) and np.isnan(t.loc["simple", "time_ratio_ci_low"])
+
+
 def test_cost_performance_relative_to_simple():
     c = pd.DataFrame({"mode": ["simple", "complex"], "tiktoken_input_mean": [100.0, 200.0]})
     r = pd.DataFrame({"mode": ["simple", "complex"], "r": [0.5, 0.6]})

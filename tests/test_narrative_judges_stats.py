@@ -159,6 +159,30 @@ def test_correlation_of_exact_linear_relation_is_one():
     assert row["pearson_min"] == pytest.approx(1.0) and row["pearson_avg"] == pytest.approx(-1.0)
 
 
+def test_the_best_mode_leads_by_a_paired_interval_that_excludes_0_when_another_mode_is_noise():
+    """One mode scores coherence plus small noise, another pure noise, over the same 30 pairs x 2
+    narratives: the first is the best mode, its lead over the noise mode is its r minus the noise
+    mode's, and the paired pair-bootstrap interval of that lead lies above 0 (the noise mode's
+    row: the same gap, negative)."""
+    rng = np.random.default_rng(5)
+    pair = np.repeat(np.arange(30), 2)
+    coh = rng.uniform(0.2, 0.8, 60)
+    rows = [pd.DataFrame({"collection": "vispub", "pair_id": pair, "method": np.tile(["maxcap", "random"], 30),
+                          "mode": mode, "score_mean": score, "min_coherence": coh, "mean_coherence": coh})
+            for mode, score in (("simple", rng.normal(5, 1, 60)), ("complex", 2 + 8 * coh + rng.normal(0, 0.3, 60)))]
+    judged = pd.concat(rows, ignore_index=True)
+    t = va.correlation_table(judged, n_boot=500, seed=1).set_index("mode")
+    r = {m: stats.pearsonr(g["min_coherence"], g["score_mean"])[0] for m, g in judged.groupby("mode")}
+    best = t.loc["complex"]
+    assert (t["best_mode_min"] == "complex").all() and (t["runner_up_min"] == "simple").all()
+    assert best["pearson_min_lead"] == pytest.approx(r["complex"] - r["simple"])
+    assert 0 < best["pearson_min_lead_ci_low"] < best["pearson_min_lead"] < best["pearson_min_lead_ci_high"]
+    assert t.loc["simple", "pearson_min_lead"] == pytest.approx(-best["pearson_min_lead"])
+    assert t.loc["simple", "pearson_min_lead_ci_high"] < 0
+    one = va.correlation_table(judged[judged["mode"] == "simple"], n_boot=50).iloc[0]
+    assert np.isnan(one["pearson_min_lead"]) and "fewer than 2 modes" in one["note"]
+
+
 def test_discrimination_d_known_values_and_nan_dropped():
     x, y = np.array([3, 4, 5, 6, 7.0]), np.array([1, 2, 3, 4, 5.0])
     res = va.discrimination(np.r_[x, y], np.r_[np.ones(5, bool), np.zeros(5, bool)])

@@ -16,9 +16,12 @@ from judgelab.narrative.judges.paper_tables import with_paper_columns
 def table05(cost_table: pd.DataFrame) -> pd.DataFrame:
     """Table 5 with the paper's time and token figures (VisPub, K = 1, n = 60) beside ours:
     ``paper_time_s_mean/sd`` after ``time_s_*``, ``paper_tiktoken_input_mean/sd`` after
-    ``tiktoken_input_*`` (the paper counted input tokens with tiktoken)."""
+    ``tiktoken_input_*`` (the paper counted input tokens with tiktoken), ``paper_time_ratio`` (its
+    mean times over simple's) after ``time_ratio``."""
+    simple = pv.PAPER_TABLE5_COST["simple"]["time_s_mean"]
     paper = {(m,): {"time_s_mean": v["time_s_mean"], "time_s_sd": v["time_s_sd"],
-                    "tiktoken_input_mean": v["tokens_mean"], "tiktoken_input_sd": v["tokens_sd"]}
+                    "tiktoken_input_mean": v["tokens_mean"], "tiktoken_input_sd": v["tokens_sd"],
+                    "time_ratio": v["time_s_mean"] / simple}
              for m, v in pv.PAPER_TABLE5_COST.items()}
     out = with_paper_columns(cost_table, paper, keys=("mode",))
     out.insert(out.columns.get_loc("documents_sd") + 1, "paper_documents_mean", pv.PAPER_COST_SAMPLE["documents_mean"])

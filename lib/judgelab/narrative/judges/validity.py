@@ -13,7 +13,9 @@ the K agents are summarised by their mean before any statistic, and Table 4's te
   bootstrap p-value (``pearson_p_boot_<m>``: twice the smaller share of resampled r on either
   side of 0, floored at 1/B), adjusted over the table (``mc_family``) by Holm (``p_holm_<m>``) and
   Bonferroni (``p_bonferroni_<m>``). Beside them, the readings that treat narratives as
-  independent: scipy's p (``pearson_p_<m>``) and the Fisher-z interval (``..._ci_low_fisher``).
+  independent: scipy's p (``pearson_p_<m>``) and the Fisher-z interval (``..._ci_low_fisher``);
+  and the best mode of each collection with each mode's lead over the best other one
+  (``pearson_<m>_lead``), by a paired bootstrap (the same pairs resampled for every mode).
 - Table 4: max-capacity (positive class) against random paths, per metric: Cohen's d with the
   pooled SD (``d``) and the average-variance SD (``d_avg_sd``, the original code's), and AUC-ROC,
   each with its pair-bootstrap interval; the paired t-test over pairs (``p``; ``p_holm``,
@@ -57,40 +59,79 @@ def llm_metric_name(mode: str) -> str:
     return "LLM " + ("CoT" if mode == "cot" else mode)
 
 
+def _short(metric: str) -> str:
+    return "min" if metric == "min_coherence" else ("avg" if metric == "mean_coherence" else metric)
+
+
 def correlation_table(judged: pd.DataFrame, metrics: Sequence[str] = ("min_coherence", "mean_coherence"),
                       n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
     """Table 2: per collection and mode, Pearson r with its pair-bootstrap 95% interval and
     bootstrap p (Holm / Bonferroni over the whole table), the independence readings (scipy p,
     Fisher-z interval) and Spearman rho with its p, of the mean LLM score with each coherence
     metric; n counts narratives, n_pairs endpoint pairs. NaN with a ``note`` when a side is
-    constant or n < 3."""
+    constant or n < 3.
+
+    Which mode correlates best (:func:`_leads`): ``best_mode_<m>`` and ``runner_up_<m>`` of the
+    collection, and per row ``pearson_<m>_lead`` = this mode's r minus the largest r of the
+    collection's other modes (on the best mode's row: best minus runner-up), with its paired
+    interval: every mode's r is recomputed on the same resampled endpoint pairs (a pair brings
+    its narratives' scores in every mode)."""
     rows = []
-    for (coll, mode), g in judged.groupby(["collection", "mode"], sort=False):
-        g = g.reset_index(drop=True)
-        clusters = g["pair_id"].to_numpy() if "pair_id" in g.columns else np.arange(len(g))  # no pairs: rows
-        row = {"collection": coll, "mode": mode, "n": int(g["score_mean"].notna().sum()),
-               "n_pairs": int(len(np.unique(clusters[g["score_mean"].notna().to_numpy()])))}
-        w = rs.cluster_weights(clusters, n_boot, seed)
-        notes = []
-        for m in metrics:
-            short = "min" if m == "min_coherence" else ("avg" if m == "mean_coherence" else m)
-            pr = correlation(g[m], g["score_mean"], method="pearson").iloc[0]
-            sr = correlation(g[m], g["score_mean"], method="spearman").iloc[0]
-            boot = rs.weighted_pearson(g[m].to_numpy(float), g["score_mean"].to_numpy(float), w)
-            row[f"pearson_{short}"] = pr["r"]
-            row.update(_ci(f"pearson_{short}", boot) if np.isfinite(pr["r"]) else
-                       {f"pearson_{short}_ci_low": np.nan, f"pearson_{short}_ci_high": np.nan})
-            row[f"pearson_p_boot_{short}"] = rs.bootstrap_p(boot) if np.isfinite(pr["r"]) else np.nan
-            row[f"pearson_p_{short}"] = pr["p"]
-            row[f"pearson_{short}_ci_low_fisher"], row[f"pearson_{short}_ci_high_fisher"] = pr["ci_low"], pr["ci_high"]
-            row[f"spearman_{short}"], row[f"spearman_p_{short}"] = sr["r"], sr["p"]
-            notes += [f"{short}: {pr['note']}"] if pr["note"] else []
-            notes.append(rs.interval_note(f"r {short}", boot, pr["r"], row["n_pairs"]))
-        row["note"] = rules.join(*notes)
-        rows.append(row)
+    for coll, gc in judged.groupby("collection", sort=False):
+        gc = gc.reset_index(drop=True)
+        # no pair ids: the i-th narrative of every mode is taken as the same unit
+        clusters = (gc["pair_id"].to_numpy() if "pair_id" in gc.columns else
+                    gc.groupby("mode", sort=False).cumcount().to_numpy())
+        w_all = rs.cluster_weights(clusters, n_boot, seed)   # one draw of pairs for every mode
+        boots: dict[str, dict[str, np.ndarray]] = {}
+        for mode, g in gc.groupby("mode", sort=False):
+            at = g.index.to_numpy()
+            ok = g["score_mean"].notna().to_numpy()
+            row = {"collection": coll, "mode": mode, "n": int(ok.sum()), "n_pairs": int(len(np.unique(clusters[at][ok])))}
+            w = w_all[:, at]
+            notes = []
+            for m in metrics:
+                short = _short(m)
+                pr = correlation(g[m], g["score_mean"], method="pearson").iloc[0]
+                sr = correlation(g[m], g["score_mean"], method="spearman").iloc[0]
+                boot = rs.weighted_pearson(g[m].to_numpy(float), g["score_mean"].to_numpy(float), w)
+                boots.setdefault(short, {})[mode] = boot
+                row[f"pearson_{short}"] = pr["r"]
+                row.update(_ci(f"pearson_{short}", boot) if np.isfinite(pr["r"]) else
+                           {f"pearson_{short}_ci_low": np.nan, f"pearson_{short}_ci_high": np.nan})
+                row[f"pearson_p_boot_{short}"] = rs.bootstrap_p(boot) if np.isfinite(pr["r"]) else np.nan
+                row[f"pearson_p_{short}"] = pr["p"]
+                row[f"pearson_{short}_ci_low_fisher"], row[f"pearson_{short}_ci_high_fisher"] = pr["ci_low"], pr["ci_high"]
+                row[f"spearman_{short}"], row[f"spearman_p_{short}"] = sr["r"], sr["p"]
+                notes += [f"{short}: {pr['note']}"] if pr["note"] else []
+                notes.append(rs.interval_note(f"r {short}", boot, pr["r"], row["n_pairs"]))
+            row["note"] = rules.join(*notes)
+            rows.append(row)
+        for short, by_mode in boots.items():
+            _leads(rows[len(rows) - len(by_mode):], short, by_mode)
     out = _in_mode_order(pd.DataFrame(rows))
-    return _adjust_wide(out, [("min" if m == "min_coherence" else "avg" if m == "mean_coherence" else m)
-                              for m in metrics], n_boot, seed)
+    return _adjust_wide(out, [_short(m) for m in metrics], n_boot, seed)
+
+
+def _leads(rows: list[dict], short: str, boots: dict[str, np.ndarray]) -> None:
+    """Fill one collection's ``rows`` with the best and runner-up mode by ``pearson_<short>`` and
+    each row's lead over the best other mode, its interval from the modes' paired ``boots``
+    (a resample on which any mode's r is undefined is left out)."""
+    r = {row["mode"]: row[f"pearson_{short}"] for row in rows}
+    ranked = sorted((m for m in r if np.isfinite(r[m])), key=lambda m: -r[m])
+    name = f"pearson_{short}_lead"
+    for row in rows:
+        row[f"best_mode_{short}"] = ranked[0] if len(ranked) >= 2 else None
+        row[f"runner_up_{short}"] = ranked[1] if len(ranked) >= 2 else None
+        others = [m for m in ranked if m != row["mode"]]
+        if not others or not np.isfinite(r[row["mode"]]):
+            row.update({name: np.nan, f"{name}_ci_low": np.nan, f"{name}_ci_high": np.nan})
+            row["note"] = rules.join(row["note"], f"{short} lead: fewer than 2 modes with an r")
+            continue
+        boot = boots[row["mode"]] - np.max(np.stack([boots[m] for m in others]), axis=0)
+        row[name] = r[row["mode"]] - r[others[0]]
+        row.update(_ci(name, boot))
+        row["note"] = rules.join(row["note"], rs.interval_note(f"{short} lead", boot, row[name], row["n_pairs"]))
 
 
 def _adjust_wide(t: pd.DataFrame, shorts: list[str], n_boot: int, seed: int) -> pd.DataFrame:
