@@ -115,11 +115,11 @@ NB_THREADS  ?= $(NPROC)
 NB_ENV      := $(foreach v,JUDGELAB_LLAMA_THREADS OMP_NUM_THREADS MKL_NUM_THREADS OPENBLAS_NUM_THREADS NUMBA_NUM_THREADS,$(v)=$${$(v):-$(NB_THREADS)})
 # The order make starts them in when a slot frees, each once its upstream notebooks are done:
 # long independent work first, so that both slots stay busy to the end. On the demo: 11 (its own
-# LLM judges) beside 01, then 07, then 02; 03 when 11 is done, behind 02, so that it loads the
-# prefix state 02 stored for each story instead of prefilling the story again; 04 after 02;
-# 08-10 after 03; 12 (the judge-behaviour calls) as soon as 02-04 and 09 are done, beside 06
-# and 05 (statistics only), then 13. New notebooks come last.
-NB_ORDER    := 01 11 07 02 03 04 08 09 10 12 06 05 13
+# LLM judges) beside 01; 02 as soon as 01 is done; 03 when 11 is done, behind 02, so that it loads
+# the prefix state 02 stored for each story instead of prefilling the story again; 04 after 02;
+# 07-10 after 03; 12 (the judge-behaviour calls; it reads 02's layer only) beside 04, then 06,
+# 05 (statistics only) and 13. New notebooks come last.
+NB_ORDER    := 01 11 02 03 04 07 08 09 10 12 06 05 13
 NB_RUN      := $(filter $(NB_NUMBERS),$(NB_ORDER)) $(filter-out $(NB_ORDER),$(NB_NUMBERS))
 
 # `make nb-05 ARGS="-p CONVERGENCE_THRESHOLD 0.1"`: one notebook with changed parameters, run

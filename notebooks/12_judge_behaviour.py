@@ -27,7 +27,7 @@
 # 4. **Self-preference** — does a judge favour the LLM stories its own model family wrote? (needs a
 #    panel of judge families; its agreement and headlines beside it)
 #
-# It reads what notebooks 01-04 (corpus, SAGE summaries) and 08-09 (paths, judge scores) wrote and
+# It reads what notebooks 01-02 (corpus, the SAGE summaries of the planted layer, L4) and 08-09 (paths, judge scores) wrote and
 # builds SAGE's and the narrative judges' requests with their own code, so every unperturbed
 # request is the one those notebooks sent: answered from the cache. Tables and figures are named
 # `behaviour_*`. Logic: `judgelab.behaviour` (one module per study); the probe's prompt:
@@ -88,12 +88,14 @@ def marked(df, study="sage"):
 
 
 # %% [markdown]
-# ## Inputs from notebooks 01-04 and 08-09
+# ## Inputs from notebooks 01-02 and 08-09
 
 # %%
 corpus = interim.read("corpus")
 stories = selection.sage_stories(corpus, PROFILE)
-summaries = pd.concat([interim.read(f"sage_summary_{layer}") for layer in LAYERS], ignore_index=True)
+# the planted layer's summaries only (L4 in every profile): the recognition contrast and the length
+# models read the layer the interventions perturb, and 12 runs beside notebooks 03-04
+summaries = interim.read(f"sage_summary_{knobs['planted_layer']}")
 judge_knobs = judge_settings.resolve(PROFILE)
 all_paths = interim.read("narr_paths")
 narr_scores = interim.read("narr_judge_scores")

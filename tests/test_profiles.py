@@ -171,3 +171,13 @@ def test_docs_settings_md_is_up_to_date():
     assert "| `JUDGELAB_BACKEND` | `gateway.backend` |" in text
     every_knob = [line for line in text.splitlines() if line.startswith("| `") and "." in line.split("`")[1]]
     assert all(not line.rstrip().endswith("|  |") for line in every_knob), "a knob without a comment"
+
+
+def test_notebook_12_reads_the_summaries_of_every_profiles_planted_layer():
+    # the pipeline's dependencies are static (notebook_files.READS): a profile that planted into
+    # another layer would read a file notebook 12 is not declared to wait for
+    from judgelab.notebook_files import READS
+
+    for name in profiles.PROFILES:
+        layer = profiles.knobs("behaviour", name)["planted_layer"]
+        assert f"sage_summary_{layer}" in READS["12"], (name, layer)

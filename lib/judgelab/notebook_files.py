@@ -34,7 +34,8 @@ READS: dict[str, list[str]] = {
     "09": ["narr_paths"],
     "10": ["narr_paths", "narr_judge_scores", "narr_documents_*", "narr_landscape_*"],
     "11": [],
-    "12": ["corpus", *(f"sage_summary_{layer}" for layer in ("L4", "L5", "L6")), "narr_paths", "narr_judge_scores"],
+    # 12 reads the planted layer's SAGE summaries only (profiles.toml: planted_layer = "L4" in every profile)
+    "12": ["corpus", "sage_summary_L4", "narr_paths", "narr_judge_scores"],
     "13": [],
 }
 #: Notebooks that read other notebooks' tables (``results/tables/*.csv``) rather than interim
