@@ -283,19 +283,10 @@ run.table(selfpref, "behaviour_self_preference")
 
 # %%
 panel_narr = panel.stack(["narr_judge_scores"])
-if not panel_scores.empty:
-    run.table(judge_panel.agreement(panel_scores, ["layer", "mode"], ["story_id"], "overall_score",
-                                                knobs["n_boot"], knobs["boot_seed"]), "behaviour_panel_sage_agreement")
-    run.table(judge_panel.sage_headline(panel_scores, knobs["n_boot"], knobs["boot_seed"]),
-                          "behaviour_panel_sage_headline")
-if not panel_narr.empty:
-    judged_panel = pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
-                              for j, g in panel_narr.groupby("judge")], ignore_index=True)
-    run.table(judge_panel.agreement(judged_panel, ["collection", "mode"], ["pair_id", "method"], "score_mean",
-                                                knobs["n_boot"], knobs["boot_seed"]),
-                          "behaviour_panel_narr_agreement")
-    run.table(judge_panel.narrative_headline(judged_panel, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]),
-                          "behaviour_panel_narr_headline")
+judged_panel = pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
+                          for j, g in panel_narr.groupby("judge")], ignore_index=True) if not panel_narr.empty else pd.DataFrame()
+for name, table in judge_panel.panel_tables(panel_scores, judged_panel, knobs["n_boot"], knobs["boot_seed"]).items():
+    run.table(table, name)
 print(f"panel: {len(panel.members())} members" if panel.members() else "no panel run (make panel): one judge family")
 
 # %% [markdown]

@@ -98,3 +98,20 @@ def narrative_headline(judged: pd.DataFrame, metric: str = "min_coherence", n_bo
                 rows.append({**base, "judge": j, "what": what, "estimate": est, "ci_low": iv.low, "ci_high": iv.high,
                              "note": rs.interval_note(what, b, est, n_pairs)})
     return pd.DataFrame(rows).assign(unit="endpoint pair", ci_method=rs.ci_method(n_boot, seed))
+
+
+def panel_tables(sage_scores: pd.DataFrame, narr_judged: pd.DataFrame, n_boot: int = 2000,
+                 seed: int = 0) -> dict[str, pd.DataFrame]:
+    """Notebook 12's panel tables by name: agreement and headlines for each study the panel ran
+    (``sage_scores``: the members' stacked SAGE summaries; ``narr_judged``: their judged paths with
+    a ``judge`` column); a study the panel did not run has no table."""
+    out: dict[str, pd.DataFrame] = {}
+    if not sage_scores.empty:
+        out["behaviour_panel_sage_agreement"] = agreement(sage_scores, ["layer", "mode"], ["story_id"],
+                                                          "overall_score", n_boot, seed)
+        out["behaviour_panel_sage_headline"] = sage_headline(sage_scores, n_boot, seed)
+    if not narr_judged.empty:
+        out["behaviour_panel_narr_agreement"] = agreement(narr_judged, ["collection", "mode"],
+                                                          ["pair_id", "method"], "score_mean", n_boot, seed)
+        out["behaviour_panel_narr_headline"] = narrative_headline(narr_judged, n_boot=n_boot, seed=seed)
+    return out
