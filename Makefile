@@ -86,7 +86,7 @@ $(LAB_OVERRIDES): jupyter/lab/settings/overrides.json | $(SETUP_STAMP)
 data: $(DATA_STAMP)
 
 $(DATA_STAMP): data/corpus/stories.csv data/manifests/external_files.csv | $(SETUP_STAMP)
-	$(PY) -m judgelab.corpus.data
+	$(PY) -m judgelab.corpus.manifest
 	@touch $@
 
 # ---------------------------------------------------------------- notebooks

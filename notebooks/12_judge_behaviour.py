@@ -55,7 +55,7 @@ from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.run import Run
-from judgelab.sage.settings import LAYERS
+from judgelab.sage import LAYERS
 
 run = Run.open("12", profile=PROFILE)
 knobs = run.knobs(profiles.knobs("behaviour", PROFILE))

@@ -159,10 +159,10 @@ def _layer_rows():
 
 
 def test_layer_final_scores_one_point_per_final_evaluation(out_root):
-    from judgelab.sage.protocol import layer_figures
+    from judgelab.sage import report
 
     rows, codes = _layer_rows()
-    fig = layer_figures.final_scores_figure(rows, "L4")
+    fig = report.final_scores_figure(rows, "L4")
     axes = data_axes(fig)
     assert [ax.get_title() for ax in axes] == ["L4, content mode (final round)", "L4, title mode (final round)"]
     for ax, mode in zip(axes, ("content", "title")):
@@ -176,10 +176,10 @@ def test_layer_final_scores_one_point_per_final_evaluation(out_root):
 
 
 def test_layer_trajectory_lines_are_round_means(out_root):
-    from judgelab.sage.protocol import layer_figures
+    from judgelab.sage import report
 
     rows, codes = _layer_rows()
-    fig = layer_figures.trajectory_figure(rows, "L4")
+    fig = report.trajectory_figure(rows, "L4")
     for ax, mode in zip(data_axes(fig), ("content", "title")):
         lines = [ln for ln in ax.lines if ln.get_label() in codes]
         assert [ln.get_label() for ln in lines] == list(codes)

@@ -19,7 +19,6 @@ from sage_synthetic import (
     DIMENSIONS, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
 )
 from judgelab.sage.layers import features as l123
-from judgelab.sage.protocol import layer_figures
 from figure_geometry import text_overlaps
 
 TEXT = ("THE LONG WINTER\n\nBy Ada Fenwick\n\nMarta wrapped the bread in cloth and waited by the door for "
@@ -61,7 +60,7 @@ def test_score_distribution_of_final_scores():
 
 
 def test_trajectory_pivot_orders_steps_and_leaves_out_empty_ones():
-    traj = layer_figures.trajectory_table(hand_rows())
+    traj = report.trajectory_table(hand_rows())
     wide = report.trajectory_pivot(traj)
     assert list(wide.columns) == ["R4", "R5", "V-blind"]        # no R1-R3, no review in these rows
     assert wide.loc[("content", "CPC"), "R4"] == pytest.approx(2.5)   # (1 + 4) / 2
@@ -145,7 +144,7 @@ def test_layer_report_runs_writes_and_shows(out_root, monkeypatch):
     assert set(saved["dimension"]) == set(DIMENSIONS["L4"]) and set(saved["mode"]) == {"content", "title"}
     assert (out_root / "figures" / "sage_scores_L4.png").exists()
     traj = rep.trajectories()
-    assert list(traj.table.columns) == layer_figures.STEPS and (traj.table == 1.0).all().all()
+    assert list(traj.table.columns) == report.STEPS and (traj.table == 1.0).all().all()
     assert "0 of 8 dimension scores" in traj.text              # no score changed in R4
     assert (out_root / "figures" / "sage_trajectory_L4.pdf").exists()
     fails = rep.failures()

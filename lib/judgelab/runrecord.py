@@ -15,7 +15,7 @@ A record is one JSON object:
 - ``packages``: ``{name: installed version}`` for every package pinned in ``requirements.lock``
   and ``requirements-extra.txt`` (:mod:`importlib.metadata`; null when not installed);
 - ``data``: ``{path: sha256}`` of every input file under ``data/`` (committed manifests and the
-  acquired files; :func:`judgelab.corpus.checksums.sha256_file`, the routine acquisition checks
+  acquired files; :func:`judgelab.corpus.acquire.sha256_file`, the routine acquisition checks
   them with);
 - ``outputs``: ``{path: sha256}`` of every file under ``results/tables``, ``results/interim`` and
   ``figures`` of the output root, provenance sidecars left out (they carry their writing time,
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from judgelab import paths, profiles, provenance, settings_file
-from judgelab.corpus.checksums import sha256_file
+from judgelab.corpus.acquire import sha256_file
 
 LOCK_FILES = ("requirements.lock", "requirements-extra.txt")
 OUTPUT_DIRS = ("results/tables", "results/interim", "figures")

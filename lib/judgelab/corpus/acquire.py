@@ -3,11 +3,12 @@
 Every file is checked against the sha256 its manifest records. Nothing here is third-party data:
 only where to find it and how to check it. Missing items are collected and reported in one
 message that says how to provide each. ``make data`` acquires everything at once
-(:mod:`judgelab.corpus.data`).
+(:func:`judgelab.corpus.manifest.acquire_all`).
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -17,10 +18,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgelab import paths
-from judgelab.corpus.checksums import sha256_bytes, sha256_file
 from judgelab.corpus.text import normalise, strip_gutenberg
 
 EXTERNAL_MANIFEST = "data/manifests/external_files.csv"
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 (FIPS 180-4) of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of the file at ``path``, read in 1 MiB chunks (large files never sit in memory)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 class AcquisitionError(RuntimeError):

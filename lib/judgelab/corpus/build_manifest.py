@@ -19,7 +19,7 @@ from urllib.parse import quote
 from pathlib import Path
 
 from judgelab import paths
-from judgelab.corpus.checksums import sha256_bytes, sha256_file
+from judgelab.corpus.acquire import sha256_bytes, sha256_file
 from judgelab.corpus.manifest import WORD_RANGE
 from judgelab.corpus.text import clean_story, count_words
 

@@ -1,4 +1,5 @@
-"""The corpus manifest (``data/corpus/stories.csv``) and the corpus table built from it.
+"""The corpus manifest (``data/corpus/stories.csv``), the corpus table built from it, and ``make data``
+(``python -m judgelab.corpus.manifest``: acquire every story and external file in one go).
 
 Validation fails with a message that names the manifest row (its line in the CSV), the field and
 the fix, for: unknown category, duplicate id, missing file, checksum mismatch, empty text and
@@ -6,13 +7,16 @@ undecodable bytes.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
 
 from judgelab import paths
-from judgelab.corpus.acquire import acquire_story
-from judgelab.corpus.checksums import sha256_bytes
+from judgelab.corpus.acquire import (
+    AcquisitionError, Outcome, _missing_message, acquire_file, acquire_story, read_external_manifest,
+    sha256_bytes,
+)
 from judgelab.corpus.text import clean_story, count_words, decode_bytes
 
 CATEGORIES = ("canonical", "pulp", "llm")
@@ -123,3 +127,34 @@ def shortfall(corpus: pd.DataFrame, design: dict[str, int] | None = None) -> pd.
     out = pd.DataFrame(rows)
     out["shortfall"] = (out["design"] - out["have"]).clip(lower=0)
     return out
+
+
+def acquire_all(allow_download: bool = True, verbose: bool = True) -> list[Outcome]:
+    """Acquire every story and external file; raise one AcquisitionError listing all that are missing."""
+    mirror = paths.data_mirror()
+    outcomes = [acquire_story(r, mirror, allow_download) for r in read_manifest().to_dict("records")]
+    outcomes += [acquire_file(e, mirror, allow_download) for e in read_external_manifest()]
+    missing = [o for o in outcomes if not o.ok]
+    if verbose:
+        origins: dict[str, int] = {}
+        for o in outcomes:
+            if o.ok:
+                origins[o.origin] = origins.get(o.origin, 0) + 1
+        print(f"acquired {len(outcomes) - len(missing)}/{len(outcomes)} files "
+              + ", ".join(f"{n} from {k}" for k, n in sorted(origins.items())))
+    if missing:
+        raise AcquisitionError(_missing_message(missing))
+    return outcomes
+
+
+def main() -> int:
+    try:
+        acquire_all()
+    except AcquisitionError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

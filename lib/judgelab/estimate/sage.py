@@ -26,7 +26,7 @@ from judgelab.estimate.replies import reply
 from judgelab.gateway.types import ChatRequest, ChatResult
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig, evaluate
-from judgelab.sage.settings import LAYERS
+from judgelab.sage import LAYERS
 
 #: notebook of each layer
 NOTEBOOK = {"L4": "02", "L5": "03", "L6": "04"}

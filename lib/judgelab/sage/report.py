@@ -1,15 +1,10 @@
 """What the SAGE notebooks 02–04 show, one call per thing shown.
 
-Notebooks 02–04 differ only in their layer (L4 cultural, L5 emotional-psychological, L6
-existential-philosophical) and their prose: their one code cell is :func:`layer_notebook`, which
-opens a :class:`LayerReport` and shows, each under its heading, the banner and knobs, then each of
-:meth:`LayerReport.sections` (the run, the evaluator vs blind validator differences, final scores,
-trajectories, failures, tokens, one evaluation as the judge saw it).
-
-Each method saves its tables and figures through the run (``run.table`` / ``run.figure``, names
-``sage_<what>_<layer>``) and returns a :class:`Shown` that Jupyter displays. The numbers behind
-them are plain functions below (:func:`score_distribution`, :func:`trajectory_pivot`, ...),
-tested with known answers in ``tests/test_sage_report.py``.
+Notebooks 02–04 differ only in their layer and their prose: their one code cell is
+:func:`layer_notebook`, which shows the header and each of :meth:`LayerReport.sections` under its
+heading. Each section saves its tables and figures through the run (names ``sage_<what>_<layer>``)
+and returns a :class:`Shown` that Jupyter displays; the figures and numbers behind them are plain
+functions below.
 """
 from __future__ import annotations
 
@@ -19,12 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
-from judgelab import exchange, interim, params, profiles
+from judgelab import exchange, interim, params, profiles, style
 from judgelab.run import Run
-from judgelab.sage.protocol import layer_figures, runner
-from judgelab.sage.settings import LAYERS
+from judgelab.sage import CATEGORIES, LAYERS, MODES
+from judgelab.sage.protocol import prompts, runner
 
 EVALUATOR_FINAL_ROUND = 5
 KNOBS_SHOWN = ("per_category", "modes", "max_text_tokens", "context_policy", "mask_title_in_body",
@@ -59,7 +55,84 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
-# ---------------------------------------------------------------- the numbers a layer report shows
+# ---------------------------------------------------------------- the figures and numbers a layer report shows
+# House style (judgelab.style); legends sit under the panels, never over the points.
+
+def _modes(rows: pd.DataFrame) -> list[str]:
+    return [m for m in MODES if m in set(rows["mode"])] or list(MODES)
+
+
+def final_scores_figure(rows: pd.DataFrame, layer: str):
+    """Strip plot of final evaluator scores (R5, status ok): one panel per mode, dimensions on
+    the x axis, categories side by side."""
+    codes = prompts.layer_spec(layer).codes
+    fin = rows[(rows["track"] == "evaluator") & (rows["round"] == 5) & (rows["status"] == "ok")]
+    modes = _modes(rows)
+    fig, axes = style.subplots(len(modes), width=4.2, height=3.4, sharey=True)
+    rng = np.random.default_rng(0)
+    pos = {c: i for i, c in enumerate(codes)}
+    for ax, mode in zip(axes[0], modes):
+        sub = fin[fin["mode"] == mode]
+        for j, cat in enumerate(CATEGORIES):
+            pts = sub[sub["category"] == cat]
+            x = np.array([pos[d] for d in pts["dimension"]], dtype=float) + (j - 1) * 0.22
+            ax.scatter(x + rng.uniform(-0.05, 0.05, len(x)), pts["score"].to_numpy(float), s=22, alpha=0.8,
+                       color=style.CATEGORY_COLOURS[cat], marker=style.CATEGORY_MARKERS[cat],
+                       label=style.CATEGORY_LABELS[cat] if len(pts) else None)
+        ax.set_xticks(range(len(codes)), codes)
+        ax.set_xlim(-0.5, len(codes) - 0.5)  # every dimension's slot, whichever categories have points
+        ax.set_ylim(0.8, 5.2)
+        ax.set_title(f"{layer}, {mode} mode (final round)")
+        ax.grid(axis="y")
+        if sub.empty:
+            style.empty_panel(ax, "no scored replies")
+    axes[0][0].set_ylabel("score (1–5)")
+    style.figure_legend(fig, axes[0], where="below", ncol=len(CATEGORIES))
+    return fig
+
+
+def trajectory_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean score per mode x dimension x step, steps R1–R5 then V-blind and V-review (ok rows)."""
+    ok = rows[rows["status"] == "ok"].copy()
+    ok["step"] = [f"R{r}" if t == "evaluator" else ("V-blind" if t == "validator_blind" else "V-review")
+                  for t, r in zip(ok["track"], ok["round"])]
+    return ok.groupby(["mode", "dimension", "step"], as_index=False).agg(
+        mean_score=("score", "mean"), n=("score", "size"))
+
+
+STEPS = ["R1", "R2", "R3", "R4", "R5", "V-blind", "V-review"]
+
+
+def trajectory_figure(rows: pd.DataFrame, layer: str):
+    """Round-by-round mean score per dimension (one panel per mode): evaluator rounds R1–R5 as
+    lines, the validator's blind and review means as squares right of the dotted line."""
+    tab = trajectory_table(rows)
+    codes = prompts.layer_spec(layer).codes
+    modes = _modes(rows)
+    fig, axes = style.subplots(len(modes), width=4.2, height=3.4, sharey=True)
+    for ax, mode in zip(axes[0], modes):
+        for k, code in enumerate(codes):
+            sub = tab[(tab["mode"] == mode) & (tab["dimension"] == code)].set_index("step").reindex(STEPS)
+            y = sub["mean_score"].to_numpy(float)
+            ax.plot(range(5), y[:5], marker="o", color=style.colour(k), label=code)
+            ax.scatter([5.3, 6.3], y[5:], marker="s", s=18, color=style.colour(k))
+        ax.axvline(4.65, color=style.GREY, lw=0.8, ls=":")
+        ax.set_xticks([0, 1, 2, 3, 4, 5.3, 6.3], STEPS)
+        ax.set_ylim(0.8, 5.2)
+        ax.set_title(f"{layer}, {mode} mode: trajectory")
+        ax.grid(axis="y")
+    axes[0][0].set_ylabel("mean score")
+    style.figure_legend(fig, axes[0], where="below", ncol=len(codes), title="dimension (squares: validator)")
+    return fig
+
+
+def failure_list(failures: pd.DataFrame) -> pd.DataFrame:
+    """The failure list, shortest useful form (error text cut at 160 characters)."""
+    out = failures.copy()
+    out["error"] = out["error"].astype(str).str.slice(0, 160)
+    return out.reset_index(drop=True)
+
+
 
 def score_distribution(rows: pd.DataFrame) -> pd.DataFrame:
     """count, mean, std, min, max of the evaluator's final (Round-5) scores of replies that parsed,
@@ -69,10 +142,10 @@ def score_distribution(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def trajectory_pivot(trajectory: pd.DataFrame) -> pd.DataFrame:
-    """:func:`judgelab.sage.protocol.layer_figures.trajectory_table` as one row per mode x
-    dimension and one column per step (R1–R5, V-blind, V-review; steps without scores left out)."""
+    """:func:`trajectory_table` as one row per mode x dimension and one column per step (R1–R5,
+    V-blind, V-review; steps without scores left out)."""
     wide = trajectory.pivot_table(index=["mode", "dimension"], columns="step", values="mean_score")
-    return wide[[s for s in layer_figures.STEPS if s in set(trajectory["step"])]]
+    return wide[[s for s in STEPS if s in set(trajectory["step"])]]
 
 
 def r4_score_changes(rows: pd.DataFrame) -> tuple[int, int]:
@@ -210,7 +283,7 @@ class LayerReport:
     def final_scores(self) -> Shown:
         """Figure ``sage_scores_<layer>`` and table ``sage_score_distribution_<layer>``."""
         rows = self._run().rows
-        fig = layer_figures.final_scores_figure(rows, self.layer)
+        fig = final_scores_figure(rows, self.layer)
         self.run_of.figure(fig, f"sage_scores_{self.layer}", f"SAGE {self.layer}: final (R5) evaluator scores.",
                            show=False)
         dist = score_distribution(rows)
@@ -221,10 +294,10 @@ class LayerReport:
         """Figure and table ``sage_trajectory_<layer>`` (mean score per round and validator step),
         and the Round-4 score changes."""
         rows = self._run().rows
-        fig = layer_figures.trajectory_figure(rows, self.layer)
+        fig = trajectory_figure(rows, self.layer)
         self.run_of.figure(fig, f"sage_trajectory_{self.layer}", f"SAGE {self.layer}: mean score per round.",
                            show=False)
-        traj = layer_figures.trajectory_table(rows)
+        traj = trajectory_table(rows)
         self.run_of.table(traj, f"sage_trajectory_{self.layer}")
         changed, given = r4_score_changes(rows)
         return Shown(f"R4 score changes (scores must not change in R4; kept and flagged): {changed} of {given} "
@@ -233,7 +306,7 @@ class LayerReport:
     def failures(self) -> Shown:
         """Table ``sage_failures_<layer>``: every failed or not-run reply with its error."""
         run = self._run()
-        fails = layer_figures.failure_list(run.failures)
+        fails = failure_list(run.failures)
         self.run_of.table(fails, f"sage_failures_{self.layer}")
         n_failed = int((run.summary["status"] == "failed").sum())
         return Shown(f"**{len(fails)} failed or not-run replies** in {n_failed} of {len(run.summary)} evaluations.",

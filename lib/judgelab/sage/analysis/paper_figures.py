@@ -1,6 +1,6 @@
 """The SAGE paper's Figures 2-4, drawn from the statistics tables (matplotlib, print-readable).
 
-(Per-layer figures that notebooks 02-04 show live in :mod:`judgelab.sage.protocol.layer_figures`.)
+(Per-layer figures that notebooks 02-04 show live in :mod:`judgelab.sage.report`.)
 House style from :mod:`judgelab.style`: Okabe-Ito colours, and categories also differ by marker,
 line style and hatching, so the figures survive greyscale printing; legends sit outside the data
 area. A panel without data says so in words.

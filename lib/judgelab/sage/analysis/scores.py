@@ -18,11 +18,9 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from judgelab.sage import CATEGORIES, LAYERS, MODES
 from judgelab.sage.protocol.schemas import SCALE_NOTE
 
-LAYERS = ("L4", "L5", "L6")
-CATEGORIES = ("canonical", "pulp", "llm")
-MODES = ("content", "title")
 TRACKS = ("evaluator", "validator_blind", "validator_review")
 VALIDATOR_TRACKS = ("validator_blind", "validator_review")
 TIERS = ("high", "average", "low")

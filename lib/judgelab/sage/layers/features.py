@@ -67,7 +67,7 @@ def select_stories(corpus_df: pd.DataFrame, max_per_category: int | None, seed: 
     if max_per_category is None:
         return corpus_df
     from judgelab.sage.protocol.runner import select_stories as sage_select
-    from judgelab.sage.settings import CATEGORIES
+    from judgelab.sage import CATEGORIES
 
     if seed is None:
         seed = profiles.resolved("sage", "smoke")[0]["selection_seed"]

@@ -25,7 +25,7 @@ from judgelab.gateway import Gateway
 from judgelab.sage.protocol import leak_check, prompts
 from judgelab.sage.protocol.modes import prepare_input
 from judgelab.sage.protocol.evaluation import BLIND, EVALUATOR, REVIEW, Call, EvalConfig, EvalItem, Evaluation, evaluate
-from judgelab.sage.settings import CATEGORIES, CONTEXT_POLICIES, LAYERS, MODES
+from judgelab.sage import CATEGORIES, CONTEXT_POLICIES, LAYERS, MODES
 
 ROW_COLUMNS = [
     "story_id", "category", "tier", "layer", "mode", "track", "round", "dimension", "score",
