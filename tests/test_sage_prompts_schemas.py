@@ -24,9 +24,10 @@ def all_prompts(layer: str, mode: str) -> list[str]:
     p = prepare_input(mode, text=STORY if mode == "content" else None, title="The Brass Key",
                       author="Ottoline Marsh", max_text_tokens=5000)
     out = [prompts.system_prompt(), prompts.first_turn(layer, mode, "validator", p.material, "", "v2")[0],
-           prompts.validator_blind_prompt(layer, mode, p.material),
-           prompts.validator_review_prompt(layer, mode, "Round 1: {}")]
-    out += [prompts.round_prompt(layer, mode, r, p.material if r == 1 else None) for r in range(1, 6)]
+           prompts.first_turn(layer, mode, "validator", p.material, prompts.blind_instructions(layer, mode))[1],
+           prompts.validator_review_prompt(layer, mode, "Round 1: {}"),
+           prompts.first_turn(layer, mode, "evaluator", p.material, prompts.round_instructions(layer, mode, 1))[1]]
+    out += [prompts.round_instructions(layer, mode, r) for r in range(2, 6)]
     return out
 
 
@@ -57,10 +58,10 @@ def test_layer_specs_follow_table_1():
     assert prompts.layer_spec("L4").codes == ("IPD", "CVP", "CSP", "CPC")
     assert prompts.layer_spec("L5").codes == ("AC", "PI", "EG", "ENC")
     assert prompts.layer_spec("L6").codes == ("LP", "MR", "HC", "ME")
-    assert "Daoist" in prompts.round_prompt("L6", "content", 2)         # L6 names non-Western traditions
-    assert "Hallucination" in prompts.round_prompt("L4", "content", 2)  # L4's R2 is a hallucination check
-    assert "Restraint" in prompts.round_prompt("L5", "content", 2)      # L5's R2 is a projection check
-    assert "Change confidence only" in prompts.round_prompt("L5", "title", 4)
+    assert "Daoist" in prompts.round_instructions("L6", "content", 2)         # L6 names non-Western traditions
+    assert "Hallucination" in prompts.round_instructions("L4", "content", 2)  # L4's R2 is a hallucination check
+    assert "Restraint" in prompts.round_instructions("L5", "content", 2)      # L5's R2 is a projection check
+    assert "Change confidence only" in prompts.round_instructions("L5", "title", 4)
 
 
 def test_render_is_single_pass_and_strict():
@@ -176,9 +177,6 @@ def test_shared_prefix_layout_puts_system_then_material_first_in_every_track_and
         assert prompts.layer_spec(layer).title not in system
         for code in prompts.layer_spec(layer).codes:
             assert code in prompts.layer_task(layer)
-    assert prompts.round_prompt("L5", mode, 1, mat) == prompts.first_turn(
-        "L5", mode, "evaluator", mat, prompts.round_instructions("L5", mode, 1))[1]
-    assert prompts.validator_blind_prompt("L5", mode, mat).startswith(mat + "\n\n" + prompts.layer_task("L5"))
     for word in ("LAYER TO ASSESS", "YOUR ROLE", "Mode:", "ROUND"):
         assert word not in prompts.system_prompt()
 

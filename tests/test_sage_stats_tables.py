@@ -202,7 +202,12 @@ def test_breakdowns_and_observation_units(syn):
 
 
 def test_paper_values_are_cited_and_unique():
-    f = pv.paper_values_frame()
+    tables = {"table08": {"": pv.TABLE8}, "table09": pv.TABLE9,
+              "table10": {"x".join(k): v for k, v in pv.TABLE10.items()}, "table11": pv.TABLE11}
+    rows = [("table11", layer, "cohens_d_canonical_llm", v.source) for layer, v in pv.COHENS_D_CANONICAL_LLM.items()]
+    rows += [(name, key, stat, v.source) for name, blocks in tables.items()
+             for key, stats in blocks.items() for stat, v in stats.items()]
+    f = pd.DataFrame(rows, columns=["table", "key", "statistic", "source"])
     assert set(f["table"]) == {"table08", "table09", "table10", "table11"}
     assert not f.duplicated(["table", "key", "statistic"]).any()
     assert f["source"].str.len().gt(0).all()

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
-
 
 @dataclass(frozen=True)
 class PaperValue:
@@ -125,27 +123,3 @@ def paper(table: dict, *keys) -> float | None:
             return None
         node = node[k]
     return node.value if isinstance(node, PaperValue) else None
-
-
-def paper_values_frame() -> pd.DataFrame:
-    """Every cited constant as one tidy table: table, key, statistic, paper_value, qualifier, source."""
-    rows = []
-
-    def add(name, key, stat, pv):
-        rows.append({"table": name, "key": key, "statistic": stat, "paper_value": pv.value,
-                     "qualifier": pv.qualifier, "source": pv.source})
-
-    for stat, pv in TABLE8.items():
-        add("table08", "", stat, pv)
-    for layer, stats in TABLE9.items():
-        for stat, pv in stats.items():
-            add("table09", layer, stat, pv)
-    for pair, stats in TABLE10.items():
-        for stat, pv in stats.items():
-            add("table10", "x".join(pair), stat, pv)
-    for layer, stats in TABLE11.items():
-        for stat, pv in stats.items():
-            add("table11", layer, stat, pv)
-    for layer, pv in COHENS_D_CANONICAL_LLM.items():
-        add("table11", layer, "cohens_d_canonical_llm", pv)
-    return pd.DataFrame(rows)

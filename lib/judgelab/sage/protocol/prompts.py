@@ -264,26 +264,9 @@ def round_instructions(layer: str, mode: str, rnd: int) -> str:
     return render(load_template(f"round{rnd}"), **values)
 
 
-def round_prompt(layer: str, mode: str, rnd: int, material_text: str | None = None) -> str:
-    """The evaluator's user message for round ``rnd`` (1–5) in the shared-prefix layout; Round 1
-    carries the material, the layer block and the evaluator's role before its instructions."""
-    instructions = round_instructions(layer, mode, rnd)
-    if rnd != 1:
-        return instructions
-    if material_text is None:
-        raise PromptError("Round 1 needs the material (text or title block)")
-    return first_turn(layer, mode, "evaluator", material_text, instructions)[1]
-
-
 def blind_instructions(layer: str, mode: str) -> str:
     """The validator's blind-turn instructions, without the material."""
     return render(load_template("validator_blind"), **_common(layer_spec(layer), _check_mode(mode)))
-
-
-def validator_blind_prompt(layer: str, mode: str, material_text: str) -> str:
-    """The validator's first, blind turn (shared-prefix layout): the same material and layer
-    block as the evaluator's Round 1, the validator's role, no sight of the evaluator."""
-    return first_turn(layer, mode, "validator", material_text, blind_instructions(layer, mode))[1]
 
 
 def validator_review_prompt(layer: str, mode: str, transcript: str) -> str:
