@@ -1,14 +1,8 @@
-"""SAGE genre discrimination and dimensional independence (RQ2, RQ4): descriptives, t-tests,
-one-way ANOVA with Bonferroni post-hoc pairs, Cohen's d (two SD conventions), relative gaps,
-cross-layer correlation, dimension-level discrimination, LLM quality tiers.
+"""SAGE genre discrimination and dimensional independence (RQ2, RQ4; the paper's "Statistical
+Analysis", Tables 10 and 11, Figures 3 and 4): descriptives, t-tests, one-way ANOVA with post-hoc
+pairs, Cohen's d, relative gaps, cross-layer correlation, dimensions, LLM quality tiers.
 
-Input is a table of scores with at least ``category``, ``layer``, ``score`` (story scores from
-:func:`judgelab.sage.analysis.scores.story_scores`, after
-:func:`~judgelab.sage.analysis.scores.observation_units`). A statistic that cannot be computed (a group
-with fewer than 2 scores, all scores equal, a missing category) gives NaN and a ``note``, by the one
-rule of :mod:`judgelab.stats.rules`; every statistic comes from the shared floor :mod:`judgelab.stats`.
-
-Reference: the SAGE paper, "Statistical Analysis", Tables 10 and 11, Figures 3 and 4.
+Input: scores with at least ``category``, ``layer``, ``score`` (one analysis' observation units).
 """
 from __future__ import annotations
 
@@ -18,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from judgelab.sage.analysis.scores import (
-    CATEGORIES, LAYERS, TIERS, SageStatsError, iter_groups, no_rows_note, require_columns, share_truncated,
-    state_scale_and_truncation,
+    CATEGORIES, LAYERS, TIERS, SageStatsError, by_columns, iter_groups, no_rows_note, require_columns,
+    share_truncated, state_scale_and_truncation,
 )
 from judgelab.stats import rules
 from judgelab.stats.bootstrap import cluster_bootstrap
@@ -45,15 +39,8 @@ def _two_sample(x: np.ndarray, y: np.ndarray) -> tuple[dict, str]:
     return res, st["note"]
 
 
-def _by(by) -> list[str]:
-    if by is None:
-        return []
-    return [by] if isinstance(by, str) else list(by)
-
-
 def _share(units: pd.DataFrame) -> float:
-    """Share of the observations in ``units`` that rest on a truncated content text (each row one
-    observation; NaN without a ``truncated`` column): :func:`~judgelab.sage.analysis.scores.share_truncated`."""
+    """Share of the observations (rows) in ``units`` that rest on a truncated content text."""
     return share_truncated(units, keys=())
 
 
@@ -65,11 +52,8 @@ def _values(df: pd.DataFrame, col: str, level) -> np.ndarray:
 # --------------------------------------------------------------------------- layer averages
 
 def with_layer_average(scores: pd.DataFrame, label: str = "average") -> pd.DataFrame:
-    """Append, per story (and mode), the mean over the layers it has: the paper's "Average" row.
-
-    Only stories scored in every layer present in ``scores`` get an average (so the average of a
-    story is never over a different set of layers than another's).
-    """
+    """Append, per story (and mode), the mean over its layers: the paper's "Average" row. Only
+    stories scored in every layer present get one, so every average is over the same layers."""
     require_columns(scores, ["story_id", "category", "layer", "score"], "scores")
     keys = [c for c in ("story_id", "category", "tier", "mode") if c in scores.columns]
     n_layers = scores["layer"].nunique()
@@ -86,13 +70,9 @@ def with_layer_average(scores: pd.DataFrame, label: str = "average") -> pd.DataF
 
 def genre_descriptives(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
                        group: str = "category", levels: Sequence[str] = CATEGORIES) -> pd.DataFrame:
-    """Mean, SD (ddof = 1), SEM and n of the scores per ``by`` x ``group`` level.
-
-    A level without scores appears with n = 0 and a note (e.g. the smoke profile has no LLM story).
-    ``share_truncated``: share of the level's observations whose content text was cut to head +
-    tail. Columns: the ``by`` columns, ``group``, n, mean, sd, sem, share_truncated, note.
-    """
-    by = _by(by)
+    """Mean, SD (ddof = 1), SEM and n of the scores per ``by`` x ``group`` level; a level without
+    scores appears with n = 0 and a note (the smoke profile may have no LLM story)."""
+    by = by_columns(by)
     require_columns(scores, by + [group, "score"], "scores")
     sc = scores[np.isfinite(pd.to_numeric(scores["score"], errors="coerce"))]
     recs = []
@@ -113,20 +93,14 @@ def genre_descriptives(scores: pd.DataFrame, by: Sequence[str] | str | None = ("
 def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
                    pairs: Sequence[tuple[str, str]] = PAIRS, group: str = "category",
                    bonferroni_over: int | None = None) -> pd.DataFrame:
-    """Pairwise group comparisons per ``by`` group: differences, relative gaps, t-tests, d.
+    """Pairwise group comparisons per ``by`` group: ``diff = mean_a - mean_b``, ``relative_gap =
+    diff / mean_a`` (the paper's "35.6% relative gap" of L4 is 1.41 / 3.96), Student and Welch t,
+    both d conventions (:data:`D_COLUMNS`).
 
-    For each pair (a, b): ``diff = mean_a - mean_b``; ``relative_gap = diff / mean_a`` (the paper's
-    "35.6% relative gap" of L4 is 1.41 / 3.96); independent-samples Student t (pooled variance)
-    and Welch t (:func:`judgelab.stats.tests.ttest`), with Welch-Satterthwaite df; ``p_bonferroni`` and
-    ``p_holm`` are the Student p adjusted over the family named in ``mc_family``: all ``pairs`` of
-    the same ``by`` group (undefined ones counted: a missing category does not shrink it) or
-    ``bonferroni_over`` tests (:func:`judgelab.stats.tests.adjust`); ``p_welch_bonferroni`` and
-    ``p_welch_holm`` the same for Welch -- the post-hoc step after the one-way ANOVA (paper,
-    "Statistical Analysis"; unprotected: not conditioned on the ANOVA). Cohen's d in both
-    conventions: ``d_pooled_sd`` and ``d_sqrt_mean_var`` (:data:`D_COLUMNS`). ``share_truncated``:
-    share of the pair's observations whose content text was cut to head + tail.
+    The post-hoc step after the ANOVA (unprotected: not conditioned on it): p-values Bonferroni-
+    and Holm-adjusted over all ``pairs`` of the ``by`` group, or ``bonferroni_over`` tests.
     """
-    by = _by(by)
+    by = by_columns(by)
     require_columns(scores, by + [group, "score"], "scores")
     recs = []
     for key, sub in iter_groups(scores, by):
@@ -144,8 +118,7 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
                           "mean_a": ma, "mean_b": mb, "diff": ma - mb,
                           "relative_gap": (ma - mb) / ma if np.isfinite(ma) and ma != 0 else np.nan,
                           **res, "share_truncated": _share(sub[sub[group].isin([a, b])]), "note": note})
-        # a family of fixed size: every pair of the group (or a stated ``bonferroni_over``), so a
-        # missing category does not shrink it; Welch adjusted over the same family size
+        # a family of fixed size, so that a missing category does not shrink it
         m = bonferroni_over or len(pairs)
         family = (f"{m} tests per {' x '.join(by) or 'table'} group" if bonferroni_over
                   else f"the {m} pairs of each {' x '.join(by) or 'table'} group")
@@ -167,13 +140,9 @@ def genre_pairwise(scores: pd.DataFrame, by: Sequence[str] | str | None = ("laye
 
 def genre_anova(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
                 group: str = "category") -> pd.DataFrame:
-    """One-way between-groups ANOVA of the scores on ``group``, per ``by`` group
-    (:func:`judgelab.stats.tests.anova`, pingouin).
-
-    ``F = MS_between / MS_within`` with ``(k - 1, N - k)`` df; ``eta2 = SS_between / SS_total``.
-    Columns: the ``by`` columns, k_groups, n, F, df_between, df_within, p, eta2, note.
-    """
-    by = _by(by)
+    """One-way between-groups ANOVA of the scores on ``group`` per ``by`` group
+    (:func:`judgelab.stats.tests.anova`: F, df, p, eta2)."""
+    by = by_columns(by)
     require_columns(scores, by + [group, "score"], "scores")
     sc = scores[np.isfinite(pd.to_numeric(scores["score"], errors="coerce"))]
     recs = []
@@ -211,14 +180,11 @@ def _group_summaries(layer: np.ndarray, cat: np.ndarray, v: np.ndarray) -> dict:
 
 def genre_point_statistics(units: pd.DataFrame, pairs: Sequence[tuple[str, str]] = PAIRS,
                            group: str = "category") -> dict[str, float]:
-    """The bootstrapped statistics of one (re)sample, named ``"<layer>|<stat>"``: ``mean_<cat>``,
-    ``diff_<a>_<b>``, ``relative_gap_<a>_<b>`` and both d conventions (``d_pooled_sd_<a>_<b>``,
-    ``d_sqrt_mean_var_<a>_<b>``) -- the same formulas as :func:`genre_descriptives` and
-    :func:`genre_pairwise`, on group summaries (fast enough for B resamples). Across layers
-    (each of L4-L6, when all three are present), the comparisons the paper draws between layers,
-    resampled with the story's other layers: ``mean_all`` (the layer's mean over every story),
-    ``mean_all_minus_L4`` and ``d_sqrt_mean_var_canonical_llm_minus_L5`` (this layer's d minus
-    L5's: the paper's "L5's gap is the smallest" as a difference of d's)."""
+    """The bootstrapped statistics of one (re)sample, named ``"<layer>|<stat>"``: the formulas of
+    :func:`genre_descriptives` and :func:`genre_pairwise` on group summaries (fast enough for B
+    resamples). With L4-L6 all present, the comparisons the paper draws between layers too:
+    ``mean_all``, ``mean_all_minus_L4`` and ``d_sqrt_mean_var_canonical_llm_minus_L5`` (the
+    paper's "L5's gap is the smallest" as a difference of d's)."""
     score = pd.to_numeric(units["score"], errors="coerce").to_numpy(float)
     ok = np.isfinite(score)
     g = _group_summaries(units["layer"].to_numpy()[ok], units[group].to_numpy()[ok], score[ok])
@@ -253,10 +219,8 @@ def genre_point_statistics(units: pd.DataFrame, pairs: Sequence[tuple[str, str]]
 
 
 def genre_bootstrap(units: pd.DataFrame, *, n_boot: int = 2000, seed: int = 0, unit: str = "story") -> pd.DataFrame:
-    """Cluster-bootstrap CIs (over stories, within category) of :func:`genre_point_statistics`.
-
-    ``units`` are one analysis' observations (with the layer average appended, if wanted); a
-    story's rows (its modes, its layers) are resampled together."""
+    """Cluster-bootstrap CIs (over stories, within category; a story's rows resampled together)
+    of :func:`genre_point_statistics`."""
     require_columns(units, ["story_id", "category", "layer", "score"], "scores")
     return cluster_bootstrap(units, genre_point_statistics, cluster="story_id", strata="category",
                              n_boot=n_boot, seed=seed, unit=unit)
@@ -272,9 +236,7 @@ STORY_MEAN_CI_METHOD = "t (OLS on story means: the mixed model's residual varian
 
 
 def _story_mean_fit(sub: pd.DataFrame, group: str, reference: str):
-    """OLS of each story's mean score (over its modes) on the category: the story-mean analysis the
-    mixed model falls back to (one row per story, so the story is the unit without a variance
-    component)."""
+    """OLS of each story's mean score (over its modes) on the category: the mixed model's fallback."""
     import statsmodels.formula.api as smf
 
     means = sub.groupby("story_id").agg(score=("score", "mean"), **{group: (group, "first")}).reset_index()
@@ -284,17 +246,10 @@ def _story_mean_fit(sub: pd.DataFrame, group: str, reference: str):
 def genre_mixed_model(scores: pd.DataFrame, layers: Sequence[str] = LAYERS, group: str = "category",
                       reference: str = "canonical") -> pd.DataFrame:
     """Per layer, a linear mixed model with a story random intercept (statsmodels ``MixedLM``,
-    REML): score ~ C(category, reference) + C(mode), groups = story. Both modes of a story enter,
-    as repeated measures of one story, not as two stories.
-
-    When the fitted residual variance has collapsed (below :data:`COLLAPSED_RESIDUAL` of the scores'
-    variance) the layer's rows come from the story-mean analysis instead (OLS of story means on
-    category, t intervals), and their ``note`` and ``ci_method`` say so.
-
-    One row per layer and contrast (``<category> - canonical``): estimate (``diff`` = the
-    canonical mean minus the other, the sign of Table 11), its 95% CI and p, n_stories,
-    n_observations, converged, note (why NaN: a category without stories, a failed fit; or the
-    fallback), unit, ci_method, p_holm, p_bonferroni, mc_family.
+    REML): score ~ C(category, reference) + C(mode), so a story's modes are repeated measures of
+    one story. One row per layer and contrast; ``diff`` is the canonical mean minus the other (the
+    sign of Table 11). When the residual variance has collapsed (:data:`COLLAPSED_RESIDUAL`) the
+    layer's rows come from story-mean OLS instead, and ``note`` and ``ci_method`` say so.
     """
     import warnings
 
@@ -372,17 +327,11 @@ def _cross_layer_boot(pair: pd.DataFrame, a: str, b: str, n_boot: int, seed: int
 def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS,
                             unit: Sequence[str] = ("story_id", "mode"), *, ci_method: str = "fisher_z",
                             n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Pearson r and Spearman rho, with two-sided p and 95% CIs, between every pair of layers' scores.
+    """Pearson r and Spearman rho with p and 95% CIs between every pair of layers, over the
+    ``unit`` rows scored in both (story x mode: the paper's N = 200).
 
-    Observations are ``unit`` (story x mode: the paper's N = 200; one row per story after
-    averaging its modes) scored in both layers. Pearson r = cov / (s_x s_y) and Spearman rho
-    (Pearson r of ranks, ulp ties snapped) by :func:`judgelab.stats.correlation.correlation`.
-    CIs (``pearson_r_ci_low`` ...): ``ci_method="fisher_z"`` (Fisher z for r, Bonett & Wright for
-    rho: exact for independent units) or ``"cluster_bootstrap"`` (over stories: for story x mode
-    units, where a story's two modes are not independent). ``share_truncated``: share of the 2n
-    evaluations behind the pairs whose content text was cut to head + tail. Columns: layer_a,
-    layer_b, n, n_stories, pearson_r (+ CI), p_pearson, spearman_rho (+ CI), p_spearman,
-    ci_method, share_truncated, note.
+    ``ci_method="fisher_z"`` (Fisher z for r, Bonett & Wright for rho: exact for independent units)
+    or ``"cluster_bootstrap"`` (over stories, for story x mode units, whose modes are not independent).
     """
     if ci_method not in ("fisher_z", "cluster_bootstrap"):
         raise SageStatsError(f"unknown ci_method {ci_method!r}; choose fisher_z or cluster_bootstrap")
@@ -429,14 +378,9 @@ def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS
 
 def dimension_discrimination(dimension_scores: pd.DataFrame, pair: tuple[str, str] = ("canonical", "llm"),
                              unit: str = "story_mode") -> pd.DataFrame:
-    """Which dimensions separate two categories most: per layer x dimension, diff, t, p, d.
-
-    ``dimension_scores`` has one final score per story x layer x mode x dimension
-    (:func:`judgelab.sage.analysis.scores.final_scores`). With ``unit="story"`` a story's two modes are
-    averaged first. Bonferroni over all dimensions compared. Sorted by layer, then by
-    ``d_pooled_sd`` descending (the paper: "Dimension-level analysis identifies which specific
-    dimensions contribute most to category discrimination").
-    """
+    """Which dimensions separate two categories most ("dimension-level analysis", the paper): per
+    layer x dimension of the final scores, diff, t, p (Bonferroni over all dimensions) and d,
+    sorted by layer, then ``d_pooled_sd`` descending. ``unit="story"`` averages a story's modes."""
     require_columns(dimension_scores, ["story_id", "category", "layer", "dimension", "score"], "dimension scores")
     df = dimension_scores
     if unit == "story":
@@ -457,13 +401,10 @@ def dimension_discrimination(dimension_scores: pd.DataFrame, pair: tuple[str, st
 
 def llm_tiers(scores: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
               tiers: Sequence[str] = TIERS) -> pd.DataFrame:
-    """Do the judge's scores track the LLM stories' quality tiers (high / average / low)?
-
-    Per ``by`` group, over the LLM stories only: n, mean and SD per tier; ``diff_high_low``;
-    Cohen's d high vs low (pooled SD); one-way ANOVA across tiers; Spearman rho between
-    the tier rank (low = 1, average = 2, high = 3) and the score, a monotone-trend check.
-    """
-    by = _by(by)
+    """Do the judge's scores track the LLM stories' quality tiers? Per ``by`` group: n, mean and SD
+    per tier, high - low difference and d, ANOVA across tiers, and Spearman rho of tier rank (low =
+    1) and score as a monotone-trend check."""
+    by = by_columns(by)
     require_columns(scores, by + ["category", "tier", "score"], "scores")
     llm = scores[(scores["category"] == "llm") & scores["tier"].isin(tiers)]
     llm = llm[np.isfinite(pd.to_numeric(llm["score"], errors="coerce"))]

@@ -1,12 +1,8 @@
-"""SAGE reliability statistics (RQ1, RQ3): convergence, evaluator-validator agreement, mode
-invariance, failure accounting, score trajectories.
+"""SAGE reliability statistics (RQ1, RQ3; the paper's "Statistical Analysis", Tables 7, 8, 9, 12):
+convergence, evaluator-validator agreement, mode invariance, failures, score trajectories.
 
-Plain functions: tidy rows in (schema ``sage_rows_L4.parquet``, CONTRIBUTING.md), a DataFrame
-with named columns out. A statistic that cannot be computed for a group (too few observations,
-all scores equal, a missing category) gives NaN with a ``note`` saying why; it never raises for
-data, only for input that breaks the schema (:class:`~judgelab.sage.analysis.scores.SageStatsError`).
-
-Reference: the SAGE paper, "Statistical Analysis" and Tables 7, 8, 9, 12.
+Tidy rows in (CONTRIBUTING.md), one row per group out; a group that cannot be computed gives NaN
+with a ``note``; only input that breaks the schema raises (``SageStatsError``).
 """
 from __future__ import annotations
 
@@ -16,37 +12,26 @@ import numpy as np
 import pandas as pd
 
 from judgelab.sage.analysis.scores import (
-    LAYERS, STORY_KEYS, VALIDATOR_TRACKS, SageStatsError, final_scores, iter_groups, no_rows_note,
-    require_columns, round_scores, scored, share_truncated, sort_groups, state_scale_and_truncation, story_scores,
-    with_truncation,
+    LAYERS, STORY_KEYS, VALIDATOR_TRACKS, SageStatsError, by_columns, final_scores, iter_groups,
+    no_rows_note, require_columns, round_scores, scored, share_truncated, sort_groups,
+    state_scale_and_truncation, story_scores, with_truncation,
 )
 from judgelab.stats import rules, tests
 from judgelab.stats.bootstrap import cluster_bootstrap
 from judgelab.stats.intervals import t_interval
 from judgelab.stats.reliability import icc, interval_alpha_pairs, krippendorff_alpha
 
-# Score differences are compared after rounding to the rules' tolerance (scores have one decimal),
-# so that 4.3 - 4.0 (= 0.29999999999999982 in floating point) counts as a change of exactly 0.3,
-# which is NOT below a 0.3 threshold, and 3.7 - 3.2 as exactly 0.5, NOT below 0.5.
+# Differences are rounded to the rules' tolerance before comparing, so that 4.3 - 4.0
+# (0.29999999999999982 in floating point) is a change of exactly 0.3, NOT below a 0.3 threshold.
 _DECIMALS = rules.DECIMALS
-
-
-def _by(by) -> list[str]:
-    if by is None:
-        return []
-    return [by] if isinstance(by, str) else list(by)
 
 
 # --------------------------------------------------------------------------- convergence
 
 def convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> pd.DataFrame:
-    """Per evaluated dimension: the evaluator's R4 and R5 scores, their change and convergence.
-
-    ``change = s_R5 - s_R4``; ``converged = |change| < threshold`` (paper, Table 7 and 12:
-    threshold 0.3). A dimension whose R4 or R5 reply failed has ``converged`` = NA and is counted
-    as unpaired, never as converged. ``exact_zero`` is the original SAGE code's criterion
-    (change exactly 0), kept to show the difference.
-    """
+    """Per evaluated dimension: R4 and R5 scores, ``change = s_R5 - s_R4`` and ``converged =
+    |change| < threshold`` (paper, Tables 7 and 12: 0.3); NA when R4 or R5 failed (unpaired).
+    ``exact_zero`` is the original SAGE code's criterion (change exactly 0)."""
     require_columns(rows, STORY_KEYS + ["track", "round", "dimension", "score", "status"])
     if threshold <= 0:
         raise SageStatsError(f"convergence threshold must be > 0, got {threshold}")
@@ -67,16 +52,9 @@ def convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> pd.DataFram
 
 
 def layer_mean_convergence_items(rows: pd.DataFrame, threshold: float = 0.3) -> pd.DataFrame:
-    """Per evaluation (story x layer x mode): the layer mean of the evaluator's R4 and R5 dimension
-    scores, its change and whether it converged.
-
-    ``mean_r4 = mean_d s_R4(d)``, ``mean_r5 = mean_d s_R5(d)``, ``change = mean_r5 - mean_r4``;
-    ``converged = |change| < threshold`` (the paper's rule, Tables 7 and 12, applied to the layer's
-    overall score instead of each dimension). Dimensions moving in opposite directions
-    cancel: +0.4 and -0.4 give change 0. Only evaluations whose every dimension has an R4 and an R5
-    score are paired; the others have ``converged`` = NA. Columns: story keys, n_dimensions,
-    n_paired_dimensions, mean_r4, mean_r5, change, converged, exact_zero, truncated.
-    """
+    """Per evaluation (story x layer x mode): :func:`convergence_items`' rule on the layer mean,
+    ``|mean_d s_R5(d) - mean_d s_R4(d)| < threshold`` (opposite moves cancel: +0.4 and -0.4 give
+    0). Paired only when every dimension has R4 and R5, else ``converged`` = NA."""
     items = convergence_items(rows, threshold)
     g = items.groupby(STORY_KEYS, dropna=False)
     out = g.agg(n_dimensions=("dimension", "size"), n_paired_dimensions=("change", "count"),
@@ -106,20 +84,10 @@ def _layer_mean_rate(lm: pd.DataFrame, key: dict, by: list[str]) -> dict:
 
 def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("layer",),
                      threshold: float = 0.3) -> pd.DataFrame:
-    """Convergence rate: share of dimensions with ``|s_R5 - s_R4| < threshold``, by group.
-
-    ``convergence_rate = n_converged / n_paired`` where ``n_paired`` counts dimensions with both
-    an R4 and an R5 score (paper, "Statistical Analysis": "calculate convergence rates by
-    dimension, layer, mode, and story category"; Table 8: 98.8%). Columns: the ``by`` columns,
-    n_items, n_paired, n_unpaired, n_converged, convergence_rate, rate_exact_zero (the original
-    code's criterion), mean_abs_change; then the same test on the layer mean
-    (:func:`layer_mean_convergence_items`: ``|mean_d s_R5 - mean_d s_R4| < threshold`` per
-    evaluation): n_evaluations_paired, n_evaluations_converged, layer_mean_convergence_rate,
-    layer_mean_rate_exact_zero (NaN when ``by`` holds ``dimension``: a layer mean spans all four);
-    share_truncated (share of the group's evaluations whose content text was cut to head + tail),
-    threshold, note.
-    """
-    by = _by(by)
+    """Share of paired dimensions with ``|s_R5 - s_R4| < threshold``, by group (paper, Table 8:
+    98.8%), then the same on the layer mean (:func:`layer_mean_convergence_items`; NaN when ``by``
+    holds ``dimension``: a layer mean spans all four)."""
+    by = by_columns(by)
     items = convergence_items(rows, threshold)
     require_columns(items, by, "rows (convergence groups)")
     lm = layer_mean_convergence_items(rows, threshold)
@@ -150,11 +118,8 @@ def convergence_rate(rows: pd.DataFrame, by: Sequence[str] | str | None = ("laye
 # --------------------------------------------------------------------------- agreement
 
 def track_pairs(rows: pd.DataFrame, validator: str = "validator_blind") -> pd.DataFrame:
-    """Evaluator final (R5) and validator scores side by side, per story x layer x mode x dimension.
-
-    ``diff = s_validator - s_evaluator``. Only dimensions scored by both tracks appear; ``truncated``
-    is the evaluation's flag (both tracks read the same prepared text).
-    """
+    """Evaluator R5 and validator scores per story x layer x mode x dimension scored by both;
+    ``diff = s_validator - s_evaluator``."""
     if validator not in VALIDATOR_TRACKS:
         raise SageStatsError(f"unknown validator track {validator!r}; choose {' or '.join(VALIDATOR_TRACKS)}")
     keys = STORY_KEYS + ["dimension"]
@@ -169,15 +134,10 @@ def track_pairs(rows: pd.DataFrame, validator: str = "validator_blind") -> pd.Da
 def track_agreement(rows: pd.DataFrame, validator: str = "validator_blind",
                     by: Sequence[str] | str | None = ("layer", "mode"),
                     threshold: float = 0.5) -> pd.DataFrame:
-    """Evaluator-validator agreement by group: MAD and the share of dimensions within ``threshold``.
-
-    ``MAD = mean |s_validator - s_evaluator|``; ``agreement_rate = mean(|diff| < threshold)``
-    (paper, Table 7: "inter-rater agreement threshold MAD < 0.5"; Table 8: peer agreement > 94%,
-    mean IRR difference < 0.3). ``mean_diff`` is the signed mean (validator minus evaluator).
-    Columns: track, the ``by`` columns, n_pairs, mad, mean_diff, sd_diff, agreement_rate,
-    share_truncated (share of the group's evaluations with a truncated content text), threshold, note.
-    """
-    by = _by(by)
+    """Evaluator-validator agreement by group: ``MAD = mean |diff|`` and ``agreement_rate =
+    mean(|diff| < threshold)`` (paper, Table 7: MAD < 0.5; Table 8: peer agreement > 94%, mean IRR
+    difference < 0.3); ``mean_diff`` is signed (validator minus evaluator)."""
+    by = by_columns(by)
     pairs = track_pairs(rows, validator)
     recs = []
     for key, sub in iter_groups(pairs, by):
@@ -220,16 +180,9 @@ def _alpha(pairs: pd.DataFrame) -> tuple[float, str]:
 
 def track_reliability(rows: pd.DataFrame, validator: str = "validator_blind",
                       by: Sequence[str] | str | None = ("layer",)) -> pd.DataFrame:
-    """Inter-rater reliability of evaluator vs validator: ICC and Krippendorff's alpha by group.
-
-    Units are story x mode x dimension scores; raters are the two tracks. ``icc2`` is ICC(2,1),
-    two-way random effects, absolute agreement, single rater (Shrout & Fleiss 1979; McGraw & Wong
-    1996), with its 95% CI, and ``icc3`` ICC(3,1) consistency (:func:`judgelab.stats.reliability.icc`).
-    ``krippendorff_alpha`` is alpha with the interval metric, ``1 - D_o / D_e`` (Krippendorff 2011;
-    :func:`judgelab.stats.reliability.krippendorff_alpha`). Both need >= 3 items (the rule of
-    :mod:`judgelab.stats.rules`), else NaN with a note.
-    """
-    by = _by(by)
+    """Evaluator vs validator by group, items story x mode x dimension: ICC(2,1) with its 95% CI,
+    ICC(3,1) and Krippendorff's interval alpha (:mod:`judgelab.stats.reliability`)."""
+    by = by_columns(by)
     pairs = track_pairs(rows, validator)
     recs = []
     for key, sub in iter_groups(pairs, by):
@@ -258,26 +211,14 @@ MODE_CI_METHOD = "t interval (paired t for the difference; stories independent)"
 
 
 def mode_invariance(story_scores: pd.DataFrame, overall: bool = True) -> pd.DataFrame:
-    """Content-limit vs title-limit scores per layer: means, difference, paired t and Wilcoxon.
+    """Content-limit vs title-limit per layer over the stories scored in both modes (paper, Table
+    9): means and ``difference = mean(title - content)`` with t intervals, paired t and Wilcoxon.
 
-    Pairs are stories evaluated in both modes in a layer. ``difference = mean(title - content)``
-    (paper, Table 9, sign as printed there); ``t`` is the paired-samples t statistic
-    ``mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` df (:func:`judgelab.stats.tests.paired_ttest`);
-    ``wilcoxon_w`` the Wilcoxon signed-rank statistic (:func:`judgelab.stats.tests.wilcoxon`, zero
-    differences dropped). 95% CIs (``X_ci_low``, ``X_ci_high``) on the two means and the
-    difference: t intervals over stories (the paired t interval for the difference).
-
-    With ``overall``, two more rows: ``overall``, the story as the unit (a story's title - content
-    difference averaged over the layers it is paired in, then tested over stories), and
-    :data:`POOLED_OVERALL`, the paper's reading (all story x layer pairs pooled; pairs of one story
-    are not independent: a sensitivity row). p-values (t and Wilcoxon separately) are adjusted by
-    Holm and Bonferroni over the three layers and the story-level overall row (``mc_family``); the
-    pooled row is its own family of one.
-    ``share_truncated`` is the share of the paired *content-limit* evaluations whose text was cut
-    to head + tail (their scores are of excerpts; NaN when ``story_scores`` has no ``truncated``).
-    Columns: layer, unit, n_pairs, n_unpaired, content_mean (+ CI), title_mean (+ CI), difference
-    (+ CI), abs_difference, sd_difference, t, df, p_t (+ holm, bonferroni), wilcoxon_w, p_wilcoxon
-    (+ holm, bonferroni), mc_family, ci_method, share_truncated, note.
+    With ``overall``, two more rows: ``overall``, the story as the unit (its difference averaged
+    over its paired layers), and :data:`POOLED_OVERALL`, the paper's reading (story x layer pairs
+    pooled, not independent: a sensitivity row). p-values are Holm- and Bonferroni-adjusted over
+    the layers and the overall row; the pooled row is its own family. ``share_truncated`` counts
+    the paired content-limit evaluations whose text was cut.
     """
     require_columns(story_scores, STORY_KEYS + ["score"], "story scores")
     wide = story_scores.pivot_table(index=["story_id", "layer"], columns="mode", values="score", aggfunc="mean")
@@ -345,15 +286,11 @@ def failure_accounting(rows: pd.DataFrame, summary: pd.DataFrame | None = None,
                        by: Sequence[str] | str | None = ("layer", "mode")) -> pd.DataFrame:
     """Evaluation success, repairs and failures by group (paper, Table 8 "Evaluation Success").
 
-    From the rows: ``n_evaluations`` (story x layer x mode), ``n_replies`` (story x layer x mode x
-    track x round), ``reply_success_rate`` = share of replies whose every dimension has status ok
-    (the paper's "parsing success"), ``n_failed_rows`` and ``n_failed_rows_scored`` (failed rows
-    that nevertheless carry a score; must be 0, failures are never scored), ``share_truncated``
-    (share of the evaluations, not rows, whose content text was cut to head + tail).
-    From the summary, when given: ``success_rate`` = share of evaluations with status ok,
-    ``n_repairs`` and ``n_failures`` summed.
+    ``reply_success_rate``: share of replies (story x layer x mode x track x round) whose every
+    dimension is ok (the paper's "parsing success"); ``n_failed_rows_scored`` must be 0 (failures
+    are never scored). From ``summary``: ``success_rate`` of evaluations, repairs and failures.
     """
-    by = _by(by)
+    by = by_columns(by)
     require_columns(rows, STORY_KEYS + ["track", "round", "status", "score"])
     r = rows.copy()
     r["_failed"] = r["status"].ne("ok")
@@ -395,16 +332,11 @@ def failure_accounting(rows: pd.DataFrame, summary: pd.DataFrame | None = None,
 
 def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("layer", "category"), *,
                        n_boot: int = 0, seed: int = 0) -> pd.DataFrame:
-    """Mean evaluator score per round (1-5) by group, for Figure 2.
-
-    The unit is a story's mean over dimensions in one round and mode; per group and round:
-    n, mean, sd, sem = sd / sqrt(n), share_truncated (share of those evaluations whose content text
-    was cut to head + tail). With ``n_boot`` > 0 also ``mean_ci_low`` / ``mean_ci_high``: a cluster
-    bootstrap over stories (within category when ``by`` has it), with ``unit`` and ``ci_method``:
-    the SEM treats a story's two modes as independent. Columns: the ``by`` columns, round, n, mean
-    (+ CI), sd, sem, share_truncated, truncation_note, scale.
+    """Mean evaluator score per round (1-5) by group, for Figure 2: n, mean, sd, sem of a story's
+    dimension mean per round and mode. With ``n_boot`` > 0 also a CI by a cluster bootstrap over
+    stories (within category when ``by`` has it), since the SEM treats a story's modes as independent.
     """
-    by = _by(by)
+    by = by_columns(by)
     rs = round_scores(rows)
     if rs.empty:
         return pd.DataFrame(columns=by + ["round", "n", "mean", "sd", "sem", "share_truncated"])
@@ -435,12 +367,8 @@ def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("la
 def convergence_breakdown(rows: pd.DataFrame, threshold: float = 0.3,
                           groupings=(("layer",), ("mode",), ("category",), ("layer", "mode"),
                                      ("layer", "dimension"))) -> pd.DataFrame:
-    """:func:`convergence_rate` for several groupings stacked in one long table.
-
-    The paper computes convergence "by dimension, layer, mode, and story category". Columns:
-    grouping (e.g. ``"layer x mode"``), group (e.g. ``"L4 / content"``), then the rate columns
-    (per dimension and on the layer mean), truncation_note and scale.
-    """
+    """:func:`convergence_rate` "by dimension, layer, mode, and story category" (the paper) in one
+    long table: grouping (``"layer x mode"``), group (``"L4 / content"``), the rates."""
     parts = [convergence_rate(rows, by=None, threshold=threshold).assign(grouping="all", group="all")]
     for by in groupings:
         t = convergence_rate(rows, by=list(by), threshold=threshold)
@@ -500,11 +428,8 @@ def reliability_intervals(rows: pd.DataFrame, summary: pd.DataFrame | None = Non
                           n_boot: int = 2000, seed: int = 0) -> dict[tuple[str, str], dict]:
     """95% CIs of Table 8's rates, ``{(metric, track): {ci_low, ci_high, ci_method, unit}}``.
 
-    Dimensions, evaluations and replies are nested in stories, so every rate gets a cluster
-    bootstrap over stories (seeded, percentile): convergence (per dimension, on the layer mean,
-    exact zero), success and parsing rates, peer agreement, MAD and Krippendorff's alpha per
-    validator track, and the largest mode difference |mean(title - content)| over layers. The ICC's
-    CI is the F-based one of :func:`track_reliability` (items = story x mode x dimension).
+    Dimensions, evaluations and replies are nested in stories, so every rate gets a seeded
+    percentile cluster bootstrap over stories; the ICC keeps its F-based CI (:func:`track_reliability`).
     """
     out: dict[tuple[str, str], dict] = {}
     items = convergence_items(rows, convergence_threshold)

@@ -205,6 +205,13 @@ def sort_groups(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return df.loc[idx].reset_index(drop=True)
 
 
+def by_columns(by) -> list[str]:
+    """``by`` (None, one column or several) as a list of columns."""
+    if by is None:
+        return []
+    return [by] if isinstance(by, str) else list(by)
+
+
 def iter_groups(df: pd.DataFrame, by: list[str]):
     """Yield ``(key, sub_frame)`` for every group of ``by``, *including expected empty ones*.
 
