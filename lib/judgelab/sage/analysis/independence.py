@@ -1,26 +1,12 @@
 """Testing SAGE's independence hypothesis: do the rule-based layers (L1–L3) predict the LLM-judged
 layers (L4–L6), and do they alone tell the story categories apart?
 
-The SAGE paper states that "formal textual features and interpretive literary qualities
-constitute largely independent dimensions" as "an empirically testable hypothesis" and leaves
-L1–L3 for future work (section "Rule-Based Evaluation Layers"). Three tests, each a plain function
-from DataFrames to a DataFrame with named columns (pingouin style):
-
-1. :func:`feature_score_correlations` — every L1–L3 feature against every L4–L6 overall score
-   (Spearman by default), with Benjamini–Hochberg FDR and Bonferroni correction over the family of
-   all feature x score tests (:mod:`judgelab.stats.correlation`, :mod:`judgelab.stats.tests`);
-2. :func:`predict_scores_cv` — cross-validated R^2 of each L4–L6 score from all L1–L3 features
-   (standardised ridge regression, scikit-learn); independence predicts R^2 near or below 0;
-3. :func:`classify_category_cv` — cross-validated accuracy of predicting the category
-   (canonical/pulp/llm) from L1–L3 features alone, against two chance baselines (majority class,
-   stratified random guessing) and a label-permutation test (Ojala & Garriga 2010, JMLR 11:1833).
-
-Plus :func:`load_independence_data` (the L1–L3 features of notebook 01 beside the L4–L6 scores of
-notebooks 02–04, read from the interim files) and :func:`emotional_arcs` /
-:func:`plot_emotional_arcs` for the figure of arcs by category.
-
-Small inputs (the smoke profile has 1–2 stories) never raise: the statistic is NaN and a ``note``
-column says why and how many stories would be needed.
+The paper states that "formal textual features and interpretive literary qualities constitute
+largely independent dimensions" as "an empirically testable hypothesis" and leaves L1–L3 for
+future work (section "Rule-Based Evaluation Layers"). Three tests: feature x score correlations
+(FDR and Bonferroni over all pairs), cross-validated R^2 of each score from the features
+(independence predicts R^2 near or below 0), and cross-validated category accuracy against chance.
+Small inputs never raise: the statistic is NaN and a ``note`` says how many stories are needed.
 """
 from __future__ import annotations
 
@@ -41,11 +27,11 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from judgelab import interim
-from judgelab.sage.analysis.scores import state_scale_and_truncation
+from judgelab.sage import LAYERS as SCORE_LAYERS
+from judgelab.sage.analysis.scores import share_truncated, state_scale_and_truncation
 from judgelab.stats.correlation import correlation
 from judgelab.stats.tests import adjust
 
-SCORE_LAYERS = ("L4", "L5", "L6")
 MIN_N_REGRESSION = 10   # at least 2 stories per fold with 5 folds
 RIDGE_ALPHAS = np.logspace(-2, 4, 25)
 
@@ -69,13 +55,9 @@ def usable_features(df: pd.DataFrame, columns: Sequence[str]) -> list[str]:
 
 
 def l456_scores(summaries: pd.DataFrame | Sequence[pd.DataFrame], mode: str = "content") -> pd.DataFrame:
-    """One row per story with its L4, L5, L6 overall scores in one mode: story_id, L4, L5, L6.
-
-    ``summaries``: ``sage_summary_L4/L5/L6.parquet`` (one frame or a list; CONTRIBUTING.md schema).
-    Content mode by default: the L1–L3 features are read from the text, so they are compared with
-    the judgments made from the text. Failed evaluations (NaN ``overall_score``) are left out; a
-    layer with no usable score is an all-NaN column.
-    """
+    """One row per story with its L4, L5, L6 overall scores in one mode (content by default: the
+    L1–L3 features are read from the text too), from the ``sage_summary_L*`` frames. Failed
+    evaluations are left out; a layer with no usable score is an all-NaN column."""
     if not isinstance(summaries, pd.DataFrame):
         frames = [f for f in summaries if f is not None and len(f)]
         summaries = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
@@ -96,13 +78,6 @@ def l456_scores(summaries: pd.DataFrame | Sequence[pd.DataFrame], mode: str = "c
     return wide.reset_index()
 
 
-def _share_truncated(rows: pd.DataFrame) -> float:
-    """Share of ``rows`` (stories) whose scores were made from a truncated text; NaN if unknown."""
-    if "truncated" not in rows.columns or not len(rows):
-        return math.nan
-    return float(rows["truncated"].fillna(False).astype(bool).mean())
-
-
 def join_features_scores(features: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """Features and L4–L6 scores side by side for the stories that have both (inner join on story_id)."""
     return features.merge(scores, on="story_id", how="inner", validate="one_to_one")
@@ -110,9 +85,8 @@ def join_features_scores(features: pd.DataFrame, scores: pd.DataFrame) -> pd.Dat
 
 @dataclass
 class IndependenceData:
-    """The inputs of the independence tests: L1–L3 ``features`` (``sage_l123_features``), one
-    row of L4–L6 overall ``scores`` per story (:func:`l456_scores`), the stories with both
-    (``joined``), and ``notes`` on what is missing."""
+    """L1–L3 ``features``, L4–L6 ``scores`` per story (:func:`l456_scores`), the stories with
+    both (``joined``), and ``notes`` on what is missing."""
 
     features: pd.DataFrame
     scores: pd.DataFrame
@@ -140,10 +114,8 @@ class IndependenceData:
 
 
 def load_independence_data(mode: str = "content", directory: Path | None = None) -> IndependenceData:
-    """Read ``sage_l123_features`` and the ``sage_summary_<layer>`` files (through
-    :mod:`judgelab.interim`) and join them per story. A layer without a summary file is left out
-    with a note; with no L4–L6 results at all the features still come back (the category test
-    needs no LLM score)."""
+    """``sage_l123_features`` and the ``sage_summary_<layer>`` files joined per story; a missing
+    layer is left out with a note (the category test needs no LLM score)."""
     from judgelab.sage.analysis.evaluations import load_summaries
     from judgelab.sage.analysis.scores import SageStatsError
 
@@ -189,17 +161,9 @@ def arc_story_ids(features: pd.DataFrame, per_category: int = 3) -> list[str]:
 def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | None = None,
                                scores: Sequence[str] = SCORE_LAYERS, method: str = "spearman",
                                alpha: float = 0.05) -> pd.DataFrame:
-    """Correlation of every feature with every score, corrected for multiple comparisons.
-
-    For each (feature, score) pair, on the stories where both are finite: ``n``, ``r`` (Spearman's
-    rho or Pearson's r) and its two-sided ``p``. Over the family of all pairs with a p-value
-    (m tests): ``p_fdr_bh`` (Benjamini & Hochberg 1995, step-up, controls the false discovery rate)
-    and ``p_bonferroni`` = min(1, m p) (controls the family-wise error rate), with ``reject_*`` at
-    ``alpha``. Pairs with fewer than 3 stories or a constant column get NaN and a ``note`` (the rule
-    of :mod:`judgelab.stats.rules`). Sorted by |r|, largest first. ``share_truncated``: share of
-    the pair's stories whose L4–L6 content-mode text was cut to head + tail (with the truncation note
-    and the scale, as in Tables 8–11; NaN when ``data`` has no ``truncated`` column).
-    """
+    """Correlation (Spearman by default) of every feature with every score on the stories where
+    both are finite, with Benjamini-Hochberg FDR and Bonferroni over all pairs with a p-value and
+    ``reject_*`` at ``alpha``; sorted by |r|, largest first."""
     features = list(features) if features is not None else feature_columns(data)
     rows = []
     for f in features:
@@ -213,7 +177,7 @@ def feature_score_correlations(data: pd.DataFrame, features: Sequence[str] | Non
             both = data[np.isfinite(sub[f]) & np.isfinite(sub[s])]
             rows.append({"feature": f, "feature_layer": f.split("_", 1)[0].upper(), "score": s,
                          "method": method, "n": int(res["n"]), "r": res["r"], "p": res["p"],
-                         "share_truncated": _share_truncated(both),
+                         "share_truncated": share_truncated(both, keys=()),
                          "note": "" if np.isfinite(res["r"]) else res["note"]})
     out = pd.DataFrame(rows, columns=["feature", "feature_layer", "score", "method", "n", "r", "p",
                                       "share_truncated", "note"])
@@ -237,9 +201,8 @@ def _regressor():
 
 
 def _single_thread(fn):
-    """Run ``fn`` with BLAS/OpenMP limited to one thread: the matrices here are tiny (100 stories x
-    ~50 features), and on a shared 2-core machine thread synchronisation made each logistic
-    regression fit ~8x slower than a single thread."""
+    """Run ``fn`` with BLAS/OpenMP on one thread: on tiny matrices (100 stories x ~50 features)
+    thread synchronisation made each logistic regression ~8x slower on a shared 2-core machine."""
     import functools
 
     @functools.wraps(fn)
@@ -252,22 +215,16 @@ def _single_thread(fn):
 @_single_thread
 def predict_scores_cv(data: pd.DataFrame, features: Sequence[str] | None = None,
                       scores: Sequence[str] = SCORE_LAYERS, n_splits: int = 5, seed: int = 0) -> pd.DataFrame:
-    """How much of each L4–L6 score the L1–L3 features predict, out of sample.
-
-    Ridge regression on standardised features, K-fold cross-validation (shuffled, fixed seed).
-    ``cv_r2`` = 1 - sum (y - y_hat)^2 / sum (y - mean y)^2 over the pooled out-of-fold
-    predictions; ``cv_r2_fold_mean`` / ``cv_r2_fold_sd`` = R^2 within each test fold. R^2 <= 0
-    means the features predict the score no better than its mean: the independence hypothesis.
-    Needs n >= ``MIN_N_REGRESSION`` stories with the score; otherwise NaN and a ``note``.
-    ``share_truncated``, the truncation note and the scale as in :func:`feature_score_correlations`.
-    """
+    """How much of each L4–L6 score the L1–L3 features predict out of sample: ridge regression,
+    seeded K-fold CV. ``cv_r2`` = 1 - SS_res / SS_tot over the pooled out-of-fold predictions
+    (<= 0: no better than the mean, the independence hypothesis); also R^2 per fold."""
     features = list(features) if features is not None else feature_columns(data)
     rows = []
     for s in scores:
         sub = data[np.isfinite(pd.to_numeric(data[s], errors="coerce"))] if s in data else data.iloc[0:0]
         feats = usable_features(sub, features) if len(sub) else []
         row = {"score": s, "n": len(sub), "n_features": len(feats), "n_splits": math.nan, "cv_r2": math.nan,
-               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan, "share_truncated": _share_truncated(sub),
+               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan, "share_truncated": share_truncated(sub, keys=()),
                "note": ""}
         if len(sub) < MIN_N_REGRESSION:
             row["note"] = f"n={len(sub)} stories with a {s} score; cross-validated R^2 needs >= {MIN_N_REGRESSION}"
@@ -298,18 +255,10 @@ def _classifier(seed: int):
 def classify_category_cv(features_df: pd.DataFrame, feature_sets: dict[str, Sequence[str]] | None = None,
                          target: str = "category", n_splits: int = 5, seed: int = 0,
                          n_permutations: int = 200) -> pd.DataFrame:
-    """Do the L1–L3 features alone tell the categories apart? Cross-validated accuracy vs chance.
-
-    For each feature set (default: all L1–L3 features, and each layer alone): multinomial
-    logistic regression on standardised features, stratified K-fold (K = min(``n_splits``,
-    smallest class size)), reporting ``accuracy`` and ``balanced_accuracy`` (mean per-class
-    recall) and the label-permutation p-value (``perm_p`` = (1 + #{permuted accuracy >= observed})
-    / (1 + ``n_permutations``); Ojala & Garriga 2010). Two chance rows, cross-validated the same
-    way: ``chance_majority`` (always the most frequent class) and ``chance_stratified`` (random
-    labels in the training-class proportions, fixed seed). ``n_permutations=0`` skips the
-    permutation test (``perm_p`` NaN). Needs >= 2 classes with >= 2 stories
-    each; otherwise NaN and a ``note``.
-    """
+    """Do the L1–L3 features alone tell the categories apart? Per feature set (all, each layer):
+    logistic regression, stratified K-fold, accuracy, balanced accuracy and the label-permutation p
+    (Ojala & Garriga 2010); two chance rows (majority class, stratified guessing) cross-validated
+    alike. ``n_permutations=0`` skips the permutation test."""
     if feature_sets is None:
         allf = feature_columns(features_df)
         feature_sets = {"L1-L3": allf, **{layer.upper(): feature_columns(features_df, [layer])
@@ -358,11 +307,8 @@ def classify_category_cv(features_df: pd.DataFrame, feature_sets: dict[str, Sequ
 
 def emotional_arcs(corpus_df: pd.DataFrame, per_category: int = 3, points: int = 100,
                    story_ids: Sequence[str] | None = None) -> pd.DataFrame:
-    """Smoothed emotional arcs (:func:`judgelab.sage.layers.l2_structure.emotional_arc`) of a few stories per
-    category, long format: story_id, category, title, t (narrative time in [0, 1]), sentiment.
-
-    Stories: ``story_ids`` if given, else the first ``per_category`` of each category in corpus order.
-    """
+    """Smoothed emotional arcs (:func:`judgelab.sage.layers.l2_structure.emotional_arc`) of
+    ``story_ids``, else the first ``per_category`` of each category; long format (t in [0, 1])."""
     from judgelab.sage.layers.l2_structure import emotional_arc
 
     if story_ids is not None:

@@ -5,43 +5,26 @@ or betrays where the text comes from.
 
 - ``heading``: the title line (any part of a title "A (B)" or "A; or, B");
 - ``byline``: "By PHILIP K. DICK", the author's name alone, illustrator credits, "Author of ...";
-- ``subtitle``: a short line between the title and the first section numeral (Crane's "A Tale
-  intended to be after the Fact ...");
-- ``blurb``: an editor's blurb or epigraph block set before the narrative (italic blocks, caps
-  lines, a short teaser after an illustrator credit), and the curated blurbs of
-  ``data/corpus/paratext.csv`` that no rule can tell from a first sentence (Dick's "Larry Thomas
-  bought a cuckoo clock ...");
+- ``subtitle``: a short line between the title and the first section numeral;
+- ``blurb``: an editor's blurb or epigraph block before the narrative, and the curated blurbs of
+  ``data/corpus/paratext.csv`` that no rule can tell from a first sentence;
 - ``signature``: trailing "THE END", separators and the author's name at the end;
-- ``section_marker``: chapter headings ("# Chapter 3: ...", "**Chapter 1**", "Chapter 2 –
-  ...", "Epilogue", "End of Chapter 8"), numbered section titles in the normal form ("1. The
-  Horror in Clay."), section numerals ("II") and separators ("---", "//",
-  "•", "* * *"). By default (``section_break="none"``) they are dropped and nothing
-  replaces them: a neutral ``* * *`` still counted an LLM's chapters (3.6 per 1,000 words against
-  0.5 in human texts); the paragraph break stays. ``section_break="marker"`` (sage-v4) puts one
-  ``* * *`` in their place;
-- ``markdown``: emphasis and heading markers (``**``, ``*``, ``_``, ``#``), the words kept;
-- ``meta_note``: notes to the reader, in any category (a word-count line, "*(Note: This is a
-  condensed version ...)*", a "Final Line:" label) and an LLM reply's framing before the story
-  starts or after it ends ("Here is the revised Chapter 5", "Let me know ..."). Inside the story a
-  generation's degenerate lines are its own text and stay (sage-v4 dropped them anywhere);
-- ``epigraph``, ``footnote``, ``translator_note``: an epigraph with its attribution at the head
-  ("—_De Béranger_.", "...”--Lactantius.", a bare "Hindu Proverb." after a quotation),
-  "[Footnote 1: ...]" blocks and their anchors, an asterisk footnote ("* Watson, Dr. Percival,
-  ..." and its " *" anchor), a "Notes:" block of numbered notes after the story.
+- ``section_marker``: chapter headings, numbered section titles, section numerals and separators.
+  By default (``section_break="none"``) nothing replaces them: a neutral ``* * *`` still counted
+  an LLM's chapters (3.6 per 1,000 words against 0.5 in human texts);
+- ``markdown``: emphasis and heading markers, the words kept;
+- ``meta_note``: notes to the reader in any category, and an LLM reply's framing before or after
+  the story ("Here is the revised Chapter 5"); a generation's degenerate lines inside the story
+  are its own text and stay;
+- ``epigraph``, ``footnote``, ``translator_note``: a head epigraph with its attribution,
+  footnote blocks and their anchors, a "Notes:" block of numbered notes after the story.
 
-With ``normal_form=True`` (the default) the kept paragraphs are then put in one typographic form
-for every category (:mod:`judgelab.corpus.typography`: dashes, quotes, ellipses, emphasis, book
-capitals, footnote marks), counted per rule in ``PreparedText.typography``.
-
-Then it masks the author's name as printed (full name, initials + surname) and, when
-``mask_title_in_body`` (off by default: ``[withheld]`` appeared in 30 human
-stories and no LLM story, so the mask itself marked the category; on is a sensitivity setting),
-every title part of two or more content words ("diamond necklace", "piece of string"). A
-one-word title ("Hands", "The Mantle") names an ordinary thing the story is about: masking it
-would turn the story's central noun into ``[withheld]`` dozens of times, so it is removed as a
-heading only; ``mask_single_word_titles=True`` masks it everywhere.
-
-The result is verified by the independent checker :mod:`judgelab.sage.protocol.leak_check`.
+With ``normal_form=True`` the kept paragraphs are put in one typographic form for every category
+(:mod:`judgelab.corpus.typography`). Then the author's name as printed is masked and, when
+``mask_title_in_body`` (off by default: ``[withheld]`` appeared in 30 human stories and no LLM
+story, so the mask itself marked the category), every title part of two or more content words; a
+one-word title names the story's central noun and is masked only with ``mask_single_word_titles``.
+The independent checker :mod:`judgelab.sage.protocol.leak_check` verifies the result.
 """
 from __future__ import annotations
 
@@ -56,7 +39,7 @@ from judgelab import paths
 from judgelab.corpus import typography
 
 MASK = "[withheld]"
-#: The neutral break of ``section_break="marker"`` (sage-v4's only form; a sensitivity setting now).
+#: The neutral break of ``section_break="marker"`` (a sensitivity setting).
 SECTION_BREAK = "* * *"
 SECTION_BREAKS = ("none", "marker")
 #: Stop classifying front paratext once this many words of narrative prose have been seen.
@@ -341,9 +324,8 @@ def _strip_front_back(paras: list[str], title: str, author: str, story_id: str |
 
 
 def is_note_to_reader(par: str) -> bool:
-    """A note about the text set apart from it, in any category: a word-count label ("**Word
-    Count:** 598"), a paragraph opening "Note:", an aside in emphasis and parentheses
-    ("*(Note: This is a condensed version ...)*"), a "[Footnote 1: ...]" block or its anchor."""
+    """A note about the text set apart from it: a word-count label, a paragraph opening "Note:",
+    an aside in emphasis and parentheses, a "[Footnote 1: ...]" block or its anchor."""
     return bool(_WORD_COUNT_LINE.fullmatch(par) or _FINAL_LINE_LABEL.fullmatch(par) or re.match(r"^[*_(\s]*note\s*:", par, re.IGNORECASE)
                 or (_WRAPPED_ASIDE.fullmatch(par) and len(words(par)) >= 3 and par.lstrip("*_").startswith("("))
                 or _FOOTNOTE.fullmatch(par) or _FOOTNOTE_ANCHOR.fullmatch(par))
@@ -355,10 +337,9 @@ def _is_name_line(rest: str) -> bool:
 
 
 def _drop_epigraphs(body: list[str], out: PreparedText) -> list[str]:
-    """An epigraph at the head of the text (within its first three paragraphs): a quotation closed
-    by its attribution ("...”--Lactantius."), or quotation paragraphs followed by an attribution
-    line in italics or after a closing quote ("—_De Béranger_.", "--_Hood_"). A dialogue line that
-    opens with a dash ("—No.") is neither."""
+    """An epigraph in the first three paragraphs: a quotation closed by its attribution
+    ("...”--Lactantius."), or quotations then an attribution line in italics or after a closing
+    quote ("—_De Béranger_."); a dialogue line opening with a dash ("—No.") is neither."""
     for i in range(min(len(body), 3)):
         p = body[i]
         m = _QUOTED_ATTRIBUTED.search(p)
@@ -392,9 +373,8 @@ def _drop_back_notes(paras: list[str], out: PreparedText) -> list[str]:
 
 
 def _drop_asterisk_notes(body: list[str], out: PreparedText) -> list[str]:
-    """A footnote marked by an asterisk: a paragraph opening "* " set after a paragraph whose
-    words hold the anchor ("other men * have thought"); the note is dropped and the anchor
-    removed. Without an anchor above it a "* " line is left alone (a list item, a break)."""
+    """A paragraph opening "* " after one holding its anchor ("other men * have thought"): note
+    and anchor dropped. Without an anchor above it a "* " line stays (a list item, a break)."""
     kept: list[str] = []
     for p in body:
         anchored = [j for j, q in enumerate(kept) if _ASTERISK_ANCHOR.search(q)]
@@ -409,10 +389,8 @@ def _drop_asterisk_notes(body: list[str], out: PreparedText) -> list[str]:
 
 
 def _strip_meta_frame(body: list[str], out: PreparedText) -> list[str]:
-    """The reply's framing before the story starts and after it ends ("Here is the revised
-    Chapter 5", "Let me know if ...", word counts): runs of meta paragraphs at either end only.
-    Inside the text a generation's degenerate lines are the story's own and stay (removing them would
-    clean the LLM stories more than the human ones)."""
+    """The reply's framing: runs of meta paragraphs at either end only ("Let me know if ...").
+    Inside the text they stay: removing them would clean LLM stories more than human ones."""
     start, end = 0, len(body)
     while start < end and (is_meta_note(body[start]) or is_note_to_reader(body[start])):
         start += 1
@@ -425,10 +403,9 @@ def _strip_meta_frame(body: list[str], out: PreparedText) -> list[str]:
 
 def _normalise_formatting(body: list[str], title: str, out: PreparedText, *, normal_form: bool = False,
                           section_break: str = "marker", emphasis: str = "strip") -> list[str]:
-    """Section markers -> one neutral break (``section_break="marker"``) or none; title lines
-    (running heads) and meta notes dropped; markdown markers removed. With ``normal_form``
-    (even-handed across categories): only notes to the reader are dropped inside the text (:func:`is_note_to_reader`),
-    and the kept paragraphs are put in the one typographic form (:mod:`judgelab.corpus.typography`)."""
+    """Section markers -> one neutral break (``section_break="marker"``) or none; running heads,
+    meta notes and markdown markers dropped. With ``normal_form`` only notes to the reader are
+    dropped inside the text, and the paragraphs are put in the one typographic form."""
     if section_break not in SECTION_BREAKS:
         raise ValueError(f"unknown section_break {section_break!r}; choose one of {SECTION_BREAKS}")
     kept: list[str] = []
@@ -483,9 +460,8 @@ def prepare_text(text: str, title: str, author: str, *, story_id: str | None = N
                  normal_form: bool = True, section_break: str = "none",
                  emphasis: str = "strip") -> PreparedText:
     """The content-limit text of a story, with what each rule removed (module docstring).
-
-    ``normal_form=False``, ``section_break="marker"``, ``mask_title_in_body=True`` is the sage-v4
-    preparation (notebook 01's surface-cue audit compares the two)."""
+    ``normal_form=False, section_break="marker", mask_title_in_body=True`` is the sage-v4
+    preparation that notebook 01's surface-cue audit compares."""
     out = PreparedText(text="")
     paras = split_paragraphs(text)
     if normal_form:
