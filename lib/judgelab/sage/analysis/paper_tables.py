@@ -1,9 +1,5 @@
-"""The SAGE paper's Tables 8-11, recomputed, with the paper's reported value beside each number.
-
-Each builder takes the outputs of the statistics in :mod:`judgelab.sage.analysis.reliability` and
-:mod:`judgelab.sage.analysis.genre` and lays them out as the paper does, adding ``paper_<stat>`` columns
-(cited constants from :mod:`judgelab.sage.analysis.paper_values`) right after the recomputed ``<stat>``.
-"""
+"""The SAGE paper's Tables 8-11, recomputed and laid out as the paper does, each ``paper_<stat>``
+column (:mod:`judgelab.sage.analysis.paper_values`) right after the recomputed ``<stat>``."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -49,27 +45,14 @@ def beside(df: pd.DataFrame, stat: str, key_col: str, table: dict, paper_stat: s
 def table08_reliability(rows: pd.DataFrame, summary: pd.DataFrame | None, mode_table: pd.DataFrame | None = None,
                         convergence_threshold: float = 0.3, agreement_threshold: float = 0.5, *,
                         n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]) -> pd.DataFrame:
-    """Table 8, long format: section, metric, track, value, paper_value, paper_qualifier, definition,
-    note, share_truncated, truncation_note, scale.
+    """Table 8, long format: one row per metric (and validator track) with its value, interval
+    (:func:`~judgelab.sage.analysis.reliability.reliability_intervals`), paper value and definition.
 
-    Convergence is reported per dimension (``convergence_rate``, the paper's 98.8%), on the layer
-    mean (``convergence_rate_layer_mean``: |mean R5 - mean R4| < threshold per evaluation) and by
-    the original code's exact-zero rule. ``share_truncated`` (a row, and a column beside every
-    metric) is the share of the evaluations behind the number whose content-limit text was cut to
-    head + tail: all evaluations for every metric but mode invariance, whose share is of the paired
-    content-limit evaluations.
-
-    ``mode_table`` is the output of :func:`judgelab.sage.analysis.reliability.mode_invariance`
-    (None: computed here from the rows' story scores, as :func:`table09_from_rows` does).
-    Peer agreement, MAD, ICC and alpha are reported for both validator tracks: ``validator_blind``
-    scored without seeing the evaluator (the paper's stated method) and ``validator_review`` after
-    reading the evaluator's transcript (closer to what the original code did). The paper's value
-    stands beside both.
-
-    Intervals: ``value_ci_low`` / ``value_ci_high`` with ``ci_method`` and ``unit`` per metric
-    (:func:`judgelab.sage.analysis.reliability.reliability_intervals`: a cluster bootstrap over
-    stories for every rate, the F-based CI for the ICC); counts have none. Table 8 has no tests:
-    ``mc_family`` says so.
+    Convergence per dimension (the paper's 98.8%), on the layer mean and by the original code's
+    exact-zero rule. Agreement for both validator tracks: ``validator_blind`` (the paper's stated
+    method) and ``validator_review`` (after the evaluator's transcript, closer to the original
+    code), the paper's value beside both. ``mode_table``: :func:`mode_invariance`'s output (None:
+    computed from the rows).
     """
     if mode_table is None:
         mode_table = mode_invariance(story_scores(rows))
@@ -156,10 +139,7 @@ TITLE_AUTHOR_ANONYMOUS = "an unknown author (sensitivity)"
 
 
 def table09_mode_invariance(mode_table: pd.DataFrame, anonymous_author: bool = False) -> pd.DataFrame:
-    """Table 9: content vs title mean per layer and overall, difference (title - content), tests,
-    ``share_truncated`` (share of the paired content-limit evaluations whose text was cut to head +
-    tail), ``truncation_note`` (where that share is > 0: the content scores are of excerpts, the
-    title scores of no text) and ``scale``."""
+    """Table 9: content vs title mean per layer and overall, difference (title - content), tests."""
     t = mode_table.copy()
     # the paper's overall numbers are its pooled reading: beside both overall rows
     t["_paper_key"] = t["layer"].replace({POOLED_OVERALL: "overall"})
@@ -173,15 +153,10 @@ def table09_mode_invariance(mode_table: pd.DataFrame, anonymous_author: bool = F
 
 
 def table09_from_rows(rows: pd.DataFrame, anonymous_rows: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Table 9 from the tidy rows: one score per story x layer x mode (mean of the evaluator's
-    Round-5 dimension scores, complete evaluations only; :func:`story_scores`), then
-    :func:`mode_invariance` and :func:`table09_mode_invariance` (``title_author`` = "as printed").
-
-    ``anonymous_rows``: the title-mode rows of the anonymous-author run (notebooks 02-04,
-    ``sage_rows_anonymous_<layer>``). When given, the same comparison follows with those title
-    scores against the content scores of the same stories (``title_author`` = "an unknown author
-    (sensitivity)"): whether mode invariance holds without the model's name in the LLM stories'
-    byline. Those rows are their own multiple-comparison family."""
+    """Table 9 from the tidy rows (:func:`story_scores`, :func:`mode_invariance`). With
+    ``anonymous_rows`` (``sage_rows_anonymous_<layer>``), the same comparison follows with those
+    title scores against the same stories' content scores: does mode invariance hold without the
+    model's name in the LLM stories' byline? Those rows are their own multiple-comparison family."""
     main = table09_mode_invariance(mode_invariance(story_scores(rows)))
     if anonymous_rows is None or not len(anonymous_rows):
         return main
@@ -202,13 +177,9 @@ def table09_from_rows(rows: pd.DataFrame, anonymous_rows: pd.DataFrame | None = 
 
 def table10_cross_layer(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES, *,
                         n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]) -> pd.DataFrame:
-    """Table 10: Pearson r and Spearman rho (with p and 95% CIs) for L4xL5, L4xL6, L5xL6, per analysis
-    (:data:`~judgelab.sage.analysis.units.ANALYSES`: stories first; the paper's story x mode
-    reading last, as a sensitivity row), with ``share_truncated``, ``truncation_note`` and ``scale``.
-
-    CIs: Fisher z (Bonett-Wright for rho) where the units are stories; a cluster bootstrap over
-    stories for the story x mode rows. p-values adjusted over the 3 layer pairs of an analysis
-    (``mc_family``), Holm and Bonferroni, for Pearson and Spearman separately.
+    """Table 10: Pearson r and Spearman rho with p and 95% CIs per layer pair and analysis
+    (:data:`~judgelab.sage.analysis.units.ANALYSES`). CIs: Fisher z for story units, a cluster
+    bootstrap for story x mode rows; p-values Holm- and Bonferroni-adjusted over an analysis' 3 pairs.
     """
     blocks = []
     for analysis in analyses:
@@ -242,19 +213,13 @@ TABLE11_POST_HOC = ("pairwise Student t (and Welch t) of the three category pair
 def table11_genre_comparison(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES, *,
                              n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]
                              ) -> pd.DataFrame:
-    """Table 11: per analysis (:data:`~judgelab.sage.analysis.units.ANALYSES`: the story as the
-    unit first, then each mode, then the paper's pooled story x mode reading as a sensitivity row)
-    and per layer and their average: mean (SD) per category, differences, relative gaps, ANOVA p,
-    pairwise p (Student; Welch), Cohen's d canonical vs LLM in both conventions, the paper's values
-    beside.
+    """Table 11 per analysis (:data:`~judgelab.sage.analysis.units.ANALYSES`) and per layer and
+    their average: mean (SD) per category, differences, relative gaps, ANOVA and pairwise p, Cohen's
+    d canonical vs LLM in both conventions, the paper's values beside.
 
-    ``scores``: story x mode scores (:func:`~judgelab.sage.analysis.scores.story_scores`; with
-    ``truncated``, ``share_truncated`` is the share of the row's observations resting on a content
-    text cut to head + tail). Intervals (``X_ci_low``, ``X_ci_high``) on every mean, difference,
-    gap and d: cluster bootstrap over stories within category (``ci_method``). p-values adjusted
-    within each analysis (``mc_family``): Holm (``_holm``) and Bonferroni (``_bonferroni``) over the
-    12 pairwise tests (3 pairs x 4 rows) of each test kind, and over the 4 ANOVAs; a test undefined
-    for lack of a category still counts in its family. Post-hoc construction: :data:`TABLE11_POST_HOC`.
+    Intervals on every mean, difference, gap and d: cluster bootstrap over stories within category.
+    p-values Holm- and Bonferroni-adjusted within an analysis over the 12 pairwise tests of each
+    kind and the 4 ANOVAs (undefined tests still count).
     """
     blocks = [_table11_block(analysis_units(scores, a), a, n_boot, seed) for a in analyses]
     return pd.concat(blocks, ignore_index=True)
@@ -367,11 +332,8 @@ def _table11_adjust(t: pd.DataFrame, analysis: str) -> pd.DataFrame:
 
 
 def paper_d_check(units_per_mode: int = 2) -> pd.DataFrame:
-    """Cohen's d recomputed from the paper's own Table 11 means and SDs, under both conventions.
-
-    Group sizes: stories per category (Table 5) x ``units_per_mode`` modes (Table 10's N = 200
-    story-mode units). Shows which SD convention reproduces the paper's printed d.
-    """
+    """Cohen's d from the paper's own Table 11 means and SDs under both conventions (n: Table 5's
+    stories x ``units_per_mode``): which convention reproduces the paper's printed d."""
     recs = []
     for layer in LAYERS:
         t = pv.TABLE11[layer]
@@ -398,10 +360,8 @@ def paper_cohens_d(layers=LAYERS) -> dict[str, float | None]:
 
 
 def dimension_discrimination_table(rows: pd.DataFrame, genre_unit: str = "story_mode") -> pd.DataFrame:
-    """Canonical vs LLM per dimension (:func:`judgelab.sage.analysis.genre.dimension_discrimination`)
-    on the evaluator's final dimension scores, in the observation unit of the genre statistics:
-    ``"content"`` / ``"title"`` keep that mode's scores; ``"story"`` averages a story's modes;
-    ``"story_mode"`` (the paper) keeps both modes as separate observations."""
+    """Canonical vs LLM per dimension (:func:`~judgelab.sage.analysis.genre.dimension_discrimination`)
+    on the final scores, in ``genre_unit`` (:func:`~judgelab.sage.analysis.scores.observation_units`)."""
     dims = with_truncation(final_scores(rows, "evaluator"), rows)
     if genre_unit in MODES:
         dims = dims[dims["mode"] == genre_unit]
@@ -411,8 +371,7 @@ def dimension_discrimination_table(rows: pd.DataFrame, genre_unit: str = "story_
 # --------------------------------------------------------------------------- figures 3 and 4 from Table 11
 
 def figure3_means(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS) -> pd.DataFrame:
-    """Figure 3's points from Table 11's rows of one ``analysis``: layer, category, n, mean,
-    mean_ci_low, mean_ci_high, sd (long, as :func:`~judgelab.sage.analysis.genre.genre_descriptives`)."""
+    """Figure 3's points (layer x category mean and CI) from Table 11's rows of one ``analysis``."""
     t = table11[(table11["analysis"] == analysis) & table11["layer"].isin(layers)]
     recs = [{"layer": r["layer"], "category": c, "n": r[f"n_{c}"], "mean": r[f"mean_{c}"],
              "mean_ci_low": r[f"mean_{c}_ci_low"], "mean_ci_high": r[f"mean_{c}_ci_high"], "sd": r[f"sd_{c}"]}
@@ -421,8 +380,7 @@ def figure3_means(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS)
 
 
 def figure4_effects(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS) -> pd.DataFrame:
-    """Figure 4's bars from Table 11's rows of one ``analysis``: layer, group_a, group_b and both
-    d conventions canonical vs LLM with their CIs (the columns :func:`plot_effect_sizes` reads)."""
+    """Figure 4's bars (canonical vs LLM d, both conventions, CIs) from Table 11's rows of one ``analysis``."""
     t = table11[(table11["analysis"] == analysis) & table11["layer"].isin(layers)]
     out = pd.DataFrame({"layer": t["layer"].to_numpy(), "group_a": "canonical", "group_b": "llm"})
     for col, src in (("d_pooled_sd", "d_canonical_llm_pooled_sd"), ("d_sqrt_mean_var", "d_canonical_llm_sqrt_mean_var")):

@@ -1,15 +1,7 @@
-"""From the tidy SAGE evaluation rows to the scores the statistics use.
-
-The rows (``sage_rows_L4.parquet`` ... , schema in CONTRIBUTING.md) hold one score per story x
-layer x mode x track x round x dimension. The statistics need three derived units:
-
-- *final dimension scores*: the evaluator's Round-5 score, or a validator track's single score;
-- *story scores*: the mean of a story's final dimension scores in one layer and mode (the paper's
-  "overall score" of an evaluation, the unit of Tables 9-11);
-- *rounds*: the evaluator's score for every round, for the convergence analysis and Figure 2.
-
-Rows with ``status == "failed"`` carry no score and are never scored: they are dropped here and
-counted by :func:`judgelab.sage.analysis.reliability.failure_accounting`.
+"""From the tidy SAGE evaluation rows (one score per story x layer x mode x track x round x
+dimension, CONTRIBUTING.md) to the scores the statistics use: final dimension scores, story scores
+(the paper's per-evaluation "overall score", the unit of Tables 9-11) and per-round scores.
+Failed rows carry no score: dropped here, counted by ``reliability.failure_accounting``.
 """
 from __future__ import annotations
 
@@ -68,11 +60,8 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def final_scores(rows: pd.DataFrame, track: str = "evaluator", final_round: int = 5) -> pd.DataFrame:
-    """Final dimension scores of one track: story keys, dimension, score.
-
-    The evaluator's final score is its Round-5 score (paper, "Iterative Evaluator"); a validator
-    track scores once (``round == 1``) and that score is final.
-    """
+    """Final dimension scores of one track: the evaluator's Round 5 (paper, "Iterative
+    Evaluator"); a validator track's single score (``round == 1``)."""
     require_columns(rows, STORY_KEYS + ["track", "round", "dimension", "score", "status"])
     if track not in TRACKS:
         raise SageStatsError(f"unknown track {track!r}; choose one of {', '.join(TRACKS)}")
@@ -83,12 +72,8 @@ def final_scores(rows: pd.DataFrame, track: str = "evaluator", final_round: int 
 
 def story_scores(rows: pd.DataFrame, track: str = "evaluator", complete_only: bool = True,
                  final_round: int = 5) -> pd.DataFrame:
-    """One score per story x layer x mode: the mean of its final dimension scores.
-
-    ``score = mean_d s_d`` over the layer's dimensions (the paper's per-evaluation overall score).
-    With ``complete_only`` an evaluation missing a dimension (a failed reply) gives no story score,
-    so a partial evaluation never enters a mean. Columns: story keys, score, n_dimensions.
-    """
+    """One score per story x layer x mode: the mean of its final dimension scores; with
+    ``complete_only`` an evaluation missing a dimension (a failed reply) gives none."""
     final = final_scores(rows, track, final_round)
     # the number of dimensions a complete evaluation has, per layer, from all rows of that layer
     expected = rows.groupby("layer")["dimension"].nunique()
@@ -100,9 +85,8 @@ def story_scores(rows: pd.DataFrame, track: str = "evaluator", complete_only: bo
 
 
 def evaluation_truncation(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per evaluation (story x layer x mode): ``truncated`` = True when its content-limit
-    text was cut to head + tail (any of its rows says so; the runner flags all rows of an
-    evaluation alike). Title-limit evaluations send no text and are never truncated."""
+    """One row per evaluation: ``truncated`` = True when its content-limit text was cut to head +
+    tail (any of its rows says so)."""
     require_columns(rows, STORY_KEYS)
     if "truncated" not in rows.columns:
         return rows[STORY_KEYS].drop_duplicates().assign(truncated=False).reset_index(drop=True)
@@ -119,9 +103,8 @@ def with_truncation(frame: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def share_truncated(units: pd.DataFrame, keys=STORY_KEYS) -> float:
-    """Share of the evaluations in ``units`` whose content text was truncated:
-    ``n_truncated / n_evaluations`` over the distinct ``keys`` present (NaN when there are none
-    or the frame has no ``truncated`` column)."""
+    """Share of the distinct ``keys`` (evaluations) in ``units`` whose content text was truncated
+    (NaN without rows or a ``truncated`` column)."""
     if "truncated" not in units.columns or not len(units):
         return np.nan
     keys = [k for k in keys if k in units.columns]
@@ -130,9 +113,8 @@ def share_truncated(units: pd.DataFrame, keys=STORY_KEYS) -> float:
 
 
 def state_scale_and_truncation(table: pd.DataFrame, note: str = TRUNCATION_NOTE) -> pd.DataFrame:
-    """Append ``truncation_note`` (``note`` where ``share_truncated`` > 0, else "") and ``scale``
-    (:data:`judgelab.sage.protocol.schemas.SCALE_NOTE`) to a SAGE table (every table
-    states the scale and whether its scores are of excerpts)."""
+    """Append ``truncation_note`` (``note`` where ``share_truncated`` > 0) and ``scale``: every SAGE
+    table states the scale and whether its scores are of excerpts."""
     out = table.copy()
     if "share_truncated" in out.columns:
         cut = pd.to_numeric(out["share_truncated"], errors="coerce").fillna(0) > 0
@@ -150,12 +132,8 @@ def round_scores(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def observation_units(scores: pd.DataFrame, unit: str = "story_mode") -> pd.DataFrame:
-    """Choose the observation unit of the genre statistics.
-
-    ``"story_mode"`` (the paper: each story-mode evaluation is one observation, N = 200 per layer)
-    keeps both modes; ``"story"`` averages a story's modes first, so observations are independent;
-    ``"content"`` / ``"title"`` keep one mode.
-    """
+    """The observation unit of the genre statistics: ``"story_mode"`` (the paper, N = 200 per
+    layer), ``"story"`` (a story's modes averaged: independent), ``"content"`` / ``"title"``."""
     require_columns(scores, STORY_KEYS + ["score"], "story scores")
     if unit == "story_mode":
         return scores.copy()
@@ -213,13 +191,9 @@ def by_columns(by) -> list[str]:
 
 
 def iter_groups(df: pd.DataFrame, by: list[str]):
-    """Yield ``(key, sub_frame)`` for every group of ``by``, *including expected empty ones*.
-
-    With no ``by``: one group (the whole frame). When every ``by`` column has known levels
-    (layer, category, mode, tier), the groups are their product plus any other observed values,
-    in natural order, so a missing layer or category yields an empty sub-frame (and the statistic
-    a row that says so). Otherwise the observed groups.
-    """
+    """Yield ``(key, sub_frame)`` for every group of ``by``, *including expected empty ones*: when
+    every ``by`` column has known levels the groups are their product (natural order), so a
+    missing layer or category yields an empty frame and a row that says so."""
     if not by:
         yield {}, df
         return

@@ -1,24 +1,14 @@
 """The units of the SAGE statistics and the intervals on their headline numbers (docs/design.md, principle 12).
 
-A story is evaluated in two modes (content, title) and three layers; the story, not the story x
-mode evaluation, is the independent unit. Every genre test, effect size and cross-layer
-correlation is therefore reported in these analyses (column ``analysis``):
+The story, not the story x mode evaluation, is the independent unit, so every genre test, effect
+size and cross-layer correlation is reported per analysis (column ``analysis``): ``"story"`` (the
+main rows: the mean of a story's modes), ``"content"`` / ``"title"`` (one mode), and
+``"story_x_mode"``, the paper's reading (N = 200 per layer), a labelled sensitivity row whose
+p-values count a story's two modes as two stories.
 
-- ``"story"`` (the main rows): one observation per story and layer, the mean of its two modes
-  (a story with one mode scored keeps that one);
-- ``"content"`` / ``"title"``: one mode only (mode as a within-story factor: the per-mode tables);
-- ``"story_x_mode"``: the paper's reading, each story x mode evaluation one observation (N = 200
-  per layer), kept as a labelled *sensitivity* row: its p-values treat a story's two modes as two
-  stories and are too small.
-
-(:func:`judgelab.sage.analysis.genre.genre_mixed_model` adds a story random-intercept model,
-statsmodels ``MixedLM``, that uses both modes without pseudo-replication.)
-
-Intervals: a seeded cluster bootstrap over stories (:func:`judgelab.stats.bootstrap.cluster_bootstrap`;
-resampled within category where groups are compared, so each resample keeps the design's group
-sizes) for means, differences, relative gaps, d and rates; analytic intervals where they are exact
-for independent units (Fisher z for a correlation of stories, the paired t for a mean difference of
-stories, the F-based ICC CI). ``[<profile>.sage_bootstrap]`` (``profiles.toml``) sets B per profile.
+Intervals: a seeded cluster bootstrap over stories (within category where groups are compared);
+analytic ones where exact for independent units (Fisher z, paired t, the F-based ICC CI).
+``[<profile>.sage_bootstrap]`` (``profiles.toml``) sets B per profile.
 """
 from __future__ import annotations
 
