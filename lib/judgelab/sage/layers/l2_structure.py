@@ -1,13 +1,10 @@
 """SAGE Layer 2, narrative structure: entity coherence, emotional arc, event-sequence patterns.
 
 The SAGE paper (Table 1) names "entity coherence, emotional arc trajectories, event sequence
-patterns" for this layer but no metrics; these are standard operationalisations of each.
-Functions take raw text or a :class:`~judgelab.sage.layers.segment.Segmented` story and return dicts of
-floats (``l2_*`` columns); undefined values are NaN.
-
-Libraries: ``vaderSentiment`` (lexicon inside the wheel) for sentence sentiment, ``scipy.fft``
-for the DCT smoothing of the arc, the Pattern/TextBlob tagger for names and tenses. The entity
-grid, tense and dialogue counts are hand-written: no maintained package computes them offline.
+patterns" for this layer but no metrics; these are standard operationalisations of each
+(``l2_*`` columns; undefined values are NaN). ``vaderSentiment`` scores sentences, ``scipy.fft``
+smooths the arc; the entity grid, tense and dialogue counts are hand-written: no maintained
+package computes them offline.
 """
 from __future__ import annotations
 
@@ -65,12 +62,9 @@ def entity_grid(text: str | Segmented, min_sentences: int = 2) -> pd.DataFrame:
 
 
 def entity_coherence(text: str | Segmented) -> dict[str, float]:
-    """Transition statistics of the entity grid between adjacent sentences.
+    """Transition statistics of the entity grid between adjacent sentences (X present, - absent):
 
-    Over all entity columns and adjacent sentence pairs (i, i+1), with X = present, - = absent:
-
-    - ``l2_grid_xx``, ``l2_grid_x_``, ``l2_grid__x``: probabilities of the transitions X->X, X->-,
-      ->X (the fourth, --, is 1 minus their sum), as in Barzilay & Lapata (2008);
+    - ``l2_grid_xx``, ``l2_grid_x_``, ``l2_grid__x``: P(X->X), P(X->-), P(-->X) (Barzilay & Lapata 2008);
     - ``l2_entity_continuity`` = P(X->X) / (P(X->X) + P(X->-)): the chance that an entity mentioned
       in one sentence is mentioned again in the next;
     - ``l2_entity_overlap`` = share of adjacent sentence pairs sharing at least one entity
@@ -127,13 +121,9 @@ def sentence_sentiment(text: str | Segmented) -> np.ndarray:
 
 
 def smooth_arc(values: np.ndarray, points: int = ARC_POINTS, low_pass: int = ARC_LOW_PASS) -> np.ndarray:
-    """Low-pass DCT smoothing of a sentiment series, resampled to ``points`` steps of narrative time.
-
-    As in syuzhet's ``get_dct_transform`` (Jockers 2015): DCT-II of the series, keep the first
-    ``low_pass`` coefficients, inverse transform; then linear interpolation from the sentence
-    positions (i + 0.5)/n onto ``points`` evenly spaced positions in [0, 1]. Fewer than 2 values
-    give a flat (or all-NaN) arc.
-    """
+    """Low-pass DCT smoothing of a sentiment series as syuzhet's ``get_dct_transform`` (Jockers
+    2015: keep the first ``low_pass`` DCT-II coefficients), interpolated from the sentence positions
+    (i + 0.5)/n onto ``points`` steps of narrative time in [0, 1]."""
     values = np.asarray(values, dtype=float)
     n = values.size
     if n == 0:
@@ -250,13 +240,9 @@ def dialogue_spans(paragraph: str, double: bool = True) -> list[str]:
 
 
 def event_sequence(text: str | Segmented) -> dict[str, float]:
-    """Tense pattern (:func:`tense_pattern`), temporal connectives and dialogue share.
-
-    - ``l2_temporal_connectives_per_1k`` = matches of ``TEMPORAL_CONNECTIVES`` x 1000 / words;
-    - ``l2_dialogue_share`` = words inside quotation marks / words (:func:`dialogue_spans`).
-    Single-quote dialogue is used only for stories without any double quote, since a story that
-    quotes with double marks uses single ones for apostrophes and inner quotes. Dialogue introduced
-    by a dash (Joyce's "—Good night, Gabriel") is not detected and counts as narration.
+    """Tense pattern, ``TEMPORAL_CONNECTIVES`` per 1,000 words and the share of words inside
+    quotation marks. Single quotes count only in stories without a double quote (which use single
+    ones for apostrophes); dash-introduced dialogue ("—Good night, Gabriel") counts as narration.
     """
     seg = ensure_segmented(text)
     out = tense_pattern(seg)

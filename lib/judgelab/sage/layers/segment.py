@@ -1,21 +1,13 @@
-"""One segmentation of a story shared by the rule-based layers L1–L3.
+"""One segmentation of a story shared by the rule-based layers L1–L3, so that "a sentence" or "a
+word" means the same in every metric and a story is segmented and tagged once:
 
-Every L1–L3 metric reads the same units, so that "a sentence" or "a word" means the same thing in
-all of them and a story is segmented and tagged once:
-
-- text: :func:`judgelab.corpus.text.normalise` (NFKC, hard-wrapped lines joined, one blank line
-  between paragraphs), then typographic quotes unified to ASCII (``“ ” „`` -> ``"``, ``‘ ’`` -> ``'``)
-  because the taggers' and sentiment lexicons' entries are spelled with ASCII apostrophes
-  ("don't"); this also makes every metric invariant to Unicode normal form and line wrapping;
-- paragraphs, sentences and tokens: ``syntok`` (rule-based segmenter and tokenizer, F. Leitner,
-  "segtok v2", PyPI ``syntok``);
-- part-of-speech tags (Penn Treebank tagset): the Brill-style tagger of the Pattern library as
-  vendored in TextBlob, with its shipped lexicon, morphological, contextual and entity rules
-  (T. De Smedt & W. Daelemans, "Pattern for Python", JMLR 13, 2012; E. Brill, "A simple
-  rule-based part of speech tagger", ANLP 1992). Its data ship inside the ``textblob`` wheel, so
-  no model is downloaded. TextBlob's own ``PatternTagger`` skips the contextual rules; here they are
-  applied, through :class:`IndexedContext` (same output as Pattern's ``Context.apply``, faster). spaCy's ``en_core_web_sm`` is not on the package index and NLTK's
-  taggers need ``nltk.download`` (the internet), which is why neither is used.
+- text: the corpus normalisation, then typographic quotes as ASCII (the taggers' and sentiment
+  lexicons' entries spell "don't" with an ASCII apostrophe);
+- paragraphs, sentences and tokens: ``syntok`` (F. Leitner's rule-based segmenter);
+- Penn Treebank tags: the Brill-style tagger of Pattern as vendored in TextBlob (De Smedt &
+  Daelemans, JMLR 13, 2012; Brill, ANLP 1992), its data inside the wheel, with the contextual rules
+  TextBlob's ``PatternTagger`` skips (:class:`IndexedContext`). spaCy's model is not on the package
+  index and NLTK's taggers need ``nltk.download`` (the internet).
 """
 from __future__ import annotations
 

@@ -6,23 +6,15 @@ Paper, "Dual-Track Evaluation Architecture" and Table 12:
   hallucination, L5 projection, L6 Western frame / explicit philosophy / profundity); R3 layer
   boundary; R4 evidence sufficiency (confidence may change, scores may not — a changed score is
   kept and flagged by the runner); R5 consolidation with a convergence note.
-- **Validator** (its own conversation): first a *blind* scoring of the same material with no sight
-  of the evaluator (the paper's stated independence; the original code showed the validator the
-  evaluator's scores), then a *review* turn that reads the evaluator's five-round transcript and
-  rates projection bias, hallucination, boundary violations, reasoning quality and confidence
-  calibration, gives agreements/disagreements, its scores after review and a trust level.
+- **Validator** (its own conversation): a *blind* scoring of the same material with no sight of
+  the evaluator (the paper's stated independence; the original code showed it the evaluator's
+  scores), then a *review* of the evaluator's transcript: biases, reasoning, its scores after
+  review and a trust level.
 
-Message layout (``prompts.LAYOUTS``, default ``shared-prefix``): every conversation starts with
-the same system message (rules, scale, reply format; no mode, role or layer in it), then the
-material (text or title block), then the layer to assess with its description, then the role's
-block and the turn's instructions. So the system message is the same in every call of a run,
-and system + material in every track of every layer of one story: llama.cpp reuses them from its
-KV cache when one story's calls run back to back (evaluator rounds 1–5, then the blind turn, then
-the review, whose own conversation continues the blind turn), and OpenAI's prompt caching applies
-to system + story (from 1,024 tokens) within a story and to each conversation's earlier turns. The
-blind turn's messages hold nothing of the evaluator. A failed reply is recorded, never scored:
-later evaluator rounds that need it are recorded as not run, and the review needs both a final
-evaluator round and the blind turn.
+Message layout (``prompts.LAYOUTS``, default ``shared-prefix``): one system message for every
+call, then the material, the layer, the role and the turn's instructions, so that llama.cpp's KV
+cache and OpenAI's prompt caching reuse system + story across one story's calls. A failed reply is
+recorded, never scored: later rounds that need it are recorded as not run.
 """
 from __future__ import annotations
 

@@ -5,24 +5,12 @@ that reused the masking patterns could only find what the masking already remove
 is normalised its own way (Unicode NFKD, accents dropped, lower case, words only) and searched as
 a word sequence, so punctuation, line breaks or typography between words do not hide a match.
 
-What counts as a leak (each a row of :func:`find_leaks`):
-
-- ``title part``: every part of the title ("The Mantle (The Overcoat)" has two, "X; or, Y" too)
-  with two or more content words, as a word sequence anywhere in the text. A one-content-word
-  title ("Hands", "The Mantle") names an ordinary thing the story is about and is checked only
-  as a heading line;
-- ``title line``: a paragraph that is a title part and nothing else;
-- ``author name``: the author's full name as a word sequence;
-- ``surname``: the author's surname alone, when it is *distinctive* — used by no other story of
-  the corpus (so "London", "Crane" or "James", which other stories use as ordinary words or
-  names, are not flagged; "Maupassant" is). The caller passes the corpus-wide set;
-- ``markdown``: markdown markers (``#`` headings, ``**bold**``, ``*emphasis*``, ``__``), which
-  only the LLM-written stories carry;
-- ``chapter marker``: "Chapter 3", "Epilogue", "End of Chapter 8" as a heading line;
-- ``meta note``: word-count lines and notes to the reader ("Word count: 1,000", "Note: this is a
-  condensed version ...", "Let me know if you'd like ...", "Final line:", "[Footnote 1: ...]").
-  A degenerate generation's own words inside the story ("within the 1000-word limit") are its
-  text, not a note, and are not flagged.
+What counts as a leak (each a row of :func:`find_leaks`): a ``title part`` of two or more content
+words anywhere (a one-word title names an ordinary thing the story is about: checked as a heading
+only), a ``title line``, the ``author name``, a ``surname`` used by no other story of the corpus
+("Maupassant", not "London" or "Crane"), ``markdown`` markers (only LLM stories carry them), a
+``chapter marker`` heading, and a ``meta note`` to the reader (a generation's own degenerate words
+inside the story are its text and are not flagged).
 """
 from __future__ import annotations
 

@@ -1,20 +1,13 @@
 """The two SAGE input modes: content-limit (text only) and title-limit (title and author only).
 
-Content-limit mode must not tell the model which work it reads, nor where the text comes from.
-:func:`content_limit_text` prepares the text (:mod:`judgelab.sage.protocol.text_prep`: paratext,
-section markers, markdown and meta-notes removed; the author's name and multi-word title parts
-masked) and then verifies it with the independent checker
-(:mod:`judgelab.sage.protocol.leak_check`); any leak raises :class:`ContentLeakError` rather than
-reaching the model.
+Content-limit mode must not tell the model which work it reads, nor where the text comes from:
+:func:`content_limit_text` prepares the text (:mod:`~judgelab.sage.protocol.text_prep`) and
+verifies it with the independent checker (:mod:`~judgelab.sage.protocol.leak_check`); a leak
+raises :class:`ContentLeakError` rather than reaching the model.
 
-Title-limit mode sends title and author only (see :func:`judgelab.sage.protocol.prompts.material`).
-For an LLM story the author is the generating model, as the manifest prints it, which tells the
-judge the category: :data:`TITLE_AUTHOR_NOTE` says so in Table 9's notes
-(:func:`with_title_author_note`); ``anonymous_author=True`` is the sensitivity setting that sends
-"an unknown author" for every story.
-
-The corpus text (notebook 01) has one paragraph per line and blank lines between paragraphs;
-raw mirror files with hard-wrapped lines are handled too (lines are joined per paragraph).
+Title-limit mode sends title and author only. For an LLM story the author is the generating
+model, which tells the judge the category: :data:`TITLE_AUTHOR_NOTE` says so beside Table 9;
+``anonymous_author=True`` (a sensitivity setting) sends "an unknown author" for every story.
 """
 from __future__ import annotations
 
@@ -24,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from judgelab.sage.protocol import leak_check, prompts, text_prep
-from judgelab.sage.protocol.text_prep import MASK, split_paragraphs  # noqa: F401  (re-exported)
+from judgelab.sage.protocol.text_prep import split_paragraphs
 
 
 #: What title mode's author line is, stated beside every table that compares the two modes.
@@ -55,12 +48,8 @@ class ContextTooLongError(ValueError):
 
 def content_limit_text(text: str, title: str, author: str, *, story_id: str | None = None,
                        mask_title_in_body: bool = False, surnames: frozenset | set = frozenset()) -> str:
-    """The story text for content-limit mode, verified by the independent leak checker.
-
-    Raises :class:`ContentLeakError` naming the story and the leaks if anything that names the
-    work (title part, author, distinctive surname) or betrays its origin (markdown, chapter
-    markers, meta-notes) remains, or if nothing is left of the text.
-    """
+    """The story text for content-limit mode; :class:`ContentLeakError` naming the story and the
+    leaks if anything that names the work or betrays its origin remains, or nothing is left."""
     prepared = text_prep.prepare_text(text, title, author, story_id=story_id,
                                       mask_title_in_body=mask_title_in_body)
     check_clean(prepared.text, title, author, story_id=story_id, surnames=surnames,
@@ -83,10 +72,8 @@ def check_clean(text: str, title: str, author: str, *, story_id: str | None = No
 # ---------------------------------------------------------------- tokens and truncation
 
 def approx_tokens(text: str) -> int:
-    """A tokenizer-free estimate, ``ceil(1.35 * words + 0.1 * other symbols)``, for when no
-    backend is at hand. It can undercount a real BPE tokenizer by ~15% on dialogue-heavy prose:
-    budgets use the backend's own tokenizer (``count_tokens`` of :func:`prepare_input`).
-    """
+    """A tokenizer-free estimate, ``ceil(1.35 * words + 0.1 * other symbols)``; it can undercount
+    a BPE tokenizer by ~15% on dialogue, so budgets use the backend's tokenizer when there is one."""
     words = len(text_prep.words(text))
     symbols = len(re.findall(r"[^\w\s]", text))
     return math.ceil(1.35 * words + 0.1 * symbols)
@@ -146,12 +133,8 @@ def prepare_input(mode: str, *, text: str | None, title: str, author: str, max_t
                   count_tokens: Callable[[str], int] | None = None,
                   anonymous_author: bool = False) -> PreparedInput:
     """Content mode: :func:`content_limit_text`, then the context policy (``head_tail`` cuts the
-    middle, ``error`` raises :class:`ContextTooLongError`). Title mode: title and author only.
-
-    ``count_tokens`` is the backend's tokenizer (``Gateway.count_tokens``); without one the
-    tokenizer-free :func:`approx_tokens` is used. ``anonymous_author`` (title mode): "an unknown
-    author" instead of the author line (:data:`TITLE_AUTHOR_NOTE`).
-    """
+    middle, ``error`` raises :class:`ContextTooLongError`) measured by ``count_tokens`` (None:
+    :func:`approx_tokens`). Title mode: title and author only ("an unknown author" if anonymous)."""
     count = count_tokens or approx_tokens
     if mode == "title":
         mat = prompts.material("title", title=title, author=None if anonymous_author else author)

@@ -2,26 +2,17 @@
 
 :func:`preparation_report` gives one row per story and mode:
 
-- ``content`` mode: the story text prepared by :func:`judgelab.sage.protocol.text_prep.prepare_text`
-  — ``chars_in`` (the corpus text), ``chars_out`` (the prepared text), the characters each rule
-  removed (``removed_<rule>``, one column per rule of :data:`RULES`), the masks applied
-  (``title_masks``, ``author_masks``) and the leaks the independent checker
-  (:func:`judgelab.sage.protocol.leak_check.find_leaks`, corpus-wide distinctive surnames) still
-  finds in the material sent — title parts in the body are leaks only when the mask is on
-  (``mask_title_in_body``, a sensitivity setting: the mask marked the human stories); with it off (the default)
-  ``title_phrase_paragraphs`` counts the paragraphs where the text's own title phrase stays;
-  ``words_in``/``words_out``/``words_removed``/``pct_words_removed`` the words (is the cleanup even-handed?),
-  ``emphasis_words`` the words whose emphasis markers were stripped (the words stay), and
-  ``typo_<rule>`` the marks each typographic rule changed;
-- ``title`` mode: the material is title and author only
-  (:func:`judgelab.sage.protocol.prompts.material`). Its ``leaks`` are the 8-word windows of the
-  story text found in that material (:func:`text_windows_in`, with its own normalisation, not the
-  leak checker's): 0 means no passage of the story reaches the model. A window made only of the
-  title's and the author's words and "by" is the story's heading and byline ("The Call of
-  Cthulhu by H. P. Lovecraft"), which is what title mode shows by design, so it does not count.
+- ``content``: characters and words in and out (is the cleanup even-handed?), the characters each
+  rule of :data:`RULES` removed, the marks each typographic rule changed, the masks applied, and
+  the leaks the independent checker still finds in the material sent (title parts in the body
+  only when ``mask_title_in_body`` is on; off, ``title_phrase_paragraphs`` counts where the title
+  phrase stays);
+- ``title``: ``leaks`` are the 8-word windows of the story found in the material
+  (:func:`text_windows_in`); windows of the title, the author and "by" only are the heading and
+  byline that title mode shows by design, and do not count.
 
-``chars_in - chars_out`` is not the sum of the rule columns: whitespace inside paragraphs is
-collapsed and masks replace names by ``[withheld]``.
+``chars_in - chars_out`` is not the sum of the rule columns: whitespace is collapsed and masks
+replace names.
 """
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """Many SAGE evaluations at once: select stories, prepare inputs, run, and tidy the results.
 
-``run_layer(gw, corpus, "L4", profile="demo")`` runs every (story, mode) evaluation of one layer
-through ``gw.map`` (concurrently on remote backends; one at a time on the in-process model so
-that each conversation keeps its KV prefix) and returns a :class:`SageRun` with
-
-- ``rows`` — the tidy long table ``sage_rows_<layer>.parquet`` (schema: CONTRIBUTING.md): one row
-  per story x layer x mode x track x round x dimension; failed replies have ``status="failed"``
-  and a NaN score (never 0);
-- ``summary`` — ``sage_summary_<layer>.parquet``: one row per evaluation;
-- ``failures`` — one row per failed or not-run reply, with the error;
-- ``calls`` — one row per reply with its token usage (for the cost/caching figures).
+:func:`run_layer` runs every (story, mode) evaluation of one layer through ``gw.map`` and returns
+a :class:`SageRun`: ``rows`` (``sage_rows_<layer>``, CONTRIBUTING.md; a failed reply has
+``status="failed"`` and a NaN score, never 0), ``summary`` (one row per evaluation), ``failures``
+and ``calls`` (one row per reply with its token usage).
 """
 from __future__ import annotations
 
@@ -107,14 +101,10 @@ def build_items(stories: pd.DataFrame, layer: str, modes: Iterable[str], max_tex
                 surnames: frozenset | set = frozenset(),
                 count_tokens: Callable[[str], int] | None = None,
                 anonymous_author: bool = False) -> list[EvalItem]:
-    """One :class:`EvalItem` per story x mode, grouped by story (one story's evaluations run back
-    to back, so the llama.cpp KV cache holds that story's prefix between them). Content-mode texts are stripped, checked for leaks and fitted to
-    the context policy here, before any call: a text that cannot be sent fails the run loudly.
-
-    ``surnames``: the corpus-wide distinctive surnames the leak check looks for
-    (:func:`judgelab.sage.protocol.leak_check.distinctive_surnames`); ``count_tokens``: the
-    backend's tokenizer (``Gateway.count_tokens``) that measures ``max_text_tokens``, None = the
-    tokenizer-free estimate; ``mask_title_in_body``: see ``profiles.toml``."""
+    """One :class:`EvalItem` per story x mode, grouped by story (so that the llama.cpp KV cache
+    holds a story's prefix between its evaluations). Texts are prepared, leak-checked against
+    ``surnames`` and fitted to the context here, before any call: a text that cannot be sent
+    fails loudly. ``count_tokens``: the backend's tokenizer (None: the tokenizer-free estimate)."""
     if layer not in LAYERS:
         raise ValueError(f"unknown layer {layer!r}; choose one of {LAYERS}")
     if context_policy not in CONTEXT_POLICIES:
@@ -182,14 +172,9 @@ def evaluation_rows(ev: Evaluation, backend: str, model: str, profile: str) -> l
 
 
 def evaluation_summary(ev: Evaluation, backend: str, model: str, profile: str) -> dict:
-    """One summary row: overall (mean R5) score, blind validator overall, evaluator–validator MAD,
-    max |R5 - R4|, trust level, failures and repairs, (title mode) whether the model knew the work,
-    and ``truncated``: the content-limit text was cut to head + tail, so the scores are of an excerpt
-    (the same flag as the evaluation's rows).
-
-    ``overall_score = mean_d s_R5(d)``; ``eval_validator_mad = mean_d |s_R5(d) - s_blind(d)|``;
-    ``max_r4_r5_change = max_d |s_R5(d) - s_R4(d)|`` (paper: converged when < 0.3).
-    """
+    """One summary row: ``overall_score = mean_d s_R5(d)``, the blind validator's overall,
+    ``eval_validator_mad = mean_d |s_R5(d) - s_blind(d)|``, ``max_r4_r5_change`` (paper: converged
+    when < 0.3), trust level, failures, repairs, whether the model knew the work (title mode)."""
     it = ev.item
     r4, r5, blind = _scores(ev.call(EVALUATOR, 4)), _scores(ev.call(EVALUATOR, 5)), _scores(ev.call(BLIND, 1))
     review, r1 = ev.call(REVIEW, 1), ev.call(EVALUATOR, 1)
@@ -215,8 +200,7 @@ def evaluation_summary(ev: Evaluation, backend: str, model: str, profile: str) -
 
 
 def _sent(result) -> dict:
-    """The sampling as sent (``ChatResult.sampling``: a reasoning model's effort and budget, no
-    temperature; :mod:`judgelab.gateway.reasoning`), not as designed; None when unknown."""
+    """The sampling as sent (a reasoning model's has no temperature), not as designed."""
     s = getattr(result, "sampling", None)
     return {"temperature": s.temperature if s else None, "reasoning_effort": s.reasoning_effort if s else None,
             "max_tokens": s.max_tokens if s else None}
@@ -257,13 +241,9 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
               stories: Sequence[str] | None = None, modes: Sequence[str] | None = None,
               context_policy: str | None = None, overrides: dict[str, Any] | None = None,
               desc: str | None = None, mask_title_in_body: bool | str | None = None) -> SageRun:
-    """Run one layer's evaluations for ``profile`` (knobs from ``[<profile>.sage]``, optionally
-    overridden) and return the tidy tables. Never raises for a model failure; raises for inputs
-    that cannot be sent (a leak of title/author, a text over budget under ``context_policy="error"``).
-
-    ``mask_title_in_body``: None = the profile's knob, else a yes/no value (``params.as_bool``).
-    The leak check's distinctive surnames are computed once from the whole ``corpus`` given, and
-    text budgets are counted with the gateway's tokenizer (``gw.count_tokens``)."""
+    """Run one layer's evaluations with ``[<profile>.sage]``'s knobs (``overrides`` and the other
+    arguments applied; None = the profile's) and return the tidy tables. Never raises for a model
+    failure; raises for inputs that cannot be sent (a leak, a text over budget under ``"error"``)."""
     # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
     stories = params.as_list(stories, name="STORIES") or None
     modes = params.as_list(modes, name="MODES") or None
@@ -287,8 +267,7 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
 
 
 def write_interim(run: SageRun) -> dict[str, str]:
-    """Write the interim tables ``sage_rows_<layer>`` and ``sage_summary_<layer>`` (schemas:
-    CONTRIBUTING.md) through :func:`judgelab.interim.write`; return their paths."""
+    """Write ``sage_rows_<layer>`` and ``sage_summary_<layer>``; return their paths."""
     return {kind: str(interim.write(df, f"sage_{kind}_{run.layer}"))
             for kind, df in (("rows", run.rows), ("summary", run.summary))}
 
@@ -300,19 +279,16 @@ def anonymous_rows_name(layer: str) -> str:
 
 def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "demo", *,
                         stories: Sequence[str] | None = None, overrides: dict[str, Any] | None = None) -> SageRun:
-    """Title mode once more, every story's author given as "an unknown author"
-    (``anonymous_author=True``): the sensitivity run behind Table 9's anonymous rows. In title mode
-    the LLM stories are "by" their model, which tells the judge the category; this run removes
-    that line for every story alike. Same stories and knobs as :func:`run_layer`."""
+    """Title mode once more with "an unknown author" for every story: Table 9's sensitivity run
+    (in title mode the LLM stories are "by" their model, which tells the judge the category)."""
     return run_layer(gw, corpus, layer, profile, stories=stories, modes=["title"],
                      overrides={**(overrides or {}), "anonymous_author": True},
                      desc=f"SAGE {layer} title, anonymous author")
 
 
 def anonymous_stories(chosen: pd.DataFrame, per_category: dict[str, int] | None) -> list[str]:
-    """The stories of the anonymous-author title run: every story of the main run (``chosen``, in its
-    order), or the first ``per_category[c]`` of each category when the profile sizes it
-    (``anonymous_per_category``; the demo runs one LLM story, whose byline names its category)."""
+    """The stories of the anonymous-author run: every story of ``chosen``, or the first
+    ``per_category[c]`` of each category when the profile sizes it (``anonymous_per_category``)."""
     if per_category is None:
         return list(chosen["story_id"])
     ordered = chosen.sort_values(["category", "story_id"])
@@ -328,16 +304,9 @@ def write_anonymous_interim(run: SageRun) -> str:
 # ---------------------------------------------------------------- what it cost
 
 def token_accounting(calls: pd.DataFrame) -> pd.DataFrame:
-    """Input tokens per evaluation (story x layer x mode): as sent, served from a prefix cache,
-    and actually processed, against resending the story in every call without reuse.
-
-    ``input_tokens`` is what each call's prompt holds (the whole conversation so far: the story is
-    in every call's prompt); ``cached_tokens`` is the part the backend reused (llama.cpp KV prefix,
-    OpenAI prompt caching); ``processed = input - cached``. Without a stable prefix every call
-    would process its whole prompt, so ``resend_every_round = input_tokens`` and
-    ``reuse_ratio = processed / resend_every_round``. Replies served from the response cache keep
-    the usage of the call that made them (``n_from_cache`` counts them); calls that were not run
-    count nothing.
+    """Input tokens per evaluation: as sent (the whole conversation, story included, in every
+    call), reused from the backend's prefix cache, and ``processed = input - cached``, against
+    resending every round without reuse (``reuse_ratio``). Cached replies keep their call's usage.
     """
     live = calls[calls["status"] != "not_run"]
     keys = ["story_id", "category", "layer", "mode"]
@@ -352,12 +321,8 @@ def token_accounting(calls: pd.DataFrame) -> pd.DataFrame:
 
 
 def disagreements(rows: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
-    """Dimensions where the evaluator's final (R5) score and the validator's blind score differ by
-    more than ``threshold`` (paper, Table 12 note: discrepancies > 0.5 are flagged for review).
-
-    Columns: story_id, category, layer, mode, dimension, evaluator, validator_blind, diff
-    (= validator_blind - evaluator). Failed replies take no part.
-    """
+    """Dimensions where the evaluator's R5 and the blind validator differ by more than
+    ``threshold`` (paper, Table 12 note: flagged for review); ``diff = validator_blind - evaluator``."""
     ok = rows[rows["status"] == "ok"]
     keys = ["story_id", "category", "layer", "mode", "dimension"]
     ev = ok[(ok["track"] == EVALUATOR) & (ok["round"] == 5)][keys + ["score"]].rename(columns={"score": "evaluator"})
