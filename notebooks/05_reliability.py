@@ -78,10 +78,10 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab.run import Run
-from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability, units
+from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability, scores
 
 run = Run.open("05", profile=PROFILE)
-BOOT = run.knobs(units.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
+BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 40, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)

@@ -78,12 +78,12 @@ from IPython.display import Markdown, display
 
 from judgelab import interim, profiles
 from judgelab.run import Run
-from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores, units as sage_units
+from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
 
 run = Run.open("06", profile=PROFILE)
-BOOT = run.knobs(sage_units.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
+BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from judgelab.sage.analysis import genre, paper_figures, paper_tables, reliability, scores, units
+from judgelab.sage.analysis import genre, paper_figures, paper_tables, reliability, scores
 from sage_synthetic import (
     SyntheticEffects, evaluation_records, rows_from_records, synthetic_rows, synthetic_summary,
 )
@@ -46,7 +46,7 @@ def test_convergence_at_exactly_the_threshold_does_not_count():
 def test_table11_has_every_analysis_with_its_unit_family_and_intervals(syn):
     _, _, story = syn
     t = paper_tables.table11_genre_comparison(story, n_boot=B)
-    assert list(t["analysis"].unique()) == list(units.ANALYSES)
+    assert list(t["analysis"].unique()) == list(scores.ANALYSES)
     assert (t.groupby("analysis").size() == 4).all()
     assert t.loc[t["analysis"] == "story_x_mode", "unit"].str.contains("sensitivity").all()
     main = t[t["analysis"] == "story"].set_index("layer")
@@ -122,7 +122,7 @@ def test_figures_3_and_4_draw_the_table_intervals(syn):
 def test_table10_story_units_fisher_and_pooled_bootstrap(syn):
     _, _, story = syn
     t = paper_tables.table10_cross_layer(story, n_boot=B)
-    assert list(t["analysis"].unique()) == list(units.ANALYSES)
+    assert list(t["analysis"].unique()) == list(scores.ANALYSES)
     main = t[t["analysis"] == "story"].set_index("layer_pair")
     n = sum(SMALL.values())
     assert (main["n"] == n).all() and (main["n_stories"] == n).all()
@@ -187,7 +187,7 @@ def test_round_trajectories_bootstrap_interval(syn):
 
 def test_fast_bootstrap_statistics_equal_the_table_functions(syn):
     _, _, story = syn
-    sc = genre.with_layer_average(units.analysis_units(story, "story"))
+    sc = genre.with_layer_average(scores.analysis_units(story, "story"))
     st = genre.genre_point_statistics(sc)
     pw = genre.genre_pairwise(sc, by="layer")
     desc = genre.genre_descriptives(sc, by="layer")

@@ -1,23 +1,16 @@
 """Can a classifier tell LLM from human stories by the surface of the text as sent? If it can, the
 judge may read the category off the page instead of judging the story (docs/design.md).
 
-The four :data:`FEATURE_SETS` are chosen without reference to the typographic normal form
-(:mod:`judgelab.corpus.typography`), so the audit can fail after it (the marks it deletes would be
-at chance by construction): every punctuation mark (Unicode category P, ``...`` one mark) per
-1,000 words; tf-idf of character 2-3-grams (case kept); paragraph and sentence shape
-(:data:`SHAPE_FEATURES`); the shape only (every letter and digit blanked to ``x``, character
-2-4-grams). The n-gram sets keep the 2,000 most frequent over each text's first
-:data:`NGRAM_CHARS` characters. Vocabularies and idf are fitted on a version's texts without labels.
-What remains after the normal form is partly the authors' prose style (:data:`STYLE_FEATURES`,
-:func:`feature_means`): named, not removed.
+The four :data:`FEATURE_SETS` are chosen without reference to the typographic normal form, so the
+audit can fail after it (the marks it deletes would be at chance by construction); the n-gram sets
+keep the 2,000 most frequent over each text's first :data:`NGRAM_CHARS` characters, fitted without
+labels. What remains after the normal form is partly the authors' prose style
+(:data:`STYLE_FEATURES`): named, not removed.
 
-:func:`classify_cv`: scikit-learn logistic regression (standardised features; tf-idf rows as
-they are), stratified 5-fold CV, seeded, story as the unit: out-of-fold accuracy with its Wilson
-95% interval against the majority-class rate (chance), AUC with a percentile bootstrap 95%
-interval over stories (:func:`judgelab.stats.resampling.weighted_auc`), and the permutation p of
-the cross-validated AUC (``sklearn.model_selection.permutation_test_score``: labels permuted, CV
-redone; p = (1 + #perm >= observed) / (1 + n)). :func:`audit_table` runs it per feature set and
-text version, p-values Holm- and Bonferroni-adjusted over the table (:func:`judgelab.stats.tests.adjust`).
+:func:`classify_cv`: logistic regression, seeded stratified 5-fold CV, the story as the unit:
+out-of-fold accuracy (Wilson interval) against the majority-class rate, AUC (percentile bootstrap
+over stories) and the permutation p of the cross-validated AUC; :func:`audit_table` adjusts the
+p-values over its rows (Holm, Bonferroni).
 """
 from __future__ import annotations
 

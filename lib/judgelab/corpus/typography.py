@@ -1,37 +1,22 @@
 """One typographic normal form for every story, whatever its category, so that no transcription mark tells the judge which category a story is.
 
-Human stories come from Gutenberg transcriptions (``--`` for dashes, ``_x_`` for italics, curly
-or straight quotes by edition, "IT was said" book capitals); LLM stories come as markdown
-(``*x*``, ``**x**``, em-dashes, curly quotes). Left as they are, these marks tell a judge which
-stories are machine-written without a word of the prose being read. :func:`normal_form` maps
-them to one form, the same for every category; the prose itself (words, sentences, paragraphs)
-is not touched.
+Human stories come from Gutenberg transcriptions (``--``, ``_x_``, "IT was said" book capitals);
+LLM stories come as markdown (``*x*``, em-dashes, curly quotes). Left as they are, these marks
+tell a judge which stories are machine-written without a word of the prose being read.
+:func:`normal_form` maps them to one form for every category; the words are not touched:
 
-The forms chosen, and why:
-
-- **dashes** — ``--`` (two or more hyphens), a spaced hyphen `` - ``, an en dash used as a dash
-  (not between digits: "1914–1918" is a range and stays) and a spaced em dash all become one
-  unspaced em dash ``—`` ("S---- was" -> "S—was"). The em dash is the form both sources use
-  most; spacing varies by edition, not by author.
-- **quotes** — curly double quotes (and « », „) become ``"``; curly single quotes and
-  apostrophes become ``'``. Straight quotes cannot be mis-paired and need no guessing.
-- **ellipses** — ``…``, ``. . .`` and runs of three or more dots become ``...``, set close to
-  the word before it ("caste ... and" -> "caste... and"): the spaced form is Gutenberg's
-  ``. . .`` transcribed (18 of 80 human stories, no LLM story), not the author's.
-- **emphasis** — ``emphasis="strip"`` (the default) removes ``*x*``, ``**x**``, ``_x_``, ``__x__``
-  and keeps the words, in every category. Why: how much a text is marked up depends on its
-  transcription (Gutenberg italics are kept by some transcribers only) and its source (markdown),
-  not on its author; the marked words are still there, and so is the interiority they carry
-  ("What am I doing? she thought"). The cost is L5's: an italicised inner thought loses its
-  italics, in a human story as in an LLM one. ``emphasis="underscore"`` keeps every emphasis, in
-  one form ``_x_`` for all categories: the sensitivity setting that keeps the cue (and its
-  category signal: LLM stories carry ~25 times more of it).
-- **book capitals** — a first word in capitals before lower-case words ("IT was said", "WHEN
-  the porter's wife") becomes a capitalised word ("It", "When"), at the start of the text and of
-  each section (the caller says where sections start). A capitals word that the text also uses
-  in capitals elsewhere (an acronym, "MT") is left alone.
-- **footnote markers** — "[1]" / "[12]" after a word is removed (the footnotes themselves are
-  paratext, :mod:`judgelab.sage.protocol.text_prep`).
+- **dashes**: ``--``, a spaced hyphen, an en dash used as a dash (not "1914–1918") and a spaced
+  em dash become one unspaced em dash, the form both sources use most;
+- **quotes**: curly quotes become straight ones (which cannot be mis-paired);
+- **ellipses**: ``…``, ``. . .`` and runs of dots become ``...`` close to the word before it (the
+  spaced form is Gutenberg's transcription: 18 of 80 human stories, no LLM story);
+- **emphasis**: ``"strip"`` (the default) removes the markers and keeps the words, since markup
+  depends on the transcription and source, not the author (the cost is L5's: an italicised inner
+  thought loses its italics in every category); ``"underscore"`` keeps every emphasis as ``_x_``,
+  the sensitivity setting that keeps the cue (LLM stories carry ~25 times more of it);
+- **book capitals**: a capitals first word of the text or a section becomes capitalised ("IT
+  was" -> "It was") unless the text uses it in capitals elsewhere (an acronym);
+- **footnote markers**: "[1]" after a word is removed.
 """
 from __future__ import annotations
 

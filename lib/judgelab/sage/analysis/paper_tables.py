@@ -12,14 +12,13 @@ from judgelab.sage.analysis.genre import (
     PAIRS, cross_layer_correlation, dimension_discrimination, genre_anova, genre_bootstrap, genre_descriptives,
     genre_pairwise, with_layer_average,
 )
-from judgelab.sage.analysis.units import ANALYSES, DEFAULT_BOOT, analysis_units, label
 from judgelab.sage.analysis.reliability import (
     POOLED_OVERALL, convergence_rate, failure_accounting, mode_invariance, reliability_intervals, track_agreement,
     track_reliability,
 )
 from judgelab.sage.analysis.scores import (
-    CATEGORIES, LAYERS, MODES, TRUNCATION_NOTE, VALIDATOR_TRACKS, final_scores, share_truncated,
-    state_scale_and_truncation, story_scores, with_truncation,
+    ANALYSES, CATEGORIES, DEFAULT_BOOT, LAYERS, MODES, TRUNCATION_NOTE, VALIDATOR_TRACKS, analysis_units,
+    final_scores, label, share_truncated, state_scale_and_truncation, story_scores, with_truncation,
 )
 from judgelab.stats.effects import cohens_d_from_summary
 from judgelab.sage.protocol.modes import with_title_author_note
@@ -178,7 +177,7 @@ def table09_from_rows(rows: pd.DataFrame, anonymous_rows: pd.DataFrame | None = 
 def table10_cross_layer(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES, *,
                         n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]) -> pd.DataFrame:
     """Table 10: Pearson r and Spearman rho with p and 95% CIs per layer pair and analysis
-    (:data:`~judgelab.sage.analysis.units.ANALYSES`). CIs: Fisher z for story units, a cluster
+    (:data:`~judgelab.sage.analysis.scores.ANALYSES`). CIs: Fisher z for story units, a cluster
     bootstrap for story x mode rows; p-values Holm- and Bonferroni-adjusted over an analysis' 3 pairs.
     """
     blocks = []
@@ -213,7 +212,7 @@ TABLE11_POST_HOC = ("pairwise Student t (and Welch t) of the three category pair
 def table11_genre_comparison(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES, *,
                              n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]
                              ) -> pd.DataFrame:
-    """Table 11 per analysis (:data:`~judgelab.sage.analysis.units.ANALYSES`) and per layer and
+    """Table 11 per analysis (:data:`~judgelab.sage.analysis.scores.ANALYSES`) and per layer and
     their average: mean (SD) per category, differences, relative gaps, ANOVA and pairwise p, Cohen's
     d canonical vs LLM in both conventions, the paper's values beside.
 

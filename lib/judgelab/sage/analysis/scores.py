@@ -2,6 +2,14 @@
 dimension, CONTRIBUTING.md) to the scores the statistics use: final dimension scores, story scores
 (the paper's per-evaluation "overall score", the unit of Tables 9-11) and per-round scores.
 Failed rows carry no score: dropped here, counted by ``reliability.failure_accounting``.
+
+The story, not the story x mode evaluation, is the independent unit (docs/design.md, principle
+12), so every genre test, effect size and cross-layer correlation is reported per analysis
+(:data:`ANALYSES`): ``"story"`` (the main rows: the mean of a story's modes), ``"content"`` /
+``"title"`` (one mode), and ``"story_x_mode"``, the paper's reading (N = 200 per layer), a labelled
+sensitivity row whose p-values count a story's two modes as two stories. Intervals: a seeded
+cluster bootstrap over stories (within category where groups are compared; B per profile in
+``[<profile>.sage_bootstrap]``), analytic ones where exact for independent units.
 """
 from __future__ import annotations
 
@@ -10,6 +18,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from judgelab import profiles
 from judgelab.sage import CATEGORIES, LAYERS, MODES
 from judgelab.sage.protocol.schemas import SCALE_NOTE
 
@@ -147,6 +156,39 @@ def observation_units(scores: pd.DataFrame, unit: str = "story_mode") -> pd.Data
         out["mode"] = "mean_of_modes"
         return out
     raise SageStatsError(f"unknown unit {unit!r}; choose story_mode, story, content or title")
+
+
+ANALYSES = ("story", "content", "title", "story_x_mode")
+"""The analyses of every SAGE genre and cross-layer table, main first, the paper's reading last."""
+UNIT_LABELS = {
+    "story": "story (mean of its modes)",
+    "content": "story (content mode only)",
+    "title": "story (title mode only)",
+    "story_x_mode": "story x mode (the paper's reading; sensitivity: a story's two modes counted as two)",
+}
+DEFAULT_BOOT = profiles.resolved("sage_bootstrap", "demo")[0]
+"""The demo's resamples and seed: the defaults of the table functions."""
+
+
+def bootstrap_knobs(profile: str | None) -> dict:
+    """``{"n_boot", "boot_seed"}`` of ``profile`` (None: the demo values)."""
+    return dict(DEFAULT_BOOT) if profile is None else profiles.knobs("sage_bootstrap", profile)
+
+
+def analysis_units(story_scores: pd.DataFrame, analysis: str) -> pd.DataFrame:
+    """The observations of one analysis (module docstring) from the story x mode scores."""
+    if analysis not in ANALYSES:
+        raise SageStatsError(f"unknown analysis {analysis!r}; choose one of {', '.join(ANALYSES)}")
+    unit = {"story": "story", "content": "content", "title": "title", "story_x_mode": "story_mode"}[analysis]
+    return observation_units(story_scores, unit)
+
+
+def label(frame: pd.DataFrame, analysis: str, position: int = 0) -> pd.DataFrame:
+    """``frame`` with ``analysis`` and ``unit`` columns inserted at ``position``."""
+    out = frame.copy()
+    out.insert(position, "unit", UNIT_LABELS[analysis])
+    out.insert(position, "analysis", analysis)
+    return out
 
 
 def unit_counts(units: pd.DataFrame) -> pd.DataFrame:

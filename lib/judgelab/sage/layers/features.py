@@ -1,15 +1,7 @@
-"""All rule-based SAGE features (layers L1–L3) of a corpus: the table ``sage_l123_features.parquet``.
-
-Schema (CONTRIBUTING.md, interim files): ``story_id``, ``category``, then one float column per
-feature, prefixed ``l1_`` (lexical, :mod:`.l1_lexical`), ``l2_`` (narrative structure,
-:mod:`.l2_structure`), ``l3_`` (thematic, :mod:`.l3_thematic`), in the fixed order of
-:data:`FEATURE_COLUMNS`. Every feature is deterministic (fixed seeds, no sampling) and offline.
-
-Profiles (``[<profile>.sage_features]`` in ``profiles.toml``): ``smoke`` computes the
-features of ``max_per_category`` stories per category, drawn as notebooks 02–04 draw theirs
-(:func:`select_stories`), and skips the MiniLM embeddings (their two columns are NaN); ``demo``
-and ``paper`` compute everything for every story (cost: ``benchmarks/bench_l123.py``; the
-embeddings are cached under ``paths.cache_dir()`` for re-runs).
+"""All rule-based SAGE features (layers L1–L3) of a corpus: the table ``sage_l123_features``
+(``story_id``, ``category``, then the float columns of :data:`FEATURE_COLUMNS`), deterministic and
+offline. ``[<profile>.sage_features]`` may draw fewer stories (as notebooks 02–04 draw theirs)
+and skip the MiniLM embeddings (their two columns NaN).
 """
 from __future__ import annotations
 
@@ -59,11 +51,9 @@ def story_features(text: str, embed: bool = True, embedder=None) -> dict[str, fl
 
 
 def select_stories(corpus_df: pd.DataFrame, max_per_category: int | None, seed: int | None = None) -> pd.DataFrame:
-    """All stories (``max_per_category`` None), else ``max_per_category`` per category drawn exactly
-    as notebooks 02–04 draw theirs (:func:`judgelab.sage.protocol.runner.select_stories`, in-range stories
-    first, seeded rank). The draw is a prefix of the same ranking, so a smoke run's features cover
-    the stories that the smoke L4–L6 runs judged (when they judge no more per category), and
-    notebook 06 can join the two."""
+    """All stories, else ``max_per_category`` per category drawn exactly as notebooks 02–04 draw
+    theirs (:func:`judgelab.sage.protocol.runner.select_stories`): a prefix of the same ranking,
+    so that notebook 06 can join the features with the judged stories."""
     if max_per_category is None:
         return corpus_df
     from judgelab.sage.protocol.runner import select_stories as sage_select
@@ -76,13 +66,8 @@ def select_stories(corpus_df: pd.DataFrame, max_per_category: int | None, seed: 
 
 def compute_l123_features(corpus_df: pd.DataFrame, embed: bool = True, embedder=None,
                           max_per_category: int | None = None, profile: str | None = None) -> pd.DataFrame:
-    """One row per story: ``story_id``, ``category`` and the L1–L3 features (:data:`FEATURE_COLUMNS`).
-
-    ``corpus_df`` needs ``story_id``, ``category`` and ``text`` (``corpus.parquet``). ``profile``
-    (smoke/demo/paper), when given, sets ``embed`` and ``max_per_category`` from
-    ``[<profile>.sage_features]``. ``embedder``: any object with ``embed(list[str]) -> array`` (default
-    the bundled MiniLM).
-    """
+    """One row per story of ``corpus_df``: ``story_id``, ``category`` and :data:`FEATURE_COLUMNS`;
+    ``profile``, when given, sets ``embed`` and ``max_per_category`` (``[<profile>.sage_features]``)."""
     missing = [c for c in ("story_id", "category", "text") if c not in corpus_df.columns]
     if missing:
         raise ValueError(f"corpus table lacks column(s) {missing}; it is corpus.parquet (CONTRIBUTING.md)")
@@ -151,9 +136,8 @@ FEATURES_SHOWN: dict[str, str] = {
 
 
 def plot_features_by_category(features: pd.DataFrame, shown: dict[str, str] | None = None, n_cols: int = 4):
-    """One panel per feature in ``shown`` (default :data:`FEATURES_SHOWN`): box plot (quartiles)
-    and the stories as dots, by category. A feature not computed in this profile (all NaN, e.g.
-    the embeddings in ``smoke``) gets a panel that says so instead of an empty box."""
+    """One panel per feature in ``shown`` (default :data:`FEATURES_SHOWN`): box plot and the stories
+    as dots, by category; a feature not computed in this profile gets a panel that says so."""
     import seaborn as sns
 
     from judgelab import style
@@ -175,8 +159,3 @@ def plot_features_by_category(features: pd.DataFrame, shown: dict[str, str] | No
     for ax in axes.ravel()[len(shown):]:
         ax.set_visible(False)
     return fig
-
-
-__all__ = ["compute_l123_features", "story_features", "FEATURE_COLUMNS",
-           "layer_of", "select_stories", "feature_summary", "feature_summary_wide", "features_preview",
-           "FEATURES_SHOWN", "plot_features_by_category"]

