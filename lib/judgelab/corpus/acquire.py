@@ -138,11 +138,8 @@ def _jsonl_record(path: Path, selector: str) -> str:
 
 
 def extract_between(book: str, start: str, end: str) -> str:
-    """Cut one story out of a whole book, by its first and last words, in normalised text.
-
-    Used for the online path: Project Gutenberg serves whole collections, the compendium needs
-    one story. Both anchors are normalised the same way as the book, so hard wraps don't matter.
-    """
+    """Cut one story out of a whole book (Project Gutenberg serves collections) by its first and
+    last words, anchors and book normalised alike so that hard wraps don't matter."""
     text = normalise(strip_gutenberg(book))
     i = _find_words(text, start, 0)
     if i is None:

@@ -1,5 +1,5 @@
-"""The corpus manifest (``data/corpus/stories.csv``), the corpus table built from it, and ``make data``
-(``python -m judgelab.corpus.manifest``: acquire every story and external file in one go).
+"""The corpus manifest (``data/corpus/stories.csv``), the corpus table built from it, and
+``make data`` (``python -m judgelab.corpus.manifest``: acquire every story and external file).
 
 Validation fails with a message that names the manifest row (its line in the CSV), the field and
 the fix, for: unknown category, duplicate id, missing file, checksum mismatch, empty text and
@@ -14,8 +14,8 @@ import pandas as pd
 
 from judgelab import paths
 from judgelab.corpus.acquire import (
-    AcquisitionError, Outcome, _missing_message, acquire_file, acquire_story, read_external_manifest,
-    sha256_bytes,
+    AcquisitionError, Outcome, _missing_message, acquire_file, acquire_story,
+    read_external_manifest, sha256_bytes,
 )
 from judgelab.corpus.text import clean_story, count_words, decode_bytes
 

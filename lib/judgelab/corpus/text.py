@@ -24,10 +24,8 @@ _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
 
 
 def strip_gutenberg(text: str) -> str:
-    """Drop everything up to the Gutenberg START marker and from the END marker on (licence included).
-
-    A text without markers is returned unchanged: the mirrored stories are already excerpts.
-    """
+    """Drop everything up to the Gutenberg START marker and from the END marker on (licence
+    included); a text without markers (the mirrored excerpts) is returned unchanged."""
     start = _PG_START.search(text)
     if start:
         text = text[start.end():]
@@ -38,11 +36,8 @@ def strip_gutenberg(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """NFKC-normalise, unify line endings, drop control characters, keep paragraphs.
-
-    Lines inside a paragraph are joined with one space (hard-wrapped Gutenberg lines are not
-    sentence breaks); paragraphs are separated by exactly one blank line.
-    """
+    """NFKC-normalise, unify line endings, drop control characters; lines inside a paragraph
+    joined (hard wraps are not sentence breaks), paragraphs separated by one blank line."""
     text = unicodedata.normalize("NFKC", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")

@@ -55,7 +55,7 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
-# ---------------------------------------------------------------- the figures and numbers a layer report shows
+# ---------------------------------------------------------------- what a layer report shows
 # House style (judgelab.style); legends sit under the panels, never over the points.
 
 def _modes(rows: pd.DataFrame) -> list[str]:

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from judgelab.sage.analysis.scores import (
-    CATEGORIES, LAYERS, TIERS, SageStatsError, by_columns, iter_groups, no_rows_note, require_columns,
-    share_truncated, state_scale_and_truncation,
+    CATEGORIES, LAYERS, TIERS, SageStatsError, by_columns, iter_groups, no_rows_note,
+    require_columns, share_truncated, state_scale_and_truncation,
 )
 from judgelab.stats import rules
 from judgelab.stats.bootstrap import cluster_bootstrap
@@ -236,7 +236,7 @@ STORY_MEAN_CI_METHOD = "t (OLS on story means: the mixed model's residual varian
 
 
 def _story_mean_fit(sub: pd.DataFrame, group: str, reference: str):
-    """OLS of each story's mean score (over its modes) on the category: the mixed model's fallback."""
+    """OLS of each story's mean score (over its modes) on category: the mixed model's fallback."""
     import statsmodels.formula.api as smf
 
     means = sub.groupby("story_id").agg(score=("score", "mean"), **{group: (group, "first")}).reset_index()
@@ -330,8 +330,8 @@ def cross_layer_correlation(scores: pd.DataFrame, layers: Sequence[str] = LAYERS
     """Pearson r and Spearman rho with p and 95% CIs between every pair of layers, over the
     ``unit`` rows scored in both (story x mode: the paper's N = 200).
 
-    ``ci_method="fisher_z"`` (Fisher z for r, Bonett & Wright for rho: exact for independent units)
-    or ``"cluster_bootstrap"`` (over stories, for story x mode units, whose modes are not independent).
+    ``ci_method="fisher_z"`` (Fisher z for r, Bonett & Wright for rho: exact for independent
+    units) or ``"cluster_bootstrap"`` (over stories, for story x mode units: not independent).
     """
     if ci_method not in ("fisher_z", "cluster_bootstrap"):
         raise SageStatsError(f"unknown ci_method {ci_method!r}; choose fisher_z or cluster_bootstrap")

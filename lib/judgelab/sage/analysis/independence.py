@@ -224,7 +224,8 @@ def predict_scores_cv(data: pd.DataFrame, features: Sequence[str] | None = None,
         sub = data[np.isfinite(pd.to_numeric(data[s], errors="coerce"))] if s in data else data.iloc[0:0]
         feats = usable_features(sub, features) if len(sub) else []
         row = {"score": s, "n": len(sub), "n_features": len(feats), "n_splits": math.nan, "cv_r2": math.nan,
-               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan, "share_truncated": share_truncated(sub, keys=()),
+               "cv_r2_fold_mean": math.nan, "cv_r2_fold_sd": math.nan,
+               "share_truncated": share_truncated(sub, keys=()),
                "note": ""}
         if len(sub) < MIN_N_REGRESSION:
             row["note"] = f"n={len(sub)} stories with a {s} score; cross-validated R^2 needs >= {MIN_N_REGRESSION}"

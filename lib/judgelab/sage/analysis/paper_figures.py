@@ -37,11 +37,8 @@ def _bar_label(frame: pd.DataFrame, value: str, fallback: str) -> str:
 
 
 def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGORIES):
-    """Figure 2: mean score per round (+- the 95% CI when ``traj`` has ``mean_ci_low`` /
-    ``mean_ci_high``, else +- SEM) for each category, one panel per layer.
-
-    ``traj`` is :func:`judgelab.sage.analysis.reliability.round_trajectories` by layer and category.
-    """
+    """Figure 2: mean score per round and category (+- the 95% CI, else the SEM), one panel per
+    layer, from :func:`~judgelab.sage.analysis.reliability.round_trajectories`."""
     fig, axes = style.subplots(len(layers), width=3.0, height=3.3, sharey=True)
     axes = axes[0]
     for ax, layer in zip(axes, layers):
@@ -70,12 +67,8 @@ def plot_round_trajectories(traj: pd.DataFrame, layers=LAYERS, categories=CATEGO
 
 def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers=LAYERS,
                      categories=CATEGORIES):
-    """Figure 3: mean score per category and layer, error bars = the 95% CI (when ``desc`` has
-    ``mean_ci_low`` / ``mean_ci_high``, e.g. :func:`judgelab.sage.analysis.paper_tables.figure3_means`)
-    or else the SD; paper means as white diamonds.
-
-    ``desc`` is :func:`judgelab.sage.analysis.genre.genre_descriptives` by layer (or the above).
-    """
+    """Figure 3: mean score per category and layer (error bars: the 95% CI, else the SD) from
+    :func:`~judgelab.sage.analysis.paper_tables.figure3_means`; paper means as white diamonds."""
     fig, axes = style.subplots(width=6.2, height=3.6)
     ax = axes[0][0]
     width = 0.8 / len(categories)
@@ -111,12 +104,8 @@ def plot_genre_means(desc: pd.DataFrame, paper_means: dict | None = None, layers
 
 def plot_effect_sizes(pairwise: pd.DataFrame, paper_d: dict | None = None, layers=LAYERS,
                       pair=("canonical", "llm"), threshold: float = 0.8):
-    """Figure 4: Cohen's d (group a vs b) per layer in both SD conventions, with the d = 0.8 line;
-    error bars = the 95% CI where ``pairwise`` has ``<d column>_ci_low`` / ``_ci_high``
-    (:func:`judgelab.sage.analysis.paper_tables.figure4_effects`).
-
-    ``pairwise`` is :func:`judgelab.sage.analysis.genre.genre_pairwise` by layer (or the above).
-    """
+    """Figure 4: Cohen's d per layer in both SD conventions (error bars: the 95% CI where given)
+    with the d = 0.8 line, from :func:`~judgelab.sage.analysis.paper_tables.figure4_effects`."""
     conv = {"d_pooled_sd": ("pooled SD", style.OKABE_ITO[0], ""),
             "d_sqrt_mean_var": ("sqrt((s1²+s2²)/2)", style.OKABE_ITO[3], "//")}
     fig, axes = style.subplots(width=6.0, height=3.6)

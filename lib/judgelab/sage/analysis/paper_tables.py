@@ -17,8 +17,9 @@ from judgelab.sage.analysis.reliability import (
     track_reliability,
 )
 from judgelab.sage.analysis.scores import (
-    ANALYSES, CATEGORIES, DEFAULT_BOOT, LAYERS, MODES, TRUNCATION_NOTE, VALIDATOR_TRACKS, analysis_units,
-    final_scores, label, share_truncated, state_scale_and_truncation, story_scores, with_truncation,
+    ANALYSES, CATEGORIES, DEFAULT_BOOT, LAYERS, MODES, TRUNCATION_NOTE, VALIDATOR_TRACKS,
+    analysis_units, final_scores, label, share_truncated, state_scale_and_truncation, story_scores,
+    with_truncation,
 )
 from judgelab.stats.effects import cohens_d_from_summary
 from judgelab.sage.protocol.modes import with_title_author_note
@@ -178,7 +179,7 @@ def table10_cross_layer(scores: pd.DataFrame, analyses: Sequence[str] = ANALYSES
                         n_boot: int = DEFAULT_BOOT["n_boot"], seed: int = DEFAULT_BOOT["boot_seed"]) -> pd.DataFrame:
     """Table 10: Pearson r and Spearman rho with p and 95% CIs per layer pair and analysis
     (:data:`~judgelab.sage.analysis.scores.ANALYSES`). CIs: Fisher z for story units, a cluster
-    bootstrap for story x mode rows; p-values Holm- and Bonferroni-adjusted over an analysis' 3 pairs.
+    bootstrap for story x mode rows; p-values Holm- and Bonferroni-adjusted over the 3 pairs.
     """
     blocks = []
     for analysis in analyses:
@@ -359,8 +360,8 @@ def paper_cohens_d(layers=LAYERS) -> dict[str, float | None]:
 
 
 def dimension_discrimination_table(rows: pd.DataFrame, genre_unit: str = "story_mode") -> pd.DataFrame:
-    """Canonical vs LLM per dimension (:func:`~judgelab.sage.analysis.genre.dimension_discrimination`)
-    on the final scores, in ``genre_unit`` (:func:`~judgelab.sage.analysis.scores.observation_units`)."""
+    """Canonical vs LLM per dimension (:func:`~.genre.dimension_discrimination`) on the final
+    scores, in ``genre_unit`` (:func:`~.scores.observation_units`)."""
     dims = with_truncation(final_scores(rows, "evaluator"), rows)
     if genre_unit in MODES:
         dims = dims[dims["mode"] == genre_unit]
@@ -379,7 +380,7 @@ def figure3_means(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS)
 
 
 def figure4_effects(table11: pd.DataFrame, analysis: str = "story", layers=LAYERS) -> pd.DataFrame:
-    """Figure 4's bars (canonical vs LLM d, both conventions, CIs) from Table 11's rows of one ``analysis``."""
+    """Figure 4's bars (canonical vs LLM d, both conventions, CIs) from Table 11's ``analysis``."""
     t = table11[(table11["analysis"] == analysis) & table11["layer"].isin(layers)]
     out = pd.DataFrame({"layer": t["layer"].to_numpy(), "group_a": "canonical", "group_b": "llm"})
     for col, src in (("d_pooled_sd", "d_canonical_llm_pooled_sd"), ("d_sqrt_mean_var", "d_canonical_llm_sqrt_mean_var")):

@@ -334,7 +334,7 @@ def round_trajectories(rows: pd.DataFrame, by: Sequence[str] | str | None = ("la
                        n_boot: int = 0, seed: int = 0) -> pd.DataFrame:
     """Mean evaluator score per round (1-5) by group, for Figure 2: n, mean, sd, sem of a story's
     dimension mean per round and mode. With ``n_boot`` > 0 also a CI by a cluster bootstrap over
-    stories (within category when ``by`` has it), since the SEM treats a story's modes as independent.
+    stories (within category when ``by`` has it): the SEM treats a story's modes as independent.
     """
     by = by_columns(by)
     rs = round_scores(rows)
@@ -429,7 +429,7 @@ def reliability_intervals(rows: pd.DataFrame, summary: pd.DataFrame | None = Non
     """95% CIs of Table 8's rates, ``{(metric, track): {ci_low, ci_high, ci_method, unit}}``.
 
     Dimensions, evaluations and replies are nested in stories, so every rate gets a seeded
-    percentile cluster bootstrap over stories; the ICC keeps its F-based CI (:func:`track_reliability`).
+    percentile cluster bootstrap over stories; the ICC keeps its F-based CI.
     """
     out: dict[tuple[str, str], dict] = {}
     items = convergence_items(rows, convergence_threshold)

@@ -67,7 +67,7 @@ def select_stories(corpus_df: pd.DataFrame, max_per_category: int | None, seed: 
 def compute_l123_features(corpus_df: pd.DataFrame, embed: bool = True, embedder=None,
                           max_per_category: int | None = None, profile: str | None = None) -> pd.DataFrame:
     """One row per story of ``corpus_df``: ``story_id``, ``category`` and :data:`FEATURE_COLUMNS`;
-    ``profile``, when given, sets ``embed`` and ``max_per_category`` (``[<profile>.sage_features]``)."""
+    ``profile``, when given, sets ``embed`` and ``max_per_category``."""
     missing = [c for c in ("story_id", "category", "text") if c not in corpus_df.columns]
     if missing:
         raise ValueError(f"corpus table lacks column(s) {missing}; it is corpus.parquet (CONTRIBUTING.md)")

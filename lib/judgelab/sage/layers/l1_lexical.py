@@ -154,10 +154,9 @@ def sentence_length_stats(text: str | Segmented) -> dict[str, float]:
 
 
 def syntactic_complexity(text: str | Segmented) -> dict[str, float]:
-    """Part-of-speech ratios and clause-rate proxies from the Penn tags of the Pattern tagger.
+    """Part-of-speech ratios and clause-rate proxies from the Penn tags:
 
-    - POS ratios: share of word tokens tagged noun (NN*), verb (VB*, MD), adjective (JJ*),
-      adverb (RB*), personal/possessive pronoun (PRP, PRP$);
+    - POS ratios: share of word tokens tagged noun, verb (and MD), adjective, adverb, pronoun;
     - lexical density (Ure 1971) = (nouns + verbs + adjectives + adverbs) / word tokens;
     - clauses per sentence ~ finite verbs (VBD, VBZ, VBP, MD) per sentence: each finite verb heads
       a clause (the C/S ratio of Lu 2010, Int. J. Corpus Ling. 15:474, without a parser);
@@ -215,14 +214,12 @@ def _sentence_end(tokens: list[str]) -> str:
 
 
 def rhetorical_density(text: str | Segmented) -> dict[str, float]:
-    """Questions, exclamations, similes, anaphora and phrase repetition.
+    """Questions, exclamations, similes, anaphora and phrase repetition:
 
     - question rate = sentences ending in "?" / sentences; exclamation rate likewise with "!";
     - similes per 1,000 words = matches of the simile markers (``_SIMILE``) x 1000 / words;
-    - anaphora rate = adjacent sentence pairs that begin with the same word / (sentences - 1)
-      (sentence-initial repetition, the figure "anaphora" of classical rhetoric; a proxy);
-    - trigram repetition = share of word-trigram tokens whose trigram occurs more than once in the
-      story (repeated phrasing, refrains).
+    - anaphora rate = adjacent sentence pairs that begin with the same word / (sentences - 1);
+    - trigram repetition = share of word-trigram tokens whose trigram recurs (refrains).
     """
     seg = ensure_segmented(text)
     keys = ("l1_question_rate", "l1_exclamation_rate", "l1_similes_per_1k", "l1_anaphora_rate",

@@ -32,14 +32,9 @@ PRONOUN_ENTITIES = {
 
 
 def entity_grid(text: str | Segmented, min_sentences: int = 2) -> pd.DataFrame:
-    """The entity grid: one row per sentence, one boolean column per entity (present or not).
-
-    Entities are proper names (tokens tagged NNP/NNPS, matched by their exact spelling) and the
-    pronoun classes of ``PRONOUN_ENTITIES``; an entity is kept if it occurs in at least
-    ``min_sentences`` sentences ("recurring"). This is the grid of Barzilay & Lapata (2008,
-    "Modeling local coherence: an entity-based approach", Comput. Linguist. 34:1) reduced to
-    presence/absence, since the syntactic roles S/O/X need a parser.
-    """
+    """The entity grid of Barzilay & Lapata (2008, Comput. Linguist. 34:1) reduced to presence
+    (the roles S/O/X need a parser): one row per sentence, one column per proper name (NNP/NNPS)
+    or pronoun class of ``PRONOUN_ENTITIES`` found in at least ``min_sentences`` sentences."""
     seg = ensure_segmented(text)
     rows: list[set[str]] = []
     for toks, tags in zip(seg.tokens, seg.tags):
@@ -64,7 +59,8 @@ def entity_grid(text: str | Segmented, min_sentences: int = 2) -> pd.DataFrame:
 def entity_coherence(text: str | Segmented) -> dict[str, float]:
     """Transition statistics of the entity grid between adjacent sentences (X present, - absent):
 
-    - ``l2_grid_xx``, ``l2_grid_x_``, ``l2_grid__x``: P(X->X), P(X->-), P(-->X) (Barzilay & Lapata 2008);
+    - ``l2_grid_xx``, ``l2_grid_x_``, ``l2_grid__x``: P(X->X), P(X->-), P(-->X) (Barzilay &
+      Lapata 2008);
     - ``l2_entity_continuity`` = P(X->X) / (P(X->X) + P(X->-)): the chance that an entity mentioned
       in one sentence is mentioned again in the next;
     - ``l2_entity_overlap`` = share of adjacent sentence pairs sharing at least one entity
@@ -151,8 +147,7 @@ def _turning_points(arc: np.ndarray, tol: float = 1e-9) -> int:
 
 
 def arc_features(text: str | Segmented) -> dict[str, float]:
-    """Shape of the emotional arc (Reagan et al. 2016, "The emotional arcs of stories are dominated
-    by six basic shapes", EPJ Data Sci. 5:31; Jockers 2015, syuzhet).
+    """Shape of the emotional arc (Reagan et al. 2016, EPJ Data Sci. 5:31; Jockers 2015, syuzhet).
 
     From the sentence scores s_i: ``l2_sentiment_mean``, ``l2_sentiment_sd`` (ddof=0),
     ``l2_negative_share`` (share with s_i < -0.05, VADER's own threshold) and
@@ -205,15 +200,9 @@ _SINGLE_QUOTE_SPAN = re.compile(r"(?:(?<=\s)|^)'(?=[^\W\d_]).*?(?<=[\w.,!?;:\-])
 
 
 def tense_pattern(text: str | Segmented) -> dict[str, float]:
-    """Tense of the narration and its shifts.
-
-    - ``l2_past_share`` = past finite verbs (VBD) / (VBD + present VBZ/VBP);
-    - ``l2_tense_shift_rate``: each sentence's tense is past if it has more VBD than VBZ/VBP tags,
-      present if fewer, none on a tie; the rate is the share of adjacent tensed sentences
-      (skipping untensed ones) whose tense differs — shifts between a past-tense narration and
-      present-tense dialogue, frame stories or historic present (Fleischman 1990, "Tense and
-      Narrativity").
-    """
+    """Tense of the narration and its shifts: ``l2_past_share`` = VBD / (VBD + VBZ/VBP), and
+    ``l2_tense_shift_rate``, the share of adjacent tensed sentences (by their majority tag) whose
+    tense differs: dialogue, frame stories, historic present (Fleischman 1990)."""
     seg = ensure_segmented(text)
     past = present = 0
     tenses = []
@@ -231,11 +220,8 @@ def tense_pattern(text: str | Segmented) -> dict[str, float]:
 
 
 def dialogue_spans(paragraph: str, double: bool = True) -> list[str]:
-    """The quoted stretches of one paragraph: double-quoted if ``double``, else single-quoted.
-
-    An unclosed double quote runs to the paragraph's end: fiction opens each paragraph of a long
-    speech with a quote mark and closes only the last.
-    """
+    """The quoted stretches of one paragraph (double or single quotes); an unclosed double quote
+    runs to the paragraph's end (a long speech closes only its last paragraph)."""
     return (_DOUBLE_QUOTE_SPAN if double else _SINGLE_QUOTE_SPAN).findall(paragraph)
 
 

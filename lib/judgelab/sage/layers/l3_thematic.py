@@ -123,17 +123,14 @@ def cooccurrence_network(text: str | Segmented, n_nodes: int = NETWORK_NODES,
 
 
 def semantic_network(text: str | Segmented, seed: int = NETWORK_SEED) -> dict[str, float]:
-    """Structure of the co-occurrence network (:func:`cooccurrence_network`).
+    """Structure of the co-occurrence network (:func:`cooccurrence_network`, networkx):
 
-    - ``l3_net_density`` = 2E / (N(N-1)) (``networkx.density``);
-    - ``l3_net_clustering`` = mean local clustering coefficient, unweighted
-      (Watts & Strogatz 1998; ``networkx.average_clustering``);
-    - ``l3_net_modularity`` = Newman's modularity Q (Newman 2006, PNAS 103:8577) of the Louvain
-      partition (Blondel et al. 2008; ``networkx.community.louvain_communities``, weighted, fixed
-      seed): how strongly the vocabulary falls into separate thematic clusters;
+    - ``l3_net_density`` and ``l3_net_clustering`` (mean local clustering, Watts & Strogatz 1998);
+    - ``l3_net_modularity`` = Newman's Q (PNAS 103:8577) of the seeded weighted Louvain partition
+      (Blondel et al. 2008): how strongly the vocabulary falls into separate thematic clusters;
     - ``l3_net_communities`` = number of Louvain communities with at least 2 words.
 
-    Sentences, not a sliding window, define co-occurrence, as literary "semantic network" analyses do.
+    Sentences, not a sliding window, define co-occurrence, as literary "semantic networks" do.
     """
     g = cooccurrence_network(text)
     keys = ("l3_net_density", "l3_net_clustering", "l3_net_modularity", "l3_net_communities")

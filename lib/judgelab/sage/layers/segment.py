@@ -68,15 +68,9 @@ _CONTEXT_TESTS = {
 
 
 class IndexedContext:
-    """Pattern's contextual rules (``textblob._text.Context``) applied with the rules indexed by the
-    tag they rewrite.
-
-    Same rules, same order, same result as ``Context.apply`` (a test checks this on a story), ~6x
-    faster: the original scans all ~280 rules for every token, although a rule can only fire on a
-    token whose tag (as it was when the scan reached it) equals the rule's first field or "*".
-    As in the original, all matching rules fire in order and the last one wins, and tokens to the
-    left already carry their rewritten tags.
-    """
+    """Pattern's contextual rules (``textblob._text.Context``) indexed by the tag they rewrite:
+    the same result as ``Context.apply`` (a test checks it), ~6x faster, since a rule can only fire
+    on a token whose current tag is its first field or "*" (all matching rules fire in order)."""
 
     def __init__(self, rules):
         self.by_tag: dict[str, list[tuple[int, str, object, str, str]]] = {}
@@ -132,11 +126,7 @@ def pos_tag(tokens: list[str]) -> list[str]:
 
 @dataclass
 class Segmented:
-    """A story as paragraphs of sentences of tokens, with POS tags.
-
-    ``sentences[i]`` is the sentence text (with its original spacing), ``tokens[i]`` its tokens,
-    ``tags[i]`` their Penn tags, and ``paragraph_of[i]`` the index of its paragraph.
-    """
+    """A story as sentences: ``sentences[i]``, ``tokens[i]``, ``tags[i]``, ``paragraph_of[i]``."""
 
     text: str
     sentences: list[str] = field(default_factory=list)
@@ -170,11 +160,8 @@ class Segmented:
 
 
 def segment(text: str) -> Segmented:
-    """Normalise ``text`` (see :func:`normalise`) and split it into paragraphs, sentences and tokens.
-
-    Sentences without any word token (a row of asterisks, a lone dash) are dropped: they are
-    typography, not sentences, and would otherwise lower every per-sentence rate.
-    """
+    """Normalise ``text`` and split it into paragraphs, sentences and tokens; sentences without a
+    word (a row of asterisks) are typography and would lower every per-sentence rate: dropped."""
     norm = normalise(text)
     seg = Segmented(text=norm)
     p_index = -1

@@ -73,7 +73,7 @@ def check_clean(text: str, title: str, author: str, *, story_id: str | None = No
 
 def approx_tokens(text: str) -> int:
     """A tokenizer-free estimate, ``ceil(1.35 * words + 0.1 * other symbols)``; it can undercount
-    a BPE tokenizer by ~15% on dialogue, so budgets use the backend's tokenizer when there is one."""
+    a BPE tokenizer by ~15% on dialogue: budgets use the backend's tokenizer when there is one."""
     words = len(text_prep.words(text))
     symbols = len(re.findall(r"[^\w\s]", text))
     return math.ceil(1.35 * words + 0.1 * symbols)

@@ -87,11 +87,8 @@ def _title_row(story) -> dict:
 
 
 def preparation_report(corpus: pd.DataFrame, mask_title_in_body: bool = False) -> pd.DataFrame:
-    """One row per story x mode (content, title) in :data:`REPORT_COLUMNS` (module docstring).
-
-    ``corpus``: the corpus table (story_id, category, title, author, text); the distinctive
-    surnames are computed from all of it (:func:`leak_check.distinctive_surnames`).
-    """
+    """One row per story x mode in :data:`REPORT_COLUMNS` (module docstring); the distinctive
+    surnames are those of the whole ``corpus``."""
     missing = [c for c in ("story_id", "category", "title", "author", "text") if c not in corpus]
     if missing:
         raise ValueError(f"preparation_report: corpus table lacks column(s) {missing}")

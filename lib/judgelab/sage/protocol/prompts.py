@@ -206,12 +206,9 @@ def role_block(layer: str, role: str) -> str:
 
 def first_turn(layer: str, mode: str, role: str, material_text: str, instructions: str,
                layout: str = "shared-prefix") -> tuple[str, str]:
-    """(system, user) contents of a track's first turn in ``layout`` (see :data:`LAYOUTS`).
-
-    ``shared-prefix``: the common system message; the user message is material, layer task,
-    role block, instructions — each part after the material starts a new paragraph, so the
-    material's tokens are the same whatever follows. ``v2``: role block and the layer's own
-    description in the system message, then material and instructions."""
+    """(system, user) of a track's first turn. ``shared-prefix``: the common system message, then
+    material, layer task, role block, instructions as paragraphs (the material's tokens are the same
+    whatever follows). ``v2``: role and layer in the system message, then material, instructions."""
     _check_mode(mode)
     if layout == "shared-prefix":
         parts = [material_text, layer_task(layer), role_block(layer, role), instructions]

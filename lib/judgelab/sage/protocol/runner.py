@@ -243,7 +243,7 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
               desc: str | None = None, mask_title_in_body: bool | str | None = None) -> SageRun:
     """Run one layer's evaluations with ``[<profile>.sage]``'s knobs (``overrides`` and the other
     arguments applied; None = the profile's) and return the tidy tables. Never raises for a model
-    failure; raises for inputs that cannot be sent (a leak, a text over budget under ``"error"``)."""
+    failure; raises for inputs that cannot be sent (a leak, a text over an ``"error"`` budget)."""
     # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
     stories = params.as_list(stories, name="STORIES") or None
     modes = params.as_list(modes, name="MODES") or None
@@ -322,7 +322,7 @@ def token_accounting(calls: pd.DataFrame) -> pd.DataFrame:
 
 def disagreements(rows: pd.DataFrame, threshold: float = 0.5) -> pd.DataFrame:
     """Dimensions where the evaluator's R5 and the blind validator differ by more than
-    ``threshold`` (paper, Table 12 note: flagged for review); ``diff = validator_blind - evaluator``."""
+    ``threshold`` (paper, Table 12 note: flagged for review); ``diff`` is validator minus evaluator."""
     ok = rows[rows["status"] == "ok"]
     keys = ["story_id", "category", "layer", "mode", "dimension"]
     ev = ok[(ok["track"] == EVALUATOR) & (ok["round"] == 5)][keys + ["score"]].rename(columns={"score": "evaluator"})

@@ -79,14 +79,11 @@ def round_schema(layer: str, mode: str, rnd: int, evidence_chars: int, note_char
                  reasoning_chars: int | None = None) -> type[BaseModel]:
     """The reply schema of evaluator round ``rnd`` (1–5) for ``layer`` and ``mode``.
 
-    R1 (sage-v5): ``extracted`` + ``scores`` whose every dimension carries its own ``reasoning``
-    (the paper's R1: per dimension score, confidence, reasoning and evidence strength; the
-    argument the validator's review judges), capped at ``reasoning_chars`` (default
-    ``note_chars``) (+ ``knows_work`` in title mode). sage-v4 had one ``reasoning`` string for
-    all dimensions. R2: the layer's bias checks
-    (:data:`ROUND2_CHECKS`) + ``notes`` + ``scores``. R3: ``boundary_violation`` + ``notes`` +
-    ``scores``. R4: ``notes`` + ``scores`` (confidence may change, scores may not — enforced by
-    the runner, which flags a change). R5: ``convergence`` + ``overall_confidence`` + ``scores``.
+    R1: ``extracted`` + ``scores`` with a ``reasoning`` per dimension (the paper's R1, the argument
+    the review judges; at most ``reasoning_chars``) (+ ``knows_work`` in title mode). R2: the
+    layer's :data:`ROUND2_CHECKS` + ``notes``. R3: ``boundary_violation`` + ``notes``. R4:
+    ``notes`` (scores may not change: the runner flags a change). R5: ``convergence`` +
+    ``overall_confidence``. Every round carries ``scores``.
     """
     scores = (scores_model(layer, evidence_chars), ...)
     fields: dict[str, tuple] = {}
