@@ -17,8 +17,7 @@ from judgelab import profiles
 from judgelab.estimate import sage
 from judgelab.estimate.counting import TokenCounter
 from judgelab.estimate.replies import reply
-from judgelab.human import appendix, holistic
-from judgelab.human.settings import DATASETS
+from judgelab.human import DATASETS, appendix, holistic
 from judgelab.sage.protocol import leak_check
 
 

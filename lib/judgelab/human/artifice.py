@@ -26,8 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgelab.human import TIDY_COLUMNS
-from judgelab.human.locate import dataset_dir
+from judgelab.human import TIDY_COLUMNS, dataset_dir
 
 DATASET = "artifice"
 STORIES_FILE = "stories/ttcw_short_stories.json"

@@ -28,8 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab.human import TIDY_COLUMNS
-from judgelab.human.locate import dataset_dir, read_text_lenient
+from judgelab.human import TIDY_COLUMNS, dataset_dir, read_text_lenient
 
 DATASET = "confederacy"
 RATINGS_FILE = "rating/RatersSheet-WithResults.xlsx"
@@ -225,7 +224,7 @@ def load_stories(root: Path | str | None = None) -> pd.DataFrame:
     """The 65 rated stories: (story, source, code, group, words, text), in mapping order.
 
     ``words`` counts whitespace-separated tokens. Files are read as UTF-8, falling back to
-    Windows-1252 (see :func:`judgelab.human.locate.read_text_lenient`).
+    Windows-1252 (see :func:`judgelab.human.read_text_lenient`).
     """
     folder = dataset_dir(DATASET, root)
     mapping = load_mapping(folder)
