@@ -142,16 +142,3 @@ def closure(start: set[str], graph: dict[str, set[str]]) -> set[str]:
         todo.extend(parents(mod))
     return seen
 
-
-def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Groups of modules that import each other, directly or not: the strongly connected components
-    of more than one module (or with a self-edge), each sorted, from networkx. networkx is imported
-    here, not at the top, because the rest of this module runs under plain ``python3`` (the
-    Makefile's dependency step, before any venv exists)."""
-    import networkx as nx
-
-    g = nx.DiGraph()
-    g.add_nodes_from(graph)
-    g.add_edges_from((a, b) for a, bs in graph.items() for b in bs if b in graph)
-    return sorted(sorted(c) for c in nx.strongly_connected_components(g)
-                  if len(c) > 1 or g.has_edge(*(2 * [next(iter(c))])))

@@ -47,7 +47,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgelab import paths
-from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
 ENV_NOTEBOOK = "JUDGELAB_RUN_NOTEBOOK"
@@ -57,6 +56,16 @@ SMALL_MODEL_WARNING = (
     "EMBEDDED SmolLM2-135M: these numbers show that the pipeline runs, "
     "not the papers' findings."
 )
+
+
+def is_embedded_small_model(backend: str | None, model: str | None) -> bool:
+    """True when the numbers come from the bundled SmolLM2-135M GGUF (or an unnamed llamacpp
+    default): its judgments are close to random, so every output made with it must say so. It
+    lives here, below the gateway and the reports, so that the gateway never imports pandas."""
+    name = (model or "").lower()
+    if "smollm2" in name and "135m" in name:
+        return True
+    return (backend or "") == "llamacpp" and not name
 
 def url_host(url: str | None) -> str | None:
     """``host[:port]`` of ``url``: user, password, path and query are dropped (never a key)."""

@@ -15,8 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from judgelab import paths, provenance as _provenance, style
-from judgelab.engines import is_embedded_small_model  # shared with the gateway
-from judgelab.provenance import SMALL_MODEL_WARNING  # one wording for captions and sidecars
+from judgelab.provenance import SMALL_MODEL_WARNING, is_embedded_small_model  # shared with the gateway
 
 
 def caption_line(profile: str | None, backend: str | None = None, model: str | None = None) -> str:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from judgelab import reporting
-from judgelab.engines import is_embedded_small_model
-from judgelab.provenance import SMALL_MODEL_WARNING
+from judgelab.provenance import SMALL_MODEL_WARNING, is_embedded_small_model
 
 STUDY_LABELS = {"sage": "SAGE", "narrative": "Narrative"}
 

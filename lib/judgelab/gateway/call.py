@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from judgelab.engines import is_embedded_small_model
+from judgelab.provenance import is_embedded_small_model
 from judgelab.gateway.cache import request_key
 from judgelab.gateway.canary import FanOutGuard, shape_key
 from judgelab.gateway.errors import ReplayMissError

@@ -172,11 +172,6 @@ def loo_frame(judge: pd.Series, tidy: pd.DataFrame, criterion: str) -> pd.DataFr
     return frame
 
 
-def loo_comparison(judge: pd.Series, tidy: pd.DataFrame, criterion: str, method: str = "spearman") -> dict[str, float]:
-    """The point estimates of :func:`like_for_like`: human_loo, judge_loo, loo_gap, n_raters."""
-    return _loo_means(loo_frame(judge, tidy, criterion), method)
-
-
 def like_for_like(judge: pd.Series, tidy: pd.DataFrame, criterion: str, *, method: str = "spearman",
                   n_boot: int = 2000, ci: float = 0.95, seed: int = 0) -> dict[str, float]:
     """The judge in a rater's place (module docstring): ``human_loo``, ``judge_loo``, ``loo_gap``

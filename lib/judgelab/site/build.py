@@ -16,6 +16,7 @@ import ast
 import json
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ import jinja2
 import pandas as pd
 
 from judgelab import paths
-from judgelab.engines import is_embedded_small_model
+from judgelab.provenance import is_embedded_small_model
 from judgelab.reporting import SMALL_MODEL_WARNING
 from judgelab.site import catalog, compare, notebooks, scorecard
 
@@ -386,3 +387,17 @@ def _judges(tables, figures, nb_pages, project: Path) -> dict:
     return {"judges": judges, "n_without": sum(1 for x in tables + figures if not x["prov"]), "commits": commits or [f"{git_commit(project)} (checkout at build time)"],
             "profiles": profiles, "embedded": embedded, "from_sidecars": bool(provs),
             "llm_notebooks": [n for n in nb_pages if n["llm"]]}
+
+
+def main() -> int:
+    """``python -m judgelab.site.build`` (``make site``): the site, or the missing input and 1."""
+    try:
+        print(build_site())
+    except SiteInputMissing as exc:
+        print(f"make site: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

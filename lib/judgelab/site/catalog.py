@@ -33,10 +33,6 @@ class PaperTable:
     def module(self) -> str:
         return self.function.split(":")[0]
 
-    @property
-    def function_name(self) -> str:
-        return self.function.split(":")[1]
-
 
 _SAGE_PT, _SAGE_PV = "judgelab.sage.analysis.paper_tables", "judgelab.sage.analysis.paper_values"
 _PATHS_PT, _PATHS_PV = "judgelab.narrative.paths.paper_tables", "judgelab.narrative.paths.paper_values"
