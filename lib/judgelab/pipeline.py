@@ -7,30 +7,21 @@ the tests call exactly this.
 This module is the one source of the notebook graph; ``python -m judgelab.pipeline makefile``
 writes it as make variables that the Makefile includes:
 
-- **upstream notebooks**: :mod:`judgelab.notebook_files` declares which interim files each
-  notebook writes and reads (``WRITES``, ``READS``: the names of :mod:`judgelab.contracts`; ``*``
-  stands for a collection or a layer); a notebook's upstream are the writers of what it reads
-  (:data:`DEPENDS`). The table sits in a module of its own so that the contracts, which name the
-  notebook to re-run, need not import this module (nor make every notebook depend on it).
-- **library files**: derived from the notebook's own ``judgelab`` imports, followed transitively
-  through the package's import graph (:mod:`judgelab.imports`, read with ``ast``), with the
-  ``__init__`` of every package on the way. To these come the files the modules reached load at
-  run time, found in their code: a module that names ``paths.prompts_dir() / "<folder>"`` depends
-  on every file of ``prompts/<folder>/`` (``sage.protocol.prompts`` -> ``prompts/sage/*``,
-  ``narrative.judges.prompts`` -> ``prompts/narrative/*``, ``human.holistic`` ->
-  ``prompts/human/*``; a bare ``prompts_dir()`` on all of ``prompts/``), and a module that names
-  a data file of its own folder as a string (``"prices.csv"`` in ``gateway.ledger``) depends on it.
+- **upstream notebooks**: the writers (:mod:`judgelab.notebook_files`) of the interim files a
+  notebook reads (:data:`DEPENDS`);
+- **library files**: the notebook's ``judgelab`` imports followed transitively
+  (:mod:`judgelab.imports`), with every package's ``__init__`` on the way, plus the files those
+  modules load at run time: ``paths.prompts_dir() / "<folder>"`` in a module's code means every
+  file of ``prompts/<folder>/`` (a bare ``prompts_dir()``: all of ``prompts/``), and a data file
+  of the module's own folder named as a string (``"prices.csv"`` in ``gateway.ledger``) means it.
+  So editing a module only notebook 10 imports re-runs only notebook 10 (and its readers), while
+  editing ``paths.py`` re-runs them all.
 
-Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``-p CONVERGENCE_THRESHOLD=0.1``; a value
-is read as papermill's own ``-p`` reads it: ``True``, ``False``, ``None``, an int, a float, else
-text) writes to an output root of its own,
+Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``=0.1``; values read as papermill's
+``-p`` reads them) writes to an output root of its own,
 ``<output root>/results/variants/05_CONVERGENCE_THRESHOLD=0.1/`` (:func:`variant_root`), seeded
-with a copy of the output root's interim files and a link to its LLM cache, so that a changed
-parameter never overwrites the main run's tables and figures; ``--in-place`` writes over them.
-
-So editing a module that only notebook 10 imports (one of its follow-up analyses under
-``narrative/analyses/``) re-runs only notebook 10 (and what reads its outputs), while editing
-``paths.py``, which every notebook reaches, re-runs them all.
+with the root's interim files and a link to its LLM cache, so that a changed parameter never
+overwrites the main run's outputs; ``--in-place`` writes over them.
 """
 from __future__ import annotations
 
@@ -307,11 +298,9 @@ def run_environment(source: Path) -> dict[str, str]:
 
 
 def run_notebook(source: Path, profile: str, parameters: dict | None = None, kernel: str = "python3") -> Path:
-    """Execute one notebook source with papermill; return the executed copy's path.
-
-    The kernel gets :func:`run_environment` in its environment; the notebook's previous call
-    ledger (``results/runs/ledgers/<notebook>.json`` and ``.csv``) is removed first, so that a notebook that
-    makes no call this time is not credited with the last run's calls."""
+    """Execute one notebook source with papermill (environment: :func:`run_environment`); return
+    the executed copy's path. The previous call ledger is removed first, so that a notebook making
+    no call this time is not credited with the last run's calls."""
     import jupytext
     import papermill as pm
 

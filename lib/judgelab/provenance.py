@@ -1,11 +1,9 @@
 """Who made an output: the provenance sidecars and each notebook's call ledger (no state: a
 notebook's :class:`judgelab.run.Run` holds what they say).
 
-Every table a run writes (:meth:`judgelab.run.Run.table`) gets a sidecar
-``results/tables/<name>.provenance.json``, every figure (``Run.figure``) a sidecar
-``figures/<name>.provenance.json``. The CSV itself is left as it was, so that a replayed table
-stays byte-identical to the original. A sidecar is one flat JSON object (values are strings,
-numbers, booleans, null, or lists of strings):
+Every table and figure a run writes gets a sidecar ``<name>.provenance.json`` beside it; the CSV
+is left as it was, so that a replayed table stays byte-identical. A sidecar is one flat JSON
+object (strings, numbers, booleans, null, or lists of strings):
 
 ============================  ===================================================================
 key                           value
@@ -28,12 +26,10 @@ key                           value
 ``written_at``                UTC time, ISO 8601
 ============================  ===================================================================
 
-The fields come from the run: ``notebook`` and ``prompt_versions`` as ``python -m
-judgelab.pipeline run`` puts them in the kernel's environment (:data:`ENV_NOTEBOOK`,
-:data:`ENV_PROMPTS`: the versions of the prompt files the notebook's imports reach), the profile it
-is opened with, the judge of the gateways it uses (or the one it is told), the seeds of the knobs it
-is given. Its gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json``
-(:func:`write_ledger`), which :mod:`judgelab.runrecord` gathers into the run record.
+``notebook`` and ``prompt_versions`` come from the kernel's environment (:data:`ENV_NOTEBOOK`,
+:data:`ENV_PROMPTS`, set by ``python -m judgelab.pipeline run``), the rest from the run. The
+gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json`` (:func:`write_ledger`)
+for :mod:`judgelab.runrecord`.
 """
 from __future__ import annotations
 
@@ -87,9 +83,8 @@ def url_host(url: str | None) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
-    """(commit, dirty) of the checkout at ``root`` (the project); (None, None) without git.
-
-    Dirty means a tracked file differs from the commit: untracked files (every output) do not count."""
+    """(commit, dirty) of the checkout at ``root``; (None, None) without git. Dirty: a tracked file
+    differs from the commit (untracked files, every output, do not count)."""
     root = root or str(paths.project_root())
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,

@@ -5,41 +5,30 @@ notebook's own call, a cache hit); a *neutral* paragraph of the same disguise, l
 of characters) and place that asks nothing; the *instruction* to raise or to lower the score; and,
 on the plain prompt, ``noise_repeats`` *repeats* of the baseline.
 
-**Estimands** (:func:`effects`), each in points and in scale units (points / the scale's range:
-4 for SAGE's 1-5, 9 for the narrative judges' 1-10):
+**Estimands** (:func:`effects`), in points and in scale units (points / the scale's range: 4 for
+SAGE's 1-5, 9 for the narrative judges' 1-10): insertion = neutral - baseline; obedience = the
+directed difference instruction - neutral (raise - neutral; neutral - lower); contrast = raise -
+lower (the insertion cancels); noise = repeat - baseline, where repeat ``r`` sends ``seed + r``
+and ``replicate`` :data:`REPEAT_REPLICATE` + r (a new cache key, a new draw at the same
+temperature). The noise floor is the mean absolute repeat difference. Intervals are cluster
+bootstraps over units (story; endpoint pair, both paths resampled together), tests one-sample
+t-tests of the unit means (Holm over the table's rows).
 
-- insertion = neutral - baseline: what any inserted paragraph does;
-- obedience = the directed difference instruction - neutral (raise - neutral; neutral - lower):
-  what the instruction does beyond being inserted text;
-- contrast = raise - lower at the same disguise and place (the insertion cancels);
-- noise = repeat - baseline: the same request drawn again at the run's sampling. A repeat of an
-  identical request would be a cache hit, so repeat ``r`` sends ``seed + r`` and ``replicate``
-  :data:`REPEAT_REPLICATE` + r (both in the cache key, :mod:`judgelab.gateway.cache`): a new key
-  and a new draw at the same temperature. The noise floor is the mean absolute repeat difference.
+**The family** (:data:`FAMILY`, :data:`FAMILY_VERSION`): 2 directions x 4 disguises x 3
+positions, ids ``<direction>-<disguise>-<position>``, controls ``neutral-<disguise>-<position>``.
+The hardening was written against ``plain`` and ``editor``; ``system`` (a fake system turn) and
+``fence`` (closes the old fence and reopens it around the instruction) are held out
+(:data:`HELD_OUT`). SAGE: the blind validator's single scoring call (content mode, one layer), the
+paragraph before the first, before paragraph ``n // 2`` or after the last; narrative judges: agent
+0 of notebook 09, the note appended to the first, middle or last title.
 
-The resampling unit is the story (SAGE) or the endpoint pair (narrative: both paths of a pair
-resampled together): every interval is a cluster bootstrap over units
-(:func:`judgelab.stats.resampling.cluster_weights`), every test a one-sample t-test of the unit
-means (Holm over the table's rows).
+**Hardening** (:func:`harden`, :data:`HARDEN_VERSION`): the judged text fenced between two lines
+carrying a boundary token of this text (:func:`boundary_token`), and a system note that what is
+inside is data.
 
-**The family** (:data:`FAMILY`, version :data:`FAMILY_VERSION`): 2 directions x 4 disguises x 3
-positions, ids ``<direction>-<disguise>-<position>``; neutral controls ``neutral-<disguise>-<position>``.
-The disguises ``plain`` and ``editor`` are the ones the hardening was written against;
-``system`` (a fake system turn) and ``fence`` (closes the old fence and reopens it around the
-instruction) are held out (:data:`HELD_OUT`): the hardening note names none of the disguises.
-
-**Where they go.** SAGE: the blind validator's single scoring call (content mode, one layer), the
-paragraph before the first, before paragraph ``n // 2`` or after the last paragraph; narrative
-judges: agent 0 of notebook 09, the note appended to the first, middle or last title.
-
-**Hardening** (:func:`harden`, version :data:`HARDEN_VERSION`): the judged text fenced between
-two lines carrying a boundary token drawn for this request (:func:`boundary_token`: the sha256 of
-the text, so a text cannot hold its own token and a replay draws the same one), and a note in the
-system message that what is inside is data.
-
-These calls perturb one call of each protocol (SAGE's blind validator, not the five-round
-evaluator whose scores SAGE reports; agent 0 of K): they measure that call's obedience, not what
-the whole protocol could be moved by.
+One call of each protocol is perturbed (SAGE's blind validator, not the five-round evaluator
+whose scores SAGE reports; agent 0 of K): this measures that call's obedience, not what the whole
+protocol could be moved by.
 """
 from __future__ import annotations
 

@@ -2,24 +2,18 @@
 run's tables, with its interval, its margin, its verdict (:mod:`judgelab.claims.verdicts`) and the
 number of units a run needs to test it (:mod:`judgelab.claims.power`).
 
-The order of the questions, each answered before the next is asked: is the table there (else
-``not run``)? is the claim about an LLM's judgements and the judge the embedded model, or unknown
-(``not testable by this judge``)? is the row there (``not run``, with the design differences that
-explain its absence)? does the run's design differ from the paper's in what the claim depends on
-(``not comparable``, :mod:`judgelab.claims.design`)?
-Only then does the claim's rule see the interval: ``reproduced``, ``not reproduced`` or
-``inconclusive``.
+The questions, in order: is the table there (else ``not run``)? is the claim about an LLM's
+judgements and the judge (the table's provenance sidecar) the embedded model, or unknown (``not
+testable by this judge``)? is the row there (``not run``, with the design differences that explain
+its absence)? does the run's design differ from the paper's in what the claim depends on (``not
+comparable``, :mod:`judgelab.claims.design`)? Only then does the claim's rule see the interval:
+``reproduced``, ``not reproduced`` or ``inconclusive``.
 
-Where the estimate comes from: the claim's ``table`` (``results/tables/<table>.csv``), the row(s)
-chosen by ``where`` (column -> value, compared as text; ``*`` is a wildcard, so ``"32/8*"`` matches the
-parameter set's label ``"32/8 (authors' path-comparison notebook, default)"``), the ``column``. The interval: the table's
-own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the compendium's convention; its
-``ci_method`` column names the method; a row whose interval the table leaves empty, e.g. one story
-in a smoke run, keeps it empty), otherwise :func:`fallback_interval`, the one place where the
-scorecard computes an interval itself (``ci_source`` says which). A claim with ``reciprocal: true``
-reads 1 / (column + offset) (:func:`reciprocal`). The judge: the table's provenance
-sidecar; an LLM claim whose table was judged by the embedded 135M model, or whose sidecar is
-missing, is not testable by this run.
+The estimate: the claim's ``table``, the row(s) chosen by ``where`` (column -> value, compared as
+text; ``*`` is a wildcard), the ``column`` (1 / (column + offset) with ``reciprocal: true``). The
+interval: the table's own ``<column>_ci_low`` / ``_ci_high`` when it has them (left empty where
+the table leaves them empty), otherwise :func:`fallback_interval`, the one place where the
+scorecard computes an interval itself (``ci_source`` says which).
 """
 from __future__ import annotations
 
@@ -123,11 +117,9 @@ def tidy_values(claim: Claim, interim_dir: Path) -> np.ndarray | None:
 
 def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir: Path | None = None,
                       interim_dir: Path | None = None) -> tuple[float, float]:
-    """The 95% interval of ``estimate`` from the row's summary columns (``claim.inputs``), or from
+    """The 95% interval of ``estimate`` from the row's summary columns (``claim.inputs``) or from
     the unit values of an interim file (``inputs.tidy``: a Student-t interval of their mean), by the
-    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs (the
-    table gives a point estimate only). Switch a claim to the table's own interval by
-    giving the table ``<column>_ci_low`` / ``_ci_high`` (then this is not called)."""
+    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs."""
     if not claim.inputs:
         return math.nan, math.nan
     if "tidy" in claim.inputs:
@@ -169,11 +161,9 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
 
 
 def reciprocal(est: float, lo: float, hi: float, offset: float = 0.0) -> tuple[float, float, float, str]:
-    """(1 / (est + offset), and the interval's ends mapped the same way, swapped, and a note):
-    a claim read as the reciprocal of a table's column (``reciprocal: true``). The map is monotone
-    on either side of 0, so the ends of a percentile interval map to the ends of the reciprocal's;
-    an interval of ``est + offset`` that contains 0 has no bounded reciprocal: NaN ends, and the note
-    says why."""
+    """(1 / (est + offset), the interval's ends mapped and swapped, a note). The map is monotone
+    on either side of 0, so percentile ends map to ends; an interval containing 0 has no bounded
+    reciprocal: NaN ends, and the note says why."""
     x, a, b = est + offset, lo + offset, hi + offset
     with np.errstate(divide="ignore", invalid="ignore"):
         value = 1 / x if x != 0 else math.nan
@@ -192,9 +182,8 @@ def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
 
 def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
     """``n_80_paper``: the units at which the claim's rule returns *reproduced* with 80% power
-    (:mod:`judgelab.claims.power`), for an LLM claim with a ``power`` spec, from the paper's effect
-    and SDs and the register's stated assumptions (``power.assume``, said in ``power_note``); never
-    from a run's spread. NaN with a note otherwise."""
+    (:mod:`judgelab.claims.power`), from the paper's effect and SDs and the register's stated
+    assumptions, never from a run's spread; NaN with a note without a ``power`` spec."""
     spec = claim.power
     out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     if not claim.llm:
@@ -251,8 +240,7 @@ def paper_units(claim: Claim) -> list[tuple[str, str, float]]:
 def run_sizes(claim: Claim, n_80: float) -> dict | None:
     """The run that would decide ``claim`` at 80% power: the paper's design with each unit the
     claim counts scaled by ``n_80 / n_paper`` (rounded up), as ``{"sage": {category: stories},
-    "narrative": {collection: pairs}}`` (the other units at the paper's design); None when the
-    claim counts no unit of a run's size, or ``n_80`` is not finite."""
+    "narrative": {collection: pairs}}``; None when no unit counts or ``n_80`` is not finite."""
     units = paper_units(claim)
     times = (claim.power or {}).get("paper_n", {}).get("times", 1)
     n_paper = sum(v for _, _, v in units) * times
@@ -266,9 +254,8 @@ def run_sizes(claim: Claim, n_80: float) -> dict | None:
 
 
 def other_reading(claim: Claim, df: pd.DataFrame, source: str) -> dict:
-    """The estimate and table interval of the claim's other reading (``other_reading``: ``where``
-    overrides, e.g. the story means beside the paper's story x mode rows), shown beside the
-    verdict, which reads the paper's estimand; empty when the claim has none or the row is absent."""
+    """The estimate and interval of the claim's ``other_reading`` (``where`` overrides, e.g. the
+    story means beside the paper's story x mode rows), shown beside the verdict; empty without."""
     if not claim.other_reading:
         return {}
     out = {"other_reading": ", ".join(f"{k} {v}" for k, v in claim.other_reading.items())}
@@ -288,9 +275,8 @@ def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | Non
 
 
 def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
-    """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and,
-    for a claim whose interval comes from unit values, the interim files in ``interim_dir``), by
-    the questions of the module docstring, in their order."""
+    """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and
+    the interim files in ``interim_dir``), by the questions of the module docstring."""
     pv = claim.paper_value()
     rec = {c: None for c in COLUMNS}
     rec.update(claim_id=claim.id, study=claim.study, label=claim.label, paper_value=pv, llm_claim=claim.llm,
@@ -389,9 +375,8 @@ def chance_statement(card: pd.DataFrame) -> dict:
 
 
 def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:
-    """(backend, model) of the LLM judge behind the tables read, for captions and the sidecar:
-    the embedded model when any table was made by it (its warning then applies), else the one
-    judge named, else (None, None) when no LLM made the numbers read."""
+    """(backend, model) of the LLM judge behind the tables read: the embedded model when any table
+    was made by it (its warning applies), else the one judge named, else (None, None)."""
     named = sorted({j for j in card["judge"].dropna() if ":" in str(j) and j != "none"})
     embedded = card["embedded_judge"].fillna(False).astype(bool) & card["judge"].isin(named)
     pick = sorted(set(card.loc[embedded, "judge"])) or named

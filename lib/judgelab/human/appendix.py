@@ -1,10 +1,8 @@
-"""The steps of the appendix notebook 11 (judges against people), one function each, in the
-order the notebook calls them: the human ratings with derived per-rater scores (Confederacy
-``overall`` = mean of the 10 rubric items; Art or Artifice ``tests_passed`` = number of the 14
-TTCW tests passed, and the share passed per Torrance dimension, ``dim_<name>``), the human
-ceiling, the stories a profile judges, the judges through the gateway, one score per (dataset,
-story, measure), correlations with the ceiling and per-source ranks, and the cost per judge.
-Parameters from the command line are parsed with :mod:`judgelab.params`.
+"""The steps of the appendix notebook 11 (judges against people), in the order it calls them:
+the human ratings with derived per-rater scores (Confederacy ``overall`` = mean of the 10 rubric
+items; Art or Artifice ``tests_passed`` = number of the 14 TTCW tests passed, and the share passed
+per Torrance dimension, ``dim_<name>``), the human ceiling, the stories judged, the judges, the
+correlations with the ceiling, per-source ranks and the cost per judge.
 """
 from __future__ import annotations
 
@@ -110,12 +108,9 @@ def human_overview(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def select_stories(stories: pd.DataFrame, n: int, strategy: str = "random", seed: int = 0) -> pd.DataFrame:
-    """``n`` stories spread over the sources (round robin), in the order they were taken.
-
-    Within each source the stories are ordered shortest first (``shortest``: cheap smoke runs)
-    or by a seeded shuffle (``random``); the sources take turns — in ``shortest`` mode the source
-    whose next story is shortest goes first, in ``random`` mode in a seeded order — so that
-    ``n`` >= the number of sources covers every source. ``n`` larger than the table returns all.
+    """``n`` stories taken from the sources in turn (so ``n`` >= the sources covers each), in the
+    order taken: within a source shortest first (``shortest``: cheap smoke runs; the source whose
+    next story is shortest goes first) or a seeded shuffle (``random``, sources in a seeded order).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
@@ -175,14 +170,10 @@ def run_holistic(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile:
 
 
 def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
-    """The stories in the shape :func:`judgelab.sage.protocol.runner.run_layer` reads (story_id, category,
-    tier, title, author, text, in_range).
-
-    Category ``llm`` for every story (the human Confederacy stories too: the category only labels
-    SAGE's rows here). Author is left empty: these are not published works whose author a judge
-    could recognise. Art-or-Artifice stories carry the title of the New Yorker story they were
-    written from, so content-limit mode strips and masks it; Confederacy stories have no title.
-    """
+    """The stories in the shape :func:`judgelab.sage.protocol.runner.run_layer` reads. Category
+    ``llm`` for all (it only labels SAGE's rows here); no author (no published work a judge could
+    recognise); Art-or-Artifice stories keep the title of the New Yorker story they were written
+    from, which content-limit mode strips and masks."""
     title = stories["title"] if "title" in stories else pd.Series("", index=stories.index)
     return pd.DataFrame({"story_id": stories["story"], "category": "llm", "tier": "",
                          "title": title.fillna("").astype(str), "author": "", "text": stories["text"],
@@ -190,11 +181,9 @@ def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str, enabled: Any = True):
-    """SAGE evaluation of ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over ``stories``
-    through :func:`judgelab.sage.protocol.runner.run_layer` (SAGE's own knobs for ``profile``), with a
-    ``dataset`` column added to its rows and summary. Only the first ``knobs["sage_max_stories"]``
-    stories when that knob is set. Returns the runner's :class:`SageRun`, or None when ``enabled``
-    (the notebook's ``RUN_SAGE``, parsed by :func:`judgelab.params.as_bool`) is false."""
+    """SAGE's ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over (the first
+    ``knobs["sage_max_stories"]`` of) ``stories`` with SAGE's own knobs for ``profile``, a
+    ``dataset`` column added; the runner's :class:`SageRun`, or None when not ``enabled``."""
     from judgelab.sage.protocol import runner
 
     if not params.as_bool(enabled, name="RUN_SAGE"):
@@ -212,15 +201,9 @@ def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str
 
 
 def sage_scores(summary: pd.DataFrame, rows: pd.DataFrame, layer: str = "L5", final_round: int = 5) -> pd.DataFrame:
-    """Judge scores from a SAGE run, one per (story, measure), NaN where the evaluation failed.
-
-    ``sage_<layer>_overall`` is the summary's ``overall_score`` (mean of the round-5 dimension
-    scores); ``sage_<layer>_<dimension>`` is that dimension's evaluator score in round
-    ``final_round`` (the same round, so that the dimensions and the overall agree).
-
-    ``summary`` needs (dataset, story_id, overall_score); ``rows`` needs (dataset, story_id,
-    track, round, dimension, score).
-    """
+    """Judge scores from a SAGE run, one per (story, measure), NaN where the evaluation failed:
+    ``sage_<layer>_overall`` is the summary's ``overall_score``, ``sage_<layer>_<dimension>`` the
+    evaluator's score in round ``final_round`` (the round the overall is the mean of)."""
     prefix = f"sage_{layer.lower()}"
     out = [pd.DataFrame({"dataset": summary["dataset"], "story": summary["story_id"],
                          "measure": f"{prefix}_overall", "score": summary["overall_score"].astype(float)})]
@@ -297,15 +280,11 @@ def rankings(scores: pd.DataFrame, tidy: pd.DataFrame, measures: Sequence[str] =
 
 def published_judges_vs_experts(human: pd.DataFrame, knobs: dict[str, Any],
                                 judges: Sequence[str] | None = None) -> pd.DataFrame:
-    """The Art-or-Artifice study's own LLM judges (``llm_judge_annotations/``) against its experts.
-
-    Per published judge: verdict-level agreement with the expert majority over (story, test)
-    pairs — the share of equal verdicts and Cohen's kappa, kappa = (p_o - p_e) / (1 - p_e)
-    (Cohen 1960; :func:`sklearn.metrics.cohen_kappa_score`) — and story-level rank correlation
-    of the judge's number of tests passed with the experts' mean number passed (bootstrap CIs as
-    in :func:`judgelab.human.compare.bootstrap_rank_correlation`; stories with an unparsed
-    verdict are left out). No model is called: these are the published answers.
-    """
+    """The Art-or-Artifice study's own published LLM judges against its experts (no model called):
+    per judge, agreement with the expert majority over (story, test) pairs (share equal, Cohen's
+    kappa, :func:`sklearn.metrics.cohen_kappa_score`) and the rank correlation of tests passed with
+    the experts' mean (:func:`judgelab.human.compare.bootstrap_rank_correlation`; stories with an
+    unparsed verdict left out)."""
     from sklearn.metrics import cohen_kappa_score
 
     from judgelab.human.compare import bootstrap_rank_correlation

@@ -1,8 +1,5 @@
-"""A judge against people: rank correlations with bootstrap CIs, the human ceiling, rankings.
-
-Correlations and their paired percentile bootstrap CIs are
-:func:`judgelab.stats.correlation.bootstrap_correlation`; this module lays its rows out as the
-appendix's tables.
+"""A judge against people: rank correlations with bootstrap CIs
+(:func:`judgelab.stats.correlation.bootstrap_correlation`), the human ceiling, rankings.
 
 The human side of each pair (``spearman``, ``kendall``) is the *mean* rating of a story over all
 its k raters: how well the judge tracks the panel. That number is NOT comparable with a human
@@ -77,13 +74,9 @@ RANK_METHODS = ("spearman", "kendall")
 
 def bootstrap_rank_correlation(x: Sequence[float], y: Sequence[float], *, n_boot: int = 2000,
                                ci: float = 0.95, seed: int = 0, batch: int = 500) -> dict[str, float]:
-    """Spearman and Kendall correlation of paired data with seeded percentile-bootstrap CIs
-    (:func:`judgelab.stats.correlation.bootstrap_correlation`), as one flat record.
-
-    Pairs with a missing side are dropped. Returns ``n``, and for each of ``spearman`` and
-    ``kendall``: the estimate, ``_p`` (scipy's two-sided p-value), ``_lo``/``_hi`` (the CI) and
-    ``_n_boot_valid``; ``note`` says why everything is NaN (fewer than 3 pairs, a constant side).
-    """
+    """Spearman and Kendall correlation of the complete pairs with seeded percentile-bootstrap CIs,
+    one flat record: ``n``; per method the estimate, ``_p`` (two-sided), ``_lo``/``_hi``,
+    ``_n_boot_valid``; ``note`` says why everything is NaN."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D and of equal length, got {x.shape} and {y.shape}")
@@ -175,12 +168,8 @@ def loo_frame(judge: pd.Series, tidy: pd.DataFrame, criterion: str) -> pd.DataFr
 def like_for_like(judge: pd.Series, tidy: pd.DataFrame, criterion: str, *, method: str = "spearman",
                   n_boot: int = 2000, ci: float = 0.95, seed: int = 0) -> dict[str, float]:
     """The judge in a rater's place (module docstring): ``human_loo``, ``judge_loo``, ``loo_gap``
-    with cluster-bootstrap CIs over stories (``_ci_low`` / ``_ci_high``), ``loo_n_raters`` (raters
-    with >= 3 judged stories shared with another rater and both correlations defined),
-    ``loo_n_stories`` and a ``loo_note``.
-
-    ``judge``: the judge's score per story (index = story; NaN = a failed judgement, left out).
-    """
+    with cluster-bootstrap CIs over stories, ``loo_n_raters``, ``loo_n_stories``, ``loo_note``.
+    ``judge``: score per story (NaN = a failed judgement, left out)."""
     frame = loo_frame(judge, tidy, criterion)
     est = _loo_means(frame, method)
     out = {"loo_n_raters": est["n_raters"], "loo_n_stories": int(frame["story"].nunique())}
@@ -200,16 +189,11 @@ def like_for_like(judge: pd.Series, tidy: pd.DataFrame, criterion: str, *, metho
 def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame | None = None,
                    mapping: Iterable[CriterionMap] = CRITERION_MAP, *, n_boot: int = 2000,
                    ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """One row per mapped comparison present in ``scores``: correlations with CIs and the ceiling.
-
-    ``scores``: (dataset, story, measure, score), NaN for a failed judgement (dropped pairwise).
-    ``tidy``: the human ratings (with any derived criteria such as ``overall`` already added).
-    ``ceiling``: :func:`judgelab.human.reliability.reliability_table` output; its
-    ``loo_spearman_mean`` / ``loo_kendall_mean`` (every rated story) become ``ceiling_spearman`` /
-    ``ceiling_kendall`` -- context only: the comparison with the judge is :func:`like_for_like`
-    (``human_loo`` / ``judge_loo`` / ``loo_gap``, Spearman, on the judged stories), whose columns
-    every row carries.
-    """
+    """One row per mapped comparison present in ``scores`` (dataset, story, measure, score; NaN
+    dropped pairwise) against ``tidy`` (the human ratings, derived criteria added): correlations with
+    CIs, the like-for-like columns of :func:`like_for_like`, and ``ceiling_spearman`` /
+    ``ceiling_kendall`` from ``ceiling`` (:func:`judgelab.human.reliability.reliability_table`, over
+    every rated story: context only, not the comparison)."""
     check_judge_scores(scores)
     means = human_means(tidy)
     rows = []
@@ -239,11 +223,8 @@ def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFra
 
 def source_rankings(scores: pd.DataFrame, tidy: pd.DataFrame, dataset: str, measure: str,
                     criterion: str) -> pd.DataFrame:
-    """Sources (models, humans) ranked by people and by the judge, over the judged stories.
-
-    One row per source: number of judged stories, mean human rating and mean judge score over
-    them, and the two ranks (1 = best; ties get the average rank).
-    """
+    """Per source (models, humans): judged stories, mean human rating and judge score over them,
+    and the two ranks (1 = best; ties averaged)."""
     pair = paired(check_judge_scores(scores), human_means(tidy), dataset, measure, criterion)
     out = (pair.groupby("source")
            .agg(n_stories=("story", "size"), human_mean=("human_mean", "mean"), judge_mean=("score", "mean"))
