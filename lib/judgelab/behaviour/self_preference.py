@@ -101,11 +101,8 @@ def did_interval(d: np.ndarray) -> tuple[float, float, float, str]:
 
 
 def self_preference_table(scores: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
-    """Per layer and judge family, the difference-in-differences of the module docstring.
-
-    ``scores``: one row per judge x story x layer x mode with ``judge``, ``judge_family`` (None:
-    read from ``model``), ``model``, ``story_id``, ``layer``, ``mode``, ``overall_score`` (the SAGE
-    summaries of the panel's members, :func:`judgelab.panel.stack`); ``corpus``: notebook 01's."""
+    """Per layer and judge family, the difference-in-differences of the module docstring, from the
+    panel members' stacked SAGE summaries (``judge_family`` None: read from ``model``)."""
     sets = matched_sets(corpus)
     content = scores[scores["mode"] == "content"].copy()
     declared = content["judge_family"] if "judge_family" in content else pd.Series(None, index=content.index)

@@ -91,11 +91,8 @@ def _verdict(value, where: str) -> float:
 
 
 def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
-    """Every expert verdict as a tidy table (dataset, story, source, criterion, rater, value).
-
-    2,016 rows: 48 stories x 14 tests x 3 experts (11 experts in all). ``value`` is 1.0 for
-    Yes, 0.0 for No; the test's ``ttcw_idx`` must agree with its category in the tests file.
-    """
+    """Every expert verdict, tidy (2,016 rows); a test's ``ttcw_idx`` must agree with its
+    category in the tests file."""
     folder = dataset_dir(DATASET, root)
     path = folder / ANNOTATIONS_FILE
     tests = load_tests(folder).set_index("ttcw_idx")
@@ -117,11 +114,8 @@ def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
 
 
 def load_stories(root: Path | str | None = None, *, with_text_only: bool = True) -> pd.DataFrame:
-    """The stories: (story, source, title, plot, words, text).
-
-    With ``with_text_only`` (default) the 12 New Yorker records, which hold only a URL, are
-    dropped, leaving the 36 LLM stories. ``words`` counts whitespace-separated tokens.
-    """
+    """The stories: (story, source, title, plot, words, text); ``with_text_only`` drops the 12
+    New Yorker records, which hold only a URL."""
     path = dataset_dir(DATASET, root) / STORIES_FILE
     recs = _read_json_list(path, ("story_id", "story_name", "plot", "content"))
     rows = []
@@ -147,11 +141,8 @@ def published_judges(root: Path | str | None = None) -> list[str]:
 
 
 def load_published_judge(model: str, root: Path | str | None = None) -> pd.DataFrame:
-    """A published LLM judge's verdicts in the tidy shape, ``rater`` = the judge's name.
-
-    The answer is the response's first word (Yes -> 1.0, No -> 0.0); any other first word (e.g.
-    Gemini's refusals beginning "Content ...") gives NaN, kept so that failures stay visible.
-    """
+    """A published LLM judge's verdicts, tidy, ``rater`` = the judge: the response's first word
+    (Yes -> 1.0, No -> 0.0, else NaN, kept so that refusals stay visible)."""
     folder = dataset_dir(DATASET, root)
     path = folder / LLM_JUDGE_DIR / f"annotations_{model}.jsonl"
     tests = load_tests(folder).set_index("ttcw_idx")

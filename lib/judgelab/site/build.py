@@ -1,14 +1,11 @@
 """Build the static site under ``<output root>/site/`` from what the notebooks wrote.
 
-Reads only outputs (``results/tables/*.csv`` and their ``.provenance.json`` sidecars,
-``figures/*.png``, ``figures/narr_explorer_*.html``, ``results/executed/*.ipynb``) and the library's
-source files; it runs no analysis. Pages: a landing page (the two studies, the judge, a table of
-contents by paper table and figure), one page per table (recomputed values beside the paper's,
-differences highlighted, provenance, links to the notebook section and the library function), a
-figure gallery, every executed notebook (nbconvert, :mod:`judgelab.site.notebooks`) and the library
-source files the table pages cite (pygments, line anchors). The landing page opens with the claims
-scorecard of notebook 13 when it has run (:mod:`judgelab.site.scorecard`). Templates are Jinja2
-(``templates/``), one stylesheet (``site.css``); nothing is loaded from the network.
+Reads only outputs (tables and their sidecars, figures, the explorers, the executed notebooks) and
+the library's source files; it runs no analysis. Pages: a landing page (the claims scorecard when
+notebook 13 has run, the judge, a table of contents), one page per table (recomputed beside the
+paper's, differences highlighted, links to the notebook section and the library function), a
+figure gallery, every executed notebook and the cited source files. Nothing is loaded from the
+network.
 """
 from __future__ import annotations
 
