@@ -106,11 +106,9 @@ def _new_messages(messages: list[dict], previous: list[dict]) -> list[dict]:
 
 def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
                   cache_path: str | Path | None = None, transcripts: str | Path | None = None) -> Exchange | None:
-    """One item's calls, in turn order, among the cached calls whose tags contain ``match``.
-
-    ``item`` narrows the choice further (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``);
-    otherwise the item of the most recent matching call, each turn by its first call (module
-    docstring). None when nothing matches (calls all failed, or a cache of another output root)."""
+    """One item's calls in turn order, among the cached calls whose tags contain ``match``:
+    the item ``item`` names (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``), else
+    that of the most recent match; None when nothing matches."""
     path = Path(cache_path) if cache_path else default_cache_path()
     if not path.exists():
         return None

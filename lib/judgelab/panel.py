@@ -7,13 +7,11 @@ and optionally ``model``, ``base_url``, ``key_env`` (the variable holding its ke
 (``JUDGELAB_BACKEND``, ``JUDGELAB_BASE_URL``, ``JUDGELAB_MODEL``) set to the member's and
 ``JUDGELAB_OUTPUT_ROOT=<output root>/results/panel/<name>/`` (its tables, interim files, own cache).
 
-Keys: every key variable of the panel, ``OPENAI_API_KEY`` and ``JUDGELAB_API_KEY`` are removed
-from a member's environment, then its own key is put where the gateway reads it for its host
-(:func:`judgelab.gateway.settings.api_key_for`): a host only receives its own member's key. The
-per-study models (``JUDGELAB_SAGE_MODEL`` ...) are removed too, as they would replace the member's.
-Inputs: interim files of notebooks that call no model (01, 07, 08) are copied from the output
-root; those of a judge's notebook must be the member's own, never another judge's.
-``results/panel/panel.json`` lists the members for the analyses (:func:`members`, :func:`stack`).
+A host only receives its own member's key: every key variable is removed from a member's
+environment, then its own key is put where the gateway reads it for its host; the per-study models
+are removed too, as they would replace the member's. Interim files of notebooks that call no model
+(01, 07, 08) are copied from the output root; a judge's notebook's must be the member's own.
+``results/panel/panel.json`` lists the members (:func:`members`, :func:`stack`).
 """
 from __future__ import annotations
 

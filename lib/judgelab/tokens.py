@@ -66,11 +66,9 @@ def _packaged_ranks(name: str) -> bytes:
 
 
 def ensure_tiktoken_cache() -> Path:
-    """Fill the tiktoken cache for cl100k_base and o200k_base; return the cache folder.
-
-    Idempotent: a file already present with the right sha256 is left alone. Raises RuntimeError
-    naming the encoding if the packaged file does not have the hash tiktoken expects.
-    """
+    """Fill the tiktoken cache for cl100k_base and o200k_base (a file with the right sha256 is
+    left alone); return the cache folder. RuntimeError names an encoding whose packaged file does
+    not have the hash tiktoken expects."""
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     for name, (url, sha256) in ENCODINGS.items():

@@ -1,12 +1,9 @@
 """Which recomputed table is which paper table: the one declared map the site is built from.
 
-Each :class:`PaperTable` names a CSV under ``results/tables/``, the paper table (or section) it
-recomputes, the library function that computes it (``module:function``), where the paper's
-values are cited (``module:CONSTANT``; they reach the CSV as ``paper_*`` columns, CONTRIBUTING.md
-"Tables and figures"), and, where a ``paper_*`` column does not sit beside a same-named column, the
-recomputed column it compares with. Figures need no map: their names carry the paper's number
-(``sage_fig03_...`` is SAGE Figure 3, :func:`figure_label`). Strings only: the site reads the
-library's source files, it never imports a study.
+Each :class:`PaperTable` names a CSV, the paper table it recomputes, the library function
+(``module:function``), where the paper's values are cited (``module:CONSTANT``) and any pairing of
+columns beyond ``paper_X`` beside ``X``. Figures need no map: their names carry the paper's number
+(:func:`figure_label`). Strings only: the site never imports a study.
 """
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
 """Executed notebooks as offline HTML pages, and where in them a table or figure is made.
 
-nbconvert's ``HTMLExporter`` renders each ``results/executed/*.ipynb`` with the JupyterLab
-template. That template loads require.js, MathJax and (for widgets) the widget manager from CDNs;
-``templates/notebook.html.j2`` extends it and empties those blocks, so the page loads nothing from
-the network (formulas in Markdown show as their TeX source). Cells keep their ids as anchors
-(``#cell-id=<id>``), which the table pages link to.
+nbconvert renders each executed notebook with the JupyterLab template, which loads require.js,
+MathJax and the widget manager from CDNs; ``templates/notebook.html.j2`` empties those blocks, so
+the page loads nothing from the network (formulas show as TeX). Cell ids are the anchors the table
+pages link to.
 """
 from __future__ import annotations
 
