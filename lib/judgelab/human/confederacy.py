@@ -1,12 +1,9 @@
 """*A Confederacy of Models*: 65 stories rated by 10 people on 10 criteria.
 
-Source: Gómez-Rodríguez & Williams, "A Confederacy of Models: a Comprehensive Evaluation of
-LLMs on Creative Writing", Findings of EMNLP 2023 (arXiv:2310.08433); data from
-github.com/komoku/confederacy-of-models (CC BY-SA 4.0). Every story answers one prompt (an epic
-single combat between Ignatius J. Reilly and a pterodactyl, in the style of John Kennedy Toole);
-60 are by 12 LLMs (5 each) and 5 by human writers.
-
-Layout of ``rating/RatersSheet-WithResults.xlsx`` (read, not assumed: the loader checks it):
+Source: Gómez-Rodríguez & Williams, Findings of EMNLP 2023 (arXiv:2310.08433); data from
+github.com/komoku/confederacy-of-models (CC BY-SA 4.0). Every story answers one prompt (Ignatius J.
+Reilly against a pterodactyl, in the style of John Kennedy Toole); 60 are by 12 LLMs (5 each), 5 by
+human writers. Layout of ``rating/RatersSheet-WithResults.xlsx`` (checked by the loader):
 
 - sheet "Rater's Sheet Unsorted": one row per story: anonymised code (A), model label (B), group
   (C, 1-5; 5 groups of 13 stories, one of each source), then three blocks of 10 rubric columns

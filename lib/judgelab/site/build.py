@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from judgelab import paths
+from judgelab import paths, provenance
 from judgelab.provenance import is_embedded_small_model
 from judgelab.reporting import SMALL_MODEL_WARNING
 from judgelab.site import catalog, compare, notebooks, scorecard
@@ -57,14 +57,8 @@ class SiteReport:
 
 
 def read_provenance(output: Path) -> dict | None:
-    """The provenance sidecar ``<name>.provenance.json`` beside a table or figure, or None."""
-    side = output.with_name(f"{output.stem}.provenance.json")
-    if not side.exists():
-        return None
-    try:
-        return json.loads(side.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote {output.name}") from None
+    """The provenance sidecar beside a table or figure, or None."""
+    return provenance.read_sidecar(output) if provenance.sidecar_path(output).exists() else None
 
 
 def provenance_line(prov: dict | None, nb: notebooks.Notebook | None = None) -> str:
