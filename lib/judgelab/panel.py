@@ -1,11 +1,8 @@
 """A judge panel: the same notebooks run once per judge, each into its own output root.
 
-A panel file (TOML, docs/panel.md) lists ``[[member]]`` tables: ``name`` (its folder), ``backend``,
-and optionally ``model``, ``base_url``, ``key_env`` (the variable holding its key) and ``family``.
-``python -m judgelab.panel run 09 --panel panel.toml`` (``make panel NB=09 PANEL=panel.toml``) runs
-``python -m judgelab.pipeline run 09`` once per member with the gateway's own settings
-(``JUDGELAB_BACKEND``, ``JUDGELAB_BASE_URL``, ``JUDGELAB_MODEL``) set to the member's and
-``JUDGELAB_OUTPUT_ROOT=<output root>/results/panel/<name>/`` (its tables, interim files, own cache).
+``python -m judgelab.panel run 09 --panel panel.toml`` (a TOML file of ``[[member]]`` tables,
+docs/panel.md) runs notebook 09 once per member with the gateway's settings set to the member's and
+``JUDGELAB_OUTPUT_ROOT=<output root>/results/panel/<name>/``.
 
 A host only receives its own member's key: every key variable is removed from a member's
 environment, then its own key is put where the gateway reads it for its host; the per-study models

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import shutil
@@ -187,9 +188,6 @@ def _progress_path() -> Path:
 def progress_start(profile: str) -> None:
     """`make notebooks` begins: note the time, so that each notebook's end can say where the whole
     run stands (a notebook run alone, ``make nb-05``, prints no such line)."""
-    import json
-    import time
-
     f = _progress_path()
     f.parent.mkdir(parents=True, exist_ok=True)
     (f.parent / ".running").mkdir(exist_ok=True)
@@ -212,9 +210,6 @@ def _running_dir() -> Path:
 def progress_line() -> str | None:
     """``make all (demo): 7 of 13 notebooks up to date, 14 min 2 s since it started; running: 03, 09``
     while a `make notebooks` is under way (None otherwise)."""
-    import json
-    import time
-
     f = _progress_path()
     if not f.exists():
         return None

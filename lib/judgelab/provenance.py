@@ -5,26 +5,16 @@ Every table and figure a run writes gets a sidecar ``<name>.provenance.json`` be
 is left as it was, so that a replayed table stays byte-identical. A sidecar is one flat JSON
 object (strings, numbers, booleans, null, or lists of strings):
 
-============================  ===================================================================
-key                           value
-============================  ===================================================================
-``output``                    the table or figure name (``narr_table02_correlations``)
-``kind``                      ``"table"`` or ``"figure"``
-``file``                      the file described (``narr_table02_correlations.csv``; PNG for figures)
-``sha256``                    its SHA-256 (hex)
-``notebook``                  the notebook that wrote it (``09_judge_modes``), or null outside one
-``profile``                   smoke / demo / paper, or null when unknown
-``judge``                     ``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers
-``backend``, ``model``        the judge's backend and model (null when ``judge`` is ``"none"``)
-``base_url_host``             host[:port] of the endpoint (never a key, a path or credentials)
-``embedded_small_model``      true when the bundled SmolLM2-135M answered
-``warning``                   :data:`judgelab.reporting.SMALL_MODEL_WARNING` then, else ``""``
-``prompt_versions``           versions of the prompt files the notebook reaches (``sage-v2``,
-                              ``narr-judge-simple-v1`` ...); empty when ``judge`` is ``"none"``
-``seeds``                     ``"<knob>=<value>"`` for every seed knob the notebook read
-``git_commit``, ``git_dirty`` the checkout's commit and whether tracked files differ from it
-``written_at``                UTC time, ISO 8601
-============================  ===================================================================
+- ``output``, ``kind``, ``file``, ``sha256``: the table or figure name, ``"table"`` or
+  ``"figure"``, the file described (the PNG for figures) and its SHA-256 (hex);
+- ``notebook`` (``09_judge_modes``) and ``profile``, null when unknown;
+- ``judge`` (``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers), ``backend``,
+  ``model`` and ``base_url_host`` (host[:port] of the endpoint, never a key or credentials);
+- ``embedded_small_model`` and ``warning``: true and :data:`SMALL_MODEL_WARNING` when the bundled
+  SmolLM2-135M answered, else false and ``""``;
+- ``prompt_versions`` (of the prompt files the notebook reaches; empty without a judge) and
+  ``seeds`` (``"<knob>=<value>"`` of every seed knob the notebook read);
+- ``git_commit``, ``git_dirty`` (tracked files differ from it) and ``written_at`` (UTC, ISO 8601).
 
 ``notebook`` and ``prompt_versions`` come from the kernel's environment (:data:`ENV_NOTEBOOK`,
 :data:`ENV_PROMPTS`, set by ``python -m judgelab.pipeline run``), the rest from the run. The

@@ -5,13 +5,9 @@ boxes of a figure's text that the saved layout records.
   (Okabe M., Ito K., "Color Universal Design", 2008; Wong B., Nature Methods 8:441, 2011). Story
   categories and path methods keep one colour each; categories also differ by marker, line style
   and hatching so that a greyscale print still separates them.
-- :func:`subplots`: panels in the house size under constrained layout, which makes room for the
-  legends placed outside the axes (:func:`legend_right`, :func:`legend_below`,
-  :func:`figure_legend`).
-- :func:`add_caption` puts a caption under everything else (measured, not guessed);
-  :func:`text_boxes` and :func:`content_boxes` measure a rendered figure so that
-  :func:`judgelab.reporting.save_figure` can record collisions (:func:`overlapping_pairs`,
-  :func:`above_caption_violations`) beside the figure.
+- Panels come in the house size under constrained layout (:func:`subplots`), legends outside the
+  axes; :func:`add_caption` measures where everything else ends, and :func:`text_boxes` /
+  :func:`content_boxes` let :func:`judgelab.reporting.save_figure` record collisions.
 """
 from __future__ import annotations
 

@@ -14,21 +14,15 @@ temperature). The noise floor is the mean absolute repeat difference. Intervals 
 bootstraps over units (story; endpoint pair, both paths resampled together), tests one-sample
 t-tests of the unit means (Holm over the table's rows).
 
-**The family** (:data:`FAMILY`, :data:`FAMILY_VERSION`): 2 directions x 4 disguises x 3
-positions, ids ``<direction>-<disguise>-<position>``, controls ``neutral-<disguise>-<position>``.
-The hardening was written against ``plain`` and ``editor``; ``system`` (a fake system turn) and
-``fence`` (closes the old fence and reopens it around the instruction) are held out
-(:data:`HELD_OUT`). SAGE: the blind validator's single scoring call (content mode, one layer), the
-paragraph before the first, before paragraph ``n // 2`` or after the last; narrative judges: agent
-0 of notebook 09, the note appended to the first, middle or last title.
-
-**Hardening** (:func:`harden`, :data:`HARDEN_VERSION`): the judged text fenced between two lines
-carrying a boundary token of this text (:func:`boundary_token`), and a system note that what is
-inside is data.
+**The family** (:data:`FAMILY`): 2 directions x 4 disguises x 3 positions (start, middle, end of
+the story's paragraphs or the narrative's titles). **Hardening** (:func:`harden`) fences the judged
+text between two lines carrying a token of this text and tells the system it is data; it was
+written against ``plain`` and ``editor``, so ``system`` (a fake system turn) and ``fence`` (closes
+the old fence and reopens it) are held out (:data:`HELD_OUT`).
 
 One call of each protocol is perturbed (SAGE's blind validator, not the five-round evaluator
-whose scores SAGE reports; agent 0 of K): this measures that call's obedience, not what the whole
-protocol could be moved by.
+whose scores SAGE reports; agent 0 of notebook 09's K): this measures that call's obedience, not
+what the whole protocol could be moved by.
 """
 from __future__ import annotations
 

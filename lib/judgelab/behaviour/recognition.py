@@ -1,9 +1,7 @@
 """The recognition probe: does the judge know the work it scores?
 
-One short call per story and SAGE mode, shown the material exactly as SAGE's judge sees it (the
-prepared, masked text in content mode; title and author in title mode), with its own schema
-(:func:`probe_schema`: recognised yes/no, title and author guesses, confidence 1-5) and prompt
-(``prompts/behaviour/recognition.md``).
+One short call per story and SAGE mode, shown the material exactly as SAGE's judge sees it, with
+its own schema (:func:`probe_schema`) and prompt (``prompts/behaviour/recognition.md``).
 
 **Matching rule** (:func:`match_guess`). Titles and names are normalised (accents and case
 folded, punctuation to spaces, ``&`` to "and"); a title's *content words* are its words less

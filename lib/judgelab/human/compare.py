@@ -1,22 +1,16 @@
 """A judge against people: rank correlations with bootstrap CIs
 (:func:`judgelab.stats.correlation.bootstrap_correlation`), the human ceiling, rankings.
 
-The human side of each pair (``spearman``, ``kendall``) is the *mean* rating of a story over all
-its k raters: how well the judge tracks the panel. That number is NOT comparable with a human
-ceiling: a rater's leave-one-out correlation is with the mean of k - 1 others, and a mean of k
-ratings is less noisy than one of k - 1, so a judge exactly as noisy as one person "beat" that
-ceiling in 71% of simulations at k = 2 (tests/test_human_compare.py).
-
-The like-for-like comparison (:func:`like_for_like`) puts the judge in a rater's place. For each
-rater r and the judged stories S_r that r rated with at least one other rater, the reference is
-the mean of the *other* raters, m_{-r}(s); then
+The judge against a story's *mean* rating over its k raters is NOT comparable with a human
+ceiling (a rater's correlation with the mean of k - 1 others): a judge exactly as noisy as one
+person "beat" that ceiling in 71% of simulations at k = 2 (tests/test_human_compare.py). The
+like-for-like comparison (:func:`like_for_like`) puts the judge in a rater's place: with m_{-r}(s)
+the mean of the raters other than r on the judged stories r shares with them,
 
     human_loo = mean_r corr(x_r(s), m_{-r}(s)),    judge_loo = mean_r corr(j(s), m_{-r}(s)),
 
-over the raters for whom both correlations are defined. A judge exchangeable with one rater has
-judge_loo > human_loo in half of the samples; ``loo_gap = judge_loo - human_loo`` > 0 means the
-judge agrees with the others better than the rater it replaces. Its 95% CI is a seeded cluster
-bootstrap over stories (:func:`judgelab.stats.bootstrap.cluster_bootstrap`).
+over the raters with both defined; a judge exchangeable with one rater has judge_loo > human_loo
+in half of the samples, and ``loo_gap`` = judge_loo - human_loo (cluster bootstrap over stories).
 """
 from __future__ import annotations
 
