@@ -47,8 +47,7 @@ JUDGE_SCORE_RANGE = (1.0, 10.0)    # paper 002, section 3.3 (1-10 per criterion)
 
 
 class ContractError(ValueError):
-    """An interim file breaks its contract; the message names the file, the column, what was wrong
-    and the fix."""
+    """An interim file breaks its contract (the message names file, column, problem, fix)."""
 
 
 class InterimFileMissing(ContractError, FileNotFoundError):

@@ -69,8 +69,7 @@ def _import_nodes(tree: ast.AST, type_checking: bool = False):
 
 def imports_of(source: str, module: str, known: set[str], is_package: bool = False,
                where: str = "<source>", type_checking: bool = False) -> set[str]:
-    """The modules of ``known`` that ``source`` (the text of ``module``; a package's ``__init__``
-    when ``is_package``, for relative imports) imports."""
+    """The modules of ``known`` that ``source``, the text of ``module``, imports."""
     tree = ast.parse(source, filename=where)
     here = module.split(".") if is_package else module.split(".")[:-1]
     out: set[str] = set()
@@ -97,8 +96,7 @@ def imports_of(source: str, module: str, known: set[str], is_package: bool = Fal
 
 def import_graph(root: Path | None = None, package: str = PACKAGE,
                  type_checking: bool = False) -> dict[str, set[str]]:
-    """``{module: modules it imports}`` for every module of the package under ``root``
-    (``type_checking``: :func:`imports_of`)."""
+    """``{module: modules it imports}`` for every module of the package under ``root``."""
     files = module_files(root, package)
     known = set(files)
     return {name: imports_of(path.read_text(encoding="utf-8"), name, known,
@@ -114,8 +112,7 @@ def parents(module: str) -> list[str]:
 
 
 def closure(start: set[str], graph: dict[str, set[str]]) -> set[str]:
-    """Every module that importing ``start`` runs: the imports followed transitively, with the
-    parent packages' ``__init__`` of each module reached."""
+    """Every module importing ``start`` runs: imports followed, parent packages added."""
     seen: set[str] = set()
     todo = list(start)
     while todo:

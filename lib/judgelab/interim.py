@@ -27,8 +27,7 @@ def exists(name: str, directory: Path | None = None) -> bool:
 
 
 def write(df: pd.DataFrame, name: str, directory: Path | None = None) -> Path:
-    """Check ``df`` against the contract of ``name``, then write it (a broken table never
-    replaces a good one); returns the file's path."""
+    """Check ``df`` against its contract, then write it (never over a good file on failure)."""
     out = path_of(name, directory)
     checked = contracts.check(df, name, out, when="write")
     out.parent.mkdir(parents=True, exist_ok=True)

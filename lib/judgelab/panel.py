@@ -100,8 +100,7 @@ def member_env(member: Member, panel: list[Member], parent: dict[str, str], base
 
 
 def seed_member(root: Path, numbers: list[str], base: Path) -> None:
-    """Copy into the member's root the interim files its notebooks read that no judge wrote; check
-    that those a judge wrote are the member's own (module docstring)."""
+    """Copy in the interim files no judge wrote; check a judge's are the member's own."""
     src, dst = base / "results" / "interim", root / "results" / "interim"
     dst.mkdir(parents=True, exist_ok=True)
     for name in sorted({n for nb in numbers for n in READS[nb]}):
@@ -144,8 +143,7 @@ def members(base: Path | None = None) -> list[Member]:
 
 
 def stack(names: list[str], base: Path | None = None) -> pd.DataFrame:
-    """The interim tables ``names`` of every member that has them, one frame, with columns
-    ``judge`` (the member's name) and ``judge_family`` (declared, else None)."""
+    """The interim tables ``names`` of every member, one frame with ``judge``, ``judge_family``."""
     parts = []
     for m in members(base):
         directory = member_root(m.name, base) / "results" / "interim"

@@ -43,8 +43,7 @@ from judgelab.prompting import parse_template
 
 
 def _depends() -> dict[str, list[str]]:
-    """Notebook -> the notebooks that write what it reads (interim files; and, for the notebooks of
-    ``notebook_files.AFTER_TABLES``, the notebooks whose tables it reads)."""
+    """Notebook -> the notebooks that write what it reads (and whose tables it reads)."""
     out = {}
     for nb, names in READS.items():
         ups = {w for name in names for w in writers_of(name)} | set(AFTER_TABLES.get(nb, []))
@@ -73,10 +72,8 @@ def upstream(number: str) -> set[str]:
 
 # ---------------------------------------------------------------- library files of a notebook
 
-
 def _prompt_folders(tree: ast.AST) -> set[str]:
-    """Folders of ``prompts/`` a module's code names: ``prompts_dir() / "sage"`` -> ``{"sage"}``;
-    a bare ``prompts_dir()`` -> ``{""}`` (all of them)."""
+    """Folders of ``prompts/`` a module's code names (``""``: a bare ``prompts_dir()``)."""
     out: set[str] = set()
     divided: set[int] = set()
     for node in ast.walk(tree):
@@ -113,8 +110,7 @@ class LibraryIndex:
 
 
 def library_index(package_root: Path | None = None, prompts_root: Path | None = None) -> LibraryIndex:
-    """Read the package under ``package_root`` (default ``lib/judgelab``) with its prompt files under
-    ``prompts_root`` (default ``prompts/``); both are arguments for tests on a toy package."""
+    """Read the package and its prompt files (arguments: a toy package in tests)."""
     package_root = Path(package_root or imports.package_dir())
     prompts_root = Path(prompts_root or paths.prompts_dir())
     files = imports.module_files(package_root, package_root.name)
@@ -163,10 +159,8 @@ def makefile_text() -> str:
 
 # ---------------------------------------------------------------- running
 
-
 def _mark_done(source: Path, profile: str) -> None:
-    """Stamp for make: this notebook ran with this profile; stamps of other profiles are stale now
-    (the interim files they describe were just overwritten)."""
+    """Stamp for make: notebook done in ``profile``; other profiles' stamps are stale now."""
     stamps = paths.executed_dir() / ".stamps"
     stamps.mkdir(exist_ok=True)
     for other in profiles.PROFILES:
@@ -208,8 +202,7 @@ def _running_dir() -> Path:
 
 
 def progress_line() -> str | None:
-    """``make all (demo): 7 of 13 notebooks up to date, 14 min 2 s since it started; running: 03, 09``
-    while a `make notebooks` is under way (None otherwise)."""
+    """``make all (demo): 7 of 13 notebooks up to date, ...`` during `make notebooks`, else None."""
     f = _progress_path()
     if not f.exists():
         return None
@@ -287,8 +280,7 @@ def prompt_versions(source: Path, index: LibraryIndex | None = None) -> list[str
 
 
 def run_environment(source: Path) -> dict[str, str]:
-    """What the notebook's kernel inherits for the provenance sidecars (:mod:`judgelab.provenance`):
-    the notebook and the prompt versions its imports reach (its run is opened with the profile)."""
+    """The kernel's environment for the sidecars: the notebook and its prompt versions."""
     return {provenance.ENV_NOTEBOOK: source.stem, provenance.ENV_PROMPTS: ",".join(prompt_versions(source))}
 
 
@@ -328,8 +320,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
 
 
 def param_value(text: str):
-    """A command-line value as papermill's CLI reads one: True / False / None, an int, a float,
-    else the text itself."""
+    """A command-line value as papermill's CLI reads it: bool/None, int, float, else text."""
     if text in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[text]
     for kind in (int, float):
@@ -341,8 +332,7 @@ def param_value(text: str):
 
 
 def parse_params(items: list[list[str]]) -> dict[str, object]:
-    """``-p NAME VALUE`` or ``-p NAME=VALUE`` (each ``-p`` one list of tokens) as a dict of
-    values read by :func:`param_value`."""
+    """``-p NAME VALUE`` or ``-p NAME=VALUE`` tokens as a dict (:func:`param_value`)."""
     out: dict[str, object] = {}
     for tokens in items:
         if len(tokens) == 1 and "=" in tokens[0]:

@@ -70,11 +70,9 @@ def url_host(url: str | None) -> str | None:
 
 # ---------------------------------------------------------------- reading it
 
-
 @functools.lru_cache(maxsize=None)
 def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
-    """(commit, dirty) of the checkout at ``root``; (None, None) without git. Dirty: a tracked file
-    differs from the commit (untracked files, every output, do not count)."""
+    """(commit, dirty: a tracked file differs) at ``root``; (None, None) without git."""
     root = root or str(paths.project_root())
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
@@ -117,8 +115,7 @@ def sidecar_path(path: Path) -> Path:
 
 
 def write_sidecar(path: Path, kind: str, fields: dict[str, Any] | None = None) -> Path:
-    """Write the sidecar of the output file ``path`` (``kind``: table or figure) with a run's
-    ``fields`` (:meth:`judgelab.run.Run.context`; None: :func:`context` outside a run); return its path."""
+    """Write the sidecar of the output ``path`` (``kind``: table or figure); return its path."""
     path = Path(path)
     record = {"output": path.stem, "kind": kind, "file": path.name,
               "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **(context() if fields is None else fields)}
@@ -140,7 +137,6 @@ def read_sidecar(path: Path) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the calls of a notebook
-
 
 def ledger_dir(root: Path | None = None) -> Path:
     d = (root or paths.output_root()) / "results" / "runs" / "ledgers"

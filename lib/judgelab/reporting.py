@@ -35,8 +35,7 @@ def model_banner(backend: str | None, model: str | None) -> str:
 
 
 def save_table(df: pd.DataFrame, name: str, *, index: bool = False, context: dict | None = None) -> Path:
-    """Write ``df`` to ``results/tables/<name>.csv`` (the table only, so that a replay reproduces
-    it byte for byte) and its sidecar with ``context``; return the CSV's path."""
+    """Write ``df`` to ``results/tables/<name>.csv`` and its sidecar; return the CSV's path."""
     if name.endswith(".csv"):
         name = name[:-4]
     out = paths.tables_dir() / f"{name}.csv"

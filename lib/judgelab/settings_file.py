@@ -41,8 +41,7 @@ def declared(path: Path = FILE) -> dict[str, dict[str, Any]]:
 
 
 def env(name: str) -> str | None:
-    """The stripped value of environment variable ``name``, or None when unset or blank; a
-    ``JUDGELAB_`` variable must be declared in ``[overrides]``, so the file lists every one read."""
+    """``name``'s stripped value, None if unset or blank; a ``JUDGELAB_`` name must be declared."""
     if name.startswith("JUDGELAB_") and name not in declared():
         raise ProfileError(f"{name} is not declared in {FILE.name} [overrides]; declare it there first")
     value = os.environ.get(name)

@@ -46,8 +46,7 @@ AGENT_DESIGNS = ("temperature", "seed-only")
 
 @dataclass(frozen=True)
 class Judge:
-    """The judge a study runs on: backend, model (None = the backend's own default), the
-    reasoning policy, and where the model came from (for the banner and the estimate)."""
+    """A study's judge: backend, model (None: the backend's default), reasoning, origin."""
 
     study: str
     backend: str

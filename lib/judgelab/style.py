@@ -78,8 +78,7 @@ colour-blind safe)."""
 
 
 def apply() -> None:
-    """Set :data:`RC` in matplotlib's rcParams (idempotent; every figure function calls it through
-    :func:`subplots`, so a figure looks the same whichever notebook draws it first)."""
+    """Set :data:`RC` in matplotlib's rcParams (idempotent; :func:`subplots` calls it)."""
     matplotlib.rcParams.update(RC)
 
 
@@ -108,8 +107,7 @@ def empty_panel(ax, text: str) -> None:
 # ----------------------------------------------------------------------------- legends
 
 def legend_right(ax, **kwargs):
-    """The axis' legend outside it, to the right, top-aligned (constrained layout makes room).
-    Returns the Legend, or None when the axis has nothing labelled."""
+    """The axis' legend outside it, right and top-aligned; None when nothing is labelled."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
@@ -174,8 +172,7 @@ def figure_legend(fig, axes: Iterable | None = None, *, where: str = "below", nc
 # ----------------------------------------------------------------------------- caption
 
 def figure_box(fig) -> Bbox:
-    """The rendered extent of everything in ``fig`` (the area ``bbox_inches='tight'`` keeps), in
-    display pixels at the figure's dpi."""
+    """The extent ``bbox_inches='tight'`` keeps of ``fig``, in display pixels."""
     fig.draw_without_rendering()
     return fig.get_tightbbox().transformed(fig.dpi_scale_trans)
 
@@ -302,8 +299,7 @@ def text_boxes(fig, renderer=None) -> list[tuple[str, Bbox]]:
 
 
 def content_boxes(fig, renderer=None) -> list[tuple[str, Bbox]]:
-    """The rendered extent (display pixels) of everything but the caption (axes with their labels
-    and legends, colour bars, figure legends, titles, texts): the caption must lie below all of them."""
+    """The rendered extent (display pixels) of everything but the caption."""
     if renderer is None:
         fig.draw_without_rendering()
     out = []

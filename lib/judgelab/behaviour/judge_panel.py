@@ -26,8 +26,7 @@ PAIRS = (("canonical", "llm"), ("canonical", "pulp"))
 
 def agreement(data: pd.DataFrame, by: list[str], item: list[str], score: str, n_boot: int = 2000,
               seed: int = 0) -> pd.DataFrame:
-    """One row per ``by`` group: :func:`judgelab.narrative.judges.agreement.agreement_table` with
-    the judges as raters (cluster bootstrap over ``pair_id`` when ``item`` holds it)."""
+    """One row per ``by`` group: the narrative agreement table with the judges as raters."""
     unit = "endpoint pair" if "pair_id" in item else "story"
     table = agreement_table(data.rename(columns={"judge": "agent", score: "score"}), by, item, n_boot, seed)
     return table.assign(unit=unit, ci_method=rs.ci_method(n_boot, seed, unit)).rename(columns={"k_agents": "n_judges"})
@@ -97,8 +96,7 @@ def narrative_headline(judged: pd.DataFrame, metric: str = "min_coherence", n_bo
 
 def panel_tables(sage_scores: pd.DataFrame, narr_judged: pd.DataFrame, n_boot: int = 2000,
                  seed: int = 0) -> dict[str, pd.DataFrame]:
-    """Notebook 12's panel tables by name: agreement and headlines for each study the panel ran
-    (the members' stacked SAGE summaries; their judged paths with a ``judge`` column)."""
+    """Notebook 12's panel tables by name, for each study the panel ran."""
     out: dict[str, pd.DataFrame] = {}
     if not sage_scores.empty:
         out["behaviour_panel_sage_agreement"] = agreement(sage_scores, ["layer", "mode"], ["story_id"],

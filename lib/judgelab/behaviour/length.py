@@ -37,8 +37,7 @@ def sent_tokens(items) -> pd.DataFrame:
 
 
 def story_units(summaries: pd.DataFrame, sent: pd.DataFrame) -> pd.DataFrame:
-    """One row per layer x mode x story: score (``overall_score``), category, tokens sent and their
-    log (``sent``: :func:`sent_tokens`); stories without a score are left out."""
+    """One row per layer x mode x story: score, category, tokens sent and their log."""
     tokens = sent.set_index("story_id")["tokens_sent"]
     missing = sorted(set(summaries["story_id"]) - set(tokens.index))
     if missing:
@@ -199,8 +198,7 @@ def resize(text: str, fraction: float) -> str:
 
 
 def length_requests(items, cfg, fractions) -> tuple[list[dict], list]:
-    """(meta, requests): per content-mode item the blind validator's call at fraction 1 (the
-    cached baseline) and at each of ``fractions``."""
+    """(meta, requests): each item's blind validator call at fraction 1 and at ``fractions``."""
     from judgelab.behaviour import planted
 
     meta, reqs = [], []

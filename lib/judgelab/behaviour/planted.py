@@ -139,16 +139,14 @@ def _index(n: int, position: str) -> int:
 
 
 def insert_paragraph(text: str, note: str, position: str) -> str:
-    """``note`` as a paragraph of its own in ``text`` (paragraphs separated by blank lines): before the
-    first (start), before paragraph ``n // 2`` (middle) or after the last (end)."""
+    """``note`` as a paragraph of ``text``: before the first, ``n // 2``-th, or after the last."""
     paras = text.split("\n\n")
     i = _index(len(paras), position)
     return "\n\n".join(paras[:i] + [note] + paras[i:])
 
 
 def insert_title(titles: Sequence[str], note: str, position: str) -> list[str]:
-    """``titles`` with ``note`` appended to the first (start), the middle (index ``n // 2``) or the
-    last (end) title."""
+    """``titles`` with ``note`` appended to the first, middle (``n // 2``) or last title."""
     out = [str(t) for t in titles]
     if not out:
         raise ValueError("a narrative needs at least one title")
@@ -342,8 +340,7 @@ RESULT_COLUMNS = ["study", "unit", "item", "group", "layer", "mode", "perturbati
 
 
 def tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
-    """One row per planted-study call with its overall score (NaN and ``status="failed"`` when the
-    call failed) and the sampling as sent (``sent_columns``)."""
+    """One row per planted-study call: overall score (NaN when failed), sampling as sent."""
     from judgelab.narrative.judges.schemas import overall_score
 
     rows = []
@@ -477,8 +474,7 @@ def hardening_table(eff: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.
 
 
 def baseline_cache(results: pd.DataFrame) -> pd.DataFrame:
-    """Per study: how many baseline calls were answered from the cache (the requests of notebooks 02
-    and 09: all of them when those ran with this judge and cache)."""
+    """Per study: how many baseline calls (notebooks 02 and 09's) came from the cache."""
     base = results[(results["arm"] == "baseline") & ~results["hardened"].astype(bool)]
     return base.groupby("study").agg(n_baseline=("cached", "size"), from_cache=("cached", "sum")).reset_index()
 
@@ -506,8 +502,7 @@ def study_requests(corpus, stories, narratives, judge_knobs: dict, knobs: dict, 
 
 def run_study(gw_sage, gw_narr, corpus: pd.DataFrame, stories: pd.DataFrame, paths: pd.DataFrame,
               judge_knobs: dict, knobs: dict, profile: str) -> tuple[pd.DataFrame, str]:
-    """The planted-instruction study of notebook 12 on each study's judge; :func:`tidy`'s frame and
-    a one-line summary."""
+    """The planted-instruction study on each study's judge: :func:`tidy`'s frame, a summary."""
     from judgelab.behaviour import selection
 
     narratives = selection.planted_paths(paths, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"])

@@ -138,8 +138,7 @@ def fabricated_items(works: pd.DataFrame, layer: str = "L4") -> list:
 
 
 def build_requests(items: Sequence, knobs: dict) -> tuple[list[dict], list]:
-    """One probe request per SAGE item (``EvalItem``: story_id, category, tier, mode, prepared
-    material), with its metadata row."""
+    """One probe request per SAGE item (``EvalItem``), with its metadata row."""
     from judgelab.gateway import ChatRequest, Message, Sampling
 
     tpl = _template()
@@ -158,8 +157,7 @@ def build_requests(items: Sequence, knobs: dict) -> tuple[list[dict], list]:
 
 
 def tidy(meta: list[dict], results: list, stories: pd.DataFrame, profile: str) -> pd.DataFrame:
-    """One row per probe call, its reply matched against the manifest's title and author (failed
-    calls: ``status="failed"`` and no reading)."""
+    """One row per probe call, its reply matched against the manifest's title and author."""
     truth = stories.set_index("story_id")
     rows = []
     for m, r in zip(meta, results):
@@ -211,8 +209,7 @@ def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
 
 
 def diff_with_note(x, y, n_boot: int, seed: int, what: tuple[str, str] = ("x", "y")) -> dict:
-    """mean(x) - mean(y) with the floor's two-sample percentile bootstrap, NaN interval and a note
-    when a side has fewer than 2 values or both sides are constant."""
+    """mean(x) - mean(y), two-sample percentile bootstrap; NaN and a note when degenerate."""
     a, b = (np.asarray(v, float) for v in (x, y))
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     d, lo, hi = intervals.diff_ci(a, b, n_boot, seed)
@@ -366,8 +363,7 @@ def cloze_tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
 
 
 def cloze_table(cloze: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Mean overlap per category (cluster-bootstrap interval over stories), and each human
-    category against the LLM stories (what the opening alone lets a judge guess)."""
+    """Mean overlap per category (cluster bootstrap over stories), each human one vs LLM."""
     rows = []
     for cat, g in cloze.groupby("category", sort=True):
         m = unit_mean(g["overlap"], g["story_id"], n_boot, seed, "stories")

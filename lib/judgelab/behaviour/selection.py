@@ -44,8 +44,7 @@ def judged_narratives(all_paths: pd.DataFrame, judge_knobs: dict) -> pd.DataFram
 
 
 def planted_paths(all_paths: pd.DataFrame, judge_knobs: dict, n_pairs: int, methods: Sequence[str]) -> pd.DataFrame:
-    """Notebook 09's narratives (``select_pairs`` with its knobs), the first ``n_pairs`` pairs of each
-    collection, only ``methods``."""
+    """Notebook 09's narratives, the first ``n_pairs`` pairs per collection, only ``methods``."""
     chosen = judged_narratives(all_paths, judge_knobs)
     keep = []
     for _, g in chosen.groupby("collection", sort=True):

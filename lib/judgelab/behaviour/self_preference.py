@@ -61,8 +61,7 @@ def family_of(model: str | None) -> str | None:
 
 
 def matched_sets(corpus: pd.DataFrame) -> pd.DataFrame:
-    """The LLM stories in prompts written by at least two model families: story_id, prompt (the
-    title), writer (the model), family."""
+    """The LLM stories of prompts written by at least two model families (prompt: the title)."""
     llm = corpus.loc[corpus["category"] == "llm", ["story_id", "title", "model"]].rename(
         columns={"title": "prompt", "model": "writer"})
     llm["family"] = llm["writer"].map(family_of)
@@ -93,8 +92,7 @@ def did_interval(d: np.ndarray) -> tuple[float, float, float, str]:
 
 
 def self_preference_table(scores: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
-    """Per layer and judge family, the difference-in-differences of the module docstring, from the
-    panel members' stacked SAGE summaries (``judge_family`` None: read from ``model``)."""
+    """Per layer and judge family, the difference-in-differences of the module docstring."""
     sets = matched_sets(corpus)
     content = scores[scores["mode"] == "content"].copy()
     declared = content["judge_family"] if "judge_family" in content else pd.Series(None, index=content.index)

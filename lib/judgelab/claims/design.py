@@ -36,8 +36,7 @@ def collection_knobs(profile: str | None) -> dict | None:
 
 
 def same_model(run_model: str | None, paper_model: str) -> bool:
-    """The paper's model, or one of its dated snapshots (``gpt-4.1-2025-04-14``); not a sibling
-    (``gpt-4.1-mini`` is another model)."""
+    """The paper's model or a dated snapshot of it (``gpt-4.1-mini`` is another model)."""
     return bool(run_model) and re.fullmatch(re.escape(paper_model) + r"(-\d{4}-\d{2}-\d{2})?", str(run_model)) is not None
 
 

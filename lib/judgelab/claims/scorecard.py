@@ -45,8 +45,7 @@ def _as_text(col: pd.Series) -> pd.Series:
 
 
 def select_row(df: pd.DataFrame, claim: Claim, source: str) -> pd.Series | None:
-    """The one row of ``df`` that ``claim.where`` picks; None when none does (this run lacks it);
-    a :class:`RegisterError` naming the claim when the filter names a missing column or picks several."""
+    """The one row ``claim.where`` picks, None when none; RegisterError naming the claim."""
     mask = pd.Series(True, index=df.index)
     for col, value in claim.where.items():
         if col not in df.columns:
@@ -171,9 +170,7 @@ def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
 
 
 def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
-    """``n_80_paper``: the units at which the claim's rule returns *reproduced* with 80% power
-    (:mod:`judgelab.claims.power`), from the paper's effect and SDs and the register's stated
-    assumptions, never from a run's spread; NaN with a note without a ``power`` spec."""
+    """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
     spec = claim.power
     out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     if not claim.llm:
@@ -244,8 +241,7 @@ def run_sizes(claim: Claim, n_80: float) -> dict | None:
 
 
 def other_reading(claim: Claim, df: pd.DataFrame, source: str) -> dict:
-    """The estimate and interval of the claim's ``other_reading`` (``where`` overrides, e.g. the
-    story means beside the paper's story x mode rows), shown beside the verdict; empty without."""
+    """The estimate and interval of the claim's ``other_reading``, shown beside the verdict."""
     if not claim.other_reading:
         return {}
     out = {"other_reading": ", ".join(f"{k} {v}" for k, v in claim.other_reading.items())}
@@ -313,8 +309,7 @@ def paper_check(claim: Claim) -> dict:
 
 
 def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
-    """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and
-    the interim files in ``interim_dir``), by the questions of the module docstring."""
+    """One scorecard row for ``claim``, by the questions of the module docstring."""
     pv = claim.paper_value()
     rec = {c: None for c in COLUMNS}
     rec.update(claim_id=claim.id, study=claim.study, label=claim.label, paper_value=pv, llm_claim=claim.llm,
@@ -405,16 +400,14 @@ def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
 
 
 def chance_statement(card: pd.DataFrame) -> dict:
-    """How many verdicts to expect by chance alone at 95% (:func:`verdicts.expected_by_chance`):
-    over the verdicts this run decided, and over the whole register were every claim decided."""
+    """How many verdicts to expect by chance alone at 95%, this run's and the register's."""
     decided = int(card["verdict"].isin(DECIDED).sum())
     return {"claims": len(card), "decided": decided, "expected_wrong_decided": expected_by_chance(decided),
             "expected_wrong_register": expected_by_chance(len(card))}
 
 
 def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:
-    """(backend, model) of the LLM judge behind the tables read: the embedded model when any table
-    was made by it (its warning applies), else the one judge named, else (None, None)."""
+    """(backend, model) of the judge behind the tables read: the embedded one if any."""
     named = sorted({j for j in card["judge"].dropna() if ":" in str(j) and j != "none"})
     embedded = card["embedded_judge"].fillna(False).astype(bool) & card["judge"].isin(named)
     pick = sorted(set(card.loc[embedded, "judge"])) or named

@@ -34,8 +34,7 @@ def check_datasets(datasets: Sequence[str] | str | None) -> list[str]:
 
 
 def stories_per_dataset(knobs: dict[str, Any], datasets: Sequence[str], n_stories: Any = None) -> dict[str, int]:
-    """Stories to judge per data set: ``n_stories`` (the notebook's ``N_STORIES``: a number, or
-    None / "all" for the profile's ``knobs["n_stories"]``) for every data set in ``datasets``."""
+    """Stories per data set: ``n_stories`` (N_STORIES), else the profile's ``n_stories``."""
     n = params.as_optional_int(n_stories, name="N_STORIES")
     return {ds: n if n is not None else int(knobs["n_stories"][ds]) for ds in datasets}
 
@@ -58,8 +57,7 @@ def judge_note(gateway) -> str:
 
 
 def artifice_dimension_scores(verdicts: pd.DataFrame, tests: pd.DataFrame) -> pd.DataFrame:
-    """Per (story, expert): share of the tests passed within each Torrance dimension, as tidy
-    rows with criterion ``dim_<dimension>`` (e.g. ``dim_originality``)."""
+    """Per (story, expert): share of tests passed per Torrance dimension (``dim_<name>``)."""
     dims = tests.set_index("criterion")["torrance_dimension"]
     v = verdicts.assign(dimension=verdicts["criterion"].map(dims))
     out = (v.groupby(["dataset", "story", "source", "rater", "dimension"], sort=False)["value"].mean()
@@ -85,8 +83,7 @@ def load_human(datasets: Sequence[str] | str | None = None) -> pd.DataFrame:
 
 
 def alpha_level(dataset: str, criterion: str) -> str:
-    """Level of measurement for Krippendorff's alpha: Yes/No TTCW tests are ``nominal``; rubric
-    scores and every derived (averaged or summed) score are ``interval``."""
+    """Krippendorff's alpha level: ``nominal`` for Yes/No TTCW tests, else ``interval``."""
     if dataset == "artifice" and criterion != OVERALL["artifice"][0] and not criterion.startswith("dim_"):
         return "nominal"
     return "interval"
@@ -150,8 +147,7 @@ def stories_to_judge(dataset: str, n: int, selection: str = "random", seed: int 
 
 
 def stories_for(n_stories: dict[str, int], knobs: dict[str, Any]) -> pd.DataFrame:
-    """:func:`stories_to_judge` for every data set with ``n_stories[ds] > 0``, in one table, drawn
-    with the profile's ``selection`` and ``selection_seed``."""
+    """:func:`stories_to_judge` of every data set with ``n_stories[ds] > 0``, one table."""
     parts = [stories_to_judge(ds, n, knobs["selection"], knobs["selection_seed"])
              for ds, n in n_stories.items() if n > 0]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["dataset", "story", "source"])
@@ -251,8 +247,7 @@ def with_provenance(df: pd.DataFrame, *, backend: str, model: str, profile: str)
 def comparison(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame, knobs: dict[str, Any],
                *, backend: str, model: str, profile: str,
                mapping: Sequence[CriterionMap] = CRITERION_MAP) -> pd.DataFrame:
-    """:func:`judge_vs_human` with a readable ``status`` (4th column, :func:`correlation_status`)
-    and the run's provenance columns (backend, model, profile)."""
+    """:func:`judge_vs_human` with a readable ``status`` and the run's provenance columns."""
     tab = judge_vs_human(scores, tidy, ceiling, mapping, n_boot=knobs["n_boot"], ci=knobs["ci"],
                          seed=knobs["boot_seed"])
     tab = with_provenance(tab, backend=backend, model=model, profile=profile)
@@ -262,8 +257,7 @@ def comparison(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame, 
 
 def rankings(scores: pd.DataFrame, tidy: pd.DataFrame, measures: Sequence[str] = ("holistic", "sage_l5_overall")
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-source rankings (people vs judge) on each data set's overall criterion, and their
-    agreement (Spearman, Kendall over sources) — one row per (dataset, measure)."""
+    """Per-source rankings (people vs judge) per data set's overall, and their agreement."""
     ranks, agree = [], []
     for ds in scores["dataset"].unique():
         crit = OVERALL[ds][0]
@@ -324,8 +318,7 @@ def correlation_status(table: pd.DataFrame) -> pd.Series:
 
 
 def cost_summary(ledger: pd.DataFrame) -> pd.DataFrame:
-    """Input and output tokens and latency summed per study, measure and layer (the tags the
-    judges put on their calls) from the gateway's ledger (``Gateway.ledger_frame``)."""
+    """Tokens and latency per study, measure and layer from the gateway's ledger."""
     if ledger.empty:
         return ledger
     keys = [c for c in ("study", "measure", "layer") if c in ledger]

@@ -84,8 +84,7 @@ def _verdict(value, where: str) -> float:
 
 
 def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
-    """Every expert verdict, tidy (2,016 rows); a test's ``ttcw_idx`` must agree with its
-    category in the tests file."""
+    """Every expert verdict, tidy (2,016 rows), ``ttcw_idx`` checked against the tests file."""
     folder = dataset_dir(DATASET, root)
     path = folder / ANNOTATIONS_FILE
     tests = load_tests(folder).set_index("ttcw_idx")
@@ -107,8 +106,7 @@ def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
 
 
 def load_stories(root: Path | str | None = None, *, with_text_only: bool = True) -> pd.DataFrame:
-    """The stories: (story, source, title, plot, words, text); ``with_text_only`` drops the 12
-    New Yorker records, which hold only a URL."""
+    """(story, source, title, plot, words, text); ``with_text_only``: no URL-only records."""
     path = dataset_dir(DATASET, root) / STORIES_FILE
     recs = _read_json_list(path, ("story_id", "story_name", "plot", "content"))
     rows = []
@@ -134,8 +132,7 @@ def published_judges(root: Path | str | None = None) -> list[str]:
 
 
 def load_published_judge(model: str, root: Path | str | None = None) -> pd.DataFrame:
-    """A published LLM judge's verdicts, tidy, ``rater`` = the judge: the response's first word
-    (Yes -> 1.0, No -> 0.0, else NaN, kept so that refusals stay visible)."""
+    """A published LLM judge's verdicts, tidy: first word Yes -> 1.0, No -> 0.0, else NaN."""
     folder = dataset_dir(DATASET, root)
     path = folder / LLM_JUDGE_DIR / f"annotations_{model}.jsonl"
     tests = load_tests(folder).set_index("ttcw_idx")

@@ -116,8 +116,7 @@ def paired(scores: pd.DataFrame, means: pd.DataFrame, dataset: str, measure: str
 # ----------------------------------------------------------------------------- like for like
 
 def loo_references(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """One row per rating of a story that has another rating: (rater, story, rating, reference),
-    ``reference`` = the mean of the story's *other* ratings on ``criterion``."""
+    """Per rating of a story rated twice or more: the mean of the story's *other* ratings."""
     m = rating_matrix(tidy, criterion)
     total, count = m.sum(axis=1, min_count=1), m.count(axis=1)
     m = m.rename_axis(index="story", columns="rater")
@@ -128,8 +127,7 @@ def loo_references(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
 
 
 def _loo_means(frame: pd.DataFrame, method: str) -> dict[str, float]:
-    """human_loo, judge_loo, loo_gap and n_raters of :func:`like_for_like` on one (re)sample with
-    columns rater, rating, reference, judge (values already snapped to the rules' tolerance)."""
+    """human_loo, judge_loo, loo_gap and n_raters of :func:`like_for_like` on one sample."""
     fn = ROW_STATISTICS[method]
     human, judge = [], []
     for _, g in frame.groupby("rater", sort=False):
@@ -148,8 +146,7 @@ def _loo_means(frame: pd.DataFrame, method: str) -> dict[str, float]:
 
 
 def loo_frame(judge: pd.Series, tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """:func:`loo_references` of the judged stories with the judge's score beside (column
-    ``judge``), every value snapped to the rules' tolerance (ulp-apart ratings tie)."""
+    """:func:`loo_references` of the judged stories with the judge's score beside."""
     refs = loo_references(tidy, criterion)
     j = pd.to_numeric(judge, errors="coerce").dropna()
     frame = refs.merge(j.rename("judge"), left_on="story", right_index=True, how="inner")
@@ -217,8 +214,7 @@ def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFra
 
 def source_rankings(scores: pd.DataFrame, tidy: pd.DataFrame, dataset: str, measure: str,
                     criterion: str) -> pd.DataFrame:
-    """Per source (models, humans): judged stories, mean human rating and judge score over them,
-    and the two ranks (1 = best; ties averaged)."""
+    """Per source: judged stories, mean human and judge score, their ranks (1 = best)."""
     pair = paired(check_judge_scores(scores), human_means(tidy), dataset, measure, criterion)
     out = (pair.groupby("source")
            .agg(n_stories=("story", "size"), human_mean=("human_mean", "mean"), judge_mean=("score", "mean"))

@@ -211,8 +211,7 @@ def load_ratings(root: Path | str | None = None, *, check_averages: bool = True)
 
 
 def load_stories(root: Path | str | None = None) -> pd.DataFrame:
-    """The 65 rated stories: (story, source, code, group, words, text), in mapping order;
-    ``words`` counts whitespace-separated tokens."""
+    """The 65 rated stories: (story, source, code, group, words, text), in mapping order."""
     folder = dataset_dir(DATASET, root)
     mapping = load_mapping(folder)
     deanon = load_deanonymisation(folder).set_index("code")

@@ -86,9 +86,7 @@ def judge_stories(gateway, stories: pd.DataFrame, *, dataset: str, max_tokens: i
                   temperature: float | None = 0.0, seed: int = 7, reason_chars: int | None = None,
                   reasoning_effort: str | None = None, concurrency: int | None = None,
                   profile: str = "") -> pd.DataFrame:
-    """The holistic judge over ``stories`` (``story``, ``text``): one row per story with its
-    score (NaN, and recorded, when the call failed), reason, tokens, cache hit, judge, template
-    version and the sampling as sent."""
+    """The holistic judge per story: score (NaN when the call failed), reason, tokens, sampling."""
     missing = [c for c in ("story", "text") if c not in stories.columns]
     if missing:
         raise ValueError(f"stories: missing column(s) {missing}")

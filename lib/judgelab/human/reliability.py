@@ -60,16 +60,14 @@ def rating_matrix(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
 
 
 def slot_table(tidy: pd.DataFrame) -> pd.DataFrame:
-    """Add ``slot`` = 1..k, the rating's position among its story's (raters sorted): pingouin's
-    ``raters`` column for the one-way ICC, whose value does not depend on slot order."""
+    """Add ``slot`` = 1..k among a story's ratings: pingouin's ``raters`` for the one-way ICC."""
     out = tidy.sort_values(["criterion", "story", "rater"]).copy()
     out["slot"] = out.groupby(["criterion", "story"]).cumcount() + 1
     return out
 
 
 def icc_oneway(tidy: pd.DataFrame, criterion: str) -> dict[str, float | str]:
-    """ICC(1) and ICC(1,k) of one criterion with 95% CIs, k, the story count and a note (stories
-    with fewer than k ratings dropped and counted)."""
+    """ICC(1), ICC(1,k) with 95% CIs, k, stories and a note (incomplete stories dropped)."""
     sub = slot_table(tidy[tidy["criterion"] == criterion])
     k = int(sub["slot"].max()) if len(sub) else 0
     res = icc(sub, "story", "slot", "value", forms=("ICC1", "ICC1k")).set_index("form")
@@ -82,8 +80,7 @@ def icc_oneway(tidy: pd.DataFrame, criterion: str) -> dict[str, float | str]:
 
 
 def alpha(tidy: pd.DataFrame, criterion: str, level: str = "interval") -> dict[str, float | str]:
-    """Krippendorff's alpha of one criterion over the raters x stories matrix (missing allowed):
-    ``{"alpha": value, "note": why NaN / what was dropped}``."""
+    """Krippendorff's alpha over the raters x stories matrix: ``{"alpha", "note"}``."""
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, not {level!r}")
     res = krippendorff_alpha(tidy[tidy["criterion"] == criterion], "story", "rater", "value", level=level)

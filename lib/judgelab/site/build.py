@@ -55,15 +55,13 @@ class SiteReport:
 
 # ----------------------------------------------------------------------------- provenance
 
-
 def read_provenance(output: Path) -> dict | None:
     """The provenance sidecar beside a table or figure, or None."""
     return provenance.read_sidecar(output) if provenance.sidecar_path(output).exists() else None
 
 
 def provenance_line(prov: dict | None, nb: notebooks.Notebook | None = None) -> str:
-    """One line: notebook, profile, judge, prompts, seeds, commit, time, and the embedded-model
-    warning where it applies; says so when there is no sidecar."""
+    """One line of who made an output, from its sidecar (or says that there is none)."""
     if prov is None:
         params = nb.parameters if nb else {}
         known = ", ".join(f"{k.lower()}={params[k]}" for k in ("PROFILE", "BACKEND", "MODEL") if k in params)
@@ -99,10 +97,8 @@ def _embedded(prov: dict) -> bool:
 
 # ----------------------------------------------------------------------------- library source links
 
-
 def function_line(project: Path, function: str) -> tuple[Path, int] | None:
-    """(source file relative to the project, line of ``def``) of ``module:function``, read with ast
-    (the site imports no study); None when the module or the function is not there."""
+    """(source file, line of ``def``) of ``module:function``, read with ast; None if absent."""
     module, name = function.split(":")
     rel = Path("lib", *module.split(".")).with_suffix(".py")
     src = project / rel
@@ -136,7 +132,6 @@ def render_source(project: Path, rel: Path, out: Path) -> str:
 
 
 # ----------------------------------------------------------------------------- tables
-
 
 def _fmt(v) -> str:
     if isinstance(v, float):
@@ -183,7 +178,6 @@ def table_cells(df: pd.DataFrame, entry: catalog.PaperTable | None) -> tuple[lis
 
 
 # ----------------------------------------------------------------------------- the build
-
 
 def _env() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -282,8 +276,7 @@ def _source_href(project: Path, out: Path, function: str) -> str | None:
 
 
 def _teaching_page(env, out: Path, project: Path) -> str | None:
-    """``teaching.html`` from the repository's ``docs/teaching.md`` (a course path through the
-    notebooks, with exercises); None when the file is absent."""
+    """``teaching.html`` from ``docs/teaching.md``; None when the file is absent."""
     import mistune
 
     src = project / "docs" / "teaching.md"
@@ -366,8 +359,7 @@ def _toc(tables: list[dict], figures: list[dict]) -> list[dict]:
 
 
 def _judges(tables, figures, nb_pages, project: Path) -> dict:
-    """Who produced the numbers: the distinct judges named by the sidecars (else the notebooks'
-    parameters), the profiles, the commits, and whether the embedded small model answered."""
+    """Who produced the numbers: judges, profiles, commits, whether the embedded model answered."""
     provs = [x["prov"] for x in tables + figures if x["prov"]]
     judges = sorted({p.get("judge") or "none" for p in provs} - {"none"})
     commits = sorted({str(p.get("git_commit") or p.get("commit"))[:10]

@@ -38,8 +38,7 @@ def _n(v) -> str:
 
 
 def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str], function_href) -> list[dict] | None:
-    """The scorecard's rows for the landing page, or None when notebook 13 has not run;
-    ``function_href(module:function)`` -> the source page link or None."""
+    """The scorecard's rows for the landing page, or None when notebook 13 has not run."""
     csv = Path(tables_dir) / f"{SCORECARD}.csv"
     if not csv.exists():
         return None
@@ -79,8 +78,7 @@ def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
 
 
 def chance(rows_: list[dict], confidence: float = 0.95) -> str:
-    """The verdicts expected wrong by chance alone, in words: (1 - confidence) x the decided ones
-    (as judgelab.claims.verdicts.expected_by_chance, which the site does not import)."""
+    """(1 - confidence) x the decided verdicts, in words (the site may not import claims)."""
     decided = sum(r["verdict"] in ("reproduced", "not reproduced") for r in rows_)
     if not rows_:
         return ""
