@@ -133,7 +133,7 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{side}: no provenance sidecar; write the output with judgelab.reporting") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote it") from None
+        raise ValueError(f"{side}: not valid JSON ({exc}); re-run its notebook") from None
 
 
 # ---------------------------------------------------------------- the calls of a notebook

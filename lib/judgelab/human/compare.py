@@ -181,8 +181,8 @@ def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFra
                    mapping: Iterable[CriterionMap] = CRITERION_MAP, *, n_boot: int = 2000,
                    ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
     """One row per mapped comparison present in ``scores`` (dataset, story, measure, score; NaN
-    dropped pairwise) against ``tidy`` (the human ratings, derived criteria added): correlations with
-    CIs, the like-for-like columns of :func:`like_for_like`, and ``ceiling_spearman`` /
+    dropped pairwise) against ``tidy`` (the human ratings, derived criteria added): correlations
+    with CIs, the like-for-like columns of :func:`like_for_like`, and ``ceiling_spearman`` /
     ``ceiling_kendall`` from ``ceiling`` (:func:`judgelab.human.reliability.reliability_table`, over
     every rated story: context only, not the comparison)."""
     check_judge_scores(scores)
