@@ -282,6 +282,87 @@ class ResponseCache:
             self._local.conn = None
 
 
+# -- batch mode's record of its batches (judgelab.gateway.batch_collector) ----------------------
+#: a recorded batch a restarted run may still wait for: not collected, not failed/expired/cancelled
+_UNCOLLECTED = "j.collected_at IS NULL AND j.status NOT IN ('cancelled', 'expired', 'failed')"
+
+_JOBS_DDL = """
+CREATE TABLE IF NOT EXISTS batch_jobs (
+    fingerprint TEXT PRIMARY KEY,
+    batch_id TEXT NOT NULL,
+    n_requests INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    collected_at REAL
+);
+"""
+
+
+def fingerprint(keys: list[str]) -> str:
+    """sha256 of the sorted request keys: the same requests give the same batch record."""
+    return hashlib.sha256("\n".join(sorted(keys)).encode("ascii")).hexdigest()
+
+
+class BatchJobs:
+    """The ``batch_jobs`` table next to the responses in the cache file (own connection, WAL)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        with self._lock, self._conn:
+            self._conn.executescript(_JOBS_DDL)
+
+    def resumable(self, keys: list[str]) -> tuple[str, str] | None:
+        """(fingerprint, batch id) of a recorded, uncollected, live batch holding all ``keys``, or None.
+
+        First the batch of exactly these requests; else one that holds more (a run killed while
+        it stored a finished batch's replies asks again only for the ones not stored yet)."""
+        fp = fingerprint(keys)
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT j.fingerprint, j.batch_id, b.keys_json FROM batch_jobs j LEFT JOIN batches b "
+                f"ON b.batch_id = j.batch_id WHERE {_UNCOLLECTED} "
+                "ORDER BY j.fingerprint = ? DESC, j.created_at", (fp,)).fetchall()
+        wanted = set(keys)
+        for row_fp, batch_id, keys_json in rows:
+            if row_fp == fp or (keys_json and wanted <= set(json.loads(keys_json))):
+                return row_fp, batch_id
+        return None
+
+    def pending_keys(self) -> set[str]:
+        """Request keys held by a recorded, uncollected, live batch (a run stopped while waiting)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT b.keys_json FROM batch_jobs j JOIN batches b "
+                                      f"ON b.batch_id = j.batch_id WHERE {_UNCOLLECTED}").fetchall()
+        return {k for (keys_json,) in rows if keys_json for k in json.loads(keys_json)}
+
+    def record(self, fp: str, batch_id: str, n: int) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO batch_jobs VALUES (?, ?, ?, 'submitted', ?, ?, NULL)",
+                               (fp, batch_id, n, now, now))
+
+    def update(self, fp: str, status: str, collected: bool = False) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            self._conn.execute("UPDATE batch_jobs SET status = ?, updated_at = ?, collected_at = ? WHERE fingerprint = ?",
+                               (status, now, now if collected else None, fp))
+
+    def rows(self) -> list[dict]:
+        with self._lock:
+            cur = self._conn.execute("SELECT fingerprint, batch_id, n_requests, status, created_at, updated_at, "
+                                     "collected_at FROM batch_jobs ORDER BY created_at")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
 def _encode(entry: dict[str, Any]) -> dict[str, Any]:
     row = dict(entry)
     for col in ("request", "parsed", "usage", "tags"):
