@@ -15,7 +15,7 @@ Flow of one :meth:`Gateway.chat` (:mod:`~judgelab.gateway.call`, steps 2-4 :mod:
 5. cache successes only; write the ledger row and the transcript line.
 
 Everything written goes through :func:`~judgelab.gateway.redact.redact` with the configured key.
-Consecutive connect-phase failures open a :class:`~judgelab.gateway.breaker.CircuitBreaker`,
+Consecutive connect-phase failures open a :class:`~judgelab.gateway.retry.CircuitBreaker`,
 which stops the run with one error naming the URL. In the fan-out (:mod:`~judgelab.gateway.fanout`:
 ``run_batch``, ``map``) a canary per request shape and a stop on repeated alike failures guard the
 money. In batch mode (:mod:`~judgelab.gateway.batch_mode`) step 3 goes through the OpenAI Batch API.
@@ -25,18 +25,16 @@ from __future__ import annotations
 import threading
 
 from judgelab.gateway.batch_mode import NO_BATCH
-from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache
 from judgelab.gateway.canary import canary_enabled, stop_after_setting
 from judgelab.gateway.errors import ConfigError
 from judgelab.gateway.fanout import FanOut
-from judgelab.gateway.ledger import Ledger, PriceTable
+from judgelab.gateway.ledger import Ledger, PriceTable, TranscriptLog
 from judgelab.gateway.limiter import RateLimiter
 from judgelab.gateway.reasoning import ReasoningPolicy
 from judgelab.gateway.redact import configured_secrets
-from judgelab.gateway.retry import RetryPolicy
+from judgelab.gateway.retry import CircuitBreaker, RetryPolicy
 from judgelab.gateway.settings import Settings, resolve
-from judgelab.gateway.transcripts import TranscriptLog
 
 
 class Gateway(FanOut):

@@ -35,9 +35,8 @@ from pydantic import BaseModel
 from judgelab import settings_file
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.schema import grammar_schema
-from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
-from judgelab.gateway.backends.base import BackendReply
+from judgelab.gateway.backends.base import BackendReply, fit_by_head_tail
 from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, closing_test, compact_json_gbnf,
                                                         compact_json_grammar, json_template, schema_text)
 from judgelab.gateway.backends.llamacpp_sampling import (SlotStats, fast_sampling_available, sample_value,

@@ -39,9 +39,8 @@ from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.retry import parse_retry_after
 from judgelab.gateway.schema import grammar_schema, strict_schema
 from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for, openai_client
-from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
-from judgelab.gateway.backends.base import BackendReply
+from judgelab.gateway.backends.base import BackendReply, fit_by_head_tail
 
 OPENAI_URL = "https://api.openai.com/v1"
 #: HTTP statuses that the same request will meet again: retrying them only repeats the bill
