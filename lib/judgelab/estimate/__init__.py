@@ -176,7 +176,7 @@ def _judge_share(calls: pd.DataFrame, share: list[tuple[str, str | None]]) -> pd
 
 def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
     """The narrative notebooks a temperature-rejecting judge would refuse (judgelab.study_models.agent_design)."""
-    from judgelab.gateway.reasoning import rejects_temperature
+    from judgelab.gateway.reasoning import reasoning_applies
     from judgelab.study_models import agent_design
 
     if agent_design() != "temperature":
@@ -184,7 +184,7 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
     out = []
     for nb in ("09", "10"):
         models = calls.loc[calls["notebook"] == nb, "model"].unique()
-        if len(models) and rejects_temperature(backend, str(models[0])):
+        if len(models) and reasoning_applies(backend, str(models[0])):
             out.append(f"notebook {nb}: {models[0]} accepts no temperature; the narrative agents' temperature "
                        "design is refused before any call: JUDGELAB_NARRATIVE_MODEL=gpt-4.1 (the paper's) or "
                        "JUDGELAB_NARRATIVE_AGENTS=seed-only")

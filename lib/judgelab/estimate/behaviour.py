@@ -18,8 +18,7 @@ import pandas as pd
 from judgelab import profiles
 from judgelab.behaviour import length, planted, recognition, selection
 from judgelab.estimate import narrative as narr_estimate
-from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
+from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.estimate.sage import load_corpus
 from judgelab.narrative.judges import settings as judge_settings
 

@@ -15,8 +15,7 @@ import pandas as pd
 
 from judgelab import profiles
 from judgelab.estimate import sage
-from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
+from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.human import appendix, holistic
 from judgelab.human.settings import DATASETS
 from judgelab.sage.protocol import leak_check

@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 from judgelab import profiles
-from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
+from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.narrative.judges import run as judges
 from judgelab.narrative.judges import settings as judge_settings
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1, PAPER_TABLE1_SOURCE

@@ -20,13 +20,11 @@ budget as sent cannot hold the typical reasoning plus the capped reply.
 """
 from __future__ import annotations
 
-import csv
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
+from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.reasoning import ReasoningPolicy, reasoning_applies, sent_sampling
 from judgelab.gateway.types import Sampling
 
@@ -36,26 +34,6 @@ BOUNDS = ("low", "typical", "high")
 #: spends). No effort sent means the API's default, medium.
 TYPICAL_REASONING = {"minimal": 0, "low": 256, "medium": 1024, "high": 4096}
 TYPICAL_REASONING[None] = TYPICAL_REASONING["medium"]
-
-
-def batch_shares(path: str | Path | None = None) -> dict[str, float]:
-    """Model name -> share of the price paid through the Batch API (rows with a ``batch`` value)."""
-    path = Path(path) if path else DEFAULT_PRICES
-    with open(path, encoding="utf-8") as fh:
-        lines = [ln for ln in fh if ln.strip() and not ln.lstrip().startswith("#")]
-    out = {}
-    for rec in csv.DictReader(lines):
-        value = (rec.get("batch") or "").strip()
-        if value:
-            out[rec["model"].strip().lower()] = float(value)
-    return out
-
-
-def batch_share(model: str, shares: dict[str, float]) -> float:
-    """The share for ``model`` by the price table's longest-prefix rule (1.0 = no discount)."""
-    name = model.lower().split("/")[-1]
-    keys = [k for k in shares if name.startswith(k)]
-    return shares[max(keys, key=len)] if keys else 1.0
 
 
 def with_sent_sampling(calls: pd.DataFrame, backend: str, model: str, policy: ReasoningPolicy | None = None) -> pd.DataFrame:
@@ -105,15 +83,13 @@ def budget_warnings(calls: pd.DataFrame) -> list[str]:
     return out
 
 
-def add_costs(calls: pd.DataFrame, model: str, prices: PriceTable | None = None,
-              shares: dict[str, float] | None = None) -> pd.DataFrame:
+def add_costs(calls: pd.DataFrame, model: str, prices: PriceTable | None = None) -> pd.DataFrame:
     """``calls`` (with bounds) plus ``usd_<standard|cached|batch>_<bound>`` per call.
 
     standard: every prompt token at the input price; cached: the cached share at the
-    cached-input price; batch: the standard price times the Batch share."""
-    prices = prices or PriceTable.load()
-    share = batch_share(model, shares if shares is not None else batch_shares())
-    price = prices.lookup(model)
+    cached-input price; batch: the standard price times the table's Batch share (none: 1)."""
+    price = (prices or PriceTable.load()).lookup(model)
+    share = price.batch if price is not None and price.batch is not None else 1.0
     c = calls.copy()
     for b in BOUNDS:
         if price is None:

@@ -5,7 +5,7 @@ Stories and items come from :func:`judgelab.sage.protocol.runner.select_stories`
 tokenizer for the text budget, exactly as :func:`~judgelab.sage.protocol.runner.run_layer` does.
 Each evaluation is then played through :func:`judgelab.sage.protocol.evaluation.evaluate` against
 a :class:`RecordingGateway`, which records every request and answers with a schema-valid stand-in
-(:mod:`judgelab.estimate.replies`). So the first-round requests (evaluator R1, validator blind
+(:func:`judgelab.estimate.counting.reply`). So the first-round requests (evaluator R1, validator blind
 turn) are the exact ones a run sends, and every later one is the exact request that follows a
 minimal or a schema-capped reply: run once with each, they bound rounds 2-5 and the review, which
 resend the growing conversation. Any change of prompt layout in ``evaluation``/``prompts`` is
@@ -21,8 +21,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from judgelab import profiles
-from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
+from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.gateway.types import ChatRequest, ChatResult
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig, evaluate

@@ -51,11 +51,6 @@ class CallError(GatewayError):
         self.url = url
         self.model = model
 
-    @property
-    def signature(self) -> tuple[str, int | None]:
-        """(kind, status): equal for failures that would repeat the same way on every item."""
-        return self.kind, self.status
-
 
 class TransientError(CallError):
     """A backend error worth retrying (429, 5xx, timeout, connection error).

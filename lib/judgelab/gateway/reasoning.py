@@ -83,7 +83,3 @@ def sent_sampling(sampling: Sampling, backend: str, model: str, policy: Reasonin
         "max_tokens": sampling.max_tokens + REASONING_ALLOWANCE[effort],
     })
 
-
-def rejects_temperature(backend: str, model: str) -> bool:
-    """True when ``model`` on ``backend`` is sent no temperature (reasoning models on OpenAI)."""
-    return reasoning_applies(backend, model)

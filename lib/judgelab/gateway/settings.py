@@ -131,10 +131,6 @@ def api_key_for(base_url: str | None) -> tuple[str | None, str]:
     return _env(var), var
 
 
-#: what the ``openai`` client reads by itself and sends as OpenAI-Organization / OpenAI-Project
-ACCOUNT_VARS = ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
-
-
 def sends_account_headers(base_url: str | None, key_var: str) -> bool:
     """True when ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID`` may go with a call: only with
     ``OPENAI_API_KEY`` to OpenAI's own API. They name an OpenAI account; another host has no use

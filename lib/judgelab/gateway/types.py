@@ -8,7 +8,7 @@ never a default value.
 from __future__ import annotations
 
 import warnings
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -183,13 +183,6 @@ class ChatResult(BaseModel):
     def ok(self) -> bool:
         return self.status == "ok"
 
-    #: the columns a table records for the sampling as sent (:meth:`sent_columns`)
-    SENT_COLUMNS: ClassVar[tuple[str, ...]] = ("temperature", "top_p", "reasoning_effort", "max_tokens", "seed")
-
-    def sent_columns(self) -> dict:
-        """The sampling as sent, as table columns (:func:`sent_columns`)."""
-        return sent_columns(self)
-
     @property
     def data(self) -> dict | None:
         """The parsed object as a plain dict (None when failed or free text)."""
@@ -199,9 +192,9 @@ class ChatResult(BaseModel):
 
 
 def sent_columns(result: Any) -> dict:
-    """The sampling as sent of a result (its ``sampling``), as the columns
-    :attr:`ChatResult.SENT_COLUMNS`: temperature and top_p NaN when none was sent, reasoning_effort
-    None for a model that takes none; all missing when the result carries no sampling."""
+    """The sampling as sent of a result (its ``sampling``) as table columns: temperature and top_p
+    NaN when none was sent, reasoning_effort None for a model that takes none; all missing when
+    the result carries no sampling."""
     s = getattr(result, "sampling", None)
     nan = float("nan")
     if s is None:
