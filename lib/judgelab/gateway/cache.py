@@ -1,16 +1,12 @@
 """The response cache: SQLite in WAL mode, keyed by a sha256 of the canonical request.
 
-The cache is the reproducibility artifact of the compendium: a reviewer handed this file (or its
-JSONL export) replays every LLM answer with no key and no model. The key covers everything that
-can change an answer: backend identity, model, base URL, the full messages, every sampling
-setting, seed, replicate index, output schema and prompt-template version. Tags (accounting
-labels) are stored but are not part of the key. Only successful results are answers — a failure
-is never served as one, so a re-run in normal mode asks again. A fresh call that failed is kept
-apart, in the ``failures`` table, for replay alone: a run whose tables hold a failed row (a cut or
-invalid reply, recorded, never scored) replays to the same tables instead of stopping at a miss.
-
-Each thread gets its own connection; each write is one transaction (``INSERT OR REPLACE``), so a
-run killed at any moment leaves every completed call in the file and no half-written row.
+The reproducibility artifact: a reviewer handed this file (or its JSONL export) replays every
+answer with no key and no model. The key covers all that can change an answer (backend identity,
+model, base URL, messages, sampling, seed, replicate, schema, template version), not the tags.
+Only successes are answers; a fresh call's failure is kept apart (``failures``) for replay alone,
+so a run whose tables hold a failed row replays to the same tables. Each thread has its own
+connection and each write is one transaction: a killed run leaves no half-written row. Batch
+mode's record of its batches (:class:`BatchJobs`) lives in the same file.
 """
 from __future__ import annotations
 
@@ -72,11 +68,8 @@ _LOOKUP_COLUMNS = tuple(c for c in _COLUMNS if c not in ("request_json", "tags_j
 
 
 def canonical_request(identity: dict[str, Any], request: ChatRequest) -> dict[str, Any]:
-    """The dict whose canonical JSON is hashed into the cache key.
-
-    ``identity`` names the backend (``backend``, ``model``, ``base_url`` and any backend detail
-    such as the GGUF file size). Tags are deliberately excluded.
-    """
+    """The dict whose canonical JSON is hashed into the cache key (``identity``: the backend's,
+    e.g. model, base URL, GGUF size; no tags)."""
     return {
         "identity": identity,
         "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -139,10 +132,7 @@ class ResponseCache:
         return conn
 
     def get(self, key: str, with_request: bool = False) -> dict[str, Any] | None:
-        """The stored row for ``key`` as a dict (JSON columns decoded), or None.
-
-        The stored request and tags (for audit and export) are read only when asked for.
-        """
+        """The stored row for ``key`` (JSON decoded; request and tags only when asked), or None."""
         cols = _COLUMNS if with_request else _LOOKUP_COLUMNS
         cur = self._conn().execute(f"SELECT {', '.join(cols)} FROM responses WHERE key = ?", (key,))
         row = cur.fetchone()
@@ -193,10 +183,8 @@ class ResponseCache:
 
     # -- JSONL export / import -------------------------------------------------------------
     def export_jsonl(self, path: str | Path, keys: set[str] | None = None) -> int:
-        """Write every entry (or those of ``keys``) as one JSON line, in key order; returns the
-        number of answers written. Recorded failures follow as ``{"recorded_failure": ...}`` lines,
-        so that a replay of the export gives the failed rows too. A path ending in ``.gz`` is
-        written gzip-compressed (with no timestamp in its header: the same entries, the same bytes)."""
+        """Write every entry (or those of ``keys``) as one JSON line in key order, then the recorded
+        failures; returns the number of answers. ``.gz``: gzip with no timestamp (same bytes)."""
         path = Path(path)
         lines = [canonical_json(entry) + "\n" for entry in sorted(self.rows(), key=lambda e: e["key"])
                  if keys is None or entry["key"] in keys]
@@ -210,11 +198,8 @@ class ResponseCache:
         return n_answers
 
     def import_jsonl(self, path: str | Path, overwrite: bool = False) -> int:
-        """Load entries written by :meth:`export_jsonl`; returns the number inserted.
-
-        Every line must carry the columns of an entry; a bad line raises naming its number. A path
-        ending in ``.gz`` is read as gzip.
-        """
+        """Load an :meth:`export_jsonl` file (``.gz`` too); returns the number inserted. A bad line
+        raises naming its number."""
         n = 0
         conn = self._conn()
         verb = "INSERT OR REPLACE" if overwrite else "INSERT OR IGNORE"
@@ -317,10 +302,8 @@ class BatchJobs:
             self._conn.executescript(_JOBS_DDL)
 
     def resumable(self, keys: list[str]) -> tuple[str, str] | None:
-        """(fingerprint, batch id) of a recorded, uncollected, live batch holding all ``keys``, or None.
-
-        First the batch of exactly these requests; else one that holds more (a run killed while
-        it stored a finished batch's replies asks again only for the ones not stored yet)."""
+        """(fingerprint, batch id) of an uncollected live batch holding all ``keys``, or None: the
+        batch of exactly these, else one holding more (a run killed while storing its replies)."""
         fp = fingerprint(keys)
         with self._lock:
             rows = self._conn.execute(
