@@ -1,21 +1,15 @@
 """Prompt tokens as the configured backend will count them, offline and without a model load.
 
-* ``openai`` / ``openai-compatible``: tiktoken with the model's encoding
-  (:func:`judgelab.tokens.count_message_tokens`, the same count the gateway's rate limiter and its
-  usage fallback use). With OpenAI's structured outputs (``json_schema``) the response schema is
-  also read by the model and billed as prompt tokens; its size is counted as the tokens of the
-  strict schema's JSON text (:func:`schema_tokens`), an estimate of OpenAI's own rendering.
-* ``llamacpp``: the GGUF's own vocabulary (``Llama(vocab_only=True)``: no weights read) and its
-  chat template (llama-cpp-python's ``Jinja2ChatFormatter``, the formatter its chat completion
-  uses), i.e. what :meth:`LlamaCppBackend.prompt_tokens` evaluates. The response schema becomes
-  a grammar there, not prompt text.
+* ``openai`` / ``openai-compatible``: tiktoken with the model's encoding (the gateway's own count);
+  OpenAI's structured outputs also bill the response schema as prompt tokens, counted as the
+  strict schema's JSON text (:func:`schema_tokens`), an estimate of OpenAI's own rendering;
+* ``llamacpp``: the GGUF's vocabulary alone (no weights read) and its chat template, i.e. what
+  :meth:`LlamaCppBackend.prompt_tokens` evaluates (the schema is a grammar there, not prompt text).
 
-Later requests of a conversation (SAGE rounds 2-5, the validator's review) resend earlier replies,
-so their size depends on answers not given yet: :func:`reply` builds two schema-valid stand-ins
-that bound it, ``"min"`` (first enum value, ``false``, empty strings) and ``"max"`` (the longest
-enum value, every string filled to its ``maxLength`` with English words), from the grammar form of
-the schema (:func:`judgelab.gateway.schema.grammar_schema`) and validated by the pydantic model, so
-a change of schema changes the estimate with it.
+Later requests of a conversation resend earlier replies, not given yet: :func:`reply` builds two
+schema-valid stand-ins that bound them, ``"min"`` (first enum value, ``false``, empty strings) and
+``"max"`` (the longest enum value, every string at its ``maxLength`` in English words), from the
+grammar form of the schema and validated by it, so a change of schema changes the estimate.
 """
 from __future__ import annotations
 
@@ -33,16 +27,10 @@ from judgelab.gateway.schema import grammar_schema
 @lru_cache(maxsize=None)
 def _vocab_and_formatter(gguf: str):
     """The vocabulary-only Llama of ``gguf`` and its chat formatter (None when it has no template)."""
-    from judgelab.gateway.backends.llamacpp import _load_vocab
-    from llama_cpp import llama_chat_format
+    from judgelab.gateway.backends.llamacpp import _load_vocab, chat_formatter
 
     vocab = _load_vocab(gguf)
-    template = vocab.metadata.get("tokenizer.chat_template")
-    if not template:
-        return vocab, None
-    eos = vocab._model.token_get_text(vocab.token_eos()) if vocab.token_eos() != -1 else ""
-    bos = vocab._model.token_get_text(vocab.token_bos()) if vocab.token_bos() != -1 else ""
-    return vocab, llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+    return vocab, chat_formatter(vocab)
 
 
 @lru_cache(maxsize=4096)
@@ -121,6 +109,15 @@ class TokenCounter:
         if schema is not None and self.schema_in_prompt:
             n += schema_tokens(schema, self.model)
         return n
+
+    def one_turn(self, req) -> dict:
+        """The token columns of a one-turn request: its exact input, no cached prefix (far below
+        OpenAI's 1,024-token floor), the stand-in replies' sizes, the budget and effort."""
+        n = self.request([{"role": m.role, "content": m.content} for m in req.messages], req.schema)
+        return {"max_tokens": req.sampling.max_tokens, "reasoning_effort": req.sampling.reasoning_effort,
+                "input_min": n, "input_max": n, "cached_min": 0, "cached_max": 0,
+                "reply_min": self.text(reply(req.schema, "min")[0]),
+                "reply_max": self.text(reply(req.schema, "max")[0])}
 
     def text_counter(self) -> Callable[[str], int]:
         """``count_tokens`` for the SAGE text budget (the gateway's ``count_tokens`` equivalent)."""

@@ -1,25 +1,15 @@
-"""The narrative judges' requests (notebook 09; notebook 10's cost sample and OOD judges).
+"""The narrative judges' requests (notebook 09; notebook 10's cost sample and OOD judges), built by
+:func:`judgelab.narrative.judges.run.build_requests` with the profile's knobs. A request lists the
+narrative's document titles, so its size depends on notebook 08's paths:
 
-Requests are built by :func:`judgelab.narrative.judges.run.build_requests`, the function notebook
-09 sends, with the profile's knobs (:func:`judgelab.narrative.judges.settings.resolve`). A judge
-request holds the narrative as a numbered list of document titles, so its size depends on the
-paths notebook 08 extracts:
+* **real inputs**: ``narr_paths.parquet`` written by notebook 08 in the profile estimated (a demo
+  run's paths say nothing of the paper's), selected as notebook 09 does: every request exact;
+* **size model**: otherwise each collection's pairs get a max-capacity and a random path of the
+  paper's Table 1 minimum / mean / maximum length (:data:`~judgelab.narrative.paths.paper_values.PAPER_TABLE1`:
+  low / typical / high), titles drawn, seeded, from the collection. The report says which was used.
 
-* **real inputs** — when ``narr_paths.parquet`` exists under the output root and notebook 08
-  wrote it in the profile being estimated (the ``PROFILE`` parameter of its executed notebook;
-  a demo run's paths say nothing of the paper profile's), its paths are selected as notebook 09
-  selects them (:func:`~judgelab.narrative.judges.run.select_pairs`) and every request is exact;
-* **size model** — otherwise each collection of the profile (``[<profile>.narrative]``) gets its pairs
-  (``min(n_pairs of 08, n_pairs of 09)``), two paths per pair (max-capacity and random), whose
-  lengths are the paper's Table 1 minimum / mean / maximum for that collection and method
-  (:data:`judgelab.narrative.paths.paper_values.PAPER_TABLE1`: low / typical / high), and whose
-  titles are drawn, seeded, from the collection's own documents. The report says which was used.
-
-Notebook 10 (size model always, from its knobs ``[<profile>.cost_ood]``): the cost sample judges
-``n_cost_pairs`` pairs x 2 methods once (K = 1) in each cost mode, on VisPub when the profile has
-it; the OOD study judges ``n_ood`` narratives of each of its two kinds (alternating, random mixed)
-and ``n_perturbed`` of each perturbation family (shuffled, off-topic) per collection, in each OOD
-mode with notebook 09's K. Its calls are therefore an estimate even when the paths exist.
+Notebook 10 always uses the size model (``[<profile>.cost_ood]``): the cost sample (K = 1, on
+VisPub when the profile has it) and the OOD and perturbed narratives with notebook 09's K.
 """
 from __future__ import annotations
 
@@ -39,8 +29,7 @@ METHODS = ("maxcap", "random")
 
 
 def paths_profile() -> str | None:
-    """The profile notebook 08 last ran in under the output root (its executed notebook's
-    ``PROFILE`` parameter), or None when it has no executed notebook there."""
+    """The ``PROFILE`` of notebook 08's executed notebook under the output root, or None."""
     import json
 
     from judgelab import paths
@@ -56,8 +45,7 @@ def paths_profile() -> str | None:
 
 
 def real_paths(profile: str | None = None) -> pd.DataFrame | None:
-    """Notebook 08's paths when they exist under the output root and were made in ``profile``
-    (or their profile is not recorded), else None."""
+    """Notebook 08's paths when they exist and were made in ``profile`` (or it is not recorded)."""
     return _paths_for(profile)[0]
 
 
@@ -92,8 +80,7 @@ def _length(collection: str, method: str, bound: str) -> int:
 
 def modelled_paths(collection: str, n_pairs: int, bound: str, titles: list[str], seed: int = 0,
                    methods=METHODS, pair_prefix: str = "") -> pd.DataFrame:
-    """Stand-in paths: ``n_pairs`` x ``methods`` of the Table 1 length for ``bound``, with titles
-    drawn (seeded) from ``titles``."""
+    """Stand-in paths: ``n_pairs`` x ``methods`` of the Table 1 length for ``bound``, seeded titles."""
     rng = np.random.default_rng(seed)
     rows = []
     for p in range(int(n_pairs)):
@@ -141,8 +128,7 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
 
 
 def judge_calls(profile: str, counter: TokenCounter, n_pairs: int | None = None) -> tuple[pd.DataFrame, str]:
-    """Notebook 09's requests and how their inputs were known ("notebook 08's paths" or the size
-    model); ``n_pairs``: that many pairs per collection (a sized estimate's sample)."""
+    """Notebook 09's requests and how their inputs were known; ``n_pairs``: a sized sample."""
     knobs = judge_settings.resolve(profile, n_pairs=n_pairs)
     found, made_in = _paths_for(profile)
     if found is not None:

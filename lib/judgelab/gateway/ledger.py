@@ -1,14 +1,10 @@
-"""The token and cost ledger: one row per ``Gateway.chat`` call.
+"""The token and cost ledger (one row per ``Gateway.chat`` call) and the transcript log.
 
-Costs come from an editable price table (``prices.csv`` beside this module, or any CSV with the
-columns ``model,input,cached_input,output[,context_window][,batch]`` in USD per million tokens;
-``batch`` is the share of those prices the Batch API bills, empty for no discount). A model
-is priced by the longest table name that prefixes it (``gpt-4.1-2025-04-14`` -> ``gpt-4.1``);
-an unknown model costs NaN, never a guessed number. ``cost_usd`` is what the call costs when made
-fresh, at the price it is billed: a line the Batch API answered (its ``batch_id`` column) at the
-batch rate, every other call at the standard price; ``spent_usd`` is what this run paid (0 for a
-cache hit), so that the run's spend is the provider's usage times this table. Beside the ledger,
-the :class:`TranscriptLog` of every fresh conversation (under ``paths.cache_dir()/transcripts/``).
+Prices: ``prices.csv`` beside this module, or any CSV ``model,input,cached_input,output
+[,context_window][,batch]`` in USD per million tokens (``batch``: the share the Batch API bills).
+A model is priced by the longest name that prefixes it; an unknown model costs NaN, never a guess.
+``cost_usd`` is what the call costs made fresh, at its billed rate (a Batch API line at the batch
+rate); ``spent_usd`` what this run paid (0 for a cache hit).
 """
 from __future__ import annotations
 

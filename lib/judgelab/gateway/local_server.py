@@ -1,8 +1,6 @@
 """Serve a GGUF (by default the bundled SmolLM2-135M) with llama-cpp-python's own OpenAI-compatible
-server, ``python -m llama_cpp.server``, on a free loopback port.
-
-So the ``openai-compatible`` backend can be tried against a server nobody here wrote, without a
-GPU or a download::
+server on a free loopback port, to try the ``openai-compatible`` backend against a server nobody
+here wrote, without a GPU or a download::
 
     python -m judgelab.gateway.local_server            # prints the exports, serves until Ctrl-C
     python -m judgelab.gateway.local_server --port 8000 --n_threads 2 --n_ctx 4096

@@ -39,10 +39,7 @@ class Backend(Protocol):
     def fit_messages(
         self, messages: list[dict], max_tokens: int, truncation: str | None, label: str
     ) -> tuple[list[dict], str | None]:
-        """Make the prompt fit the context or raise ContextOverflowError naming ``label``.
-
-        Returns the (possibly truncated) messages and a note describing any truncation.
-        """
+        """(messages, truncation note or None) that fit the context, else ContextOverflowError."""
 
     def complete(self, messages: list[dict], schema: type[BaseModel] | None, sampling: Sampling) -> BackendReply:
         """One chat completion. Raises TransientError / PermanentError / ContextOverflowError."""

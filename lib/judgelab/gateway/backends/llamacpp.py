@@ -118,6 +118,19 @@ def _load_vocab(path: str):
         return _VOCABS[path]
 
 
+def chat_formatter(llama):
+    """llama-cpp-python's ``Jinja2ChatFormatter`` for the chat template of ``llama``'s GGUF (a full
+    model or its vocabulary alone), or None when the GGUF has no template."""
+    from llama_cpp import llama_chat_format
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        return None
+    eos = llama._model.token_get_text(llama.token_eos()) if llama.token_eos() != -1 else ""
+    bos = llama._model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else ""
+    return llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+
+
 class LlamaCppBackend:
     """In-process llama.cpp chat completions."""
 
@@ -175,17 +188,9 @@ class LlamaCppBackend:
             return self._llama
 
     def _chat_formatter(self):
-        """The Jinja chat formatter llama-cpp-python builds from the GGUF's template (for counting)."""
+        """The Jinja chat formatter of the GGUF's template (None without one)."""
         if self._formatter is None:
-            from llama_cpp import llama_chat_format
-
-            llama = self.llama
-            template = llama.metadata.get("tokenizer.chat_template")
-            if not template:
-                return None
-            eos = llama._model.token_get_text(llama.token_eos()) if llama.token_eos() != -1 else ""
-            bos = llama._model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else ""
-            self._formatter = llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            self._formatter = chat_formatter(self.llama)
         return self._formatter
 
     # -- tokens ---------------------------------------------------------------------------------
