@@ -1,12 +1,13 @@
 """Cost and time of a run, known before spending: ``python -m judgelab.estimate --profile paper``.
 
-Builds every LLM notebook's requests with the code that sends them (:mod:`~.sage`, :mod:`~.narrative`,
-:mod:`~.human`, :mod:`~.behaviour`), counts their tokens with the judge's tokenizer and bounds
-what depends on replies not given yet (:mod:`~.counting`), then prices and times the calls
-(:mod:`~.pricing`, :mod:`~.timing`). No key, no network, no model load. Each notebook is priced on
-its study's judge (:func:`judgelab.study_models.resolve_judge`) with the budgets and efforts the
-gateway will send it; :attr:`Estimate.warnings` names budgets that cannot hold the reasoning and
-designs the judge would refuse. :func:`.compare.compare_ledger` checks an estimate against a ledger.
+Builds every LLM notebook's requests with the code that sends them (:mod:`~.sage`,
+:mod:`~.narrative`, :mod:`~.human`, :mod:`~.behaviour`), counts their tokens with the judge's
+tokenizer, bounds what depends on replies not given yet (:mod:`~.counting`), prices and times
+the calls (:mod:`~.pricing`, :mod:`~.timing`). No key, no network, no model load. Each notebook is
+priced on its study's judge (:func:`judgelab.study_models.resolve_judge`) with the budgets and
+efforts the gateway will send it; :attr:`Estimate.warnings` names budgets that cannot hold the
+reasoning and designs the judge would refuse. :func:`.compare.compare_ledger` checks an estimate
+against a ledger.
 """
 from __future__ import annotations
 
@@ -184,8 +185,8 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
 
 def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
              notebooks=NOTEBOOKS, speed: timing.Speed | None = None, sample: int | None = None) -> Estimate:
-    """Estimate notebooks' calls for ``profile``, each on its study's judge (``model``: one model for
-    all); ``sample``: only that many stories per category and pairs per collection (:func:`measure`)."""
+    """Estimate notebooks' calls for ``profile``, each on its study's judge (``model``: one for
+    all); ``sample``: that many stories per category and pairs per collection (:func:`measure`)."""
     from judgelab import params, profiles, settings_file
     from judgelab.gateway.settings import resolve
 

@@ -55,7 +55,7 @@ def standard_cost(ledger: pd.DataFrame) -> pd.Series:
 
 
 def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per group. ``calls``: :attr:`Estimate.calls`; ``ledger``: :meth:`Gateway.ledger_frame`."""
+    """One row per group of :attr:`Estimate.calls` and :meth:`Gateway.ledger_frame` rows."""
     if ledger.empty:
         raise ValueError("the ledger has no rows: nothing to compare (was anything run through the gateway?)")
     missing = [c for c in ("input_tokens", "cost_usd") if c not in ledger.columns]

@@ -114,7 +114,8 @@ class TokenCounter:
         """The token columns of a one-turn request: its exact input, no cached prefix (far below
         OpenAI's 1,024-token floor), the stand-in replies' sizes, the budget and effort."""
         n = self.request([{"role": m.role, "content": m.content} for m in req.messages], req.schema)
-        return {"max_tokens": req.sampling.max_tokens, "reasoning_effort": req.sampling.reasoning_effort,
+        sent = req.sampling
+        return {"max_tokens": sent.max_tokens, "reasoning_effort": sent.reasoning_effort,
                 "input_min": n, "input_max": n, "cached_min": 0, "cached_max": 0,
                 "reply_min": self.text(reply(req.schema, "min")[0]),
                 "reply_max": self.text(reply(req.schema, "max")[0])}

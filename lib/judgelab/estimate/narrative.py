@@ -5,8 +5,8 @@ narrative's document titles, so its size depends on notebook 08's paths:
 * **real inputs**: ``narr_paths.parquet`` written by notebook 08 in the profile estimated (a demo
   run's paths say nothing of the paper's), selected as notebook 09 does: every request exact;
 * **size model**: otherwise each collection's pairs get a max-capacity and a random path of the
-  paper's Table 1 minimum / mean / maximum length (:data:`~judgelab.narrative.paths.paper_values.PAPER_TABLE1`:
-  low / typical / high), titles drawn, seeded, from the collection. The report says which was used.
+  paper's Table 1 minimum / mean / maximum length (``PAPER_TABLE1``: low / typical / high), titles
+  drawn, seeded, from the collection. The report says which was used.
 
 Notebook 10 always uses the size model (``[<profile>.cost_ood]``): the cost sample (K = 1, on
 VisPub when the profile has it) and the OOD and perturbed narratives with notebook 09's K.
@@ -80,7 +80,7 @@ def _length(collection: str, method: str, bound: str) -> int:
 
 def modelled_paths(collection: str, n_pairs: int, bound: str, titles: list[str], seed: int = 0,
                    methods=METHODS, pair_prefix: str = "") -> pd.DataFrame:
-    """Stand-in paths: ``n_pairs`` x ``methods`` of the Table 1 length for ``bound``, seeded titles."""
+    """Stand-in paths: ``n_pairs`` x ``methods`` of Table 1's length at ``bound``, seeded titles."""
     rng = np.random.default_rng(seed)
     rows = []
     for p in range(int(n_pairs)):

@@ -1,5 +1,5 @@
 """Token bounds per call and their price: standard, with prompt caching, and through the Batch API
-(the gateway's :class:`~judgelab.gateway.ledger.PriceTable`; an unknown model is NaN, never guessed).
+(the gateway's :class:`~judgelab.gateway.ledger.PriceTable`; an unknown model is NaN, not a guess).
 
 Bounds of one call (``<what>_low``, ``_typical``, ``_high``): input after minimal replies /
 halfway / after schema-capped replies (first rounds exact); the cached share alike; output the

@@ -57,7 +57,7 @@ def load_corpus() -> pd.DataFrame:
 def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCounter, surnames=None,
               stories=None, modes=None, sensitivity: bool = True, per_category: int | None = None):
     """The layer's items for ``profile`` as ``run_layer`` builds them (``per_category``: a sized
-    estimate's sample), then with ``sensitivity`` the anonymous-author title items 02-04 run next."""
+    sample), then with ``sensitivity`` the anonymous-author title items 02-04 run next."""
     cfg = profiles.knobs("sage", profile)
     if per_category is not None:
         cfg = {**cfg, "per_category": dict.fromkeys(cfg["per_category"], int(per_category))}
@@ -151,7 +151,7 @@ class PrefixCache:
 def evaluation_calls(item, cfg: EvalConfig, counter: TokenCounter, notebook: str | None = None,
                      caches: dict[str, PrefixCache] | None = None) -> list[dict]:
     """One row per request of one evaluation: input tokens after minimal / schema-capped replies,
-    their cached part (``caches``: a :class:`PrefixCache` per size, shared across a run), reply sizes."""
+    their cached part (``caches``: one :class:`PrefixCache` per size for a run), reply sizes."""
     runs = {}
     for size in ("min", "max"):
         gw = RecordingGateway(size)

@@ -6,7 +6,7 @@ gw = Gateway.from_settings()          # env JUDGELAB_* -> embedded llamacpp Smol
 res = gw.chat(ChatRequest(messages=[Message(role="user", content="...")], schema=MyModel))
 ```
 
-Its layers: :mod:`~judgelab.gateway.core`. CLI: ``python -m judgelab.gateway {stats,export,import}``.
+Its layers: :mod:`~judgelab.gateway.core`. CLI: ``python -m judgelab.gateway stats|export|import``.
 """
 from judgelab.gateway.cache import ResponseCache, request_key
 from judgelab.gateway.core import Gateway

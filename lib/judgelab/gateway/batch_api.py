@@ -2,8 +2,8 @@
 (:mod:`~judgelab.gateway.batch_collector`) and ``Gateway.submit_batch``/``collect_batch`` build on.
 
 A batch line is the live request body (:meth:`OpenAIBackend.request_body`) under the cache key as
-``custom_id``. A valid reply is cached exactly as a live call's, with no latency (0); a reply that
-fails validation was paid for, so it is a failed ledger row with its tokens (:func:`billed_failure`).
+``custom_id``. A valid reply is cached exactly as a live call's, with no latency (0); a reply
+that fails validation was paid for: a failed ledger row with its tokens (:func:`billed_failure`).
 """
 from __future__ import annotations
 

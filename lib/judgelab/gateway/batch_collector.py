@@ -139,8 +139,8 @@ class BatchCollector:
     def __init__(self, gw: "Caller", poll_s: float = 30.0, fallback: str = "stop",
                  max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
         if fallback not in BATCH_FALLBACKS:
-            raise ConfigError(f"batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of {', '.join(BATCH_FALLBACKS)}, "
-                              f"got {fallback!r}")
+            raise ConfigError("batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of "
+                              f"{', '.join(BATCH_FALLBACKS)}, got {fallback!r}")
         self.gw = gw
         self.backend = batch_api.batch_backend(gw)
         self.poll_s = poll_s
@@ -268,9 +268,8 @@ class BatchCollector:
 
     # -- what a waiter gets ---------------------------------------------------------------------
     def fallback_answer(self, p: Pending, live) -> ChatResult:
-        """What the waiter of a request the batch did not answer gets: ``live()`` (an ordinary
-        call, ``fallback="live"``) after the billed line's own ledger row, or a recorded failure
-        that holds the billed line's tokens (``fail``, and ``stop`` for a line of a completed batch)."""
+        """For a request the batch did not answer: ``live()`` after the billed line's own ledger
+        row (``fallback="live"``), else a recorded failure holding the billed line's tokens."""
         billed = p.take_billed()
         if self.fallback == "live":
             if billed is not None:
@@ -280,8 +279,7 @@ class BatchCollector:
         return self.failed(p, billed)
 
     def failed(self, p: Pending, billed: ChatResult | None = None) -> ChatResult:
-        """The recorded failure of a request the batch did not answer (with the billed line's
-        tokens when it was paid for)."""
+        """The recorded failure of a request the batch did not answer (its tokens if paid)."""
         req = p.request
         note = ("" if self.fallback == "fail" else
                 "; not asked again at full price (JUDGELAB_BATCH_FALLBACK=stop): a rerun sends it in a new batch, "

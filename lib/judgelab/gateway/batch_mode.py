@@ -23,10 +23,8 @@ class BatchMode(Caller):
     """The batch mode of :class:`~judgelab.gateway.core.Gateway` (None in ``self._batch``: off)."""
 
     def _batch_collector(self, batch: bool, poll_s: float, fallback: str):
-        """The Batch API collector, or None: not asked for, or replay (which never submits).
-
-        On the in-process llamacpp backend batch mode is an error, not a silent no-op: someone who
-        asked for the Batch API's price has a backend with no Batch API, and should know it."""
+        """The Batch API collector, or None (not asked for, or replay). On a backend without a Batch
+        API it is an error, not a silent no-op: who asked for the batch price should know."""
         if not batch or self.cache_mode == "replay":
             return None
         from judgelab.gateway.backends.openai_backend import OpenAIBackend
@@ -185,7 +183,8 @@ class BatchMode(Caller):
                 fresh[key] = res
             else:
                 errors[key] = err
-                if (paid := batch_api.billed_failure(self, key, req, rec, batch_id, err)) is not None:
+                paid = batch_api.billed_failure(self, key, req, rec, batch_id, err)
+                if paid is not None:
                     billed[key] = paid
         self.cache.mark_batch_collected(batch_id)
         out = []
@@ -195,7 +194,7 @@ class BatchMode(Caller):
                 res = fresh.pop(key)
                 self.ledger.record(res)
             elif self.cache.contains(key) or fill_missing:
-                if key in billed:  # the invalid batch reply was paid for: its own row, then the live call's
+                if key in billed:  # the paid invalid reply: its own row, then the live call's
                     self.ledger.record(billed.pop(key))
                 res = self.chat(req)
             elif key in billed:

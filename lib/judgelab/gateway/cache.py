@@ -317,7 +317,7 @@ class BatchJobs:
         return None
 
     def pending_keys(self) -> set[str]:
-        """Request keys held by a recorded, uncollected, live batch (a run stopped while waiting)."""
+        """Request keys held by an uncollected live batch (a run stopped while waiting)."""
         with self._lock:
             rows = self._conn.execute("SELECT b.keys_json FROM batch_jobs j JOIN batches b "
                                       f"ON b.batch_id = j.batch_id WHERE {_UNCOLLECTED}").fetchall()

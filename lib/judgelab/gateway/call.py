@@ -158,7 +158,7 @@ class Caller(FreshCall):
                 self._inflight[key] = (lock, users - 1)
 
     def _recorded_failure(self, request: ChatRequest, key: str) -> ChatResult | None:
-        """In replay, the failure the recorded run's fresh call ended in; None when there is none."""
+        """In replay, the failure the recorded run's fresh call ended in (None: there is none)."""
         stored = self.cache.get_failure(key)
         if stored is None:
             return None

@@ -9,7 +9,7 @@ watches every call:
   cause, URL, model and the setting to change: the requests behind it would buy the same. Only a
   failure of the item itself (:data:`NOT_STREAKED`) lets the shape pass; a cache hit counts as a
   passed canary, and a cut or empty canary gets no repair turn (the same budget buys the same cut);
-* **streak**: ``JUDGELAB_STOP_AFTER`` consecutive fresh calls that failed alike (:func:`failure_key`)
+* **streak**: ``JUDGELAB_STOP_AFTER`` consecutive fresh calls failing alike (:func:`failure_key`)
   stop the fan-out with one error instead of one failure row per item; a success resets it.
 
 On by default for the OpenAI-protocol backends; the embedded model (free, a pipeline check with
@@ -26,7 +26,7 @@ from judgelab.gateway.errors import ConfigError, GatewayError
 from judgelab.gateway.types import ChatRequest, ChatResult
 
 DEFAULT_STOP_AFTER = 4
-#: failure classes that are the item's, never the endpoint's or the model's: no streak, no canary stop
+#: failure classes of the item, never of the endpoint or the model: no streak, no canary stop
 NOT_STREAKED = ("context_overflow", "repeats_key", None)
 _HTTP = re.compile(r"\bHTTP (\d{3})\b")
 

@@ -141,8 +141,8 @@ class Ledger:
 
 class TranscriptLog:
     """One JSON line per fresh conversation, for audit: tags and key, every message sent (repair
-    turns included), every raw reply, the parsed object or the error, usage and timing. Append-only,
-    opened on the first write, thread-safe; the configured key is replaced before a line is written."""
+    turns included), every raw reply, the parsed object or the error, usage and timing.
+    Append-only, opened on the first write, thread-safe; the configured key is replaced."""
 
     def __init__(self, folder: str | Path, label: str, secrets: list[str] | None = None):
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -66,8 +66,8 @@ def answers(url: str, timeout_s: float = 2.0) -> bool:
 
 
 def _die_with_parent() -> None:
-    """In the child, before exec (Linux): have the kernel SIGTERM the server when the thread that
-    started it dies, so a killed test run or notebook leaves no server holding a core and a port."""
+    """In the child (Linux): the kernel SIGTERMs the server when its parent thread dies, so a
+    killed run leaves no server holding a core and a port."""
     if sys.platform.startswith("linux"):
         import ctypes
 

@@ -1,8 +1,8 @@
 """A tqdm progress bar that counts done / cached / failed.
 
-Live when a person watches; in a notebook the pipeline executes (:data:`judgelab.provenance.ENV_NOTEBOOK`)
-every redraw would be stored in the executed notebook, so there it writes one final line when it
-closes. ``JUDGELAB_PROGRESS``: ``live`` or ``final``, ``0`` hides it, ``1`` shows it (:func:`setting`).
+Live when a person watches; in a notebook the pipeline executes (``provenance.ENV_NOTEBOOK``) each
+redraw would be stored in the executed notebook, so there it writes one final line when it closes.
+``JUDGELAB_PROGRESS``: ``live`` or ``final``; ``0`` hides it, ``1`` shows it (:func:`setting`).
 """
 from __future__ import annotations
 

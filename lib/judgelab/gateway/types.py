@@ -124,7 +124,7 @@ class ChatResult(BaseModel):
     or "failed" (``error`` says why, ``text`` keeps the raw reply). ``sampling`` is the sampling as
     sent (:func:`judgelab.gateway.reasoning.sent_sampling`), which tables record; ``failure`` the
     class of a failure (:mod:`judgelab.gateway.canary`), ``failure_detail`` the same in fields;
-    ``clipped`` the free-text fields cut to their cap (:func:`~judgelab.gateway.parsing.clip_free_text`);
+    ``clipped`` the free-text fields cut to their cap (:func:`~.parsing.clip_free_text`);
     ``batch_id`` the Batch API job that answered a fresh call (billed at the batch rate)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())

@@ -49,10 +49,8 @@ def schema_text(schema: dict) -> str:
 
 @dataclass
 class ConversationTokens:
-    """The text and token ids of the last prompt + reply, to continue a conversation in place.
-
-    ``tokenize(text) -> ids`` and ``detokenize(ids) -> text`` are the model's own (special tokens
-    included)."""
+    """The text and token ids of the last prompt + reply, to continue a conversation in place
+    (``tokenize``/``detokenize``: the model's own, special tokens included)."""
 
     tokenize: object
     detokenize: object
@@ -127,7 +125,7 @@ def closing_test(schema_json: str):
     """``text -> bool`` telling whether a value slot's text can no longer go on, or None when it
     always can (numbers). A closed value's grammar allows only the end token, so its last token is
     evaluated with the fixed text after it: one decode saved per slot (~120 per SAGE evaluation).
-    Closed: a string past its closing quote, ``true``/``false``, an enum literal no other extends."""
+    Closed: a string past its closing quote, ``true``/``false``, an enum literal none extends."""
     node = json.loads(schema_json)
     if "enum" in node or "const" in node:
         literals = frozenset(json.dumps(v) for v in (node["enum"] if "enum" in node else [node["const"]]))

@@ -186,7 +186,7 @@ class OpenAIBackend:
         return body
 
     def _send(self, body: dict[str, Any]) -> Any:
-        """POST the body: ``openai`` with the typed ``chat.completions.create``; ``openai-compatible``
+        """POST the body: ``openai`` with the typed ``chat.completions.create``; a compatible server
         with the client's generic ``post`` (the body verbatim, e.g. llama.cpp's ``json_object`` +
         ``schema``, and a plain dict back, which spares the client about half its CPU per call)."""
         if self.compatible:
@@ -250,8 +250,8 @@ def connect_phase(exc: BaseException) -> bool:
 
 def classify_connection_error(exc: openai.APIConnectionError, url: str | None = None,
                               model: str | None = None) -> TransientError:
-    """No connection -> ``connection_failed`` (the breaker counts it); a read timeout -> ``timed_out``
-    (the server may still bill it); a connection cut after it was made -> ``dropped``."""
+    """No connection -> ``connection_failed`` (the breaker counts it); a read timeout ->
+    ``timed_out`` (the server may still bill it); a connection cut once made: ``dropped``."""
     cause = exc.__cause__ or exc.__context__
     detail = f"{type(exc).__name__}: {exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
     where = f"{url} (model {model})"
