@@ -65,6 +65,7 @@ _COLUMNS = (
 )
 
 _LOOKUP_COLUMNS = tuple(c for c in _COLUMNS if c not in ("request_json", "tags_json"))
+_INTO_RESPONSES = f"INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
 
 
 def canonical_request(identity: dict[str, Any], request: ChatRequest) -> dict[str, Any]:
@@ -147,10 +148,7 @@ class ResponseCache:
         row = _encode(entry)
         conn = self._conn()
         with conn:
-            conn.execute(
-                f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-                [row[c] for c in _COLUMNS],
-            )
+            conn.execute(f"INSERT OR REPLACE {_INTO_RESPONSES}", [row[c] for c in _COLUMNS])
 
     def put_failure(self, key: str, result: dict[str, Any]) -> None:
         """Keep a fresh call's failure (the ChatResult's fields, redacted by the caller) for replay."""
@@ -219,11 +217,7 @@ class ResponseCache:
                     values = [row[c] for c in _COLUMNS]
                 except (ValueError, KeyError) as exc:
                     raise ValueError(f"{path}: line {lineno} is not a cache entry ({exc})") from exc
-                cur = conn.execute(
-                    f"{verb} INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-                    values,
-                )
-                n += cur.rowcount
+                n += conn.execute(f"{verb} {_INTO_RESPONSES}", values).rowcount
         return n
 
     # -- Batch API bookkeeping ---------------------------------------------------------------

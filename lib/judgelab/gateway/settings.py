@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from judgelab.gateway.cache import CACHE_MODES
 from judgelab.gateway.errors import ConfigError
+from judgelab.settings_file import env as _env
 
 if TYPE_CHECKING:
     from judgelab.gateway.retry import RetryPolicy
@@ -74,12 +75,6 @@ class Settings:
     def llama_states_dir(self) -> Path | None:
         """Where the llamacpp backend keeps shared prompt prefixes (None: keeps none)."""
         return self.cache_path.parent / "llama_states" if self.llama_states_mb > 0 else None
-
-
-def _env(name: str) -> str | None:
-    from judgelab import settings_file
-
-    return settings_file.env(name)
 
 
 def _number(name: str, value, kind=int):
