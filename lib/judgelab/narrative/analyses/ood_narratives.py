@@ -153,11 +153,6 @@ def off_topic_narratives(paths: pd.DataFrame, coherence_by_collection: dict[str,
     return pd.DataFrame(rows, columns=NARRATIVE_COLUMNS)
 
 
-def is_alternating(collections: Sequence[str]) -> bool:
-    """True when no two consecutive documents share a collection."""
-    return all(a != b for a, b in zip(collections[:-1], collections[1:]))
-
-
 def add_coherence(narratives: pd.DataFrame, coherence_for: Callable[[str], np.ndarray]) -> pd.DataFrame:
     """Add ``min_coherence`` and ``mean_coherence`` (minimum and mean of the consecutive
     coherences θ(d_i, d_{i+1}), :func:`judgelab.narrative.paths.metrics.path_metrics`) read on

@@ -1,9 +1,9 @@
 """Predicting the LLM score from the coherence metrics (paper 002, section 5.8.1, Tables 6 and 7).
 
-Input: the follow-up table (:func:`judgelab.narrative.analyses.narrative_table.narrative_table`),
+Input: the follow-up table (:func:`judgelab.narrative.analyses.inputs.narrative_table`),
 one row per judged narrative and mode with ``score_mean`` (the K agents' mean score) and the
 path's metrics. Models are scikit-learn regressors; R² = 1 − SS_res / SS_tot on held-out folds
-of endpoint pairs (:func:`judgelab.narrative.analyses.folds.pair_folds`).
+of endpoint pairs (:func:`judgelab.narrative.analyses.stability.pair_folds`).
 
 Interval of Table 6 (``r2_mean_ci_low`` / ``_high``): a seeded percentile cluster bootstrap over
 endpoint pairs of the held-out predictions (:mod:`judgelab.stats.resampling`): each resample
@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from judgelab.narrative.analyses.folds import pair_folds
+from judgelab.narrative.analyses.stability import pair_folds
 from judgelab.stats import resampling as rs
 from judgelab.stats import rules
 
@@ -83,20 +83,6 @@ def fold_r2(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, w: np.ndarray | N
         ok = (n >= 2) & ((ww > 0).sum(axis=1) >= 2) & ~rules.negligible(ss_tot, (ww @ yy ** 2) / np.maximum(n, 1))
         out.append(np.where(ok, r2, np.nan))
     return np.column_stack(out) if out else np.empty((w.shape[0], 0))
-
-
-def cv_r2(X: np.ndarray, y: np.ndarray, model_name: str, groups: Sequence | None = None,
-          n_splits: int = 5, seed: int = 0, n_estimators: int = 200) -> np.ndarray:
-    """Out-of-fold R² = 1 − SS_res/SS_tot on each test fold (folds over ``groups``; rows if None)."""
-    from sklearn.metrics import r2_score
-
-    y = np.asarray(y, dtype=float)
-    pred, fold = cv_predictions(X, y, model_name, groups, n_splits, seed, n_estimators)
-    out = []
-    for k in np.unique(fold):
-        m = fold == k
-        out.append(r2_score(y[m], pred[m]) if m.sum() >= 2 else np.nan)  # R² is undefined on one point
-    return np.asarray(out)
 
 
 def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,

@@ -1,9 +1,14 @@
-"""Stability of the findings over folds of endpoint pairs (paper 002, section 5.9, Figure 9).
+"""Folds over endpoint pairs and the stability of the findings over them (paper 002, sections
+5.8.1 and 5.9, Figure 9).
 
-Per fold (:func:`judgelab.narrative.analyses.folds.pair_folds`): Pearson r of the mean LLM score
-with each coherence metric on the training part and on the held-out part, and Cohen's d (pooled
-SD) of the score between max-capacity and random paths on the held-out part. The paper reports
-mean |r_train − r_test| < 0.05 and SD of d < 0.2.
+The paper does not say how it split its narratives. Here the folds are drawn over endpoint pairs:
+both paths of a pair (max capacity and its random twin) fall in the same fold, so a model is
+never tested on the random twin of a path it was trained on (scikit-learn ``GroupKFold``
+semantics, with the groups shuffled by a fixed seed through ``KFold``).
+
+Per fold: Pearson r of the mean LLM score with each coherence metric on the training part and on
+the held-out part, and Cohen's d (pooled SD) of the score between max-capacity and random paths on
+the held-out part. The paper reports mean |r_train − r_test| < 0.05 and SD of d < 0.2.
 """
 from __future__ import annotations
 
@@ -13,10 +18,28 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.analyses.correlations import _pearson
-from judgelab.narrative.analyses.folds import pair_folds
 from judgelab.stats.effects import cohens_d
 
 FOLD_COLUMNS = ["collection", "mode", "fold", "quantity", "train", "test", "abs_diff"]
+
+
+def pair_folds(pair_ids: Sequence, n_splits: int = 5, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """K-fold splits over the unique endpoint pairs, returned as (train, test) row indices.
+
+    Rows that share a ``pair_id`` fall in the same fold. ``n_splits`` is reduced to the number of
+    unique pairs when there are fewer (at least 2 are needed).
+    """
+    from sklearn.model_selection import KFold
+
+    pair_ids = np.asarray(pair_ids)
+    uniq = np.unique(pair_ids)
+    k = min(n_splits, len(uniq))
+    if k < 2:
+        raise ValueError(f"cross-validation needs at least 2 endpoint pairs, got {len(uniq)}")
+    folds = []
+    for tr, te in KFold(n_splits=k, shuffle=True, random_state=seed).split(uniq):
+        folds.append((np.flatnonzero(np.isin(pair_ids, uniq[tr])), np.flatnonzero(np.isin(pair_ids, uniq[te]))))
+    return folds
 
 
 def cv_stability(long: pd.DataFrame, predictors: Sequence[str] = ("min_coherence", "mean_coherence"),

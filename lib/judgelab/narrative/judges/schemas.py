@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from judgelab.narrative.judges.prompts import MODES, check_mode
+from judgelab.narrative.judges.prompts import check_mode
 
 Score = Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 """A judge's score: one of the integers 1..10 (an ``enum`` in the JSON schema)."""
@@ -110,7 +110,3 @@ def overall_score(mode: str, parsed: BaseModel | dict) -> float:
     data = parsed if isinstance(parsed, dict) else parsed.model_dump()
     return float(fmean(float(data[f]) for f in SCORE_FIELDS[mode]))
 
-
-def all_schemas(explanations: bool = False) -> dict[str, type[BaseModel]]:
-    """``{mode: schema}`` for every mode."""
-    return {m: judge_schema(m, explanations=explanations) for m in MODES}

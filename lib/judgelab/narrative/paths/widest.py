@@ -13,9 +13,8 @@ through the same weakest edge has the same capacity):
 2. a vertex's predecessor changes only on a *strict* improvement, so the first vertex that reached
    a capacity keeps it; out-edges are relaxed in increasing document index.
 
-:func:`widest_path` (dense matrix, vectorised rows) and :func:`widest_path_graph` (networkx
-DiGraph, heap) therefore return the same path; the tests check this, and check the capacity
-against exhaustive search. With ``dates`` the temporal rule (u -> v only if date_u <= date_v)
+:func:`widest_path` (dense matrix, vectorised rows) therefore returns the same path as the
+original's networkx heap; the tests check this, and check the capacity against exhaustive search. With ``dates`` the temporal rule (u -> v only if date_u <= date_v)
 applies, and only documents dated between the endpoints can be on a path, so the search is
 restricted to them (exact, and much faster for close endpoints). :func:`widest_path_sparse` runs
 the same search on a sparse graph (no n x n matrix; :mod:`judgelab.narrative.landscape.sparse_graph`).
@@ -25,7 +24,6 @@ from __future__ import annotations
 import heapq
 import math
 
-import networkx as nx
 import numpy as np
 
 
@@ -100,7 +98,7 @@ def widest_path_sparse(g, s: int, t: int, dates: np.ndarray | None = None) -> tu
     :attr:`judgelab.narrative.landscape.sparse_graph.SparseCoherenceGraph.graph`.
 
     The same algorithm and tie rules as :func:`widest_path` with a heap of ``(-capacity, index)``
-    (as :func:`widest_path_graph`), so on the graph of edges >= threshold with the temporal rule
+    (as the original's heap), so on the graph of edges >= threshold with the temporal rule
     it returns the same path and capacity (tested). The edges encode the threshold and the
     temporal rule; ``dates`` only prunes documents dated after t, which cannot lead to t.
     Memory O(n + edges), time O(edges log edges) per path.
@@ -134,42 +132,3 @@ def widest_path_sparse(g, s: int, t: int, dates: np.ndarray | None = None) -> tu
             heapq.heappush(heap, item)
     return None, math.nan
 
-
-def widest_path_graph(g: nx.DiGraph, s, t, weight: str = "weight") -> tuple[list | None, float]:
-    """The same algorithm on a networkx DiGraph with a heap (the original's formulation)."""
-    if s == t:
-        raise ValueError(f"source and target are the same node ({s})")
-    best = {s: math.inf}
-    parent = {s: None}
-    done = set()
-    heap = [(-math.inf, s)]
-    while heap:
-        neg, u = heapq.heappop(heap)
-        if u in done or -neg < best[u]:
-            continue                     # stale entry
-        if u == t:
-            path = [t]
-            while parent[path[-1]] is not None:
-                path.append(parent[path[-1]])
-            return path[::-1], float(best[t])
-        done.add(u)
-        for v in sorted(g.successors(u)):
-            if v in done:
-                continue
-            cap = min(best[u], g[u][v][weight])
-            if cap > best.get(v, -math.inf):
-                best[v] = cap
-                parent[v] = u
-                heapq.heappush(heap, (-cap, v))
-    return None, math.nan
-
-
-def path_is_valid(path: list[int], c: np.ndarray, threshold: float = -np.inf,
-                  dates: np.ndarray | None = None) -> bool:
-    """Every step is an edge >= threshold (and respects time, if dates are given); no repeats."""
-    if len(set(path)) != len(path):
-        return False
-    for u, v in zip(path[:-1], path[1:]):
-        if c[u, v] < threshold or (dates is not None and dates[u] > dates[v]):
-            return False
-    return True
