@@ -64,12 +64,12 @@ from judgelab.study_models import open_gateway
 from judgelab.narrative.analyses import (correlations, cost, disagreement, inputs, joint_collection, ood_study,
                                          prediction, stability)
 from judgelab.narrative.analyses import figures as analyses_figures, paper_tables as analyses_tables
-from judgelab.narrative.analyses import settings as analyses_settings
 from judgelab.narrative.judges import agreement, paper_tables as judge_tables
+from judgelab.narrative.settings import cost_ood_knobs
 from judgelab.run import Run
 
-knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
-                                  k=K, ood_modes=OOD_MODES)
+knobs = cost_ood_knobs(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
+                       k=K, ood_modes=OOD_MODES)
 run = Run.open("10", profile=PROFILE, knobs=knobs)
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)

@@ -1,5 +1,7 @@
-"""Notebooks 07 and 08's parameters: the published UMAP/HDBSCAN parameter sets and the resolution of
-the notebooks' overrides against the profile's ``[<profile>.narrative]`` knobs (``profiles.toml``).
+"""The narrative notebooks' parameters: the published UMAP/HDBSCAN parameter sets and the resolution
+of the overrides of notebooks 07 and 08 against ``[<profile>.narrative]``, of notebook 09 against
+``[<profile>.narrative_judges]`` and of notebook 10 against ``[<profile>.cost_ood]``
+(``profiles.toml``).
 
 The paper states neither UMAP's neighbours nor HDBSCAN's minimum cluster size; the authors
 published two sets (:data:`PARAM_SETS`). The default is chosen by provenance, not by which output
@@ -10,8 +12,9 @@ their examples notebook (16 / 4), so notebook 07 sets it beside this project's v
 ``min_dist=0`` (paper section 4.2).
 
 Notebook parameters (papermill passes strings from the command line) are parsed once, with
-:mod:`judgelab.params`, by :func:`landscape_settings` (notebook 07) and :func:`path_settings`
-(notebook 08).
+:mod:`judgelab.params`, by :func:`landscape_settings` (notebook 07), :func:`path_settings`
+(notebook 08), :func:`judge_knobs` (notebook 09) and :func:`cost_ood_knobs` (notebook 10); None
+or "default" is the profile's value.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from judgelab import profiles
+from judgelab.narrative.judges.prompts import check_mode
 from judgelab.params import as_bool, as_list, as_optional_int, is_unset
 
 PARAM_SETS: dict[str, dict] = {
@@ -147,3 +151,79 @@ def path_settings(profile: str, n_pairs=None, temporal=True, investigate_lengths
     invest = (bool(knobs.get("investigate_lengths", False)) if is_unset(investigate_lengths)
               else as_bool(investigate_lengths, name="INVESTIGATE_LENGTHS"))
     return PathSettings(profile, knobs, pairs, as_bool(temporal, name="TEMPORAL"), invest)
+
+
+K_BY_COLLECTION: dict[str, int] = {"news": 5, "vispub": 3}
+"""The paper's number of agents per collection (section 3.3)."""
+
+DEFAULT_K = 3
+"""K for a collection the paper did not judge."""
+
+
+def k_for(collection: str, k: int | None) -> int:
+    """The number of agents: ``k`` when given, else the paper's K for the collection."""
+    if k is not None:
+        if int(k) < 1:
+            raise ValueError(f"K must be >= 1, got {k}")
+        return int(k)
+    return K_BY_COLLECTION.get(collection, DEFAULT_K)
+
+
+def _agents(k) -> int | None:
+    """``K``: a whole number >= 1, or None ("all": the paper's K per collection, or notebook 09's)."""
+    n = as_optional_int(k, name="K")
+    if n is not None and n < 1:
+        raise ValueError(f"K: agents per narrative must be >= 1, got {k!r}")
+    return n
+
+
+def _modes(value, name: str) -> tuple[str, ...]:
+    return tuple(check_mode(m) for m in as_list(value, name=name))
+
+
+def judge_knobs(profile: str, *, k=None, modes=None, n_pairs=None, explanations=None) -> dict:
+    """Notebook 09's knobs with its overrides: ``k`` (see :func:`_agents`), ``n_pairs`` a whole
+    number ("all": every pair), ``modes`` a comma-separated list, ``explanations`` a yes/no word
+    (true/false, on/off, yes/no, 1/0)."""
+    knobs = profiles.knobs("narrative_judges", profile)
+    if not is_unset(k):
+        knobs["k"] = _agents(k)
+    if not is_unset(n_pairs):
+        knobs["n_pairs"] = as_optional_int(n_pairs, name="N_PAIRS")
+    if not is_unset(modes):
+        knobs["modes"] = _modes(modes, "MODES")
+    if not is_unset(explanations):
+        knobs["explanations"] = as_bool(explanations, name="EXPLANATIONS")
+    return knobs
+
+
+def cost_ood_knobs(profile: str, *, n_cost_sample=None, n_ood=None, n_perturbed=None, k=None,
+                   ood_modes=None) -> dict:
+    """Notebook 10's knobs with its overrides, and ``jsd_base`` (the Jensen-Shannon log base of
+    the joint landscape's coherence, from ``[<profile>.narrative]``).
+
+    ``n_cost_sample`` is a number of narratives (two per endpoint pair, so ``n_cost_pairs`` =
+    max(1, n // 2)); ``n_ood`` and ``n_perturbed`` whole numbers (``n_perturbed`` also "all":
+    every eligible path); ``k`` as in :func:`_agents`; ``ood_modes`` a comma-separated list of
+    judge modes.
+    """
+    knobs = profiles.knobs("cost_ood", profile)
+    if not is_unset(n_cost_sample):
+        knobs["n_cost_pairs"] = max(1, _positive(n_cost_sample, "N_COST_SAMPLE") // 2)
+    if not is_unset(n_ood):
+        knobs["n_ood"] = _positive(n_ood, "N_OOD")
+    if not is_unset(n_perturbed):
+        knobs["n_perturbed"] = as_optional_int(n_perturbed, name="N_PERTURBED")
+    if not is_unset(k):
+        knobs["k"] = _agents(k)
+    if not is_unset(ood_modes):
+        knobs["ood_modes"] = _modes(ood_modes, "OOD_MODES")
+    knobs["jsd_base"] = log_base(profiles.knobs("narrative", profile)["jsd_base"])
+    return knobs
+
+
+def _positive(value, name: str) -> int:
+    n = as_optional_int(value, name=name, all_words=())
+    if n is None or n < 1:
+        raise ValueError(f"{name}: expected a whole number >= 1, got {value!r}")
+    return n

@@ -38,7 +38,7 @@ def ood_agents(scores: pd.DataFrame, k: int | None = None, default_seed: int = 0
     """The agents of the OOD judges: ``(K, base seed)``.
 
     K: ``k`` when given; else notebook 09's K when it used one K for every collection; else None
-    (the paper's K per collection, :func:`judgelab.narrative.judges.settings.k_for`). The seed is
+    (the paper's K per collection, :func:`judgelab.narrative.settings.k_for`). The seed is
     notebook 09's base seed (its smallest agent seed), ``default_seed`` when 09 judged nothing. A
     perturbed narrative is thus judged by the same agents as its original.
     """

@@ -206,12 +206,12 @@ def run_judges(
     """Judge every path in every mode with K agents; return the tidy scores frame.
 
     ``k`` None takes the paper's K per collection (5 news, 3 VisPub;
-    :func:`judgelab.narrative.judges.settings.k_for`). ``agent_design`` None reads
+    :func:`judgelab.narrative.settings.k_for`). ``agent_design`` None reads
     ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.study_models.agent_design`); a temperature design on a
     judge that takes no temperature raises ConfigError before any call (:func:`check_design`).
     """
     from judgelab import study_models
-    from judgelab.narrative.judges.settings import k_for
+    from judgelab.narrative.settings import k_for
 
     design = study_models.agent_design(agent_design)
     agents = {c: agent_spread(k_for(c, k), temperature_range, seed, design) for c in paths["collection"].unique()}
@@ -228,10 +228,10 @@ def run_judges(
 def agents_table(collections, k: int | None, temperature_range: tuple[float, float] = (0.3, 0.7),
                  base_seed: int = 0, agent_design: str | None = None) -> pd.DataFrame:
     """The K agents of each collection (:func:`agent_spread` with
-    :func:`judgelab.narrative.judges.settings.k_for` and the design of
+    :func:`judgelab.narrative.settings.k_for` and the design of
     :func:`judgelab.study_models.agent_design`): collection, agent, temperature, seed."""
     from judgelab import study_models
-    from judgelab.narrative.judges.settings import k_for
+    from judgelab.narrative.settings import k_for
 
     design = study_models.agent_design(agent_design)
     rows = [{"collection": c, "agent": a.agent, "temperature": a.temperature, "seed": a.seed}
