@@ -6,6 +6,6 @@
 - ``graph`` the critical coherence (MST), the sparse graph and the temporal constraint;
 - ``build`` builds every seed's landscape once (one fit per seed, every JSD base from it);
 - ``summaries`` the JSD base's effect and the sparse graph's size; ``comparison`` the critical
-  coherence beside the authors' (``paper_values``); ``figures`` notebook 07's figures;
+  coherence beside the authors' (``paths.paper_values``); ``figures`` notebook 07's figures;
 - ``store`` reads and writes notebook 07's interim files.
 """

@@ -1,7 +1,7 @@
 """The critical coherence beside the authors' value (docs/design.md, principle 7).
 
 The paper does not print the news collection's critical coherence; the authors' examples notebook
-does (:mod:`judgelab.narrative.landscape.paper_values`): 0.4775, *the authors' notebook output on
+does (:mod:`judgelab.narrative.paths.paper_values`): 0.4775, *the authors' notebook output on
 their machine*, at n_neighbors 16 / min_cluster_size 4. Running the authors' own code on this
 machine gives exactly this project's value at the same parameters, so the two are shown side by
 side — "authors' notebook output (their machine)" and "authors' method run here" — and their
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.landscape.build import LandscapeStudy, build_landscape
-from judgelab.narrative.landscape.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_PARAMS,
-                                                       AUTHORS_CRITICAL_SOURCE)
+from judgelab.narrative.paths.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_PARAMS,
+                                                   AUTHORS_CRITICAL_SOURCE)
 from judgelab.narrative.settings import PARAM_SETS, log_base, params_key, params_label
 
 NEWS_SIZE = 540

@@ -7,6 +7,12 @@ of CONTRIBUTING.md (``narr_paths.parquet``): collection, pair_id, stratum, metho
 source, target, path, titles, length, min_coherence, mean_coherence, reliability,
 temporal_span_days, coherence_var, weak_link_ratio, seed. :func:`save_paths` writes the main seed's
 rows as ``narr_paths`` and every seed's as ``narr_paths_seeds`` through :mod:`judgelab.interim`.
+
+The paper states neither n_neighbors nor min_cluster_size; notebook 07's landscape is the default
+set (:mod:`judgelab.narrative.settings`). :func:`refit_landscape` refits notebook 07's embeddings
+(its main seed and JSD base) under the other published set — UMAP + HDBSCAN (paper 4.2), coherence
+T = S x T_topic (eq. 1), critical coherence = weakest edge of the maximum spanning tree — so
+notebook 08 can report Tables 1 and 4 under both sets. Only the main seed is refitted.
 """
 from __future__ import annotations
 
@@ -19,13 +25,15 @@ import pandas as pd
 
 from judgelab import interim
 from judgelab.narrative.landscape import store
-from judgelab.narrative.settings import DEFAULT_PARAMS, PathSettings
+from judgelab.narrative.landscape.coherence import coherence_matrix
+from judgelab.narrative.landscape.graph import critical_coherence
+from judgelab.narrative.landscape.projection import fit_landscape
+from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings, log_base, params_key
 
 from judgelab.narrative.paths.baseline import random_baselines
 from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints, sparse_degree
 from judgelab.narrative.paths.length_investigation import path_length_investigation as investigate
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
-from judgelab.narrative.paths.param_sets import params_key, refit_landscape
 from judgelab.narrative.paths.metrics import path_metrics, pooled_edge_median, weak_link_ratios
 from judgelab.narrative.paths.widest import widest_path
 from judgelab.stats.effects import auc, cohens_d
@@ -158,10 +166,32 @@ def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, t
                      np.asarray(landscape["critical_path_seeds"]))
 
 
+@dataclass
+class Refit:
+    """One landscape refitted under a named parameter set."""
+
+    params: str              # key of PARAM_SETS
+    coherence: np.ndarray    # n x n
+    critical: float
+    labels: np.ndarray       # argmax topic per document
+    n_topics: int
+
+
+def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e") -> Refit:
+    """UMAP + HDBSCAN under ``PARAM_SETS[params]`` (seeded), coherence in ``jsd_base``, critical value."""
+    if params not in PARAM_SETS:
+        raise ValueError(f"unknown parameter set {params!r}; known: {sorted(PARAM_SETS)}")
+    p = PARAM_SETS[params]
+    land = fit_landscape(np.asarray(embeddings), n_neighbors=p["n_neighbors"],
+                         min_cluster_size=p["min_cluster_size"], seed=int(seed))
+    c = coherence_matrix(np.asarray(embeddings), land.memberships, log_base(jsd_base))
+    return Refit(params, c, float(critical_coherence(c)), np.asarray(land.labels), int(land.n_topics))
+
+
 def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, params: str,
                        temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
     """:func:`extract_narratives` on notebook 07's embeddings refitted under the parameter set
-    ``params`` (:func:`judgelab.narrative.paths.param_sets.refit_landscape`; main seed and JSD base
+    ``params`` (:func:`refit_landscape`; main seed and JSD base
     of the landscape), with a ``params`` column; used for Tables 1 and 4 under the other set."""
     seed = int(landscape["main_seed"])
     refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]))

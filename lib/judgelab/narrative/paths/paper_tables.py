@@ -18,11 +18,10 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.paths.comparison import N_BOOT, UNIT, length_difference, method_effects, path_length_table
-from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
-from judgelab.narrative.paths.paper_values import (PAPER_SECTION52, PAPER_SECTION52_SOURCE, PAPER_TABLE1,
-                                                   PAPER_TABLE1_SOURCE, PAPER_TABLE4_MATH, PAPER_TABLE4_SOURCE)
-from judgelab.narrative.paths.param_sets import params_label
-from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
+from judgelab.narrative.paths.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE, PAPER_SECTION52,
+                                                   PAPER_SECTION52_SOURCE, PAPER_TABLE1, PAPER_TABLE1_SOURCE,
+                                                   PAPER_TABLE4_MATH, PAPER_TABLE4_SOURCE)
+from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings, params_label
 from judgelab.stats import resampling as rs
 from judgelab.stats.tests import adjust
 
@@ -41,7 +40,7 @@ def _over_seeds(per_seed: pd.DataFrame, keys: list[str], cols: list[str]) -> pd.
 
 
 def _params_column(t: pd.DataFrame, default_params: dict[str, str] | None) -> pd.Series:
-    """The default parameter set's label per row (its provenance; :mod:`param_sets`)."""
+    """The default parameter set's label per row (its provenance; :mod:`judgelab.narrative.settings`)."""
     dp = default_params or {}
     return t["collection"].map(lambda c: params_label(dp.get(c, DEFAULT_PARAMS)))
 
