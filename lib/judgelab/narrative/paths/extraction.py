@@ -2,17 +2,10 @@
 
 :func:`extract_narratives` is one (collection, landscape seed); :func:`extract_over_seeds` repeats
 it on every path seed notebook 07 kept (UMAP seed = sampling seed = baseline seed) and
-:func:`extract_study` on every collection, from notebook 07's files. The columns are the contract
-of CONTRIBUTING.md (``narr_paths.parquet``): collection, pair_id, stratum, method (maxcap/random),
-source, target, path, titles, length, min_coherence, mean_coherence, reliability,
-temporal_span_days, coherence_var, weak_link_ratio, seed. :func:`save_paths` writes the main seed's
-rows as ``narr_paths`` and every seed's as ``narr_paths_seeds`` through :mod:`judgelab.interim`.
-
-The paper states neither n_neighbors nor min_cluster_size; notebook 07's landscape is the default
-set (:mod:`judgelab.narrative.settings`). :func:`refit_landscape` refits notebook 07's embeddings
-(its main seed and JSD base) under the other published set — UMAP + HDBSCAN (paper 4.2), coherence
-T = S x T_topic (eq. 1), critical coherence = weakest edge of the maximum spanning tree — so
-notebook 08 can report Tables 1 and 4 under both sets. Only the main seed is refitted.
+:func:`extract_study` on every collection, from notebook 07's files. :func:`save_paths` writes the
+main seed's rows as ``narr_paths`` (columns: CONTRIBUTING.md) and every seed's as
+``narr_paths_seeds``. :func:`extract_alt_params` repeats the main seed under the other published
+UMAP / HDBSCAN parameter set (:func:`refit_landscape`), for Tables 1 and 4 under both sets.
 """
 from __future__ import annotations
 
@@ -147,10 +140,8 @@ def rejection_row(collection: str, seed: int, attrs: dict) -> dict:
 
 def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, temporal: bool = True,
                        strict_dates: bool = True) -> SeedPaths:
-    """:func:`extract_narratives` on every path seed of notebook 07's landscape (npz dict of
-    :func:`judgelab.narrative.landscape.store.load_landscape`), each with its own coherence
-    matrix, critical value and topics, seeded with the landscape's seed; plus the baseline's
-    date-rule sensitivity of each seed."""
+    """:func:`extract_narratives` on every path seed of notebook 07's landscape, each with its own
+    coherence matrix, critical value, topics and seed; plus each seed's date-rule sensitivity."""
     out, rules, others, rejections = [], [], [], []
     for k, seed in enumerate(landscape["path_seeds"]):
         c = landscape["coherence_by_seed"][k]
@@ -190,9 +181,8 @@ def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e"
 
 def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, params: str,
                        temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
-    """:func:`extract_narratives` on notebook 07's embeddings refitted under the parameter set
-    ``params`` (:func:`refit_landscape`; main seed and JSD base
-    of the landscape), with a ``params`` column; used for Tables 1 and 4 under the other set."""
+    """:func:`extract_narratives` on notebook 07's embeddings refitted under ``params`` (main seed
+    and JSD base), with a ``params`` column."""
     seed = int(landscape["main_seed"])
     refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]))
     paths = extract_narratives(collection, refit.coherence, refit.critical, landscape["dates"], titles,
