@@ -1,20 +1,12 @@
 """Output schemas of the narrative judge, one pydantic model per prompt mode (paper 002, 4.2).
 
-Design choices forced by the engines (docs/design.md, "Facts measured"):
-
-- Scores are an ``enum`` of the integers 1..10 (``Literal[1, ..., 10]``), not an integer with
-  ``minimum``/``maximum``: llama.cpp's JSON-schema grammar ignores the bounds but enforces enums,
-  so every parsed score is in range on every backend.
-- Every string has a ``maxLength`` so that a small model cannot run a free-text field into
-  ``max_tokens``.
-- Explanations are optional extras and off by default (the paper: "require_explanations was set
-  to False"); the chain-of-thought mode's three reasoning steps are not explanations but the
-  mode itself, so they are always present (the paper's fields step1_connections,
-  step2_overall_flow, step3_transitions, before the score).
-
-Overall score per mode (:func:`overall_score`): simple and CoT report one score; standard is the
-mean of its four dimensions and complex the mean of its six criteria (paper 3.4.3: "The overall
-score averages these dimensions").
+Scores are an ``enum`` of the integers 1..10, not an integer with bounds: llama.cpp's JSON-schema
+grammar ignores ``minimum``/``maximum`` but enforces enums (docs/design.md, "Facts measured").
+Every string has a ``maxLength`` so that a small model cannot run a free-text field into
+``max_tokens``. Explanations are optional and off by default (the paper: "require_explanations
+was set to False"); the chain-of-thought mode's three reasoning steps are the mode itself, so
+always present. The overall score of standard and complex is the mean of their dimensions (paper
+3.4.3: "The overall score averages these dimensions").
 """
 from __future__ import annotations
 

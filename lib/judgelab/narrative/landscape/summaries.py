@@ -1,8 +1,5 @@
-"""Tables that describe the built landscapes: what the JSD log base changes, and the size of the
-sparse coherence graph (paper 3.1, 4.2).
-
-They read the runs :mod:`judgelab.narrative.landscape.build` kept; nothing is refitted here.
-"""
+"""What the JSD log base changes, and the size of the sparse coherence graph (paper 3.1, 4.2),
+from the runs :mod:`judgelab.narrative.landscape.build` kept."""
 from __future__ import annotations
 
 import numpy as np
