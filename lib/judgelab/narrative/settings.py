@@ -1,20 +1,14 @@
-"""The narrative notebooks' parameters: the published UMAP/HDBSCAN parameter sets and the resolution
-of the overrides of notebooks 07 and 08 against ``[<profile>.narrative]``, of notebook 09 against
-``[<profile>.narrative_judges]`` and of notebook 10 against ``[<profile>.cost_ood]``
-(``profiles.toml``).
+"""The narrative notebooks' parameters: the published UMAP/HDBSCAN parameter sets, and each
+notebook's overrides (papermill's strings, parsed with :mod:`judgelab.params`; None or "default"
+is the profile's value) resolved against ``profiles.toml``: :func:`landscape_settings` (07) and
+:func:`path_settings` (08) against ``[<profile>.narrative]``, :func:`judge_knobs` (09) against
+``[<profile>.narrative_judges]``, :func:`cost_ood_knobs` (10) against ``[<profile>.cost_ood]``.
 
 The paper states neither UMAP's neighbours nor HDBSCAN's minimum cluster size; the authors
 published two sets (:data:`PARAM_SETS`). The default is chosen by provenance, not by which output
-matches: the paths behind the paper's Tables 1 and 4 are the authors' stored paths, produced by
-their path-comparison notebook with 32 / 8. The critical coherence the authors printed comes from
-their examples notebook (16 / 4), so notebook 07 sets it beside this project's value at 16 / 4
-(:mod:`judgelab.narrative.landscape.comparison`). UMAP always uses 48 components, cosine,
-``min_dist=0`` (paper section 4.2).
-
-Notebook parameters (papermill passes strings from the command line) are parsed once, with
-:mod:`judgelab.params`, by :func:`landscape_settings` (notebook 07), :func:`path_settings`
-(notebook 08), :func:`judge_knobs` (notebook 09) and :func:`cost_ood_knobs` (notebook 10); None
-or "default" is the profile's value.
+matches: the authors' stored paths behind Tables 1 and 4 come from their path-comparison notebook
+(32 / 8); the critical coherence they printed from their examples notebook (16 / 4), so notebook
+07 sets it beside this project's value at 16 / 4.
 """
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""News and VisPub documents in ONE embedding space, with the landscape and coherence fitted on
-their union (paper 002, section 5.7: what the out-of-distribution narratives are drawn from).
+"""News and VisPub in ONE embedding space, with the landscape and coherence fitted on their union
+(paper 002, section 5.7: what the out-of-distribution narratives are drawn from).
 
-Both collections are embedded with the same backend: by default the bundled MiniLM, since the data
-mirror has the authors' OpenAI vectors for news only, and mixing them with MiniLM VisPub vectors
-would put the two collections in different spaces. The joint landscape is fitted as in notebook 07
-(UMAP 48-d cosine + HDBSCAN soft memberships) and coherence θ = √(S·T) is computed on it.
+Both collections are embedded with the same backend (by default the bundled MiniLM: the authors'
+OpenAI vectors exist for news only, and mixing them would put the collections in different
+spaces); the landscape and coherence are those of notebook 07.
 """
 from __future__ import annotations
 

@@ -1,16 +1,10 @@
 """Predicting the LLM score from the coherence metrics (paper 002, section 5.8.1, Tables 6 and 7).
 
-Input: the follow-up table (:func:`judgelab.narrative.analyses.inputs.narrative_table`),
-one row per judged narrative and mode with ``score_mean`` (the K agents' mean score) and the
-path's metrics. Models are scikit-learn regressors; R² = 1 − SS_res / SS_tot on held-out folds
-of endpoint pairs (:func:`judgelab.narrative.analyses.stability.pair_folds`).
-
-Interval of Table 6 (``r2_mean_ci_low`` / ``_high``): a seeded percentile cluster bootstrap over
-endpoint pairs of the held-out predictions (:mod:`judgelab.stats.resampling`): each resample
-reweights the rows of the drawn pairs, recomputes every fold's R² from the fixed out-of-fold
-predictions and averages them. The models are not refitted, so the interval describes the
-sampling of the evaluated narratives, not the refitting noise (``r2_sd`` shows the spread over
-folds). Table 7's importances are point estimates of one fitted forest, without an interval.
+Scikit-learn regressors on the follow-up table; R² = 1 − SS_res / SS_tot on held-out folds of
+endpoint pairs (:func:`judgelab.narrative.analyses.stability.pair_folds`). Table 6's interval is
+a seeded percentile cluster bootstrap over pairs of the fixed out-of-fold predictions: the models
+are not refitted, so it describes the sampling of the evaluated narratives, not the refitting
+noise (``r2_sd`` shows the spread over folds). Table 7's importances are point estimates.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Assemble notebook 09's paper tables: recomputed values with the paper's beside them.
-
-The paper's numbers come only from :mod:`judgelab.narrative.judges.paper_values` and land in
-``paper_<stat>`` columns right after the recomputed ``<stat>`` column.
-"""
+"""Notebook 09's tables with the paper's values (:mod:`judgelab.narrative.judges.paper_values`)
+in ``paper_<stat>`` columns right after ours."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence

@@ -1,14 +1,10 @@
 """Render the narrative judge's four prompt modes (paper 002, section 3.4; notebook 09).
 
-The prompts live in ``prompts/narrative/judge_<mode>.md``, written for this compendium (they
-follow the paper's described design, not its wording). Each file holds a front matter with a
-``version`` (it enters the gateway's cache key through ``ChatRequest.template_version``), then
-``## system``, ``## user`` and ``## explanations`` sections. Placeholders use
-:class:`string.Template` syntax (``$collection_noun``, ``$n_documents``, ``$narrative``,
-``$explanations``) so that literal braces in a prompt never need escaping.
-
-The narrative is shown as a numbered list of document titles, as in the paper (section 5.6:
-"article titles formatted as a numbered list").
+The prompts, ``prompts/narrative/judge_<mode>.md``, follow the paper's described design, not its
+wording. Each has a front matter ``version`` (part of the gateway's cache key), then ``## system``,
+``## user`` and ``## explanations`` sections with :class:`string.Template` placeholders, so that
+literal braces never need escaping. The narrative is a numbered list of document titles (paper
+section 5.6).
 """
 from __future__ import annotations
 

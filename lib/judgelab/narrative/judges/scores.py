@@ -1,16 +1,9 @@
 """The score of a judged narrative: one summary of its K agents, used by every narrative analysis.
 
-A *narrative* is a path of notebook 08 (collection, endpoint pair, method) or a generated OOD /
-perturbed narrative (notebook 10). Its LLM score in a prompt mode summarises the K agents of
-``narr_judge_scores.parquet`` (CONTRIBUTING.md):
-
-- ``score_mean``: mean of the agents' scores whose call succeeded (``status == "ok"`` and a score);
-- ``score_sd``: their sample SD, ddof = 1 (NaN with fewer than two successful agents);
-- ``n_agents``: successful calls; ``n_failed``: failed calls.
-
-A failed call is counted, never scored (docs/design.md: a failure is recorded, never a 0). A narrative
-whose every agent failed keeps its row, with ``score_mean`` NaN and ``n_agents`` 0, so that the
-failures show in the tables instead of the narrative silently disappearing.
+A narrative (a path of notebook 08, or a generated one of notebook 10) scores, per prompt mode,
+``score_mean`` and ``score_sd`` (ddof = 1) over the agents whose call succeeded, with
+``n_agents`` and ``n_failed``. A failed call is counted, never scored; a narrative whose every
+agent failed keeps its row (``score_mean`` NaN, ``n_agents`` 0), so the failures show.
 """
 from __future__ import annotations
 

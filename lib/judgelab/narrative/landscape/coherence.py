@@ -4,18 +4,12 @@
     S = 1 - arccos(cos_sim(z_u, z_v)) / pi          angular similarity of the original embeddings
     T = 1 - JSD_b(p_u, p_v)                         topic similarity of the HDBSCAN membership vectors
 
-``JSD_b`` is the Jensen-Shannon *distance* (the square root of the divergence, Lin 1991), as
-``scipy.spatial.distance.jensenshannon`` returns and as the original Narrative Trails code used,
-with log base ``b``. The original used the natural log (scipy's default): the distance is then at
-most sqrt(ln 2) = 0.8326, so T never drops below 0.1674. With base 2 the distance spans [0, 1] and
-T can reach 0; every T < 1 becomes smaller (JSD_2 = JSD_e / sqrt(ln 2)), so every coherence between
-documents of different topics drops and the critical coherence moves with it (notebook 07 reports
-both). The diagonal (self-coherence) is set to 0: the graph has no self-loops.
-
-:func:`coherence_row_blocks` computes theta in row blocks of the upper triangle (one block in memory
-at a time); :func:`coherence_matrix` assembles them into the dense n x n float32 array (one
-20,000-document matrix is 1.6 GB; no float64 n x n temporary is ever made), and
-:mod:`judgelab.narrative.landscape.sparse_graph` keeps only the edges the graph needs.
+``JSD_b`` is the Jensen-Shannon *distance* (Lin 1991) with log base ``b``, as
+``scipy.spatial.distance.jensenshannon`` and the original code. With the original's natural log
+the distance is at most sqrt(ln 2), so T never drops below 0.1674; with base 2 it spans [0, 1]
+(JSD_2 = JSD_e / sqrt(ln 2)), so every cross-topic coherence and the critical coherence drop
+(notebook 07 reports both). The diagonal is 0: the graph has no self-loops. theta is computed in
+row blocks (:func:`coherence_row_blocks`), never with a float64 n x n temporary.
 """
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
 """Tables of the extracted paths: Table 1 (path lengths), Table 4 maths rows, the comparison with
 the paper (sections 5.1-5.2) and the baseline's date rule.
 
-Every table puts our value (main seed), its mean and SD over the path seeds, and the paper's
-reported value (column ``paper_*``, cited constants from :mod:`judgelab.narrative.paths.paper_values`) side by side.
-
-Unit, intervals, families (docs/design.md, principle 12): the unit is the endpoint pair (column ``unit``); every
-``X`` of the main seed has ``X_ci_low`` / ``X_ci_high``, a seeded percentile cluster bootstrap over
-endpoint pairs (``ci_method``; :mod:`judgelab.narrative.paths.comparison`); the tests are paired
-over pairs and adjusted within a named family (``mc_family``: one table, one role — main rule or
-sensitivity) by Holm (``p_holm``, the default reading) and Bonferroni (``p_bonferroni``, the
-paper's). The random baseline's date rule (``baseline_dates``) is strict for the main rows; the
-inclusive reading is the labelled sensitivity row (``role``) in Tables 1 and 4.
+Every table puts our value (main seed), its mean and SD over the path seeds and the paper's
+(``paper_*``, from :mod:`judgelab.narrative.paths.paper_values`) side by side. Intervals and
+paired tests are over endpoint pairs (:mod:`judgelab.narrative.paths.comparison`), adjusted
+within a named family (``mc_family``: one table, one role) by Holm (``p_holm``, the default
+reading) and Bonferroni (``p_bonferroni``, the paper's). The strict date rule of the random
+baseline gives the main rows; the inclusive one is the labelled sensitivity row (``role``).
 """
 from __future__ import annotations
 

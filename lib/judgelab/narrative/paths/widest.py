@@ -1,23 +1,16 @@
 """Maximum-capacity (widest) paths: the Narrative Trails extraction (German et al. 2025; paper 3.1).
 
-A path's capacity is its weakest edge, min over consecutive (u, v) of theta(u, v). The widest path
-from s to t maximises it. Both functions run the modified Dijkstra of the original code: pop the
-vertex whose best capacity from s is largest, relax its out-edges with min(capacity, weight),
-stop when t is popped.
+A path's capacity is its weakest edge, min over consecutive (u, v) of theta(u, v); the widest path
+from s to t maximises it, by the modified Dijkstra of the original code: pop the vertex whose best
+capacity from s is largest, relax its out-edges with min(capacity, weight), stop when t is popped.
 
-Tie-breaking (documented because bottleneck ties are the rule, not the exception: every path
-through the same weakest edge has the same capacity):
-
-1. among vertices with equal best capacity, the one with the smallest document index is popped
-   first (the original's heap of ``(-capacity, node)`` tuples does the same);
-2. a vertex's predecessor changes only on a *strict* improvement, so the first vertex that reached
-   a capacity keeps it; out-edges are relaxed in increasing document index.
-
-:func:`widest_path` (dense matrix, vectorised rows) therefore returns the same path as the
-original's networkx heap; the tests check this, and check the capacity against exhaustive search. With ``dates`` the temporal rule (u -> v only if date_u <= date_v)
-applies, and only documents dated between the endpoints can be on a path, so the search is
-restricted to them (exact, and much faster for close endpoints). :func:`widest_path_sparse` runs
-the same search on a sparse graph (no n x n matrix; :mod:`judgelab.narrative.landscape.sparse_graph`).
+Bottleneck ties are the rule (every path through the same weakest edge has the same capacity),
+so the tie rules are those of the original's heap of ``(-capacity, node)``: among equal
+capacities the smallest document index is popped first; a predecessor changes only on a *strict*
+improvement; out-edges are relaxed in increasing document index. :func:`widest_path` (dense
+matrix) and :func:`widest_path_sparse` (CSR graph) therefore return the original's path (tested,
+with the capacity checked by exhaustive search). With ``dates`` the temporal rule (u -> v only if
+date_u <= date_v) applies and the search is restricted to documents dated between the endpoints.
 """
 from __future__ import annotations
 
