@@ -85,11 +85,8 @@ class LandscapeSettings:
 
 def landscape_settings(profile: str, collections=None, jsd_base=None, seed=None,
                        sensitivity_seeds=None) -> LandscapeSettings:
-    """Resolve notebook 07's parameters against the profile (None / "none" = the profile's value).
-
-    ``collections``: list or comma-separated string; ``jsd_base``: "e" or a number > 1;
-    ``seed``: main UMAP seed; ``sensitivity_seeds``: how many seeds ``seed, seed+1, ...``.
-    """
+    """Resolve notebook 07's parameters: ``collections`` (list or comma-separated), ``jsd_base``
+    ("e" or a number > 1), the main UMAP ``seed`` and how many ``sensitivity_seeds`` follow it."""
     knobs = profiles.knobs("narrative", profile)
     names = as_list(collections, name="COLLECTIONS") or list(knobs["collections"])
     main_seed = as_optional_int(seed, name="SEED")
@@ -135,9 +132,8 @@ class PathSettings:
 
 
 def path_settings(profile: str, n_pairs=None, temporal=True, investigate_lengths=None) -> PathSettings:
-    """Resolve notebook 08's parameters: ``n_pairs`` (None = the profile's), ``temporal`` (yes/no;
-    "off" and "false" are False), ``investigate_lengths`` (None = the profile's
-    ``investigate_lengths``)."""
+    """Resolve notebook 08's parameters: ``n_pairs``, ``temporal`` (yes/no) and
+    ``investigate_lengths`` (None: the profile's)."""
     knobs = profiles.knobs("narrative", profile)
     pairs = as_optional_int(n_pairs, name="N_PAIRS")
     if pairs is not None and pairs < 1:
@@ -176,9 +172,8 @@ def _modes(value, name: str) -> tuple[str, ...]:
 
 
 def judge_knobs(profile: str, *, k=None, modes=None, n_pairs=None, explanations=None) -> dict:
-    """Notebook 09's knobs with its overrides: ``k`` (see :func:`_agents`), ``n_pairs`` a whole
-    number ("all": every pair), ``modes`` a comma-separated list, ``explanations`` a yes/no word
-    (true/false, on/off, yes/no, 1/0)."""
+    """Notebook 09's knobs with its overrides: ``k`` (:func:`_agents`), ``n_pairs`` a whole number
+    ("all": every pair), ``modes`` a comma-separated list, ``explanations`` a yes/no word."""
     knobs = profiles.knobs("narrative_judges", profile)
     if not is_unset(k):
         knobs["k"] = _agents(k)
@@ -193,14 +188,9 @@ def judge_knobs(profile: str, *, k=None, modes=None, n_pairs=None, explanations=
 
 def cost_ood_knobs(profile: str, *, n_cost_sample=None, n_ood=None, n_perturbed=None, k=None,
                    ood_modes=None) -> dict:
-    """Notebook 10's knobs with its overrides, and ``jsd_base`` (the Jensen-Shannon log base of
-    the joint landscape's coherence, from ``[<profile>.narrative]``).
-
-    ``n_cost_sample`` is a number of narratives (two per endpoint pair, so ``n_cost_pairs`` =
-    max(1, n // 2)); ``n_ood`` and ``n_perturbed`` whole numbers (``n_perturbed`` also "all":
-    every eligible path); ``k`` as in :func:`_agents`; ``ood_modes`` a comma-separated list of
-    judge modes.
-    """
+    """Notebook 10's knobs with its overrides, and the joint landscape's ``jsd_base`` (notebook
+    07's). ``n_cost_sample`` counts narratives, two per endpoint pair; ``n_perturbed`` may be
+    "all"; ``k`` as :func:`_agents`; ``ood_modes`` a comma-separated list."""
     knobs = profiles.knobs("cost_ood", profile)
     if not is_unset(n_cost_sample):
         knobs["n_cost_pairs"] = max(1, _positive(n_cost_sample, "N_COST_SAMPLE") // 2)

@@ -49,11 +49,8 @@ def correlations(long: pd.DataFrame, predictors: Sequence[str], targets: Sequenc
                  by: Sequence[str] = ("collection", "mode"), family: str = "this table",
                  n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
     """Pearson r (and two-sided p) between each predictor and each target within groups ``by``,
-    with the pair-bootstrap interval and p (clusters: ``pair_id``; each row its own when absent).
-
-    Columns: *by, predictor, target, r, r_ci_low, r_ci_high, p, p_boot, n (complete pairs of
-    values), p_holm, p_bonferroni, mc_family, unit, ci_method.
-    """
+    with the pair-bootstrap interval and p (clusters: ``pair_id``; each row its own when absent);
+    ``n`` counts complete pairs of values."""
     rows = []
     for key, g in long.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -89,10 +86,8 @@ def temporal_span(long: pd.DataFrame) -> pd.DataFrame:
 
 
 def temporal_analysis(long: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """Pearson r of temporal span with minimum coherence, average coherence and the mean LLM
-    score, per collection and mode (coherence rows repeat per mode, since the narratives are the
-    same), with the pair-bootstrap interval and adjusted p of :func:`correlations`. Columns:
-    theirs + span_unit."""
+    """:func:`correlations` of temporal span with minimum coherence, average coherence and the
+    mean LLM score, per collection and mode (coherence rows repeat per mode), + span_unit."""
     t = temporal_span(long)
     out = correlations(t, ["temporal_span"], ["min_coherence", "mean_coherence", "score_mean"],
                        family="temporal span (section 5.8.3)", seed=seed)
@@ -103,8 +98,7 @@ def temporal_analysis(long: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
 
 def span_bins(long: pd.DataFrame, n_bins: int = 4) -> pd.DataFrame:
     """Mean minimum coherence and mean LLM score by temporal-span quantile bin, per collection
-    and mode (the paper reports an optimum at moderate spans). Columns: collection, mode,
-    span_bin, span_lo, span_hi, min_coherence, score_mean, n."""
+    and mode (the paper reports an optimum at moderate spans)."""
     t = temporal_span(long)
     rows = []
     for (coll, mode), g in t.dropna(subset=["temporal_span"]).groupby(["collection", "mode"], sort=True):
@@ -121,11 +115,8 @@ def span_bins(long: pd.DataFrame, n_bins: int = 4) -> pd.DataFrame:
 
 
 def path_efficiency(path: Sequence[int], coords: np.ndarray) -> float:
-    """Straightness index of a path on a map: ‖x_target − x_source‖ / Σ‖x_{i+1} − x_i‖.
-
-    1 for a straight path, towards 0 for a detour (Benhamou 2004). A one-document path, or a path
-    whose steps have zero total length, has efficiency 1.
-    """
+    """Straightness index of a path on a map: ‖x_target − x_source‖ / Σ‖x_{i+1} − x_i‖ (1 for a
+    straight path, a one-document path or steps of zero total length; towards 0 for a detour)."""
     pts = np.asarray(coords)[np.asarray(path, dtype=int)]
     if len(pts) < 2:
         return 1.0
@@ -141,9 +132,8 @@ def _z(s: pd.Series) -> pd.Series:
 
 
 def add_complexity(paths: pd.DataFrame, coords_by_collection: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Add ``path_efficiency`` (from each collection's 2-D map; NaN for a collection without one)
-    and ``complexity_score`` = mean of z(coherence_var), z(weak_link_ratio) and
-    z(1 − path_efficiency) within a collection."""
+    """Add ``path_efficiency`` (NaN for a collection without a 2-D map) and
+    ``complexity_score`` (module doc)."""
     out = paths.copy()
     out["path_efficiency"] = [
         path_efficiency(p, coords_by_collection[c]) if c in coords_by_collection else np.nan
@@ -159,8 +149,7 @@ def add_complexity(paths: pd.DataFrame, coords_by_collection: dict[str, np.ndarr
 
 
 def complexity_analysis(long: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """Pearson r of coherence variance, weak-link ratio, path efficiency and the complexity score
-    with the mean LLM score, per collection and mode, with the pair-bootstrap interval and
-    adjusted p of :func:`correlations` (its columns)."""
+    """:func:`correlations` of coherence variance, weak-link ratio, path efficiency and the
+    complexity score with the mean LLM score, per collection and mode."""
     present = [m for m in COMPLEXITY_METRICS if m in long.columns]
     return correlations(long, present, ["score_mean"], family="path complexity (section 5.8.4)", seed=seed)

@@ -80,10 +80,8 @@ def prompt_tokens(system: str, user: str, model: str | None) -> int:
 def prompt_token_table(paths: pd.DataFrame, modes: Sequence[str] = MODES, model: str | None = None,
                        reference_model: str = REFERENCE_MODEL,
                        wording: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Render every narrative of ``paths`` (collection, pair_id, method, titles) in every mode
-    and count its prompt tokens with tiktoken under the judge model's and the reference model's
-    encodings. Columns: collection, pair_id (str), method, mode, n_documents, tiktoken_input,
-    tiktoken_input_ref, encoding, encoding_ref."""
+    """Every narrative of ``paths`` rendered in every mode, its prompt tokens counted with tiktoken
+    under the judge model's (``tiktoken_input``) and the reference model's encodings (``_ref``)."""
     rows = []
     for mode in modes:
         for r in paths.itertuples(index=False):

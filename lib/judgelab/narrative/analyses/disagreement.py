@@ -16,12 +16,9 @@ SCORE_BINS: tuple[float, ...] = (1.0, 3.0, 5.0, 7.0, 9.0, 10.0)
 
 
 def disagreement_by_score_range(long: pd.DataFrame, bins: Sequence[float] = SCORE_BINS) -> pd.DataFrame:
-    """Mean agent SD (``score_sd``, ddof = 1) by the narrative's mean score range, per collection
-    and mode; narratives with fewer than two successful agents have no SD and are left out.
-
-    Intervals are closed on the left, the last one on both sides. Columns: collection, mode,
-    score_range ("5-7"), avg_std, n_narratives.
-    """
+    """Mean agent SD (``score_sd``, ddof = 1; narratives with one successful agent left out) by
+    the narrative's mean score range ("5-7": closed on the left, the last on both sides), per
+    collection and mode: ``avg_std``, ``n_narratives``."""
     d = long[(long["n_agents"] >= 2) & long["score_sd"].notna()].copy()
     labels = [f"{lo:g}-{hi:g}" for lo, hi in zip(bins[:-1], bins[1:])]
     d["score_range"] = pd.cut(d["score_mean"].clip(bins[0], bins[-1]), bins=list(bins), labels=labels,
@@ -51,10 +48,7 @@ def evaluation_errors(long: pd.DataFrame, coherence: str = "min_coherence",
 
 def method_summary(long: pd.DataFrame, score_max: float = 10.0) -> pd.DataFrame:
     """Mean minimum coherence, mean average coherence and mean LLM score by collection, mode and
-    method, with ``score_scaled`` = score_mean / ``score_max`` (on the coherence's 0–1 scale).
-
-    Columns: collection, mode, method, min_coherence, mean_coherence, score_mean, n, score_scaled.
-    """
+    method, with ``score_scaled`` = score_mean / ``score_max`` (on the coherence's 0–1 scale)."""
     out = (long.groupby(["collection", "mode", "method"])
                .agg(min_coherence=("min_coherence", "mean"), mean_coherence=("mean_coherence", "mean"),
                     score_mean=("score_mean", "mean"), n=("score_mean", "size")).reset_index())

@@ -175,12 +175,8 @@ FIGURE9_CAPTIONS: dict[str, str] = {
 
 
 def figure9_panels(table06: pd.DataFrame, table08: pd.DataFrame, long: pd.DataFrame) -> list[tuple[str, plt.Figure, str]]:
-    """Figure 9's six panels as ``(panel name, figure, caption)``, saved as ``narr_fig09_<name>``.
-
-    ``table06``: Table 6 (:func:`judgelab.narrative.analyses.prediction.predictive_table`);
-    ``table08``: Table 8 (agent disagreement per mode, with ``paper_mean_sd``); ``long``: the
-    follow-up table (:func:`judgelab.narrative.analyses.inputs.narrative_table`).
-    """
+    """Figure 9's six panels as ``(panel name, figure, caption)``, saved as ``narr_fig09_<name>``,
+    from Table 6, Table 8 (with ``paper_mean_sd``) and the follow-up table."""
     from judgelab.narrative.analyses.disagreement import evaluation_errors, method_summary
 
     figs = {

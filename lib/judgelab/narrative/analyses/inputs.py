@@ -61,10 +61,7 @@ def load() -> AnalysisInputs:
 
 def narrative_table(paths: pd.DataFrame, scores: pd.DataFrame,
                     coords_by_collection: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Notebook 08's paths (length, minimum / average coherence, coherence variance, weak-link
-    ratio, temporal span, ...) x modes, joined to the K agents' score summary of notebook 09
-    (:func:`judgelab.narrative.judges.scores.narrative_scores`), with path efficiency, the
-    complexity score and the temporal span in the collection's unit
-    (:mod:`judgelab.narrative.analyses.correlations`). Rows in the order of ``paths``; only
-    narratives that were judged."""
+    """Notebook 08's judged paths x modes with the K agents' score summary of notebook 09, path
+    efficiency, the complexity score and the temporal span in the collection's unit
+    (:mod:`judgelab.narrative.analyses.correlations`), in the order of ``paths``."""
     return temporal_span(judged_paths(narrative_scores(scores), add_complexity(paths, coords_by_collection)))

@@ -62,8 +62,7 @@ def alternating_narratives(collection_of: Sequence[str], n: int, lengths: Sequen
 def random_mixed_narratives(collection_of: Sequence[str], n: int, lengths: Sequence[int], seed: int,
                             min_length: int = 2, max_tries: int = 10_000) -> pd.DataFrame:
     """``n`` narratives of documents drawn uniformly without replacement from the joint
-    collection, redrawn until every collection is present (so ``min_length`` ≥ number of
-    collections)."""
+    collection, redrawn until every collection is present."""
     rng = np.random.default_rng(seed)
     coll = np.asarray(collection_of)
     names = set(coll.tolist())

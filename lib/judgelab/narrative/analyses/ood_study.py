@@ -38,9 +38,8 @@ def ood_agents(scores: pd.DataFrame, k: int | None = None, default_seed: int = 0
 
 
 def judged_narratives(narratives: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Generated narratives (:data:`ood_narratives.NARRATIVE_COLUMNS` plus coherence) joined to the
-    score summary of their judge rows (``method`` = kind, ``pair_id`` = "<kind>-<narrative_id>",
-    as :func:`ood_narratives.judge_frame` made them). Columns: :data:`LONG_COLUMNS` + n_failed."""
+    """Generated narratives joined to the score summary of their judge rows (keyed as
+    :func:`ood_narratives.judge_frame` made them). Columns: :data:`LONG_COLUMNS` + n_failed."""
     s = scores.assign(kind=scores["method"],
                       narrative_id=scores["pair_id"].astype(str).str.rsplit("-", n=1).str[-1].astype(int))
     summary = narrative_scores(s, keys=("kind", "narrative_id", "collection", "mode"))

@@ -26,12 +26,8 @@ MODEL_NAMES: tuple[str, ...] = ("linear", "ridge", "random_forest", "polynomial"
 
 
 def make_model(name: str, seed: int = 0, n_estimators: int = 200):
-    """A fresh scikit-learn regressor by name.
-
-    ``linear``: ordinary least squares. ``ridge``: standardised features + Ridge (α = 1).
-    ``random_forest``: RandomForestRegressor (Breiman 2001) with ``n_estimators`` trees.
-    ``polynomial``: degree-2 polynomial features + standardisation + OLS (the paper's fourth row).
-    """
+    """A fresh scikit-learn regressor: ``linear`` (OLS), ``ridge`` (standardised, α = 1),
+    ``random_forest`` (Breiman 2001) or ``polynomial`` (degree 2, standardised, OLS)."""
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.linear_model import LinearRegression, Ridge
     from sklearn.pipeline import make_pipeline
@@ -82,13 +78,9 @@ def fold_r2(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, w: np.ndarray | N
 def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,
                      models: Sequence[str] = MODEL_NAMES, n_splits: int = 5, seed: int = 0,
                      n_estimators: int = 200, n_boot: int = N_BOOT) -> pd.DataFrame:
-    """Table 6: cross-validated R² (mean ± SD over folds, and the pair-bootstrap interval of the
-    mean, module doc) of each model predicting the mean LLM score of a narrative from its
-    mathematical metrics, per collection and mode.
-
-    Columns: collection, mode, model, r2_mean, r2_mean_ci_low, r2_mean_ci_high, r2_sd (ddof=1 over
-    folds), n_folds, n, n_pairs, unit, ci_method.
-    """
+    """Table 6: per collection, mode and model, the cross-validated R² of the mean LLM score
+    from the path's metrics: mean over folds with its pair-bootstrap interval (module doc) and
+    ``r2_sd`` (ddof = 1 over folds)."""
     from sklearn.metrics import r2_score
 
     rows = []
@@ -121,11 +113,8 @@ def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,
 
 def feature_importance_table(long: pd.DataFrame, features: Sequence[str] = FEATURES, seed: int = 0,
                              n_estimators: int = 200) -> pd.DataFrame:
-    """Table 7: impurity-based feature importances (mean decrease in impurity, summing to 1) of a
-    random forest fitted on all narratives of a collection and mode.
-
-    Columns: collection, mode, feature, importance, n.
-    """
+    """Table 7: impurity-based feature importances (summing to 1) of a random forest fitted on
+    all narratives of a collection and mode."""
     rows = []
     data = long.dropna(subset=list(features) + ["score_mean"])
     for (coll, mode), g in data.groupby(["collection", "mode"], sort=True):

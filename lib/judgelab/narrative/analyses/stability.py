@@ -24,11 +24,8 @@ FOLD_COLUMNS = ["collection", "mode", "fold", "quantity", "train", "test", "abs_
 
 
 def pair_folds(pair_ids: Sequence, n_splits: int = 5, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """K-fold splits over the unique endpoint pairs, returned as (train, test) row indices.
-
-    Rows that share a ``pair_id`` fall in the same fold. ``n_splits`` is reduced to the number of
-    unique pairs when there are fewer (at least 2 are needed).
-    """
+    """K-fold (train, test) row indices over the unique endpoint pairs (``n_splits`` at most their
+    number, at least 2 needed); rows that share a ``pair_id`` fall in the same fold."""
     from sklearn.model_selection import KFold
 
     pair_ids = np.asarray(pair_ids)
@@ -44,13 +41,9 @@ def pair_folds(pair_ids: Sequence, n_splits: int = 5, seed: int = 0) -> list[tup
 
 def cv_stability(long: pd.DataFrame, predictors: Sequence[str] = ("min_coherence", "mean_coherence"),
                  n_splits: int = 5, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Returns ``(folds, summary)``.
-
-    ``folds``: one row per collection, mode, fold and quantity — for a correlation ``r_<metric>``,
-    r on the training part, r on the held-out fold and |r_train − r_test|; for
-    ``d_maxcap_vs_random``, d on the held-out fold. ``summary`` per collection, mode and
-    quantity: mean_abs_diff (correlations), test_mean and test_sd (ddof = 1) over folds, n_folds.
-    """
+    """``(folds, summary)``: per collection, mode, fold and quantity, r_train, r_test and
+    |r_train − r_test| of each ``r_<metric>`` and the held-out ``d_maxcap_vs_random``; their
+    summary over folds (mean_abs_diff, test_mean, test_sd with ddof = 1, n_folds)."""
     rows = []
     for (coll, mode), g in long.dropna(subset=["score_mean"]).groupby(["collection", "mode"], sort=True):
         if g["pair_id"].nunique() < 2:

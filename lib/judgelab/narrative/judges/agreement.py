@@ -130,9 +130,7 @@ def agreement_table(
     n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Table 3: one row per collection and mode with ICC(2,1), ICC(2,K), Krippendorff's alpha,
-    Kendall's W, mean absolute deviation, exact and within-1 agreement (fractions in 0..1), with
-    the intervals of :func:`agreement_stats`."""
+    """Table 3: :func:`agreement_stats` per collection and mode (agreement shares as fractions)."""
     rows = []
     for key, grp in scores.groupby(list(group_cols), sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -148,9 +146,8 @@ def agent_disagreement(
     n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Table 8 / Figure 8(g): per group, the mean over items of the agents' SD (ddof = 1) and of
-    the coefficient of variation SD / mean (items with fewer than 2 ok ratings are skipped), each
-    with its cluster-bootstrap interval over endpoint pairs."""
+    """Table 8 / Figure 8(g): per group, the mean over items (with >= 2 ok ratings) of the agents'
+    SD (ddof = 1) and of SD / mean, each with its cluster-bootstrap interval over endpoint pairs."""
     rows = []
     for key, grp in scores.groupby(list(group_cols), sort=False):
         key = key if isinstance(key, tuple) else (key,)

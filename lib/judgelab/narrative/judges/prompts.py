@@ -70,11 +70,8 @@ def collection_noun(collection: str) -> str:
 
 
 def format_narrative(titles: Sequence[str]) -> str:
-    """The narrative as a numbered list of titles, one per line ("1. ...", "2. ...").
-
-    Whitespace inside a title (newlines, runs of spaces) is collapsed so that each document takes
-    exactly one line.
-    """
+    """The narrative as a numbered list of titles ("1. ...", "2. ..."), each title's whitespace
+    collapsed so that each document takes exactly one line."""
     if len(titles) == 0:
         raise ValueError("a narrative needs at least one document")
     return "\n".join(f"{i}. {' '.join(str(t).split())}" for i, t in enumerate(titles, start=1))
@@ -88,17 +85,9 @@ def render(
     explanations: bool = False,
     prompts_dir: Path | None = None,
 ) -> RenderedPrompt:
-    """Render one judge prompt.
-
-    Parameters
-    ----------
-    mode : one of :data:`MODES`.
-    titles : the narrative's document titles in path order.
-    collection : ``"news"``, ``"vispub"`` (mapped by :func:`collection_noun`) or a literal noun
-        phrase naming the documents.
-    explanations : ask for the optional explanation fields (off by default, as in the paper:
-        "require_explanations was set to False to reduce computational costs").
-    """
+    """Render one judge prompt of ``mode`` for the narrative's ``titles`` (path order);
+    ``collection`` is mapped by :func:`collection_noun`, ``explanations`` asks for the optional
+    explanation fields (off by default, as in the paper)."""
     tpl = load_template(mode, prompts_dir)
     values = {
         "collection_noun": collection_noun(collection),

@@ -39,9 +39,8 @@ class Agent:
 
 def agent_spread(k: int, temperature_range: tuple[float, float] = (0.3, 0.7), base_seed: int = 0,
                  design: str = "temperature") -> list[Agent]:
-    """K agents with temperatures evenly spaced over ``temperature_range`` (both ends included;
-    one agent sits at the midpoint) and seeds ``base_seed + j`` for agent j = 0..K-1. The
-    ``seed-only`` design gives them no temperature (seeds only)."""
+    """K agents with temperatures evenly spaced over ``temperature_range`` (one agent: the
+    midpoint; ``seed-only``: none) and seeds ``base_seed + j`` for agent j = 0..K-1."""
     if int(k) < 1:
         raise ValueError(f"K must be >= 1, got {k}")
     lo, hi = temperature_range

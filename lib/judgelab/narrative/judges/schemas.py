@@ -65,13 +65,11 @@ def judge_schema(
     reasoning_chars: int = DEFAULT_REASONING_CHARS,
     explanation_chars: int = DEFAULT_EXPLANATION_CHARS,
 ) -> type[BaseModel]:
-    """The pydantic output model of ``mode``.
+    """The pydantic output model of ``mode`` (cached: the same arguments give the same class).
 
-    Field order is the order the model writes them: CoT's reasoning steps come before its score,
-    explanations (if requested) after the scores. ``reasoning_chars`` and ``explanation_chars``
-    are the ``maxLength`` of the CoT steps and of each explanation (small values keep the smoke
-    profile fast). Models are cached, so the same arguments give the same class.
-    """
+    Fields in the order the model writes them: CoT's reasoning steps before its score,
+    explanations after the scores; ``reasoning_chars`` and ``explanation_chars`` are their
+    ``maxLength``."""
     check_mode(mode)
     fields: dict = {}
     if mode == "cot":

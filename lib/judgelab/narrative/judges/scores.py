@@ -21,12 +21,8 @@ SUMMARY_COLUMNS: tuple[str, ...] = ("score_mean", "score_sd", "n_agents", "n_fai
 
 
 def narrative_scores(scores: pd.DataFrame, keys: Sequence[str] = SCORE_KEYS) -> pd.DataFrame:
-    """Per narrative and mode: ``score_mean``, ``score_sd`` (ddof = 1), ``n_agents``, ``n_failed``.
-
-    ``scores`` holds one row per agent call with the ``keys`` columns, ``score`` and ``status``
-    (rows without a ``status`` column count as ok when they have a score). Returns one row per
-    distinct ``keys``, sorted by them.
-    """
+    """One row per distinct ``keys`` (sorted) of the agent calls in ``scores``: ``score_mean``,
+    ``score_sd`` (ddof = 1), ``n_agents``, ``n_failed`` (without ``status``, a score is ok)."""
     missing = [c for c in [*keys, "score"] if c not in scores.columns]
     if missing:
         raise KeyError(f"judge scores lack column(s) {missing}; expected the columns of narr_judge_scores.parquet")
@@ -48,12 +44,9 @@ def narrative_scores(scores: pd.DataFrame, keys: Sequence[str] = SCORE_KEYS) -> 
 
 def judged_paths(summary: pd.DataFrame, paths: pd.DataFrame,
                  path_cols: Sequence[str] | None = None) -> pd.DataFrame:
-    """Join per-narrative score summaries (:func:`narrative_scores`) to their paths' metrics.
-
-    One row per narrative and mode, narratives present in both frames only, in the order of
-    ``paths`` (then of ``summary``). ``path_cols``: the path columns to carry (default: every
-    column of ``paths`` but ``titles``). Each narrative must appear once in ``paths``.
-    """
+    """Score summaries (:func:`narrative_scores`) joined to their paths' ``path_cols`` (default:
+    all but ``titles``): one row per narrative in both frames and mode, in the order of ``paths``.
+    Each narrative must appear once in ``paths``."""
     keys = list(NARRATIVE_KEYS)
     cols = [c for c in paths.columns if c != "titles"] if path_cols is None else \
         keys + [c for c in path_cols if c in paths.columns and c not in keys]

@@ -107,11 +107,8 @@ class CollectionLandscapes:
 
 def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: list[int], bases,
                                 keep: int = 1) -> CollectionLandscapes:
-    """Fit every seed (one UMAP + HDBSCAN each), critical coherence in every base.
-
-    The first seed is the main one; the first ``keep`` seeds' main-base runs are kept for notebook
-    08's averages, the rest are dropped once measured (a VisPub matrix is 52 MB).
-    """
+    """Fit every seed, critical coherence in every base. The first seed is the main one; only the
+    first ``keep`` seeds' main-base runs are kept, for notebook 08 (a VisPub matrix is 52 MB)."""
     if not seeds:
         raise ValueError(f"{col.name}: no UMAP seed to build")
     rows, main_by_base, path_runs = [], {}, {}

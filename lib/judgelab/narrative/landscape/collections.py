@@ -128,11 +128,8 @@ def load_csv(
     title_column: str | None = None, date_format: str | None = None,
     embeddings_path: Path | str | None = None,
 ) -> DocumentCollection:
-    """A collection from any CSV with a text and a date column (optional title, optional ``.npy``).
-
-    Rows keep the file's order, so row i of the embeddings file is document i. Without a title
-    column the title is the first 80 characters of the text.
-    """
+    """A collection from any CSV with a text and a date column, in the file's order (row i of the
+    optional ``.npy`` is document i); without a title column, the text's first 80 characters."""
     path = Path(path)
     if not path.exists():
         raise CollectionError(f"{path}: file not found")

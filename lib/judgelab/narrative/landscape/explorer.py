@@ -144,9 +144,8 @@ def save_explorer(collection: str, documents: pd.DataFrame, xy: np.ndarray, labe
 
 
 def save_explorers(paths_main: pd.DataFrame, landscapes: dict[str, dict], provenance: str = "") -> list[Path]:
-    """One explorer per collection of notebook 08's main-seed paths (``landscapes`` = notebook 07's
-    arrays per collection, as :class:`judgelab.narrative.paths.extraction.PathStudy` holds them);
-    the documents are read from notebook 07's ``narr_documents_<collection>``."""
+    """One explorer per collection of notebook 08's main-seed paths, on notebook 07's arrays
+    (``landscapes``) and documents."""
     out = []
     for name, land in landscapes.items():
         rows = paths_main[paths_main["collection"] == name]

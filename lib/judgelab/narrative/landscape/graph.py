@@ -39,10 +39,8 @@ def critical_coherence_scipy(c: np.ndarray) -> float:
 
 
 def critical_coherence_prim(c: np.ndarray) -> float:
-    """Weakest edge of the maximum spanning tree via Prim's algorithm on the dense matrix.
-
-    ``c`` is only read (row by row), so it may be a float32 array or a memory map.
-    """
+    """Weakest edge of the maximum spanning tree via Prim's algorithm on the dense matrix, read
+    row by row (a float32 array or a memory map)."""
     n = _check_square(c)
     in_tree = np.zeros(n, dtype=bool)
     best = np.full(n, -np.inf, dtype=np.float64)   # strongest link of each outside vertex to the tree
@@ -92,10 +90,7 @@ def sparse_edges(c: np.ndarray, critical: float, dates: np.ndarray | None = None
 
 
 def coherence_digraph(c: np.ndarray, critical: float, dates: np.ndarray | None = None) -> nx.DiGraph:
-    """The sparse coherence graph as a networkx DiGraph (nodes 0..n-1, ``weight`` = theta).
-
-    Without dates both directions of every kept edge are present.
-    """
+    """The sparse coherence graph as a networkx DiGraph (nodes 0..n-1, ``weight`` = theta)."""
     g = nx.DiGraph()
     g.add_nodes_from(range(c.shape[0]))
     u, v, w = sparse_edges(c, critical, dates)

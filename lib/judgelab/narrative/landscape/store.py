@@ -118,10 +118,8 @@ def landscape_collections() -> list[str]:
 
 
 def save_collection_landscapes(built) -> list[Path]:
-    """Notebook 07's files for one collection (a
-    :class:`~judgelab.narrative.landscape.build.CollectionLandscapes`): the documents with the main
-    seed's topic, and the npz with the main landscape, the critical coherence of every seed in the
-    main base, and the path seeds' matrices and topics for notebook 08."""
+    """Notebook 07's files for one built collection: the documents with the main seed's topic,
+    and the npz (the main landscape, every seed's critical value, the path seeds' landscapes)."""
     col, main = built.collection, built.main
     sens = built.sensitivity[built.sensitivity["jsd_base"] == built.jsd_base].sort_values("seed")
     path_seeds = sorted(built.path_runs)

@@ -93,10 +93,7 @@ def sample_endpoints(pools: dict[str, tuple], n_pairs: int,
                      path_fn: Callable[[int, int], list | None], seed: int,
                      proportions: dict[str, float] = STRATA, max_tries_per_pair: int = 200) -> pd.DataFrame:
     """Draw pairs stratum by stratum; keep those with a path (``path_fn`` returns it or None).
-
-    Returns columns pair_id, stratum, source, target, path; ``attrs`` hold quotas, rejections and
-    shortfalls per stratum.
-    """
+    ``attrs`` hold quotas, rejections and shortfalls per stratum."""
     rng = np.random.default_rng(int(seed))
     quotas = stratum_quotas(n_pairs, proportions)
     taken: set[tuple[int, int]] = set()

@@ -39,11 +39,8 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
                        seed: int, temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
-    """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4).
-
-    ``strict_dates``: random-baseline intermediates strictly between the endpoints' dates
-    (:mod:`baseline`; the default and the profile-wide rule; False = inclusive).
-    """
+    """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4);
+    ``strict_dates`` False: the inclusive date rule of the random baseline (:mod:`baseline`)."""
     dates = np.asarray(dates)
     titles = list(titles)
     tdates = dates if temporal else None
@@ -279,9 +276,8 @@ def save_paths(study: PathStudy) -> list[Path]:
 
 
 def path_length_investigation(study: PathStudy, collection: str = "news") -> pd.DataFrame | None:
-    """:func:`judgelab.narrative.paths.length_investigation.path_length_investigation` on notebook
-    07's embeddings and dates of ``collection`` (main seed, the collection's pairs, the default and
-    other parameter sets), beside the paper's Table 1 mean; None if the collection is absent."""
+    """The path-length investigation on notebook 07's ``collection`` (main seed, its pairs), beside
+    the paper's Table 1 mean; None if the collection is absent."""
     if collection not in study.landscapes:
         return None
     land = study.landscapes[collection]

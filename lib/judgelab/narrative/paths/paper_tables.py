@@ -159,11 +159,8 @@ def _table04(main, seeds, other_main, other_seeds, n_boot, seed) -> pd.DataFrame
 
 def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray],
                      default_params: dict[str, str] | None = None) -> pd.DataFrame:
-    """Section 5.1-5.2 statistics per path seed, averaged, beside the paper's (news and VisPub).
-
-    The authors' critical coherence (their examples notebook, parameter set ``CRITICAL_PARAMS``)
-    is set beside ours only when this landscape used the same set (``default_params``); otherwise
-    notebook 07's ``narr_critical_coherence`` compares it at that set."""
+    """Section 5.1-5.2 statistics per path seed, averaged, beside the paper's; the authors'
+    critical coherence only when this landscape used their set (``CRITICAL_PARAMS``)."""
     dp = default_params or {}
     rows = []
     for (coll, seed), g in seeds.groupby(["collection", "seed"], sort=False):

@@ -44,11 +44,9 @@ def _endpoints(n: int, s, t, dates):
 
 def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
                 dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
-    """Widest s -> t path over edges with theta >= ``threshold`` (and the temporal rule if ``dates``).
-
-    ``c`` is the dense coherence matrix (row u = out-edges of u; only rows of visited vertices are
-    read, so a memory map works). Returns ``(path, capacity)``; ``(None, nan)`` if t is unreachable.
-    """
+    """``(path, capacity)`` of the widest s -> t path over edges theta >= ``threshold`` (and the
+    temporal rule if ``dates``), ``(None, nan)`` if t is unreachable. Only the rows of visited
+    vertices of the dense matrix ``c`` are read, so a memory map works."""
     n = c.shape[0]
     s, t, dates = _endpoints(n, s, t, dates)
     if s is None:
@@ -87,14 +85,10 @@ def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
 
 
 def widest_path_sparse(g, s: int, t: int, dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
-    """Widest s -> t path on a sparse graph (scipy CSR, row u = out-edges of u with theta), e.g.
-    :attr:`judgelab.narrative.landscape.sparse_graph.SparseCoherenceGraph.graph`.
-
-    The same algorithm and tie rules as :func:`widest_path` with a heap of ``(-capacity, index)``
-    (as the original's heap), so on the graph of edges >= threshold with the temporal rule
-    it returns the same path and capacity (tested). The edges encode the threshold and the
-    temporal rule; ``dates`` only prunes documents dated after t, which cannot lead to t.
-    Memory O(n + edges), time O(edges log edges) per path.
+    """Widest s -> t path on a sparse graph (scipy CSR, row u = out-edges of u with theta), by
+    the algorithm and tie rules of :func:`widest_path` with a heap, so the same path and capacity
+    (tested). The edges encode the threshold and the temporal rule; ``dates`` only prunes
+    documents dated after t. Memory O(n + edges), time O(edges log edges) per path.
     """
     n = g.shape[0]
     s, t, dates = _endpoints(n, s, t, dates)
