@@ -182,18 +182,18 @@ def test_speeds_are_recovered_from_a_ledger():
 def test_judge_requests_are_the_ones_notebook_09_builds():
     from judgelab.estimate import narrative
     from judgelab.narrative.judges import run as judges
-    from judgelab.narrative.judges import settings as judge_settings
+    from judgelab.narrative import settings as narrative_settings
 
-    knobs = judge_settings.resolve("smoke")
+    knobs = narrative_settings.judge_knobs("smoke")
     titles = [f"Council votes on harbour plan, part {i}" for i in range(30)]
     paths = narrative.modelled_paths("news", 3, "typical", titles, seed=1)
     assert (paths["length"] == [narrative._length("news", m, "typical") for m in paths["method"]]).all()
     counter = TokenCounter.for_settings("openai", "gpt-4.1")
     rows = narrative.request_rows(paths, knobs, counter, "09")
-    agents = {"news": judges.agent_spread(judge_settings.k_for("news", knobs["k"]), knobs["temperature_range"], knobs["seed"])}
+    agents = {"news": judges.agent_spread(narrative_settings.k_for("news", knobs["k"]), knobs["temperature_range"], knobs["seed"])}
     _, reqs = judges.build_requests(paths, agents, knobs["modes"], max_tokens=knobs["max_tokens"],
                                     explanations=knobs["explanations"], reasoning_chars=knobs["reasoning_chars"])
-    assert len(rows) == len(reqs) == len(paths) * len(knobs["modes"]) * judge_settings.k_for("news", knobs["k"])
+    assert len(rows) == len(reqs) == len(paths) * len(knobs["modes"]) * narrative_settings.k_for("news", knobs["k"])
     first = [{"role": m.role, "content": m.content} for m in reqs[0].messages]
     assert rows[0]["input"] == counter.request(first, reqs[0].schema)
     assert [r["max_tokens"] for r in rows] == [q.sampling.max_tokens for q in reqs]

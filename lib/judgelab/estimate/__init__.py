@@ -293,7 +293,7 @@ def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
 def profile_sizes(profile: str) -> dict:
     """A profile's own design: ``{"sage": stories per category, "narrative": pairs per collection}``."""
     from judgelab import profiles
-    from judgelab.narrative.judges.settings import resolve as judge_knobs
+    from judgelab.narrative.settings import judge_knobs
 
     cap = judge_knobs(profile)["n_pairs"]
     cols = profiles.knobs("narrative", profile)["collections"]

@@ -13,7 +13,7 @@ from judgelab.behaviour import length, planted, recognition, selection
 from judgelab.estimate import narrative as narr_estimate
 from judgelab.estimate.counting import TokenCounter
 from judgelab.estimate.sage import load_corpus
-from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative import settings as narrative_settings
 
 
 def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> list[dict]:
@@ -52,7 +52,7 @@ def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, 
     rows = _rows(meta, reqs, counter, "recognition")
     meta, reqs = recognition.cloze_requests(stories, knobs)
     rows += _rows(meta, reqs, counter, "cloze")
-    judge_knobs = judge_settings.resolve(profile)
+    judge_knobs = narrative_settings.judge_knobs(profile)
     paths, how = _narrative_paths(profile, knobs, judge_knobs)
     built = planted.study_requests(corpus, stories, paths, judge_knobs, knobs, profile, counter.text_counter())
     rows += _rows(*built["sage"], counter, "planted_sage") + _rows(*built["narrative"], counter, "planted_narrative")

@@ -21,7 +21,7 @@ import pandas as pd
 from judgelab import profiles
 from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.narrative.judges import run as judges
-from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative import settings as narrative_settings
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1, PAPER_TABLE1_SOURCE
 
 BOUNDS = {"low": "min", "typical": "mean", "high": "max"}
@@ -97,7 +97,7 @@ def request_rows(paths: pd.DataFrame, knobs: dict, counter: TokenCounter, notebo
     """One row per judge request of ``paths`` (input tokens exact for these paths)."""
     if paths.empty:
         return []
-    agents = {c: judges.agent_spread(judge_settings.k_for(c, knobs["k"] if k is None else k),
+    agents = {c: judges.agent_spread(narrative_settings.k_for(c, knobs["k"] if k is None else k),
                                      knobs["temperature_range"], knobs["seed"])
               for c in paths["collection"].unique()}
     meta, reqs = judges.build_requests(paths, agents, modes or knobs["modes"], max_tokens=knobs["max_tokens"],
@@ -129,7 +129,7 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
 
 def judge_calls(profile: str, counter: TokenCounter, n_pairs: int | None = None) -> tuple[pd.DataFrame, str]:
     """Notebook 09's requests and how their inputs were known; ``n_pairs``: a sized sample."""
-    knobs = judge_settings.resolve(profile, n_pairs=n_pairs)
+    knobs = narrative_settings.judge_knobs(profile, n_pairs=n_pairs)
     found, made_in = _paths_for(profile)
     if found is not None:
         chosen = judges.select_pairs(found, knobs["n_pairs"], knobs["seed"])
@@ -153,7 +153,7 @@ def cost_ood_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, s
     """Notebook 10's judge requests from its knobs (size model; see the module docstring)."""
 
     k10 = profiles.knobs("cost_ood", profile)
-    knobs = {**judge_settings.resolve(profile), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
+    knobs = {**narrative_settings.judge_knobs(profile), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
     cols = list(profiles.knobs("narrative", profile)["collections"])
     cost_coll = "vispub" if "vispub" in cols else cols[0]
     titles = {c: collection_titles(c) for c in cols}

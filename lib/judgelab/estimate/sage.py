@@ -67,7 +67,8 @@ def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCoun
     items = runner.build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"],
                                mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
                                count_tokens=counter.text_counter())
-    if sensitivity and cfg.get("anonymous_author_sensitivity") and "title" in (modes or cfg["modes"]):
+    if (sensitivity and runner.anonymous_sensitivity_on(cfg.get("anonymous_author_sensitivity"), layer)
+            and "title" in (modes or cfg["modes"])):
         # the anonymous-author title run that follows the main one (LayerReport, Table 9's sensitivity)
         anon = chosen[chosen["story_id"].isin(runner.anonymous_stories(chosen, cfg.get("anonymous_per_category")))]
         items += runner.build_items(anon, layer, ["title"], cfg["max_text_tokens"], cfg["context_policy"],
