@@ -304,7 +304,7 @@ def narrative_requests(paths: pd.DataFrame, knobs: dict, perturbations: Sequence
     from judgelab import study_models
     from judgelab.narrative.judges import prompts as judge_prompts
     from judgelab.narrative.judges import run as judges
-    from judgelab.narrative.judges.settings import k_for
+    from judgelab.narrative.settings import k_for
 
     design = study_models.agent_design(agent_design)
     first = {c: judges.agent_spread(k_for(c, knobs["k"]), knobs["temperature_range"], knobs["seed"], design)[0]

@@ -69,7 +69,7 @@ PAPER_TABLES: tuple[PaperTable, ...] = (
                f"{_PATHS_PT}:paper_comparison", f"{_PATHS_PV}:PAPER_SECTION52", {"paper_value": "value_mean"}),
     PaperTable("narr_critical_coherence", NARR, "Section 4.2 — critical coherence over UMAP seeds",
                "judgelab.narrative.landscape.comparison:critical_coherence_table",
-               "judgelab.narrative.landscape.paper_values:AUTHORS_CRITICAL_NEWS", {"paper_value": "critical_main_seed"}),
+               "judgelab.narrative.paths.paper_values:AUTHORS_CRITICAL_NEWS", {"paper_value": "critical_main_seed"}),
     PaperTable("narr_cost_performance", NARR, "Section 6 — cost against performance",
                f"{_AN_PT}:cost_performance_with_paper", "judgelab.narrative.analyses.cost:paper_cost_performance"),
     PaperTable("narr_ood_comparison", NARR, "Out-of-distribution narratives — scores by kind",
