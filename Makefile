@@ -173,7 +173,7 @@ panel: | $(DATA_STAMP)
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).
 site: setup
-	$(PY) -m judgelab.site
+	$(PY) -m judgelab.site.build
 
 # Headless Chromium for the site's browser tests (tests/test_site_browser.py): Debian's package,
 # installed only when missing, as root, on a machine with apt-get; elsewhere those tests skip.

@@ -70,11 +70,11 @@ from judgelab.narrative.judges import figures as judge_figures
 from judgelab.narrative.judges import paper_tables as judge_tables
 from judgelab.narrative.judges import run as judges
 from judgelab.narrative.judges import scores as judge_scores
-from judgelab.narrative.judges import settings as judge_settings
 from judgelab.narrative.judges import validity
+from judgelab.narrative.settings import judge_knobs
 from judgelab.run import Run
 
-knobs = judge_settings.resolve(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
+knobs = judge_knobs(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
 run = Run.open("09", profile=PROFILE, knobs=knobs)
 pd.set_option("display.precision", 3)
 knobs

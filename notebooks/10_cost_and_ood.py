@@ -61,16 +61,15 @@ import pandas as pd
 from IPython.display import display
 
 from judgelab.study_models import open_gateway
-from judgelab.narrative.analyses import (complexity, cost, disagreement, inputs, joint_collection, ood_study,
-                                         prediction, stability, temporal)
+from judgelab.narrative.analyses import (correlations, cost, disagreement, inputs, joint_collection, ood_study,
+                                         prediction, stability)
 from judgelab.narrative.analyses import figures as analyses_figures, paper_tables as analyses_tables
-from judgelab.narrative.analyses import settings as analyses_settings
-from judgelab.narrative.analyses.narrative_table import narrative_table
 from judgelab.narrative.judges import agreement, paper_tables as judge_tables
+from judgelab.narrative.settings import cost_ood_knobs
 from judgelab.run import Run
 
-knobs = analyses_settings.resolve(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
-                                  k=K, ood_modes=OOD_MODES)
+knobs = cost_ood_knobs(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
+                       k=K, ood_modes=OOD_MODES)
 run = Run.open("10", profile=PROFILE, knobs=knobs)
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
@@ -201,7 +200,7 @@ run.figure(fig, "narr_ood_scores", "LLM score and minimum coherence by narrative
 # K-agent score summary of notebook 09.
 
 # %%
-long = narrative_table(all_paths, scores, found.umap2d)
+long = inputs.narrative_table(all_paths, scores, found.umap2d)
 long[["collection", "pair_id", "method", "mode", "length", "min_coherence", "mean_coherence",
       "path_efficiency", "complexity_score", "score_mean", "score_sd", "n_agents"]].head()
 
@@ -249,11 +248,12 @@ run.table(disagreement.disagreement_by_score_range(long), "narr_disagreement_by_
 # by span quartile.
 
 # %%
-display(run.table(analyses_tables.temporal_with_paper(temporal.temporal_analysis(long, seed=SEED)), "narr_temporal_span"))
-temporal.span_bins(long)
+display(run.table(analyses_tables.temporal_with_paper(correlations.temporal_analysis(long, seed=SEED)),
+                  "narr_temporal_span"))
+correlations.span_bins(long)
 
 # %%
-run.table(analyses_tables.complexity_with_paper(complexity.complexity_analysis(long, seed=SEED)),
+run.table(analyses_tables.complexity_with_paper(correlations.complexity_analysis(long, seed=SEED)),
                       "narr_path_complexity")
 
 # %% [markdown]

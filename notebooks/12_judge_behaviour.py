@@ -53,7 +53,7 @@ from judgelab.behaviour import figures, length, planted, recognition, selection,
 from judgelab.behaviour.marking import banner, caption, mark
 from judgelab.study_models import open_gateway
 from judgelab.narrative.judges import scores as judge_scores
-from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative import settings as narrative_settings
 from judgelab.run import Run
 from judgelab.sage import LAYERS
 
@@ -96,7 +96,7 @@ stories = selection.sage_stories(corpus, PROFILE)
 # the planted layer's summaries only (L4 in every profile): the recognition contrast and the length
 # models read the layer the interventions perturb, and 12 runs beside notebooks 03-04
 summaries = interim.read(f"sage_summary_{knobs['planted_layer']}")
-judge_knobs = judge_settings.resolve(PROFILE)
+judge_knobs = narrative_settings.judge_knobs(PROFILE)
 all_paths = interim.read("narr_paths")
 narr_scores = interim.read("narr_judge_scores")
 print(f"{len(stories)} stories, {len(summaries)} SAGE evaluations, {len(narr_scores)} narrative judge calls")

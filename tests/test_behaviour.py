@@ -263,7 +263,7 @@ def test_sage_baseline_is_the_blind_request_the_protocol_sends():
 
 def test_narrative_baseline_is_agent_zero_of_notebook_09():
     from judgelab.narrative.judges import run as judges
-    from judgelab.narrative.judges.settings import resolve
+    from judgelab.narrative.settings import judge_knobs as resolve
 
     knobs = resolve("smoke")
     paths = pd.DataFrame([{"collection": "news", "pair_id": 3, "method": "maxcap", "titles": ["Alpha", "Beta", "Gamma"]}])
@@ -291,7 +291,7 @@ def test_planted_narrative_requests_pass_notebook_09s_design_check(tmp_path, mon
     from judgelab.gateway import Gateway, ResponseCache
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
     from judgelab.gateway.errors import ConfigError
-    from judgelab.narrative.judges.settings import resolve
+    from judgelab.narrative.settings import judge_knobs as resolve
     from fake_openai_server import FakeChatServer, ReasoningRules
 
     monkeypatch.delenv("JUDGELAB_NARRATIVE_AGENTS", raising=False)
@@ -678,7 +678,7 @@ def _rule_judge(body: dict) -> dict:
 def test_a_judge_that_obeys_by_rule_gives_its_set_effects(tmp_path):
     from judgelab.gateway import Gateway, ResponseCache
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
-    from judgelab.narrative.judges.settings import resolve
+    from judgelab.narrative.settings import judge_knobs as resolve
     from fake_openai_server import FakeChatServer
 
     knobs = resolve("smoke")

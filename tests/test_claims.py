@@ -703,9 +703,9 @@ def test_the_scorecard_computes_no_t_interval_on_two_values(tmp_path):
 def test_the_papers_own_table11_cannot_give_its_all_p_below_0001():
     """Table 11's means, SDs and 50 / 30 stories give the canonical - pulp t-tests p = 0.16, 0.10,
     0.04 (L4, L5, L6): the paper's own numbers leave its 'all p < 0.001' inconclusive."""
-    from judgelab.claims import paper_check
+    from judgelab.claims import scorecard
 
-    got = {layer: paper_check.check(BY_ID[f"sage-canonical-gt-pulp-{layer}"]) for layer in ("L4", "L5", "L6")}
+    got = {layer: scorecard.paper_check(BY_ID[f"sage-canonical-gt-pulp-{layer}"]) for layer in ("L4", "L5", "L6")}
     for layer, p in (("L4", 0.16), ("L5", 0.10), ("L6", 0.04)):
         assert f"p = {p:.2g}" in got[layer]["paper_check"], got[layer]
         assert got[layer]["paper_check_verdict"] == INCONCLUSIVE
@@ -715,9 +715,9 @@ def test_the_papers_own_table11_cannot_give_its_all_p_below_0001():
     assert f"p = {p_l4:.2g}" in got["L4"]["paper_check"]
     # the canonical - LLM d of L4 (2.68, 50 / 20 stories) is well away from 0 but its interval is
     # wider than the d margin allows: inconclusive as a value at the paper's own design
-    d = paper_check.check(BY_ID["sage-d-canonical-llm-L4"])
+    d = scorecard.paper_check(BY_ID["sage-d-canonical-llm-L4"])
     assert d["paper_check_verdict"] == INCONCLUSIVE and d["paper_check"].startswith("normal interval")
-    assert paper_check.check(BY_ID["narr-math-d-min-news"]) == paper_check.EMPTY   # no group sizes cited
+    assert scorecard.paper_check(BY_ID["narr-math-d-min-news"]) == scorecard.PAPER_CHECK_EMPTY   # no group sizes cited
 
 
 # ----------------------------------------------------------------------------- the register's quotations
@@ -815,18 +815,18 @@ def test_the_icc_power_simulation_reads_icc2_1_with_rater_offsets():
 
 def test_the_paper_check_says_where_a_paper_contradicts_its_own_table():
     """NT's conclusion says ICC > 0.96; its own Table 3 has 0.924 for the standard mode."""
-    from judgelab.claims import paper_check
+    from judgelab.claims import scorecard
 
-    std = paper_check.check(BY_ID["narr-icc-above-0.96-news-standard"])
-    assert std["paper_check_verdict"] == paper_check.PAPER_FAILS and "0.924" in std["paper_check"]
-    simple = paper_check.check(BY_ID["narr-icc-above-0.96-news-simple"])          # 0.961
-    assert simple["paper_check_verdict"] == paper_check.PAPER_MEETS
+    std = scorecard.paper_check(BY_ID["narr-icc-above-0.96-news-standard"])
+    assert std["paper_check_verdict"] == scorecard.PAPER_FAILS and "0.924" in std["paper_check"]
+    simple = scorecard.paper_check(BY_ID["narr-icc-above-0.96-news-simple"])          # 0.961
+    assert simple["paper_check_verdict"] == scorecard.PAPER_MEETS
 
 
 def test_a_claim_that_cites_only_its_bound_has_no_paper_check():
-    from judgelab.claims import paper_check
+    from judgelab.claims import scorecard
 
-    assert paper_check.check(BY_ID["sage-peer-agreement"]) == paper_check.EMPTY       # "> 94%", no value of its own
+    assert scorecard.paper_check(BY_ID["sage-peer-agreement"]) == scorecard.PAPER_CHECK_EMPTY       # "> 94%", no value of its own
 
 
 def test_a_demo_run_on_the_embedded_model_decides_only_the_news_mathematics(tmp_path):

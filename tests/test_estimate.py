@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from judgelab.estimate import pricing, replies, timing
+from judgelab.estimate import counting, pricing, timing
 from judgelab.estimate.compare import compare_ledger
 from judgelab.estimate.counting import TokenCounter
 from judgelab.gateway.ledger import PriceTable
@@ -33,19 +33,19 @@ def tiny_corpus() -> pd.DataFrame:
 
 # ---------------------------------------------------------------- stand-in replies
 
-@pytest.mark.parametrize("size", replies.SIZES)
+@pytest.mark.parametrize("size", counting.SIZES)
 def test_stand_in_replies_are_schema_valid(size):
     schema = schemas.round_schema("L4", "title", 1, 50, 70)
-    text, parsed = replies.reply(schema, size)
+    text, parsed = counting.reply(schema, size)
     assert schema.model_validate(json.loads(text)) == parsed
 
 
 def test_max_reply_fills_strings_to_their_cap():
     schema = schemas.round_schema("L5", "content", 2, 50, 70)
-    _, parsed = replies.reply(schema, "max")
+    _, parsed = counting.reply(schema, "max")
     assert len(parsed.notes) == 70
     assert all(len(getattr(parsed.scores, c).evidence) == 50 for c in type(parsed.scores).model_fields)
-    assert len(replies.reply(schema, "max")[0]) > len(replies.reply(schema, "min")[0])
+    assert len(counting.reply(schema, "max")[0]) > len(counting.reply(schema, "min")[0])
 
 
 # ---------------------------------------------------------------- prices and times
@@ -61,11 +61,11 @@ def test_costs_follow_the_price_table():
     assert c["usd_standard_high"].iloc[0] == pytest.approx((3000 * price.input + 1000 * price.output) / 1e6)
     assert c["usd_cached_high"].iloc[0] == pytest.approx(
         (952 * price.input + 2048 * price.cached_input + 1000 * price.output) / 1e6)
-    share = pricing.batch_share("gpt-5-mini", pricing.batch_shares())
+    share = price.batch
     assert share < 1
     assert c["usd_batch_low"].iloc[0] == pytest.approx(c["usd_standard_low"].iloc[0] * share)
     assert math.isnan(pricing.add_costs(pricing.add_bounds(calls, False), "no-such-model", table)["usd_standard_low"].iloc[0])
-    assert pricing.batch_share("no-such-model", pricing.batch_shares()) == 1.0
+    assert table.lookup("no-such-model") is None
 
 
 def test_wall_time_is_the_largest_bound():
@@ -128,8 +128,7 @@ def test_estimate_matches_the_ledger_of_a_sage_run(tmp_path, monkeypatch, tiny_c
 
     counter = TokenCounter.for_settings("openai-compatible", "fake-model")
     calls = sage.sage_calls("smoke", counter, layers=("L4",), corpus=tiny_corpus)
-    calls = pricing.add_costs(pricing.add_bounds(calls, reasoning=False), "fake-model", PriceTable.load(prices),
-                              pricing.batch_shares(prices))
+    calls = pricing.add_costs(pricing.add_bounds(calls, reasoning=False), "fake-model", PriceTable.load(prices))
     table = compare_ledger(calls, ledger).set_index("group")
     row = table.loc["sage L4"]
     assert row["calls_estimate"] == row["calls_ledger"] == 21  # 2 evaluations + 1 anonymous title, 7 calls each
@@ -183,18 +182,18 @@ def test_speeds_are_recovered_from_a_ledger():
 def test_judge_requests_are_the_ones_notebook_09_builds():
     from judgelab.estimate import narrative
     from judgelab.narrative.judges import run as judges
-    from judgelab.narrative.judges import settings as judge_settings
+    from judgelab.narrative import settings as narrative_settings
 
-    knobs = judge_settings.resolve("smoke")
+    knobs = narrative_settings.judge_knobs("smoke")
     titles = [f"Council votes on harbour plan, part {i}" for i in range(30)]
     paths = narrative.modelled_paths("news", 3, "typical", titles, seed=1)
     assert (paths["length"] == [narrative._length("news", m, "typical") for m in paths["method"]]).all()
     counter = TokenCounter.for_settings("openai", "gpt-4.1")
     rows = narrative.request_rows(paths, knobs, counter, "09")
-    agents = {"news": judges.agent_spread(judge_settings.k_for("news", knobs["k"]), knobs["temperature_range"], knobs["seed"])}
+    agents = {"news": judges.agent_spread(narrative_settings.k_for("news", knobs["k"]), knobs["temperature_range"], knobs["seed"])}
     _, reqs = judges.build_requests(paths, agents, knobs["modes"], max_tokens=knobs["max_tokens"],
                                     explanations=knobs["explanations"], reasoning_chars=knobs["reasoning_chars"])
-    assert len(rows) == len(reqs) == len(paths) * len(knobs["modes"]) * judge_settings.k_for("news", knobs["k"])
+    assert len(rows) == len(reqs) == len(paths) * len(knobs["modes"]) * narrative_settings.k_for("news", knobs["k"])
     first = [{"role": m.role, "content": m.content} for m in reqs[0].messages]
     assert rows[0]["input"] == counter.request(first, reqs[0].schema)
     assert [r["max_tokens"] for r in rows] == [q.sampling.max_tokens for q in reqs]
@@ -268,7 +267,7 @@ def test_the_command_prints_and_writes_an_openai_estimate_without_a_key(tmp_path
     table = pd.read_csv(tmp_path / "results" / "estimate" / "estimate_smoke_openai_gpt-5-mini.csv")
     calls = pd.read_csv(tmp_path / "results" / "estimate" / "estimate_smoke_openai_gpt-5-mini_calls.csv")
     assert table["calls"].tolist() == [len(calls)] and (table["model"] == "gpt-5-mini").all()
-    share = pricing.batch_share("gpt-5-mini", pricing.batch_shares())
+    share = PriceTable.load().lookup("gpt-5-mini").batch
     assert table["usd_batch_typical"].iloc[0] == pytest.approx(table["usd_standard_typical"].iloc[0] * share)
     assert (table["usd_standard_low"] <= table["usd_standard_typical"]).all()
     assert (table["usd_standard_typical"] <= table["usd_standard_high"]).all()

@@ -61,7 +61,7 @@ import threading  # noqa: E402
 import pytest  # noqa: E402
 
 from judgelab.gateway import batch_api  # noqa: E402
-from judgelab.gateway.batch_collector import BatchJobs, fingerprint  # noqa: E402
+from judgelab.gateway.cache import BatchJobs, fingerprint  # noqa: E402
 from judgelab.gateway.errors import ConfigError, ReplayMissError  # noqa: E402
 
 POLL = 0.01

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from judgelab.gateway.batch_collector import BatchJobs
+from judgelab.gateway.cache import BatchJobs
 from fake_openai_server import FakeChatServer
 
 

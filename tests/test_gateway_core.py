@@ -311,7 +311,7 @@ def test_parse_retry_after_headers():
 
 # -- head_tail truncation ----------------------------------------------------------------------
 def test_head_tail_keeps_both_ends_and_fits_the_budget():
-    from judgelab.gateway.truncation import MARKER, fit_by_head_tail
+    from judgelab.gateway.backends.base import MARKER, fit_by_head_tail
 
     vocab: dict[str, int] = {}
     words: list[str] = []

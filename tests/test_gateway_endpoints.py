@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from judgelab.gateway import ChatRequest, Gateway, Message, ReplayMissError, RetryPolicy, Sampling
-from judgelab.gateway.breaker import CircuitBreaker
+from judgelab.gateway.retry import CircuitBreaker
 from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.errors import EndpointUnreachableError, TransientError
 from fake_openai_server import FakeChatServer, Fault

@@ -130,7 +130,7 @@ def test_timeouts_are_classified_by_phase(cause, kind, connect, timed_out):
 
 
 def test_the_breaker_ignores_what_is_not_a_failure_to_connect():
-    from judgelab.gateway.breaker import CircuitBreaker
+    from judgelab.gateway.retry import CircuitBreaker
 
     breaker = CircuitBreaker("http://x/v1", limit=2)
     breaker.record_failure(TransientError("refused", connection_failed=True))

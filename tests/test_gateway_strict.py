@@ -15,7 +15,8 @@ from fake_openai_server import FakeChatServer
 from judgelab.gateway.parsing import json_type_errors, parse_reply
 from judgelab.gateway.schema import model_schema
 from judgelab.human.holistic import verdict_schema
-from judgelab.narrative.judges.schemas import all_schemas
+from judgelab.narrative.judges.prompts import MODES
+from judgelab.narrative.judges.schemas import judge_schema
 from judgelab.sage.protocol.schemas import dimension_score_model
 
 
@@ -45,7 +46,7 @@ def test_the_error_names_the_field_and_the_value_for_the_repair_turn():
         "score: expected type integer, not a boolean: values are not converted (got true)"]
 
 
-@pytest.mark.parametrize("schema", [verdict_schema(), verdict_schema(reason_chars=80), *all_schemas().values()],
+@pytest.mark.parametrize("schema", [verdict_schema(), verdict_schema(reason_chars=80), *(judge_schema(m) for m in MODES)],
                          ids=lambda s: s.__name__)
 def test_the_studies_integer_scores_refuse_true_and_floats(schema):
     fields = model_schema(schema)["properties"]

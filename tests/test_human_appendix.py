@@ -102,7 +102,7 @@ def test_profiles_share_their_knobs():
 
 
 def test_story_selection_is_stratified_and_seeded():
-    from judgelab.human.select import select_stories
+    from judgelab.human.appendix import select_stories
 
     stories = pd.DataFrame({"story": [f"{s}{i}" for s in "abc" for i in range(4)],
                             "source": [s for s in "abc" for _ in range(4)],

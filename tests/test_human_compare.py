@@ -131,7 +131,7 @@ def test_a_judge_as_noisy_as_one_human_beats_the_like_for_like_ceiling_half_the_
     wins, old_wins = 0, 0
     for _ in range(n_sims):
         tidy, judge = panel(*design, rng)
-        res = compare.loo_comparison(judge, tidy, "overall")
+        res = compare._loo_means(compare.loo_frame(judge, tidy, "overall"), "spearman")
         assert res["n_raters"] == design[0] * design[2]
         wins += res["judge_loo"] > res["human_loo"]
         # the old comparison: judge vs the mean of all k raters, against the same ceiling

@@ -9,7 +9,7 @@ import pytest
 
 from judgelab import paths
 from judgelab.human import TIDY_COLUMNS, artifice, confederacy
-from judgelab.human.locate import DataNotFound, dataset_dir
+from judgelab.human import DataNotFound, dataset_dir
 
 MIRROR = paths.data_mirror()
 needs_mirror = pytest.mark.skipif(

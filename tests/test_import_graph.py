@@ -9,6 +9,8 @@ contracts, embeddings, prompting, stats, gateway, corpus, ...).
 """
 from __future__ import annotations
 
+import networkx as nx
+
 from judgelab import imports
 
 STUDIES = ("sage", "narrative", "human", "behaviour")
@@ -53,6 +55,16 @@ def _show(pairs) -> str:
     return "\n".join(f"  {a} -> {b}" for a, b in pairs)
 
 
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that import each other, directly or not: the strongly connected components
+    of more than one module (or with a self-edge), each sorted."""
+    g = nx.DiGraph()
+    g.add_nodes_from(graph)
+    g.add_edges_from((a, b) for a, bs in graph.items() for b in bs if b in graph)
+    return sorted(sorted(c) for c in nx.strongly_connected_components(g)
+                  if len(c) > 1 or g.has_edge(*(2 * [next(iter(c))])))
+
+
 # type-only imports (``if TYPE_CHECKING:``) are edges here: naming another module's types is a
 # dependency on it, and a circle through one is still a circle
 GRAPH = imports.import_graph(type_checking=True)
@@ -91,7 +103,7 @@ def test_nothing_imports_the_tools_above_the_studies():
 
 
 def test_no_import_cycles():
-    cycles = imports.find_cycles(GRAPH)
+    cycles = find_cycles(GRAPH)
     new = [c for c in cycles if c not in KNOWN_CYCLES]
     assert not new, "import cycles (each line: modules that import each other):\n" + "\n".join(
         "  " + " <-> ".join(c) for c in new)
@@ -105,14 +117,15 @@ def test_type_only_imports_are_edges():
 
 
 def test_the_gateway_stands_on_the_lowest_floor_only():
-    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, engines, the
+    """The gateway needs no reporting, no contracts and no corpus: only paths, tokens, the
     settings file (its environment variables), and provenance (the name of the notebook the pipeline
-    runs, for the progress bar; a notebook's run, not the gateway, tells the sidecars its judge)."""
+    runs, for the progress bar, and whether the bundled small model answers; a notebook's run, not
+    the gateway, tells the sidecars its judge)."""
     outside = {b for a, bs in GRAPH.items() if a.startswith("judgelab.gateway") for b in bs
                if not b.startswith("judgelab.gateway")}
-    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.engines", "judgelab.settings_file",
+    assert outside <= {"judgelab.paths", "judgelab.tokens", "judgelab.settings_file",
                        "judgelab.provenance"}, sorted(outside)
-    assert GRAPH["judgelab.provenance"] <= {"judgelab.paths", "judgelab.engines", "judgelab.settings_file"}
+    assert GRAPH["judgelab.provenance"] <= {"judgelab.paths", "judgelab.settings_file"}
 
 
 # ---------------------------------------------------------------- the graph builder on known sources
@@ -157,9 +170,9 @@ def test_relative_imports_resolve_from_the_module_or_package():
 
 def test_find_cycles_known_answer():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set(), "g": {"f"}}
-    assert imports.find_cycles(graph) == [["a", "b", "c"], ["d", "e"]]
-    assert imports.find_cycles({"a": {"b"}, "b": set()}) == []
-    assert imports.find_cycles({"a": {"a"}, "b": {"c"}}) == [["a"]]          # a self-edge; "c" is not ours
+    assert find_cycles(graph) == [["a", "b", "c"], ["d", "e"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+    assert find_cycles({"a": {"a"}, "b": {"c"}}) == [["a"]]          # a self-edge; "c" is not ours
 
 
 def test_checks_report_the_offending_edges():

@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgelab.narrative.analyses import (by_method, complexity, correlations, disagreement, errors, folds, prediction,
-                                         stability, temporal)
-from judgelab.narrative.analyses.narrative_table import narrative_table
+from judgelab.narrative.analyses import correlations, disagreement, prediction, stability
+from judgelab.narrative.analyses.inputs import narrative_table
 from judgelab.narrative.judges.scores import narrative_scores
 from figure_geometry import text_overlaps
 
@@ -49,7 +48,7 @@ def test_single_feature_target_is_the_top_importance():
 
 def test_pair_folds_keep_pairs_together():
     pairs = np.repeat(np.arange(10), 2)
-    splits = folds.pair_folds(pairs, 5, seed=1)
+    splits = stability.pair_folds(pairs, 5, seed=1)
     assert len(splits) == 5
     tested = np.concatenate([te for _, te in splits])
     assert sorted(tested) == list(range(20))                      # every row tested once
@@ -97,16 +96,16 @@ def test_disagreement_by_score_range():
 
 def test_path_efficiency():
     coords = np.array([[0, 0], [0, 1], [1, 1], [2, 2]], dtype=float)
-    assert complexity.path_efficiency([0, 3], coords) == pytest.approx(1.0)
-    assert complexity.path_efficiency([0, 1, 2], coords) == pytest.approx(math.sqrt(2) / 2)
-    assert complexity.path_efficiency([0, 2, 3], coords) == pytest.approx(1.0)   # collinear steps
+    assert correlations.path_efficiency([0, 3], coords) == pytest.approx(1.0)
+    assert correlations.path_efficiency([0, 1, 2], coords) == pytest.approx(math.sqrt(2) / 2)
+    assert correlations.path_efficiency([0, 2, 3], coords) == pytest.approx(1.0)   # collinear steps
 
 
 def test_complexity_score_orders_paths():
     paths = pd.DataFrame({"collection": "news", "pair_id": [0, 1], "method": "maxcap",
                           "path": [[0, 3], [0, 1, 2]], "coherence_var": [0.0, 0.1], "weak_link_ratio": [0.0, 1.0]})
     coords = np.array([[0, 0], [0, 1], [1, 1], [2, 2]], dtype=float)
-    out = complexity.add_complexity(paths, {"news": coords})
+    out = correlations.add_complexity(paths, {"news": coords})
     assert out["complexity_score"].iat[1] > out["complexity_score"].iat[0]
     assert out["complexity_score"].sum() == pytest.approx(0.0)          # z-scores centre on 0
 
@@ -114,10 +113,10 @@ def test_complexity_score_orders_paths():
 def test_temporal_analysis_units_and_sign():
     d = _synthetic(n_pairs=10)
     d["temporal_span_days"] = (1 - d["min_coherence"]) * 365.25 * 10    # longer span -> lower coherence
-    t = temporal.temporal_analysis(d).set_index("target")
+    t = correlations.temporal_analysis(d).set_index("target")
     assert t.loc["min_coherence", "r"] == pytest.approx(-1.0)
     assert t.loc["min_coherence", "span_unit"] == "years"
-    assert temporal.temporal_span(d)["temporal_span"].max() <= 10
+    assert correlations.temporal_span(d)["temporal_span"].max() <= 10
 
 
 def test_cv_stability_on_an_exact_relation():
@@ -135,7 +134,7 @@ def test_cv_stability_on_an_exact_relation():
 def test_evaluation_errors_zero_when_normalised_scales_agree():
     d = pd.DataFrame({"collection": "news", "mode": "simple", "score_mean": [1.0, 5.5, 10.0],
                       "min_coherence": [0.2, 0.5, 0.8]})
-    e = errors.evaluation_errors(d)
+    e = disagreement.evaluation_errors(d)
     assert np.allclose(e["error"], 0.0)
 
 
@@ -157,7 +156,7 @@ def test_figure9_panels_draw_one_axis_per_collection():
     d = pd.concat([_synthetic(n_pairs=8, mode=m) for m in ("simple", "standard")], ignore_index=True)
     d["temporal_span_days"] = 365.25 * d["length"]
     d["score_sd"], d["complexity_score"] = 0.5, d["length"] - d["length"].mean()
-    d = temporal.temporal_span(d)
+    d = correlations.temporal_span(d)
     t6 = prediction.predictive_table(d, models=("linear",), n_estimators=10)
     t8 = pd.DataFrame({"collection": ["vispub", "vispub", "news", "news"], "mode": ["simple", "standard"] * 2,
                        "mean_sd": [0.2, 0.3, 0.4, 0.5]})
@@ -177,6 +176,6 @@ def test_figure9_panels_draw_one_axis_per_collection():
 def test_method_summary_means_by_method():
     d = pd.DataFrame({"collection": "news", "mode": "simple", "method": ["maxcap", "maxcap", "random"],
                       "min_coherence": [.6, .8, .3], "mean_coherence": [.7, .9, .4], "score_mean": [6.0, 8.0, 3.0]})
-    s = by_method.method_summary(d).set_index("method")
+    s = disagreement.method_summary(d).set_index("method")
     assert s.loc["maxcap", "min_coherence"] == pytest.approx(0.7) and s.loc["maxcap", "n"] == 2
     assert s.loc["maxcap", "score_scaled"] == pytest.approx(0.7) and s.loc["random", "score_scaled"] == pytest.approx(0.3)

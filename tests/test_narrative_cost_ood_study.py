@@ -10,7 +10,7 @@ import pytest
 
 from judgelab import profiles
 from judgelab.narrative.analyses import cost, ood_study
-from judgelab.narrative.analyses import settings as analyses_settings
+from judgelab.narrative.settings import cost_ood_knobs
 from judgelab.narrative.analyses.joint_collection import JointCollection
 from judgelab.narrative.analyses.ood_narratives import MIXED_COLLECTION
 from figure_geometry import text_overlaps
@@ -19,18 +19,18 @@ from figure_geometry import text_overlaps
 
 
 def test_resolve_takes_the_profile_and_parses_string_overrides():
-    base = analyses_settings.resolve("smoke")
+    base = cost_ood_knobs("smoke")
     assert base["jsd_base"] == pytest.approx(math.e)                   # notebook 07's log base ("e")
     assert {k: v for k, v in base.items() if k != "jsd_base"} == profiles.knobs("cost_ood", "smoke")
-    knobs = analyses_settings.resolve("smoke", n_cost_sample="5", n_ood="4", n_perturbed="all", k="3",
+    knobs = cost_ood_knobs("smoke", n_cost_sample="5", n_ood="4", n_perturbed="all", k="3",
                                       ood_modes="simple, cot")
     assert knobs["n_cost_pairs"] == 2                                  # 5 narratives -> 2 endpoint pairs
     assert knobs["n_ood"] == 4 and knobs["n_perturbed"] is None and knobs["k"] == 3
     assert knobs["ood_modes"] == ("simple", "cot")
-    assert analyses_settings.resolve("smoke", n_cost_sample=1)["n_cost_pairs"] == 1
-    assert analyses_settings.resolve("smoke", k="all")["k"] is None     # notebook 09's K
-    assert analyses_settings.resolve("demo", k="default")["k"] is None  # "default" = the profile's
-    assert analyses_settings.resolve("smoke", n_ood="None")["n_ood"] == base["n_ood"]
+    assert cost_ood_knobs("smoke", n_cost_sample=1)["n_cost_pairs"] == 1
+    assert cost_ood_knobs("smoke", k="all")["k"] is None     # notebook 09's K
+    assert cost_ood_knobs("demo", k="default")["k"] is None  # "default" = the profile's
+    assert cost_ood_knobs("smoke", n_ood="None")["n_ood"] == base["n_ood"]
 
 
 @pytest.mark.parametrize("override, word", [({"n_ood": "many"}, "N_OOD"), ({"k": "0"}, "K"),
@@ -38,7 +38,7 @@ def test_resolve_takes_the_profile_and_parses_string_overrides():
                                             ({"ood_modes": "simple,fancy"}, "fancy")])
 def test_resolve_names_the_bad_parameter(override, word):
     with pytest.raises(ValueError, match=word):
-        analyses_settings.resolve("smoke", **override)
+        cost_ood_knobs("smoke", **override)
 
 
 # --------------------------------------------------------------------------- a synthetic world

@@ -10,7 +10,8 @@ from pydantic import ValidationError
 from judgelab import profiles
 from judgelab.narrative.judges import prompts as jp
 from judgelab.narrative.judges import schemas as js
-from judgelab.narrative.judges.settings import K_BY_COLLECTION, k_for, resolve
+from judgelab.narrative.settings import K_BY_COLLECTION, k_for
+from judgelab.narrative.settings import judge_knobs as resolve
 from judgelab.narrative.judges.run import agent_spread, select_pairs, token_budget
 
 TITLES = ["Obama announces Cuba visit", "Protests erupt\nin Havana", "U.S. restores flights to Cuba"]

@@ -13,7 +13,7 @@ from judgelab.narrative.landscape import build, comparison, figures, store, summ
 from judgelab.narrative.landscape.coherence import coherence_matrix, offdiagonal
 from judgelab.narrative.landscape.collections import DocumentCollection
 from judgelab.narrative.landscape.graph import critical_coherence
-from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS
+from judgelab.narrative.paths.paper_values import AUTHORS_CRITICAL_NEWS
 from judgelab.narrative.landscape.projection import Landscape
 from judgelab.narrative.settings import landscape_settings
 from figure_geometry import text_overlaps

@@ -13,7 +13,8 @@ from judgelab.narrative.landscape.coherence import (angular_similarity, coherenc
                                           js_distance_block, topic_similarity)
 from judgelab.narrative.landscape.graph import (coherence_digraph, critical_coherence, critical_coherence_prim,
                                       critical_coherence_scipy, temporal_mask)
-from judgelab.narrative.paths.widest import path_is_valid, widest_path, widest_path_graph
+from judgelab.narrative.paths.widest import widest_path
+from widest_reference import path_is_valid, widest_path_graph
 
 
 # --- coherence on hand-computed pairs -------------------------------------------------------

@@ -13,7 +13,7 @@ from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence, temporal_mask
 from judgelab.narrative.landscape.projection import Landscape
 from judgelab.narrative.paths import length_investigation as li
-from judgelab.narrative.paths import param_sets
+from judgelab.narrative.paths import extraction
 from judgelab.narrative.paths.baseline import baseline_candidates
 from judgelab.narrative.paths.widest import widest_path
 from judgelab.narrative.settings import (BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS,
@@ -55,7 +55,7 @@ def test_parameter_sets_by_provenance():
         for c in knobs["collections"].values():
             assert params_key(c["n_neighbors"], c["min_cluster_size"]) == "32/8" and c["alt_params"] == "16/4"
     with pytest.raises(ValueError, match="unknown parameter set"):
-        param_sets.refit_landscape(np.zeros((60, 4)), "8/2", 42)
+        extraction.refit_landscape(np.zeros((60, 4)), "8/2", 42)
 
 
 def fake_fit(embeddings, *, n_neighbors, min_cluster_size, seed):
@@ -69,9 +69,9 @@ def fake_fit(embeddings, *, n_neighbors, min_cluster_size, seed):
 
 
 def test_refit_landscape_is_eq1_on_the_named_set(monkeypatch):
-    monkeypatch.setattr(param_sets, "fit_landscape", fake_fit)
+    monkeypatch.setattr(extraction, "fit_landscape", fake_fit)
     emb = np.random.default_rng(0).normal(size=(30, 6))
-    r = param_sets.refit_landscape(emb, "16/4", 42, 2)
+    r = extraction.refit_landscape(emb, "16/4", 42, 2)
     assert r.params == "16/4" and r.n_topics == 4 and list(r.labels[:5]) == [0, 1, 2, 3, 0]
     c = coherence_matrix(emb, fake_fit(emb, n_neighbors=16, min_cluster_size=4, seed=42).memberships, 2.0)
     np.testing.assert_allclose(r.coherence, c)

@@ -13,7 +13,7 @@ from judgelab.narrative.landscape import store
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.collections import DocumentCollection
 from judgelab.narrative.landscape.graph import critical_coherence
-from judgelab.narrative.paths import extraction, figures, param_sets
+from judgelab.narrative.paths import extraction, figures
 from judgelab.narrative.paths import paper_tables as math_tables
 from judgelab.narrative.paths.extraction import PATH_COLUMNS
 from judgelab.narrative.settings import path_settings
@@ -113,7 +113,7 @@ def fake_refit(land):
 
     def refit(embeddings, params, seed, jsd_base="e"):
         calls.append((params, seed, jsd_base))
-        return param_sets.Refit(params, land["coherence_by_seed"][1], float(land["critical_path_seeds"][1]),
+        return extraction.Refit(params, land["coherence_by_seed"][1], float(land["critical_path_seeds"][1]),
                                 land["labels_by_seed"][1], 4)
     return refit, calls
 

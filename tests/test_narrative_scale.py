@@ -6,7 +6,7 @@ References that are not the code under test: theta per pair through scipy's ``je
 (:func:`coherence.coherence`); the critical value checked by its definition (the largest threshold
 at which the graph is connected: connected at tau, disconnected above it, scipy's
 ``connected_components``) and by scipy's MST; edges and paths from the dense matrix
-(:func:`graph.sparse_edges`, :func:`widest.widest_path`) and networkx (:func:`widest.widest_path_graph`).
+(:func:`graph.sparse_edges`, :func:`widest.widest_path`) and networkx (``widest_reference.widest_path_graph``).
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from judgelab.narrative.landscape.graph import coherence_digraph, critical_coher
 from judgelab.narrative.landscape.sparse_graph import build_sparse_graph, sparse_degree
 from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints
 from judgelab.narrative.paths.endpoints import sparse_degree as dense_degree
-from judgelab.narrative.paths.widest import widest_path, widest_path_graph, widest_path_sparse
+from judgelab.narrative.paths.widest import widest_path, widest_path_sparse
+from widest_reference import widest_path_graph
 
 
 def synthetic(n: int, dim: int = 32, n_topics: int = 6, seed: int = 0):

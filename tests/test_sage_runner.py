@@ -283,3 +283,11 @@ def test_layer_report_passes_mask_title_in_body_to_the_runner(monkeypatch):
     assert default.knobs()["mask_title_in_body"] is False and default.mask_title_in_body is None
     with pytest.raises(ValueError, match="MASK_TITLE_IN_BODY"):
         report.LayerReport.open("L5", Run("03_l5_emotional", "smoke"), gateway=object(), corpus=corpus(), mask_title_in_body="maybe")
+
+
+def test_the_anonymous_author_run_follows_its_layers_or_a_yes_no_knob():
+    from judgelab.sage.protocol.runner import anonymous_sensitivity_on
+
+    assert anonymous_sensitivity_on(("L4",), "L4") and not anonymous_sensitivity_on(("L4",), "L5")
+    assert anonymous_sensitivity_on(True, "L6") and not anonymous_sensitivity_on(False, "L4")
+    assert not anonymous_sensitivity_on((), "L4")

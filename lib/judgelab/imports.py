@@ -1,23 +1,12 @@
 """The import graph of ``judgelab``, read from the sources with :mod:`ast` (nothing is imported).
 
-One graph serves two readers: :mod:`judgelab.pipeline` follows it from each notebook's imports to
-the library files the notebook runs (so that editing a module re-runs only the notebooks that use
-it), and ``tests/test_import_graph.py`` checks it for edges between studies and for cycles.
-
-Rules of the graph:
-
-- every ``import`` / ``from ... import`` statement counts, wherever it stands (module level, inside
-  a function or a method), except under ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:``:
-  neither block runs on import (the second only names types for annotations). The pipeline's
-  graph leaves both out (a type-only import changes no result); the import-graph test passes
-  ``type_checking=True`` and counts the second too, since a module that names another's types
-  depends on it as much as one that calls it;
-- ``from judgelab.x import y`` is an edge to the module ``judgelab.x.y`` when ``y`` is a module,
-  else to ``judgelab.x`` (``y`` is a name defined there); relative imports are resolved first;
-- only edges to modules of the package are kept (``pandas`` etc. are not ours to track).
-
-:func:`closure` adds what Python runs besides: importing ``judgelab.x.y`` first runs the
-``__init__`` of ``judgelab`` and ``judgelab.x``.
+Readers: :mod:`judgelab.pipeline` (the library files each notebook runs) and
+``tests/test_import_graph.py`` (no edges between studies, no cycles). Every import statement counts,
+wherever it stands, except under ``if __name__ == "__main__":`` and ``if TYPE_CHECKING:`` (neither
+runs on import; ``type_checking=True`` counts the second, since naming another module's types
+depends on it). ``from judgelab.x import y`` is an edge to ``judgelab.x.y`` when that is a module,
+else to ``judgelab.x``; only the package's own modules are kept. :func:`closure` adds the parent
+packages' ``__init__`` that Python runs first.
 """
 from __future__ import annotations
 
@@ -80,12 +69,7 @@ def _import_nodes(tree: ast.AST, type_checking: bool = False):
 
 def imports_of(source: str, module: str, known: set[str], is_package: bool = False,
                where: str = "<source>", type_checking: bool = False) -> set[str]:
-    """The package modules that ``source`` (the text of ``module``) imports.
-
-    ``known`` is the set of module names of the package (:func:`module_files`); ``is_package``
-    says that ``module`` is a package's ``__init__`` (relative imports then start inside it);
-    ``type_checking`` counts the imports under ``if TYPE_CHECKING:`` too.
-    """
+    """The modules of ``known`` that ``source``, the text of ``module``, imports."""
     tree = ast.parse(source, filename=where)
     here = module.split(".") if is_package else module.split(".")[:-1]
     out: set[str] = set()
@@ -112,8 +96,7 @@ def imports_of(source: str, module: str, known: set[str], is_package: bool = Fal
 
 def import_graph(root: Path | None = None, package: str = PACKAGE,
                  type_checking: bool = False) -> dict[str, set[str]]:
-    """``{module: modules it imports}`` for every module of the package under ``root``
-    (``type_checking``: :func:`imports_of`)."""
+    """``{module: modules it imports}`` for every module of the package under ``root``."""
     files = module_files(root, package)
     known = set(files)
     return {name: imports_of(path.read_text(encoding="utf-8"), name, known,
@@ -129,8 +112,7 @@ def parents(module: str) -> list[str]:
 
 
 def closure(start: set[str], graph: dict[str, set[str]]) -> set[str]:
-    """Every module that importing ``start`` runs: the imports followed transitively, with the
-    parent packages' ``__init__`` of each module reached."""
+    """Every module importing ``start`` runs: imports followed, parent packages added."""
     seen: set[str] = set()
     todo = list(start)
     while todo:
@@ -142,16 +124,3 @@ def closure(start: set[str], graph: dict[str, set[str]]) -> set[str]:
         todo.extend(parents(mod))
     return seen
 
-
-def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Groups of modules that import each other, directly or not: the strongly connected components
-    of more than one module (or with a self-edge), each sorted, from networkx. networkx is imported
-    here, not at the top, because the rest of this module runs under plain ``python3`` (the
-    Makefile's dependency step, before any venv exists)."""
-    import networkx as nx
-
-    g = nx.DiGraph()
-    g.add_nodes_from(graph)
-    g.add_edges_from((a, b) for a, bs in graph.items() for b in bs if b in graph)
-    return sorted(sorted(c) for c in nx.strongly_connected_components(g)
-                  if len(c) > 1 or g.has_edge(*(2 * [next(iter(c))])))

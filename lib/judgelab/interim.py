@@ -1,12 +1,9 @@
 """The files notebooks pass to each other (``results/interim/``), written and read in one place.
 
-Every interim table has a name (``corpus``, ``sage_rows_L4``, ``narr_paths``, ...), a parquet file
-``<interim_dir>/<name>.parquet`` and a schema (CONTRIBUTING.md, "Interim files";
-:mod:`judgelab.contracts`). Notebooks and library code never call ``to_parquet`` /
-``read_parquet`` on these files themselves: they call :func:`write` and :func:`read`, so that a
-file that does not match its contract is caught where it is written and where it is read, with a
-:class:`~judgelab.contracts.ContractError` naming the file, the column and the fix. Both return
-the frame as the contract types it (integers as floats where floats belong, and so on).
+Every interim table has a name, a parquet file ``<interim_dir>/<name>.parquet`` and a contract
+(:mod:`judgelab.contracts`). Nothing else calls ``to_parquet`` / ``read_parquet`` on these files:
+:func:`write` and :func:`read` catch a file that breaks its contract where it is written and where
+it is read, and return the frame as the contract types it.
 """
 from __future__ import annotations
 
@@ -30,10 +27,7 @@ def exists(name: str, directory: Path | None = None) -> bool:
 
 
 def write(df: pd.DataFrame, name: str, directory: Path | None = None) -> Path:
-    """Check ``df`` against the contract of ``name``, then write it; returns the file's path.
-
-    Nothing is written when the check fails, so a broken table never replaces a good one.
-    """
+    """Check ``df`` against its contract, then write it (never over a good file on failure)."""
     out = path_of(name, directory)
     checked = contracts.check(df, name, out, when="write")
     out.parent.mkdir(parents=True, exist_ok=True)

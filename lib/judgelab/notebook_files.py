@@ -1,17 +1,15 @@
 """Which interim files each notebook writes and reads: the declared table of the notebook graph.
 
-Names are those of :mod:`judgelab.contracts` (``results/interim/<name>.parquet`` or ``.npz``;
-``*`` stands for a collection or a layer). :mod:`judgelab.pipeline` derives each notebook's
-upstream notebooks from it (the writers of what it reads) for ``make`` and the tests;
-:mod:`judgelab.contracts` names the notebook to re-run when a file breaks its contract. A notebook
-reads only what earlier notebooks wrote (docs/design.md, "Principles" 4). Standard library only: the
-Makefile reads this through ``python -m judgelab.pipeline makefile`` before any venv exists.
+Names are those of :mod:`judgelab.contracts` (``*`` stands for a collection or a layer).
+:mod:`judgelab.pipeline` derives each notebook's upstream from it, :mod:`judgelab.contracts` the
+notebook to re-run; a module of its own so that the contracts need not import the pipeline.
+Standard library only: the Makefile reads it before any venv exists.
 """
 from __future__ import annotations
 
 from fnmatch import fnmatch
 
-#: Interim files (``results/interim/<name>.parquet`` or ``.npz``) each notebook writes.
+#: Interim files each notebook writes.
 WRITES: dict[str, list[str]] = {
     "01": ["corpus", "sage_l123_features"],
     "02": ["sage_rows_L4", "sage_summary_L4", "sage_rows_anonymous_L4"],

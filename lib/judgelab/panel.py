@@ -1,19 +1,14 @@
 """A judge panel: the same notebooks run once per judge, each into its own output root.
 
-A panel file (TOML, docs/panel.md) lists ``[[member]]`` tables: ``name`` (its folder), ``backend``,
-and optionally ``model``, ``base_url``, ``key_env`` (the variable holding its key) and ``family``.
-``python -m judgelab.panel run 09 --panel panel.toml`` (``make panel NB=09 PANEL=panel.toml``) runs
-``python -m judgelab.pipeline run 09`` once per member with the gateway's own settings
-(``JUDGELAB_BACKEND``, ``JUDGELAB_BASE_URL``, ``JUDGELAB_MODEL``) set to the member's and
-``JUDGELAB_OUTPUT_ROOT=<output root>/results/panel/<name>/`` (its tables, interim files, own cache).
+``python -m judgelab.panel run 09 --panel panel.toml`` (a TOML file of ``[[member]]`` tables,
+docs/panel.md) runs notebook 09 once per member with the gateway's settings set to the member's and
+``JUDGELAB_OUTPUT_ROOT=<output root>/results/panel/<name>/``.
 
-Keys: every key variable of the panel, ``OPENAI_API_KEY`` and ``JUDGELAB_API_KEY`` are removed
-from a member's environment, then its own key is put where the gateway reads it for its host
-(:func:`judgelab.gateway.settings.api_key_for`): a host only receives its own member's key. The
-per-study models (``JUDGELAB_SAGE_MODEL`` ...) are removed too, as they would replace the member's.
-Inputs: interim files of notebooks that call no model (01, 07, 08) are copied from the output
-root; those of a judge's notebook must be the member's own, never another judge's.
-``results/panel/panel.json`` lists the members for the analyses (:func:`members`, :func:`stack`).
+A host only receives its own member's key: every key variable is removed from a member's
+environment, then its own key is put where the gateway reads it for its host; the per-study models
+are removed too, as they would replace the member's. Interim files of notebooks that call no model
+(01, 07, 08) are copied from the output root; a judge's notebook's must be the member's own.
+``results/panel/panel.json`` lists the members (:func:`members`, :func:`stack`).
 """
 from __future__ import annotations
 
@@ -105,8 +100,7 @@ def member_env(member: Member, panel: list[Member], parent: dict[str, str], base
 
 
 def seed_member(root: Path, numbers: list[str], base: Path) -> None:
-    """Copy into the member's root the interim files its notebooks read that no judge wrote; check
-    that those a judge wrote are the member's own (module docstring)."""
+    """Copy in the interim files no judge wrote; check a judge's are the member's own."""
     src, dst = base / "results" / "interim", root / "results" / "interim"
     dst.mkdir(parents=True, exist_ok=True)
     for name in sorted({n for nb in numbers for n in READS[nb]}):
@@ -149,8 +143,7 @@ def members(base: Path | None = None) -> list[Member]:
 
 
 def stack(names: list[str], base: Path | None = None) -> pd.DataFrame:
-    """The interim tables ``names`` of every member that has them, one frame, with columns
-    ``judge`` (the member's name) and ``judge_family`` (declared, else None)."""
+    """The interim tables ``names`` of every member, one frame with ``judge``, ``judge_family``."""
     parts = []
     for m in members(base):
         directory = member_root(m.name, base) / "results" / "interim"

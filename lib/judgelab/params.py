@@ -11,10 +11,8 @@ _NONE = frozenset({"none", "null", "default"})
 
 
 def as_bool(value: Any, *, name: str = "parameter") -> bool:
-    """True/False from a bool, a number or one of the words in ``_TRUE`` / ``_FALSE`` (any case).
-
-    Anything else is an error naming the parameter, never silently truthy (``bool("off")`` is True).
-    """
+    """True/False from a bool, a number or a word of ``_TRUE`` / ``_FALSE`` (any case); anything
+    else is an error naming the parameter, never silently truthy (``bool("off")`` is True)."""
     if isinstance(value, bool):
         return value
     if value is None:

@@ -7,35 +7,27 @@ the tests call exactly this.
 This module is the one source of the notebook graph; ``python -m judgelab.pipeline makefile``
 writes it as make variables that the Makefile includes:
 
-- **upstream notebooks**: :mod:`judgelab.notebook_files` declares which interim files each
-  notebook writes and reads (``WRITES``, ``READS``: the names of :mod:`judgelab.contracts`; ``*``
-  stands for a collection or a layer); a notebook's upstream are the writers of what it reads
-  (:data:`DEPENDS`). The table sits in a module of its own so that the contracts, which name the
-  notebook to re-run, need not import this module (nor make every notebook depend on it).
-- **library files**: derived from the notebook's own ``judgelab`` imports, followed transitively
-  through the package's import graph (:mod:`judgelab.imports`, read with ``ast``), with the
-  ``__init__`` of every package on the way. To these come the files the modules reached load at
-  run time, found in their code: a module that names ``paths.prompts_dir() / "<folder>"`` depends
-  on every file of ``prompts/<folder>/`` (``sage.protocol.prompts`` -> ``prompts/sage/*``,
-  ``narrative.judges.prompts`` -> ``prompts/narrative/*``, ``human.holistic`` ->
-  ``prompts/human/*``; a bare ``prompts_dir()`` on all of ``prompts/``), and a module that names
-  a data file of its own folder as a string (``"prices.csv"`` in ``gateway.ledger``) depends on it.
+- **upstream notebooks**: the writers (:mod:`judgelab.notebook_files`) of the interim files a
+  notebook reads (:data:`DEPENDS`);
+- **library files**: the notebook's ``judgelab`` imports followed transitively
+  (:mod:`judgelab.imports`), with every package's ``__init__`` on the way, plus the files those
+  modules load at run time: ``paths.prompts_dir() / "<folder>"`` in a module's code means every
+  file of ``prompts/<folder>/`` (a bare ``prompts_dir()``: all of ``prompts/``), and a data file
+  of the module's own folder named as a string (``"prices.csv"`` in ``gateway.ledger``) means it.
+  So editing a module only notebook 10 imports re-runs only notebook 10 (and its readers), while
+  editing ``paths.py`` re-runs them all.
 
-Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``-p CONVERGENCE_THRESHOLD=0.1``; a value
-is read as papermill's own ``-p`` reads it: ``True``, ``False``, ``None``, an int, a float, else
-text) writes to an output root of its own,
+Parameters: ``run 05 -p CONVERGENCE_THRESHOLD 0.1`` (or ``=0.1``; values read as papermill's
+``-p`` reads them) writes to an output root of its own,
 ``<output root>/results/variants/05_CONVERGENCE_THRESHOLD=0.1/`` (:func:`variant_root`), seeded
-with a copy of the output root's interim files and a link to its LLM cache, so that a changed
-parameter never overwrites the main run's tables and figures; ``--in-place`` writes over them.
-
-So editing a module that only notebook 10 imports (one of its follow-up analyses under
-``narrative/analyses/``) re-runs only notebook 10 (and what reads its outputs), while editing
-``paths.py``, which every notebook reaches, re-runs them all.
+with the root's interim files and a link to its LLM cache, so that a changed parameter never
+overwrites the main run's outputs; ``--in-place`` writes over them.
 """
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import shutil
@@ -51,8 +43,7 @@ from judgelab.prompting import parse_template
 
 
 def _depends() -> dict[str, list[str]]:
-    """Notebook -> the notebooks that write what it reads (interim files; and, for the notebooks of
-    ``notebook_files.AFTER_TABLES``, the notebooks whose tables it reads)."""
+    """Notebook -> the notebooks that write what it reads (and whose tables it reads)."""
     out = {}
     for nb, names in READS.items():
         ups = {w for name in names for w in writers_of(name)} | set(AFTER_TABLES.get(nb, []))
@@ -81,10 +72,8 @@ def upstream(number: str) -> set[str]:
 
 # ---------------------------------------------------------------- library files of a notebook
 
-
 def _prompt_folders(tree: ast.AST) -> set[str]:
-    """Folders of ``prompts/`` a module's code names: ``prompts_dir() / "sage"`` -> ``{"sage"}``;
-    a bare ``prompts_dir()`` -> ``{""}`` (all of them)."""
+    """Folders of ``prompts/`` a module's code names (``""``: a bare ``prompts_dir()``)."""
     out: set[str] = set()
     divided: set[int] = set()
     for node in ast.walk(tree):
@@ -121,8 +110,7 @@ class LibraryIndex:
 
 
 def library_index(package_root: Path | None = None, prompts_root: Path | None = None) -> LibraryIndex:
-    """Read the package under ``package_root`` (default ``lib/judgelab``) with its prompt files under
-    ``prompts_root`` (default ``prompts/``); both are arguments for tests on a toy package."""
+    """Read the package and its prompt files (arguments: a toy package in tests)."""
     package_root = Path(package_root or imports.package_dir())
     prompts_root = Path(prompts_root or paths.prompts_dir())
     files = imports.module_files(package_root, package_root.name)
@@ -171,10 +159,8 @@ def makefile_text() -> str:
 
 # ---------------------------------------------------------------- running
 
-
 def _mark_done(source: Path, profile: str) -> None:
-    """Stamp for make: this notebook ran with this profile; stamps of other profiles are stale now
-    (the interim files they describe were just overwritten)."""
+    """Stamp for make: notebook done in ``profile``; other profiles' stamps are stale now."""
     stamps = paths.executed_dir() / ".stamps"
     stamps.mkdir(exist_ok=True)
     for other in profiles.PROFILES:
@@ -196,9 +182,6 @@ def _progress_path() -> Path:
 def progress_start(profile: str) -> None:
     """`make notebooks` begins: note the time, so that each notebook's end can say where the whole
     run stands (a notebook run alone, ``make nb-05``, prints no such line)."""
-    import json
-    import time
-
     f = _progress_path()
     f.parent.mkdir(parents=True, exist_ok=True)
     (f.parent / ".running").mkdir(exist_ok=True)
@@ -219,11 +202,7 @@ def _running_dir() -> Path:
 
 
 def progress_line() -> str | None:
-    """``make all (demo): 7 of 13 notebooks up to date, 14 min 2 s since it started; running: 03, 09``
-    while a `make notebooks` is under way (None otherwise)."""
-    import json
-    import time
-
+    """``make all (demo): 7 of 13 notebooks up to date, ...`` during `make notebooks`, else None."""
     f = _progress_path()
     if not f.exists():
         return None
@@ -301,17 +280,14 @@ def prompt_versions(source: Path, index: LibraryIndex | None = None) -> list[str
 
 
 def run_environment(source: Path) -> dict[str, str]:
-    """What the notebook's kernel inherits for the provenance sidecars (:mod:`judgelab.provenance`):
-    the notebook and the prompt versions its imports reach (its run is opened with the profile)."""
+    """The kernel's environment for the sidecars: the notebook and its prompt versions."""
     return {provenance.ENV_NOTEBOOK: source.stem, provenance.ENV_PROMPTS: ",".join(prompt_versions(source))}
 
 
 def run_notebook(source: Path, profile: str, parameters: dict | None = None, kernel: str = "python3") -> Path:
-    """Execute one notebook source with papermill; return the executed copy's path.
-
-    The kernel gets :func:`run_environment` in its environment; the notebook's previous call
-    ledger (``results/runs/ledgers/<notebook>.json`` and ``.csv``) is removed first, so that a notebook that
-    makes no call this time is not credited with the last run's calls."""
+    """Execute one notebook source with papermill (environment: :func:`run_environment`); return
+    the executed copy's path. The previous call ledger is removed first, so that a notebook making
+    no call this time is not credited with the last run's calls."""
     import jupytext
     import papermill as pm
 
@@ -344,8 +320,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
 
 
 def param_value(text: str):
-    """A command-line value as papermill's CLI reads one: True / False / None, an int, a float,
-    else the text itself."""
+    """A command-line value as papermill's CLI reads it: bool/None, int, float, else text."""
     if text in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[text]
     for kind in (int, float):
@@ -357,8 +332,7 @@ def param_value(text: str):
 
 
 def parse_params(items: list[list[str]]) -> dict[str, object]:
-    """``-p NAME VALUE`` or ``-p NAME=VALUE`` (each ``-p`` one list of tokens) as a dict of
-    values read by :func:`param_value`."""
+    """``-p NAME VALUE`` or ``-p NAME=VALUE`` tokens as a dict (:func:`param_value`)."""
     out: dict[str, object] = {}
     for tokens in items:
         if len(tokens) == 1 and "=" in tokens[0]:

@@ -95,7 +95,6 @@ def knobs(study: str, name: str, path: Path = FILE) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- show and docs
 
-
 def _fmt(value: Any) -> str:
     if value is None:
         return NONE

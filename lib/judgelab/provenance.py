@@ -1,39 +1,25 @@
 """Who made an output: the provenance sidecars and each notebook's call ledger (no state: a
 notebook's :class:`judgelab.run.Run` holds what they say).
 
-Every table a run writes (:meth:`judgelab.run.Run.table`) gets a sidecar
-``results/tables/<name>.provenance.json``, every figure (``Run.figure``) a sidecar
-``figures/<name>.provenance.json``. The CSV itself is left as it was, so that a replayed table
-stays byte-identical to the original. A sidecar is one flat JSON object (values are strings,
-numbers, booleans, null, or lists of strings):
+Every table and figure a run writes gets a sidecar ``<name>.provenance.json`` beside it; the CSV
+is left as it was, so that a replayed table stays byte-identical. A sidecar is one flat JSON
+object (strings, numbers, booleans, null, or lists of strings):
 
-============================  ===================================================================
-key                           value
-============================  ===================================================================
-``output``                    the table or figure name (``narr_table02_correlations``)
-``kind``                      ``"table"`` or ``"figure"``
-``file``                      the file described (``narr_table02_correlations.csv``; PNG for figures)
-``sha256``                    its SHA-256 (hex)
-``notebook``                  the notebook that wrote it (``09_judge_modes``), or null outside one
-``profile``                   smoke / demo / paper, or null when unknown
-``judge``                     ``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers
-``backend``, ``model``        the judge's backend and model (null when ``judge`` is ``"none"``)
-``base_url_host``             host[:port] of the endpoint (never a key, a path or credentials)
-``embedded_small_model``      true when the bundled SmolLM2-135M answered
-``warning``                   :data:`judgelab.reporting.SMALL_MODEL_WARNING` then, else ``""``
-``prompt_versions``           versions of the prompt files the notebook reaches (``sage-v2``,
-                              ``narr-judge-simple-v1`` ...); empty when ``judge`` is ``"none"``
-``seeds``                     ``"<knob>=<value>"`` for every seed knob the notebook read
-``git_commit``, ``git_dirty`` the checkout's commit and whether tracked files differ from it
-``written_at``                UTC time, ISO 8601
-============================  ===================================================================
+- ``output``, ``kind``, ``file``, ``sha256``: the table or figure name, ``"table"`` or
+  ``"figure"``, the file described (the PNG for figures) and its SHA-256 (hex);
+- ``notebook`` (``09_judge_modes``) and ``profile``, null when unknown;
+- ``judge`` (``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers), ``backend``,
+  ``model`` and ``base_url_host`` (host[:port] of the endpoint, never a key or credentials);
+- ``embedded_small_model`` and ``warning``: true and :data:`SMALL_MODEL_WARNING` when the bundled
+  SmolLM2-135M answered, else false and ``""``;
+- ``prompt_versions`` (of the prompt files the notebook reaches; empty without a judge) and
+  ``seeds`` (``"<knob>=<value>"`` of every seed knob the notebook read);
+- ``git_commit``, ``git_dirty`` (tracked files differ from it) and ``written_at`` (UTC, ISO 8601).
 
-The fields come from the run: ``notebook`` and ``prompt_versions`` as ``python -m
-judgelab.pipeline run`` puts them in the kernel's environment (:data:`ENV_NOTEBOOK`,
-:data:`ENV_PROMPTS`: the versions of the prompt files the notebook's imports reach), the profile it
-is opened with, the judge of the gateways it uses (or the one it is told), the seeds of the knobs it
-is given. Its gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json``
-(:func:`write_ledger`), which :mod:`judgelab.runrecord` gathers into the run record.
+``notebook`` and ``prompt_versions`` come from the kernel's environment (:data:`ENV_NOTEBOOK`,
+:data:`ENV_PROMPTS`, set by ``python -m judgelab.pipeline run``), the rest from the run. The
+gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json`` (:func:`write_ledger`)
+for :mod:`judgelab.runrecord`.
 """
 from __future__ import annotations
 
@@ -47,7 +33,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgelab import paths
-from judgelab.engines import is_embedded_small_model
 
 #: Set by ``judgelab.pipeline`` for the kernel that executes a notebook.
 ENV_NOTEBOOK = "JUDGELAB_RUN_NOTEBOOK"
@@ -57,6 +42,16 @@ SMALL_MODEL_WARNING = (
     "EMBEDDED SmolLM2-135M: these numbers show that the pipeline runs, "
     "not the papers' findings."
 )
+
+
+def is_embedded_small_model(backend: str | None, model: str | None) -> bool:
+    """True when the numbers come from the bundled SmolLM2-135M GGUF (or an unnamed llamacpp
+    default): its judgments are close to random, so every output made with it must say so. It
+    lives here, below the gateway and the reports, so that the gateway never imports pandas."""
+    name = (model or "").lower()
+    if "smollm2" in name and "135m" in name:
+        return True
+    return (backend or "") == "llamacpp" and not name
 
 def url_host(url: str | None) -> str | None:
     """``host[:port]`` of ``url``: user, password, path and query are dropped (never a key)."""
@@ -75,12 +70,9 @@ def url_host(url: str | None) -> str | None:
 
 # ---------------------------------------------------------------- reading it
 
-
 @functools.lru_cache(maxsize=None)
 def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
-    """(commit, dirty) of the checkout at ``root`` (the project); (None, None) without git.
-
-    Dirty means a tracked file differs from the commit: untracked files (every output) do not count."""
+    """(commit, dirty: a tracked file differs) at ``root``; (None, None) without git."""
     root = root or str(paths.project_root())
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
@@ -123,8 +115,7 @@ def sidecar_path(path: Path) -> Path:
 
 
 def write_sidecar(path: Path, kind: str, fields: dict[str, Any] | None = None) -> Path:
-    """Write the sidecar of the output file ``path`` (``kind``: table or figure) with a run's
-    ``fields`` (:meth:`judgelab.run.Run.context`; None: :func:`context` outside a run); return its path."""
+    """Write the sidecar of the output ``path`` (``kind``: table or figure); return its path."""
     path = Path(path)
     record = {"output": path.stem, "kind": kind, "file": path.name,
               "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **(context() if fields is None else fields)}
@@ -142,11 +133,10 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{side}: no provenance sidecar; write the output with judgelab.reporting") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{side}: not valid JSON ({exc})") from None
+        raise ValueError(f"{side}: not valid JSON ({exc}); re-run its notebook") from None
 
 
 # ---------------------------------------------------------------- the calls of a notebook
-
 
 def ledger_dir(root: Path | None = None) -> Path:
     d = (root or paths.output_root()) / "results" / "runs" / "ledgers"

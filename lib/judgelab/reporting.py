@@ -1,11 +1,6 @@
-"""Writing tables and figures, and the lines that say who made the numbers (a notebook writes
-through its :class:`judgelab.run.Run`, which saves, shows and captions in one call).
-
-Every table goes to ``results/tables/<name>.csv`` and every figure to ``figures/<name>.png`` and
-``.pdf``, each with a provenance sidecar ``<name>.provenance.json`` beside it (who made it: judge,
-profile, prompt versions, seeds, commit, notebook; :mod:`judgelab.provenance`). When the embedded
-135M model produced the numbers, captions and banners say so: such outputs show that the pipeline
-runs, not the papers' findings.
+"""Writing tables and figures with their provenance sidecars (notebooks go through
+:class:`judgelab.run.Run`), and the lines that say who made the numbers: when the embedded 135M
+model produced them, captions and banners say so.
 """
 from __future__ import annotations
 
@@ -15,8 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from judgelab import paths, provenance as _provenance, style
-from judgelab.engines import is_embedded_small_model  # shared with the gateway
-from judgelab.provenance import SMALL_MODEL_WARNING  # one wording for captions and sidecars
+from judgelab.provenance import SMALL_MODEL_WARNING, is_embedded_small_model  # shared with the gateway
 
 
 def caption_line(profile: str | None, backend: str | None = None, model: str | None = None) -> str:
@@ -41,11 +35,7 @@ def model_banner(backend: str | None, model: str | None) -> str:
 
 
 def save_table(df: pd.DataFrame, name: str, *, index: bool = False, context: dict | None = None) -> Path:
-    """Write ``df`` to ``results/tables/<name>.csv`` and its provenance sidecar
-    ``<name>.provenance.json`` with a run's ``context`` (:mod:`judgelab.provenance`; notebooks go
-    through :meth:`judgelab.run.Run.table`); return the CSV's path.
-
-    The CSV holds the table only, so that a replay reproduces it byte for byte."""
+    """Write ``df`` to ``results/tables/<name>.csv`` and its sidecar; return the CSV's path."""
     if name.endswith(".csv"):
         name = name[:-4]
     out = paths.tables_dir() / f"{name}.csv"
@@ -55,17 +45,10 @@ def save_table(df: pd.DataFrame, name: str, *, index: bool = False, context: dic
 
 
 def save_figure(fig, name: str, caption: str | None = None, *, context: dict | None = None) -> list[Path]:
-    """Write a matplotlib figure as PNG (200 dpi) and PDF under ``figures/``, with ``caption`` under it.
-
-    The layout is fixed first (:func:`judgelab.style.freeze_layout`); the caption is then placed by
-    :func:`judgelab.style.add_caption`, measured below the lowest rendered artist (x labels, legends,
-    colour bars) and wrapped to the figure's width, and ``bbox_inches="tight"`` grows the canvas to
-    hold it. Beside the images, ``figures/<name>.layout.json`` records the PNG rendering's text
-    elements (:func:`judgelab.style.text_boxes`), the boxes of everything else
-    (:func:`judgelab.style.content_boxes`), both in pixels at 200 dpi, and the colliding pairs; the
-    figure-layout test reads these after a smoke run. ``figures/<name>.provenance.json`` says who
-    made it (``context``, as for :func:`save_table`; its ``sha256`` is the PNG's).
-    """
+    """Write a matplotlib figure as PNG (200 dpi) and PDF under ``figures/``, ``caption`` under it
+    (:func:`judgelab.style.add_caption` after :func:`judgelab.style.freeze_layout`), with
+    ``<name>.layout.json`` (the PNG's text and content boxes in pixels and their collisions, read by
+    the figure-layout test) and the sidecar (its ``sha256`` is the PNG's) beside."""
     style.remove_caption(fig)  # a figure saved twice keeps one caption
     style.freeze_layout(fig)
     if caption:

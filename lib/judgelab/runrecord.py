@@ -5,28 +5,15 @@
 output root. ``python -m judgelab.runrecord diff A.json B.json`` lists what differs between two
 records (exit status 1 when something does, 0 when nothing does, as ``diff`` does).
 
-A record is one JSON object:
-
-- ``created_at`` (UTC, ISO 8601), ``profile``, ``git_commit``, ``git_dirty``
-  (:func:`judgelab.provenance.git_state`);
-- ``judges``: every ``<backend>:<model>`` named by the outputs' provenance sidecars or counted in
-  the call ledgers (``none`` is left out); ``backend`` and ``model``: the judge when there is
-  exactly one, else null;
-- ``packages``: ``{name: installed version}`` for every package pinned in ``requirements.lock``
-  and ``requirements-extra.txt`` (:mod:`importlib.metadata`; null when not installed);
-- ``data``: ``{path: sha256}`` of every input file under ``data/`` (committed manifests and the
-  acquired files; :func:`judgelab.corpus.acquire.sha256_file`, the routine acquisition checks
-  them with);
-- ``outputs``: ``{path: sha256}`` of every file under ``results/tables``, ``results/interim`` and
-  ``figures`` of the output root, provenance sidecars left out (they carry their writing time,
-  so they differ between any two runs; each sidecar holds the sha256 of its output instead);
-- ``settings``: the judge settings in the environment of ``make`` (``JUDGELAB_BACKEND``,
-  ``JUDGELAB_MODEL``, ``JUDGELAB_CACHE_MODE``, ``JUDGELAB_BATCH``; null when unset) and the host of
-  the base URL (``JUDGELAB_BASE_URL``, else ``OPENAI_BASE_URL``): never a key;
-- ``notebooks``: the notebooks whose last run used this profile (make's stamps);
-- ``calls``: per notebook, the summary of its gateways' ledgers (``results/runs/ledgers/``,
-  :func:`judgelab.provenance.summarize_ledger`: calls, fresh, cached, failed, tokens, USD) from
-  the notebook's last run; ``calls_total``: their sums.
+A record is one JSON object: ``created_at`` (UTC), ``profile``, ``git_commit``, ``git_dirty``;
+``judges`` (every ``<backend>:<model>`` of the sidecars and ledgers; ``backend``/``model`` when
+there is exactly one); ``packages`` (installed versions of everything pinned in
+``requirements.lock`` and ``requirements-extra.txt``); ``data`` and ``outputs`` (``{path:
+sha256}`` under ``data/`` and the output root's tables, interim files and figures; sidecars left
+out, as they carry their writing time and hold their output's sha256 anyway); ``settings`` (the
+judge settings of ``make``'s environment and the base URL's host: never a key); ``notebooks``
+(make's stamps for this profile); ``calls`` (per notebook, its last run's ledger summary) and
+``calls_total``.
 """
 from __future__ import annotations
 

@@ -41,10 +41,7 @@ def declared(path: Path = FILE) -> dict[str, dict[str, Any]]:
 
 
 def env(name: str) -> str | None:
-    """The stripped value of environment variable ``name``, or None when unset or blank.
-
-    A ``JUDGELAB_`` variable must be declared in the settings file's ``[overrides]``, so that the
-    file lists every variable the code reads."""
+    """``name``'s stripped value, None if unset or blank; a ``JUDGELAB_`` name must be declared."""
     if name.startswith("JUDGELAB_") and name not in declared():
         raise ProfileError(f"{name} is not declared in {FILE.name} [overrides]; declare it there first")
     value = os.environ.get(name)

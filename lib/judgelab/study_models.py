@@ -1,35 +1,17 @@
 """Each study's judge: the papers' own choice on OpenAI, overridable per study.
 
-=========  ================  ===============  ==========================================
-study      notebooks         paper's judge    source
-=========  ================  ===============  ==========================================
-sage       02, 03, 04        gpt-5-mini,      paper 000, section "Implementation": GPT-5-mini,
-                             effort medium    reasoning effort "medium"
-narrative  09, 10            gpt-4.1          paper 002, section 3.3: GPT-4.1, K agents at
-                                              temperatures 0.3-0.7
-holistic   11                gpt-4.1          the compendium's appendix (holistic judge and the
-                                              SAGE layer on human-rated stories), on the narrative
-                                              paper's non-reasoning judge
-=========  ================  ===============  ==========================================
+- ``sage`` (notebooks 02-04): gpt-5-mini at reasoning effort medium (paper 000, "Implementation");
+- ``narrative`` (09, 10): gpt-4.1, K agents at temperatures 0.3-0.7 (paper 002, section 3.3);
+- ``holistic`` (11, the appendix): gpt-4.1, the narrative paper's non-reasoning judge.
 
-The model of a study, first that applies:
+The model of a study, first that applies: the notebook's ``MODEL`` parameter;
+``JUDGELAB_<STUDY>_MODEL``; ``JUDGELAB_MODEL``; on the ``openai`` backend the paper's judge above,
+on the others the backend's own default (the embedded SmolLM2-135M for llamacpp, the server's
+first model for openai-compatible).
 
-1. the notebook's ``MODEL`` parameter (the ``model`` argument);
-2. ``JUDGELAB_<STUDY>_MODEL`` (``JUDGELAB_SAGE_MODEL``, ``JUDGELAB_NARRATIVE_MODEL``,
-   ``JUDGELAB_HOLISTIC_MODEL``);
-3. ``JUDGELAB_MODEL`` (one model for every study);
-4. on the ``openai`` backend, the paper's judge above; on the others, the backend's own default
-   (the embedded SmolLM2-135M for llamacpp, the server's first model for openai-compatible).
-
-The study-specific setting wins over the global one, so ``JUDGELAB_MODEL=gpt-4.1
-JUDGELAB_SAGE_MODEL=gpt-5-mini`` is the papers' design too. The backend stays the usual setting
-(``JUDGELAB_BACKEND``, default the embedded llamacpp model).
-
-Reasoning effort (only reasoning models receive one, :mod:`judgelab.gateway.reasoning`):
-``JUDGELAB_<STUDY>_REASONING_EFFORT`` overrides every request of the study; else a request's own
-(the profile's); else the study's default (SAGE: medium, the paper's; the others state none); else
-the model's lowest (minimal for gpt-5). The narrative agents' temperatures: see
-:func:`agent_design` (``JUDGELAB_NARRATIVE_AGENTS``).
+Reasoning effort (reasoning models only, :mod:`judgelab.gateway.reasoning`):
+``JUDGELAB_<STUDY>_REASONING_EFFORT``, else the request's own (the profile's), else the study's
+default (SAGE: medium, the paper's), else the model's lowest.
 """
 from __future__ import annotations
 
@@ -64,8 +46,7 @@ AGENT_DESIGNS = ("temperature", "seed-only")
 
 @dataclass(frozen=True)
 class Judge:
-    """The judge a study runs on: backend, model (None = the backend's own default), the
-    reasoning policy, and where the model came from (for the banner and the estimate)."""
+    """A study's judge: backend, model (None: the backend's default), reasoning, origin."""
 
     study: str
     backend: str

@@ -1,22 +1,13 @@
 """One figure style for both studies: palette, fonts, panel sizes, legends, captions, and the
 boxes of a figure's text that the saved layout records.
 
-- Colours are Okabe & Ito's (2008) eight, distinguishable under the common colour-vision
-  deficiencies (Okabe M., Ito K., "Color Universal Design", 2008; Wong B., Nature Methods 8:441,
-  2011). Story categories and path methods keep one colour each across every figure; categories
-  also differ by marker, line style and hatching so that a greyscale print still separates them.
-- :func:`apply` sets the one matplotlib rc (fonts, sizes, colour cycle); :func:`subplots` applies
-  it and returns a grid of panels in the house size under matplotlib's constrained layout, which
-  makes room for titles, labels, colour bars and legends placed outside the axes.
-- Legends go outside the data area: :func:`legend_right` or :func:`legend_below` beside one axis,
-  :func:`figure_legend` once for the whole figure, below or right of the panels.
-- :func:`add_caption` puts a caption under everything else in the figure (measured, not guessed);
-  :func:`judgelab.reporting.save_figure` calls it.
-- :func:`text_boxes` and :func:`content_boxes` measure a rendered figure's text elements (titles,
-  axis labels, legends, the caption, figure texts and annotations; tick labels excepted) and
-  everything else; :func:`judgelab.reporting.save_figure` records their collisions
-  (:func:`overlapping_pairs`, :func:`above_caption_violations`) beside the figure. The figure tests
-  check the same with ``tests/figure_geometry.py``.
+- Colours are Okabe & Ito's eight, distinguishable under the common colour-vision deficiencies
+  (Okabe M., Ito K., "Color Universal Design", 2008; Wong B., Nature Methods 8:441, 2011). Story
+  categories and path methods keep one colour each; categories also differ by marker, line style
+  and hatching so that a greyscale print still separates them.
+- Panels come in the house size under constrained layout (:func:`subplots`), legends outside the
+  axes; :func:`add_caption` measures where everything else ends, and :func:`text_boxes` /
+  :func:`content_boxes` let :func:`judgelab.reporting.save_figure` record collisions.
 """
 from __future__ import annotations
 
@@ -87,8 +78,7 @@ colour-blind safe)."""
 
 
 def apply() -> None:
-    """Set :data:`RC` in matplotlib's rcParams (idempotent; every figure function calls it through
-    :func:`subplots`, so a figure looks the same whichever notebook draws it first)."""
+    """Set :data:`RC` in matplotlib's rcParams (idempotent; :func:`subplots` calls it)."""
     matplotlib.rcParams.update(RC)
 
 
@@ -99,9 +89,8 @@ def colour(i: int) -> str:
 
 def subplots(n_cols: int = 1, n_rows: int = 1, *, width: float = PANEL_WIDTH, height: float = PANEL_HEIGHT,
              **kwargs):
-    """A figure of ``n_rows x n_cols`` panels of ``width x height`` inches each, house style, constrained
-    layout; returns (fig, 2-D array of axes). ``kwargs`` go to :func:`matplotlib.pyplot.subplots`
-    (``sharey``, ``gridspec_kw``, ...)."""
+    """(fig, 2-D array of axes): ``n_rows x n_cols`` panels of ``width x height`` inches each, house
+    style, constrained layout; ``kwargs`` go to :func:`matplotlib.pyplot.subplots`."""
     apply()
     n_cols, n_rows = max(1, n_cols), max(1, n_rows)
     fig, axes = plt.subplots(n_rows, n_cols, figsize=(width * n_cols, height * n_rows), squeeze=False,
@@ -118,8 +107,7 @@ def empty_panel(ax, text: str) -> None:
 # ----------------------------------------------------------------------------- legends
 
 def legend_right(ax, **kwargs):
-    """The axis' legend outside it, to the right, top-aligned (constrained layout makes room).
-    Returns the Legend, or None when the axis has nothing labelled."""
+    """The axis' legend outside it, right and top-aligned; None when nothing is labelled."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
@@ -158,10 +146,9 @@ def unique_handles(axes: Iterable) -> tuple[list, list[str]]:
 
 def figure_legend(fig, axes: Iterable | None = None, *, where: str = "below", ncol: int | None = None,
                   **kwargs):
-    """One legend for the whole figure, outside every panel: ``where="below"`` (under the x labels,
-    in columns) or ``"right"`` (beside the panels). Collects the labelled handles of ``axes`` (default:
-    all of the figure's), each label once, and removes the axes' own legends. Needs a constrained
-    layout (as :func:`subplots` makes). Returns the Legend, or None when nothing is labelled."""
+    """One legend for the whole figure, ``where="below"`` or ``"right"`` of the panels: each label
+    of ``axes`` (default: all) once, the axes' own legends removed. Needs a constrained layout.
+    Returns the Legend, or None when nothing is labelled."""
     if not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
         raise ValueError("figure_legend places the legend outside the panels with constrained layout; "
                          "make the figure with judgelab.style.subplots (layout='constrained')")
@@ -185,8 +172,7 @@ def figure_legend(fig, axes: Iterable | None = None, *, where: str = "below", nc
 # ----------------------------------------------------------------------------- caption
 
 def figure_box(fig) -> Bbox:
-    """The rendered extent of everything in ``fig`` (the area ``bbox_inches='tight'`` keeps), in
-    display pixels at the figure's dpi."""
+    """The extent ``bbox_inches='tight'`` keeps of ``fig``, in display pixels."""
     fig.draw_without_rendering()
     return fig.get_tightbbox().transformed(fig.dpi_scale_trans)
 
@@ -207,12 +193,9 @@ def wrap_to_width(text: str, width_px: float, measure) -> str:
 
 
 def freeze_layout(fig) -> None:
-    """Lay ``fig`` out once more and keep that layout: the layout engine is switched off, and figure
-    legends anchored to the figure's box are re-anchored to figure coordinates.
-
-    Why: ``savefig(bbox_inches="tight")`` swaps the figure's box for the tight box that holds the
-    caption; a figure legend anchored to that box (e.g. ``loc="outside lower center"``) would follow
-    the new bottom edge onto the caption. Figure coordinates do not move, so pinned it stays put.
+    """Lay ``fig`` out once more and keep that layout (engine off, figure legends re-anchored to
+    figure coordinates): ``savefig(bbox_inches="tight")`` swaps the figure's box for the tight box
+    holding the caption, and a legend anchored to that box would follow its bottom onto the caption.
     """
     fig.draw_without_rendering()
     if fig.get_layout_engine() is not None:
@@ -229,14 +212,10 @@ def remove_caption(fig) -> None:
 
 
 def add_caption(fig, caption: str, *, fontsize: float = CAPTION_SIZE, gap_pt: float = CAPTION_GAP_PT):
-    """Put ``caption`` under the lowest rendered artist of ``fig`` (axis labels, tick labels, legends,
-    colour bars), left-aligned with the figure's content and wrapped to its width.
-
-    The figure is drawn once to measure its tight bounding box; the caption goes ``gap_pt`` points
-    below its bottom edge, so it may lie below the canvas (y < 0): save with ``bbox_inches="tight"``
-    to grow the canvas around it. A caption added before (same figure saved twice) is replaced.
-    Returns the caption's Text (gid ``"caption"``).
-    """
+    """Put ``caption`` ``gap_pt`` points under the lowest rendered artist of ``fig``, left-aligned
+    with its content and wrapped to its width; it may lie below the canvas, so save with
+    ``bbox_inches="tight"``. A caption added before is replaced. Returns its Text (gid
+    ``"caption"``)."""
     remove_caption(fig)
     box = figure_box(fig)
     probe = fig.text(0, 0, "", fontsize=fontsize)
@@ -272,13 +251,10 @@ def _axes_name(i: int, ax) -> str:
 
 
 def text_boxes(fig, renderer=None) -> list[tuple[str, Bbox]]:
-    """Every text element of ``fig`` with its rendered bounding box (display pixels): figure
-    suptitle/supxlabel/supylabel, figure texts (the caption is named ``caption``), figure legends, and
-    per axes its titles, x and y labels, legend and texts/annotations. Tick labels are left out (their
-    spacing is matplotlib's job). Hidden and empty texts are skipped.
-
-    Without ``renderer`` the figure is drawn (without output) first; with one (e.g. inside a
-    ``draw_event`` while saving) the boxes are those of that very rendering."""
+    """Every visible text element of ``fig`` (figure and axes titles, labels, texts, legends; the
+    caption named ``caption``; tick labels left to matplotlib) with its bounding box in display
+    pixels. Without ``renderer`` the figure is drawn first; with one (inside a ``draw_event``) the
+    boxes are those of that rendering."""
     if renderer is None:
         fig.draw_without_rendering()
     out: list[tuple[str, Bbox]] = []
@@ -323,9 +299,7 @@ def text_boxes(fig, renderer=None) -> list[tuple[str, Bbox]]:
 
 
 def content_boxes(fig, renderer=None) -> list[tuple[str, Bbox]]:
-    """The rendered extent (display pixels) of everything but the caption: each axes with its tick
-    labels, labels and legend (colour bars included), each figure legend, and the figure's titles and
-    other texts. The caption must lie below all of them."""
+    """The rendered extent (display pixels) of everything but the caption."""
     if renderer is None:
         fig.draw_without_rendering()
     out = []

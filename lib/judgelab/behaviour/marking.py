@@ -10,8 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from judgelab import reporting
-from judgelab.engines import is_embedded_small_model
-from judgelab.provenance import SMALL_MODEL_WARNING
+from judgelab.provenance import SMALL_MODEL_WARNING, is_embedded_small_model
 
 STUDY_LABELS = {"sage": "SAGE", "narrative": "Narrative"}
 
@@ -22,8 +21,7 @@ def _judge(gateway) -> tuple[str, str]:
 
 
 def mark(df: pd.DataFrame, gateways: dict, profile: str, study: str = "sage") -> pd.DataFrame:
-    """``df`` with ``judge``, ``profile`` and ``judge_note``. ``gateways``: study -> gateway;
-    ``study``: whose judge answered, unless ``df`` has a ``study`` column naming it per row."""
+    """``df`` with ``judge``, ``profile``, ``judge_note`` of ``study``'s (or each row's) judge."""
     studies = df["study"] if "study" in df.columns else pd.Series(study, index=df.index)
     unknown = sorted(set(studies) - set(gateways))
     if unknown:
@@ -42,8 +40,7 @@ def banner(gateways: dict) -> str:
 
 
 def caption(gateways: dict, profile: str, *studies: str) -> str:
-    """The provenance line of a figure drawn from ``studies``' calls: one line when their judges
-    agree, else one per study."""
+    """A figure's provenance line: one when its studies' judges agree, else one per study."""
     lines = {s: reporting.caption_line(profile, gateways[s].backend_name, gateways[s].model_name) for s in studies}
     if len(set(lines.values())) == 1:
         return next(iter(lines.values()))

@@ -5,41 +5,24 @@ notebook's own call, a cache hit); a *neutral* paragraph of the same disguise, l
 of characters) and place that asks nothing; the *instruction* to raise or to lower the score; and,
 on the plain prompt, ``noise_repeats`` *repeats* of the baseline.
 
-**Estimands** (:func:`effects`), each in points and in scale units (points / the scale's range:
-4 for SAGE's 1-5, 9 for the narrative judges' 1-10):
+**Estimands** (:func:`effects`), in points and in scale units (points / the scale's range: 4 for
+SAGE's 1-5, 9 for the narrative judges' 1-10): insertion = neutral - baseline; obedience = the
+directed difference instruction - neutral (raise - neutral; neutral - lower); contrast = raise -
+lower (the insertion cancels); noise = repeat - baseline, where repeat ``r`` sends ``seed + r``
+and ``replicate`` :data:`REPEAT_REPLICATE` + r (a new cache key, a new draw at the same
+temperature). The noise floor is the mean absolute repeat difference. Intervals are cluster
+bootstraps over units (story; endpoint pair, both paths resampled together), tests one-sample
+t-tests of the unit means (Holm over the table's rows).
 
-- insertion = neutral - baseline: what any inserted paragraph does;
-- obedience = the directed difference instruction - neutral (raise - neutral; neutral - lower):
-  what the instruction does beyond being inserted text;
-- contrast = raise - lower at the same disguise and place (the insertion cancels);
-- noise = repeat - baseline: the same request drawn again at the run's sampling. A repeat of an
-  identical request would be a cache hit, so repeat ``r`` sends ``seed + r`` and ``replicate``
-  :data:`REPEAT_REPLICATE` + r (both in the cache key, :mod:`judgelab.gateway.cache`): a new key
-  and a new draw at the same temperature. The noise floor is the mean absolute repeat difference.
+**The family** (:data:`FAMILY`): 2 directions x 4 disguises x 3 positions (start, middle, end of
+the story's paragraphs or the narrative's titles). **Hardening** (:func:`harden`) fences the judged
+text between two lines carrying a token of this text and tells the system it is data; it was
+written against ``plain`` and ``editor``, so ``system`` (a fake system turn) and ``fence`` (closes
+the old fence and reopens it) are held out (:data:`HELD_OUT`).
 
-The resampling unit is the story (SAGE) or the endpoint pair (narrative: both paths of a pair
-resampled together): every interval is a cluster bootstrap over units
-(:func:`judgelab.stats.resampling.cluster_weights`), every test a one-sample t-test of the unit
-means (Holm over the table's rows).
-
-**The family** (:data:`FAMILY`, version :data:`FAMILY_VERSION`): 2 directions x 4 disguises x 3
-positions, ids ``<direction>-<disguise>-<position>``; neutral controls ``neutral-<disguise>-<position>``.
-The disguises ``plain`` and ``editor`` are the ones the hardening was written against;
-``system`` (a fake system turn) and ``fence`` (closes the old fence and reopens it around the
-instruction) are held out (:data:`HELD_OUT`): the hardening note names none of the disguises.
-
-**Where they go.** SAGE: the blind validator's single scoring call (content mode, one layer), the
-paragraph before the first, before paragraph ``n // 2`` or after the last paragraph; narrative
-judges: agent 0 of notebook 09, the note appended to the first, middle or last title.
-
-**Hardening** (:func:`harden`, version :data:`HARDEN_VERSION`): the judged text fenced between
-two lines carrying a boundary token drawn for this request (:func:`boundary_token`: the sha256 of
-the text, so a text cannot hold its own token and a replay draws the same one), and a note in the
-system message that what is inside is data.
-
-These calls perturb one call of each protocol (SAGE's blind validator, not the five-round
-evaluator whose scores SAGE reports; agent 0 of K): they measure that call's obedience, not what
-the whole protocol could be moved by.
+One call of each protocol is perturbed (SAGE's blind validator, not the five-round evaluator
+whose scores SAGE reports; agent 0 of notebook 09's K): this measures that call's obedience, not
+what the whole protocol could be moved by.
 """
 from __future__ import annotations
 
@@ -156,16 +139,14 @@ def _index(n: int, position: str) -> int:
 
 
 def insert_paragraph(text: str, note: str, position: str) -> str:
-    """``note`` as a paragraph of its own in ``text`` (paragraphs separated by blank lines): before the
-    first (start), before paragraph ``n // 2`` (middle) or after the last (end)."""
+    """``note`` as a paragraph of ``text``: before the first, ``n // 2``-th, or after the last."""
     paras = text.split("\n\n")
     i = _index(len(paras), position)
     return "\n\n".join(paras[:i] + [note] + paras[i:])
 
 
 def insert_title(titles: Sequence[str], note: str, position: str) -> list[str]:
-    """``titles`` with ``note`` appended to the first (start), the middle (index ``n // 2``) or the
-    last (end) title."""
+    """``titles`` with ``note`` appended to the first, middle (``n // 2``) or last title."""
     out = [str(t) for t in titles]
     if not out:
         raise ValueError("a narrative needs at least one title")
@@ -323,7 +304,7 @@ def narrative_requests(paths: pd.DataFrame, knobs: dict, perturbations: Sequence
     from judgelab import study_models
     from judgelab.narrative.judges import prompts as judge_prompts
     from judgelab.narrative.judges import run as judges
-    from judgelab.narrative.judges.settings import k_for
+    from judgelab.narrative.settings import k_for
 
     design = study_models.agent_design(agent_design)
     first = {c: judges.agent_spread(k_for(c, knobs["k"]), knobs["temperature_range"], knobs["seed"], design)[0]
@@ -359,8 +340,7 @@ RESULT_COLUMNS = ["study", "unit", "item", "group", "layer", "mode", "perturbati
 
 
 def tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
-    """One row per planted-study call with its overall score (NaN and ``status="failed"`` when the
-    call failed) and the sampling as sent (``sent_columns``)."""
+    """One row per planted-study call: overall score (NaN when failed), sampling as sent."""
     from judgelab.narrative.judges.schemas import overall_score
 
     rows = []
@@ -494,8 +474,7 @@ def hardening_table(eff: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.
 
 
 def baseline_cache(results: pd.DataFrame) -> pd.DataFrame:
-    """Per study: how many baseline calls were answered from the cache (the requests of notebooks 02
-    and 09: all of them when those ran with this judge and cache)."""
+    """Per study: how many baseline calls (notebooks 02 and 09's) came from the cache."""
     base = results[(results["arm"] == "baseline") & ~results["hardened"].astype(bool)]
     return base.groupby("study").agg(n_baseline=("cached", "size"), from_cache=("cached", "sum")).reset_index()
 
@@ -523,8 +502,7 @@ def study_requests(corpus, stories, narratives, judge_knobs: dict, knobs: dict, 
 
 def run_study(gw_sage, gw_narr, corpus: pd.DataFrame, stories: pd.DataFrame, paths: pd.DataFrame,
               judge_knobs: dict, knobs: dict, profile: str) -> tuple[pd.DataFrame, str]:
-    """The planted-instruction study of notebook 12 on each study's judge; :func:`tidy`'s frame and
-    a one-line summary."""
+    """The planted-instruction study on each study's judge: :func:`tidy`'s frame, a summary."""
     from judgelab.behaviour import selection
 
     narratives = selection.planted_paths(paths, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"])

@@ -1,34 +1,29 @@
 """The recognition probe: does the judge know the work it scores?
 
-One short call per story and SAGE mode, shown the material exactly as SAGE's judge sees it (the
-prepared, masked text in content mode; title and author in title mode), with its own schema
-(:func:`probe_schema`: recognised yes/no, title and author guesses, confidence 1-5) and prompt
-(``prompts/behaviour/recognition.md``).
+One short call per story and SAGE mode, shown the material exactly as SAGE's judge sees it, with
+its own schema (:func:`probe_schema`) and prompt (``prompts/behaviour/recognition.md``).
 
-**Matching rule** (:func:`match_guess`), stated once and tested on hand-made guesses. Titles and
-names are normalised (accents folded, case folded, punctuation to spaces, ``&`` to "and"), and a
-title's *content words* are its words less the function words of :data:`FUNCTION_WORDS`.
+**Matching rule** (:func:`match_guess`). Titles and names are normalised (accents and case
+folded, punctuation to spaces, ``&`` to "and"); a title's *content words* are its words less
+:data:`FUNCTION_WORDS`.
 
-- ``title_match``: the guess's and the manifest title's content words overlap with a Jaccard
-  index above 0.5 (so "House of Usher" matches "The Fall of the House of Usher": 2 of 3; "Usher"
-  alone does not: 1 of 3, nor "Cthulhu" for "The Call of Cthulhu": 1 of 2. A name the text
-  itself holds is not enough to count as knowing the work);
+- ``title_match``: guess and title content words overlap with a Jaccard index above 0.5 ("House
+  of Usher" matches "The Fall of the House of Usher": 2 of 3; "Usher" alone does not: a name the
+  text itself holds is not enough to count as knowing the work);
 - ``author_match``: the manifest author's surname (last word) is a word of the author guess;
-- ``recognised`` (the study's reading): the judge says it recognises the work *and* the title
-  matches. Claiming without a matching title counts as not recognised (``claimed`` keeps the claim;
-  ``author_match`` is reported beside). In title mode the title is in the material, so there a
-  match is an **echo** of the prompt, reported apart from content-mode recognition.
+- ``recognised``: the judge claims to recognise the work *and* the title matches (``claimed``
+  keeps the bare claim). In title mode the title is in the material, so a match there is an
+  **echo** of the prompt, reported apart.
 
-**Controls.** Two kinds of work nobody can have read give the false-claim rate: the LLM stories
-(content mode: written for SAGE, never published before the judges' training) and
-:func:`fabricated_works`, invented titles and authors drawn in code from made-up word lists (title
-mode). A claim on either is false; recognition is read against that rate (:func:`claim_contrast`).
+**Controls.** Works nobody can have read give the false-claim rate (:func:`claim_contrast`): the
+LLM stories (content mode: written for SAGE, never published before the judges' training) and
+:func:`fabricated_works` (title mode).
 
-**Continuation probe** (:func:`cloze_requests`, ``prompts/behaviour/cloze.md``): the story's first
-``cloze_opening_words`` words (the corpus text) and a request for the next ``cloze_words``.
-**Scoring rule** (:func:`cloze_overlap`): the longest common subsequence of the normalised words
-of the reply and of the true continuation, divided by the continuation's length (1 = word for
-word; the LLM stories give what a judge guesses from the opening alone).
+**Continuation probe** (:func:`cloze_requests`, ``prompts/behaviour/cloze.md``): the first
+``cloze_opening_words`` words and a request for the next ``cloze_words``, scored by
+:func:`cloze_overlap`: the longest common subsequence of the normalised words of the reply and of
+the true continuation over the continuation's length (1 = word for word; the LLM stories give what
+a judge guesses from the opening alone).
 """
 from __future__ import annotations
 
@@ -115,9 +110,9 @@ _PLACE = ("Marrow Street", "Gallow Fen", "Old Quarry Lane", "Saint Oda's", "the 
 
 def fabricated_works(n: int, seed: int, avoid_titles: Sequence[str] = ()) -> pd.DataFrame:
     """``n`` invented works (story_id ``fabricated-<i>``, category ``fabricated``): "The <adjective>
-    <noun> of <place>" by "<first name> <surname>", drawn with ``numpy.random.default_rng(seed)``
-    from made-up lists, none matching a title of ``avoid_titles`` by :func:`title_matches`. They
-    are invented here: a judge that claims one claims a work that does not exist."""
+    <noun> of <place>" by "<first name> <surname>", seeded, none matching a title of
+    ``avoid_titles`` (:func:`title_matches`): a judge that claims one claims a work that does not
+    exist."""
     if int(n) > len(_ADJ) * len(_NOUN) * len(_PLACE) // 2:
         raise ValueError(f"fabricated works: {n} asked, the word lists make too few distinct titles")
     rng = np.random.default_rng(seed)
@@ -143,8 +138,7 @@ def fabricated_items(works: pd.DataFrame, layer: str = "L4") -> list:
 
 
 def build_requests(items: Sequence, knobs: dict) -> tuple[list[dict], list]:
-    """One probe request per SAGE item (``EvalItem``: story_id, category, tier, mode, prepared
-    material), with its metadata row."""
+    """One probe request per SAGE item (``EvalItem``), with its metadata row."""
     from judgelab.gateway import ChatRequest, Message, Sampling
 
     tpl = _template()
@@ -163,8 +157,7 @@ def build_requests(items: Sequence, knobs: dict) -> tuple[list[dict], list]:
 
 
 def tidy(meta: list[dict], results: list, stories: pd.DataFrame, profile: str) -> pd.DataFrame:
-    """One row per probe call, its reply matched against the manifest's title and author (failed
-    calls: ``status="failed"`` and no reading)."""
+    """One row per probe call, its reply matched against the manifest's title and author."""
     truth = stories.set_index("story_id")
     rows = []
     for m, r in zip(meta, results):
@@ -216,8 +209,7 @@ def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
 
 
 def diff_with_note(x, y, n_boot: int, seed: int, what: tuple[str, str] = ("x", "y")) -> dict:
-    """mean(x) - mean(y) with the floor's two-sample percentile bootstrap, NaN interval and a note
-    when a side has fewer than 2 values or both sides are constant."""
+    """mean(x) - mean(y), two-sample percentile bootstrap; NaN and a note when degenerate."""
     a, b = (np.asarray(v, float) for v in (x, y))
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     d, lo, hi = intervals.diff_ci(a, b, n_boot, seed)
@@ -251,13 +243,12 @@ def claim_contrast(probe: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd
 
 def scores_by_recognition(probe: pd.DataFrame, summaries: pd.DataFrame, n_boot: int = 2000,
                           seed: int = 0) -> pd.DataFrame:
-    """Within category, do recognised stories score differently? Per layer x category and SAGE
-    score (content, title, mode difference content - title): recognised - not recognised (the
-    content-mode probe: recognition from the text), two-sample percentile bootstrap over stories;
-    and per layer the pooled within-category contrast (the mean of the category contrasts weighted
-    by stories, a cluster bootstrap over stories within category). ``summaries``: notebooks 02-04's
-    ``sage_summary_<layer>`` rows. NaN with a note where a category has no recognised story (or no
-    unrecognised one): recognised stories are mostly canonical, so a pooled split would compare genres."""
+    """Within category, do recognised stories (content-mode probe) score differently? Per layer x
+    category and SAGE score (content, title, content - title): recognised - not recognised,
+    two-sample percentile bootstrap over stories; per layer the pooled within-category contrast
+    (category contrasts weighted by stories, cluster bootstrap within category). ``summaries``:
+    ``sage_summary_<layer>`` rows. NaN with a note where a category lacks either group: recognised
+    stories are mostly canonical, so a pooled split would compare genres."""
     rec = probe[(probe["mode"] == "content") & (probe["status"] == "ok")].set_index("story_id")["recognised"]
     wide = summaries.pivot_table(index=["layer", "story_id", "category"], columns="mode", values="overall_score").reset_index()
     for m in ("content", "title"):
@@ -372,8 +363,7 @@ def cloze_tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
 
 
 def cloze_table(cloze: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Mean overlap per category (cluster-bootstrap interval over stories), and each human
-    category against the LLM stories (what the opening alone lets a judge guess)."""
+    """Mean overlap per category (cluster bootstrap over stories), each human one vs LLM."""
     rows = []
     for cat, g in cloze.groupby("category", sort=True):
         m = unit_mean(g["overlap"], g["story_id"], n_boot, seed, "stories")

@@ -1,12 +1,6 @@
 """What notebook 12 looks at: the stories and narratives the earlier notebooks judged, chosen with
 their own code so that every unperturbed request is the one they sent.
 
-- :func:`sage_items`: the SAGE run's stories (:func:`judgelab.sage.protocol.runner.select_stories`
-  with the profile's ``[sage]`` knobs), prepared by ``runner.build_items`` as ``run_layer`` does (leak
-  check with the corpus-wide surnames, the text budget counted by the judge's tokenizer);
-- :func:`planted_stories`: the first ``n`` of them per category (in the run's order);
-- :func:`planted_paths`: notebook 09's selection (``select_pairs`` with its knobs), then the first
-  ``n`` pairs per collection and the stated methods.
 """
 from __future__ import annotations
 
@@ -50,8 +44,7 @@ def judged_narratives(all_paths: pd.DataFrame, judge_knobs: dict) -> pd.DataFram
 
 
 def planted_paths(all_paths: pd.DataFrame, judge_knobs: dict, n_pairs: int, methods: Sequence[str]) -> pd.DataFrame:
-    """Notebook 09's narratives (``select_pairs`` with its knobs), the first ``n_pairs`` pairs of each
-    collection, only ``methods``."""
+    """Notebook 09's narratives, the first ``n_pairs`` pairs per collection, only ``methods``."""
     chosen = judged_narratives(all_paths, judge_knobs)
     keep = []
     for _, g in chosen.groupby("collection", sort=True):

@@ -1,30 +1,22 @@
 """Self-preference: does a judge favour stories its own model family wrote, beyond what other
 judges see in them?
 
-**Families** (:func:`family_of`): the maker of a model, read from its name by the first matching
-pattern of :data:`FAMILY_PATTERNS` (case-insensitive, on the whole name, an ``org__`` or ``org/``
-prefix included): OpenAI (gpt, chatgpt, o1/o3/o4), Anthropic (claude), Google (gemini, gemma),
-DeepSeek, Mistral (mistral, mixtral, ministral, magistral, codestral), Qwen (qwen, qwq), Meta
-(llama), Cohere (command, c4ai), xAI (grok), Microsoft (phi), Hugging Face (smollm).
+**Families** (:func:`family_of`): the maker of a model, read from its whole name (an ``org/``
+prefix included) by the first matching pattern of :data:`FAMILY_PATTERNS`.
 
-**Why a panel**: one judge's own-family contrast (its score of its family's stories minus the
-others') mixes self-preference with real differences between the writers. A judge x writer design
-removes them: other judges read the same stories. With judge family F (its judges) and O (the
-panel's other judges), per story s, u_s = mean score by F's judges - mean score by O's judges; per
-**matched set** m (the LLM stories several models wrote to one prompt, the eqbench prompt named by
-the story's title, e.g. "Mushroom Season" by claude, chatgpt and gemini) the difference-in-differences
+**Why a panel** (docs/panel.md): one judge's own-family contrast mixes self-preference with real
+differences between the writers; other judges reading the same stories remove them. With judge
+family F and O the panel's other judges, per story s, u_s = mean score by F's judges - mean score
+by O's judges; per **matched set** m (the LLM stories several models wrote to one prompt, named by
+the story's title) the difference-in-differences
 
     D_m = mean(u_s: s in m written by F) - mean(u_s: s in m written by a family with no judge on the panel)
 
-cancels the writers' quality (both groups of judges read s), each judge group's leniency (it
-enters every u_s alike) and the prompt (both sides wrote to it). The comparison stories are those
-of families *off* the panel, so that O's own self-preference cannot enter F's contrast. The
-estimate is the mean of D_m over the matched sets holding both kinds of story, with Student's t
-interval over those sets (the independent units: each set's stories were written and judged apart
-from the other sets'). Content mode only: in title mode the author line is the model's id, so a
-contrast there would measure brand recognition. At the corpus' sizes (1-5 sets per family) the
-percentile bootstrap undercovers (85% and 77% in simulation); the t interval holds its level,
-which ``tests/test_panel.py`` checks by simulation at these n's.
+cancels the writers' quality, each judge group's leniency and the prompt; families *off* the panel
+keep O's own self-preference out of F's contrast. The estimate is the mean of D_m, with Student's t
+interval over the matched sets: at the corpus' 1-5 sets per family the percentile bootstrap
+undercovers (85% and 77% in simulation; ``tests/test_panel.py``). Content mode only: in title mode
+the author line is the model's id, so a contrast there would measure brand recognition.
 
 With one judge family there is no O: the table says :data:`NOT_IDENTIFIABLE` and gives no estimate.
 """
@@ -69,8 +61,7 @@ def family_of(model: str | None) -> str | None:
 
 
 def matched_sets(corpus: pd.DataFrame) -> pd.DataFrame:
-    """The LLM stories in prompts written by at least two model families: story_id, prompt (the
-    title), writer (the model), family."""
+    """The LLM stories of prompts written by at least two model families (prompt: the title)."""
     llm = corpus.loc[corpus["category"] == "llm", ["story_id", "title", "model"]].rename(
         columns={"title": "prompt", "model": "writer"})
     llm["family"] = llm["writer"].map(family_of)
@@ -101,11 +92,7 @@ def did_interval(d: np.ndarray) -> tuple[float, float, float, str]:
 
 
 def self_preference_table(scores: pd.DataFrame, corpus: pd.DataFrame) -> pd.DataFrame:
-    """Per layer and judge family, the difference-in-differences of the module docstring.
-
-    ``scores``: one row per judge x story x layer x mode with ``judge``, ``judge_family`` (None:
-    read from ``model``), ``model``, ``story_id``, ``layer``, ``mode``, ``overall_score`` (the SAGE
-    summaries of the panel's members, :func:`judgelab.panel.stack`); ``corpus``: notebook 01's."""
+    """Per layer and judge family, the difference-in-differences of the module docstring."""
     sets = matched_sets(corpus)
     content = scores[scores["mode"] == "content"].copy()
     declared = content["judge_family"] if "judge_family" in content else pd.Series(None, index=content.index)

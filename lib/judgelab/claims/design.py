@@ -1,25 +1,11 @@
 """Is this run's design the paper's, in what a claim depends on? The scorecard's "not comparable".
 
-A claim's family declares what its numbers depend on (``depends_on`` in ``claims.yaml``); this
-module reads the same facts for the run from the table's provenance sidecar (the profile, the
-judge) and from the profile's own knobs (the embedding model and subset of each collection), and
-names every difference. One difference is enough: a verdict on a different design would read as a
-verdict on the paper.
-
-=====================  ========================================  ===================================
-dependency             the paper's design                         this run's, from
-=====================  ========================================  ===================================
-``judge_model``        the study's judge, ``judges.PAPER_JUDGES``  the sidecar's ``model``
-``embedding_model``    text-embedding-3-small (both collections)   the profile's ``embedding`` knob per
-                                                                   collection; the OOD study's joint
-                                                                   landscape always embeds with MiniLM
-``collection_subset``  the whole collection                        the profile's ``subset`` knob
-``min_units``          at least the family's ``min_units``         the row's ``units_column``
-``profile``            ``paper`` (its knobs are the paper's)       the sidecar's ``profile``
-=====================  ========================================  ===================================
-
-The collections' knobs come from the settings file (``[<profile>.narrative]``, through
-:mod:`judgelab.profiles`), so that this package, which reads every study's tables, imports no study.
+A claim's family declares what its numbers depend on (``depends_on`` in ``claims.yaml``: judge
+model, embedding model, collection subset, min units, profile; docs/claims.md tabulates the
+paper's value of each); this module reads the same facts for the run from the table's provenance
+sidecar and the profile's knobs (read through :mod:`judgelab.profiles`, so that this package
+imports no study), and names every difference. One difference is enough: a verdict on a different
+design would read as a verdict on the paper.
 """
 from __future__ import annotations
 
@@ -50,8 +36,7 @@ def collection_knobs(profile: str | None) -> dict | None:
 
 
 def same_model(run_model: str | None, paper_model: str) -> bool:
-    """The paper's model, or one of its dated snapshots (``gpt-4.1-2025-04-14``); not a sibling
-    (``gpt-4.1-mini`` is another model)."""
+    """The paper's model or a dated snapshot of it (``gpt-4.1-mini`` is another model)."""
     return bool(run_model) and re.fullmatch(re.escape(paper_model) + r"(-\d{4}-\d{2}-\d{2})?", str(run_model)) is not None
 
 

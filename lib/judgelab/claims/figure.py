@@ -1,10 +1,9 @@
 """The scorecard figure: claims down the side, the paper's value, ours and our 95% CI on one
 standardised axis per claim, the verdict as a colour *and* a word on the right.
 
-The common scale: a claim's values are shown as (value - reference) / margin, where the reference
-is the paper's value (the rule's bound for a bound, 0 for "no effect" and for a direction) and the
-margin is the claim's margin of equivalence (its family's, in ``claims.yaml``): a value rule is
-reproduced when the bar lies within ±1. Points beyond ±:data:`CLIP` are drawn at the edge as arrows.
+The common scale is (value - reference) / margin, the reference being the paper's value (a bound's
+bound, 0 for "no effect" and a direction): a value rule is reproduced when the bar lies within ±1.
+Points beyond ±:data:`CLIP` are drawn at the edge as arrows.
 """
 from __future__ import annotations
 

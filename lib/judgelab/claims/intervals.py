@@ -1,10 +1,6 @@
 """95% intervals for the scorecard's statistic kinds, from summary numbers; vectorised, so that
 the power simulation (:mod:`judgelab.claims.power`) computes its intervals with the very same code.
 
-This is the one place where the scorecard computes an interval itself: where a table already has
-the convention's ``X_ci_low`` / ``X_ci_high`` columns, :mod:`judgelab.claims.scorecard`
-reads those instead, and the scorecard's ``ci_source`` column says which was used.
-
 Kinds (``kind`` in ``claims.yaml``) and their methods (:data:`METHODS`):
 
 ``proportion``   k successes of n: Wilson score interval.
@@ -127,10 +123,9 @@ def icc_from_f(f, n, k):
 
 
 def icc2_1(scores):
-    """(ICC(2,1), low, high) of a (..., n targets, k raters) array: two-way random effects, absolute
-    agreement, one rater (Shrout & Fleiss 1979 case 2), with McGraw & Wong's (1996) F interval and
-    its Satterthwaite degrees of freedom (as pingouin's ``ICC2``). This is the ICC the narrative
-    paper reports (its Table 3), so the power simulation reads the same statistic."""
+    """(ICC(2,1), low, high) of a (..., n targets, k raters) array (Shrout & Fleiss 1979 case 2;
+    McGraw & Wong's 1996 F interval, Satterthwaite df, as pingouin's ``ICC2``): the ICC of the
+    narrative paper's Table 3, vectorised for the power simulation."""
     x = np.asarray(scores, float)
     n, k = x.shape[-2], x.shape[-1]
     grand = x.mean(axis=(-2, -1), keepdims=True)

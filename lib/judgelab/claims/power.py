@@ -1,28 +1,17 @@
 """How many units a run needs: the smallest n at which a claim's own verdict rule returns
 ``reproduced`` with 80% probability when the truth is the paper's value, by seeded simulation.
 
-Each simulated run is drawn at the unit of the design the claim's table reads, and goes through
-the interval that table uses and the claim's own rule (:func:`judgelab.claims.verdicts.decide`):
-
-* a **story** (SAGE) — its scores in a category (Table 11: a mean, a gap, a d), its two mode
-  scores (Table 9: title vs content, correlated ``rho`` within the story, read by the paired t
-  interval), or its ``per_story`` dimension scores (Table 8's rates: a story-level rate drawn with
-  intra-story correlation ``icc``, so a story's scores move together); the tables' interval is a
-  cluster bootstrap over stories (within category), here with :data:`SIM_BOOT` resamples by
-  :mod:`judgelab.stats.resampling`'s weights, one matrix product for all simulated runs;
-* an **endpoint pair** (narratives) — its max-capacity and random path scores, correlated ``rho``
-  within the pair, read by Table 4's cluster bootstrap over pairs;
-* **raters x items** — ICC(2,1) with its F interval (Table 3).
-
-A claim's ``power.resample`` (``story`` or ``pair``) names the table's bootstrap unit; without it
-the interval is the scorecard's analytic one (:mod:`judgelab.claims.intervals`). For a directional
-rule this is the classical power of the test at the paper's α (tests check it against statsmodels'
-analytic power); for a value rule the chance that the CI lies within the claim's margin of the
-paper's value; for a bound the chance that the CI lies above (below) the bound less (plus) the margin.
+Each simulated run is drawn at the unit of the design the claim's table reads (docs/claims.md,
+"Power"): a story (SAGE Tables 8, 9, 11), an endpoint pair (narrative Table 4) or raters x
+items (ICC(2,1), Table 3), and goes through the interval that table uses (``power.resample``:
+``story`` or ``pair`` names its cluster bootstrap, :data:`SIM_BOOT` resamples by
+:mod:`judgelab.stats.resampling`'s weights, one matrix product for all runs; else the scorecard's
+analytic interval, :mod:`judgelab.claims.intervals`) and the claim's own rule
+(:func:`judgelab.claims.verdicts.decide`). For a directional rule this is the classical power of
+the test at the paper's α (tests check it against statsmodels' analytic power).
 
 The spread is the paper's own (its SDs) or an assumption stated in the register beside the claim
-(``power.assume`` and ``power.assumption``), never a run's: an embedded model's spread says nothing
-of the paper's judge.
+(``power.assume``), never a run's: an embedded model's spread says nothing of the paper's judge.
 
 Truth parameters by kind (``n`` is always the total number of units of the claim's power unit):
 
@@ -167,9 +156,8 @@ def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *,
                n_min: int = 5, n_max: int = 20000, n_sim: int = 1000, seed: int = 0,
                resample: str | None = None) -> float:
     """The smallest n in [n_min, n_max] with :func:`power_at` ≥ ``power`` (doubling, then bisection
-    to within :data:`N_TOLERANCE` of n; the simulated power is not exactly monotone in n, so the
-    answer carries Monte-Carlo error of about that size anyway); ``inf`` when even ``n_max`` units
-    fall short (e.g. a CI that can never cover the paper's value)."""
+    to within :data:`N_TOLERANCE`: the simulated power carries Monte-Carlo error of about that size
+    anyway); ``inf`` when even ``n_max`` units fall short."""
     def ok(n):
         return power_at(kind, truth, rule, paper_value, n, n_sim=n_sim, seed=seed, resample=resample) >= power
 

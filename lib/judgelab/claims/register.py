@@ -2,12 +2,10 @@
 with the paper's wording, where it is, the statistic that tests it, the table and column this
 compendium computes it in, and the verdict rule fixed before any run.
 
-The paper's numbers are never typed into the register: ``paper`` names the cited constant in a
-study's ``paper_values`` module (``ref: "judgelab.sage.analysis.paper_values:TABLE8"`` with
-``keys: [convergence_rate]``; a list inside ``keys`` is a tuple key), or a ratio of two such
-constants (``ratio: [{ref, keys}, {ref, keys}]``), or their difference (``diff``), plus an
-optional ``add`` (``ratio`` with ``add: -1`` is "127% more tokens"). A bound that is part of the claim's wording
-("ICC > 0.92") is the rule's ``bound``, quoted in ``wording``.
+The paper's numbers are never typed into the register: ``paper`` names a cited constant of a
+study's ``paper_values`` module (``{ref, keys}``; a list inside ``keys`` is a tuple key), or the
+``ratio`` or ``diff`` of two, plus an optional ``add`` (``ratio`` with ``add: -1`` is "127% more
+tokens"). A bound that is part of the claim's wording ("ICC > 0.92") is the rule's ``bound``.
 
 Bad entries raise :class:`RegisterError` naming the claim and the field.
 """

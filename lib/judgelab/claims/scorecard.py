@@ -2,28 +2,21 @@
 run's tables, with its interval, its margin, its verdict (:mod:`judgelab.claims.verdicts`) and the
 number of units a run needs to test it (:mod:`judgelab.claims.power`).
 
-The order of the questions, each answered before the next is asked: is the table there (else
-``not run``)? is the claim about an LLM's judgements and the judge the embedded model, or unknown
-(``not testable by this judge``)? is the row there (``not run``, with the design differences that
-explain its absence)? does the run's design differ from the paper's in what the claim depends on
-(``not comparable``, :mod:`judgelab.claims.design`)?
-Only then does the claim's rule see the interval: ``reproduced``, ``not reproduced`` or
-``inconclusive``.
+The questions, in order: is the table there (else ``not run``)? is the claim about an LLM's
+judgements and the judge (the table's provenance sidecar) the embedded model, or unknown (``not
+testable by this judge``)? is the row there (``not run``, with the design differences that explain
+its absence)? does the run's design differ from the paper's in what the claim depends on (``not
+comparable``, :mod:`judgelab.claims.design`)? Only then does the claim's rule see the interval:
+``reproduced``, ``not reproduced`` or ``inconclusive``.
 
-Where the estimate comes from: the claim's ``table`` (``results/tables/<table>.csv``), the row(s)
-chosen by ``where`` (column -> value, compared as text; ``*`` is a wildcard, so ``"32/8*"`` matches the
-parameter set's label ``"32/8 (authors' path-comparison notebook, default)"``), the ``column``. The interval: the table's
-own ``<column>_ci_low`` / ``<column>_ci_high`` when it has them (the compendium's convention; its
-``ci_method`` column names the method; a row whose interval the table leaves empty, e.g. one story
-in a smoke run, keeps it empty), otherwise :func:`fallback_interval`, the one place where the
-scorecard computes an interval itself (``ci_source`` says which). A claim with ``reciprocal: true``
-reads 1 / (column + offset) (:func:`reciprocal`). The judge: the table's provenance
-sidecar; an LLM claim whose table was judged by the embedded 135M model, or whose sidecar is
-missing, is not testable by this run.
+The estimate: the claim's ``table``, the row(s) chosen by ``where`` (column -> value, compared as
+text; ``*`` is a wildcard), the ``column`` (1 / (column + offset) with ``reciprocal: true``). The
+interval: the table's own ``<column>_ci_low`` / ``_ci_high`` when it has them (left empty where
+the table leaves them empty), otherwise :func:`fallback_interval`, the one place where the
+scorecard computes an interval itself (``ci_source`` says which).
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import replace
 from fnmatch import fnmatchcase
@@ -32,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab.claims import design, intervals, paper_check, power
+from judgelab import provenance
+from judgelab.claims import design, intervals, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
 from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_RUN, NOT_TESTABLE, VERDICTS,
                                       decide, expected_by_chance)
@@ -45,24 +39,13 @@ COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "es
            "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
 
-def read_sidecar(csv: Path) -> dict | None:
-    side = csv.with_name(f"{csv.stem}.provenance.json")
-    if not side.exists():
-        return None
-    try:
-        return json.loads(side.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote {csv.name}") from None
-
-
 def _as_text(col: pd.Series) -> pd.Series:
     """A filter column as text, an empty cell as "" (so a where never trips on a missing value)."""
     return col.map(lambda v: "" if pd.isna(v) else str(v))
 
 
 def select_row(df: pd.DataFrame, claim: Claim, source: str) -> pd.Series | None:
-    """The one row of ``df`` that ``claim.where`` picks; None when none does (this run lacks it);
-    a :class:`RegisterError` naming the claim when the filter names a missing column or picks several."""
+    """The one row ``claim.where`` picks, None when none; RegisterError naming the claim."""
     mask = pd.Series(True, index=df.index)
     for col, value in claim.where.items():
         if col not in df.columns:
@@ -123,11 +106,9 @@ def tidy_values(claim: Claim, interim_dir: Path) -> np.ndarray | None:
 
 def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir: Path | None = None,
                       interim_dir: Path | None = None) -> tuple[float, float]:
-    """The 95% interval of ``estimate`` from the row's summary columns (``claim.inputs``), or from
+    """The 95% interval of ``estimate`` from the row's summary columns (``claim.inputs``) or from
     the unit values of an interim file (``inputs.tidy``: a Student-t interval of their mean), by the
-    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs (the
-    table gives a point estimate only). Switch a claim to the table's own interval by
-    giving the table ``<column>_ci_low`` / ``_ci_high`` (then this is not called)."""
+    claim's kind (:mod:`judgelab.claims.intervals`); NaNs when the claim names no inputs."""
     if not claim.inputs:
         return math.nan, math.nan
     if "tidy" in claim.inputs:
@@ -169,11 +150,9 @@ def fallback_interval(claim: Claim, row: pd.Series, estimate: float, tables_dir:
 
 
 def reciprocal(est: float, lo: float, hi: float, offset: float = 0.0) -> tuple[float, float, float, str]:
-    """(1 / (est + offset), and the interval's ends mapped the same way, swapped, and a note):
-    a claim read as the reciprocal of a table's column (``reciprocal: true``). The map is monotone
-    on either side of 0, so the ends of a percentile interval map to the ends of the reciprocal's;
-    an interval of ``est + offset`` that contains 0 has no bounded reciprocal: NaN ends, and the note
-    says why."""
+    """(1 / (est + offset), the interval's ends mapped and swapped, a note). The map is monotone
+    on either side of 0, so percentile ends map to ends; an interval containing 0 has no bounded
+    reciprocal: NaN ends, and the note says why."""
     x, a, b = est + offset, lo + offset, hi + offset
     with np.errstate(divide="ignore", invalid="ignore"):
         value = 1 / x if x != 0 else math.nan
@@ -191,10 +170,7 @@ def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
 
 
 def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
-    """``n_80_paper``: the units at which the claim's rule returns *reproduced* with 80% power
-    (:mod:`judgelab.claims.power`), for an LLM claim with a ``power`` spec, from the paper's effect
-    and SDs and the register's stated assumptions (``power.assume``, said in ``power_note``); never
-    from a run's spread. NaN with a note otherwise."""
+    """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
     spec = claim.power
     out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     if not claim.llm:
@@ -251,8 +227,7 @@ def paper_units(claim: Claim) -> list[tuple[str, str, float]]:
 def run_sizes(claim: Claim, n_80: float) -> dict | None:
     """The run that would decide ``claim`` at 80% power: the paper's design with each unit the
     claim counts scaled by ``n_80 / n_paper`` (rounded up), as ``{"sage": {category: stories},
-    "narrative": {collection: pairs}}`` (the other units at the paper's design); None when the
-    claim counts no unit of a run's size, or ``n_80`` is not finite."""
+    "narrative": {collection: pairs}}``; None when no unit counts or ``n_80`` is not finite."""
     units = paper_units(claim)
     times = (claim.power or {}).get("paper_n", {}).get("times", 1)
     n_paper = sum(v for _, _, v in units) * times
@@ -266,9 +241,7 @@ def run_sizes(claim: Claim, n_80: float) -> dict | None:
 
 
 def other_reading(claim: Claim, df: pd.DataFrame, source: str) -> dict:
-    """The estimate and table interval of the claim's other reading (``other_reading``: ``where``
-    overrides, e.g. the story means beside the paper's story x mode rows), shown beside the
-    verdict, which reads the paper's estimand; empty when the claim has none or the row is absent."""
+    """The estimate and interval of the claim's ``other_reading``, shown beside the verdict."""
     if not claim.other_reading:
         return {}
     out = {"other_reading": ", ".join(f"{k} {v}" for k, v in claim.other_reading.items())}
@@ -287,24 +260,70 @@ def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | Non
     return _num(row, claim.units_column, claim, "units_column", tables_dir)
 
 
+PAPER_CHECK_EMPTY = {"paper_check": "", "paper_check_verdict": ""}
+PAPER_MEETS = "the paper's value meets its bound"
+PAPER_FAILS = "the paper's own value fails its bound"
+
+
+def _paper_sizes(claim: Claim) -> tuple[float, float] | None:
+    share = (claim.power or {}).get("share")
+    if not share or len(share) != 2:
+        return None
+    return tuple(_lookup(p["ref"], p.get("keys", []), claim.id) for p in share)
+
+
+def paper_check(claim: Claim) -> dict:
+    """What a paper's own numbers imply for its claim (docs/claims.md): ``paper_check`` (the
+    interval and p of the paper's difference, from its SDs ``power.paper_sd`` and sizes
+    ``power.share``, or its own value against its bound) and ``paper_check_verdict`` (the claim's
+    rule applied to them); empty strings where the paper's numbers do not suffice."""
+    pv = claim.paper_value()
+    bound_only = pv is not None and math.isclose(pv, claim.rule.get("bound", math.nan))
+    if bound_only:   # the paper states the bound and no value of its own ("> 94%"): nothing to check
+        return dict(PAPER_CHECK_EMPTY)
+    if claim.rule["type"] in ("above", "below") and pv is not None and "bound" in claim.rule:
+        b, m = claim.rule["bound"], claim.margin
+        t = b - m if claim.rule["type"] == "above" else b + m
+        meets = pv > t if claim.rule["type"] == "above" else pv < t
+        side = ">" if claim.rule["type"] == "above" else "<"
+        return {"paper_check": f"the paper's own value {pv:g} against its bound {side} {b:g} (margin {m:g})",
+                "paper_check_verdict": PAPER_MEETS if meets else PAPER_FAILS}
+    sizes = _paper_sizes(claim)
+    if pv is None or sizes is None or claim.kind not in ("mean_diff", "cohens_d"):
+        return dict(PAPER_CHECK_EMPTY)
+    n_a, n_b = sizes
+    p = math.nan
+    if claim.kind == "mean_diff":
+        sd = (claim.power or {}).get("paper_sd", {})
+        if not {"sd_a", "sd_b"} <= set(sd):
+            return dict(PAPER_CHECK_EMPTY)
+        s_a, s_b = (_lookup(sd[k]["ref"], sd[k].get("keys", []), claim.id) for k in ("sd_a", "sd_b"))
+        est, lo, hi, p = (float(v) for v in intervals.mean_diff(pv, s_a, n_a, 0.0, s_b, n_b))
+        how = f"Student t on the paper's means, SDs and {n_a:g} / {n_b:g} units"
+    else:
+        est, lo, hi = (float(v) for v in intervals.cohens_d(pv, n_a, n_b))
+        how = f"normal interval of the paper's d with {n_a:g} / {n_b:g} units"
+    v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, p=None if math.isnan(p) else p)
+    text = f"{how}: {est:.3g} [{lo:.3g}, {hi:.3g}]" + (f", p = {p:.2g}" if not math.isnan(p) else "")
+    return {"paper_check": text, "paper_check_verdict": v.verdict}
+
+
 def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
-    """One scorecard row (:data:`COLUMNS`) for ``claim`` against the tables in ``tables_dir`` (and,
-    for a claim whose interval comes from unit values, the interim files in ``interim_dir``), by
-    the questions of the module docstring, in their order."""
+    """One scorecard row for ``claim``, by the questions of the module docstring."""
     pv = claim.paper_value()
     rec = {c: None for c in COLUMNS}
     rec.update(claim_id=claim.id, study=claim.study, label=claim.label, paper_value=pv, llm_claim=claim.llm,
                unit=claim.unit, table=claim.table, column=claim.column, notebook=claim.notebook,
                function=claim.function, location=claim.location, wording=claim.wording,
                rule=claim.rule["type"], margin=claim.margin, margin_reason=claim.margin_reason,
-               depends_on=", ".join(claim.depends_on), design_differences="", **paper_check.check(claim))
+               depends_on=", ".join(claim.depends_on), design_differences="", **paper_check(claim))
     csv = Path(tables_dir) / f"{claim.table}.csv"
     if not csv.exists():
         rec.update(verdict=NOT_RUN, reason=f"{csv.name} not written: run notebook {claim.notebook}",
                    **claim_power(claim, pv, knobs))
         return rec
     df = pd.read_csv(csv)
-    prov = read_sidecar(csv)
+    prov = provenance.read_sidecar(csv) if provenance.sidecar_path(csv).exists() else None
     rec["judge"] = (prov or {}).get("judge", "unknown (no provenance sidecar)")
     embedded = bool((prov or {}).get("embedded_small_model")) or (claim.llm and prov is None)
     rec["embedded_judge"] = embedded
@@ -381,17 +400,14 @@ def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
 
 
 def chance_statement(card: pd.DataFrame) -> dict:
-    """How many verdicts to expect by chance alone at 95% (:func:`verdicts.expected_by_chance`):
-    over the verdicts this run decided, and over the whole register were every claim decided."""
+    """How many verdicts to expect by chance alone at 95%, this run's and the register's."""
     decided = int(card["verdict"].isin(DECIDED).sum())
     return {"claims": len(card), "decided": decided, "expected_wrong_decided": expected_by_chance(decided),
             "expected_wrong_register": expected_by_chance(len(card))}
 
 
 def run_judge(card: pd.DataFrame) -> tuple[str | None, str | None]:
-    """(backend, model) of the LLM judge behind the tables read, for captions and the sidecar:
-    the embedded model when any table was made by it (its warning then applies), else the one
-    judge named, else (None, None) when no LLM made the numbers read."""
+    """(backend, model) of the judge behind the tables read: the embedded one if any."""
     named = sorted({j for j in card["judge"].dropna() if ":" in str(j) and j != "none"})
     embedded = card["embedded_judge"].fillna(False).astype(bool) & card["judge"].isin(named)
     pick = sorted(set(card.loc[embedded, "judge"])) or named

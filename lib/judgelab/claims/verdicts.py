@@ -1,38 +1,15 @@
-"""The verdict rules of the claims register, fixed before any run.
+"""The verdict rules of the claims register, fixed before any run (docs/claims.md, "Six
+verdicts" and "The rules", states each in a table).
 
 One claim, one rule; the rule sees the paper's value (or bound), this run's estimate with its 95%
-interval, and the claim's **margin of equivalence** ``m``: the smallest difference that would
+interval and the claim's **margin of equivalence** ``m``: the smallest difference that would
 matter, stated per claim family in ``claims.yaml`` with its reason (never derived from an
-interval's width). Six verdicts, the first three decided here, the others by
-:mod:`judgelab.claims.scorecard` before a rule is applied:
-
-* ``reproduced`` — our interval lies within the margin of the paper's value, or (direction and
-  bound claims) excludes the null on the paper's side;
-* ``not reproduced`` — our interval excludes the paper's value by more than the margin, or lies on
-  the wrong side;
-* ``inconclusive`` — neither: the interval is too wide to tell. ``decisive_width`` says how wide an
-  interval centred on the same estimate may be for the rule to decide (0 when the estimate sits
-  on a decision threshold); no interval at all (too few units) is inconclusive too;
-* ``not comparable`` — the run's design differs from the paper's in something the claim depends
-  on (judge model, embedding model, collection subset, units below the claim's minimum, profile);
-* ``not testable by this judge`` — the claim is about an LLM's judgements and the run's judge is
-  the embedded 135M model (it shows that the pipeline runs, not the finding);
-* ``not run`` — the table or its row is not in this run.
-
-Rule types (``rule.type`` in ``claims.yaml``); ``[lo, hi]`` is our 95% interval:
-
-``value``        "θ = v": reproduced when [lo, hi] ⊆ [v - m, v + m]; not reproduced when
-                 lo > v + m or hi < v - m.
-``above``        "θ > b": the threshold is t = b - m (a value less than m below the bound does not
-                 contradict the claim); reproduced when lo > t, not reproduced when hi < t.
-``below``        "θ < b": the mirror image, t = b + m.
-``equivalence``  "no effect", |θ| ≤ m: reproduced when [lo, hi] ⊆ [-m, m]; not reproduced when
-                 lo > m or hi < -m.
-``direction``    "θ > 0" (``sign: +1``) or "θ < 0" (``sign: -1``) at the paper's α: reproduced when
-                 the estimate has the claimed sign and p < α (with ``p`` given) or, without a
-                 p-value, the interval excludes 0 on the claimed side; not reproduced when the
-                 interval excludes every effect of at least m on the claimed side (a precise null
-                 or the other way round), unless it is already reproduced; inconclusive otherwise.
+interval's width). :func:`decide` gives ``reproduced``, ``not reproduced`` or ``inconclusive``
+(the interval too wide to tell; ``decisive_width`` says how wide an interval on the same estimate
+may be for the rule to decide); :mod:`judgelab.claims.scorecard` gives ``not comparable``, ``not
+testable by this judge`` and ``not run`` before a rule is applied. Rule types (``rule.type``):
+``value``, ``above`` and ``below`` (threshold ``b - m`` / ``b + m``: a value less than ``m``
+beyond the bound does not contradict the claim), ``equivalence`` and ``direction``.
 
 With a 95% interval each decided verdict errs with probability about 5% when the truth sits at a
 rule's threshold (less away from it): over k decided claims expect about 0.05 k verdicts by

@@ -1,21 +1,13 @@
 """Cost and time of a run, known before spending: ``python -m judgelab.estimate --profile paper``.
 
-Builds the requests of every LLM notebook with the code that sends them (SAGE 02-04:
-:mod:`judgelab.estimate.sage`; narrative judges 09 and 10: :mod:`judgelab.estimate.narrative`),
-counts their tokens with the configured model's tokenizer (:mod:`judgelab.estimate.counting`),
-bounds what depends on replies not given yet by the schemas' caps, and prices and times the
-calls (:mod:`~judgelab.estimate.pricing`, :mod:`~judgelab.estimate.timing`); the appendix 11
-(holistic judge + one SAGE layer on human-rated stories): :mod:`judgelab.estimate.human`. No key,
-no network, no model load.
-
-Each notebook is priced on its study's judge (:func:`judgelab.study_models.resolve_judge`: on the
-``openai`` backend the papers' gpt-5-mini for SAGE and gpt-4.1 for the narrative and holistic
-judges unless overridden) with the budgets and efforts the gateway will send it
-(:func:`judgelab.estimate.pricing.with_sent_sampling`); :attr:`Estimate.warnings` names budgets
-that cannot hold the reasoning and designs the judge would refuse.
-
-:func:`estimate` returns an :class:`Estimate` (per-call frame, per-notebook summary, notes);
-:func:`judgelab.estimate.compare.compare_ledger` checks one against a gateway ledger.
+Builds every LLM notebook's requests with the code that sends them (:mod:`~.sage`,
+:mod:`~.narrative`, :mod:`~.human`, :mod:`~.behaviour`), counts their tokens with the judge's
+tokenizer, bounds what depends on replies not given yet (:mod:`~.counting`), prices and times
+the calls (:mod:`~.pricing`, :mod:`~.timing`). No key, no network, no model load. Each notebook is
+priced on its study's judge (:func:`judgelab.study_models.resolve_judge`) with the budgets and
+efforts the gateway will send it; :attr:`Estimate.warnings` names budgets that cannot hold the
+reasoning and designs the judge would refuse. :func:`.compare.compare_ledger` checks an estimate
+against a ledger.
 """
 from __future__ import annotations
 
@@ -67,8 +59,8 @@ def _workers(backend: str, concurrency: int, profile_concurrency: int | None) ->
 
 def summarize(calls: pd.DataFrame, settings, speed: timing.Speed, workers_by_notebook: dict[str, int],
               what: dict[str, str]) -> pd.DataFrame:
-    """One row per notebook: calls, tokens, USD and wall time at each bound (each call counted
-    ``weight`` times where the calls carry a weight: a sized estimate, :func:`sized`)."""
+    """One row per notebook: calls, tokens, USD and wall time at each bound (a sized estimate's
+    calls counted ``weight`` times)."""
     rows = []
     for nb, g in calls.groupby("notebook", sort=True):
         w = g["weight"] if "weight" in g else pd.Series(1.0, index=g.index)
@@ -105,7 +97,7 @@ def _builder(notebook: str):
 
 def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, sample: int | None = None):
     """(every request's row, how each notebook's inputs were known, what each notebook is);
-    ``sample``: that many stories per category and endpoint pairs per collection (:func:`sized`)."""
+    ``sample``: stories per category and pairs per collection (:func:`sized`)."""
     from judgelab.estimate import narrative, sage
 
     if sample is not None and set(notebooks) - set(SIZED_NOTEBOOKS):
@@ -130,8 +122,8 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, samp
 
 def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS,
                  sample: int | None = None):
-    """Every notebook's calls on its study's judge, with budgets as sent and costs; also the
-    notes, labels and tokenizers (one per judge model)."""
+    """Every notebook's calls on its study's judge, budgets as sent, costs; notes, labels and
+    tokenizers."""
     from judgelab.study_models import NOTEBOOK_STUDY, resolve_judge
 
     by_judge: dict = {}
@@ -176,7 +168,7 @@ def _judge_share(calls: pd.DataFrame, share: list[tuple[str, str | None]]) -> pd
 
 def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
     """The narrative notebooks a temperature-rejecting judge would refuse (judgelab.study_models.agent_design)."""
-    from judgelab.gateway.reasoning import rejects_temperature
+    from judgelab.gateway.reasoning import reasoning_applies
     from judgelab.study_models import agent_design
 
     if agent_design() != "temperature":
@@ -184,7 +176,7 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
     out = []
     for nb in ("09", "10"):
         models = calls.loc[calls["notebook"] == nb, "model"].unique()
-        if len(models) and rejects_temperature(backend, str(models[0])):
+        if len(models) and reasoning_applies(backend, str(models[0])):
             out.append(f"notebook {nb}: {models[0]} accepts no temperature; the narrative agents' temperature "
                        "design is refused before any call: JUDGELAB_NARRATIVE_MODEL=gpt-4.1 (the paper's) or "
                        "JUDGELAB_NARRATIVE_AGENTS=seed-only")
@@ -193,9 +185,8 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
 
 def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
              notebooks=NOTEBOOKS, speed: timing.Speed | None = None, sample: int | None = None) -> Estimate:
-    """Estimate notebooks' calls for ``profile``, each on its study's judge for the usual settings
-    (``model``: one model for every notebook, as a notebook's MODEL parameter); ``sample``: build
-    only that many stories per category and pairs per collection, the measurement :func:`sized` scales."""
+    """Estimate notebooks' calls for ``profile``, each on its study's judge (``model``: one for
+    all); ``sample``: that many stories per category and pairs per collection (:func:`measure`)."""
     from judgelab import params, profiles, settings_file
     from judgelab.gateway.settings import resolve
 
@@ -249,11 +240,8 @@ def write(est: Estimate) -> tuple[Path, Path]:
 
 
 # --------------------------------------------------------------------------- sized estimates
-#
-# Building and counting every request of a paper-size run takes minutes (most of it preparing the
-# 100 stories' texts, then playing each evaluation through twice and tokenizing every round);
-# its calls and tokens grow linearly in the stories and endpoint pairs, so a run of another size
-# is priced from the requests of a few of each, measured once, counted per unit and multiplied.
+# Counting every request of a paper-size run takes minutes, and its calls and tokens grow linearly
+# in stories and pairs: a run of another size is priced from a few of each, per unit, multiplied.
 
 #: notebooks a sized estimate covers: the SAGE layers (stories) and the narrative judges (pairs)
 SIZED_NOTEBOOKS = ("02", "03", "04", "09")
@@ -263,8 +251,7 @@ SAMPLE_UNITS = 3
 
 def measure(profile: str, backend: str | None = None, model: str | None = None, *,
             notebooks=SIZED_NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
-    """The requests of :data:`SAMPLE_UNITS` stories per category and pairs per collection, each
-    built and counted exactly as :func:`estimate` does: what :func:`sized` scales."""
+    """:func:`estimate` of :data:`SAMPLE_UNITS` stories per category and pairs per collection."""
     return estimate(profile, backend, model, notebooks=notebooks, speed=speed, sample=SAMPLE_UNITS)
 
 
@@ -277,11 +264,9 @@ def _unit(calls: pd.DataFrame) -> pd.Series:
 
 def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
           narrative_pairs: dict[str, int] | None = None) -> Estimate:
-    """``measured`` (:func:`measure`) scaled to a run of ``sage_per_category`` stories per category
-    and ``narrative_pairs`` endpoint pairs per collection (unnamed ones: the measured profile's own
-    size, :func:`profile_sizes`): every sampled call counts ``target units / sampled units`` times
-    (``weight``), so calls, tokens and USD are the per-unit means of the sample times the size;
-    the wall time scales its throughput bounds the same way. Bad sizes raise naming the unit."""
+    """``measured`` (:func:`measure`) scaled to ``sage_per_category`` stories per category and
+    ``narrative_pairs`` pairs per collection (unnamed: the profile's own): each sampled call counts
+    ``target units / sampled units`` times (``weight``). Bad sizes raise naming the unit."""
     target = {f"{study}:{k}": v for study, units in profile_sizes(measured.profile).items() for k, v in units.items()}
     for prefix, given in (("sage", sage_per_category or {}), ("narrative", narrative_pairs or {})):
         for k, v in given.items():
@@ -308,7 +293,7 @@ def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
 def profile_sizes(profile: str) -> dict:
     """A profile's own design: ``{"sage": stories per category, "narrative": pairs per collection}``."""
     from judgelab import profiles
-    from judgelab.narrative.judges.settings import resolve as judge_knobs
+    from judgelab.narrative.settings import judge_knobs
 
     cap = judge_knobs(profile)["n_pairs"]
     cols = profiles.knobs("narrative", profile)["collections"]

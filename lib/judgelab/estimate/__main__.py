@@ -1,17 +1,11 @@
 """``python -m judgelab.estimate --profile paper`` (``make estimate PROFILE=paper``).
 
-Backend and each notebook's judge from the usual settings (``JUDGELAB_BACKEND``, the per-study
-models of :mod:`judgelab.study_models`, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE_URL``; concurrency and limits
-from ``JUDGELAB_CONCURRENCY/RPM/TPM``); no key, no network. Prints per notebook and in total: calls, input / cached / output tokens, USD (standard,
-with prompt caching, Batch) and wall time as low / typical / high, and writes them to
-``results/estimate/``. ``compare`` checks an estimate against a ledger CSV
-(:func:`judgelab.estimate.compare.compare_ledger`).
-
-``--sage-per-category 50,30,20`` (canonical, pulp, LLM; or ``canonical=100,...``) and
-``--narrative-pairs 400,200`` (the profile's collections in order; or ``news=400``) price a run of
-that size instead (``make estimate PROFILE=paper SAGE_PER_CATEGORY=... NARRATIVE_PAIRS=...``): the
-SAGE layers and the narrative judges only, scaled from a few measured units
-(:func:`judgelab.estimate.sized`), in seconds.
+Backend and judges from the usual settings (:mod:`judgelab.study_models`, ``JUDGELAB_*``); no key,
+no network. Prints per notebook and in total calls, tokens, USD (standard, prompt caching, Batch)
+and wall time as low / typical / high, written to ``results/estimate/``; ``compare`` checks an
+estimate against a ledger CSV. ``--sage-per-category 50,30,20`` (or ``canonical=100,...``) and
+``--narrative-pairs 400,200`` (or ``news=400``) price the SAGE layers and the narrative judges of
+a run of that size instead, scaled from a few measured units (:func:`judgelab.estimate.sized`).
 """
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
-"""Notebook 12's requests (judge behaviour), built by the code that sends them.
-
-* recognition probe: one request per SAGE story x mode and per invented work (:func:`judgelab.
-  behaviour.recognition.build_requests`), and the continuation probe per story: exact;
-* planted instructions, SAGE, and the length intervention: :func:`judgelab.behaviour.planted.
-  study_requests` and :func:`judgelab.behaviour.length.length_requests` on the profile's subset: exact;
-* planted instructions, narrative: :func:`judgelab.behaviour.planted.narrative_requests` on notebook
-  08's paths when they exist in this profile (exact), else on the size model of
-  :mod:`judgelab.estimate.narrative` (Table 1 path lengths, titles drawn from the collections).
-
-The unperturbed, unhardened requests are those of notebooks 02 and 09, answered from their cache,
-so they are not counted again here. One-turn requests: no prefix reuse is counted.
+"""Notebook 12's requests (judge behaviour), built by the code that sends them: recognition and
+continuation probes, planted instructions and the length intervention, exact; the narrative
+planted instructions on notebook 08's paths, else on :mod:`judgelab.estimate.narrative`'s size
+model. The unperturbed requests are notebooks 02's and 09's (cache hits), not counted again;
+one-turn requests count no prefix reuse.
 """
 from __future__ import annotations
 
@@ -19,9 +12,8 @@ from judgelab import profiles
 from judgelab.behaviour import length, planted, recognition, selection
 from judgelab.estimate import narrative as narr_estimate
 from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
 from judgelab.estimate.sage import load_corpus
-from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative import settings as narrative_settings
 
 
 def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> list[dict]:
@@ -29,15 +21,10 @@ def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> li
     for m, req in zip(meta, reqs):
         if (m.get("arm") == "baseline" and not m.get("hardened")) or m.get("fraction") == 1.0:
             continue  # notebook 02's / 09's own request: a cache hit
-        msgs = [{"role": x.role, "content": x.content} for x in req.messages]
-        n = counter.request(msgs, req.schema)
         rows.append({"notebook": "12", "study": "behaviour", "layer": m.get("layer", ""), "mode": m.get("mode", "content"),
                      "item": f"{m.get('item', m.get('story_id'))}:{m.get('perturbation', m.get('fraction', 'probe'))}"
                              f"{':hardened' if m.get('hardened') else ''}{':repeat' if m.get('repeat') else ''}",
-                     "track": track, "round": 1, "first_round": True, "max_tokens": req.sampling.max_tokens,
-                     "reasoning_effort": req.sampling.reasoning_effort, "input_min": n, "input_max": n,
-                     "cached_min": 0, "cached_max": 0, "reply_min": counter.text(reply(req.schema, "min")[0]),
-                     "reply_max": counter.text(reply(req.schema, "max")[0])})
+                     "track": track, "round": 1, "first_round": True, **counter.one_turn(req)})
     return rows
 
 
@@ -65,7 +52,7 @@ def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, 
     rows = _rows(meta, reqs, counter, "recognition")
     meta, reqs = recognition.cloze_requests(stories, knobs)
     rows += _rows(meta, reqs, counter, "cloze")
-    judge_knobs = judge_settings.resolve(profile)
+    judge_knobs = narrative_settings.judge_knobs(profile)
     paths, how = _narrative_paths(profile, knobs, judge_knobs)
     built = planted.study_requests(corpus, stories, paths, judge_knobs, knobs, profile, counter.text_counter())
     rows += _rows(*built["sage"], counter, "planted_sage") + _rows(*built["narrative"], counter, "planted_narrative")

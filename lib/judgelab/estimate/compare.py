@@ -1,17 +1,8 @@
-"""An estimate against what a run really did: the gateway's ledger (one row per ``Gateway.chat``).
-
-:func:`compare_ledger` lines up, per group (a SAGE layer; the narrative judges together, whose
-ledger rows notebooks 09 and 10 both tag ``notebook=09``; the appendix's holistic judge):
-
-* ``calls``: estimated requests against ledger rows (a real run makes fewer when a round fails:
-  its later rounds are not run);
-* first-round input tokens: the requests whose messages depend on no reply (SAGE evaluator R1 and
-  the validator's blind turn; every narrative judge request), estimated exactly, against the
-  tokens the backend reported (``rel_diff`` = ledger / estimate - 1; a repair turn adds to the
-  ledger's count);
-* cost: the ledger's ``cost_usd`` against the estimate's standard low-high range; a line the
-  Batch API answered (``batch_id``), which the ledger prices at the batch rate, is counted at its
-  standard price here, so that a batch run is held to the same range as a live one.
+"""An estimate against what a run really did: the gateway's ledger. Per group (a SAGE layer, the
+narrative judges, the holistic judge) :func:`compare_ledger` lines up the calls (a run makes fewer
+when a round fails), the first-round input tokens, which are estimated exactly, against those the
+backend reported (``rel_diff`` = ledger / estimate - 1), and the ledger's cost, batch lines at
+their standard price, against the estimate's standard low-high range.
 """
 from __future__ import annotations
 
@@ -48,8 +39,7 @@ def _first_round_ledger(ledger: pd.DataFrame) -> pd.Series:
 
 
 def standard_cost(ledger: pd.DataFrame) -> pd.Series:
-    """The ledger's ``cost_usd`` at the standard price: a batch-answered line divided by its
-    model's batch share (``prices.csv``), every other line as it is."""
+    """The ledger's ``cost_usd`` at the standard price (a batch line divided by its batch share)."""
     cost = pd.to_numeric(ledger["cost_usd"], errors="coerce")
     if "batch_id" not in ledger:
         return cost
@@ -65,8 +55,7 @@ def standard_cost(ledger: pd.DataFrame) -> pd.Series:
 
 
 def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per group (see module docstring). ``calls``: :attr:`Estimate.calls` (with the
-    ``usd_standard_*`` columns); ``ledger``: :meth:`Gateway.ledger_frame` or its CSV."""
+    """One row per group of :attr:`Estimate.calls` and :meth:`Gateway.ledger_frame` rows."""
     if ledger.empty:
         raise ValueError("the ledger has no rows: nothing to compare (was anything run through the gateway?)")
     missing = [c for c in ("input_tokens", "cost_usd") if c not in ledger.columns]
@@ -92,9 +81,8 @@ def compare_ledger(calls: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
 
 
 def speed_from_ledger(ledger: pd.DataFrame):
-    """The :class:`judgelab.estimate.timing.Speed` that best explains a ledger's latencies:
-    least squares of ``latency_s = overhead + fresh_input / prefill + output / decode`` over its
-    fresh calls (cache hits carry the latency of the call that made them). Raises ValueError when
+    """The :class:`~judgelab.estimate.timing.Speed` that best explains a ledger's fresh calls (least
+    squares of ``latency_s = overhead + fresh_input / prefill + output / decode``); ValueError for
     fewer than three fresh calls or a fit without positive speeds."""
     import numpy as np
 

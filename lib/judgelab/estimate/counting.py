@@ -1,38 +1,36 @@
 """Prompt tokens as the configured backend will count them, offline and without a model load.
 
-* ``openai`` / ``openai-compatible``: tiktoken with the model's encoding
-  (:func:`judgelab.tokens.count_message_tokens`, the same count the gateway's rate limiter and its
-  usage fallback use). With OpenAI's structured outputs (``json_schema``) the response schema is
-  also read by the model and billed as prompt tokens; its size is counted as the tokens of the
-  strict schema's JSON text (:func:`schema_tokens`), an estimate of OpenAI's own rendering.
-* ``llamacpp``: the GGUF's own vocabulary (``Llama(vocab_only=True)``: no weights read) and its
-  chat template (llama-cpp-python's ``Jinja2ChatFormatter``, the formatter its chat completion
-  uses), i.e. what :meth:`LlamaCppBackend.prompt_tokens` evaluates. The response schema becomes
-  a grammar there, not prompt text.
+* ``openai`` / ``openai-compatible``: tiktoken with the model's encoding (the gateway's own count);
+  OpenAI's structured outputs also bill the response schema as prompt tokens, counted as the
+  strict schema's JSON text (:func:`schema_tokens`), an estimate of OpenAI's own rendering;
+* ``llamacpp``: the GGUF's vocabulary alone (no weights read) and its chat template, i.e. what
+  :meth:`LlamaCppBackend.prompt_tokens` evaluates (the schema is a grammar there, not prompt text).
+
+Later requests of a conversation resend earlier replies, not given yet: :func:`reply` builds two
+schema-valid stand-ins that bound them, ``"min"`` (first enum value, ``false``, empty strings) and
+``"max"`` (the longest enum value, every string at its ``maxLength`` in English words), from the
+grammar form of the schema and validated by it, so a change of schema changes the estimate.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable
+
+from pydantic import BaseModel
 
 from judgelab import tokens
+from judgelab.gateway.schema import grammar_schema
 
 
 @lru_cache(maxsize=None)
 def _vocab_and_formatter(gguf: str):
     """The vocabulary-only Llama of ``gguf`` and its chat formatter (None when it has no template)."""
-    from judgelab.gateway.backends.llamacpp import _load_vocab
-    from llama_cpp import llama_chat_format
+    from judgelab.gateway.backends.llamacpp import _load_vocab, chat_formatter
 
     vocab = _load_vocab(gguf)
-    template = vocab.metadata.get("tokenizer.chat_template")
-    if not template:
-        return vocab, None
-    eos = vocab._model.token_get_text(vocab.token_eos()) if vocab.token_eos() != -1 else ""
-    bos = vocab._model.token_get_text(vocab.token_bos()) if vocab.token_bos() != -1 else ""
-    return vocab, llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+    return vocab, chat_formatter(vocab)
 
 
 @lru_cache(maxsize=4096)
@@ -112,6 +110,66 @@ class TokenCounter:
             n += schema_tokens(schema, self.model)
         return n
 
+    def one_turn(self, req) -> dict:
+        """The token columns of a one-turn request: its exact input, no cached prefix (far below
+        OpenAI's 1,024-token floor), the stand-in replies' sizes, the budget and effort."""
+        n = self.request([{"role": m.role, "content": m.content} for m in req.messages], req.schema)
+        sent = req.sampling
+        return {"max_tokens": sent.max_tokens, "reasoning_effort": sent.reasoning_effort,
+                "input_min": n, "input_max": n, "cached_min": 0, "cached_max": 0,
+                "reply_min": self.text(reply(req.schema, "min")[0]),
+                "reply_max": self.text(reply(req.schema, "max")[0])}
+
     def text_counter(self) -> Callable[[str], int]:
         """``count_tokens`` for the SAGE text budget (the gateway's ``count_tokens`` equivalent)."""
         return self.text
+
+
+SIZES = ("min", "max")
+#: Filler for strings at their cap: common English words (about 4-5 characters per token, as prose).
+_WORDS = ("the story keeps its quiet tone while the evidence in the middle passage shows how the "
+          "narrator weighs memory against duty and returns to the harbour at the end ").split()
+
+
+def filler(chars: int) -> str:
+    """English-like text of exactly ``chars`` characters (0 -> empty)."""
+    if chars <= 0:
+        return ""
+    line = " ".join(_WORDS)
+    text = ((line + " ") * (chars // len(line) + 1))[:chars]
+    return text[:-1] + "s" if text.endswith(" ") else text  # exactly ``chars``, no trailing blank
+
+
+def _value(node: dict, size: str) -> Any:
+    if "enum" in node:
+        values = node["enum"]
+        return max(values, key=lambda v: len(json.dumps(v))) if size == "max" else values[0]
+    if "anyOf" in node:
+        return _value(node["anyOf"][0], size)
+    kind = node.get("type")
+    if kind == "object":
+        return {k: _value(v, size) for k, v in node.get("properties", {}).items()}
+    if kind == "array":
+        n = node.get("maxItems", 1) if size == "max" else node.get("minItems", 0)
+        return [_value(node.get("items", {}), size) for _ in range(n)]
+    if kind == "string":
+        return filler(int(node.get("maxLength", 0))) if size == "max" else ""
+    if kind == "boolean":
+        return size == "max"
+    if kind in ("integer", "number"):
+        return node.get("maximum" if size == "max" else "minimum", 0)
+    return None
+
+
+@lru_cache(maxsize=None)
+def reply(schema: type[BaseModel] | None, size: str, free_text_chars: int = 0) -> tuple[str, Any]:
+    """(text, parsed) of a stand-in reply of ``size`` for ``schema`` (None = free text); cached,
+    since the schema classes are (the parsed object is a frozen pydantic model)."""
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+    if schema is None:
+        text = filler(free_text_chars) if size == "max" else "ok"
+        return text, text
+    data = _value(grammar_schema(schema), size)
+    parsed = schema.model_validate(data)
+    return json.dumps(parsed.model_dump(mode="json"), ensure_ascii=False), parsed

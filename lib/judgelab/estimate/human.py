@@ -1,13 +1,6 @@
-"""The appendix's requests (notebook 11: judges against people), built by the code that sends them.
-
-The stories are :func:`judgelab.human.appendix.stories_for` with the profile's knobs (every data
-set, as the notebook's default ``DATASETS``). Two judges:
-
-* the holistic judge, one request per story (:func:`judgelab.human.holistic.build_request`): one
-  turn, so exact;
-* one SAGE layer in one mode on the first ``sage_max_stories`` stories
-  (:func:`judgelab.human.appendix.sage_corpus`, then :func:`judgelab.estimate.sage.evaluation_calls`
-  as for notebooks 02-04, with SAGE's knobs of the same profile).
+"""The appendix's requests (notebook 11), built by the code that sends them: the holistic judge's
+one turn per story (exact) and one SAGE layer in one mode on the first ``sage_max_stories``
+(:func:`judgelab.estimate.sage.evaluation_calls`, as for notebooks 02-04).
 """
 from __future__ import annotations
 
@@ -16,9 +9,7 @@ import pandas as pd
 from judgelab import profiles
 from judgelab.estimate import sage
 from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
-from judgelab.human import appendix, holistic
-from judgelab.human.settings import DATASETS
+from judgelab.human import DATASETS, appendix, holistic
 from judgelab.sage.protocol import leak_check
 
 
@@ -29,14 +20,9 @@ def holistic_rows(stories: pd.DataFrame, knobs: dict, counter: TokenCounter) -> 
                                      temperature=knobs["temperature"], seed=knobs["seed"],
                                      reason_chars=knobs["holistic_reason_chars"],
                                      reasoning_effort=knobs.get("holistic_reasoning_effort"))
-        msgs = [{"role": m.role, "content": m.content} for m in req.messages]
-        n = counter.request(msgs, req.schema)
         rows.append({"notebook": "11", "study": "human", "layer": "", "mode": "holistic",
                      "item": f"{s.dataset}:{s.story}", "track": "holistic", "round": 1, "first_round": True,
-                     "max_tokens": req.sampling.max_tokens, "reasoning_effort": req.sampling.reasoning_effort,
-                     "input_min": n, "input_max": n, "cached_min": 0, "cached_max": 0,
-                     "reply_min": counter.text(reply(req.schema, "min")[0]),
-                     "reply_max": counter.text(reply(req.schema, "max")[0])})
+                     **counter.one_turn(req)})
     return rows
 
 

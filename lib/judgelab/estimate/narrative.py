@@ -1,25 +1,15 @@
-"""The narrative judges' requests (notebook 09; notebook 10's cost sample and OOD judges).
+"""The narrative judges' requests (notebook 09; notebook 10's cost sample and OOD judges), built by
+:func:`judgelab.narrative.judges.run.build_requests` with the profile's knobs. A request lists the
+narrative's document titles, so its size depends on notebook 08's paths:
 
-Requests are built by :func:`judgelab.narrative.judges.run.build_requests`, the function notebook
-09 sends, with the profile's knobs (:func:`judgelab.narrative.judges.settings.resolve`). A judge
-request holds the narrative as a numbered list of document titles, so its size depends on the
-paths notebook 08 extracts:
+* **real inputs**: ``narr_paths.parquet`` written by notebook 08 in the profile estimated (a demo
+  run's paths say nothing of the paper's), selected as notebook 09 does: every request exact;
+* **size model**: otherwise each collection's pairs get a max-capacity and a random path of the
+  paper's Table 1 minimum / mean / maximum length (``PAPER_TABLE1``: low / typical / high), titles
+  drawn, seeded, from the collection. The report says which was used.
 
-* **real inputs** — when ``narr_paths.parquet`` exists under the output root and notebook 08
-  wrote it in the profile being estimated (the ``PROFILE`` parameter of its executed notebook;
-  a demo run's paths say nothing of the paper profile's), its paths are selected as notebook 09
-  selects them (:func:`~judgelab.narrative.judges.run.select_pairs`) and every request is exact;
-* **size model** — otherwise each collection of the profile (``[<profile>.narrative]``) gets its pairs
-  (``min(n_pairs of 08, n_pairs of 09)``), two paths per pair (max-capacity and random), whose
-  lengths are the paper's Table 1 minimum / mean / maximum for that collection and method
-  (:data:`judgelab.narrative.paths.paper_values.PAPER_TABLE1`: low / typical / high), and whose
-  titles are drawn, seeded, from the collection's own documents. The report says which was used.
-
-Notebook 10 (size model always, from its knobs ``[<profile>.cost_ood]``): the cost sample judges
-``n_cost_pairs`` pairs x 2 methods once (K = 1) in each cost mode, on VisPub when the profile has
-it; the OOD study judges ``n_ood`` narratives of each of its two kinds (alternating, random mixed)
-and ``n_perturbed`` of each perturbation family (shuffled, off-topic) per collection, in each OOD
-mode with notebook 09's K. Its calls are therefore an estimate even when the paths exist.
+Notebook 10 always uses the size model (``[<profile>.cost_ood]``): the cost sample (K = 1, on
+VisPub when the profile has it) and the OOD and perturbed narratives with notebook 09's K.
 """
 from __future__ import annotations
 
@@ -29,10 +19,9 @@ import numpy as np
 import pandas as pd
 
 from judgelab import profiles
-from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
+from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.narrative.judges import run as judges
-from judgelab.narrative.judges import settings as judge_settings
+from judgelab.narrative import settings as narrative_settings
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1, PAPER_TABLE1_SOURCE
 
 BOUNDS = {"low": "min", "typical": "mean", "high": "max"}
@@ -40,8 +29,7 @@ METHODS = ("maxcap", "random")
 
 
 def paths_profile() -> str | None:
-    """The profile notebook 08 last ran in under the output root (its executed notebook's
-    ``PROFILE`` parameter), or None when it has no executed notebook there."""
+    """The ``PROFILE`` of notebook 08's executed notebook under the output root, or None."""
     import json
 
     from judgelab import paths
@@ -57,8 +45,7 @@ def paths_profile() -> str | None:
 
 
 def real_paths(profile: str | None = None) -> pd.DataFrame | None:
-    """Notebook 08's paths when they exist under the output root and were made in ``profile``
-    (or their profile is not recorded), else None."""
+    """Notebook 08's paths when they exist and were made in ``profile`` (or it is not recorded)."""
     return _paths_for(profile)[0]
 
 
@@ -93,8 +80,7 @@ def _length(collection: str, method: str, bound: str) -> int:
 
 def modelled_paths(collection: str, n_pairs: int, bound: str, titles: list[str], seed: int = 0,
                    methods=METHODS, pair_prefix: str = "") -> pd.DataFrame:
-    """Stand-in paths: ``n_pairs`` x ``methods`` of the Table 1 length for ``bound``, with titles
-    drawn (seeded) from ``titles``."""
+    """Stand-in paths: ``n_pairs`` x ``methods`` of Table 1's length at ``bound``, seeded titles."""
     rng = np.random.default_rng(seed)
     rows = []
     for p in range(int(n_pairs)):
@@ -111,7 +97,7 @@ def request_rows(paths: pd.DataFrame, knobs: dict, counter: TokenCounter, notebo
     """One row per judge request of ``paths`` (input tokens exact for these paths)."""
     if paths.empty:
         return []
-    agents = {c: judges.agent_spread(judge_settings.k_for(c, knobs["k"] if k is None else k),
+    agents = {c: judges.agent_spread(narrative_settings.k_for(c, knobs["k"] if k is None else k),
                                      knobs["temperature_range"], knobs["seed"])
               for c in paths["collection"].unique()}
     meta, reqs = judges.build_requests(paths, agents, modes or knobs["modes"], max_tokens=knobs["max_tokens"],
@@ -142,9 +128,8 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
 
 
 def judge_calls(profile: str, counter: TokenCounter, n_pairs: int | None = None) -> tuple[pd.DataFrame, str]:
-    """Notebook 09's requests and how their inputs were known ("notebook 08's paths" or the size
-    model); ``n_pairs``: that many pairs per collection (a sized estimate's sample)."""
-    knobs = judge_settings.resolve(profile, n_pairs=n_pairs)
+    """Notebook 09's requests and how their inputs were known; ``n_pairs``: a sized sample."""
+    knobs = narrative_settings.judge_knobs(profile, n_pairs=n_pairs)
     found, made_in = _paths_for(profile)
     if found is not None:
         chosen = judges.select_pairs(found, knobs["n_pairs"], knobs["seed"])
@@ -168,7 +153,7 @@ def cost_ood_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, s
     """Notebook 10's judge requests from its knobs (size model; see the module docstring)."""
 
     k10 = profiles.knobs("cost_ood", profile)
-    knobs = {**judge_settings.resolve(profile), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
+    knobs = {**narrative_settings.judge_knobs(profile), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
     cols = list(profiles.knobs("narrative", profile)["collections"])
     cost_coll = "vispub" if "vispub" in cols else cols[0]
     titles = {c: collection_titles(c) for c in cols}

@@ -1,9 +1,8 @@
 """A judge panel's price: each member's estimate of the panel's notebooks, on that member's judge.
 
 ``python -m judgelab.estimate.panel --panel panel.toml --profile paper --notebooks 09``
-(``make estimate PANEL=panel.toml NB=09``): :func:`judgelab.estimate.estimate` once per member of
-the panel file (:mod:`judgelab.panel`), in the environment that member's run gets (its backend,
-base URL and model; no key is read), one summary row per member and notebook, and the total.
+(``make estimate PANEL=panel.toml NB=09``): :func:`judgelab.estimate.estimate` per member in the
+environment its run gets (no key is read), one row per member and notebook, and the total.
 """
 from __future__ import annotations
 

@@ -1,32 +1,19 @@
-"""Token bounds per call and their price: standard, with prompt caching, and through the Batch API.
+"""Token bounds per call and their price: standard, with prompt caching, and through the Batch API
+(the gateway's :class:`~judgelab.gateway.ledger.PriceTable`; an unknown model is NaN, not a guess).
 
-Prices come from the gateway's table (:class:`judgelab.gateway.ledger.PriceTable`, ``prices.csv``);
-its ``batch`` column is the share of the standard price paid through the Batch API (0.5 for
-OpenAI). A model the table does not know is priced NaN, never guessed.
-
-Bounds of one call (columns ``<what>_low``, ``_typical``, ``_high``):
-
-* input: the request after minimal replies / halfway / after schema-capped replies (first-round
-  requests are exact: all three equal; narrative requests: the path-size bounds);
-* cached: the same for the prompt-cache share (see :mod:`judgelab.estimate.sage`);
-* output: the minimal reply / the schema-capped reply plus, for reasoning models, an assumed
-  typical reasoning spend at the effort the API will use (:data:`TYPICAL_REASONING`, billed as
-  output, never resent) / the budget as sent, the hard cap (it includes reasoning tokens).
-
-Budgets and efforts are the ones the gateway sends (:func:`with_sent_sampling`, the gateway's own
-:func:`judgelab.gateway.reasoning.sent_sampling`): for a reasoning model the profile's budget plus
-the reasoning allowance, at the effort in force. :func:`budget_warnings` names the notebooks whose
-budget as sent cannot hold the typical reasoning plus the capped reply.
+Bounds of one call (``<what>_low``, ``_typical``, ``_high``): input after minimal replies /
+halfway / after schema-capped replies (first rounds exact); the cached share alike; output the
+minimal reply / the capped reply plus, for a reasoning model, an assumed reasoning spend
+(:data:`TYPICAL_REASONING`) / the budget as sent. Budgets and efforts are the gateway's own
+(:func:`with_sent_sampling`); :func:`budget_warnings` names budgets that cannot hold the reply.
 """
 from __future__ import annotations
 
-import csv
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
+from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.reasoning import ReasoningPolicy, reasoning_applies, sent_sampling
 from judgelab.gateway.types import Sampling
 
@@ -38,30 +25,9 @@ TYPICAL_REASONING = {"minimal": 0, "low": 256, "medium": 1024, "high": 4096}
 TYPICAL_REASONING[None] = TYPICAL_REASONING["medium"]
 
 
-def batch_shares(path: str | Path | None = None) -> dict[str, float]:
-    """Model name -> share of the price paid through the Batch API (rows with a ``batch`` value)."""
-    path = Path(path) if path else DEFAULT_PRICES
-    with open(path, encoding="utf-8") as fh:
-        lines = [ln for ln in fh if ln.strip() and not ln.lstrip().startswith("#")]
-    out = {}
-    for rec in csv.DictReader(lines):
-        value = (rec.get("batch") or "").strip()
-        if value:
-            out[rec["model"].strip().lower()] = float(value)
-    return out
-
-
-def batch_share(model: str, shares: dict[str, float]) -> float:
-    """The share for ``model`` by the price table's longest-prefix rule (1.0 = no discount)."""
-    name = model.lower().split("/")[-1]
-    keys = [k for k in shares if name.startswith(k)]
-    return shares[max(keys, key=len)] if keys else 1.0
-
-
 def with_sent_sampling(calls: pd.DataFrame, backend: str, model: str, policy: ReasoningPolicy | None = None) -> pd.DataFrame:
-    """``calls`` with ``max_tokens``/``reasoning_effort`` as the gateway sends them to ``model``
-    (the designed ones kept as ``max_tokens_design``/``reasoning_effort_design``) and a
-    ``reasoning`` flag."""
+    """``calls`` with ``max_tokens``/``reasoning_effort`` as sent to ``model`` (the designed ones as
+    ``*_design``) and a ``reasoning`` flag."""
     c = calls.copy()
     c["max_tokens_design"], c["reasoning_effort_design"] = c["max_tokens"], c["reasoning_effort"]
     sent = [sent_sampling(Sampling(max_tokens=int(m), reasoning_effort=e if isinstance(e, str) else None),
@@ -94,7 +60,7 @@ def add_bounds(calls: pd.DataFrame, reasoning: bool | None = None) -> pd.DataFra
 
 def budget_warnings(calls: pd.DataFrame) -> list[str]:
     """One line per notebook whose budgets as sent cannot hold the typical reasoning plus the
-    schema-capped reply (the call would come back cut or empty)."""
+    capped reply."""
     short = calls[calls["reply_max"] + calls["reasoning_typical"] > calls["max_tokens"]]
     out = []
     for nb, g in short.groupby("notebook", sort=True):
@@ -105,15 +71,13 @@ def budget_warnings(calls: pd.DataFrame) -> list[str]:
     return out
 
 
-def add_costs(calls: pd.DataFrame, model: str, prices: PriceTable | None = None,
-              shares: dict[str, float] | None = None) -> pd.DataFrame:
+def add_costs(calls: pd.DataFrame, model: str, prices: PriceTable | None = None) -> pd.DataFrame:
     """``calls`` (with bounds) plus ``usd_<standard|cached|batch>_<bound>`` per call.
 
     standard: every prompt token at the input price; cached: the cached share at the
-    cached-input price; batch: the standard price times the Batch share."""
-    prices = prices or PriceTable.load()
-    share = batch_share(model, shares if shares is not None else batch_shares())
-    price = prices.lookup(model)
+    cached-input price; batch: the standard price times the table's Batch share (none: 1)."""
+    price = (prices or PriceTable.load()).lookup(model)
+    share = price.batch if price is not None and price.batch is not None else 1.0
     c = calls.copy()
     for b in BOUNDS:
         if price is None:

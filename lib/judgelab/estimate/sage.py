@@ -1,18 +1,11 @@
 """The SAGE notebooks' requests (02-04: L4, L5, L6), built by the code that sends them.
 
-Stories and items come from :func:`judgelab.sage.protocol.runner.select_stories` and
-:func:`~judgelab.sage.protocol.runner.build_items` with the profile's knobs and the backend's own
-tokenizer for the text budget, exactly as :func:`~judgelab.sage.protocol.runner.run_layer` does.
-Each evaluation is then played through :func:`judgelab.sage.protocol.evaluation.evaluate` against
-a :class:`RecordingGateway`, which records every request and answers with a schema-valid stand-in
-(:mod:`judgelab.estimate.replies`). So the first-round requests (evaluator R1, validator blind
-turn) are the exact ones a run sends, and every later one is the exact request that follows a
-minimal or a schema-capped reply: run once with each, they bound rounds 2-5 and the review, which
-resend the growing conversation. Any change of prompt layout in ``evaluation``/``prompts`` is
-followed automatically.
-
-Assumes every reply succeeds (a failed round stops its evaluator, so a real run can only make
-fewer calls); repair turns (a reply that fails validation is shown its error) are not modelled.
+Items come from :mod:`judgelab.sage.protocol.runner` as ``run_layer`` builds them; each evaluation
+is played through :func:`judgelab.sage.protocol.evaluation.evaluate` against a
+:class:`RecordingGateway` answering with stand-ins (:func:`judgelab.estimate.counting.reply`). So
+first-round requests are exact, and the later ones, run once after minimal and once after
+schema-capped replies, bound rounds 2-5 and the review. Every reply is assumed to succeed (a real
+run can only make fewer calls); repair turns are not modelled.
 """
 from __future__ import annotations
 
@@ -21,8 +14,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from judgelab import profiles
-from judgelab.estimate.counting import TokenCounter
-from judgelab.estimate.replies import reply
+from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.gateway.types import ChatRequest, ChatResult
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig, evaluate
@@ -64,11 +56,8 @@ def load_corpus() -> pd.DataFrame:
 
 def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCounter, surnames=None,
               stories=None, modes=None, sensitivity: bool = True, per_category: int | None = None):
-    """The layer's evaluation items for ``profile``, as ``run_layer`` builds them (``stories``,
-    ``modes``: its overrides; ``per_category``: that many stories of each category instead of the
-    profile's, a sized estimate's sample), then, with ``sensitivity`` and the profile's
-    ``anonymous_author_sensitivity``, the anonymous-author title items that notebooks 02-04 run
-    after them."""
+    """The layer's items for ``profile`` as ``run_layer`` builds them (``per_category``: a sized
+    sample), then with ``sensitivity`` the anonymous-author title items 02-04 run next."""
     cfg = profiles.knobs("sage", profile)
     if per_category is not None:
         cfg = {**cfg, "per_category": dict.fromkeys(cfg["per_category"], int(per_category))}
@@ -78,7 +67,8 @@ def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCoun
     items = runner.build_items(chosen, layer, modes or cfg["modes"], cfg["max_text_tokens"], cfg["context_policy"],
                                mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
                                count_tokens=counter.text_counter())
-    if sensitivity and cfg.get("anonymous_author_sensitivity") and "title" in (modes or cfg["modes"]):
+    if (sensitivity and runner.anonymous_sensitivity_on(cfg.get("anonymous_author_sensitivity"), layer)
+            and "title" in (modes or cfg["modes"])):
         # the anonymous-author title run that follows the main one (LayerReport, Table 9's sensitivity)
         anon = chosen[chosen["story_id"].isin(runner.anonymous_stories(chosen, cfg.get("anonymous_per_category")))]
         items += runner.build_items(anon, layer, ["title"], cfg["max_text_tokens"], cfg["context_policy"],
@@ -110,14 +100,10 @@ def _common_head(a: str, b: str) -> int:
 
 
 class PrefixCache:
-    """The prompt prefix a provider can serve from its cache.
-
-    llama.cpp keeps the KV state of the previous call only, so a request reuses the tokens it
-    shares with that call's prompt (a SAGE smoke run on the bundled model reused exactly that). OpenAI caches prompt prefixes of earlier
-    requests (across conversations) and serves them from 1,024 tokens on, in steps of 128 (its
-    documented rule). Shared prefixes are found by whole messages among every earlier prompt and,
-    within a message (the story at the head of a user message whose instructions differ), against
-    the :data:`RECENT` latest prompts; the shared text's tokens stand for the shared tokens."""
+    """The prompt prefix a provider can serve from its cache: llama.cpp reuses what a request
+    shares with the previous prompt only; OpenAI caches earlier prompts' prefixes and serves them
+    from 1,024 tokens on, in steps of 128 (its documented rule). Prefixes are found by whole
+    messages among all earlier prompts, and within a message against the :data:`RECENT` latest."""
 
     RECENT = 16
 
@@ -166,8 +152,7 @@ class PrefixCache:
 def evaluation_calls(item, cfg: EvalConfig, counter: TokenCounter, notebook: str | None = None,
                      caches: dict[str, PrefixCache] | None = None) -> list[dict]:
     """One row per request of one evaluation: input tokens after minimal / schema-capped replies,
-    the cached part of each (``caches``: one :class:`PrefixCache` per reply size, shared by the
-    evaluations of a run; None = this evaluation alone), the reply sizes and the output cap."""
+    their cached part (``caches``: one :class:`PrefixCache` per size for a run), reply sizes."""
     runs = {}
     for size in ("min", "max"):
         gw = RecordingGateway(size)

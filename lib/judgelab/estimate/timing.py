@@ -1,20 +1,12 @@
 """Wall time of a notebook's calls at the configured concurrency and RPM/TPM limits.
 
-One call takes ``overhead + (input - cached) / prefill + output / decode`` seconds. The calls of
-one conversation (a SAGE evaluation: evaluator rounds, then the validator) run one after another,
-conversations run ``workers`` at a time (the llama.cpp backend: one), so the latency bound is
-``max(longest conversation, sum of conversations / workers)``. The gateway's limiter admits at most
-``rpm`` requests and ``tpm`` tokens a minute, each request reserving its prompt plus its
-``max_tokens``, which gives two more bounds: ``calls / rpm`` and ``sum(input + max_tokens) / tpm``
-minutes. The wall time is the largest of the three.
-
-The speeds are assumptions (:data:`SPEEDS`), overridable from the command line:
-
-* ``llamacpp``: 400 prompt and 40 generated tokens a second, which reproduce the bundled 135M
-  model's measured 5.4 s for a 1,000-token prompt + 100 generated tokens on 2 idle cores
-  (:func:`judgelab.gateway.backends.llamacpp.default_threads`); a larger GGUF is slower;
-* OpenAI-protocol endpoints: 0.6 s per request, 10,000 prompt tokens and 100 output tokens a
-  second (an assumption, not a measurement: providers publish none).
+One call takes ``overhead + (input - cached) / prefill + output / decode`` seconds; a
+conversation's calls run one after another, conversations ``workers`` at a time, so the wall time
+is the largest of ``max(longest conversation, sum / workers)``, ``calls / rpm`` and
+``sum(input + max_tokens) / tpm`` minutes (the limiter reserves prompt plus budget). The speeds
+(:data:`SPEEDS`, overridable) are assumptions: ``llamacpp`` 400 prompt and 40 generated tokens/s
+(the bundled model's measured 5.4 s for 1,000 + 100 tokens on 2 idle cores); remote endpoints
+0.6 s per request, 10,000 and 100 tokens/s (providers publish none).
 """
 from __future__ import annotations
 
@@ -39,9 +31,8 @@ def speed_for(backend: str) -> Speed:
 
 def wall_seconds(calls: pd.DataFrame, bound: str, workers: int, speed: Speed,
                  rpm: float | None = None, tpm: float | None = None) -> float:
-    """Seconds for ``calls`` (one notebook) at the ``bound`` token sizes (see module docstring); a
-    ``weight`` column (a sized estimate's calls per sampled call) scales the sums, not the longest
-    conversation."""
+    """Seconds for one notebook's ``calls`` at the ``bound`` sizes; a ``weight`` column scales the
+    sums, not the longest conversation."""
     if calls.empty:
         return 0.0
     w = calls["weight"] if "weight" in calls else pd.Series(1.0, index=calls.index)

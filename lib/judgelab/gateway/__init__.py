@@ -6,11 +6,7 @@ gw = Gateway.from_settings()          # env JUDGELAB_* -> embedded llamacpp Smol
 res = gw.chat(ChatRequest(messages=[Message(role="user", content="...")], schema=MyModel))
 ```
 
-Backends (``llamacpp``, ``openai``, ``openai-compatible``), structured output with bounded repair
-retries, a SQLite cache with replay, retries with backoff, rate limits, a cost ledger and
-transcripts, a circuit breaker for dead endpoints, and the API key redacted from every file it
-writes. ``tests/fake_openai_server.py`` is a scriptable local chat-completions server for
-tests. CLI: ``python -m judgelab.gateway {stats,export,import}``.
+Its layers: :mod:`~judgelab.gateway.core`. CLI: ``python -m judgelab.gateway stats|export|import``.
 """
 from judgelab.gateway.cache import ResponseCache, request_key
 from judgelab.gateway.core import Gateway

@@ -5,8 +5,7 @@
     python -m judgelab.gateway import cache.jsonl     # load a cache you were given
     python -m judgelab.gateway prices                 # the price table in use
 
-``--cache PATH`` picks another cache file (default ``$JUDGELAB_CACHE_PATH`` or
-``results/cache/llm_cache.sqlite`` under the output root).
+``--cache PATH``: another cache file than ``$JUDGELAB_CACHE_PATH`` or the output root's.
 """
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
-"""The OpenAI Batch API, collected into the same cache: the pieces
-:mod:`judgelab.gateway.batch_collector` (``JUDGELAB_BATCH=1``) builds on, usable by hand too
-(``batch_id = gw.submit_batch(requests)`` now, ``gw.collect_batch(batch_id, requests)`` later,
-possibly from another process).
+"""The OpenAI Batch API, collected into the same cache: the pieces batch mode
+(:mod:`~judgelab.gateway.batch_collector`) and ``Gateway.submit_batch``/``collect_batch`` build on.
 
-``submit_batch`` writes one JSONL line per uncached request (``custom_id`` = the cache key, the
-body exactly as :meth:`OpenAIBackend.request_body` would send it live), uploads it, creates the
-batch and remembers its keys in the cache file. ``collect_batch`` downloads the output and error
-files, validates each reply against its request's schema and caches the valid ones exactly as a
-live call would; invalid or errored lines are recorded failures, or with ``fill_missing=True``
-are asked again live with repair turns. Batch replies carry no latency (recorded as 0). A reply
-that fails validation was paid for, so it is a failed ledger row with its tokens
-(:func:`billed_failure`). An ended batch is described with its ``errors`` (:func:`describe_end`).
+A batch line is the live request body (:meth:`OpenAIBackend.request_body`) under the cache key as
+``custom_id``. A valid reply is cached exactly as a live call's, with no latency (0); a reply
+that fails validation was paid for: a failed ledger row with its tokens (:func:`billed_failure`).
 """
 from __future__ import annotations
 
@@ -223,69 +216,6 @@ def batch_lines(gw: "Caller", requests: list[ChatRequest]) -> list[dict]:
             continue  # left out: collect_batch records it as "not in batch" (or asks live with fill_missing)
         lines.append(batch_line(be, key, messages, req))
     return lines
-
-
-def submit_batch(gw: "Caller", requests: list[ChatRequest], metadata: dict | None = None) -> str | None:
-    """Upload and create a batch for the uncached requests; returns its id (None if nothing to do)."""
-    if gw.cache_mode == "replay":
-        raise ConfigError("cannot submit a batch in replay mode")
-    be = batch_backend(gw)
-    lines = batch_lines(gw, requests)
-    if not lines:
-        return None
-    batch_id = create_batch(be, lines, metadata)
-    gw.cache.add_batch(batch_id, [line["custom_id"] for line in lines])
-    return batch_id
-
-
-def collect_batch(
-    gw: "Caller", batch_id: str, requests: list[ChatRequest], wait: bool = False,
-    poll_s: float = 30.0, fill_missing: bool = False,
-) -> list[ChatResult] | None:
-    """Results for ``requests`` from a finished batch (None if it is still running and not ``wait``)."""
-    be = batch_backend(gw)
-    batch = be.client.batches.retrieve(batch_id)
-    if batch.status not in TERMINAL:
-        if not wait:
-            return None
-        batch = wait_for(be, batch_id, poll_s)
-    by_key = {gw.key(r): r for r in requests}
-    fresh: dict[str, ChatResult] = {}
-    billed: dict[str, ChatResult] = {}
-    # an expired or cancelled batch keeps (and bills) the replies it finished: store those too
-    ended = describe_end(batch)
-    errors = {k: ended for k in by_key} if batch.status != "completed" else {}
-    for key, rec in output_records(be, batch).items():
-        req = by_key.get(key)
-        if req is None:
-            continue
-        res, err = store_line(gw, key, req, rec, batch_id)
-        if res is not None:
-            fresh[key] = res
-        else:
-            errors[key] = err
-            if (paid := billed_failure(gw, key, req, rec, batch_id, err)) is not None:
-                billed[key] = paid
-    gw.cache.mark_batch_collected(batch_id)
-    out = []
-    for req in requests:
-        key = gw.key(req)
-        if key in fresh:
-            res = fresh.pop(key)
-            gw.ledger.record(res)
-        elif gw.cache.contains(key) or fill_missing:
-            if key in billed:  # the invalid batch reply was paid for: its own row, then the live call's
-                gw.ledger.record(billed.pop(key))
-            res = gw.chat(req)
-        elif key in billed:
-            res = billed.pop(key)
-            gw.ledger.record(res)
-        else:
-            res = ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {errors.get(key, f'not in batch {batch_id}')}"),
-                             backend=gw.backend_name, model=gw.model_name, key=key, tags=dict(req.tags))
-            gw.ledger.record(res)
-        out.append(res)
-    return out
 
 
 def store_line(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: str,

@@ -1,45 +1,30 @@
-"""Batch mode: every cache miss goes through the OpenAI Batch API, round by round, into the cache.
+"""Batch mode (``JUDGELAB_BATCH=1``): every cache miss goes through the OpenAI Batch API, round
+by round, into the cache; no caller changes.
 
-Switched on by ``JUDGELAB_BATCH=1`` (``make paper BATCH=1``); no caller changes. In batch mode
-:meth:`Gateway.map` runs every item in its own thread and :meth:`Gateway.run_batch` hands all its
-requests over at once. A cache miss in :meth:`Gateway.chat` is handed to the call's
-:class:`WorkerGroup` and the thread waits; when every live worker of the group is waiting (or
-finished), the pending requests go out as one batch (split at the API's limits), the
-:class:`BatchCollector` polls until it ends, caches the valid replies and wakes the workers, which
-ask their next round. A SAGE layer thus becomes 7 batches (evaluator rounds 1-5, blind, review);
-the narrative judges' ``run_batch`` one.
+A miss in :meth:`Gateway.chat` is handed to its :class:`WorkerGroup` and the thread waits; when
+every live worker of the group waits (or has finished), the pending requests go out as one batch
+(split at the API's limits), which :class:`BatchCollector` polls, caches and answers. A SAGE layer
+is thus 7 batches (evaluator rounds 1-5, blind, review), the narrative judges' ``run_batch`` one.
+Each batch is recorded (:class:`~judgelab.gateway.cache.BatchJobs`) before it is polled, so a run
+killed while waiting meets the same requests again and resumes that batch.
 
-Resume without resubmitting: each batch is recorded in the table ``batch_jobs`` of the cache file
-under the sha256 of its sorted request keys before it is polled, so a run killed while waiting
-replays its earlier rounds from the cache, meets the same requests and resumes that batch.
-
-Fallback (``JUDGELAB_BATCH_FALLBACK``, :data:`~judgelab.gateway.settings.BATCH_FALLBACKS`) for a
-request the batch did not answer validly; asking it again live costs full price, so that is never
-done unasked:
-
-* ``stop`` (the default): a batch that failed, expired or was cancelled with requests unanswered
-  stops the run with :class:`~judgelab.gateway.errors.BatchStoppedError` (the batch's ``errors``
-  and the settings that continue; finished replies stay cached). A single bad line of a completed
-  batch becomes a recorded failure naming the batch and the setting;
-* ``live``: each is asked again as an ordinary call, repair turns included, by its own worker;
-* ``fail``: each becomes a recorded failure naming the batch.
-
-Every billed line is in the ledger, valid or not (as in :mod:`~judgelab.gateway.batch_api`).
-Prompts too long for the context are recorded failures without any call, as in live mode.
+A request the batch did not answer validly (``JUDGELAB_BATCH_FALLBACK``; asking it live costs full
+price, so that is never done unasked): ``stop`` (default) stops the run with
+:class:`~judgelab.gateway.errors.BatchStoppedError` when a batch failed, expired or was cancelled,
+and records a bad line of a completed batch as a failure; ``live`` asks it again as an ordinary
+call; ``fail`` records a failure naming the batch. Every billed line reaches the ledger; a prompt
+too long for the context is a recorded failure without any call, as in live mode.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgelab.gateway import batch_api
+from judgelab.gateway.cache import BatchJobs, fingerprint
 from judgelab.gateway.errors import BatchStoppedError, ConfigError, ContextOverflowError
 from judgelab.gateway.settings import BATCH_FALLBACKS
 from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
@@ -49,90 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("judgelab.gateway.batch")
 
-FALLBACKS = BATCH_FALLBACKS
 #: threads a batch-mode ``map`` starts at most: more items still work, in smaller batches
 MAX_WORKERS = 1024
-#: states of a recorded batch that a restarted run must not wait for again
-_DEAD = {"failed", "expired", "cancelled"}
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS batch_jobs (
-    fingerprint TEXT PRIMARY KEY,
-    batch_id TEXT NOT NULL,
-    n_requests INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    collected_at REAL
-);
-"""
-
-
-def fingerprint(keys: list[str]) -> str:
-    """sha256 of the sorted request keys: the same requests give the same batch record."""
-    return hashlib.sha256("\n".join(sorted(keys)).encode("ascii")).hexdigest()
-
-
-class BatchJobs:
-    """The ``batch_jobs`` table next to the responses in the cache file (own connection, WAL)."""
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA busy_timeout=60000")
-        with self._lock, self._conn:
-            self._conn.executescript(_DDL)
-
-    def resumable(self, keys: list[str]) -> tuple[str, str] | None:
-        """(fingerprint, batch id) of a recorded, uncollected, live batch holding all ``keys``, or None.
-
-        First the batch of exactly these requests; else one that holds more (a run killed while
-        it stored a finished batch's replies asks again only for the ones not stored yet)."""
-        fp = fingerprint(keys)
-        dead = ", ".join(f"'{s}'" for s in sorted(_DEAD))
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT j.fingerprint, j.batch_id, b.keys_json FROM batch_jobs j LEFT JOIN batches b "
-                f"ON b.batch_id = j.batch_id WHERE j.collected_at IS NULL AND j.status NOT IN ({dead}) "
-                "ORDER BY j.fingerprint = ? DESC, j.created_at", (fp,)).fetchall()
-        wanted = set(keys)
-        for row_fp, batch_id, keys_json in rows:
-            if row_fp == fp or (keys_json and wanted <= set(json.loads(keys_json))):
-                return row_fp, batch_id
-        return None
-
-    def pending_keys(self) -> set[str]:
-        """Request keys held by a recorded, uncollected, live batch (a run stopped while waiting)."""
-        dead = ", ".join(f"'{s}'" for s in sorted(_DEAD))
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT b.keys_json FROM batch_jobs j JOIN batches b ON b.batch_id = j.batch_id "
-                f"WHERE j.collected_at IS NULL AND j.status NOT IN ({dead})").fetchall()
-        return {k for (keys_json,) in rows if keys_json for k in json.loads(keys_json)}
-
-    def record(self, fp: str, batch_id: str, n: int) -> None:
-        now = time.time()
-        with self._lock, self._conn:
-            self._conn.execute("INSERT OR REPLACE INTO batch_jobs VALUES (?, ?, ?, 'submitted', ?, ?, NULL)",
-                               (fp, batch_id, n, now, now))
-
-    def update(self, fp: str, status: str, collected: bool = False) -> None:
-        now = time.time()
-        with self._lock, self._conn:
-            self._conn.execute("UPDATE batch_jobs SET status = ?, updated_at = ?, collected_at = ? WHERE fingerprint = ?",
-                               (status, now, now if collected else None, fp))
-
-    def rows(self) -> list[dict]:
-        with self._lock:
-            cur = self._conn.execute("SELECT fingerprint, batch_id, n_requests, status, created_at, updated_at, "
-                                     "collected_at FROM batch_jobs ORDER BY created_at")
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, row)) for row in cur.fetchall()]
-
-    def close(self) -> None:
-        self._conn.close()
 
 
 @dataclass(eq=False)
@@ -235,9 +138,9 @@ class BatchCollector:
 
     def __init__(self, gw: "Caller", poll_s: float = 30.0, fallback: str = "stop",
                  max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
-        if fallback not in FALLBACKS:
-            raise ConfigError(f"batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of {', '.join(FALLBACKS)}, "
-                              f"got {fallback!r}")
+        if fallback not in BATCH_FALLBACKS:
+            raise ConfigError("batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of "
+                              f"{', '.join(BATCH_FALLBACKS)}, got {fallback!r}")
         self.gw = gw
         self.backend = batch_api.batch_backend(gw)
         self.poll_s = poll_s
@@ -365,9 +268,8 @@ class BatchCollector:
 
     # -- what a waiter gets ---------------------------------------------------------------------
     def fallback_answer(self, p: Pending, live) -> ChatResult:
-        """What the waiter of a request the batch did not answer gets: ``live()`` (an ordinary
-        call, ``fallback="live"``) after the billed line's own ledger row, or a recorded failure
-        that holds the billed line's tokens (``fail``, and ``stop`` for a line of a completed batch)."""
+        """For a request the batch did not answer: ``live()`` after the billed line's own ledger
+        row (``fallback="live"``), else a recorded failure holding the billed line's tokens."""
         billed = p.take_billed()
         if self.fallback == "live":
             if billed is not None:
@@ -377,8 +279,7 @@ class BatchCollector:
         return self.failed(p, billed)
 
     def failed(self, p: Pending, billed: ChatResult | None = None) -> ChatResult:
-        """The recorded failure of a request the batch did not answer (with the billed line's
-        tokens when it was paid for)."""
+        """The recorded failure of a request the batch did not answer (its tokens if paid)."""
         req = p.request
         note = ("" if self.fallback == "fail" else
                 "; not asked again at full price (JUDGELAB_BATCH_FALLBACK=stop): a rerun sends it in a new batch, "

@@ -1,12 +1,13 @@
 """Batch mode of the :class:`~judgelab.gateway.core.Gateway` (``batch=True``, ``JUDGELAB_BATCH=1``):
 misses go through the OpenAI Batch API, batch by batch (:mod:`~judgelab.gateway.batch_collector`),
-or by hand with ``submit_batch``/``collect_batch`` (:mod:`~judgelab.gateway.batch_api`).
+or by hand with ``submit_batch``/``collect_batch`` (the pieces: :mod:`~judgelab.gateway.batch_api`).
 """
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Iterable, TypeVar
 
+from judgelab.gateway import batch_api
 from judgelab.gateway.call import Caller
 from judgelab.gateway.errors import ConfigError
 from judgelab.gateway.types import ChatRequest, ChatResult
@@ -22,10 +23,8 @@ class BatchMode(Caller):
     """The batch mode of :class:`~judgelab.gateway.core.Gateway` (None in ``self._batch``: off)."""
 
     def _batch_collector(self, batch: bool, poll_s: float, fallback: str):
-        """The Batch API collector, or None: not asked for, or replay (which never submits).
-
-        On the in-process llamacpp backend batch mode is an error, not a silent no-op: someone who
-        asked for the Batch API's price has a backend with no Batch API, and should know it."""
+        """The Batch API collector, or None (not asked for, or replay). On a backend without a Batch
+        API it is an error, not a silent no-op: who asked for the batch price should know."""
         if not batch or self.cache_mode == "replay":
             return None
         from judgelab.gateway.backends.openai_backend import OpenAIBackend
@@ -143,17 +142,69 @@ class BatchMode(Caller):
             pool.shutdown(wait=True, cancel_futures=True)
         return res
 
-    # -- Batch API ------------------------------------------------------------------------------
+    # -- the Batch API by hand: submit now, collect later (possibly from another process) --------
     def submit_batch(self, requests: Iterable[ChatRequest], metadata: dict | None = None) -> str | None:
-        """Send the uncached requests through the OpenAI Batch API; returns the batch id (None if all cached)."""
-        from judgelab.gateway.batch_api import submit_batch
+        """Send the uncached requests as one batch (one JSONL line each, ``custom_id`` the cache
+        key, the body as a live call sends it); returns the batch id (None if all are cached)."""
+        if self.cache_mode == "replay":
+            raise ConfigError("cannot submit a batch in replay mode")
+        be = batch_api.batch_backend(self)
+        lines = batch_api.batch_lines(self, list(requests))
+        if not lines:
+            return None
+        batch_id = batch_api.create_batch(be, lines, metadata)
+        self.cache.add_batch(batch_id, [line["custom_id"] for line in lines])
+        return batch_id
 
-        return submit_batch(self, list(requests), metadata)
-
-    def collect_batch(self, batch_id: str, requests: Iterable[ChatRequest], wait: bool = False, poll_s: float = 30.0,
-                      fill_missing: bool = False):
-        """Store a finished batch's replies in the cache and return results for ``requests``
-        (None for each request when the batch is not finished and ``wait`` is False)."""
-        from judgelab.gateway.batch_api import collect_batch
-
-        return collect_batch(self, batch_id, list(requests), wait=wait, poll_s=poll_s, fill_missing=fill_missing)
+    def collect_batch(self, batch_id: str, requests: Iterable[ChatRequest], wait: bool = False,
+                      poll_s: float = 30.0, fill_missing: bool = False) -> list[ChatResult] | None:
+        """Cache a finished batch's valid replies and return results for ``requests`` (None when
+        the batch is still running and not ``wait``). An invalid or errored line is a recorded
+        failure (a paid one with its tokens), or with ``fill_missing`` asked again live."""
+        requests = list(requests)
+        be = batch_api.batch_backend(self)
+        batch = be.client.batches.retrieve(batch_id)
+        if batch.status not in batch_api.TERMINAL:
+            if not wait:
+                return None
+            batch = batch_api.wait_for(be, batch_id, poll_s)
+        by_key = {self.key(r): r for r in requests}
+        fresh: dict[str, ChatResult] = {}
+        billed: dict[str, ChatResult] = {}
+        # an expired or cancelled batch keeps (and bills) the replies it finished: store those too
+        ended = batch_api.describe_end(batch)
+        errors = {k: ended for k in by_key} if batch.status != "completed" else {}
+        for key, rec in batch_api.output_records(be, batch).items():
+            req = by_key.get(key)
+            if req is None:
+                continue
+            res, err = batch_api.store_line(self, key, req, rec, batch_id)
+            if res is not None:
+                fresh[key] = res
+            else:
+                errors[key] = err
+                paid = batch_api.billed_failure(self, key, req, rec, batch_id, err)
+                if paid is not None:
+                    billed[key] = paid
+        self.cache.mark_batch_collected(batch_id)
+        out = []
+        for req in requests:
+            key = self.key(req)
+            if key in fresh:
+                res = fresh.pop(key)
+                self.ledger.record(res)
+            elif self.cache.contains(key) or fill_missing:
+                if key in billed:  # the paid invalid reply: its own row, then the live call's
+                    self.ledger.record(billed.pop(key))
+                res = self.chat(req)
+            elif key in billed:
+                res = billed.pop(key)
+                self.ledger.record(res)
+            else:
+                why = errors.get(key, f"not in batch {batch_id}")
+                res = ChatResult(status="failed", error=self.redact(f"{req.item_label()}: {why}"),
+                                 backend=self.backend_name, model=self.model_name, key=key,
+                                 tags=dict(req.tags))
+                self.ledger.record(res)
+            out.append(res)
+        return out

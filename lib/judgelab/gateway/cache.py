@@ -1,16 +1,12 @@
 """The response cache: SQLite in WAL mode, keyed by a sha256 of the canonical request.
 
-The cache is the reproducibility artifact of the compendium: a reviewer handed this file (or its
-JSONL export) replays every LLM answer with no key and no model. The key covers everything that
-can change an answer: backend identity, model, base URL, the full messages, every sampling
-setting, seed, replicate index, output schema and prompt-template version. Tags (accounting
-labels) are stored but are not part of the key. Only successful results are answers — a failure
-is never served as one, so a re-run in normal mode asks again. A fresh call that failed is kept
-apart, in the ``failures`` table, for replay alone: a run whose tables hold a failed row (a cut or
-invalid reply, recorded, never scored) replays to the same tables instead of stopping at a miss.
-
-Each thread gets its own connection; each write is one transaction (``INSERT OR REPLACE``), so a
-run killed at any moment leaves every completed call in the file and no half-written row.
+The reproducibility artifact: a reviewer handed this file (or its JSONL export) replays every
+answer with no key and no model. The key covers all that can change an answer (backend identity,
+model, base URL, messages, sampling, seed, replicate, schema, template version), not the tags.
+Only successes are answers; a fresh call's failure is kept apart (``failures``) for replay alone,
+so a run whose tables hold a failed row replays to the same tables. Each thread has its own
+connection and each write is one transaction: a killed run leaves no half-written row. Batch
+mode's record of its batches (:class:`BatchJobs`) lives in the same file.
 """
 from __future__ import annotations
 
@@ -69,14 +65,12 @@ _COLUMNS = (
 )
 
 _LOOKUP_COLUMNS = tuple(c for c in _COLUMNS if c not in ("request_json", "tags_json"))
+_INTO_RESPONSES = f"INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
 
 
 def canonical_request(identity: dict[str, Any], request: ChatRequest) -> dict[str, Any]:
-    """The dict whose canonical JSON is hashed into the cache key.
-
-    ``identity`` names the backend (``backend``, ``model``, ``base_url`` and any backend detail
-    such as the GGUF file size). Tags are deliberately excluded.
-    """
+    """The dict whose canonical JSON is hashed into the cache key (``identity``: the backend's,
+    e.g. model, base URL, GGUF size; no tags)."""
     return {
         "identity": identity,
         "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -139,10 +133,7 @@ class ResponseCache:
         return conn
 
     def get(self, key: str, with_request: bool = False) -> dict[str, Any] | None:
-        """The stored row for ``key`` as a dict (JSON columns decoded), or None.
-
-        The stored request and tags (for audit and export) are read only when asked for.
-        """
+        """The stored row for ``key`` (JSON decoded; request and tags only when asked), or None."""
         cols = _COLUMNS if with_request else _LOOKUP_COLUMNS
         cur = self._conn().execute(f"SELECT {', '.join(cols)} FROM responses WHERE key = ?", (key,))
         row = cur.fetchone()
@@ -157,10 +148,7 @@ class ResponseCache:
         row = _encode(entry)
         conn = self._conn()
         with conn:
-            conn.execute(
-                f"INSERT OR REPLACE INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-                [row[c] for c in _COLUMNS],
-            )
+            conn.execute(f"INSERT OR REPLACE {_INTO_RESPONSES}", [row[c] for c in _COLUMNS])
 
     def put_failure(self, key: str, result: dict[str, Any]) -> None:
         """Keep a fresh call's failure (the ChatResult's fields, redacted by the caller) for replay."""
@@ -193,10 +181,8 @@ class ResponseCache:
 
     # -- JSONL export / import -------------------------------------------------------------
     def export_jsonl(self, path: str | Path, keys: set[str] | None = None) -> int:
-        """Write every entry (or those of ``keys``) as one JSON line, in key order; returns the
-        number of answers written. Recorded failures follow as ``{"recorded_failure": ...}`` lines,
-        so that a replay of the export gives the failed rows too. A path ending in ``.gz`` is
-        written gzip-compressed (with no timestamp in its header: the same entries, the same bytes)."""
+        """Write every entry (or those of ``keys``) as one JSON line in key order, then the recorded
+        failures; returns the number of answers. ``.gz``: gzip with no timestamp (same bytes)."""
         path = Path(path)
         lines = [canonical_json(entry) + "\n" for entry in sorted(self.rows(), key=lambda e: e["key"])
                  if keys is None or entry["key"] in keys]
@@ -210,11 +196,8 @@ class ResponseCache:
         return n_answers
 
     def import_jsonl(self, path: str | Path, overwrite: bool = False) -> int:
-        """Load entries written by :meth:`export_jsonl`; returns the number inserted.
-
-        Every line must carry the columns of an entry; a bad line raises naming its number. A path
-        ending in ``.gz`` is read as gzip.
-        """
+        """Load an :meth:`export_jsonl` file (``.gz`` too); returns the number inserted. A bad line
+        raises naming its number."""
         n = 0
         conn = self._conn()
         verb = "INSERT OR REPLACE" if overwrite else "INSERT OR IGNORE"
@@ -234,11 +217,7 @@ class ResponseCache:
                     values = [row[c] for c in _COLUMNS]
                 except (ValueError, KeyError) as exc:
                     raise ValueError(f"{path}: line {lineno} is not a cache entry ({exc})") from exc
-                cur = conn.execute(
-                    f"{verb} INTO responses ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
-                    values,
-                )
-                n += cur.rowcount
+                n += conn.execute(f"{verb} {_INTO_RESPONSES}", values).rowcount
         return n
 
     # -- Batch API bookkeeping ---------------------------------------------------------------
@@ -280,6 +259,85 @@ class ResponseCache:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+# -- batch mode's record of its batches (judgelab.gateway.batch_collector) ----------------------
+#: a recorded batch a restarted run may still wait for: not collected, not failed/expired/cancelled
+_UNCOLLECTED = "j.collected_at IS NULL AND j.status NOT IN ('cancelled', 'expired', 'failed')"
+
+_JOBS_DDL = """
+CREATE TABLE IF NOT EXISTS batch_jobs (
+    fingerprint TEXT PRIMARY KEY,
+    batch_id TEXT NOT NULL,
+    n_requests INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    collected_at REAL
+);
+"""
+
+
+def fingerprint(keys: list[str]) -> str:
+    """sha256 of the sorted request keys: the same requests give the same batch record."""
+    return hashlib.sha256("\n".join(sorted(keys)).encode("ascii")).hexdigest()
+
+
+class BatchJobs:
+    """The ``batch_jobs`` table next to the responses in the cache file (own connection, WAL)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        with self._lock, self._conn:
+            self._conn.executescript(_JOBS_DDL)
+
+    def resumable(self, keys: list[str]) -> tuple[str, str] | None:
+        """(fingerprint, batch id) of an uncollected live batch holding all ``keys``, or None: the
+        batch of exactly these, else one holding more (a run killed while storing its replies)."""
+        fp = fingerprint(keys)
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT j.fingerprint, j.batch_id, b.keys_json FROM batch_jobs j LEFT JOIN batches b "
+                f"ON b.batch_id = j.batch_id WHERE {_UNCOLLECTED} "
+                "ORDER BY j.fingerprint = ? DESC, j.created_at", (fp,)).fetchall()
+        wanted = set(keys)
+        for row_fp, batch_id, keys_json in rows:
+            if row_fp == fp or (keys_json and wanted <= set(json.loads(keys_json))):
+                return row_fp, batch_id
+        return None
+
+    def pending_keys(self) -> set[str]:
+        """Request keys held by an uncollected live batch (a run stopped while waiting)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT b.keys_json FROM batch_jobs j JOIN batches b "
+                                      f"ON b.batch_id = j.batch_id WHERE {_UNCOLLECTED}").fetchall()
+        return {k for (keys_json,) in rows if keys_json for k in json.loads(keys_json)}
+
+    def record(self, fp: str, batch_id: str, n: int) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO batch_jobs VALUES (?, ?, ?, 'submitted', ?, ?, NULL)",
+                               (fp, batch_id, n, now, now))
+
+    def update(self, fp: str, status: str, collected: bool = False) -> None:
+        now = time.time()
+        with self._lock, self._conn:
+            self._conn.execute("UPDATE batch_jobs SET status = ?, updated_at = ?, collected_at = ? WHERE fingerprint = ?",
+                               (status, now, now if collected else None, fp))
+
+    def rows(self) -> list[dict]:
+        with self._lock:
+            cur = self._conn.execute("SELECT fingerprint, batch_id, n_requests, status, created_at, updated_at, "
+                                     "collected_at FROM batch_jobs ORDER BY created_at")
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def _encode(entry: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from judgelab.engines import is_embedded_small_model
+from judgelab.provenance import is_embedded_small_model
 from judgelab.gateway.cache import request_key
 from judgelab.gateway.canary import FanOutGuard, shape_key
 from judgelab.gateway.errors import ReplayMissError
@@ -41,9 +41,7 @@ class Caller(FreshCall):
         return is_embedded_small_model(self.backend_name, self.model_name)
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of ``text`` under the backend's own tokenizer (llama.cpp's vocabulary for the
-        embedded model, tiktoken's encoding of the model for OpenAI-compatible endpoints), so that
-        a token budget counts what the model will actually read."""
+        """Tokens of ``text`` under the backend's own tokenizer (what the model will read)."""
         return int(self.backend.count_tokens(text))
 
     def redact(self, value: Any) -> Any:
@@ -60,9 +58,8 @@ class Caller(FreshCall):
         return reasoning_applies(self.backend_name, self.model_name)
 
     def as_sent(self, request: ChatRequest) -> ChatRequest:
-        """``request`` with the sampling this gateway sends (:func:`~.reasoning.sent_sampling`:
-        for a reasoning model its effort, the budget plus the reasoning allowance, no
-        temperature). Idempotent; other models get ``request`` itself."""
+        """``request`` with the sampling this gateway sends (:func:`~.reasoning.sent_sampling`);
+        idempotent."""
         if request._as_sent:
             return request
         sampling = sent_sampling(request.sampling, self.backend_name, self.model_name, self.reasoning)
@@ -74,12 +71,9 @@ class Caller(FreshCall):
 
     # -- one call -------------------------------------------------------------------------------
     def chat(self, request: ChatRequest) -> ChatResult:
-        """Answer one request from the cache or the model. Never raises for a model failure.
-
-        Raises :class:`ReplayMissError` in replay mode when the request is not cached. Inside
-        :meth:`run_batch`/:meth:`map` raises :class:`~.canary.FanOutStopped` when the request's
-        shape failed its canary or items keep failing alike (:mod:`.canary`).
-        """
+        """Answer one request from the cache or the model; never raises for a model failure.
+        Raises :class:`ReplayMissError` on a replay miss, and inside :meth:`run_batch`/:meth:`map`
+        :class:`~.canary.FanOutStopped` (:mod:`.canary`)."""
         request = self.as_sent(request)
         key = self.key(request)
         guard: FanOutGuard | None = getattr(self._tls, "guard", None)
@@ -122,8 +116,7 @@ class Caller(FreshCall):
         return result
 
     def _canary(self, request: ChatRequest, key: str) -> ChatResult:
-        """A shape's canary: an ordinary call whose reply cut at the budget, or empty, gets no repair
-        turn (:meth:`_converse`): the same budget buys the same cut, and the fan-out stops on it anyway."""
+        """A shape's canary: an ordinary call whose cut or empty reply gets no repair turn."""
         self._tls.canary = True
         try:
             return self._live(request, key)
@@ -165,8 +158,7 @@ class Caller(FreshCall):
                 self._inflight[key] = (lock, users - 1)
 
     def _recorded_failure(self, request: ChatRequest, key: str) -> ChatResult | None:
-        """In replay, the failure a fresh call of the recorded run ended in (its row failed there
-        too), served as that failure; None when the cache holds none."""
+        """In replay, the failure the recorded run's fresh call ended in (None: there is none)."""
         stored = self.cache.get_failure(key)
         if stored is None:
             return None

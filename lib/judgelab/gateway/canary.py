@@ -3,23 +3,17 @@
 Inside :meth:`Gateway.run_batch` and :meth:`Gateway.map` (live and batch mode) a :class:`FanOutGuard`
 watches every call:
 
-* **canary**: the first cache miss of every distinct request *shape* (:func:`shape_key`: what a
-  provider may reject, i.e. model, schema, the caller's ``shape`` tag if any, the token budget and
-  *which* sampling parameters are sent, not their values) is sent alone while the others of that
-  shape wait. However it fails (:func:`canary_stops`: rejected, empty, cut at the budget,
-  schema-invalid after its repairs, a 5xx or a timeout after its retries), the fan-out stops with
-  :class:`FanOutStopped`, naming the cause, the URL, the model and the setting to change: the
-  requests behind it would buy the same. Only a failure of the item itself (its prompt too long
-  for the context, a reply repeating the key) lets the shape pass. A cut or empty canary gets no
-  repair turn (the same budget buys the same cut). A cache hit counts as a passed canary;
-* **streak**: :data:`DEFAULT_STOP_AFTER` (``JUDGELAB_STOP_AFTER``) consecutive fresh calls that
-  failed the same way (:func:`failure_key`: same status or error class) stop the fan-out with one
-  error instead of one failure row per item. A fresh success resets the count; a schema violation
-  counts (live or in a batch), a prompt too long for the context never does.
+* **canary**: the first cache miss of every request *shape* (:func:`shape_key`) goes alone while
+  the others of that shape wait; however it fails (rejected, empty, cut, invalid after its repairs,
+  a 5xx or timeout after its retries) the fan-out stops with :class:`FanOutStopped` naming the
+  cause, URL, model and the setting to change: the requests behind it would buy the same. Only a
+  failure of the item itself (:data:`NOT_STREAKED`) lets the shape pass; a cache hit counts as a
+  passed canary, and a cut or empty canary gets no repair turn (the same budget buys the same cut);
+* **streak**: ``JUDGELAB_STOP_AFTER`` consecutive fresh calls failing alike (:func:`failure_key`)
+  stop the fan-out with one error instead of one failure row per item; a success resets it.
 
-On by default for the OpenAI-protocol backends; the embedded model (free, and a pipeline check
-with deliberately small budgets) runs without, unless asked (``JUDGELAB_CANARY=1``).
-``JUDGELAB_CANARY=0`` switches both off.
+On by default for the OpenAI-protocol backends; the embedded model (free, a pipeline check with
+small budgets) runs without unless ``JUDGELAB_CANARY=1``; ``JUDGELAB_CANARY=0`` switches both off.
 """
 from __future__ import annotations
 
@@ -32,9 +26,7 @@ from judgelab.gateway.errors import ConfigError, GatewayError
 from judgelab.gateway.types import ChatRequest, ChatResult
 
 DEFAULT_STOP_AFTER = 4
-#: failure classes that are the item's, never the endpoint's or the model's: no streak, no canary
-#: stop. Every other failure of a canary (http_4xx, http_500 after its retries, empty, cut,
-#: invalid after its repairs, timeout ...) stops its fan-out: the requests behind it would buy the same
+#: failure classes of the item, never of the endpoint or the model: no streak, no canary stop
 NOT_STREAKED = ("context_overflow", "repeats_key", None)
 _HTTP = re.compile(r"\bHTTP (\d{3})\b")
 
@@ -45,11 +37,8 @@ class FanOutStopped(GatewayError):
 
 def shape_key(request: ChatRequest, model: str) -> tuple:
     """What a provider may reject alike: model, schema, the caller's ``shape`` tag, the token
-    budget, and which sampling parameters are sent (their names, not their values).
-
-    Values are left out on purpose: the K agents of a design that differ only in temperature (or
-    seed) are one shape with one canary, not K canaries paid at once; a value the provider refuses
-    (a temperature on a reasoning model) is never sent (:mod:`judgelab.gateway.reasoning`)."""
+    budget, and which sampling parameters are sent. Not their values: K agents that differ only in
+    temperature or seed are one shape with one canary, not K canaries paid at once."""
     schema = request.schema.__name__ if request.schema is not None else None
     sampling = request.sampling
     sent = tuple(sorted(name for name, value in sampling.model_dump(exclude={"max_tokens"}).items()
@@ -58,8 +47,7 @@ def shape_key(request: ChatRequest, model: str) -> tuple:
 
 
 def canary_stops(failure: str | None) -> bool:
-    """True when a canary that failed this way stops its fan-out: every failure but the item's own
-    (:data:`NOT_STREAKED`), an HTTP status that exhausted its retries (``http_500``) included."""
+    """True when a canary that failed this way stops its fan-out (all but :data:`NOT_STREAKED`)."""
     return failure not in NOT_STREAKED
 
 
@@ -91,8 +79,7 @@ def classify_reply(text: str | None, finish_reason: str | None) -> str:
 
 
 def failure_key(result: ChatResult) -> str | None:
-    """The one grouping key of failures (the streak's "failed the same way"): the failure class
-    and, for HTTP errors, the status. None for a success."""
+    """What the streak's "failed the same way" compares: the failure class (None for a success)."""
     if result.ok:
         return None
     return result.failure or "unknown"
@@ -127,10 +114,8 @@ class _Canary:
 
 
 class FanOutGuard:
-    """One fan-out's canaries and failure streak (module docstring). Thread-safe.
-
-    ``passed`` is the gateway's set of shapes already answered (shared across fan-outs);
-    ``describe(result, request)`` words a stop (see :meth:`Gateway._stop_message`)."""
+    """One fan-out's canaries and failure streak (module docstring). Thread-safe. ``passed``: the
+    gateway's shapes already answered (shared across fan-outs); ``describe`` words a stop."""
 
     def __init__(self, passed: set, stop_after: int, describe: Callable[[str, ChatResult, ChatRequest, int], str]):
         self.passed = passed
@@ -153,9 +138,8 @@ class FanOutGuard:
 
     def call(self, shape: tuple, request: ChatRequest, canary: Callable[[], ChatResult],
              ordinary: Callable[[], ChatResult]) -> ChatResult:
-        """``canary()`` when this is the shape's first miss, else wait for the shape's canary and
-        then ``ordinary()``. Raises :class:`FanOutStopped` when the canary failed as
-        :func:`canary_stops` says."""
+        """``canary()`` for the shape's first miss, else ``ordinary()`` once the shape's canary has
+        passed; :class:`FanOutStopped` when it failed as :func:`canary_stops` says."""
         self.check()
         with self._lock:
             first = shape not in self.passed and shape not in self._pending

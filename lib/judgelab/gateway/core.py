@@ -2,46 +2,36 @@
 
 Flow of one :meth:`Gateway.chat` (:mod:`~judgelab.gateway.call`, steps 2-4 :mod:`~judgelab.gateway.fresh`):
 
-1. put the request's sampling as sent (:mod:`~judgelab.gateway.reasoning`: a reasoning model's
-   effort and budget with its reasoning allowance, no temperature), which the cache key, the call
-   and ``ChatResult.sampling`` all see; hash it into the cache key; a hit (modes normal/replay) is
-   returned as is; a miss in replay mode raises :class:`ReplayMissError` naming the item;
-2. fit the prompt into the context (or record a failure naming the item and its token count, or
-   cut the middle when the request chose ``truncation="head_tail"``);
-3. call the backend through the rate limiter and the retry policy;
-4. parse and validate the reply; on failure show the model its validation error and ask again,
-   at most ``max_repairs`` times; then record a failure (status, raw text, error), never a
-   default value;
-5. cache successes only; write the ledger row and the transcript line.
+1. the sampling as sent (:mod:`~judgelab.gateway.reasoning`) hashed into the cache key; a hit is
+   returned as is, a miss in replay mode raises :class:`ReplayMissError` naming the item;
+2. fit the prompt into the context (or record a failure, or cut the middle: ``head_tail``);
+3. call the backend through the rate limiter, the retry policy and the circuit breaker;
+4. validate the reply; on failure show the model its error and ask again, at most
+   ``max_repairs`` times; then record a failure, never a default value;
+5. cache successes only; write the ledger row and the transcript line, all redacted.
 
-Everything written goes through :func:`~judgelab.gateway.redact.redact` with the configured key.
-Consecutive connect-phase failures open a :class:`~judgelab.gateway.breaker.CircuitBreaker`,
-which stops the run with one error naming the URL. In the fan-out (:mod:`~judgelab.gateway.fanout`:
-``run_batch``, ``map``) a canary per request shape and a stop on repeated alike failures guard the
-money. In batch mode (:mod:`~judgelab.gateway.batch_mode`) step 3 goes through the OpenAI Batch API.
+The fan-out (:mod:`~judgelab.gateway.fanout`) adds a canary per request shape and a stop on
+repeated failures; batch mode (:mod:`~judgelab.gateway.batch_mode`) sends step 3 as Batch API jobs.
 """
 from __future__ import annotations
 
 import threading
 
 from judgelab.gateway.batch_mode import NO_BATCH
-from judgelab.gateway.breaker import CircuitBreaker
 from judgelab.gateway.cache import ResponseCache
 from judgelab.gateway.canary import canary_enabled, stop_after_setting
 from judgelab.gateway.errors import ConfigError
 from judgelab.gateway.fanout import FanOut
-from judgelab.gateway.ledger import Ledger, PriceTable
+from judgelab.gateway.ledger import Ledger, PriceTable, TranscriptLog
 from judgelab.gateway.limiter import RateLimiter
 from judgelab.gateway.reasoning import ReasoningPolicy
 from judgelab.gateway.redact import configured_secrets
-from judgelab.gateway.retry import RetryPolicy
+from judgelab.gateway.retry import CircuitBreaker, RetryPolicy
 from judgelab.gateway.settings import Settings, resolve
-from judgelab.gateway.transcripts import TranscriptLog
 
 
 class Gateway(FanOut):
-    """The only object in the project that talks to a model. Thread-safe. Its layers: the module
-    docstring."""
+    """The only object in the project that talks to a model. Thread-safe."""
 
     def __init__(
         self,
@@ -97,12 +87,7 @@ class Gateway(FanOut):
     @classmethod
     def from_settings(cls, settings: Settings | None = None, /, **choices) -> "Gateway":
         """A gateway configured by ``settings``, else by :func:`~judgelab.gateway.settings.resolve`
-        on ``choices`` (its keyword arguments: arguments, else the environment, else the embedded
-        model).
-
-        See :mod:`judgelab.gateway.settings` for the environment variables, and for the keys:
-        ``OPENAI_API_KEY`` only for OpenAI's own URL, ``JUDGELAB_API_KEY`` (or none) for any other.
-        """
+        on ``choices`` (arguments, else the environment, else the embedded model)."""
         if settings is not None and (choices or not isinstance(settings, Settings)):
             raise TypeError("Gateway.from_settings takes a gateway.settings.Settings or resolve's keyword "
                             f"arguments (backend=..., model=...), not {settings!r} with {sorted(choices)}")

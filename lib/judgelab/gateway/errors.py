@@ -1,14 +1,8 @@
-"""Exceptions of the gateway.
-
-Model failures (unparseable replies, exhausted retries, context overflow) are *not* raised: they
-become ``ChatResult(status="failed")``. Exceptions are for configuration errors the caller must
-fix (a replay miss, an unknown backend) and, inside the gateway, for classifying backend errors.
-
-Backend errors (:class:`CallError`: :class:`TransientError`, :class:`PermanentError`) carry what
-a fan-out needs to tell a failure that repeats on every item (a server answering 500 forever, a
-bad key, an unknown model) from a passing one: ``kind`` (one of :data:`KINDS`), ``status`` (the
-HTTP status, or None), ``url`` and ``model``; ``signature`` is ``(kind, status)``. A failed
-:class:`~judgelab.gateway.types.ChatResult` carries the same fields in its ``failure``.
+"""Exceptions of the gateway. Model failures (unparseable replies, exhausted retries, context
+overflow) are not raised: they become ``ChatResult(status="failed")``. Exceptions are for errors
+the caller must fix (a replay miss, an unknown backend) and, inside the gateway, for classifying
+backend errors (:class:`CallError`), whose ``kind`` (:data:`KINDS`), ``status``, ``url`` and
+``model`` tell a failure that repeats on every item from a passing one.
 """
 from __future__ import annotations
 
@@ -51,21 +45,11 @@ class CallError(GatewayError):
         self.url = url
         self.model = model
 
-    @property
-    def signature(self) -> tuple[str, int | None]:
-        """(kind, status): equal for failures that would repeat the same way on every item."""
-        return self.kind, self.status
-
 
 class TransientError(CallError):
-    """A backend error worth retrying (429, 5xx, timeout, connection error).
-
-    ``retry_after`` is the server's Retry-After in seconds when it sent one. ``timed_out`` marks a
-    client timeout: the server may still finish, and bill, the abandoned call. ``connection_failed``
-    marks a call that could not connect (refused, DNS, connect timeout): the circuit breaker counts
-    those, and only those; a connection cut after it was made (``kind="dropped"``) is an ordinary
-    retry.
-    """
+    """A backend error worth retrying (429, 5xx, timeout, connection error). ``retry_after``: the
+    server's Retry-After in seconds; ``timed_out``: a client timeout (the server may still bill the
+    call); ``connection_failed``: no connection was made, which the circuit breaker counts."""
 
     def __init__(self, message: str, retry_after: float | None = None, status: int | None = None,
                  timed_out: bool = False, connection_failed: bool = False, *, kind: str | None = None,
@@ -84,11 +68,8 @@ class RetryAfterBeyondCapError(TransientError):
 
 
 class EndpointUnreachableError(GatewayError):
-    """The circuit breaker is open: consecutive calls to one endpoint could not connect.
-
-    Raised by :meth:`Gateway.chat` (it stops the run) instead of recording one failure per item,
-    since every further item would fail the same way after its own retries. ``url`` names it.
-    """
+    """The circuit breaker is open: consecutive calls to ``url`` could not connect; it stops the
+    run instead of one failure per item, as every further item would fail the same way."""
 
     def __init__(self, message: str, url: str | None = None):
         super().__init__(message)
@@ -97,10 +78,9 @@ class EndpointUnreachableError(GatewayError):
 
 
 class BatchStoppedError(GatewayError):
-    """A batch failed, expired or was cancelled and ``JUDGELAB_BATCH_FALLBACK`` is ``stop`` (the
-    default): the run stops instead of paying full price for ordinary calls. The message gives
-    the batch's ``errors`` and the settings that continue. ``batch_id``, ``status`` and
-    ``errors`` (a list of dicts with ``code``, ``message``, ``line``) are kept as attributes."""
+    """A batch failed, expired or was cancelled and ``JUDGELAB_BATCH_FALLBACK`` is ``stop``: the run
+    stops instead of paying full price for ordinary calls; the message names the settings that
+    continue, ``errors`` holds the batch's (dicts with ``code``, ``message``, ``line``)."""
 
     def __init__(self, message: str, batch_id: str, status: str, errors: list[dict] | None = None):
         super().__init__(message)

@@ -21,14 +21,9 @@ class FanOut(BatchMode):
         return max(1, min(concurrency or self.concurrency, self.backend.max_concurrency))
 
     def run_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None, desc: str = "chat") -> list[ChatResult]:
-        """Answer many requests concurrently; results in the order of ``requests``.
-
-        Threads rather than asyncio so that it also runs inside Jupyter's event loop. In replay
-        mode every request is checked first and a ReplayMissError lists the misses. The first miss
-        of every request shape goes alone, before the others (in batch mode: before the batch), and
-        the run stops with :class:`~.canary.FanOutStopped` when it is rejected, empty or cut, or
-        when calls keep failing alike (:mod:`judgelab.gateway.canary`).
-        """
+        """Answer many requests concurrently, in order. In replay every request is checked first
+        (one ReplayMissError lists the misses); each shape's canary goes first, before the batch in
+        batch mode (:mod:`judgelab.gateway.canary`)."""
         requests = [self.as_sent(r) for r in requests]
         if self.cache_mode == "replay":
             self._check_replay(requests)
@@ -134,13 +129,10 @@ class FanOut(BatchMode):
                 f"({model_var}); JUDGELAB_STOP_AFTER sets how many alike failures stop a run")
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], concurrency: int | None = None, desc: str = "items") -> list[R]:
-        """Run ``fn(item)`` (e.g. a multi-turn conversation of ``chat`` calls) for every item.
-
-        Results keep the order of ``items``. The bar counts an item as cached when all its calls
-        were cache hits and as failed when any call failed. Every call runs under the canary and
-        the failure streak of :mod:`judgelab.gateway.canary`, as in :meth:`run_batch`. On the in-process backend items run
-        one at a time so that each conversation keeps its KV prefix.
-        """
+        """``fn(item)`` (e.g. a conversation of ``chat`` calls) for every item, in order, under the
+        canary and streak of :mod:`judgelab.gateway.canary`. An item is cached when all its calls
+        were hits, failed when any failed. The in-process backend runs one item at a time, so
+        that each conversation keeps its KV prefix."""
         items = list(items)
         guard = self._guard()
         with BatchProgress(len(items), desc, self.progress) as bar:

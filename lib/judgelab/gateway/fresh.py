@@ -36,7 +36,6 @@ class _Outcome:
     clipped: list = field(default_factory=list)  # free text cut to its cap (parsing.clip_free_text)
 
 
-
 class FreshCall:
     """The fresh conversation of :class:`~judgelab.gateway.core.Gateway` (its attributes are set
     by ``Gateway.__init__``)."""

@@ -1,25 +1,24 @@
-"""The token and cost ledger: one row per ``Gateway.chat`` call.
+"""The token and cost ledger (one row per ``Gateway.chat`` call) and the transcript log.
 
-Costs come from an editable price table (``prices.csv`` beside this module, or any CSV with the
-columns ``model,input,cached_input,output[,context_window][,batch]`` in USD per million tokens;
-``batch`` is the share of those prices the Batch API bills, empty for no discount). A model
-is priced by the longest table name that prefixes it (``gpt-4.1-2025-04-14`` -> ``gpt-4.1``);
-an unknown model costs NaN, never a guessed number. ``cost_usd`` is what the call costs when made
-fresh, at the price it is billed: a line the Batch API answered (its ``batch_id`` column) at the
-batch rate, every other call at the standard price; ``spent_usd`` is what this run paid (0 for a
-cache hit), so that the run's spend is the provider's usage times this table.
+Prices: ``prices.csv`` beside this module, or any CSV ``model,input,cached_input,output
+[,context_window][,batch]`` in USD per million tokens (``batch``: the share the Batch API bills).
+A model is priced by the longest name that prefixes it; an unknown model costs NaN, never a guess.
+``cost_usd`` is what the call costs made fresh, at its billed rate (a Batch API line at the batch
+rate); ``spent_usd`` what this run paid (0 for a cache hit).
 """
 from __future__ import annotations
 
 import csv
+import json
 import math
+import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
-from judgelab.gateway.redact import redact
+from judgelab.gateway.redact import MIN_SECRET_LEN, redact
 from judgelab.gateway.types import ChatResult
 
 if TYPE_CHECKING:  # pandas is imported when a frame is asked for, not by every worker process
@@ -138,3 +137,33 @@ class Ledger:
 
         with self._lock:
             return pd.DataFrame(list(self._rows))
+
+
+class TranscriptLog:
+    """One JSON line per fresh conversation, for audit: tags and key, every message sent (repair
+    turns included), every raw reply, the parsed object or the error, usage and timing.
+    Append-only, opened on the first write, thread-safe; the configured key is replaced."""
+
+    def __init__(self, folder: str | Path, label: str, secrets: list[str] | None = None):
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
+        self.path = Path(folder) / f"{stamp}_{safe}_{os.getpid()}.jsonl"
+        self._secrets = tuple(s for s in (secrets or []) if s and len(s) >= MIN_SECRET_LEN)
+        self._lock = threading.Lock()
+        self._fh = None
+
+    def write(self, record: dict[str, Any]) -> None:
+        # redacted as text, after json.dumps, so that objects turned into strings are covered too
+        line = redact(json.dumps(record, ensure_ascii=False, default=str), self._secrets)
+        with self._lock:
+            if self._fh is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = open(self.path, "a", encoding="utf-8")
+            self._fh.write(line + "\n")
+            self._fh.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None

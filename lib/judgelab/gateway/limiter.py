@@ -49,7 +49,6 @@ class RateLimiter:
         self._requests = _Bucket(rpm, now) if rpm else None
         self._tokens = _Bucket(tpm, now) if tpm else None
         self._lock = threading.Lock()
-        self.waited_s = 0.0
 
     @property
     def active(self) -> bool:
@@ -70,7 +69,6 @@ class RateLimiter:
                 if wait <= 0:
                     for b, amt in buckets:
                         b.take(amt)
-                    self.waited_s += waited
                     return waited
             self._sleep(wait)
             waited += wait

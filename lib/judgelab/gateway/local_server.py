@@ -1,8 +1,6 @@
 """Serve a GGUF (by default the bundled SmolLM2-135M) with llama-cpp-python's own OpenAI-compatible
-server, ``python -m llama_cpp.server``, on a free loopback port.
-
-So the ``openai-compatible`` backend can be tried against a server nobody here wrote, without a
-GPU or a download::
+server on a free loopback port, to try the ``openai-compatible`` backend against a server nobody
+here wrote, without a GPU or a download::
 
     python -m judgelab.gateway.local_server            # prints the exports, serves until Ctrl-C
     python -m judgelab.gateway.local_server --port 8000 --n_threads 2 --n_ctx 4096
@@ -10,19 +8,11 @@ GPU or a download::
     with LocalLlamaServer(n_threads=1) as srv:         # from Python, as the tests do
         gw = Gateway.from_settings(backend="openai-compatible", model=srv.model_alias, base_url=srv.base_url)
 
-What this server does (llama-cpp-python 0.3.36, checked by ``tests/test_llama_cpp_server.py``):
-
-* ``response_format={"type": "json_object", "schema": {...}}`` is compiled to a grammar (the
-  backend's default ``schema_style``); OpenAI's ``{"type": "json_schema", ...}`` is refused with
-  HTTP **500** saying "Input should be 'text' or 'json_object'", which the backend classifies as
-  permanent (``openai_backend.FORM_REJECTED``).
-* Requests are served one at a time and the ``Llama`` keeps the previous prompt's tokens, so
-  consecutive turns of one conversation reuse the KV prefix; ``usage`` has no
-  ``prompt_tokens_details`` (cached tokens read as 0).
-* ``/v1/models`` lists the ``--model_alias``: the GGUF's file stem, the model name the in-process
-  ``llamacpp`` backend records.
-
-Needs the server extras (``llama-cpp-python[server]``, pinned in ``requirements.lock``).
+The server (llama-cpp-python 0.3.36, ``tests/test_llama_cpp_server.py``) compiles
+``response_format={"type": "json_object", "schema": ...}`` to a grammar and refuses OpenAI's
+``json_schema`` form with HTTP 500 (permanent: ``openai_backend.FORM_REJECTED``); it serves one
+request at a time, reusing the KV prefix, with no cached-token count; ``/v1/models`` lists the
+GGUF's file stem, the name the in-process backend records. Needs ``llama-cpp-python[server]``.
 """
 from __future__ import annotations
 
@@ -50,11 +40,8 @@ class ServerStartError(RuntimeError):
 
 
 def missing_extras() -> str | None:
-    """None when ``llama_cpp.server`` can run here, else the import error naming what is missing.
-
-    ``import llama_cpp.server`` alone succeeds without the extras (its ``__init__`` is empty);
-    the app module is what imports fastapi, starlette and the rest.
-    """
+    """None when ``llama_cpp.server`` can run here, else the import error naming what is missing
+    (the app module, not the empty package, imports fastapi and the rest)."""
     try:
         import llama_cpp.server.app  # noqa: F401
     except ImportError as exc:
@@ -79,8 +66,8 @@ def answers(url: str, timeout_s: float = 2.0) -> bool:
 
 
 def _die_with_parent() -> None:
-    """In the child, before exec (Linux): have the kernel SIGTERM the server when the thread that
-    started it dies, so a killed test run or notebook leaves no server holding a core and a port."""
+    """In the child (Linux): the kernel SIGTERMs the server when its parent thread dies, so a
+    killed run leaves no server holding a core and a port."""
     if sys.platform.startswith("linux"):
         import ctypes
 

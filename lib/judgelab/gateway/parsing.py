@@ -1,24 +1,17 @@
 """Reading a model's reply: extract the JSON object and validate it against the pydantic schema.
+The error text is what a repair turn shows the model: each failing field, what was wrong, the value.
 
-The error text produced here is what a repair turn shows the model, so it names each failing
-field, what was wrong and the value received, briefly.
+Replies are strict: a JSON value is never coerced into another JSON type. Pydantic's lax mode
+turns ``true`` into the score 1 and ``"7"`` or ``7.0`` into 7, and even its strict mode lets
+``true`` and ``1.0`` pass for ``Literal[1, ..., 10]`` (``True == 1``), the form of every score in
+the studies. So each value's JSON type is checked against the schema's ``type``/``enum`` first
+(:func:`json_type_errors`; an integer is a number, as in JSON Schema), then pydantic validates in
+strict mode: the gateway's guarantee for every schema, backend and batch mode.
 
-Replies are strict: a JSON value is never coerced into another JSON type. Pydantic's
-lax mode turns ``true`` into the score 1 and ``"7"`` or ``7.0`` into 7, and even its strict mode
-lets ``true`` and ``1.0`` pass for ``Literal[1, ..., 10]`` (``True == 1`` in Python), the form of
-every score in the studies. So :func:`parse_reply` first checks each value's JSON type against the
-schema's declared ``type``/``enum`` (:func:`json_type_errors`: a boolean is not an integer, a
-float is not an integer, a string is not a number; an integer is a number, as in JSON Schema),
-then validates with pydantic in strict mode. Study schemas need no change: the guarantee is the
-gateway's, for every schema, on every backend and in batch mode.
-
-Free text longer than its cap is cut to the cap and recorded, never refused
-(:func:`clip_free_text`): a string's ``maxLength`` bounds what is kept, it is no judgement. OpenAI's
-strict mode is sent no ``maxLength`` (its schema states the cap in words instead,
-:func:`judgelab.gateway.schema.strict_schema`), so a capable model may well write a longer
-evidence quote; refusing it would pay two repair turns for a reply whose scores were valid all
-along. Only plain strings are cut: an ``enum``, ``const``, ``pattern`` or ``format`` is a value, and
-a wrong value is still refused.
+Free text over its ``maxLength`` is cut to it and recorded, never refused (:func:`clip_free_text`):
+OpenAI's strict mode is sent no ``maxLength`` (:func:`judgelab.gateway.schema.strict_schema`), and
+refusing a longer quote would pay two repair turns for a reply whose scores were valid. Only plain
+strings are cut: an ``enum``, ``const``, ``pattern`` or ``format`` value is still refused if wrong.
 """
 from __future__ import annotations
 
@@ -32,10 +25,7 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
 def extract_json(text: str) -> Any:
-    """The JSON value in ``text``: the whole text, a fenced block, or the first ``{...}`` object.
-
-    Raises ValueError with the decoder's message when there is none.
-    """
+    """The JSON value in ``text`` (whole, fenced, or the first ``{...}``); else ValueError."""
     stripped = _FENCE.sub("", text.strip())
     try:
         # strict=False: llama.cpp's JSON grammar lets raw newlines into strings; they are harmless.
@@ -136,9 +126,8 @@ _VALUE_KEYS = ("enum", "const", "pattern", "format")
 
 
 def clip_free_text(value: Any, node: dict, loc: str = "") -> tuple[Any, list[str]]:
-    """``value`` with every plain string longer than its schema's ``maxLength`` cut to it, and one
-    ``loc: N chars cut to M`` note per cut (empty when nothing was cut). Strings under an
-    ``enum``/``const``/``pattern``/``format`` and inside ``anyOf``/``oneOf`` are left alone."""
+    """``value`` with every plain string over its ``maxLength`` cut to it, and one
+    ``loc: N chars cut to M`` note per cut; strings under a value key or a union are left alone."""
     if isinstance(value, str):
         cap = node.get("maxLength")
         if node.get("type") == "string" and cap is not None and len(value) > cap \
@@ -164,9 +153,8 @@ def clip_free_text(value: Any, node: dict, loc: str = "") -> tuple[Any, list[str
 
 
 def validate_strict(value: Any, schema: type[BaseModel], clipped: list[str] | None = None) -> tuple[Any, str | None]:
-    """(object, None) when ``value`` holds the schema's JSON types and validates in pydantic's
-    strict mode, else (None, the error for a repair turn). Over-long free text is cut first
-    (:func:`clip_free_text`); its notes are appended to ``clipped`` when given."""
+    """(object, None) when ``value`` holds the schema's JSON types and validates strictly, else
+    (None, the error for a repair turn); free text is cut first, its notes added to ``clipped``."""
     from judgelab.gateway.schema import model_schema
 
     node = model_schema(schema)
@@ -186,11 +174,8 @@ def validate_strict(value: Any, schema: type[BaseModel], clipped: list[str] | No
 
 def parse_reply(text: str | None, schema: type[BaseModel] | None, finish_reason: str | None = None,
                 clipped: list[str] | None = None) -> tuple[Any, str | None]:
-    """(parsed object, None) on success, (None, error text) on failure.
-
-    Free-text requests (``schema=None``) succeed with any non-empty reply. ``clipped`` (a list)
-    receives a note per string cut to its cap (:func:`clip_free_text`).
-    """
+    """(parsed object, None) or (None, error text); free text (``schema=None``) takes any
+    non-empty reply; ``clipped`` receives a note per string cut to its cap."""
     cut = " — the reply was cut off by max_tokens" if finish_reason == "length" else ""
     if text is None or not text.strip():
         return None, "empty reply" + cut

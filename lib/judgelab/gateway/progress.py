@@ -1,11 +1,8 @@
 """A tqdm progress bar that counts done / cached / failed.
 
-Live when a person watches (a terminal, JupyterLab). In a notebook executed by the pipeline
-(papermill; ``judgelab.pipeline`` sets :data:`judgelab.provenance.ENV_NOTEBOOK` for its kernel)
-every redraw would be stored in the executed notebook as one more snapshot of the bar, so there
-the bar draws nothing while it runs and writes one final line when it closes.
-``JUDGELAB_PROGRESS=live`` or ``final`` chooses explicitly; ``0`` (``false``, ``no``, ``off``) hides
-the bar and ``1`` (``true``, ``yes``, ``on``) shows it, live or final as above (:func:`setting`).
+Live when a person watches; in a notebook the pipeline executes (``provenance.ENV_NOTEBOOK``) each
+redraw would be stored in the executed notebook, so there it writes one final line when it closes.
+``JUDGELAB_PROGRESS``: ``live`` or ``final``; ``0`` hides it, ``1`` shows it (:func:`setting`).
 """
 from __future__ import annotations
 
@@ -26,10 +23,8 @@ _SHOW, _HIDE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 def setting(value: str | None = None) -> tuple[bool, str | None]:
     """(shown, ``"live"``/``"final"``/None for the default way) of ``JUDGELAB_PROGRESS`` (or
-    ``value``): the 0/1 switch its documentation names, or the way to draw it.
-
-    One reader for both the gateway's settings (shown or not) and the bar (how), so that every
-    value the documentation gives works in both places and any other is named as an error."""
+    ``value``): one reader for the gateway's settings and the bar, so every documented value
+    works in both and any other is an error."""
     text = ((settings_file.env(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
     if text in ("live", "final"):
         return True, text

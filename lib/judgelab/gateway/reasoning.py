@@ -1,23 +1,18 @@
 """The sampling a request is sent with: reasoning models' budgets and effort, in one place.
 
-OpenAI's reasoning models (gpt-5 family, o-series, :func:`is_reasoning_model`) spend hidden
-reasoning tokens out of ``max_completion_tokens`` before they write the visible reply, and reject
-``temperature``/``top_p``. A budget sized for the visible reply alone comes back ``content=""``,
-``finish_reason="length"``, billed. So for those models (backend ``openai`` only: an
-OpenAI-compatible server gets the request as designed) the gateway sends, instead of the
-request's sampling, :func:`sent_sampling`:
+OpenAI's reasoning models (gpt-5 family, o-series) spend hidden reasoning tokens out of
+``max_completion_tokens`` before the visible reply, and reject ``temperature``/``top_p``: a budget
+sized for the reply alone comes back empty, cut, and billed. So on backend ``openai`` (an
+OpenAI-compatible server gets the request as designed) they are sent :func:`sent_sampling`:
 
-* ``reasoning_effort``: the override in force (the study's ``JUDGELAB_<STUDY>_REASONING_EFFORT``),
-  else the request's own, else the study's default, else the model's lowest effort
-  (:func:`lowest_effort`: ``minimal`` for gpt-5, ``low`` for the o-series): never the API's
-  silent default (medium);
-* ``max_tokens`` (sent as ``max_completion_tokens``): the visible reply's budget plus
-  :data:`REASONING_ALLOWANCE` for that effort;
-* ``temperature``/``top_p``: None (not sent, so the table records what the model really used).
+* ``reasoning_effort``: the study's override (``JUDGELAB_<STUDY>_REASONING_EFFORT``), else the
+  request's, else the study's default, else the model's lowest (:func:`lowest_effort`), never the
+  API's silent default (medium);
+* ``max_tokens``: the reply's budget plus :data:`REASONING_ALLOWANCE` for that effort;
+* ``temperature``/``top_p``: None (not sent, so tables record what the model really used).
 
-Every other model gets its request's sampling unchanged. The result is what the cache key, the
-backend call, the transcript and :attr:`ChatResult.sampling` see, so a changed effort or allowance
-is a new cache entry and every table can record the sampling actually sent.
+The cache key, the call, the transcript and :attr:`ChatResult.sampling` all see the result, so a
+changed effort or allowance is a new cache entry.
 """
 from __future__ import annotations
 
@@ -37,8 +32,7 @@ REASONING_ALLOWANCE = {"minimal": 2_000, "low": 8_000, "medium": 25_000, "high":
 
 
 def reasoning_applies(backend: str, model: str) -> bool:
-    """True when the gateway sends ``model`` the reasoning form (OpenAI's own API only;
-    :func:`~judgelab.gateway.backends.openai_backend.is_reasoning_model` tells the models)."""
+    """True when the gateway sends ``model`` the reasoning form (OpenAI's own API only)."""
     return backend == "openai" and is_reasoning_model(model or "")
 
 
@@ -59,8 +53,8 @@ def check_effort(value: str | None, name: str = "reasoning_effort") -> str | Non
 
 @dataclass(frozen=True)
 class ReasoningPolicy:
-    """Which effort a reasoning model gets: ``override`` (wins over the request's own), else the
-    request's, else ``default``, else the model's lowest (module docstring)."""
+    """Which effort a reasoning model gets: ``override``, else the request's, else ``default``, else
+    the model's lowest."""
 
     default: str | None = None
     override: str | None = None
@@ -83,7 +77,3 @@ def sent_sampling(sampling: Sampling, backend: str, model: str, policy: Reasonin
         "max_tokens": sampling.max_tokens + REASONING_ALLOWANCE[effort],
     })
 
-
-def rejects_temperature(backend: str, model: str) -> bool:
-    """True when ``model`` on ``backend`` is sent no temperature (reasoning models on OpenAI)."""
-    return reasoning_applies(backend, model)

@@ -1,11 +1,7 @@
-"""Keeping the API key out of every file the gateway writes.
-
-A key is never part of a request the gateway builds, but it can still reach a file: a user may
-paste it into a message (then the cache's stored request and the transcript hold it), a server
-may echo the ``Authorization`` header in an error body (then the error text, which notebooks
-write to their failure tables, holds it), and a reply may repeat what it was sent. So the
-gateway passes everything it writes (cache entry, transcript line, ledger row, a result's error
-and text) through :func:`redact`, the one redaction function, with the configured secrets.
+"""Keeping the API key out of every file the gateway writes. A key is never part of a request the
+gateway builds, yet a user may paste it into a message, a server may echo the ``Authorization``
+header in an error body, a reply may repeat it: so cache entries, transcript lines, ledger rows
+and a result's error and text all pass through :func:`redact`.
 """
 from __future__ import annotations
 
@@ -26,11 +22,8 @@ def configured_secrets(*extra: str | None) -> tuple[str, ...]:
 
 
 def redact(value: Any, secrets: Iterable[str]) -> Any:
-    """``value`` with every occurrence of every secret replaced by ``[REDACTED]``.
-
-    Strings are searched; dicts (keys and values), lists and tuples are walked recursively;
-    anything else (numbers, None, booleans) is returned unchanged.
-    """
+    """``value`` with every secret replaced by ``[REDACTED]`` (strings searched; dicts, lists and
+    tuples walked; anything else unchanged)."""
     secrets = tuple(secrets)
     if not secrets:
         return value

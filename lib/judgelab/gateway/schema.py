@@ -1,22 +1,13 @@
-"""Pydantic model -> JSON Schema as each backend wants it.
+"""Pydantic model -> JSON Schema as each backend wants it (``$ref``s inlined; the reply is always
+validated afterwards by the pydantic model itself).
 
-Two dialects:
-
-* :func:`grammar_schema` for llama.cpp's JSON-schema grammar (in-process or server). The grammar
-  does not enforce ``minimum``/``maximum`` on numbers, so bounded integers and bounded floats
-  with a ``multipleOf`` step (e.g. 0.5) become an explicit ``enum`` of the allowed values; and
-  unbounded strings can run until ``max_tokens`` cuts the JSON, so every string gets a
-  ``maxLength`` (and every array a ``maxItems``).
-* :func:`strict_schema` for OpenAI structured outputs (``strict: true``): every object closes with
-  ``additionalProperties: false`` and lists all its properties as required; ``default``,
-  ``examples`` and ``minLength``/``maxLength`` are dropped (strict mode has refused the length
-  bounds, and OpenAI-compatible providers differ: a schema an endpoint refuses with HTTP 400 would
-  stop the whole run). A dropped cap is stated in the property's ``description`` ("At most 400
-  characters."), which the model reads, and validation cuts a longer string to the cap and
-  records it rather than failing the reply (:func:`judgelab.gateway.parsing.clip_free_text`).
-
-Both inline ``$ref``s so that no backend has to resolve references. The reply is always
-validated afterwards by the original pydantic model, which enforces the real constraints.
+* :func:`grammar_schema`, llama.cpp's JSON grammar: it enforces no ``minimum``/``maximum``, so
+  bounded integers (and stepped floats) become an ``enum``; unbounded strings can run until
+  ``max_tokens`` cuts the JSON, so every string gets a ``maxLength`` (every array a ``maxItems``).
+* :func:`strict_schema`, OpenAI's strict structured outputs: objects closed and all properties
+  required; ``default``, ``examples`` and length bounds dropped (strict mode has refused them, and
+  a schema an endpoint refuses stops the whole run). A dropped cap is stated in the description
+  ("At most 400 characters."); validation cuts a longer string (:mod:`judgelab.gateway.parsing`).
 """
 from __future__ import annotations
 
@@ -70,11 +61,8 @@ def strict_schema(model: type[BaseModel]) -> dict:
 
 
 def numeric_enum(node: dict) -> list | None:
-    """The allowed values of a bounded integer, or of a bounded number with a ``multipleOf``.
-
-    Exclusive bounds are honoured. Returns None when the range is open, not stepped, or longer
-    than :data:`MAX_ENUM_VALUES`.
-    """
+    """The allowed values of a bounded integer or stepped number (exclusive bounds honoured); None
+    when the range is open, not stepped, or longer than :data:`MAX_ENUM_VALUES`."""
     kind = node.get("type")
     if kind not in ("integer", "number"):
         return None

@@ -1,17 +1,11 @@
-"""Gateway configuration from arguments, then the environment, then the embedded default.
+"""Gateway configuration from arguments, then the environment, then the embedded default. Every
+variable is declared in the settings file's ``[overrides]`` (``profiles.toml``,
+``docs/settings.md``) and read with :func:`judgelab.settings_file.env`.
 
-Environment variables: ``JUDGELAB_BACKEND``, ``JUDGELAB_MODEL``, ``JUDGELAB_BASE_URL`` (else
-``OPENAI_BASE_URL``, the variable the ``openai`` client and the embeddings code read), the cache,
-rate, progress and batch settings: each is declared, with what it takes and does, in the settings
-file's ``[overrides]`` (``profiles.toml``, table in ``docs/settings.md``) and read with
-:func:`judgelab.settings_file.env`.
-
-Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` is sent only to OpenAI's own API
-(``https://api.openai.com``, or a regional ``https://<region>.api.openai.com``); any other base
-URL gets ``JUDGELAB_API_KEY``, or no key at all when it is unset (a local vLLM, Ollama or
-llama.cpp server needs none), never ``OPENAI_API_KEY``. To give a trusted proxy your OpenAI key,
-set ``JUDGELAB_API_KEY`` to it explicitly. ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` (read by the
-``openai`` client) go only with ``OPENAI_API_KEY`` to OpenAI's own API (:func:`openai_client`).
+Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` goes only to OpenAI's own API (``api.openai.com`` or
+a regional ``<region>.api.openai.com``, over https); any other base URL gets ``JUDGELAB_API_KEY`` or
+no key (a local server needs none), never ``OPENAI_API_KEY``: to give a trusted proxy your OpenAI
+key, set ``JUDGELAB_API_KEY`` to it. ``OPENAI_ORG_ID``/``OPENAI_PROJECT_ID`` go only with it.
 """
 from __future__ import annotations
 
@@ -22,6 +16,7 @@ from urllib.parse import urlsplit
 
 from judgelab.gateway.cache import CACHE_MODES
 from judgelab.gateway.errors import ConfigError
+from judgelab.settings_file import env as _env
 
 if TYPE_CHECKING:
     from judgelab.gateway.retry import RetryPolicy
@@ -47,9 +42,8 @@ _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything :meth:`Gateway.from_settings <judgelab.gateway.core.Gateway.from_settings>` builds
-    a gateway from, as :func:`resolve` chose it; the fields after ``batch_fallback`` come from
-    arguments only (their defaults are the gateway's)."""
+    """What :meth:`Gateway.from_settings` builds a gateway from, as :func:`resolve` chose it; the
+    fields after ``batch_fallback`` come from arguments only."""
 
     backend: str
     model: str | None
@@ -81,12 +75,6 @@ class Settings:
     def llama_states_dir(self) -> Path | None:
         """Where the llamacpp backend keeps shared prompt prefixes (None: keeps none)."""
         return self.cache_path.parent / "llama_states" if self.llama_states_mb > 0 else None
-
-
-def _env(name: str) -> str | None:
-    from judgelab import settings_file
-
-    return settings_file.env(name)
 
 
 def _number(name: str, value, kind=int):
@@ -123,29 +111,21 @@ def is_openai_url(url: str | None) -> bool:
 
 
 def api_key_for(base_url: str | None) -> tuple[str | None, str]:
-    """(key or None, the variable it is read from) for calls to ``base_url`` (None: OpenAI's).
-
-    ``OPENAI_API_KEY`` goes only to OpenAI's own URL (:func:`is_openai_url`); every other endpoint
-    gets ``JUDGELAB_API_KEY`` or nothing, so a third-party server never receives the OpenAI key."""
+    """(key or None, the variable it is read from) for calls to ``base_url`` (None: OpenAI's);
+    a third-party server never receives the OpenAI key."""
     var = OPENAI_KEY_VAR if base_url is None or is_openai_url(base_url) else OTHER_KEY_VAR
     return _env(var), var
 
 
-#: what the ``openai`` client reads by itself and sends as OpenAI-Organization / OpenAI-Project
-ACCOUNT_VARS = ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
-
-
 def sends_account_headers(base_url: str | None, key_var: str) -> bool:
-    """True when ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID`` may go with a call: only with
-    ``OPENAI_API_KEY`` to OpenAI's own API. They name an OpenAI account; another host has no use
-    for them and should not learn them."""
+    """True when ``OPENAI_ORG_ID``/``OPENAI_PROJECT_ID`` (an OpenAI account) may go with a call:
+    only with ``OPENAI_API_KEY`` to OpenAI's own API."""
     return key_var == OPENAI_KEY_VAR and (base_url is None or is_openai_url(base_url))
 
 
 def openai_client(api_key: str, base_url: str | None, key_var: str, **kwargs):
     """The official client for ``base_url``, with the organisation and project headers only where
-    :func:`sends_account_headers` allows them (the client itself would read them from the
-    environment for any host)."""
+    :func:`sends_account_headers` allows (the client would send them to any host)."""
     import openai
 
     client = openai.OpenAI(api_key=api_key, base_url=base_url, **kwargs)
@@ -187,13 +167,10 @@ def resolve(
     batch_fallback: str | None = None,
     **options,
 ) -> Settings:
-    """Arguments win over the environment; with neither, the embedded llamacpp model. ``options``
-    are the fields of :class:`Settings` read from arguments only (``max_repairs``, ``study``, ...).
-
-    The base URL: the argument, else ``JUDGELAB_BASE_URL``, else (for the OpenAI-protocol
-    backends) ``OPENAI_BASE_URL``. Only the first two choose ``openai-compatible`` when no backend
-    is named: ``OPENAI_BASE_URL`` alone leaves the default backend as it is.
-    """
+    """Arguments win over the environment; with neither, the embedded llamacpp model. ``options``:
+    the :class:`Settings` fields read from arguments only. The base URL: the argument, else
+    ``JUDGELAB_BASE_URL`` (either chooses ``openai-compatible`` when no backend is named), else for
+    the OpenAI-protocol backends ``OPENAI_BASE_URL``."""
     base_url = base_url or _env("JUDGELAB_BASE_URL")
     backend = backend or _env("JUDGELAB_BACKEND") or ("openai-compatible" if base_url else "llamacpp")
     backend = normalize_backend(backend)

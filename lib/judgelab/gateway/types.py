@@ -1,14 +1,10 @@
-"""Request and result types of the gateway (pydantic models).
-
-A :class:`ChatRequest` holds everything that can change a model's answer (messages, sampling,
-output schema, replicate index, prompt-template version) plus accounting ``tags`` that do not.
-A :class:`ChatResult` is what every call returns: a validated object or a recorded failure,
-never a default value.
-"""
+"""Request and result types of the gateway (pydantic models): a :class:`ChatRequest` holds all
+that can change an answer plus accounting ``tags``; a :class:`ChatResult` is a validated object or
+a recorded failure, never a default value."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -27,11 +23,8 @@ class Message(BaseModel):
 
 
 class Sampling(BaseModel):
-    """Sampling settings; every field is part of the cache key.
-
-    ``reasoning_effort`` is only sent to reasoning models (gpt-5 family, o-series), which in
-    turn receive no ``temperature``/``top_p``.
-    """
+    """Sampling settings, all part of the cache key; ``reasoning_effort`` goes to reasoning models
+    only (gpt-5 family, o-series), which get no ``temperature``/``top_p``."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -43,12 +36,8 @@ class Sampling(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token usage of one logical call (repair turns included).
-
-    ``estimated`` is True when the backend gave no usage and the counts come from tiktoken.
-    ``cached_tokens`` are prompt tokens served from a prefix cache (OpenAI prompt caching or the
-    reused llama.cpp KV prefix).
-    """
+    """Token usage of one logical call (repair turns included). ``estimated``: counted by tiktoken
+    (the backend gave none); ``cached_tokens``: prompt tokens served from a prefix cache."""
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -70,13 +59,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
 
     class ChatRequest(BaseModel):
-        """One chat-completion request.
-
-        ``schema`` is a pydantic model class (sent as JSON Schema, used to validate the reply) or
-        None for free text. ``tags`` (study, layer, mode, item ...) go to the ledger and to error
-        messages but not into the cache key. ``truncation="head_tail"`` allows the gateway to cut
-        the middle of the longest user message when the prompt does not fit the context.
-        """
+        """One chat-completion request. ``schema``: a pydantic model class (sent as JSON Schema,
+        validates the reply) or None for free text; ``tags`` go to the ledger and error messages,
+        not into the cache key; ``truncation="head_tail"`` lets the gateway cut the middle of the
+        longest user message when the prompt does not fit the context."""
 
         model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, protected_namespaces=())
 
@@ -105,20 +91,15 @@ with warnings.catch_warnings():
             return v
 
         def item_label(self) -> str:
-            """A short human label naming the item, for error messages."""
             if not self.tags:
                 return "<untagged request>"
             return ", ".join(f"{k}={v}" for k, v in self.tags.items())
 
 
 class Failure(BaseModel):
-    """Why a call failed, in fields a fan-out can group by (the text is in ``ChatResult.error``).
-
-    ``kind`` is one of :data:`judgelab.gateway.errors.KINDS` (``http``, ``connect``, ``dropped``,
-    ``timeout``, ``retry_after_beyond_cap``, ``unreadable``, ``context_overflow``,
-    ``invalid_reply``); ``status`` the HTTP status (or None); ``url`` and ``model`` the endpoint.
-    Two failures with the same :attr:`signature` would repeat the same way on the next item.
-    """
+    """Why a call failed, in fields a fan-out can group by: ``kind`` (one of
+    :data:`judgelab.gateway.errors.KINDS`), the HTTP ``status`` (or None), ``url`` and ``model``.
+    Two failures with the same :attr:`signature` would repeat alike on the next item."""
 
     model_config = ConfigDict(frozen=True, protected_namespaces=())
 
@@ -133,27 +114,18 @@ class Failure(BaseModel):
 
     @classmethod
     def from_exception(cls, exc: BaseException, url: str | None = None, model: str | None = None) -> "Failure":
-        """The failure an exception of :mod:`judgelab.gateway.errors` describes (``url``/``model``
-        fill in what the exception does not name)."""
+        """The failure an exception describes (``url``/``model`` fill in what it does not name)."""
         return cls(kind=getattr(exc, "kind", None) or type(exc).__name__, status=getattr(exc, "status", None),
                    url=getattr(exc, "url", None) or url, model=getattr(exc, "model", None) or model)
 
 
 class ChatResult(BaseModel):
-    """The outcome of one :meth:`Gateway.chat` call.
-
-    ``status`` is "ok" (``parsed`` holds the validated object, or ``text`` for free text) or
-    "failed" (``error`` says why, ``text`` keeps the raw reply). ``n_repairs`` counts the repair
-    turns that showed the model its validation error. ``model`` is the model the backend reported.
-    ``sampling`` is the sampling as sent (:func:`judgelab.gateway.reasoning.sent_sampling`: a
-    reasoning model's effort and budget, no temperature), which tables record instead of the
-    design's. ``failure`` classifies a failed call (:mod:`judgelab.gateway.canary`: ``http_4xx``,
-    ``http_<status>``, timeout, connection, empty, cut, invalid, context_overflow ...),
-    ``failure_detail`` says the same in groupable fields (:class:`Failure`: kind, status, URL,
-    model) and ``finish_reason`` is the last reply's. ``clipped`` lists the free-text fields of a
-    fresh reply cut to their cap (``loc: N chars cut to M``; :func:`judgelab.gateway.parsing.clip_free_text`).
-    ``batch_id`` names the Batch API job that answered a fresh call (billed at the batch rate).
-    """
+    """The outcome of one :meth:`Gateway.chat` call: "ok" (``parsed``, or ``text`` for free text)
+    or "failed" (``error`` says why, ``text`` keeps the raw reply). ``sampling`` is the sampling as
+    sent (:func:`judgelab.gateway.reasoning.sent_sampling`), which tables record; ``failure`` the
+    class of a failure (:mod:`judgelab.gateway.canary`), ``failure_detail`` the same in fields;
+    ``clipped`` the free-text fields cut to their cap (:func:`~.parsing.clip_free_text`);
+    ``batch_id`` the Batch API job that answered a fresh call (billed at the batch rate)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
 
@@ -183,13 +155,6 @@ class ChatResult(BaseModel):
     def ok(self) -> bool:
         return self.status == "ok"
 
-    #: the columns a table records for the sampling as sent (:meth:`sent_columns`)
-    SENT_COLUMNS: ClassVar[tuple[str, ...]] = ("temperature", "top_p", "reasoning_effort", "max_tokens", "seed")
-
-    def sent_columns(self) -> dict:
-        """The sampling as sent, as table columns (:func:`sent_columns`)."""
-        return sent_columns(self)
-
     @property
     def data(self) -> dict | None:
         """The parsed object as a plain dict (None when failed or free text)."""
@@ -199,9 +164,9 @@ class ChatResult(BaseModel):
 
 
 def sent_columns(result: Any) -> dict:
-    """The sampling as sent of a result (its ``sampling``), as the columns
-    :attr:`ChatResult.SENT_COLUMNS`: temperature and top_p NaN when none was sent, reasoning_effort
-    None for a model that takes none; all missing when the result carries no sampling."""
+    """The sampling as sent of a result (its ``sampling``) as table columns: temperature and top_p
+    NaN when none was sent, reasoning_effort None for a model that takes none; all missing when
+    the result carries no sampling."""
     s = getattr(result, "sampling", None)
     nan = float("nan")
     if s is None:

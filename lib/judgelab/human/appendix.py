@@ -1,10 +1,8 @@
-"""The steps of the appendix notebook 11 (judges against people), one function each, in the
-order the notebook calls them: the human ratings with derived per-rater scores (Confederacy
-``overall`` = mean of the 10 rubric items; Art or Artifice ``tests_passed`` = number of the 14
-TTCW tests passed, and the share passed per Torrance dimension, ``dim_<name>``), the human
-ceiling, the stories a profile judges, the judges through the gateway, one score per (dataset,
-story, measure), correlations with the ceiling and per-source ranks, and the cost per judge.
-Parameters from the command line are parsed with :mod:`judgelab.params`.
+"""The steps of the appendix notebook 11 (judges against people), in the order it calls them:
+the human ratings with derived per-rater scores (Confederacy ``overall`` = mean of the 10 rubric
+items; Art or Artifice ``tests_passed`` = number of the 14 TTCW tests passed, and the share passed
+per Torrance dimension, ``dim_<name>``), the human ceiling, the stories judged, the judges, the
+correlations with the ceiling, per-source ranks and the cost per judge.
 """
 from __future__ import annotations
 
@@ -14,11 +12,11 @@ import numpy as np
 import pandas as pd
 
 from judgelab import params
-from judgelab.human import TIDY_COLUMNS, artifice, confederacy, holistic
+from judgelab.human import DATASETS, TIDY_COLUMNS, artifice, confederacy, holistic
 from judgelab.human.compare import CRITERION_MAP, CriterionMap, judge_vs_human, ranking_agreement, source_rankings
 from judgelab.human.reliability import add_overall, reliability_table
-from judgelab.human.select import select_stories
-from judgelab.human.settings import DATASETS
+
+STRATEGIES: tuple[str, ...] = ("shortest", "random")
 
 OVERALL = {"confederacy": ("overall", "mean"), "artifice": ("tests_passed", "sum")}
 """Derived overall criterion per data set: (name, aggregation over the criteria of one rater)."""
@@ -36,8 +34,7 @@ def check_datasets(datasets: Sequence[str] | str | None) -> list[str]:
 
 
 def stories_per_dataset(knobs: dict[str, Any], datasets: Sequence[str], n_stories: Any = None) -> dict[str, int]:
-    """Stories to judge per data set: ``n_stories`` (the notebook's ``N_STORIES``: a number, or
-    None / "all" for the profile's ``knobs["n_stories"]``) for every data set in ``datasets``."""
+    """Stories per data set: ``n_stories`` (N_STORIES), else the profile's ``n_stories``."""
     n = params.as_optional_int(n_stories, name="N_STORIES")
     return {ds: n if n is not None else int(knobs["n_stories"][ds]) for ds in datasets}
 
@@ -60,8 +57,7 @@ def judge_note(gateway) -> str:
 
 
 def artifice_dimension_scores(verdicts: pd.DataFrame, tests: pd.DataFrame) -> pd.DataFrame:
-    """Per (story, expert): share of the tests passed within each Torrance dimension, as tidy
-    rows with criterion ``dim_<dimension>`` (e.g. ``dim_originality``)."""
+    """Per (story, expert): share of tests passed per Torrance dimension (``dim_<name>``)."""
     dims = tests.set_index("criterion")["torrance_dimension"]
     v = verdicts.assign(dimension=verdicts["criterion"].map(dims))
     out = (v.groupby(["dataset", "story", "source", "rater", "dimension"], sort=False)["value"].mean()
@@ -87,8 +83,7 @@ def load_human(datasets: Sequence[str] | str | None = None) -> pd.DataFrame:
 
 
 def alpha_level(dataset: str, criterion: str) -> str:
-    """Level of measurement for Krippendorff's alpha: Yes/No TTCW tests are ``nominal``; rubric
-    scores and every derived (averaged or summed) score are ``interval``."""
+    """Krippendorff's alpha level: ``nominal`` for Yes/No TTCW tests, else ``interval``."""
     if dataset == "artifice" and criterion != OVERALL["artifice"][0] and not criterion.startswith("dim_"):
         return "nominal"
     return "interval"
@@ -109,6 +104,41 @@ def human_overview(tidy: pd.DataFrame) -> pd.DataFrame:
                  criteria=("criterion", "nunique"), ratings=("value", "size")))
 
 
+def select_stories(stories: pd.DataFrame, n: int, strategy: str = "random", seed: int = 0) -> pd.DataFrame:
+    """``n`` stories taken from the sources in turn (so ``n`` >= the sources covers each), in the
+    order taken: within a source shortest first (``shortest``: cheap smoke runs; the source whose
+    next story is shortest goes first) or a seeded shuffle (``random``, sources in a seeded order).
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    missing = [c for c in ("story", "source", "words") if c not in stories.columns]
+    if missing:
+        raise ValueError(f"stories: missing column(s) {missing}")
+    if n <= 0:
+        return stories.iloc[0:0].copy()
+    rng = np.random.default_rng(seed)
+    queues = {}
+    for source, sub in stories.groupby("source", sort=True):
+        if strategy == "shortest":
+            sub = sub.sort_values(["words", "story"])
+        else:
+            sub = sub.sort_values("story").iloc[rng.permutation(len(sub))]
+        queues[source] = list(sub.index)
+    order = sorted(queues)
+    if strategy == "random":
+        order = [order[i] for i in rng.permutation(len(order))]
+    taken: list = []
+    while len(taken) < n and any(queues.values()):
+        live = [s for s in order if queues[s]]
+        if strategy == "shortest":
+            live.sort(key=lambda s: (stories.at[queues[s][0], "words"], s))
+        for s in live:
+            if len(taken) == n:
+                break
+            taken.append(queues[s].pop(0))
+    return stories.loc[taken].reset_index(drop=True)
+
+
 def stories_to_judge(dataset: str, n: int, selection: str = "random", seed: int = 0) -> pd.DataFrame:
     """``n`` rated stories of ``dataset`` with text (columns story, source, words, text, ...)."""
     loader: Callable[[], pd.DataFrame] = {"confederacy": confederacy.load_stories,
@@ -117,8 +147,7 @@ def stories_to_judge(dataset: str, n: int, selection: str = "random", seed: int 
 
 
 def stories_for(n_stories: dict[str, int], knobs: dict[str, Any]) -> pd.DataFrame:
-    """:func:`stories_to_judge` for every data set with ``n_stories[ds] > 0``, in one table, drawn
-    with the profile's ``selection`` and ``selection_seed``."""
+    """:func:`stories_to_judge` of every data set with ``n_stories[ds] > 0``, one table."""
     parts = [stories_to_judge(ds, n, knobs["selection"], knobs["selection_seed"])
              for ds, n in n_stories.items() if n > 0]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["dataset", "story", "source"])
@@ -137,14 +166,10 @@ def run_holistic(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile:
 
 
 def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
-    """The stories in the shape :func:`judgelab.sage.protocol.runner.run_layer` reads (story_id, category,
-    tier, title, author, text, in_range).
-
-    Category ``llm`` for every story (the human Confederacy stories too: the category only labels
-    SAGE's rows here). Author is left empty: these are not published works whose author a judge
-    could recognise. Art-or-Artifice stories carry the title of the New Yorker story they were
-    written from, so content-limit mode strips and masks it; Confederacy stories have no title.
-    """
+    """The stories in the shape :func:`judgelab.sage.protocol.runner.run_layer` reads. Category
+    ``llm`` for all (it only labels SAGE's rows here); no author (no published work a judge could
+    recognise); Art-or-Artifice stories keep the title of the New Yorker story they were written
+    from, which content-limit mode strips and masks."""
     title = stories["title"] if "title" in stories else pd.Series("", index=stories.index)
     return pd.DataFrame({"story_id": stories["story"], "category": "llm", "tier": "",
                          "title": title.fillna("").astype(str), "author": "", "text": stories["text"],
@@ -152,11 +177,9 @@ def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str, enabled: Any = True):
-    """SAGE evaluation of ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over ``stories``
-    through :func:`judgelab.sage.protocol.runner.run_layer` (SAGE's own knobs for ``profile``), with a
-    ``dataset`` column added to its rows and summary. Only the first ``knobs["sage_max_stories"]``
-    stories when that knob is set. Returns the runner's :class:`SageRun`, or None when ``enabled``
-    (the notebook's ``RUN_SAGE``, parsed by :func:`judgelab.params.as_bool`) is false."""
+    """SAGE's ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over (the first
+    ``knobs["sage_max_stories"]`` of) ``stories`` with SAGE's own knobs for ``profile``, a
+    ``dataset`` column added; the runner's :class:`SageRun`, or None when not ``enabled``."""
     from judgelab.sage.protocol import runner
 
     if not params.as_bool(enabled, name="RUN_SAGE"):
@@ -174,15 +197,9 @@ def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str
 
 
 def sage_scores(summary: pd.DataFrame, rows: pd.DataFrame, layer: str = "L5", final_round: int = 5) -> pd.DataFrame:
-    """Judge scores from a SAGE run, one per (story, measure), NaN where the evaluation failed.
-
-    ``sage_<layer>_overall`` is the summary's ``overall_score`` (mean of the round-5 dimension
-    scores); ``sage_<layer>_<dimension>`` is that dimension's evaluator score in round
-    ``final_round`` (the same round, so that the dimensions and the overall agree).
-
-    ``summary`` needs (dataset, story_id, overall_score); ``rows`` needs (dataset, story_id,
-    track, round, dimension, score).
-    """
+    """Judge scores from a SAGE run, one per (story, measure), NaN where the evaluation failed:
+    ``sage_<layer>_overall`` is the summary's ``overall_score``, ``sage_<layer>_<dimension>`` the
+    evaluator's score in round ``final_round`` (the round the overall is the mean of)."""
     prefix = f"sage_{layer.lower()}"
     out = [pd.DataFrame({"dataset": summary["dataset"], "story": summary["story_id"],
                          "measure": f"{prefix}_overall", "score": summary["overall_score"].astype(float)})]
@@ -230,8 +247,7 @@ def with_provenance(df: pd.DataFrame, *, backend: str, model: str, profile: str)
 def comparison(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame, knobs: dict[str, Any],
                *, backend: str, model: str, profile: str,
                mapping: Sequence[CriterionMap] = CRITERION_MAP) -> pd.DataFrame:
-    """:func:`judge_vs_human` with a readable ``status`` (4th column, :func:`correlation_status`)
-    and the run's provenance columns (backend, model, profile)."""
+    """:func:`judge_vs_human` with a readable ``status`` and the run's provenance columns."""
     tab = judge_vs_human(scores, tidy, ceiling, mapping, n_boot=knobs["n_boot"], ci=knobs["ci"],
                          seed=knobs["boot_seed"])
     tab = with_provenance(tab, backend=backend, model=model, profile=profile)
@@ -241,8 +257,7 @@ def comparison(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame, 
 
 def rankings(scores: pd.DataFrame, tidy: pd.DataFrame, measures: Sequence[str] = ("holistic", "sage_l5_overall")
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-source rankings (people vs judge) on each data set's overall criterion, and their
-    agreement (Spearman, Kendall over sources) — one row per (dataset, measure)."""
+    """Per-source rankings (people vs judge) per data set's overall, and their agreement."""
     ranks, agree = [], []
     for ds in scores["dataset"].unique():
         crit = OVERALL[ds][0]
@@ -259,15 +274,11 @@ def rankings(scores: pd.DataFrame, tidy: pd.DataFrame, measures: Sequence[str] =
 
 def published_judges_vs_experts(human: pd.DataFrame, knobs: dict[str, Any],
                                 judges: Sequence[str] | None = None) -> pd.DataFrame:
-    """The Art-or-Artifice study's own LLM judges (``llm_judge_annotations/``) against its experts.
-
-    Per published judge: verdict-level agreement with the expert majority over (story, test)
-    pairs — the share of equal verdicts and Cohen's kappa, kappa = (p_o - p_e) / (1 - p_e)
-    (Cohen 1960; :func:`sklearn.metrics.cohen_kappa_score`) — and story-level rank correlation
-    of the judge's number of tests passed with the experts' mean number passed (bootstrap CIs as
-    in :func:`judgelab.human.compare.bootstrap_rank_correlation`; stories with an unparsed
-    verdict are left out). No model is called: these are the published answers.
-    """
+    """The Art-or-Artifice study's own published LLM judges against its experts (no model called):
+    per judge, agreement with the expert majority over (story, test) pairs (share equal, Cohen's
+    kappa, :func:`sklearn.metrics.cohen_kappa_score`) and the rank correlation of tests passed with
+    the experts' mean (:func:`judgelab.human.compare.bootstrap_rank_correlation`; stories with an
+    unparsed verdict left out)."""
     from sklearn.metrics import cohen_kappa_score
 
     from judgelab.human.compare import bootstrap_rank_correlation
@@ -307,8 +318,7 @@ def correlation_status(table: pd.DataFrame) -> pd.Series:
 
 
 def cost_summary(ledger: pd.DataFrame) -> pd.DataFrame:
-    """Input and output tokens and latency summed per study, measure and layer (the tags the
-    judges put on their calls) from the gateway's ledger (``Gateway.ledger_frame``)."""
+    """Tokens and latency per study, measure and layer from the gateway's ledger."""
     if ledger.empty:
         return ledger
     keys = [c for c in ("study", "measure", "layer") if c in ledger]

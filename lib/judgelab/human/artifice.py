@@ -4,19 +4,12 @@ Source: Chakrabarty, Laban, Agarwal, Muresan & Wu, "Art or Artifice? Large Langu
 the False Promise of Creativity", CHI 2024 (arXiv:2309.14556); data from
 github.com/salesforce/creativity_eval, folder ``Art_or_Artifice/`` (BSD 3-Clause).
 
-- ``stories/ttcw_short_stories.json``: 48 records; 12 New Yorker stories (URL only, no text) and
-  36 LLM stories (12 each by GPT-3.5, GPT-4 and Claude v1.3) written from the same 12 plots.
-- ``annotations/ttcw_annotations.json``: 48 stories x 14 tests x 3 experts = 2,016 verdicts;
-  11 experts in all, 3 per story.
-- ``tests/ttcw_all_tests.json``: the 14 Torrance Tests of Creative Writing, each under one of the
-  four Torrance dimensions (Fluency, Flexibility, Originality, Elaboration).
-- ``llm_judge_annotations/annotations_<model>.jsonl``: published LLM-judge answers to the same
-  tests (free text beginning with Yes/No).
-
-In the tidy table a verdict is ``value`` 1.0 (Yes, the story passes the test) or 0.0 (No); the
-criterion is the test's category in snake case (``narrative_ending`` ...), the rater
-``expert<idx>``, and the source the suffix of the story id (``GPT3.5``, ``GPT4``, ``Claude``,
-``NewYorker``). A story's quality score in the paper's sense is the number of tests passed.
+48 stories: 12 New Yorker stories (URL only, no text) and 36 LLM stories (12 each by GPT-3.5,
+GPT-4 and Claude v1.3) from the same 12 plots; 14 tests x 3 of 11 experts = 2,016 verdicts; the
+tests under the four Torrance dimensions; published LLM-judge answers (free text beginning with
+Yes/No). In the tidy table a verdict is 1.0 (Yes, the story passes the test) or 0.0; the criterion
+is the test's category in snake case, the rater ``expert<idx>``, the source the story id's suffix.
+A story's quality score in the paper's sense is the number of tests passed.
 """
 from __future__ import annotations
 
@@ -26,8 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgelab.human import TIDY_COLUMNS
-from judgelab.human.locate import dataset_dir
+from judgelab.human import TIDY_COLUMNS, dataset_dir
 
 DATASET = "artifice"
 STORIES_FILE = "stories/ttcw_short_stories.json"
@@ -92,11 +84,7 @@ def _verdict(value, where: str) -> float:
 
 
 def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
-    """Every expert verdict as a tidy table (dataset, story, source, criterion, rater, value).
-
-    2,016 rows: 48 stories x 14 tests x 3 experts (11 experts in all). ``value`` is 1.0 for
-    Yes, 0.0 for No; the test's ``ttcw_idx`` must agree with its category in the tests file.
-    """
+    """Every expert verdict, tidy (2,016 rows), ``ttcw_idx`` checked against the tests file."""
     folder = dataset_dir(DATASET, root)
     path = folder / ANNOTATIONS_FILE
     tests = load_tests(folder).set_index("ttcw_idx")
@@ -118,11 +106,7 @@ def load_verdicts(root: Path | str | None = None) -> pd.DataFrame:
 
 
 def load_stories(root: Path | str | None = None, *, with_text_only: bool = True) -> pd.DataFrame:
-    """The stories: (story, source, title, plot, words, text).
-
-    With ``with_text_only`` (default) the 12 New Yorker records, which hold only a URL, are
-    dropped, leaving the 36 LLM stories. ``words`` counts whitespace-separated tokens.
-    """
+    """(story, source, title, plot, words, text); ``with_text_only``: no URL-only records."""
     path = dataset_dir(DATASET, root) / STORIES_FILE
     recs = _read_json_list(path, ("story_id", "story_name", "plot", "content"))
     rows = []
@@ -148,11 +132,7 @@ def published_judges(root: Path | str | None = None) -> list[str]:
 
 
 def load_published_judge(model: str, root: Path | str | None = None) -> pd.DataFrame:
-    """A published LLM judge's verdicts in the tidy shape, ``rater`` = the judge's name.
-
-    The answer is the response's first word (Yes -> 1.0, No -> 0.0); any other first word (e.g.
-    Gemini's refusals beginning "Content ...") gives NaN, kept so that failures stay visible.
-    """
+    """A published LLM judge's verdicts, tidy: first word Yes -> 1.0, No -> 0.0, else NaN."""
     folder = dataset_dir(DATASET, root)
     path = folder / LLM_JUDGE_DIR / f"annotations_{model}.jsonl"
     tests = load_tests(folder).set_index("ttcw_idx")

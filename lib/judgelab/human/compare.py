@@ -1,25 +1,16 @@
-"""A judge against people: rank correlations with bootstrap CIs, the human ceiling, rankings.
+"""A judge against people: rank correlations with bootstrap CIs
+(:func:`judgelab.stats.correlation.bootstrap_correlation`), the human ceiling, rankings.
 
-Correlations and their paired percentile bootstrap CIs are
-:func:`judgelab.stats.correlation.bootstrap_correlation`; this module lays its rows out as the
-appendix's tables.
-
-The human side of each pair (``spearman``, ``kendall``) is the *mean* rating of a story over all
-its k raters: how well the judge tracks the panel. That number is NOT comparable with a human
-ceiling: a rater's leave-one-out correlation is with the mean of k - 1 others, and a mean of k
-ratings is less noisy than one of k - 1, so a judge exactly as noisy as one person "beat" that
-ceiling in 71% of simulations at k = 2 (tests/test_human_compare.py).
-
-The like-for-like comparison (:func:`like_for_like`) puts the judge in a rater's place. For each
-rater r and the judged stories S_r that r rated with at least one other rater, the reference is
-the mean of the *other* raters, m_{-r}(s); then
+The judge against a story's *mean* rating over its k raters is NOT comparable with a human
+ceiling (a rater's correlation with the mean of k - 1 others): a judge exactly as noisy as one
+person "beat" that ceiling in 71% of simulations at k = 2 (tests/test_human_compare.py). The
+like-for-like comparison (:func:`like_for_like`) puts the judge in a rater's place: with m_{-r}(s)
+the mean of the raters other than r on the judged stories r shares with them,
 
     human_loo = mean_r corr(x_r(s), m_{-r}(s)),    judge_loo = mean_r corr(j(s), m_{-r}(s)),
 
-over the raters for whom both correlations are defined. A judge exchangeable with one rater has
-judge_loo > human_loo in half of the samples; ``loo_gap = judge_loo - human_loo`` > 0 means the
-judge agrees with the others better than the rater it replaces. Its 95% CI is a seeded cluster
-bootstrap over stories (:func:`judgelab.stats.bootstrap.cluster_bootstrap`).
+over the raters with both defined; a judge exchangeable with one rater has judge_loo > human_loo
+in half of the samples, and ``loo_gap`` = judge_loo - human_loo (cluster bootstrap over stories).
 """
 from __future__ import annotations
 
@@ -77,13 +68,9 @@ RANK_METHODS = ("spearman", "kendall")
 
 def bootstrap_rank_correlation(x: Sequence[float], y: Sequence[float], *, n_boot: int = 2000,
                                ci: float = 0.95, seed: int = 0, batch: int = 500) -> dict[str, float]:
-    """Spearman and Kendall correlation of paired data with seeded percentile-bootstrap CIs
-    (:func:`judgelab.stats.correlation.bootstrap_correlation`), as one flat record.
-
-    Pairs with a missing side are dropped. Returns ``n``, and for each of ``spearman`` and
-    ``kendall``: the estimate, ``_p`` (scipy's two-sided p-value), ``_lo``/``_hi`` (the CI) and
-    ``_n_boot_valid``; ``note`` says why everything is NaN (fewer than 3 pairs, a constant side).
-    """
+    """Spearman and Kendall correlation of the complete pairs with seeded percentile-bootstrap CIs,
+    one flat record: ``n``; per method the estimate, ``_p`` (two-sided), ``_lo``/``_hi``,
+    ``_n_boot_valid``; ``note`` says why everything is NaN."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D and of equal length, got {x.shape} and {y.shape}")
@@ -129,8 +116,7 @@ def paired(scores: pd.DataFrame, means: pd.DataFrame, dataset: str, measure: str
 # ----------------------------------------------------------------------------- like for like
 
 def loo_references(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """One row per rating of a story that has another rating: (rater, story, rating, reference),
-    ``reference`` = the mean of the story's *other* ratings on ``criterion``."""
+    """Per rating of a story rated twice or more: the mean of the story's *other* ratings."""
     m = rating_matrix(tidy, criterion)
     total, count = m.sum(axis=1, min_count=1), m.count(axis=1)
     m = m.rename_axis(index="story", columns="rater")
@@ -141,8 +127,7 @@ def loo_references(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
 
 
 def _loo_means(frame: pd.DataFrame, method: str) -> dict[str, float]:
-    """human_loo, judge_loo, loo_gap and n_raters of :func:`like_for_like` on one (re)sample with
-    columns rater, rating, reference, judge (values already snapped to the rules' tolerance)."""
+    """human_loo, judge_loo, loo_gap and n_raters of :func:`like_for_like` on one sample."""
     fn = ROW_STATISTICS[method]
     human, judge = [], []
     for _, g in frame.groupby("rater", sort=False):
@@ -161,8 +146,7 @@ def _loo_means(frame: pd.DataFrame, method: str) -> dict[str, float]:
 
 
 def loo_frame(judge: pd.Series, tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
-    """:func:`loo_references` of the judged stories with the judge's score beside (column
-    ``judge``), every value snapped to the rules' tolerance (ulp-apart ratings tie)."""
+    """:func:`loo_references` of the judged stories with the judge's score beside."""
     refs = loo_references(tidy, criterion)
     j = pd.to_numeric(judge, errors="coerce").dropna()
     frame = refs.merge(j.rename("judge"), left_on="story", right_index=True, how="inner")
@@ -172,20 +156,11 @@ def loo_frame(judge: pd.Series, tidy: pd.DataFrame, criterion: str) -> pd.DataFr
     return frame
 
 
-def loo_comparison(judge: pd.Series, tidy: pd.DataFrame, criterion: str, method: str = "spearman") -> dict[str, float]:
-    """The point estimates of :func:`like_for_like`: human_loo, judge_loo, loo_gap, n_raters."""
-    return _loo_means(loo_frame(judge, tidy, criterion), method)
-
-
 def like_for_like(judge: pd.Series, tidy: pd.DataFrame, criterion: str, *, method: str = "spearman",
                   n_boot: int = 2000, ci: float = 0.95, seed: int = 0) -> dict[str, float]:
     """The judge in a rater's place (module docstring): ``human_loo``, ``judge_loo``, ``loo_gap``
-    with cluster-bootstrap CIs over stories (``_ci_low`` / ``_ci_high``), ``loo_n_raters`` (raters
-    with >= 3 judged stories shared with another rater and both correlations defined),
-    ``loo_n_stories`` and a ``loo_note``.
-
-    ``judge``: the judge's score per story (index = story; NaN = a failed judgement, left out).
-    """
+    with cluster-bootstrap CIs over stories, ``loo_n_raters``, ``loo_n_stories``, ``loo_note``.
+    ``judge``: score per story (NaN = a failed judgement, left out)."""
     frame = loo_frame(judge, tidy, criterion)
     est = _loo_means(frame, method)
     out = {"loo_n_raters": est["n_raters"], "loo_n_stories": int(frame["story"].nunique())}
@@ -205,16 +180,11 @@ def like_for_like(judge: pd.Series, tidy: pd.DataFrame, criterion: str, *, metho
 def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFrame | None = None,
                    mapping: Iterable[CriterionMap] = CRITERION_MAP, *, n_boot: int = 2000,
                    ci: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """One row per mapped comparison present in ``scores``: correlations with CIs and the ceiling.
-
-    ``scores``: (dataset, story, measure, score), NaN for a failed judgement (dropped pairwise).
-    ``tidy``: the human ratings (with any derived criteria such as ``overall`` already added).
-    ``ceiling``: :func:`judgelab.human.reliability.reliability_table` output; its
-    ``loo_spearman_mean`` / ``loo_kendall_mean`` (every rated story) become ``ceiling_spearman`` /
-    ``ceiling_kendall`` -- context only: the comparison with the judge is :func:`like_for_like`
-    (``human_loo`` / ``judge_loo`` / ``loo_gap``, Spearman, on the judged stories), whose columns
-    every row carries.
-    """
+    """One row per mapped comparison present in ``scores`` (dataset, story, measure, score; NaN
+    dropped pairwise) against ``tidy`` (the human ratings, derived criteria added): correlations
+    with CIs, the like-for-like columns of :func:`like_for_like`, and ``ceiling_spearman`` /
+    ``ceiling_kendall`` from ``ceiling`` (:func:`judgelab.human.reliability.reliability_table`, over
+    every rated story: context only, not the comparison)."""
     check_judge_scores(scores)
     means = human_means(tidy)
     rows = []
@@ -244,11 +214,7 @@ def judge_vs_human(scores: pd.DataFrame, tidy: pd.DataFrame, ceiling: pd.DataFra
 
 def source_rankings(scores: pd.DataFrame, tidy: pd.DataFrame, dataset: str, measure: str,
                     criterion: str) -> pd.DataFrame:
-    """Sources (models, humans) ranked by people and by the judge, over the judged stories.
-
-    One row per source: number of judged stories, mean human rating and mean judge score over
-    them, and the two ranks (1 = best; ties get the average rank).
-    """
+    """Per source: judged stories, mean human and judge score, their ranks (1 = best)."""
     pair = paired(check_judge_scores(scores), human_means(tidy), dataset, measure, criterion)
     out = (pair.groupby("source")
            .agg(n_stories=("story", "size"), human_mean=("human_mean", "mean"), judge_mean=("score", "mean"))

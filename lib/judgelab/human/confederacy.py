@@ -1,20 +1,14 @@
 """*A Confederacy of Models*: 65 stories rated by 10 people on 10 criteria.
 
-Source: Gómez-Rodríguez & Williams, "A Confederacy of Models: a Comprehensive Evaluation of
-LLMs on Creative Writing", Findings of EMNLP 2023 (arXiv:2310.08433); data from
-github.com/komoku/confederacy-of-models (CC BY-SA 4.0). Every story answers one prompt (an epic
-single combat between Ignatius J. Reilly and a pterodactyl, in the style of John Kennedy Toole);
-60 are by 12 LLMs (5 each) and 5 by human writers.
+Source: Gómez-Rodríguez & Williams, Findings of EMNLP 2023 (arXiv:2310.08433); data from
+github.com/komoku/confederacy-of-models (CC BY-SA 4.0). Every story answers one prompt (Ignatius J.
+Reilly against a pterodactyl, in the style of John Kennedy Toole); 60 are by 12 LLMs (5 each), 5 by
+human writers. Layout of ``rating/RatersSheet-WithResults.xlsx`` (checked by the loader):
 
-Layout of ``rating/RatersSheet-WithResults.xlsx`` (read, not assumed: the loader checks it):
-
-- sheet "Rater's Sheet Unsorted": one row per story keyed by an anonymised 4-character code
-  (column A), a model label (B) and the group number (C, 1–5). The 65 stories fall into 5 groups
-  of 13 (one story of each of the 13 sources per group). Three blocks of 10 rubric columns
-  follow, each headed by the rubric descriptions (row "Description"): the first two blocks are
-  the two raters of the row's group, the third holds their averages (spreadsheet formulas).
-  So there are 5 x 2 = 10 raters, each rating the 13 stories of one group; a rater is named
-  ``g<group>_r<1|2>``. The loader verifies that the third block equals the mean of the first two.
+- sheet "Rater's Sheet Unsorted": one row per story: anonymised code (A), model label (B), group
+  (C, 1-5; 5 groups of 13 stories, one of each source), then three blocks of 10 rubric columns
+  headed by the rubric descriptions: the group's two raters (``g<group>_r<1|2>``, 10 raters in
+  all) and their averages (formulas, checked against the mean of the two).
 - sheet "Deanonymization": code -> (model short name, number).
 - ``anonymization/mapping-grouped.csv``: story file name -> ``<code>.txt``.
 
@@ -28,8 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgelab.human import TIDY_COLUMNS
-from judgelab.human.locate import dataset_dir, read_text_lenient
+from judgelab.human import TIDY_COLUMNS, dataset_dir, read_text_lenient
 
 DATASET = "confederacy"
 RATINGS_FILE = "rating/RatersSheet-WithResults.xlsx"
@@ -149,15 +142,11 @@ def _rubric_blocks(sheet: pd.DataFrame, path: Path) -> tuple[int, list[int]]:
 
 
 def load_ratings(root: Path | str | None = None, *, check_averages: bool = True) -> pd.DataFrame:
-    """Every single human rating as a tidy table (dataset, story, source, criterion, rater, value).
-
-    ``story`` is the story's file stem in ``corpus-full/`` (e.g. ``bard-2023-04-11-1``), so ratings
-    join with :func:`load_stories`. 65 stories x 10 criteria x 2 raters = 1,300 rows; 10 raters.
-    The anonymised codes of the rating sheet are resolved with ``mapping-grouped.csv`` and
-    cross-checked against the workbook's "Deanonymization" sheet and the sheet's own model
-    labels; any disagreement raises :class:`ConfederacyFormatError` naming file, sheet and row.
-    With ``check_averages`` the sheet's averages block must equal the mean of the two raters.
-    """
+    """Every single human rating, tidy (65 stories x 10 criteria x 2 raters = 1,300 rows);
+    ``story`` is the file stem in ``corpus-full/``, as in :func:`load_stories`. The codes are
+    resolved with ``mapping-grouped.csv`` and cross-checked against the "Deanonymization" sheet and
+    the model labels; a disagreement (or, with ``check_averages``, an averages block that is not
+    the raters' mean) raises :class:`ConfederacyFormatError` naming file, sheet and row."""
     folder = dataset_dir(DATASET, root)
     path = folder / RATINGS_FILE
     mapping = load_mapping(folder).set_index("code")
@@ -222,11 +211,7 @@ def load_ratings(root: Path | str | None = None, *, check_averages: bool = True)
 
 
 def load_stories(root: Path | str | None = None) -> pd.DataFrame:
-    """The 65 rated stories: (story, source, code, group, words, text), in mapping order.
-
-    ``words`` counts whitespace-separated tokens. Files are read as UTF-8, falling back to
-    Windows-1252 (see :func:`judgelab.human.locate.read_text_lenient`).
-    """
+    """The 65 rated stories: (story, source, code, group, words, text), in mapping order."""
     folder = dataset_dir(DATASET, root)
     mapping = load_mapping(folder)
     deanon = load_deanonymisation(folder).set_index("code")

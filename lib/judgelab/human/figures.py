@@ -13,14 +13,10 @@ MARKERS = {"confederacy": "o", "artifice": "s"}
 
 def plot_judge_vs_human(table: pd.DataFrame, scores: pd.DataFrame, tidy: pd.DataFrame,
                         measure: str = "holistic", title: str | None = None):
-    """Two panels. Left: each judged story's ``measure`` score against its mean human overall
-    rating (per data set). Right, like for like (``judge_loo`` / ``human_loo`` of
-    :func:`judgelab.human.compare.like_for_like`): the judge's Spearman rho with the mean of the
-    other raters, averaged over which rater is left out, with its 95% CI (bars), and the same for
-    each rater in the judge's place (open diamonds, the human ceiling on the same stories);
-    comparisons without a correlation (n < 3 or a constant side) are listed as such. One legend
-    for both panels, under them.
-    """
+    """Left: each judged story's ``measure`` score against its mean human overall rating. Right,
+    like for like (:func:`judgelab.human.compare.like_for_like`): ``judge_loo`` with its 95% CI
+    (bars) beside ``human_loo`` (open diamonds, the human ceiling on the same stories);
+    comparisons without a correlation are listed as such."""
     fig, axes = style.subplots(2, width=5.2, height=max(3.5, 0.38 * len(table) + 1.5),
                                gridspec_kw={"width_ratios": [1, 1.4]})
     ax1, ax2 = axes[0]

@@ -2,9 +2,7 @@
 
 It follows the narrative judge's *simple* mode (paper 002, section 3.4.1: one score, no
 rubric), applied to a whole story, so that a judge's overall impression can be set against the
-human ratings of :mod:`judgelab.human`. The prompt file is parsed by
-:func:`judgelab.prompting.parse_template` (front matter with ``version``, then
-``## system`` / ``## user`` / ``## explanations``; ``$name`` placeholders).
+human ratings.
 
 The score is an ``enum`` of 1..10 (``Literal``) because llama.cpp's JSON-schema grammar ignores
 ``minimum``/``maximum``; the optional reason has a ``maxLength`` so that a small model cannot run
@@ -88,14 +86,7 @@ def judge_stories(gateway, stories: pd.DataFrame, *, dataset: str, max_tokens: i
                   temperature: float | None = 0.0, seed: int = 7, reason_chars: int | None = None,
                   reasoning_effort: str | None = None, concurrency: int | None = None,
                   profile: str = "") -> pd.DataFrame:
-    """Run the holistic judge over ``stories`` (columns ``story``, ``text``) through the gateway.
-
-    Returns one row per story: dataset, story, measure, score (NaN when the call failed), status,
-    error, reason, input_tokens, output_tokens, cached, backend, model, template_version, the
-    sampling as sent (temperature, reasoning_effort, max_tokens: a reasoning model's effort and
-    budget with its reasoning allowance, no temperature; :func:`judgelab.gateway.reasoning.sent_sampling`),
-    profile. A failed call is recorded, never scored.
-    """
+    """The holistic judge per story: score (NaN when the call failed), reason, tokens, sampling."""
     missing = [c for c in ("story", "text") if c not in stories.columns]
     if missing:
         raise ValueError(f"stories: missing column(s) {missing}")

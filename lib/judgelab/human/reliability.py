@@ -1,20 +1,11 @@
 """Inter-rater reliability among the humans: the ceiling a judge can be compared with.
 
-Functions take the tidy table of :mod:`judgelab.human` and return DataFrames. In both data sets
-each story is rated by a *different* subset of the raters (Confederacy: 5 groups of 13 stories,
-2 raters per group; Art or Artifice: 3 of 11 experts per story), so:
-
-- the ICC is the one-way random-effects model (Shrout & Fleiss case 1, "ICC1"/"ICC1k"), by
-  :func:`judgelab.stats.reliability.icc` with the k ratings of each story as its rating "slots"
-  (the raters sorted by name);
-- Krippendorff's alpha (:func:`judgelab.stats.reliability.krippendorff_alpha`) uses the full
-  raters x stories matrix, missing cells allowed;
-- the leave-one-rater-out correlation (:func:`leave_one_rater_out`) correlates each rater with
-  the mean of the other raters over the stories they share; its mean over raters is how well one
-  person agrees with the rest (cf. the "human ceiling" of Chiang & Lee 2023, ACL). A judge is
-  compared with it like for like by :func:`judgelab.human.compare.like_for_like`.
-
-Small or degenerate input gives NaN with a ``note`` by :mod:`judgelab.stats.rules`.
+In both data sets each story is rated by a *different* subset of the raters (Confederacy: 5
+groups of 13 stories, 2 raters per group; Art or Artifice: 3 of 11 experts per story), so the ICC
+is the one-way random-effects model (Shrout & Fleiss case 1) with the k ratings of each story as
+its rating "slots"; Krippendorff's alpha uses the full raters x stories matrix, missing cells
+allowed; and the leave-one-rater-out correlation (each rater against the mean of the others) is
+how well one person agrees with the rest (cf. the "human ceiling" of Chiang & Lee 2023, ACL).
 """
 from __future__ import annotations
 
@@ -41,12 +32,9 @@ def check_tidy(tidy: pd.DataFrame, what: str = "ratings") -> pd.DataFrame:
 
 
 def add_overall(tidy: pd.DataFrame, name: str = "overall", how: str = "mean") -> pd.DataFrame:
-    """Append one derived criterion per (story, rater): the ``mean`` or ``sum`` over its criteria.
-
-    Confederacy's "Total" is the sum of the 10 rubric items; its ``mean`` keeps the 0–10 scale.
-    For Art or Artifice the ``sum`` of the 0/1 verdicts is the number of tests passed (0–14), the
-    paper's per-story quality score. A (story, rater) missing any criterion raises ValueError.
-    """
+    """Append one derived criterion per (story, rater): the ``mean`` (Confederacy: keeps the 0-10
+    scale) or ``sum`` (Art or Artifice: tests passed, 0-14) over its criteria. A (story, rater)
+    missing any criterion raises ValueError."""
     check_tidy(tidy)
     if how not in ("mean", "sum"):
         raise ValueError(f"how must be 'mean' or 'sum', not {how!r}")
@@ -72,21 +60,14 @@ def rating_matrix(tidy: pd.DataFrame, criterion: str) -> pd.DataFrame:
 
 
 def slot_table(tidy: pd.DataFrame) -> pd.DataFrame:
-    """Add ``slot`` = 1..k: the position of each rating among its story's ratings (raters sorted).
-
-    In a design where each story has its own raters, the slots play the part of pingouin's
-    ``raters`` column for the one-way ICC (whose value does not depend on slot order).
-    """
+    """Add ``slot`` = 1..k among a story's ratings: pingouin's ``raters`` for the one-way ICC."""
     out = tidy.sort_values(["criterion", "story", "rater"]).copy()
     out["slot"] = out.groupby(["criterion", "story"]).cumcount() + 1
     return out
 
 
 def icc_oneway(tidy: pd.DataFrame, criterion: str) -> dict[str, float | str]:
-    """ICC(1) and ICC(1,k) of one criterion with 95% CIs, plus k, the story count and a note.
-
-    Stories with fewer than k ratings are dropped (complete cases; counted in the note).
-    """
+    """ICC(1), ICC(1,k) with 95% CIs, k, stories and a note (incomplete stories dropped)."""
     sub = slot_table(tidy[tidy["criterion"] == criterion])
     k = int(sub["slot"].max()) if len(sub) else 0
     res = icc(sub, "story", "slot", "value", forms=("ICC1", "ICC1k")).set_index("form")
@@ -99,8 +80,7 @@ def icc_oneway(tidy: pd.DataFrame, criterion: str) -> dict[str, float | str]:
 
 
 def alpha(tidy: pd.DataFrame, criterion: str, level: str = "interval") -> dict[str, float | str]:
-    """Krippendorff's alpha of one criterion over the raters x stories matrix (missing allowed):
-    ``{"alpha": value, "note": why NaN / what was dropped}``."""
+    """Krippendorff's alpha over the raters x stories matrix: ``{"alpha", "note"}``."""
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, not {level!r}")
     res = krippendorff_alpha(tidy[tidy["criterion"] == criterion], "story", "rater", "value", level=level)
@@ -108,12 +88,8 @@ def alpha(tidy: pd.DataFrame, criterion: str, level: str = "interval") -> dict[s
 
 
 def leave_one_rater_out(tidy: pd.DataFrame, criterion: str, method: str = "spearman") -> pd.DataFrame:
-    """Each rater against the mean of the other raters of the same stories.
-
-    For rater r with stories S_r: corr(x_{r,s}, mean_{r' != r} x_{r',s}) over s in S_r (stories
-    with no other rating are skipped; :func:`judgelab.stats.correlation.correlation`). Returns
-    (rater, n, corr, note); corr is NaN when fewer than 3 stories or a constant side.
-    """
+    """(rater, n, corr, note): corr(x_{r,s}, mean_{r' != r} x_{r',s}) over the stories of rater r
+    that another rater rated; NaN when fewer than 3 stories or a constant side."""
     m = rating_matrix(tidy, criterion)
     total, count = m.sum(axis=1, min_count=1), m.count(axis=1)
     rows = []
@@ -128,14 +104,9 @@ def leave_one_rater_out(tidy: pd.DataFrame, criterion: str, method: str = "spear
 
 def reliability_table(tidy: pd.DataFrame, level: str = "interval",
                       criteria: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per criterion: design counts, ICC(1), ICC(1,k), Krippendorff's alpha and the
-    leave-one-rater-out Spearman and Kendall correlations (mean, min, max over the raters with
-    a defined correlation; ``loo_n_raters`` of them, the smallest on ``loo_min_stories`` stories).
-
-    One row per (dataset, criterion); ``level`` is the alpha's level of measurement (``interval``
-    for the 0–10 Confederacy ratings, ``nominal`` for the Yes/No TTCW verdicts); ``note`` says why
-    an ICC or alpha is NaN (or how many stories the ICC dropped).
-    """
+    """One row per (dataset, criterion): design counts, ICC(1), ICC(1,k), Krippendorff's alpha at
+    ``level`` and the leave-one-rater-out Spearman and Kendall correlations (mean, min, max over
+    the ``loo_n_raters`` raters with one defined); ``note`` says why a number is NaN."""
     check_tidy(tidy)
     rows = []
     for dataset, d in tidy.groupby("dataset", sort=False):

@@ -1,17 +1,14 @@
-"""Notebooks 07 and 08's parameters: the published UMAP/HDBSCAN parameter sets and the resolution of
-the notebooks' overrides against the profile's ``[<profile>.narrative]`` knobs (``profiles.toml``).
+"""The narrative notebooks' parameters: the published UMAP/HDBSCAN parameter sets, and each
+notebook's overrides (papermill's strings, parsed with :mod:`judgelab.params`; None or "default"
+is the profile's value) resolved against ``profiles.toml``: :func:`landscape_settings` (07) and
+:func:`path_settings` (08) against ``[<profile>.narrative]``, :func:`judge_knobs` (09) against
+``[<profile>.narrative_judges]``, :func:`cost_ood_knobs` (10) against ``[<profile>.cost_ood]``.
 
 The paper states neither UMAP's neighbours nor HDBSCAN's minimum cluster size; the authors
 published two sets (:data:`PARAM_SETS`). The default is chosen by provenance, not by which output
-matches: the paths behind the paper's Tables 1 and 4 are the authors' stored paths, produced by
-their path-comparison notebook with 32 / 8. The critical coherence the authors printed comes from
-their examples notebook (16 / 4), so notebook 07 sets it beside this project's value at 16 / 4
-(:mod:`judgelab.narrative.landscape.comparison`). UMAP always uses 48 components, cosine,
-``min_dist=0`` (paper section 4.2).
-
-Notebook parameters (papermill passes strings from the command line) are parsed once, with
-:mod:`judgelab.params`, by :func:`landscape_settings` (notebook 07) and :func:`path_settings`
-(notebook 08).
+matches: the authors' stored paths behind Tables 1 and 4 come from their path-comparison notebook
+(32 / 8); the critical coherence they printed from their examples notebook (16 / 4), so notebook
+07 sets it beside this project's value at 16 / 4.
 """
 from __future__ import annotations
 
@@ -19,6 +16,7 @@ import math
 from dataclasses import dataclass
 
 from judgelab import profiles
+from judgelab.narrative.judges.prompts import check_mode
 from judgelab.params import as_bool, as_list, as_optional_int, is_unset
 
 PARAM_SETS: dict[str, dict] = {
@@ -87,11 +85,8 @@ class LandscapeSettings:
 
 def landscape_settings(profile: str, collections=None, jsd_base=None, seed=None,
                        sensitivity_seeds=None) -> LandscapeSettings:
-    """Resolve notebook 07's parameters against the profile (None / "none" = the profile's value).
-
-    ``collections``: list or comma-separated string; ``jsd_base``: "e" or a number > 1;
-    ``seed``: main UMAP seed; ``sensitivity_seeds``: how many seeds ``seed, seed+1, ...``.
-    """
+    """Resolve notebook 07's parameters: ``collections`` (list or comma-separated), ``jsd_base``
+    ("e" or a number > 1), the main UMAP ``seed`` and how many ``sensitivity_seeds`` follow it."""
     knobs = profiles.knobs("narrative", profile)
     names = as_list(collections, name="COLLECTIONS") or list(knobs["collections"])
     main_seed = as_optional_int(seed, name="SEED")
@@ -137,9 +132,8 @@ class PathSettings:
 
 
 def path_settings(profile: str, n_pairs=None, temporal=True, investigate_lengths=None) -> PathSettings:
-    """Resolve notebook 08's parameters: ``n_pairs`` (None = the profile's), ``temporal`` (yes/no;
-    "off" and "false" are False), ``investigate_lengths`` (None = the profile's
-    ``investigate_lengths``)."""
+    """Resolve notebook 08's parameters: ``n_pairs``, ``temporal`` (yes/no) and
+    ``investigate_lengths`` (None: the profile's)."""
     knobs = profiles.knobs("narrative", profile)
     pairs = as_optional_int(n_pairs, name="N_PAIRS")
     if pairs is not None and pairs < 1:
@@ -147,3 +141,73 @@ def path_settings(profile: str, n_pairs=None, temporal=True, investigate_lengths
     invest = (bool(knobs.get("investigate_lengths", False)) if is_unset(investigate_lengths)
               else as_bool(investigate_lengths, name="INVESTIGATE_LENGTHS"))
     return PathSettings(profile, knobs, pairs, as_bool(temporal, name="TEMPORAL"), invest)
+
+
+K_BY_COLLECTION: dict[str, int] = {"news": 5, "vispub": 3}
+"""The paper's number of agents per collection (section 3.3)."""
+
+DEFAULT_K = 3
+"""K for a collection the paper did not judge."""
+
+
+def k_for(collection: str, k: int | None) -> int:
+    """The number of agents: ``k`` when given, else the paper's K for the collection."""
+    if k is not None:
+        if int(k) < 1:
+            raise ValueError(f"K must be >= 1, got {k}")
+        return int(k)
+    return K_BY_COLLECTION.get(collection, DEFAULT_K)
+
+
+def _agents(k) -> int | None:
+    """``K``: a whole number >= 1, or None ("all": the paper's K per collection, or notebook 09's)."""
+    n = as_optional_int(k, name="K")
+    if n is not None and n < 1:
+        raise ValueError(f"K: agents per narrative must be >= 1, got {k!r}")
+    return n
+
+
+def _modes(value, name: str) -> tuple[str, ...]:
+    return tuple(check_mode(m) for m in as_list(value, name=name))
+
+
+def judge_knobs(profile: str, *, k=None, modes=None, n_pairs=None, explanations=None) -> dict:
+    """Notebook 09's knobs with its overrides: ``k`` (:func:`_agents`), ``n_pairs`` a whole number
+    ("all": every pair), ``modes`` a comma-separated list, ``explanations`` a yes/no word."""
+    knobs = profiles.knobs("narrative_judges", profile)
+    if not is_unset(k):
+        knobs["k"] = _agents(k)
+    if not is_unset(n_pairs):
+        knobs["n_pairs"] = as_optional_int(n_pairs, name="N_PAIRS")
+    if not is_unset(modes):
+        knobs["modes"] = _modes(modes, "MODES")
+    if not is_unset(explanations):
+        knobs["explanations"] = as_bool(explanations, name="EXPLANATIONS")
+    return knobs
+
+
+def cost_ood_knobs(profile: str, *, n_cost_sample=None, n_ood=None, n_perturbed=None, k=None,
+                   ood_modes=None) -> dict:
+    """Notebook 10's knobs with its overrides, and the joint landscape's ``jsd_base`` (notebook
+    07's). ``n_cost_sample`` counts narratives, two per endpoint pair; ``n_perturbed`` may be
+    "all"; ``k`` as :func:`_agents`; ``ood_modes`` a comma-separated list."""
+    knobs = profiles.knobs("cost_ood", profile)
+    if not is_unset(n_cost_sample):
+        knobs["n_cost_pairs"] = max(1, _positive(n_cost_sample, "N_COST_SAMPLE") // 2)
+    if not is_unset(n_ood):
+        knobs["n_ood"] = _positive(n_ood, "N_OOD")
+    if not is_unset(n_perturbed):
+        knobs["n_perturbed"] = as_optional_int(n_perturbed, name="N_PERTURBED")
+    if not is_unset(k):
+        knobs["k"] = _agents(k)
+    if not is_unset(ood_modes):
+        knobs["ood_modes"] = _modes(ood_modes, "OOD_MODES")
+    knobs["jsd_base"] = log_base(profiles.knobs("narrative", profile)["jsd_base"])
+    return knobs
+
+
+def _positive(value, name: str) -> int:
+    n = as_optional_int(value, name=name, all_words=())
+    if n is None or n < 1:
+        raise ValueError(f"{name}: expected a whole number >= 1, got {value!r}")
+    return n

@@ -250,7 +250,7 @@ class LayerReport:
         knob is on and this run has title mode; a stale file of an earlier run is removed when
         not, so notebook 05 never pairs it with these scores (its calls stay in the cache)."""
         name = runner.anonymous_rows_name(self.layer)
-        on = self.knobs()["anonymous_author_sensitivity"]
+        on = runner.anonymous_sensitivity_on(self.knobs()["anonymous_author_sensitivity"], self.layer)
         if not on or "title" not in set(self.result.rows["mode"]):
             interim.path_of(name).unlink(missing_ok=True)
             why = "off" if not on else "on, but this run has no title mode"

@@ -1,14 +1,11 @@
 """Build the static site under ``<output root>/site/`` from what the notebooks wrote.
 
-Reads only outputs (``results/tables/*.csv`` and their ``.provenance.json`` sidecars,
-``figures/*.png``, ``figures/narr_explorer_*.html``, ``results/executed/*.ipynb``) and the library's
-source files; it runs no analysis. Pages: a landing page (the two studies, the judge, a table of
-contents by paper table and figure), one page per table (recomputed values beside the paper's,
-differences highlighted, provenance, links to the notebook section and the library function), a
-figure gallery, every executed notebook (nbconvert, :mod:`judgelab.site.notebooks`) and the library
-source files the table pages cite (pygments, line anchors). The landing page opens with the claims
-scorecard of notebook 13 when it has run (:mod:`judgelab.site.scorecard`). Templates are Jinja2
-(``templates/``), one stylesheet (``site.css``); nothing is loaded from the network.
+Reads only outputs (tables and their sidecars, figures, the explorers, the executed notebooks) and
+the library's source files; it runs no analysis. Pages: a landing page (the claims scorecard when
+notebook 13 has run, the judge, a table of contents), one page per table (recomputed beside the
+paper's, differences highlighted, links to the notebook section and the library function), a
+figure gallery, every executed notebook and the cited source files. Nothing is loaded from the
+network.
 """
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ import ast
 import json
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +21,8 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 
-from judgelab import paths
-from judgelab.engines import is_embedded_small_model
+from judgelab import paths, provenance
+from judgelab.provenance import is_embedded_small_model
 from judgelab.reporting import SMALL_MODEL_WARNING
 from judgelab.site import catalog, compare, notebooks, scorecard
 
@@ -57,21 +55,13 @@ class SiteReport:
 
 # ----------------------------------------------------------------------------- provenance
 
-
 def read_provenance(output: Path) -> dict | None:
-    """The provenance sidecar ``<name>.provenance.json`` beside a table or figure, or None."""
-    side = output.with_name(f"{output.stem}.provenance.json")
-    if not side.exists():
-        return None
-    try:
-        return json.loads(side.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{side}: not valid JSON ({exc}); re-run the notebook that wrote {output.name}") from None
+    """The provenance sidecar beside a table or figure, or None."""
+    return provenance.read_sidecar(output) if provenance.sidecar_path(output).exists() else None
 
 
 def provenance_line(prov: dict | None, nb: notebooks.Notebook | None = None) -> str:
-    """One line: notebook, profile, judge, prompts, seeds, commit, time, and the embedded-model
-    warning where it applies; says so when there is no sidecar."""
+    """One line of who made an output, from its sidecar (or says that there is none)."""
     if prov is None:
         params = nb.parameters if nb else {}
         known = ", ".join(f"{k.lower()}={params[k]}" for k in ("PROFILE", "BACKEND", "MODEL") if k in params)
@@ -107,10 +97,8 @@ def _embedded(prov: dict) -> bool:
 
 # ----------------------------------------------------------------------------- library source links
 
-
 def function_line(project: Path, function: str) -> tuple[Path, int] | None:
-    """(source file relative to the project, line of ``def``) of ``module:function``, read with ast
-    (the site imports no study); None when the module or the function is not there."""
+    """(source file, line of ``def``) of ``module:function``, read with ast; None if absent."""
     module, name = function.split(":")
     rel = Path("lib", *module.split(".")).with_suffix(".py")
     src = project / rel
@@ -144,7 +132,6 @@ def render_source(project: Path, rel: Path, out: Path) -> str:
 
 
 # ----------------------------------------------------------------------------- tables
-
 
 def _fmt(v) -> str:
     if isinstance(v, float):
@@ -191,7 +178,6 @@ def table_cells(df: pd.DataFrame, entry: catalog.PaperTable | None) -> tuple[lis
 
 
 # ----------------------------------------------------------------------------- the build
-
 
 def _env() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -290,8 +276,7 @@ def _source_href(project: Path, out: Path, function: str) -> str | None:
 
 
 def _teaching_page(env, out: Path, project: Path) -> str | None:
-    """``teaching.html`` from the repository's ``docs/teaching.md`` (a course path through the
-    notebooks, with exercises); None when the file is absent."""
+    """``teaching.html`` from ``docs/teaching.md``; None when the file is absent."""
     import mistune
 
     src = project / "docs" / "teaching.md"
@@ -374,8 +359,7 @@ def _toc(tables: list[dict], figures: list[dict]) -> list[dict]:
 
 
 def _judges(tables, figures, nb_pages, project: Path) -> dict:
-    """Who produced the numbers: the distinct judges named by the sidecars (else the notebooks'
-    parameters), the profiles, the commits, and whether the embedded small model answered."""
+    """Who produced the numbers: judges, profiles, commits, whether the embedded model answered."""
     provs = [x["prov"] for x in tables + figures if x["prov"]]
     judges = sorted({p.get("judge") or "none" for p in provs} - {"none"})
     commits = sorted({str(p.get("git_commit") or p.get("commit"))[:10]
@@ -386,3 +370,17 @@ def _judges(tables, figures, nb_pages, project: Path) -> dict:
     return {"judges": judges, "n_without": sum(1 for x in tables + figures if not x["prov"]), "commits": commits or [f"{git_commit(project)} (checkout at build time)"],
             "profiles": profiles, "embedded": embedded, "from_sidecars": bool(provs),
             "llm_notebooks": [n for n in nb_pages if n["llm"]]}
+
+
+def main() -> int:
+    """``python -m judgelab.site.build`` (``make site``): the site, or the missing input and 1."""
+    try:
+        print(build_site())
+    except SiteInputMissing as exc:
+        print(f"make site: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

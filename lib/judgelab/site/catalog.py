@@ -1,12 +1,9 @@
 """Which recomputed table is which paper table: the one declared map the site is built from.
 
-Each :class:`PaperTable` names a CSV under ``results/tables/``, the paper table (or section) it
-recomputes, the library function that computes it (``module:function``), where the paper's
-values are cited (``module:CONSTANT``; they reach the CSV as ``paper_*`` columns, CONTRIBUTING.md
-"Tables and figures"), and, where a ``paper_*`` column does not sit beside a same-named column, the
-recomputed column it compares with. Figures need no map: their names carry the paper's number
-(``sage_fig03_...`` is SAGE Figure 3, :func:`figure_label`). Strings only: the site reads the
-library's source files, it never imports a study.
+Each :class:`PaperTable` names a CSV, the paper table it recomputes, the library function
+(``module:function``), where the paper's values are cited (``module:CONSTANT``) and any pairing of
+columns beyond ``paper_X`` beside ``X``. Figures need no map: their names carry the paper's number
+(:func:`figure_label`). Strings only: the site never imports a study.
 """
 from __future__ import annotations
 
@@ -32,10 +29,6 @@ class PaperTable:
     @property
     def module(self) -> str:
         return self.function.split(":")[0]
-
-    @property
-    def function_name(self) -> str:
-        return self.function.split(":")[1]
 
 
 _SAGE_PT, _SAGE_PV = "judgelab.sage.analysis.paper_tables", "judgelab.sage.analysis.paper_values"
@@ -76,7 +69,7 @@ PAPER_TABLES: tuple[PaperTable, ...] = (
                f"{_PATHS_PT}:paper_comparison", f"{_PATHS_PV}:PAPER_SECTION52", {"paper_value": "value_mean"}),
     PaperTable("narr_critical_coherence", NARR, "Section 4.2 — critical coherence over UMAP seeds",
                "judgelab.narrative.landscape.comparison:critical_coherence_table",
-               "judgelab.narrative.landscape.paper_values:AUTHORS_CRITICAL_NEWS", {"paper_value": "critical_main_seed"}),
+               "judgelab.narrative.paths.paper_values:AUTHORS_CRITICAL_NEWS", {"paper_value": "critical_main_seed"}),
     PaperTable("narr_cost_performance", NARR, "Section 6 — cost against performance",
                f"{_AN_PT}:cost_performance_with_paper", "judgelab.narrative.analyses.cost:paper_cost_performance"),
     PaperTable("narr_ood_comparison", NARR, "Out-of-distribution narratives — scores by kind",

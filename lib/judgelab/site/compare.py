@@ -28,8 +28,7 @@ class Pair:
 
 
 def paper_pairs(columns, overrides: dict[str, str] | None = None) -> list[Pair]:
-    """Each numeric paper column with the recomputed column it stands beside (``overrides`` first,
-    then ``paper_X`` -> ``X``); paper columns without a partner are left out."""
+    """Each numeric paper column with its recomputed partner (``overrides``, else ``X``)."""
     columns, overrides = list(columns), overrides or {}
     out = []
     for col in columns:
@@ -68,8 +67,7 @@ def verdict(ours, paper, qualifier: str | None = None) -> str:
 
 
 def cell_verdicts(df: pd.DataFrame, pairs: list[Pair]) -> pd.DataFrame:
-    """A frame of ``df``'s shape: the verdict in each recomputed cell that has a paper partner, ""
-    elsewhere."""
+    """``df``'s shape: each paired recomputed cell's verdict, "" elsewhere."""
     out = pd.DataFrame("", index=df.index, columns=df.columns)
     for p in pairs:
         quals = df[p.qualifier] if p.qualifier else pd.Series(None, index=df.index)

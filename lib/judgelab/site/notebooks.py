@@ -1,10 +1,9 @@
 """Executed notebooks as offline HTML pages, and where in them a table or figure is made.
 
-nbconvert's ``HTMLExporter`` renders each ``results/executed/*.ipynb`` with the JupyterLab
-template. That template loads require.js, MathJax and (for widgets) the widget manager from CDNs;
-``templates/notebook.html.j2`` extends it and empties those blocks, so the page loads nothing from
-the network (formulas in Markdown show as their TeX source). Cells keep their ids as anchors
-(``#cell-id=<id>``), which the table pages link to.
+nbconvert renders each executed notebook with the JupyterLab template, which loads require.js,
+MathJax and the widget manager from CDNs; ``templates/notebook.html.j2`` empties those blocks, so
+the page loads nothing from the network (formulas show as TeX). Cell ids are the anchors the table
+pages link to.
 """
 from __future__ import annotations
 
@@ -85,8 +84,7 @@ def cell_saving(nb: Notebook, name: str) -> int | None:
 
 
 def section_anchor(nb: Notebook, name: str) -> str | None:
-    """``cell-id=<id>`` of the Markdown heading above the cell that saves ``name`` (the section
-    that computes it), or of that code cell when no heading precedes it; None when no cell does."""
+    """``cell-id=<id>`` of the heading above the cell that saves ``name`` (else that cell)."""
     at = cell_saving(nb, name)
     if at is None:
         return None
@@ -98,8 +96,7 @@ def section_anchor(nb: Notebook, name: str) -> str | None:
 
 
 def find_writer(notebooks: list[Notebook], name: str, declared: str | None = None) -> Notebook | None:
-    """The notebook that saves ``name``: the one a provenance sidecar names (``declared``), else the
-    one whose code names it most specifically."""
+    """The notebook that saves ``name``: its sidecar's (``declared``), else by its code."""
     if declared:
         for nb in notebooks:
             if nb.stem == declared or nb.number == declared:

@@ -1,9 +1,6 @@
-"""The landing page's first screen: the claims scorecard (``results/tables/claims_scorecard.csv``,
-written by notebook 13), one row per claim with its verdict and links to the table page, the
-notebook section that saves the table and the library function behind it.
-
-The site reads the scorecard's CSV only (it imports no study and not the claims package): each row
-carries its table, notebook and ``module:function``.
+"""The landing page's first screen: the claims scorecard of notebook 13 (its CSV only: the site
+imports neither a study nor the claims package), one row per claim with its verdict and links to
+the table page, the notebook section that saves the table and the library function behind it.
 """
 from __future__ import annotations
 
@@ -41,10 +38,7 @@ def _n(v) -> str:
 
 
 def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str], function_href) -> list[dict] | None:
-    """The scorecard's rows for the landing page, or None when notebook 13 has not run.
-
-    ``table_pages``: the tables that have a page; ``function_href(module:function)`` -> the source
-    page link (``src/...html#line-N``) or None."""
+    """The scorecard's rows for the landing page, or None when notebook 13 has not run."""
     csv = Path(tables_dir) / f"{SCORECARD}.csv"
     if not csv.exists():
         return None
@@ -84,8 +78,7 @@ def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
 
 
 def chance(rows_: list[dict], confidence: float = 0.95) -> str:
-    """The verdicts expected wrong by chance alone, in words: (1 - confidence) x the decided ones
-    (as judgelab.claims.verdicts.expected_by_chance, which the site does not import)."""
+    """(1 - confidence) x the decided verdicts, in words (the site may not import claims)."""
     decided = sum(r["verdict"] in ("reproduced", "not reproduced") for r in rows_)
     if not rows_:
         return ""

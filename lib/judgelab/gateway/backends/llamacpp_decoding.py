@@ -1,25 +1,15 @@
-"""How the in-process llama.cpp backend turns a chat request into prompt tokens and a grammar.
+"""How the in-process llama.cpp backend turns a chat request into prompt tokens and a grammar:
+three things ``create_chat_completion`` does not do, each worth time on a CPU engine where one
+generated token costs as much as three or four prefilled (``benchmarks/bench_sage.py``):
 
-Three things llama-cpp-python's ``create_chat_completion`` does not do, each of which costs time
-on a small CPU engine where generating one token costs as much as prefilling three or four
-(``benchmarks/bench_sage.py``):
-
-* **The model's own tokens come back as its own tokens** (:class:`ConversationTokens`).
-  Re-tokenising a previous reply gives other ids than the ones the model generated (the grammar
-  makes it emit e.g. ``"`` and ``:`` where the tokenizer would merge them), so llama.cpp's prefix
-  reuse would stop at the reply and re-read it (about 800 tokens per SAGE evaluation). When the
-  new prompt's text extends the previous prompt + reply, the previous ids are kept and only the
-  rest is tokenised; a round trip check (the ids must detokenise to the prompt text) guards
-  tokenizers that add a prefix space or merge across the seam, else the prompt is tokenised whole.
-* **Fixed text is not sampled** (:func:`json_template`). Braces, keys, colons and commas are about
-  85% of a SAGE round's ~200 tokens. When the schema fixes the reply's shape (objects whose
-  properties are all required, leaves that are strings, numbers, booleans or enums), the fixed
-  text is appended as tokens and evaluated in one batch with the next slot's prompt, and only the
-  values are sampled, each under its own small grammar (the "fast forward" of
-  guidance/llguidance, which llama-cpp-python lacks); any other schema is decoded under the whole
-  grammar.
-* **Compact JSON** (:func:`compact_json_grammar`): the grammar's optional space after every
-  ``{``, ``:`` and ``,`` is made empty, so replies are minified: fewer tokens, the same object.
+* **The model's own tokens come back as its own** (:class:`ConversationTokens`): re-tokenising a
+  reply gives other ids than those generated, so prefix reuse would stop there and re-read it
+  (~800 tokens per SAGE evaluation). When the new prompt extends the previous prompt + reply, the
+  previous ids are kept (if the ids detokenise back to the prompt text, else it is tokenised whole).
+* **Fixed text is not sampled** (:func:`json_template`): braces, keys, colons and commas are ~85%
+  of a SAGE round's ~200 tokens. For a fixed-shape schema the fixed text is appended as tokens
+  and only the values are sampled, each under its own grammar (guidance's "fast forward").
+* **Compact JSON** (:func:`compact_json_grammar`): the grammar's optional spaces made empty.
 """
 from __future__ import annotations
 
@@ -59,10 +49,8 @@ def schema_text(schema: dict) -> str:
 
 @dataclass
 class ConversationTokens:
-    """The text and token ids of the last prompt + reply, to continue a conversation in place.
-
-    ``tokenize(text) -> ids`` and ``detokenize(ids) -> text`` are the model's own (special tokens
-    included)."""
+    """The text and token ids of the last prompt + reply, to continue a conversation in place
+    (``tokenize``/``detokenize``: the model's own, special tokens included)."""
 
     tokenize: object
     detokenize: object
@@ -135,14 +123,9 @@ def _template_node(node: dict, parts: list) -> bool:
 @lru_cache(maxsize=256)
 def closing_test(schema_json: str):
     """``text -> bool`` telling whether a value slot's text can no longer go on, or None when it
-    always can (numbers: another digit is always allowed).
-
-    Once a slot's value is closed its grammar allows only the end token, so the model need not be
-    asked: the value's last token is not evaluated on its own but with the fixed text that follows
-    it, one decode per closed slot saved (about 120 per SAGE evaluation) and the reply unchanged.
-    Closed: a JSON string whose closing quote has come (the slot's grammar allows nothing after
-    it); ``true``/``false``; an enum or const literal that no other literal of the slot
-    extends (the grammar writes each member as ``json.dumps`` does)."""
+    always can (numbers). A closed value's grammar allows only the end token, so its last token is
+    evaluated with the fixed text after it: one decode saved per slot (~120 per SAGE evaluation).
+    Closed: a string past its closing quote, ``true``/``false``, an enum literal none extends."""
     node = json.loads(schema_json)
     if "enum" in node or "const" in node:
         literals = frozenset(json.dumps(v) for v in (node["enum"] if "enum" in node else [node["const"]]))

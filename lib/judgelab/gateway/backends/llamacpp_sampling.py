@@ -1,23 +1,15 @@
 """Sampling one JSON value under its grammar, checking the grammar only when it is needed.
 
-llama-cpp-python puts the grammar first in its sampler chain, so every token pays for matching
-the grammar against all 49,152 vocabulary entries (on two cores 19-20 ms a token against 10 ms
-without one). llama.cpp's own ``common_sampler_sample`` samples with the chain alone, asks the
-grammar about that one token, and only when it is refused applies the grammar to the whole
-vocabulary and samples again. This module does the same for the value slots of
-:func:`.llamacpp_decoding.json_template`, where the model's first choice is usually allowed
-(``SlotStats`` counts how often it is not).
+llama-cpp-python puts the grammar first in its chain, so every token pays for matching it against
+all 49,152 vocabulary entries (19-20 ms a token on two cores, against 10 ms). Like llama.cpp's own
+``common_sampler_sample``, :func:`sample_value` samples with the chain alone, asks the grammar
+about that one token, and only when it is refused samples again with the grammar applied.
 
-The chain is llama-cpp-python's default for the arguments SAGE and the judges pass
-(``Llama._init_sampler``): top-k 40, typical 1.0, top-p, min-p 0.05, temperature, then a draw
-seeded per slot; greedy at temperature 0 (repetition penalties, neutral at their defaults, left
-out). The distribution differs from grammar-first sampling when the grammar refuses a draw; the
-backend's ``DECODING`` names this, so cached replies made the other way are never mixed in.
-
-The chain comes from ``llama_cpp._internals``, a private module a version bump may change:
-:func:`fast_sampling_available` checks for the pieces used; without them each slot is sampled
-with the public ``Llama.generate`` and the grammar first (:func:`sample_value_plain`): slower,
-the same reply at temperature 0, and named by its own ``DECODING``.
+The chain is llama-cpp-python's default for the arguments passed (top-k 40, typical 1.0, top-p,
+min-p 0.05, temperature, a draw seeded per slot; greedy at 0). Where the grammar refuses a draw the
+distribution differs from grammar-first sampling, so the backend's ``DECODING`` names it. The chain
+uses the private ``llama_cpp._internals`` (:func:`fast_sampling_available`); without it
+:func:`sample_value_plain` samples grammar-first with the public API, under its own ``DECODING``.
 """
 from __future__ import annotations
 
@@ -151,11 +143,8 @@ def sample_value(llama, ids: list[int], grammar_text: str, *, temperature: float
 def sample_value_plain(llama, ids: list[int], grammar_text: str, *, temperature: float, top_p: float,
                        seed: int | None, max_tokens: int, stats: SlotStats | None = None,
                        closed=None) -> tuple[list[int], str]:
-    """:func:`sample_value` with llama-cpp-python's public API only: ``Llama.generate`` (which keeps
-    the KV prefix it shares with ``ids``) under llama-cpp-python's default chain with the grammar
-    first, so every token pays for the grammar. Returns the value's tokens and ``"stop"`` or
-    ``"length"`` as :func:`sample_value` does; ``closed`` is accepted and not used (the end token
-    is sampled), and the value's last token is left for the next call to evaluate."""
+    """:func:`sample_value` with the public API only (``Llama.generate``, grammar first); ``closed``
+    is not used (the end token is sampled)."""
     import llama_cpp
     from llama_cpp import LlamaGrammar
 

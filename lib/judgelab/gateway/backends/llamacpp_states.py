@@ -1,28 +1,17 @@
 """Shared prompt prefixes kept across processes: llama.cpp KV states saved on disk.
 
-Why: llama.cpp keeps only the last prompt's KV cache, in memory, and notebooks 02, 03 and 04
-each judge one SAGE layer in their own process, so a story (system message + text, ~2,600 tokens
-on the demo) would be prefilled again in each although the three layers' prompts begin with the
-same tokens. This store keeps such a prefix's KV state on disk; the next process loads it (tens of
-milliseconds for ~60 MB) instead of prefilling it (seconds).
+llama.cpp keeps only the last prompt's KV cache, in memory, and notebooks 02-04 each judge one SAGE
+layer in their own process, so a story (~2,600 tokens on the demo) would be prefilled again in
+each; loading its saved state takes tens of milliseconds for ~60 MB instead of seconds.
 
-Which prefixes: the backend calls :meth:`PrefixStates.before` with each prompt. When the prompt
-leaves what the KV cache holds (it shares only its first ``k`` tokens), those ``k`` tokens are
-what two consecutive calls had in common (in SAGE, system + story + layer task). The prefix is
-saved when it is at least ``min_tokens`` long and extends the longest stored prefix by at least
-``min_new`` tokens, so a story is stored once (system + story is what a later process needs).
-Before a call, the stored state sharing the most tokens with the prompt is loaded when it beats
-what the KV cache holds by ``min_gain`` tokens; ``Llama.generate`` then keeps the common prefix.
-
-Only sequence 0's KV cells are saved (``llama_state_seq_get_data``: no logits, ~23 KB per token
-for SmolLM2-135M), in a subdirectory per model file and context size. Once the store holds
-``max_bytes`` nothing more is saved: first in stays, because layers visit the stories in the same
-order and evicting the oldest would evict what the next layer needs first. A state file that
-does not load is deleted and the prompt prefilled as usual.
-
-Numerics: a restored prefix's KV equals the one computed when it was stored; a prefill of the
-same tokens in another batch split can differ in the last bits, as with llama.cpp's own prefix
-reuse, so a sampled reply may differ where two tokens are nearly tied.
+:meth:`PrefixStates.before` sees each prompt: when it leaves what the KV cache holds, the ``k``
+tokens they share (in SAGE, system + story + task) are saved if at least ``min_tokens`` long and
+``min_new`` beyond the longest stored prefix, so a story is stored once; a stored state is loaded
+when it beats the KV cache by ``min_gain`` tokens. Only sequence 0's cells are saved (no logits,
+~23 KB per token for SmolLM2-135M), per model file and context size. At ``max_bytes`` nothing
+more is saved (first in stays: the layers visit the stories in the same order); a state that
+does not load is deleted. A restored prefix equals the stored one; a prefill in another batch
+split can differ in the last bits, as with llama.cpp's own reuse.
 """
 from __future__ import annotations
 

@@ -8,18 +8,11 @@
   By default the schema goes as ``{"type": "json_object", "schema": ...}``, the form the llama.cpp
   server understands (vLLM accepts it too); ``schema_style="json_schema"`` sends OpenAI's form.
 
-The client's own retries are disabled (``max_retries=0``): the gateway retries, so that its
-counts are the true number of calls. The key (``api_key``, else
-:func:`~judgelab.gateway.settings.api_key_for`): ``OPENAI_API_KEY`` only for OpenAI's own URL,
-``JUDGELAB_API_KEY`` (or none) for any other, so a third-party server never sees the OpenAI key.
-
-Errors are classified for the retry policy and the circuit breaker: only a failure to *connect*
-(refused, DNS, connect timeout) is ``connection_failed``; a connection cut after it was made (no
-response, a body cut short) is an ordinary retry (``kind="dropped"``). Every error names the URL
-and the model, since an error that repeats on every item (a 401, a 404, a 500 forever) is
-diagnosed from either.
-The client is built on the first real call: an ``offline`` backend (replay mode) needs no key and
-no network, and its :meth:`~OpenAIBackend.identity` (part of the cache key) never holds the key.
+The client's own retries are off: the gateway retries, so its counts are the true number of
+calls. The key: :func:`~judgelab.gateway.settings.api_key_for`. Errors are classified for the retry
+policy and the circuit breaker (only a failure to *connect* is ``connection_failed``) and name the
+URL and the model, from which an error repeating on every item is diagnosed. The client is built
+on the first call, so an ``offline`` backend (replay) needs no key and no network.
 """
 from __future__ import annotations
 
@@ -39,9 +32,8 @@ from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.retry import parse_retry_after
 from judgelab.gateway.schema import grammar_schema, strict_schema
 from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for, openai_client
-from judgelab.gateway.truncation import fit_by_head_tail
 from judgelab.gateway.types import Sampling, Usage
-from judgelab.gateway.backends.base import BackendReply
+from judgelab.gateway.backends.base import BackendReply, fit_by_head_tail
 
 OPENAI_URL = "https://api.openai.com/v1"
 #: HTTP statuses that the same request will meet again: retrying them only repeats the bill
@@ -194,14 +186,9 @@ class OpenAIBackend:
         return body
 
     def _send(self, body: dict[str, Any]) -> Any:
-        """POST the body with the official client.
-
-        ``openai``: the typed ``chat.completions.create``. ``openai-compatible``: the client's
-        generic ``post`` (its documented way to send what its typed methods do not model, such as
-        llama.cpp's ``json_object`` + ``schema``); the body goes verbatim and the reply comes back
-        as a plain dict, which spares the client a per-call walk through every message and schema
-        (about half its CPU time per call, which limits throughput on a small machine).
-        """
+        """POST the body: ``openai`` with the typed ``chat.completions.create``; a compatible server
+        with the client's generic ``post`` (the body verbatim, e.g. llama.cpp's ``json_object`` +
+        ``schema``, and a plain dict back, which spares the client about half its CPU per call)."""
         if self.compatible:
             return self.client.post("/chat/completions", cast_to=object, body=body)
         return self.client.chat.completions.create(**body)
@@ -263,9 +250,8 @@ def connect_phase(exc: BaseException) -> bool:
 
 def classify_connection_error(exc: openai.APIConnectionError, url: str | None = None,
                               model: str | None = None) -> TransientError:
-    """No connection (refused, DNS, connect timeout) -> ``connection_failed`` (the breaker counts
-    it); a read timeout -> ``timed_out`` (the server may still bill it); a connection cut after
-    it was made (no response, a body cut short) -> an ordinary transient error (``dropped``)."""
+    """No connection -> ``connection_failed`` (the breaker counts it); a read timeout ->
+    ``timed_out`` (the server may still bill it); a connection cut once made: ``dropped``."""
     cause = exc.__cause__ or exc.__context__
     detail = f"{type(exc).__name__}: {exc}" + (f" ({type(cause).__name__}: {cause})" if cause else "")
     where = f"{url} (model {model})"
@@ -281,10 +267,9 @@ def classify_connection_error(exc: openai.APIConnectionError, url: str | None = 
 
 def classify_status_error(exc: openai.APIStatusError, url: str | None = None, model: str | None = None,
                           key_note: str | None = None) -> Exception:
-    """Context overflow -> ContextOverflowError; errors that will repeat (400/401/403/404/422, and
-    a 5xx whose body says the request form is not accepted, :data:`FORM_REJECTED`) ->
-    PermanentError; 408/409/429 and other 5xx -> TransientError (with Retry-After); else
-    PermanentError. The message names the URL and the model (and, for a 401, which key was sent)."""
+    """Context overflow -> ContextOverflowError; errors that will repeat (:data:`NOT_RETRIED`, a
+    5xx saying :data:`FORM_REJECTED`) -> PermanentError; 408/409/429 and other 5xx ->
+    TransientError (with Retry-After); else PermanentError. A 401 names the key sent."""
     status = exc.status_code
     retry_after = parse_retry_after(getattr(exc.response, "headers", None))
     where = f" from {url} (model {model})" if url else ""

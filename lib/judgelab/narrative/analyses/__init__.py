@@ -1,12 +1,2 @@
-"""Analyses after judging (notebook 10), one module per job:
-
-- cost: ``cost`` (tokens, seconds and dollars per mode, Table 5);
-- out-of-distribution narratives: ``joint_collection`` (news + VisPub in one embedding space),
-  ``ood_narratives`` (generating mixed and perturbed narratives), ``ood_tests`` (statistics by
-  kind), ``ood_study`` (the study end to end);
-- follow-ups on the judged paths: ``narrative_table`` (the table they all read), ``prediction``
-  (Tables 6–7), ``folds`` (cross-validation over endpoint pairs), ``disagreement`` (by score
-  range), ``temporal``, ``complexity``, ``stability``, ``errors``, ``by_method``, ``correlations``;
-- ``settings`` (the knobs by profile), ``paper_tables`` (the paper's values beside ours),
-  ``figures`` (Figure 9 and the OOD comparison).
-"""
+"""Analyses after judging (notebook 10): cost (Table 5), the out-of-distribution study, and the
+follow-ups on the judged paths (Tables 6-8, Figure 9); one module per job (CONTRIBUTING.md)."""

@@ -1,33 +1,17 @@
 """What each judge mode costs in tokens, seconds and dollars (paper 002, section 5.6, Table 5).
 
-The paper measured 60 VisPub narratives (30 endpoint pairs x max-capacity / random) judged by a
-single agent (K = 1) and counted input tokens with tiktoken, "the evaluation prompt and the
-narrative content (article titles formatted as a numbered list)". Here, per mode:
+The paper judged 60 VisPub narratives (30 endpoint pairs x max-capacity / random) with one agent
+(K = 1) and counted input tokens with tiktoken over "the evaluation prompt and the narrative
+content". Here input tokens are counted offline under the judge model's encoding, with the chat
+framing of :func:`judgelab.tokens.count_message_tokens`, beside the counts the backend reported
+(the gateway's ledger). Times are of fresh calls only: a cache hit costs no model time and is
+counted apart (``n_cached``). Dollars come from the gateway's price table, for the judge model and
+for the paper's judge (``gpt-4.1``). The paper's "9.3 times longer" is :func:`time_ratio`.
 
-- ``tiktoken_input``: prompt tokens counted offline with tiktoken under the judge model's
-  encoding (:func:`judgelab.tokens.encoding_name_for`; cl100k_base for a non-OpenAI model),
-  content plus the chat framing of :func:`judgelab.tokens.count_message_tokens` (about 4 tokens
-  per message + 3 to prime the reply);
-- ``reported_input`` / ``output_tokens``: the counts the backend reported (the gateway's ledger);
-  NaN when every call's usage was ``estimated`` (the backend reported none);
-- ``time_s``: latency per narrative from the ledger, **fresh calls only**; a cache hit costs no
-  model time and is counted separately (``n_cached``), never averaged in;
-- ``usd_per_1k``: USD per 1,000 narratives = 1,000 x the mean per-call cost from the gateway's
-  price table (``judgelab/gateway/prices.csv``) for the judge model, and ``usd_per_1k_ref`` the
-  same narratives priced as if sent to a reference model (default ``gpt-4.1``, the paper's judge)
-  with tiktoken counts under that model's encoding and the reported output tokens.
-
-Every statistic is mean ± SD (ddof = 1) over the narratives of the sample, one call per
-narrative (K = 1). The paper's "9.3 times longer" is ``time_ratio``: a mode's mean seconds per
-fresh call over the simple mode's, with a percentile bootstrap over fresh calls (each mode's
-calls resampled on their own; :func:`time_ratio`).
-
-Cost–performance (:func:`cost_performance`): for each mode, the correlation r of its mean score
-with coherence and its mean input tokens, relative to the simple mode:
-Δr = r_mode − r_simple, relative gain Δr / r_simple, token increase (t_mode − t_simple) / t_simple,
-and the gain per 100 extra tokens 100 Δr / (t_mode − t_simple). The paper's corresponding figures
-("7% improvement at 83% increased token usage", complex vs simple on VisPub) follow from its Tables 2
-and 5 by the same formulas (:func:`paper_cost_performance`).
+Cost–performance (:func:`cost_performance`): per mode, Δr = r_mode − r_simple of the mean score's
+correlation with coherence against the token increase (t_mode − t_simple) / t_simple; the paper's
+"7% improvement at 83% increased token usage" (complex vs simple on VisPub) follows from its
+Tables 2 and 5 by the same formulas (:func:`paper_cost_performance`).
 """
 from __future__ import annotations
 
@@ -61,8 +45,7 @@ def cost_collection(paths: pd.DataFrame, preferred: str = "vispub") -> str:
 @dataclass
 class CostSample:
     """A cost measurement: the ``collection`` sampled, the judged ``sample`` of paths, ``calls``
-    (one row per call: its ledger row joined to its tiktoken counts, :func:`cost_calls`) and the
-    ``split`` of calls into fresh and cached per mode (:func:`fresh_cached_split`)."""
+    (:func:`cost_calls`) and their ``split`` into fresh and cached (:func:`fresh_cached_split`)."""
 
     collection: str
     sample: pd.DataFrame
@@ -75,11 +58,7 @@ def run_cost_sample(gw, paths: pd.DataFrame, *, n_pairs: int, modes: Sequence[st
                     profile: str = "demo") -> CostSample:
     """Judge a seeded sample of ``n_pairs`` endpoint pairs (both their paths) of
     :func:`cost_collection` once (K = 1, the midpoint temperature) in every mode, and read what
-    each call cost from the gateway's ledger (only the rows these calls added).
-
-    With K = 1 the agent differs from notebook 09's, so these are new cache entries; on a re-run
-    that finds them cached, their times are excluded from Table 5 and ``n_cached`` says so.
-    """
+    each call cost from the rows these calls added to the gateway's ledger."""
     from judgelab.narrative.judges.run import run_judges, select_pairs
 
     collection = cost_collection(paths)
@@ -101,10 +80,8 @@ def prompt_tokens(system: str, user: str, model: str | None) -> int:
 def prompt_token_table(paths: pd.DataFrame, modes: Sequence[str] = MODES, model: str | None = None,
                        reference_model: str = REFERENCE_MODEL,
                        wording: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Render every narrative of ``paths`` (collection, pair_id, method, titles) in every mode
-    and count its prompt tokens with tiktoken under the judge model's and the reference model's
-    encodings. Columns: collection, pair_id (str), method, mode, n_documents, tiktoken_input,
-    tiktoken_input_ref, encoding, encoding_ref."""
+    """Every narrative of ``paths`` rendered in every mode, its prompt tokens counted with tiktoken
+    under the judge model's (``tiktoken_input``) and the reference model's encodings (``_ref``)."""
     rows = []
     for mode in modes:
         for r in paths.itertuples(index=False):
@@ -120,10 +97,8 @@ def prompt_token_table(paths: pd.DataFrame, modes: Sequence[str] = MODES, model:
 
 
 def fresh_cached_split(ledger: pd.DataFrame, by: Sequence[str] = ("mode",)) -> pd.DataFrame:
-    """Calls per group split into fresh (sent to the model) and cached (answered from the cache).
-
-    Columns: *by, n_calls, n_fresh, n_cached, fresh_latency_s (summed over fresh calls),
-    cached_latency_s (summed over cache hits; should be ~0)."""
+    """Calls per group split into fresh and cached, with their summed latency (s). Columns: *by,
+    n_calls, n_fresh, n_cached, fresh_latency_s, cached_latency_s."""
     d = ledger.copy()
     d["cached"] = d["cached"].astype(bool)
     g = d.groupby(list(by))
@@ -138,8 +113,7 @@ def fresh_cached_split(ledger: pd.DataFrame, by: Sequence[str] = ("mode",)) -> p
 
 
 def cost_calls(ledger: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame:
-    """Join the ledger rows of a cost sample (tags collection, pair_id, method, mode) to their
-    tiktoken prompt counts. One row per call."""
+    """The ledger rows of a cost sample joined to their tiktoken prompt counts, one row per call."""
     led = ledger.copy()
     for c in NARRATIVE_KEYS + ["mode"]:
         led[c] = led[c].astype(str)
@@ -183,16 +157,13 @@ def time_ratio(seconds: np.ndarray, baseline: np.ndarray, n_boot: int = 2000, se
 
 def cost_table(calls: pd.DataFrame, reference_model: str = REFERENCE_MODEL, prices=None,
                baseline: str = "simple", n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Table 5: per mode, mean ± SD of tiktoken and reported input tokens, output tokens and
-    fresh-call time per narrative, with fresh / cached / failed counts and USD per 1,000
-    narratives (judge model and reference model prices). One row per mode; ``collection`` names
-    the sampled collection(s).
+    """Table 5, one row per mode: mean ± SD (ddof = 1, one call per narrative) of tiktoken and
+    reported input tokens (NaN when the backend reported none), output tokens and fresh-call
+    seconds, fresh / cached / failed counts, USD per 1,000 narratives at the judge model's and
+    ``reference_model``'s prices (``prices``: a :class:`judgelab.gateway.ledger.PriceTable`), and
+    :func:`time_ratio` over ``baseline``'s fresh calls (1 without an interval on its own row).
 
-    ``calls``: :func:`cost_calls` output (ledger columns input_tokens, output_tokens, estimated,
-    latency_s, cached, status, cost_usd, model; plus tiktoken_input, tiktoken_input_ref).
-    ``prices``: a :class:`judgelab.gateway.ledger.PriceTable` (default: the gateway's table).
-    ``time_ratio*`` (with ``ci_method``, ``note``): :func:`time_ratio` of the mode's fresh-call
-    seconds over ``baseline``'s (on the baseline's own row 1, without an interval).
+    ``calls``: :func:`cost_calls` output.
     """
     from judgelab.gateway.ledger import PriceTable
 
@@ -230,11 +201,10 @@ def cost_table(calls: pd.DataFrame, reference_model: str = REFERENCE_MODEL, pric
 
 def cost_performance(cost: pd.DataFrame, correlations: pd.DataFrame, r_column: str = "r",
                      tokens_column: str = "tiktoken_input_mean", baseline: str = "simple") -> pd.DataFrame:
-    """Correlation gained per extra token relative to ``baseline``.
+    """Correlation gained per extra token relative to ``baseline``, from per-mode mean input
+    tokens (``cost``) and Pearson r of the mean score with coherence (``correlations``).
 
-    ``cost``: per mode, mean input tokens (``tokens_column``). ``correlations``: per mode, the
-    Pearson r of the mean LLM score with coherence (``r_column``). Columns: mode, tokens, r,
-    token_increase (fraction), r_gain (Δr), r_gain_rel (Δr / r_baseline),
+    Columns: mode, tokens, r, token_increase (fraction), r_gain (Δr), r_gain_rel (Δr / r_baseline),
     r_gain_per_100_tokens (100 Δr / Δtokens; NaN for the baseline).
     """
     d = cost[["mode", tokens_column]].merge(correlations[["mode", r_column]], on="mode", how="inner")
@@ -252,11 +222,9 @@ def cost_performance(cost: pd.DataFrame, correlations: pd.DataFrame, r_column: s
 
 def judged_cost_performance(cost: pd.DataFrame, paths: pd.DataFrame, scores: pd.DataFrame, collection: str,
                             r_column: str = "pearson_avg", n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """:func:`cost_performance` of notebook 09's judges on ``collection``: Pearson r of the mean
-    score with average coherence (``r_column`` of
-    :func:`judgelab.narrative.judges.validity.correlation_table`) against Table 5's mean tiktoken
-    input per mode; with :func:`gain_intervals` (r, Δr and Δr / r_simple with their
-    pair-bootstrap intervals)."""
+    """:func:`cost_performance` of notebook 09's judges on ``collection`` (``r_column`` of
+    :func:`judgelab.narrative.judges.validity.correlation_table` against Table 5's tokens), with
+    the intervals of :func:`gain_intervals`."""
     from judgelab.narrative.judges.scores import judged_paths, narrative_scores
     from judgelab.narrative.judges.validity import correlation_table
 
@@ -271,12 +239,9 @@ def judged_cost_performance(cost: pd.DataFrame, paths: pd.DataFrame, scores: pd.
 def gain_intervals(judged: pd.DataFrame, metric: str = "mean_coherence", baseline: str = "simple",
                    n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per mode, 95% intervals of r (mean score vs ``metric``), of Δr = r_mode − r_baseline and of
-    the relative gain Δr / r_baseline (e.g. complex vs simple), by one cluster bootstrap over
-    endpoint pairs shared by every mode (a drawn pair brings its narratives' scores in all modes,
-    so the modes are compared on the same resample). Columns: mode, r_ci_low, r_ci_high,
-    r_gain_ci_low, r_gain_ci_high, r_gain_rel_ci_low, r_gain_rel_ci_high, unit, ci_method."""
-    from judgelab.stats import resampling as rs
-
+    Δr / r_baseline, by one cluster bootstrap over endpoint pairs shared by every mode, so the
+    modes are compared on the same resample. Columns: mode, r_ci_low, r_ci_high, r_gain_ci_low,
+    r_gain_ci_high, r_gain_rel_ci_low, r_gain_rel_ci_high, unit, ci_method."""
     pairs = np.unique(judged["pair_id"].to_numpy())
     w = rs.cluster_weights(pairs, n_boot, seed)          # one column per pair, sorted as ``pairs``
     boots = {}

@@ -1,11 +1,9 @@
 """Figures of notebook 10: Figure 9's six panels (paper 002, section 5.8) and the OOD comparison.
 
 Each function takes the tidy frames of the follow-up analyses (the follow-up table of
-:mod:`judgelab.narrative.analyses.narrative_table` and the tables made from it) or of the OOD
-study (:mod:`judgelab.narrative.analyses.ood_study`) and returns a matplotlib Figure drawn in the
-house style (:mod:`judgelab.style`); the notebook saves them with
-:func:`judgelab.reporting.save_figure`, which places the caption, as ``narr_fig09_<panel>`` and
-``narr_ood_scores``.
+:func:`judgelab.narrative.analyses.inputs.narrative_table` and the tables made from it) or of the
+OOD study (:mod:`judgelab.narrative.analyses.ood_study`) and returns a matplotlib Figure drawn in
+the house style (:mod:`judgelab.style`), saved as ``narr_fig09_<panel>`` and ``narr_ood_scores``.
 """
 from __future__ import annotations
 
@@ -177,14 +175,9 @@ FIGURE9_CAPTIONS: dict[str, str] = {
 
 
 def figure9_panels(table06: pd.DataFrame, table08: pd.DataFrame, long: pd.DataFrame) -> list[tuple[str, plt.Figure, str]]:
-    """Figure 9's six panels as ``(panel name, figure, caption)``, saved as ``narr_fig09_<name>``.
-
-    ``table06``: Table 6 (:func:`judgelab.narrative.analyses.prediction.predictive_table`);
-    ``table08``: Table 8 (agent disagreement per mode, with ``paper_mean_sd``); ``long``: the
-    follow-up table (:func:`judgelab.narrative.analyses.narrative_table.narrative_table`).
-    """
-    from judgelab.narrative.analyses.by_method import method_summary
-    from judgelab.narrative.analyses.errors import evaluation_errors
+    """Figure 9's six panels as ``(panel name, figure, caption)``, saved as ``narr_fig09_<name>``,
+    from Table 6, Table 8 (with ``paper_mean_sd``) and the follow-up table."""
+    from judgelab.narrative.analyses.disagreement import evaluation_errors, method_summary
 
     figs = {
         "a_predictive": lambda: predictive_r2(table06),

@@ -1,8 +1,11 @@
-"""What notebook 10 reads from notebooks 07-09, loaded and checked in one place.
+"""What notebook 10 reads from notebooks 07-09, and the follow-up table built from it.
 
-The paths of notebook 08, the judge scores of 09 and, for every collection with paths, notebook
-07's documents and landscape. A missing file raises the loader's own error, which names the
-notebook to run.
+:func:`load`: the paths of notebook 08, the judge scores of 09 and, for every collection with
+paths, notebook 07's documents and landscape. A missing file raises the loader's own error, which
+names the notebook to run.
+
+:func:`narrative_table`: one row per judged narrative and prompt mode; every follow-up analysis
+reads it.
 """
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ import numpy as np
 import pandas as pd
 
 from judgelab import interim
+from judgelab.narrative.analyses.correlations import add_complexity, temporal_span
+from judgelab.narrative.judges.scores import judged_paths, narrative_scores
 from judgelab.narrative.landscape import store
 
 
@@ -52,3 +57,11 @@ def load() -> AnalysisInputs:
     return AnalysisInputs(paths=paths, scores=interim.read("narr_judge_scores"),
                           docs={c: store.load_documents(c) for c in present},
                           lands={c: store.load_landscape(c) for c in present})
+
+
+def narrative_table(paths: pd.DataFrame, scores: pd.DataFrame,
+                    coords_by_collection: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Notebook 08's judged paths x modes with the K agents' score summary of notebook 09, path
+    efficiency, the complexity score and the temporal span in the collection's unit
+    (:mod:`judgelab.narrative.analyses.correlations`), in the order of ``paths``."""
+    return temporal_span(judged_paths(narrative_scores(scores), add_complexity(paths, coords_by_collection)))

@@ -1,10 +1,9 @@
-"""News and VisPub documents in ONE embedding space, with the landscape and coherence fitted on
-their union (paper 002, section 5.7: what the out-of-distribution narratives are drawn from).
+"""News and VisPub in ONE embedding space, with the landscape and coherence fitted on their union
+(paper 002, section 5.7: what the out-of-distribution narratives are drawn from).
 
-Both collections are embedded with the same backend: by default the bundled MiniLM, since the data
-mirror has the authors' OpenAI vectors for news only, and mixing them with MiniLM VisPub vectors
-would put the two collections in different spaces. The joint landscape is fitted as in notebook 07
-(UMAP 48-d cosine + HDBSCAN soft memberships) and coherence θ = √(S·T) is computed on it.
+Both collections are embedded with the same backend (by default the bundled MiniLM: the authors'
+OpenAI vectors exist for news only, and mixing them would put the collections in different
+spaces); the landscape and coherence are those of notebook 07.
 """
 from __future__ import annotations
 
@@ -34,10 +33,8 @@ class JointCollection:
 
 def union_documents(docs_by_collection: dict[str, pd.DataFrame], names: Sequence[str] = ("news", "vispub"),
                     subset: dict[str, int | None] | None = None) -> dict[str, pd.DataFrame]:
-    """The document frames (doc, title, date, text) of ``names``: notebook 07's
-    ``narr_documents_<name>`` frame when given, else loaded from the data mirror
-    (:func:`judgelab.narrative.landscape.collections.load_collection`). ``subset`` maps a name to about how
-    many documents to keep, spread evenly over time (:meth:`DocumentCollection.every_kth`)."""
+    """The document frames of ``names``: notebook 07's where given, else the data mirror's;
+    ``subset`` maps a name to about how many documents to keep, spread evenly over time."""
     from judgelab.narrative.landscape.collections import DocumentCollection, load_collection
 
     out = {}
@@ -52,14 +49,8 @@ def union_documents(docs_by_collection: dict[str, pd.DataFrame], names: Sequence
 
 def embed_union(docs_by_collection: dict[str, pd.DataFrame], backend=None, *, n_neighbors: int = 16,
                 min_cluster_size: int = 5, seed: int = 42, jsd_base: float = math.e) -> JointCollection:
-    """Embed the union of the collections with ONE backend (default: the bundled MiniLM; the
-    mirror's OpenAI vectors cover news only, so mixing them with MiniLM VisPub vectors would put
-    the two collections in different spaces), fit the joint landscape (UMAP 48-d cosine + HDBSCAN
-    soft memberships, :func:`judgelab.narrative.landscape.projection.fit_landscape`) and compute the dense
-    coherence θ = √(S·T) on it (:func:`judgelab.narrative.landscape.coherence.coherence_matrix`).
-
-    ``docs_by_collection`` maps a name to a frame with doc, title, date, text.
-    """
+    """Embed the union of ``docs_by_collection`` (name -> doc, title, date, text) with ONE backend
+    (module doc), fit the joint landscape and compute its dense coherence matrix."""
     from judgelab.narrative.landscape.coherence import coherence_matrix
     from judgelab.embeddings import MiniLMEmbeddings
     from judgelab.narrative.landscape.projection import fit_landscape
@@ -80,9 +71,8 @@ def embed_union(docs_by_collection: dict[str, pd.DataFrame], backend=None, *, n_
 def build_joint_collection(docs_by_collection: dict[str, pd.DataFrame], names: Sequence[str] = ("news", "vispub"),
                            *, subset: dict[str, int | None] | None = None, backend=None, n_neighbors: int = 16,
                            min_cluster_size: int = 5, seed: int = 42, jsd_base: float = math.e) -> JointCollection:
-    """The joint collection of ``names`` (:func:`union_documents`: notebook 07's documents where
-    given, else the data mirror's; ``subset`` thins a collection evenly over time), embedded and
-    fitted by :func:`embed_union`."""
+    """The joint collection of ``names`` (:func:`union_documents`), embedded and fitted by
+    :func:`embed_union`."""
     union = union_documents(docs_by_collection, names, subset=subset)
     return embed_union(union, backend, n_neighbors=n_neighbors, min_cluster_size=min_cluster_size,
                        seed=seed, jsd_base=jsd_base)

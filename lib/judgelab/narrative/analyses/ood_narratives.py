@@ -1,27 +1,13 @@
 """Out-of-distribution and perturbed narratives: how they are made (paper 002, section 5.7, and
 two families beyond it).
 
-The paper's two adversarial kinds mix the news and VisPub collections, drawn on the joint index of
-:class:`judgelab.narrative.analyses.joint_collection.JointCollection`:
-
-- **alternating** — the collection switches at every step (news, paper, news, ... or the
-  reverse, the start drawn at random);
-- **random mixed** — documents drawn at random from the union of the two collections. Ours must
-  contain both collections (drawn again until they do); otherwise, with VisPub seven times larger
-  than news, many would be plain in-distribution VisPub samples and not OOD at all.
-
-Two perturbation families of in-distribution narratives go beyond the paper:
-
-- **shuffled** — the same documents in a random order different from the original;
-- **off-topic** — one interior document replaced by an off-topic one from the same collection:
-  a document, not on the path, whose mean coherence to the path's remaining documents lies in the
-  lowest ``quantile`` of all candidates, drawn at random among those.
-
-Lengths of generated narratives are drawn from the in-distribution path lengths. Every generator
-takes a seed and is deterministic given it. :func:`add_coherence` reads their minimum and mean
-coherence on a dense coherence matrix (the joint landscape's for the mixed kinds, the collection's
-own for the perturbed ones); :func:`titles_for` and :func:`judge_frame` put them in the shape the
-judges take.
+The paper's two adversarial kinds mix news and VisPub on the joint index of
+:class:`judgelab.narrative.analyses.joint_collection.JointCollection`: **alternating** (the
+collection switches at every step) and **random mixed**. A random mixed narrative must contain
+both collections: with VisPub seven times larger than news, many would otherwise be plain
+in-distribution VisPub samples. Beyond the paper, two perturbations of in-distribution paths:
+**shuffled** and **off-topic** (one interior document replaced). Lengths are drawn from the
+in-distribution path lengths; every generator is deterministic given its seed.
 """
 from __future__ import annotations
 
@@ -53,13 +39,9 @@ def _lengths(rng: np.random.Generator, lengths: Sequence[int], n: int, minimum: 
 
 def alternating_narratives(collection_of: Sequence[str], n: int, lengths: Sequence[int], seed: int,
                            min_length: int = 2) -> pd.DataFrame:
-    """``n`` narratives over the joint index whose collection changes at every step.
-
-    ``collection_of[i]`` names the collection of joint document i. With m collections the
-    sequence cycles through them in a fixed order from a random start (for two: strict
-    alternation). Documents are drawn without replacement within a narrative.
-    Columns: :data:`NARRATIVE_COLUMNS` (``path`` holds joint indices).
-    """
+    """``n`` narratives over the joint index (``collection_of[i]``: joint document i's
+    collection) cycling through the collections from a random start, documents drawn without
+    replacement. Columns: :data:`NARRATIVE_COLUMNS` (``path`` holds joint indices)."""
     rng = np.random.default_rng(seed)
     coll = np.asarray(collection_of)
     names = sorted(set(coll.tolist()))
@@ -80,8 +62,7 @@ def alternating_narratives(collection_of: Sequence[str], n: int, lengths: Sequen
 def random_mixed_narratives(collection_of: Sequence[str], n: int, lengths: Sequence[int], seed: int,
                             min_length: int = 2, max_tries: int = 10_000) -> pd.DataFrame:
     """``n`` narratives of documents drawn uniformly without replacement from the joint
-    collection, redrawn until every collection is present (so ``min_length`` ≥ number of
-    collections)."""
+    collection, redrawn until every collection is present."""
     rng = np.random.default_rng(seed)
     coll = np.asarray(collection_of)
     names = set(coll.tolist())
@@ -101,9 +82,8 @@ def random_mixed_narratives(collection_of: Sequence[str], n: int, lengths: Seque
 
 
 def shuffled_narratives(paths: pd.DataFrame, seed: int, n: int | None = None) -> pd.DataFrame:
-    """Each path of ``paths`` (columns collection, pair_id, path) with 3 or more documents, its
-    order permuted at random until it differs from the original. ``n`` caps how many (the first
-    ``n`` eligible rows)."""
+    """Each path of ``paths`` with 3 or more documents, permuted at random until its order
+    differs from the original (the first ``n`` eligible rows)."""
     rng = np.random.default_rng(seed)
     rows = []
     for _, r in paths.iterrows():
@@ -153,15 +133,9 @@ def off_topic_narratives(paths: pd.DataFrame, coherence_by_collection: dict[str,
     return pd.DataFrame(rows, columns=NARRATIVE_COLUMNS)
 
 
-def is_alternating(collections: Sequence[str]) -> bool:
-    """True when no two consecutive documents share a collection."""
-    return all(a != b for a, b in zip(collections[:-1], collections[1:]))
-
-
 def add_coherence(narratives: pd.DataFrame, coherence_for: Callable[[str], np.ndarray]) -> pd.DataFrame:
-    """Add ``min_coherence`` and ``mean_coherence`` (minimum and mean of the consecutive
-    coherences θ(d_i, d_{i+1}), :func:`judgelab.narrative.paths.metrics.path_metrics`) read on
-    the dense matrix ``coherence_for(collection)``."""
+    """Add ``min_coherence`` and ``mean_coherence`` of the consecutive links (the joint
+    landscape's matrix for the mixed kinds, the collection's own for the perturbed ones)."""
     out = narratives.copy()
     metrics = [path_metrics(list(p), coherence_for(c)) for c, p in zip(out["collection"], out["path"])]
     out["min_coherence"] = [m["min_coherence"] for m in metrics]
@@ -171,9 +145,8 @@ def add_coherence(narratives: pd.DataFrame, coherence_for: Callable[[str], np.nd
 
 def titles_for(narratives: pd.DataFrame, titles_by_collection: dict[str, Sequence[str]],
                joint=None) -> list[list[str]]:
-    """The document titles of each narrative: joint indices for the mixed kinds (looked up in
-    ``joint.docs``, a :class:`~judgelab.narrative.analyses.joint_collection.JointCollection`),
-    collection-local indices otherwise."""
+    """The document titles of each narrative: joint indices for the mixed kinds (in
+    ``joint.docs``), collection-local indices otherwise."""
     out = []
     for c, p in zip(narratives["collection"], narratives["path"]):
         if c == MIXED_COLLECTION:

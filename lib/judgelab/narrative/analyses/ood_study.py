@@ -1,18 +1,10 @@
 """The out-of-distribution study end to end (paper 002, section 5.7, and two families beyond it).
 
-:func:`run_ood_study` chains, in this order:
-
-1. mixed narratives on the joint news + VisPub collection (alternating and random mixed,
-   :mod:`judgelab.narrative.analyses.ood_narratives`), lengths drawn from notebook 08's
-   max-capacity paths, coherence read on the joint landscape;
-2. perturbed narratives (shuffled, off-topic) of notebook 09's judged max-capacity paths with three
-   or more documents, coherence read on the collection's own landscape, so that each can be set
-   against its original;
-3. the judges on all of them, with notebook 09's agents (:func:`ood_agents`) unless K is given;
-   mixed narratives are introduced as "news articles and scientific articles";
-4. per-narrative score summaries (:func:`judgelab.narrative.judges.scores.narrative_scores`) beside
-   notebook 09's in-distribution narratives, then the statistics by kind
-   (:mod:`judgelab.narrative.analyses.ood_tests`).
+:func:`run_ood_study`: mixed narratives on the joint news + VisPub collection (coherence on the
+joint landscape, lengths from notebook 08's max-capacity paths); perturbed copies of notebook 09's
+judged max-capacity paths (coherence on their own landscape, so each is set against its
+original); the judges on all of them with notebook 09's agents (:func:`ood_agents`); the
+statistics by kind (:mod:`judgelab.narrative.analyses.ood_tests`).
 """
 from __future__ import annotations
 
@@ -35,13 +27,9 @@ KINDS: tuple[str, ...] = on.IN_DISTRIBUTION_KINDS + on.OOD_KINDS + on.PERTURBATI
 
 
 def ood_agents(scores: pd.DataFrame, k: int | None = None, default_seed: int = 0) -> tuple[int | None, int]:
-    """The agents of the OOD judges: ``(K, base seed)``.
-
-    K: ``k`` when given; else notebook 09's K when it used one K for every collection; else None
-    (the paper's K per collection, :func:`judgelab.narrative.judges.settings.k_for`). The seed is
-    notebook 09's base seed (its smallest agent seed), ``default_seed`` when 09 judged nothing. A
-    perturbed narrative is thus judged by the same agents as its original.
-    """
+    """``(K, base seed)`` of the OOD judges, notebook 09's so that a perturbed narrative is judged
+    by the same agents as its original: K is ``k``, else 09's K when one for every collection,
+    else None (the paper's K per collection); the seed is 09's smallest agent seed."""
     seed = int(scores["seed"].min()) if len(scores) else int(default_seed)
     if k is not None:
         return int(k), seed
@@ -50,9 +38,8 @@ def ood_agents(scores: pd.DataFrame, k: int | None = None, default_seed: int = 0
 
 
 def judged_narratives(narratives: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
-    """Generated narratives (:data:`ood_narratives.NARRATIVE_COLUMNS` plus coherence) joined to the
-    score summary of their judge rows (``method`` = kind, ``pair_id`` = "<kind>-<narrative_id>",
-    as :func:`ood_narratives.judge_frame` made them). Columns: :data:`LONG_COLUMNS` + n_failed."""
+    """Generated narratives joined to the score summary of their judge rows (keyed as
+    :func:`ood_narratives.judge_frame` made them). Columns: :data:`LONG_COLUMNS` + n_failed."""
     s = scores.assign(kind=scores["method"],
                       narrative_id=scores["pair_id"].astype(str).str.rsplit("-", n=1).str[-1].astype(int))
     summary = narrative_scores(s, keys=("kind", "narrative_id", "collection", "mode"))
@@ -92,10 +79,8 @@ def perturbed_narratives(originals: pd.DataFrame, coherence_by_collection: Mappi
 
 @dataclass
 class OODStudy:
-    """What :func:`run_ood_study` made: the generated ``narratives`` (with coherence and titles),
-    the judges' raw rows, ``long`` (in-distribution + generated narratives, one row per narrative
-    and mode, :data:`LONG_COLUMNS`), and the statistics by kind: ``summary``
-    (:func:`ood_tests.kind_summary` by kind, collection, mode), ``tests`` and ``correlations``."""
+    """What :func:`run_ood_study` made: the generated ``narratives``, the judges' raw rows,
+    ``long`` (in-distribution + generated, :data:`LONG_COLUMNS`) and the statistics by kind."""
 
     narratives: pd.DataFrame
     raw_scores: pd.DataFrame
@@ -118,14 +103,9 @@ def run_ood_study(gw, joint: JointCollection, paths: pd.DataFrame, scores: pd.Da
                   modes: Sequence[str], k: int | None, seed: int, off_topic_quantile: float = 0.1,
                   max_tokens: int | Mapping[str, int] = 256, reasoning_chars: int = 300,
                   profile: str = "demo") -> OODStudy:
-    """Generate, judge and compare out-of-distribution and perturbed narratives (steps 1–4 of the
-    module docstring).
-
-    ``paths``: notebook 08's ``narr_paths``; ``scores``: notebook 09's ``narr_judge_scores``;
-    ``coherence_by_collection`` / ``titles_by_collection``: each collection's dense coherence
-    matrix and titles by document index (notebook 07); ``modes``: the judge modes for the
-    generated narratives (the in-distribution rows are restricted to them too).
-    """
+    """Generate, judge and compare out-of-distribution and perturbed narratives (module doc) from
+    notebook 08's ``paths``, 09's ``scores`` and 07's coherence matrices and titles; the
+    in-distribution rows are restricted to ``modes`` too."""
     from judgelab.narrative.judges.run import run_judges
 
     lengths = paths.loc[paths["method"] == "maxcap", "length"].to_numpy()

@@ -1,19 +1,10 @@
 """Statistics of the out-of-distribution study by narrative kind (paper 002, section 5.7).
 
 Input: one row per narrative and mode with ``kind`` (maxcap / random, alternating / random_mixed,
-shuffled / off_topic), ``score_mean`` (the K agents' mean score;
-:func:`judgelab.narrative.judges.scores.narrative_scores`) and the narrative's minimum and mean
-coherence.
-
-- alternating vs random mixed: Student's two-sample t-test (pooled variance) with Cohen's d on the
-  pooled SD (the paper: t = −2.93, p = 0.0048, d = −0.77);
-- a perturbation against its own original: the paired t-test with d_z = mean(diff) / SD(diff)
-  (Lakens 2013, *Front. Psychol.* 4:863);
-- each OOD kind against the typical (max-capacity, in-distribution) narratives: Welch's t-test,
-  one-sided (lower), Holm over the two kinds (``p_holm``): the paper's "both OOD narrative types
-  received significantly lower scores than typical narratives";
-- Pearson r of coherence with the score within sets of kinds (the paper: r = 0.729 over the OOD
-  narratives).
+shuffled / off_topic), ``score_mean`` (the K agents' mean score) and the narrative's minimum and
+mean coherence. The paper's readings: alternating vs random mixed t = −2.93, p = 0.0048,
+d = −0.77; "both OOD narrative types received significantly lower scores than typical
+narratives"; r = 0.729 of coherence with the score over the OOD narratives.
 """
 from __future__ import annotations
 
@@ -31,11 +22,7 @@ TEST_COLUMNS = ["mode", "comparison", "value", "test", "t", "p", "d", "n_a", "n_
 
 
 def kind_summary(long: pd.DataFrame, by: Sequence[str] = ("kind", "mode")) -> pd.DataFrame:
-    """Mean and SD (ddof=1) of the LLM score, minimum and mean coherence per kind (and mode).
-
-    Columns: *by, n, score_mean, score_sd, min_coherence_mean, min_coherence_sd,
-    mean_coherence_mean, mean_coherence_sd.
-    """
+    """Mean and SD (ddof=1) of the LLM score, minimum and mean coherence per kind (and mode)."""
     g = long.groupby(list(by), sort=False)
     out = g.agg(n=("score_mean", "size"),
                 score_mean=("score_mean", "mean"), score_sd=("score_mean", lambda x: x.std(ddof=1)),
@@ -45,9 +32,8 @@ def kind_summary(long: pd.DataFrame, by: Sequence[str] = ("kind", "mode")) -> pd
 
 
 def two_sample_test(a: Sequence[float], b: Sequence[float]) -> dict:
-    """Student's t-test (pooled variance) of a vs b with Cohen's d on the pooled SD
-    (:func:`judgelab.stats.tests.ttest`, :func:`judgelab.stats.effects.cohens_d`; NaN with a note
-    when a group has fewer than 2 values or both are constant). Keys: test, t, p, d, n_a, n_b, note."""
+    """Student's t-test (pooled variance) of a vs b with Cohen's d on the pooled SD. Keys: test,
+    t, p, d, n_a, n_b, note."""
     t = ttest(a, b, equal_var=True).iloc[0]
     d = cohens_d(a, b).iloc[0]
     return {"test": "student_t", "t": float(t["t"]), "p": float(t["p"]), "d": float(d["d"]),
@@ -55,9 +41,8 @@ def two_sample_test(a: Sequence[float], b: Sequence[float]) -> dict:
 
 
 def lower_test(a: Sequence[float], typical: Sequence[float]) -> dict:
-    """Welch's t-test that ``a`` scores lower than ``typical``, one-sided: half the two-sided p
-    (:func:`judgelab.stats.tests.ttest`) when t < 0, else 1 - half; Cohen's d (pooled SD) of a vs
-    typical. Keys as :func:`two_sample_test`."""
+    """Welch's t-test that ``a`` scores lower than ``typical``, one-sided (half the two-sided p
+    when t < 0, else 1 − half), with Cohen's d (pooled SD). Keys as :func:`two_sample_test`."""
     t = ttest(a, typical, equal_var=False).iloc[0]
     d = cohens_d(a, typical).iloc[0]
     p = t["p"] / 2 if t["t"] < 0 else 1 - t["p"] / 2
@@ -67,8 +52,7 @@ def lower_test(a: Sequence[float], typical: Sequence[float]) -> dict:
 
 def paired_test(perturbed: Sequence[float], original: Sequence[float]) -> dict:
     """Paired t-test of perturbed vs original values with d_z = mean(diff) / SD(diff, ddof=1)
-    (:func:`judgelab.stats.tests.paired_ttest`, :func:`judgelab.stats.effects.cohens_dz`; NaN with a
-    note below 2 complete pairs or for constant differences). Keys as :func:`two_sample_test`."""
+    (Lakens 2013, *Front. Psychol.* 4:863). Keys as :func:`two_sample_test`."""
     t = paired_ttest(perturbed, original).iloc[0]
     dz = cohens_dz(perturbed, original).iloc[0]
     return {"test": "paired_t", "t": float(t["t"]), "p": float(t["p"]), "d": float(dz["d_z"]),
@@ -77,14 +61,10 @@ def paired_test(perturbed: Sequence[float], original: Sequence[float]) -> dict:
 
 def kind_tests(long: pd.DataFrame, originals: pd.DataFrame | None = None,
                values: Sequence[str] = ("score_mean", "min_coherence", "mean_coherence")) -> pd.DataFrame:
-    """The tests of section 5.7 and of the perturbation families, per mode and value.
-
-    - alternating vs random_mixed: Student's t, Cohen's d (the paper's t = −2.93, d = −0.77);
-    - shuffled vs original and off_topic vs original: paired t and d_z, matching each perturbed
-      narrative to its original (``originals``: rows with collection, pair_id (= base_pair_id),
-      mode and the same value columns; the max-capacity narratives).
-
-    Columns: :data:`TEST_COLUMNS` (``note``: why a value is NaN, or how many NaNs were dropped).
+    """Per mode and value: alternating vs random mixed (:func:`two_sample_test`); with
+    ``originals`` (the max-capacity narratives), each OOD kind lower than them (:func:`lower_test`,
+    Holm over the kinds) and each perturbation against its own original (:func:`paired_test`,
+    matched on collection and pair). Columns: :data:`TEST_COLUMNS`.
     """
     rows = []
     for mode, g in long.groupby("mode"):
@@ -114,11 +94,8 @@ def kind_tests(long: pd.DataFrame, originals: pd.DataFrame | None = None,
 
 def kind_correlations(long: pd.DataFrame, groups: dict[str, Sequence[str]] | None = None,
                       coherence: Sequence[str] = ("min_coherence", "mean_coherence")) -> pd.DataFrame:
-    """Pearson r between coherence and the LLM score within sets of kinds, per mode.
-
-    ``groups`` maps a label to the kinds pooled (default: "ood" = alternating + random_mixed, as
-    in the paper's r = 0.729; plus each perturbation kind). Columns: mode, group, predictor, r, p, n.
-    """
+    """Pearson r between coherence and the LLM score within sets of kinds (``groups``: label ->
+    kinds pooled; default "ood" and each perturbation kind), per mode."""
     groups = groups or {"ood": OOD_KINDS, "shuffled": ("shuffled",), "off_topic": ("off_topic",)}
     rows = []
     for mode, g in long.groupby("mode"):

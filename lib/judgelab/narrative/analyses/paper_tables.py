@@ -1,9 +1,5 @@
-"""Assemble notebook 10's tables: recomputed values with the paper's beside them.
-
-The paper's numbers come only from :mod:`judgelab.narrative.judges.paper_values` and land in
-``paper_<stat>`` columns right after the recomputed column they correspond to
-(:func:`judgelab.narrative.judges.paper_tables.with_paper_columns`).
-"""
+"""Notebook 10's tables with the paper's values (:mod:`judgelab.narrative.judges.paper_values`)
+in ``paper_<stat>`` columns beside ours."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,16 +1,10 @@
 """Predicting the LLM score from the coherence metrics (paper 002, section 5.8.1, Tables 6 and 7).
 
-Input: the follow-up table (:func:`judgelab.narrative.analyses.narrative_table.narrative_table`),
-one row per judged narrative and mode with ``score_mean`` (the K agents' mean score) and the
-path's metrics. Models are scikit-learn regressors; R² = 1 − SS_res / SS_tot on held-out folds
-of endpoint pairs (:func:`judgelab.narrative.analyses.folds.pair_folds`).
-
-Interval of Table 6 (``r2_mean_ci_low`` / ``_high``): a seeded percentile cluster bootstrap over
-endpoint pairs of the held-out predictions (:mod:`judgelab.stats.resampling`): each resample
-reweights the rows of the drawn pairs, recomputes every fold's R² from the fixed out-of-fold
-predictions and averages them. The models are not refitted, so the interval describes the
-sampling of the evaluated narratives, not the refitting noise (``r2_sd`` shows the spread over
-folds). Table 7's importances are point estimates of one fitted forest, without an interval.
+Scikit-learn regressors on the follow-up table; R² = 1 − SS_res / SS_tot on held-out folds of
+endpoint pairs (:func:`judgelab.narrative.analyses.stability.pair_folds`). Table 6's interval is
+a seeded percentile cluster bootstrap over pairs of the fixed out-of-fold predictions: the models
+are not refitted, so it describes the sampling of the evaluated narratives, not the refitting
+noise (``r2_sd`` shows the spread over folds). Table 7's importances are point estimates.
 """
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from judgelab.narrative.analyses.folds import pair_folds
+from judgelab.narrative.analyses.stability import pair_folds
 from judgelab.stats import resampling as rs
 from judgelab.stats import rules
 
@@ -32,12 +26,8 @@ MODEL_NAMES: tuple[str, ...] = ("linear", "ridge", "random_forest", "polynomial"
 
 
 def make_model(name: str, seed: int = 0, n_estimators: int = 200):
-    """A fresh scikit-learn regressor by name.
-
-    ``linear``: ordinary least squares. ``ridge``: standardised features + Ridge (α = 1).
-    ``random_forest``: RandomForestRegressor (Breiman 2001) with ``n_estimators`` trees.
-    ``polynomial``: degree-2 polynomial features + standardisation + OLS (the paper's fourth row).
-    """
+    """A fresh scikit-learn regressor: ``linear`` (OLS), ``ridge`` (standardised, α = 1),
+    ``random_forest`` (Breiman 2001) or ``polynomial`` (degree 2, standardised, OLS)."""
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.linear_model import LinearRegression, Ridge
     from sklearn.pipeline import make_pipeline
@@ -85,30 +75,12 @@ def fold_r2(y: np.ndarray, pred: np.ndarray, fold: np.ndarray, w: np.ndarray | N
     return np.column_stack(out) if out else np.empty((w.shape[0], 0))
 
 
-def cv_r2(X: np.ndarray, y: np.ndarray, model_name: str, groups: Sequence | None = None,
-          n_splits: int = 5, seed: int = 0, n_estimators: int = 200) -> np.ndarray:
-    """Out-of-fold R² = 1 − SS_res/SS_tot on each test fold (folds over ``groups``; rows if None)."""
-    from sklearn.metrics import r2_score
-
-    y = np.asarray(y, dtype=float)
-    pred, fold = cv_predictions(X, y, model_name, groups, n_splits, seed, n_estimators)
-    out = []
-    for k in np.unique(fold):
-        m = fold == k
-        out.append(r2_score(y[m], pred[m]) if m.sum() >= 2 else np.nan)  # R² is undefined on one point
-    return np.asarray(out)
-
-
 def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,
                      models: Sequence[str] = MODEL_NAMES, n_splits: int = 5, seed: int = 0,
                      n_estimators: int = 200, n_boot: int = N_BOOT) -> pd.DataFrame:
-    """Table 6: cross-validated R² (mean ± SD over folds, and the pair-bootstrap interval of the
-    mean, module doc) of each model predicting the mean LLM score of a narrative from its
-    mathematical metrics, per collection and mode.
-
-    Columns: collection, mode, model, r2_mean, r2_mean_ci_low, r2_mean_ci_high, r2_sd (ddof=1 over
-    folds), n_folds, n, n_pairs, unit, ci_method.
-    """
+    """Table 6: per collection, mode and model, the cross-validated R² of the mean LLM score
+    from the path's metrics: mean over folds with its pair-bootstrap interval (module doc) and
+    ``r2_sd`` (ddof = 1 over folds)."""
     from sklearn.metrics import r2_score
 
     rows = []
@@ -141,11 +113,8 @@ def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,
 
 def feature_importance_table(long: pd.DataFrame, features: Sequence[str] = FEATURES, seed: int = 0,
                              n_estimators: int = 200) -> pd.DataFrame:
-    """Table 7: impurity-based feature importances (mean decrease in impurity, summing to 1) of a
-    random forest fitted on all narratives of a collection and mode.
-
-    Columns: collection, mode, feature, importance, n.
-    """
+    """Table 7: impurity-based feature importances (summing to 1) of a random forest fitted on
+    all narratives of a collection and mode."""
     rows = []
     data = long.dropna(subset=list(features) + ["score_mean"])
     for (coll, mode), g in data.groupby(["collection", "mode"], sort=True):

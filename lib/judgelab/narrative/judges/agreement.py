@@ -2,22 +2,15 @@
 
 A *reliability matrix* has one row per item (a narrative: collection, endpoint pair, path method)
 and one column per agent, holding the agent's overall score; NaN where an agent's call failed.
-Every statistic is computed per collection and prompt mode, from the floor :mod:`judgelab.stats`
-(formulas, references and the small-sample rule there): ICC(2,1) and ICC(2,k) with 95% CIs on
-complete cases; Krippendorff's alpha (interval metric, missing ratings allowed); Kendall's W on
-complete cases; the mean absolute deviation (an item with one ok rating does not count); exact
-and within-1 agreement as the share of agent pairs pooled over items (the paper does not define
-its denominator; pairs are the definition that does not depend on K); and Table 8's disagreement,
-the mean over items of the agents' SD (ddof = 1) and of the coefficient of variation SD / mean.
+Per collection and mode, from the floor :mod:`judgelab.stats`: ICC(2,1) and ICC(2,k), Kendall's W
+(complete cases), Krippendorff's alpha (interval metric), the mean absolute deviation, exact and
+within-1 agreement as the share of agent pairs pooled over items (the paper does not define its
+denominator; pairs do not depend on K), and Table 8's mean SD (ddof = 1) and CoV of the agents.
 
-Unit and intervals (docs/design.md, principle 12): an item is a narrative, but the independent
-unit is the endpoint pair (a pair's max-capacity and random narratives share their endpoints).
-Every interval of Tables 3 and 8 (``X_ci_low`` / ``X_ci_high``) is a seeded percentile cluster
-bootstrap over endpoint pairs (:mod:`judgelab.stats.resampling`; the ICC of a resample is that of
-the replicated complete-case items, :func:`judgelab.stats.resampling.weighted_icc2`). The
-Shrout-Fleiss F interval, which treats narratives as independent, stays beside it
-(``icc2_1_ci_low_f`` ...). Alpha and W have no interval (secondary statistics; ICC is Table 3's
-headline). No p-values: no multiple-comparison family.
+Unit (docs/design.md, principle 12): the endpoint pair, which a max-capacity and a random
+narrative share. Every interval of Tables 3 and 8 is a seeded percentile cluster bootstrap over
+pairs; the Shrout-Fleiss F interval, which treats narratives as independent, stays beside it
+(``icc2_1_ci_low_f`` ...). Alpha and W have no interval (ICC is Table 3's headline); no p-values.
 """
 from __future__ import annotations
 
@@ -81,10 +74,7 @@ def reliability_matrix(
     rater_col: str = "agent",
     score_col: str = "score",
 ) -> pd.DataFrame:
-    """Pivot tidy judge rows into items x raters (NaN where a rating is missing or failed).
-
-    Rows whose ``status`` is not ``"ok"`` (when a status column is present) count as missing.
-    """
+    """Pivot tidy judge rows into items x raters (NaN where a rating is missing or not ``"ok"``)."""
     df = scores
     if "status" in df.columns:
         df = df[df["status"] == "ok"]
@@ -96,14 +86,8 @@ def reliability_matrix(
 
 
 def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, float | str]:
-    """Every Table 3 statistic for one reliability matrix (items x raters, NaN = failed call;
-    the index carries ``pair_id``, the cluster of the bootstrap).
-
-    Keys: n_items, n_pairs, k_agents, icc2_1, icc2_k with their bootstrap ``_ci_low`` /
-    ``_ci_high`` and F intervals ``_ci_low_f`` / ``_ci_high_f``, n_items_complete,
-    krippendorff_alpha, kendalls_w, mean_abs_dev, exact_agreement, within1_agreement (each with
-    its bootstrap interval), note (why a statistic is NaN, or what was dropped).
-    """
+    """Every Table 3 statistic (module doc) for one reliability matrix whose index carries
+    ``pair_id``, the cluster of the bootstrap; ``note`` says why a statistic is NaN."""
     long = (matrix.reset_index(drop=True).rename_axis("item").reset_index()
             .melt(id_vars="item", var_name="rater", value_name="score"))
     cols = ("item", "rater", "score")
@@ -146,9 +130,7 @@ def agreement_table(
     n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Table 3: one row per collection and mode with ICC(2,1), ICC(2,K), Krippendorff's alpha,
-    Kendall's W, mean absolute deviation, exact and within-1 agreement (fractions in 0..1), with
-    the intervals of :func:`agreement_stats`."""
+    """Table 3: :func:`agreement_stats` per collection and mode (agreement shares as fractions)."""
     rows = []
     for key, grp in scores.groupby(list(group_cols), sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -164,9 +146,8 @@ def agent_disagreement(
     n_boot: int = N_BOOT,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Table 8 / Figure 8(g): per group, the mean over items of the agents' SD (ddof = 1) and of
-    the coefficient of variation SD / mean (items with fewer than 2 ok ratings are skipped), each
-    with its cluster-bootstrap interval over endpoint pairs."""
+    """Table 8 / Figure 8(g): per group, the mean over items (with >= 2 ok ratings) of the agents'
+    SD (ddof = 1) and of SD / mean, each with its cluster-bootstrap interval over endpoint pairs."""
     rows = []
     for key, grp in scores.groupby(list(group_cols), sort=False):
         key = key if isinstance(key, tuple) else (key,)

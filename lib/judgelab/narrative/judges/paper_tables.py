@@ -1,8 +1,5 @@
-"""Assemble notebook 09's paper tables: recomputed values with the paper's beside them.
-
-The paper's numbers come only from :mod:`judgelab.narrative.judges.paper_values` and land in
-``paper_<stat>`` columns right after the recomputed ``<stat>`` column.
-"""
+"""Notebook 09's tables with the paper's values (:mod:`judgelab.narrative.judges.paper_values`)
+in ``paper_<stat>`` columns right after ours."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -83,15 +80,9 @@ def read_math_table04(directory=None) -> pd.DataFrame | None:
 
 
 def merge_table04(existing: pd.DataFrame | None, effects: pd.DataFrame) -> pd.DataFrame:
-    """Table 4 as a whole: notebook 08's mathematical rows (``existing``, read by
-    :func:`read_math_table04`) followed by the LLM rows of ``effects``.
-
-    Rows of ``existing`` whose metric starts with "LLM " (a table written by an older version of
-    notebook 09) are dropped, so the LLM rows appear once. Columns are the union (pandas aligns
-    by name; both notebooks name them d, d_avg_sd, auc, paper_d, paper_auc). When ``existing`` is
-    None (notebook 08's table is absent), the mathematical rows computed over the judged
-    narratives are used instead of notebook 08's.
-    """
+    """Table 4 as a whole: notebook 08's mathematical rows (``existing``, without any "LLM " rows
+    so that these appear once; None: the maths rows over the judged narratives) followed by the
+    LLM rows of ``effects``. Columns are the union, aligned by name."""
     llm = table04_rows(effects, "llm")
     if existing is None or existing.empty:
         return pd.concat([table04_rows(effects, "math"), llm], ignore_index=True, sort=False)

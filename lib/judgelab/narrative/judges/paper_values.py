@@ -1,12 +1,8 @@
 """Values reported in the Narrative Trails LLM-judge paper, as cited constants.
 
-Source: Keith 2025, *Electronics* 14(13):2735, doi:10.3390/electronics14132735
-("LLM-as-a-judge as a proxy for mathematical coherence of extracted narratives"; the judge is
-GPT-4.1, K = 5 agents for news and K = 3 for VisPub). They appear in outputs only in ``paper_value`` / ``paper_<stat>``
-columns beside the recomputed values; nothing is ever computed from them.
-
-Keys: collection ``"news"`` / ``"vispub"``; judge mode ``"simple"``, ``"cot"``, ``"standard"``,
-``"complex"``.
+Source: Keith 2025, *Electronics* 14(13):2735, doi:10.3390/electronics14132735 (judge GPT-4.1,
+K = 5 agents for news, 3 for VisPub). They appear only in ``paper_*`` columns beside the
+recomputed values; nothing is computed from them.
 """
 from __future__ import annotations
 

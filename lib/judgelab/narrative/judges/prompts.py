@@ -1,14 +1,10 @@
 """Render the narrative judge's four prompt modes (paper 002, section 3.4; notebook 09).
 
-The prompts live in ``prompts/narrative/judge_<mode>.md``, written for this compendium (they
-follow the paper's described design, not its wording). Each file holds a front matter with a
-``version`` (it enters the gateway's cache key through ``ChatRequest.template_version``), then
-``## system``, ``## user`` and ``## explanations`` sections. Placeholders use
-:class:`string.Template` syntax (``$collection_noun``, ``$n_documents``, ``$narrative``,
-``$explanations``) so that literal braces in a prompt never need escaping.
-
-The narrative is shown as a numbered list of document titles, as in the paper (section 5.6:
-"article titles formatted as a numbered list").
+The prompts, ``prompts/narrative/judge_<mode>.md``, follow the paper's described design, not its
+wording. Each has a front matter ``version`` (part of the gateway's cache key), then ``## system``,
+``## user`` and ``## explanations`` sections with :class:`string.Template` placeholders, so that
+literal braces never need escaping. The narrative is a numbered list of document titles (paper
+section 5.6).
 """
 from __future__ import annotations
 
@@ -74,11 +70,8 @@ def collection_noun(collection: str) -> str:
 
 
 def format_narrative(titles: Sequence[str]) -> str:
-    """The narrative as a numbered list of titles, one per line ("1. ...", "2. ...").
-
-    Whitespace inside a title (newlines, runs of spaces) is collapsed so that each document takes
-    exactly one line.
-    """
+    """The narrative as a numbered list of titles ("1. ...", "2. ..."), each title's whitespace
+    collapsed so that each document takes exactly one line."""
     if len(titles) == 0:
         raise ValueError("a narrative needs at least one document")
     return "\n".join(f"{i}. {' '.join(str(t).split())}" for i, t in enumerate(titles, start=1))
@@ -92,17 +85,9 @@ def render(
     explanations: bool = False,
     prompts_dir: Path | None = None,
 ) -> RenderedPrompt:
-    """Render one judge prompt.
-
-    Parameters
-    ----------
-    mode : one of :data:`MODES`.
-    titles : the narrative's document titles in path order.
-    collection : ``"news"``, ``"vispub"`` (mapped by :func:`collection_noun`) or a literal noun
-        phrase naming the documents.
-    explanations : ask for the optional explanation fields (off by default, as in the paper:
-        "require_explanations was set to False to reduce computational costs").
-    """
+    """Render one judge prompt of ``mode`` for the narrative's ``titles`` (path order);
+    ``collection`` is mapped by :func:`collection_noun`, ``explanations`` asks for the optional
+    explanation fields (off by default, as in the paper)."""
     tpl = load_template(mode, prompts_dir)
     values = {
         "collection_noun": collection_noun(collection),

@@ -4,17 +4,8 @@ For each narrative (a path of notebook 08), each prompt mode and each of K agent
 request goes to :meth:`judgelab.gateway.Gateway.run_batch`. The agents differ in temperature
 (spread evenly over 0.3–0.7, as in the paper) and seed, and each carries its own replicate index,
 so every (narrative, mode, agent) is its own cache entry. A failed call stays a row with
-``status="failed"`` and ``score=NaN``: it is reported, never scored.
-
-A model that rejects temperature (a reasoning model on OpenAI) cannot run agents that differ in
-temperature: :func:`run_judges` refuses such a design before any call, naming the two ways out (a
-non-reasoning model, or the seed-only design ``JUDGELAB_NARRATIVE_AGENTS=seed-only``, where the
-agents send no temperature and differ by seed only; :func:`judgelab.study_models.agent_design`).
-
-Output: the tidy frame of ``narr_judge_scores.parquet`` (CONTRIBUTING.md): collection, pair_id,
-method, mode, agent, temperature, top_p, reasoning_effort, max_tokens (the sampling as sent:
-``ChatResult.sampling``, not as designed; temperature NaN when none was sent), seed, score, status,
-input_tokens, output_tokens, latency_s, cached, backend, model, profile.
+``status="failed"`` and ``score=NaN``: it is reported, never scored. The sampling columns of
+``narr_judge_scores`` are as sent, not as designed (temperature NaN when none was sent).
 """
 from __future__ import annotations
 
@@ -33,13 +24,13 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "seed", "score", "status",
     "input_tokens", "output_tokens", "latency_s", "cached", "backend", "model", "profile",
 )
-"""Columns of ``narr_judge_scores.parquet`` in contract order."""
+"""Columns of ``narr_judge_scores.parquet`` in contract order (CONTRIBUTING.md)."""
 
 
 @dataclass(frozen=True)
 class Agent:
-    """One of the K judge agents: its index (also the request's replicate), temperature (None:
-    none sent, the seed-only design), seed."""
+    """One of the K judge agents: its index (the request's replicate), temperature (None: none
+    sent, the seed-only design), seed."""
 
     agent: int
     temperature: float | None
@@ -48,9 +39,8 @@ class Agent:
 
 def agent_spread(k: int, temperature_range: tuple[float, float] = (0.3, 0.7), base_seed: int = 0,
                  design: str = "temperature") -> list[Agent]:
-    """K agents with temperatures evenly spaced over ``temperature_range`` (both ends included;
-    one agent sits at the midpoint) and seeds ``base_seed + j`` for agent j = 0..K-1. The
-    ``seed-only`` design gives them no temperature (seeds only)."""
+    """K agents with temperatures evenly spaced over ``temperature_range`` (one agent: the
+    midpoint; ``seed-only``: none) and seeds ``base_seed + j`` for agent j = 0..K-1."""
     if int(k) < 1:
         raise ValueError(f"K must be >= 1, got {k}")
     lo, hi = temperature_range
@@ -61,7 +51,8 @@ def agent_spread(k: int, temperature_range: tuple[float, float] = (0.3, 0.7), ba
 
 
 def check_design(gw, agents_by_collection: Mapping[str, Sequence[Agent]]) -> None:
-    """Refuse, before any call, agents that set a temperature on a judge that is sent none."""
+    """Refuse, before any call, agents that set a temperature on a judge that is sent none (a
+    reasoning model on OpenAI): they would differ by seed only, under recorded temperatures."""
     from judgelab.gateway.errors import ConfigError
 
     temps = sorted({a.temperature for ags in agents_by_collection.values() for a in ags if a.temperature is not None})
@@ -75,9 +66,8 @@ def check_design(gw, agents_by_collection: Mapping[str, Sequence[Agent]]) -> Non
 
 
 def select_pairs(paths: pd.DataFrame, n_pairs: int | None, seed: int) -> pd.DataFrame:
-    """The paths of ``n_pairs`` endpoint pairs per collection (all when None), drawn with a
-    seeded generator among pairs that have both a max-capacity and a random path; both methods
-    of each selected pair are kept. Output sorted by collection, pair_id, method."""
+    """Both paths of ``n_pairs`` seeded endpoint pairs per collection (all when None) among pairs
+    that have a max-capacity and a random path, sorted by collection, pair_id, method."""
     out = []
     for coll, g in paths.groupby("collection", sort=True):
         both = g.groupby("pair_id")["method"].nunique()
@@ -112,13 +102,11 @@ def build_requests(
     reasoning_chars: int = DEFAULT_REASONING_CHARS,
     wording: Mapping[str, str] | None = None,
 ) -> tuple[list[dict], list]:
-    """One ChatRequest per (narrative, mode, agent), with its metadata row.
+    """``(meta, requests)``: one ChatRequest per (narrative, mode, agent) and its metadata row.
 
-    ``paths`` needs collection, pair_id, method and titles (list of str, path order).
-    ``wording`` maps a collection to the noun phrase used in the prompt (default: news ->
-    "news articles", vispub -> "scientific articles"). Returns ``(meta, requests)`` in the same
-    order. The request's ``replicate`` is the agent index and ``template_version`` the prompt
-    file's version, so every agent and every prompt revision is its own cache entry.
+    ``paths`` needs collection, pair_id, method and titles (path order); ``wording`` maps a
+    collection to the noun phrase of the prompt. ``replicate`` (the agent) and
+    ``template_version`` make every agent and every prompt revision its own cache entry.
     """
     from judgelab.gateway import ChatRequest, Message, Sampling
 
@@ -151,9 +139,8 @@ def build_requests(
 
 
 def result_row(meta: dict, res, profile: str, sent=None) -> dict:
-    """One tidy row from a request's metadata and its gateway result; the sampling columns are
-    the ones sent (``sent``: the request as the gateway sends it, else ``res.sampling``), else
-    the design's."""
+    """One tidy row from a request's metadata and its gateway result, with the sampling as sent
+    (``sent``, else ``res.sampling``, else the design's)."""
     ok = res.status == "ok" and res.parsed is not None
     usage = res.usage
     sent = sent if sent is not None else getattr(res, "sampling", None)
@@ -203,15 +190,11 @@ def run_judges(
     concurrency: int | None = None,
     agent_design: str | None = None,
 ) -> pd.DataFrame:
-    """Judge every path in every mode with K agents; return the tidy scores frame.
-
-    ``k`` None takes the paper's K per collection (5 news, 3 VisPub;
-    :func:`judgelab.narrative.judges.settings.k_for`). ``agent_design`` None reads
-    ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.study_models.agent_design`); a temperature design on a
-    judge that takes no temperature raises ConfigError before any call (:func:`check_design`).
-    """
+    """Judge every path in every mode with K agents (``k`` None: the paper's K per collection,
+    :func:`judgelab.narrative.settings.k_for`); the tidy scores frame. ``agent_design`` None reads
+    ``JUDGELAB_NARRATIVE_AGENTS`` (:func:`judgelab.study_models.agent_design`)."""
     from judgelab import study_models
-    from judgelab.narrative.judges.settings import k_for
+    from judgelab.narrative.settings import k_for
 
     design = study_models.agent_design(agent_design)
     agents = {c: agent_spread(k_for(c, k), temperature_range, seed, design) for c in paths["collection"].unique()}
@@ -227,11 +210,10 @@ def run_judges(
 
 def agents_table(collections, k: int | None, temperature_range: tuple[float, float] = (0.3, 0.7),
                  base_seed: int = 0, agent_design: str | None = None) -> pd.DataFrame:
-    """The K agents of each collection (:func:`agent_spread` with
-    :func:`judgelab.narrative.judges.settings.k_for` and the design of
-    :func:`judgelab.study_models.agent_design`): collection, agent, temperature, seed."""
+    """The K agents of each collection (as :func:`run_judges` spreads them): collection, agent,
+    temperature, seed."""
     from judgelab import study_models
-    from judgelab.narrative.judges.settings import k_for
+    from judgelab.narrative.settings import k_for
 
     design = study_models.agent_design(agent_design)
     rows = [{"collection": c, "agent": a.agent, "temperature": a.temperature, "seed": a.seed}
@@ -241,8 +223,8 @@ def agents_table(collections, k: int | None, temperature_range: tuple[float, flo
 
 def prompt_preview(titles: Sequence[str], collection: str, modes: Sequence[str] = MODES,
                    explanations: bool = False) -> str:
-    """Markdown showing each mode's prompt as the judge sees it (system message, then user
-    message) for one narrative, headed by the mode and its template version."""
+    """Markdown of each mode's prompt for one narrative as the judge sees it, headed by the mode
+    and its template version."""
     parts = []
     for mode in modes:
         p = render(mode, list(titles), collection, explanations=explanations)
@@ -251,8 +233,8 @@ def prompt_preview(titles: Sequence[str], collection: str, modes: Sequence[str] 
 
 
 def call_summary(scores: pd.DataFrame) -> pd.DataFrame:
-    """Calls per collection, mode and status with the mean score (ok calls have one), the tokens
-    in and out, the calls answered from the cache and the seconds spent (sums)."""
+    """Calls per collection, mode and status: mean score, and sums of tokens in and out, cache
+    hits and seconds."""
     return (scores.groupby(["collection", "mode", "status"])
                   .agg(calls=("score", "size"), score_mean=("score", "mean"), input_tokens=("input_tokens", "sum"),
                        output_tokens=("output_tokens", "sum"), cached=("cached", "sum"), latency_s=("latency_s", "sum"))
@@ -261,7 +243,7 @@ def call_summary(scores: pd.DataFrame) -> pd.DataFrame:
 
 def ledger_by_mode(ledger: pd.DataFrame) -> pd.DataFrame:
     """Mean and sum of input tokens, output tokens and seconds per judge mode, from the gateway's
-    ledger (:meth:`judgelab.gateway.Gateway.ledger_frame`); empty when no call was made."""
+    ledger; empty when no call was made."""
     cols = ["input_tokens", "output_tokens", "latency_s"]
     if ledger.empty or "mode" not in ledger.columns:
         return pd.DataFrame(columns=pd.MultiIndex.from_product([cols, ["mean", "sum"]]))

@@ -1,20 +1,12 @@
 """Output schemas of the narrative judge, one pydantic model per prompt mode (paper 002, 4.2).
 
-Design choices forced by the engines (docs/design.md, "Facts measured"):
-
-- Scores are an ``enum`` of the integers 1..10 (``Literal[1, ..., 10]``), not an integer with
-  ``minimum``/``maximum``: llama.cpp's JSON-schema grammar ignores the bounds but enforces enums,
-  so every parsed score is in range on every backend.
-- Every string has a ``maxLength`` so that a small model cannot run a free-text field into
-  ``max_tokens``.
-- Explanations are optional extras and off by default (the paper: "require_explanations was set
-  to False"); the chain-of-thought mode's three reasoning steps are not explanations but the
-  mode itself, so they are always present (the paper's fields step1_connections,
-  step2_overall_flow, step3_transitions, before the score).
-
-Overall score per mode (:func:`overall_score`): simple and CoT report one score; standard is the
-mean of its four dimensions and complex the mean of its six criteria (paper 3.4.3: "The overall
-score averages these dimensions").
+Scores are an ``enum`` of the integers 1..10, not an integer with bounds: llama.cpp's JSON-schema
+grammar ignores ``minimum``/``maximum`` but enforces enums (docs/design.md, "Facts measured").
+Every string has a ``maxLength`` so that a small model cannot run a free-text field into
+``max_tokens``. Explanations are optional and off by default (the paper: "require_explanations
+was set to False"); the chain-of-thought mode's three reasoning steps are the mode itself, so
+always present. The overall score of standard and complex is the mean of their dimensions (paper
+3.4.3: "The overall score averages these dimensions").
 """
 from __future__ import annotations
 
@@ -24,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from judgelab.narrative.judges.prompts import MODES, check_mode
+from judgelab.narrative.judges.prompts import check_mode
 
 Score = Literal[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
 """A judge's score: one of the integers 1..10 (an ``enum`` in the JSON schema)."""
@@ -73,13 +65,11 @@ def judge_schema(
     reasoning_chars: int = DEFAULT_REASONING_CHARS,
     explanation_chars: int = DEFAULT_EXPLANATION_CHARS,
 ) -> type[BaseModel]:
-    """The pydantic output model of ``mode``.
+    """The pydantic output model of ``mode`` (cached: the same arguments give the same class).
 
-    Field order is the order the model writes them: CoT's reasoning steps come before its score,
-    explanations (if requested) after the scores. ``reasoning_chars`` and ``explanation_chars``
-    are the ``maxLength`` of the CoT steps and of each explanation (small values keep the smoke
-    profile fast). Models are cached, so the same arguments give the same class.
-    """
+    Fields in the order the model writes them: CoT's reasoning steps before its score,
+    explanations after the scores; ``reasoning_chars`` and ``explanation_chars`` are their
+    ``maxLength``."""
     check_mode(mode)
     fields: dict = {}
     if mode == "cot":
@@ -110,7 +100,3 @@ def overall_score(mode: str, parsed: BaseModel | dict) -> float:
     data = parsed if isinstance(parsed, dict) else parsed.model_dump()
     return float(fmean(float(data[f]) for f in SCORE_FIELDS[mode]))
 
-
-def all_schemas(explanations: bool = False) -> dict[str, type[BaseModel]]:
-    """``{mode: schema}`` for every mode."""
-    return {m: judge_schema(m, explanations=explanations) for m in MODES}

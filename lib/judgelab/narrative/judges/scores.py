@@ -1,16 +1,9 @@
 """The score of a judged narrative: one summary of its K agents, used by every narrative analysis.
 
-A *narrative* is a path of notebook 08 (collection, endpoint pair, method) or a generated OOD /
-perturbed narrative (notebook 10). Its LLM score in a prompt mode summarises the K agents of
-``narr_judge_scores.parquet`` (CONTRIBUTING.md):
-
-- ``score_mean``: mean of the agents' scores whose call succeeded (``status == "ok"`` and a score);
-- ``score_sd``: their sample SD, ddof = 1 (NaN with fewer than two successful agents);
-- ``n_agents``: successful calls; ``n_failed``: failed calls.
-
-A failed call is counted, never scored (docs/design.md: a failure is recorded, never a 0). A narrative
-whose every agent failed keeps its row, with ``score_mean`` NaN and ``n_agents`` 0, so that the
-failures show in the tables instead of the narrative silently disappearing.
+A narrative (a path of notebook 08, or a generated one of notebook 10) scores, per prompt mode,
+``score_mean`` and ``score_sd`` (ddof = 1) over the agents whose call succeeded, with
+``n_agents`` and ``n_failed``. A failed call is counted, never scored; a narrative whose every
+agent failed keeps its row (``score_mean`` NaN, ``n_agents`` 0), so the failures show.
 """
 from __future__ import annotations
 
@@ -28,12 +21,8 @@ SUMMARY_COLUMNS: tuple[str, ...] = ("score_mean", "score_sd", "n_agents", "n_fai
 
 
 def narrative_scores(scores: pd.DataFrame, keys: Sequence[str] = SCORE_KEYS) -> pd.DataFrame:
-    """Per narrative and mode: ``score_mean``, ``score_sd`` (ddof = 1), ``n_agents``, ``n_failed``.
-
-    ``scores`` holds one row per agent call with the ``keys`` columns, ``score`` and ``status``
-    (rows without a ``status`` column count as ok when they have a score). Returns one row per
-    distinct ``keys``, sorted by them.
-    """
+    """One row per distinct ``keys`` (sorted) of the agent calls in ``scores``: ``score_mean``,
+    ``score_sd`` (ddof = 1), ``n_agents``, ``n_failed`` (without ``status``, a score is ok)."""
     missing = [c for c in [*keys, "score"] if c not in scores.columns]
     if missing:
         raise KeyError(f"judge scores lack column(s) {missing}; expected the columns of narr_judge_scores.parquet")
@@ -55,12 +44,9 @@ def narrative_scores(scores: pd.DataFrame, keys: Sequence[str] = SCORE_KEYS) -> 
 
 def judged_paths(summary: pd.DataFrame, paths: pd.DataFrame,
                  path_cols: Sequence[str] | None = None) -> pd.DataFrame:
-    """Join per-narrative score summaries (:func:`narrative_scores`) to their paths' metrics.
-
-    One row per narrative and mode, narratives present in both frames only, in the order of
-    ``paths`` (then of ``summary``). ``path_cols``: the path columns to carry (default: every
-    column of ``paths`` but ``titles``). Each narrative must appear once in ``paths``.
-    """
+    """Score summaries (:func:`narrative_scores`) joined to their paths' ``path_cols`` (default:
+    all but ``titles``): one row per narrative in both frames and mode, in the order of ``paths``.
+    Each narrative must appear once in ``paths``."""
     keys = list(NARRATIVE_KEYS)
     cols = [c for c in paths.columns if c != "titles"] if path_cols is None else \
         keys + [c for c in path_cols if c in paths.columns and c not in keys]

@@ -6,23 +6,8 @@ mode is ``score_mean`` over the K agents (:func:`judgelab.narrative.judges.score
 its metrics the path's minimum and average coherence from notebook 08. The *independent unit* is
 the endpoint pair (a pair's max-capacity path and its random twin share their endpoints): every
 interval is a seeded percentile cluster bootstrap over pairs (:mod:`judgelab.stats.resampling`),
-the K agents are summarised by their mean before any statistic, and Table 4's tests are paired.
-
-- Table 2: Pearson r (and Spearman rho) between the mean LLM score and min / average coherence,
-  per collection and mode, with its pair-bootstrap interval (``pearson_<m>_ci_low/high``) and
-  bootstrap p-value (``pearson_p_boot_<m>``: twice the smaller share of resampled r on either
-  side of 0, floored at 1/B), adjusted over the table (``mc_family``) by Holm (``p_holm_<m>``) and
-  Bonferroni (``p_bonferroni_<m>``). Beside them, the readings that treat narratives as
-  independent: scipy's p (``pearson_p_<m>``) and the Fisher-z interval (``..._ci_low_fisher``);
-  and the best mode of each collection with each mode's lead over the best other one
-  (``pearson_<m>_lead``), by a paired bootstrap (the same pairs resampled for every mode).
-- Table 4: max-capacity (positive class) against random paths, per metric: Cohen's d with the
-  pooled SD (``d``) and the average-variance SD (``d_avg_sd``, the original code's), and AUC-ROC,
-  each with its pair-bootstrap interval; the paired t-test over pairs (``p``; ``p_holm``,
-  ``p_bonferroni`` over the LLM rows) with the Wilcoxon signed-rank test beside it
-  (``wilcoxon_p``); Welch's t and Mann-Whitney U (``t_p``, ``mw_p``), which treat the paths as
-  independent, are kept for Figure 8(l) and the paper's reading.
-
+and Table 4's tests are paired. The readings that treat narratives as independent (scipy's p,
+Fisher-z, Welch's t, Mann-Whitney U) stay beside them for Figure 8(l) and the paper's reading.
 Small or degenerate groups give NaN with a ``note`` (:mod:`judgelab.stats.rules`).
 """
 from __future__ import annotations
@@ -65,17 +50,14 @@ def _short(metric: str) -> str:
 
 def correlation_table(judged: pd.DataFrame, metrics: Sequence[str] = ("min_coherence", "mean_coherence"),
                       n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
-    """Table 2: per collection and mode, Pearson r with its pair-bootstrap 95% interval and
-    bootstrap p (Holm / Bonferroni over the whole table), the independence readings (scipy p,
-    Fisher-z interval) and Spearman rho with its p, of the mean LLM score with each coherence
-    metric; n counts narratives, n_pairs endpoint pairs. NaN with a ``note`` when a side is
-    constant or n < 3.
+    """Table 2: per collection and mode, Pearson r of the mean LLM score with each coherence
+    metric, with its pair-bootstrap 95% interval and bootstrap p (``pearson_p_boot_<m>``, Holm /
+    Bonferroni over the whole table), scipy's p and the Fisher-z interval, and Spearman rho with
+    its p; n counts narratives, n_pairs endpoint pairs.
 
-    Which mode correlates best (:func:`_leads`): ``best_mode_<m>`` and ``runner_up_<m>`` of the
-    collection, and per row ``pearson_<m>_lead`` = this mode's r minus the largest r of the
-    collection's other modes (on the best mode's row: best minus runner-up), with its paired
-    interval: every mode's r is recomputed on the same resampled endpoint pairs (a pair brings
-    its narratives' scores in every mode)."""
+    ``best_mode_<m>``, ``runner_up_<m>`` and ``pearson_<m>_lead`` (:func:`_leads`): this mode's r
+    minus the largest r of the collection's other modes, with a paired interval (every mode's r
+    recomputed on the same resampled endpoint pairs)."""
     rows = []
     for coll, gc in judged.groupby("collection", sort=False):
         gc = gc.reset_index(drop=True)
@@ -115,8 +97,7 @@ def correlation_table(judged: pd.DataFrame, metrics: Sequence[str] = ("min_coher
 
 def _leads(rows: list[dict], short: str, boots: dict[str, np.ndarray]) -> None:
     """Fill one collection's ``rows`` with the best and runner-up mode by ``pearson_<short>`` and
-    each row's lead over the best other mode, its interval from the modes' paired ``boots``
-    (a resample on which any mode's r is undefined is left out)."""
+    each row's lead over the best other mode, its interval from the modes' paired ``boots``."""
     r = {row["mode"]: row[f"pearson_{short}"] for row in rows}
     ranked = sorted((m for m in r if np.isfinite(r[m])), key=lambda m: -r[m])
     name = f"pearson_{short}_lead"
@@ -162,14 +143,11 @@ def _in_mode_order(df: pd.DataFrame) -> pd.DataFrame:
 
 def discrimination(values: np.ndarray, is_positive: np.ndarray, pair_ids: np.ndarray | None = None,
                    n_boot: int = N_BOOT, seed: int = 0) -> dict[str, float]:
-    """Cohen's d (pooled and average SD), AUC-ROC and the means of the positive (max-capacity) and
-    negative (random) groups of ``values`` (NaN values dropped), each with its cluster-bootstrap
-    interval over ``pair_ids`` (each row its own cluster when None); the paired t-test and
-    Wilcoxon signed-rank test over pairs; Welch's t-test and Mann–Whitney U.
-
-    Keys: n_maxcap, n_random, n_pairs, mean_maxcap, mean_random, ``d`` (pooled SD), ``d_avg_sd``,
-    ``auc`` (each ``X`` with ``X_ci_low`` / ``X_ci_high``), p (paired t), wilcoxon_p, t_stat, t_p,
-    mw_u, mw_p (the names of notebook 08's Table 4 columns where they overlap), note."""
+    """Max-capacity (positive) against random ``values`` (NaN dropped): Cohen's d with the pooled
+    SD (``d``) and the average-variance SD of the original code (``d_avg_sd``), AUC-ROC and the
+    group means, each with its cluster-bootstrap interval over ``pair_ids`` (each row its own
+    cluster when None); the paired t-test (``p``) and Wilcoxon signed-rank test over pairs;
+    Welch's t-test and Mann–Whitney U. Keys as notebook 08's Table 4 columns where they overlap."""
     v = np.asarray(values, float)
     pos = np.asarray(is_positive, bool)
     ids = np.arange(len(v)) if pair_ids is None else np.asarray(pair_ids)
@@ -227,12 +205,11 @@ def d_minus_math(g: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, metric: s
 
 def effect_size_table(judged: pd.DataFrame, paths: pd.DataFrame | None = None,
                       include_math: bool = True, n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
-    """Table 4 (and Figure 8 i, l): per collection, one row per metric — min and average coherence
-    (over the judged narratives' paths, or over ``paths`` if given) and each LLM mode's mean
-    score — with d, AUC-ROC, their pair-bootstrap intervals and the tests. Column ``metric`` holds
-    the paper's row name, ``column`` the path column or judge mode it came from, ``kind`` "math" or
-    "llm"; ``p_holm`` / ``p_bonferroni`` adjust the paired-t ``p`` within ``mc_family`` (the LLM
-    rows together; the maths rows together)."""
+    """Table 4 (and Figure 8 i, l): per collection, one :func:`discrimination` row per metric —
+    min and average coherence (of the judged narratives' paths, or of ``paths``) and each mode's
+    mean score. ``metric`` is the paper's row name, ``column`` the path column or mode, ``kind``
+    "math" or "llm"; ``p_holm`` / ``p_bonferroni`` adjust ``p`` within ``mc_family`` (the LLM rows;
+    the maths rows)."""
     rows = []
     for coll, g in judged.groupby("collection", sort=False):
         if include_math:

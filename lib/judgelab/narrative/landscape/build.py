@@ -1,11 +1,9 @@
-"""Build a collection's landscapes once: prepare the documents, fit UMAP + HDBSCAN per seed, compute
-the coherence matrix and its critical value in every JSD base (paper 4.2; docs/design.md: seed
-sensitivity).
+"""Build a collection's landscapes once (paper 4.2; docs/design.md: seed sensitivity).
 
-One UMAP + HDBSCAN fit per seed; the coherence matrices of the other JSD bases reuse that fit
-(the base changes only the topic similarity, eq. 1). The runs that later steps need — the main
-seed in every base, the first ``path_seeds`` seeds in the main base — are kept in a
-:class:`CollectionLandscapes`, so tables and figures read them instead of refitting.
+One UMAP + HDBSCAN fit per seed; the coherence matrices of the other JSD bases reuse that fit (the
+base changes only the topic similarity, eq. 1). The runs later steps need (the main seed in every
+base, the first ``path_seeds`` seeds in the main base) are kept in a :class:`CollectionLandscapes`,
+so tables and figures read them instead of refitting.
 """
 from __future__ import annotations
 
@@ -109,11 +107,8 @@ class CollectionLandscapes:
 
 def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: list[int], bases,
                                 keep: int = 1) -> CollectionLandscapes:
-    """Fit every seed (one UMAP + HDBSCAN each), critical coherence in every base.
-
-    The first seed is the main one; the first ``keep`` seeds' main-base runs are kept for notebook
-    08's averages, the rest are dropped once measured (a VisPub matrix is 52 MB).
-    """
+    """Fit every seed, critical coherence in every base. The first seed is the main one; only the
+    first ``keep`` seeds' main-base runs are kept, for notebook 08 (a VisPub matrix is 52 MB)."""
     if not seeds:
         raise ValueError(f"{col.name}: no UMAP seed to build")
     rows, main_by_base, path_runs = [], {}, {}

@@ -4,18 +4,12 @@
     S = 1 - arccos(cos_sim(z_u, z_v)) / pi          angular similarity of the original embeddings
     T = 1 - JSD_b(p_u, p_v)                         topic similarity of the HDBSCAN membership vectors
 
-``JSD_b`` is the Jensen-Shannon *distance* (the square root of the divergence, Lin 1991), as
-``scipy.spatial.distance.jensenshannon`` returns and as the original Narrative Trails code used,
-with log base ``b``. The original used the natural log (scipy's default): the distance is then at
-most sqrt(ln 2) = 0.8326, so T never drops below 0.1674. With base 2 the distance spans [0, 1] and
-T can reach 0; every T < 1 becomes smaller (JSD_2 = JSD_e / sqrt(ln 2)), so every coherence between
-documents of different topics drops and the critical coherence moves with it (notebook 07 reports
-both). The diagonal (self-coherence) is set to 0: the graph has no self-loops.
-
-:func:`coherence_row_blocks` computes theta in row blocks of the upper triangle (one block in memory
-at a time); :func:`coherence_matrix` assembles them into the dense n x n float32 array (one
-20,000-document matrix is 1.6 GB; no float64 n x n temporary is ever made), and
-:mod:`judgelab.narrative.landscape.sparse_graph` keeps only the edges the graph needs.
+``JSD_b`` is the Jensen-Shannon *distance* (Lin 1991) with log base ``b``, as
+``scipy.spatial.distance.jensenshannon`` and the original code. With the original's natural log
+the distance is at most sqrt(ln 2), so T never drops below 0.1674; with base 2 it spans [0, 1]
+(JSD_2 = JSD_e / sqrt(ln 2)), so every cross-topic coherence and the critical coherence drop
+(notebook 07 reports both). The diagonal is 0: the graph has no self-loops. theta is computed in
+row blocks (:func:`coherence_row_blocks`), never with a float64 n x n temporary.
 """
 from __future__ import annotations
 
@@ -69,13 +63,9 @@ def neg_entropy(x: np.ndarray) -> np.ndarray:
 def js_distance_block(a: np.ndarray, p: np.ndarray, base: float = math.e,
                       h_a: np.ndarray | None = None, h_p: np.ndarray | None = None,
                       dtype=np.float64) -> np.ndarray:
-    """Jensen-Shannon distances between rows of ``a`` (b x k) and rows of ``p`` (n x k), b x n.
-
-    JSD(p, q) = H((p+q)/2) - (H(p) + H(q))/2 in nats, divided by ln(base), clipped at 0, square
-    root taken; H is the Shannon entropy with 0 log 0 = 0. ``h_a``/``h_p`` are the rows'
-    precomputed sum x ln x (:func:`neg_entropy`). Equal to ``scipy.spatial.distance.jensenshannon``
-    (tested), vectorised over a block.
-    """
+    """Jensen-Shannon distances between rows of ``a`` (b x k) and rows of ``p`` (n x k), b x n:
+    sqrt(max(0, H((p+q)/2) - (H(p) + H(q))/2) / ln(base)), as scipy's ``jensenshannon`` (tested);
+    ``h_a``/``h_p`` are the rows' precomputed :func:`neg_entropy`."""
     a = np.asarray(a, dtype=dtype)
     p = np.asarray(p, dtype=dtype)
     h_a = neg_entropy(a) if h_a is None else h_a
@@ -91,18 +81,14 @@ def js_distance_block(a: np.ndarray, p: np.ndarray, base: float = math.e,
 def coherence_row_blocks(embeddings: np.ndarray, memberships: np.ndarray, base: float = math.e, *,
                          block_elements: int = 1_000_000, row_block_elements: int = 16_000_000,
                          compute_dtype=np.float64, threads: int | None = None):
-    """Yield ``(i0, i1, block)``: theta[i0:i1, i0:] (float32; the upper part, diagonal included).
+    """Yield ``(i0, i1, block)``: theta[i0:i1, i0:] (float32; the upper part, diagonal theta(u, u)
+    included: callers drop it). Memory is one block.
 
-    Rows are taken in blocks of about ``row_block_elements`` entries that share one matrix
-    product (BLAS is slow on thin blocks); inside, the b x n x k mixture temporary of the JSD is
-    bounded by ``block_elements``. ``compute_dtype`` is the precision of that temporary (float64
-    by default; float32 is about twice as fast, ~1e-6 error in theta). Memory is one block, so a
-    caller that keeps only what it needs (:mod:`judgelab.narrative.landscape.sparse_graph`) stays
-    near-linear in n. The diagonal entries of a block are theta(u, u), not 0: callers drop them.
-
-    The JSD sub-blocks (most of the time: n^2 k / 2 logarithms) run on ``threads`` threads (numpy
-    releases the GIL; default: the machine's cores, at most 4). Each sub-block is computed alone,
-    so the values do not depend on the number of threads.
+    Rows come in blocks of about ``row_block_elements`` entries sharing one matrix product (BLAS
+    is slow on thin blocks); the JSD's b x n x k temporary is bounded by ``block_elements``, in
+    ``compute_dtype`` (float32: about twice as fast, ~1e-6 error in theta). The JSD sub-blocks run
+    on ``threads`` threads (default: the cores, at most 4), each alone, so the values do not depend
+    on the number of threads.
     """
     z = l2_normalise(embeddings)
     p = _normalise_rows(memberships, "memberships").astype(compute_dtype)
@@ -137,12 +123,8 @@ def coherence_row_blocks(embeddings: np.ndarray, memberships: np.ndarray, base: 
 def coherence_matrix(embeddings: np.ndarray, memberships: np.ndarray, base: float = math.e, *,
                      out: np.ndarray | None = None, block_elements: int = 1_000_000,
                      row_block_elements: int = 16_000_000, compute_dtype=np.float64) -> np.ndarray:
-    """Dense coherence matrix theta (n x n float32, zero diagonal), from :func:`coherence_row_blocks`.
-
-    Only the upper triangle is computed (theta is symmetric) and mirrored. ``out`` may be a
-    preallocated float32 (n, n) array (e.g. a memory map). For large n, where n x n does not fit,
-    use :func:`judgelab.narrative.landscape.sparse_graph.build_sparse_graph` (same values, same blocks).
-    """
+    """Dense coherence matrix theta (n x n float32, zero diagonal): the upper triangle of
+    :func:`coherence_row_blocks`, mirrored, into ``out`` when given (e.g. a memory map)."""
     n = np.asarray(memberships).shape[0]
     if out is None:
         out = np.empty((n, n), dtype=np.float32)

@@ -1,17 +1,13 @@
 """Document collections for narrative extraction: news (Narrative Trails), VisPub, any CSV.
 
-A :class:`DocumentCollection` is a table ``docs`` with columns ``doc`` (0..n-1, the row of the
-embedding matrix), ``title``, ``date`` (pandas Timestamp) and ``text``, plus optionally the
-embedding matrix aligned row by row. Files are looked up in ``paths.data_raw()`` first, then in
-the mirror ``paths.data_mirror()`` (docs/design.md, "Data"); nothing is copied into the repository.
+A :class:`DocumentCollection` is a table ``docs`` (``doc`` = the row of the embedding matrix,
+``title``, ``date``, ``text``) with, optionally, the embedding matrix aligned row by row. Files are
+looked up in ``paths.data_raw()``, then in the mirror (docs/design.md, "Data").
 
-Sources:
-
-- news: German, Keith & North, "Narrative Trails", Text2Story@ECIR 2025 — ``text_data.csv``
-  (title,url,date mm/dd/yy,publication,full_text) and the authors' OpenAI text-embedding-3-small
-  vectors ``embeddings_text-embedding-3-small.npy`` (540 x 1536, row i = CSV row i).
-- vispub: IEEE VIS papers (vispubdata / vispubs.com), ``vispub.csv``; a paper's date is 1 January
-  of its year (paper section 4.2: "the publication year for temporal ordering").
+- news: German, Keith & North, "Narrative Trails", Text2Story@ECIR 2025: ``text_data.csv`` and
+  the authors' text-embedding-3-small vectors (540 x 1536, row i = CSV row i).
+- vispub: IEEE VIS papers (vispubdata), ``vispub.csv``; a paper's date is 1 January of its year
+  (paper section 4.2: "the publication year for temporal ordering").
 """
 from __future__ import annotations
 
@@ -132,11 +128,8 @@ def load_csv(
     title_column: str | None = None, date_format: str | None = None,
     embeddings_path: Path | str | None = None,
 ) -> DocumentCollection:
-    """A collection from any CSV with a text and a date column (optional title, optional ``.npy``).
-
-    Rows keep the file's order, so row i of the embeddings file is document i. Without a title
-    column the title is the first 80 characters of the text.
-    """
+    """A collection from any CSV with a text and a date column, in the file's order (row i of the
+    optional ``.npy`` is document i); without a title column, the text's first 80 characters."""
     path = Path(path)
     if not path.exists():
         raise CollectionError(f"{path}: file not found")

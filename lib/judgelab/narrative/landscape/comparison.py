@@ -1,7 +1,7 @@
 """The critical coherence beside the authors' value (docs/design.md, principle 7).
 
 The paper does not print the news collection's critical coherence; the authors' examples notebook
-does (:mod:`judgelab.narrative.landscape.paper_values`): 0.4775, *the authors' notebook output on
+does (:mod:`judgelab.narrative.paths.paper_values`): 0.4775, *the authors' notebook output on
 their machine*, at n_neighbors 16 / min_cluster_size 4. Running the authors' own code on this
 machine gives exactly this project's value at the same parameters, so the two are shown side by
 side — "authors' notebook output (their machine)" and "authors' method run here" — and their
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.landscape.build import LandscapeStudy, build_landscape
-from judgelab.narrative.landscape.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_PARAMS,
-                                                       AUTHORS_CRITICAL_SOURCE)
+from judgelab.narrative.paths.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_PARAMS,
+                                                   AUTHORS_CRITICAL_SOURCE)
 from judgelab.narrative.settings import PARAM_SETS, log_base, params_key, params_label
 
 NEWS_SIZE = 540
@@ -46,9 +46,8 @@ def critical_summary(sens: pd.DataFrame) -> pd.DataFrame:
 
 
 def critical_coherence_table(study: LandscapeStudy) -> pd.DataFrame:
-    """Critical coherence over seeds (:func:`critical_summary`), the main seed's value, the
-    parameter set (``params``), and the authors' value in ``paper_value`` where comparable
-    (``narr_critical_coherence``)."""
+    """Critical coherence over seeds, the main seed's value, the parameter set, and the authors'
+    value in ``paper_value`` where comparable (``narr_critical_coherence``)."""
     sens = study.sensitivity
     out = critical_summary(sens)
     main = sens[sens["seed"] == study.settings.seed].set_index(["collection", "jsd_base"])["critical"]
@@ -76,9 +75,8 @@ def authors_method_here(study: LandscapeStudy, collection: str = "news") -> floa
 
 
 def authors_critical_comparison(study: LandscapeStudy) -> pd.DataFrame:
-    """One row (news, if built): "authors' method run here" (``value``, :func:`authors_method_here`)
-    beside "authors' notebook output (their machine)" (``paper_value``, NaN on a subset), their
-    difference, and the parameter set of both (``narr_critical_vs_authors``)."""
+    """One row (news, if built): "authors' method run here" beside "authors' notebook output
+    (their machine)" (NaN on a subset) and their difference (``narr_critical_vs_authors``)."""
     cols = ["collection", "params", "seed", "jsd_base", "n_docs", "value", "value_source", "paper_value",
             "paper_source", "difference"]
     if "news" not in study.collections:

@@ -1,17 +1,11 @@
 """An interactive explorer of one collection's narrative landscape: a self-contained HTML page.
 
-The page shows the 2-D map of notebook 07 (``umap2d``), one dot per document drawn in its topic's
-colour and marker (the static landscape figure's, :func:`figures.topic_style`: eight colours,
-then the next marker shape, so topics 0 and 8 differ in shape); hovering a dot
-shows its title, date and topic. A list offers every extracted narrative of notebook 08 (the main
-seed's ``narr_paths`` rows); choosing one draws its max-capacity path and its random chronological
-twin (same endpoints) and lists both paths' documents in order with their minimum and average
-coherence, as notebook 08 computed them (nothing is recomputed here).
-
-Plotly draws the map with its JavaScript inlined (``include_plotlyjs=True``), so the page works from
-``file://`` with no network. The only hand-written script is the few lines that move the two path
-traces when the list changes (``Plotly.restyle``) and fill the document list; plotly's own dropdown
-(``updatemenus``) cannot show a list of documents beside the map.
+The 2-D map of notebook 07, one dot per document in its topic's colour and marker (as the static
+figure, :func:`figures.topic_style`), its title, date and topic on hover. Choosing one of notebook
+08's narratives draws its max-capacity path and its random twin and lists both paths' documents
+with their coherence as notebook 08 computed them. Plotly's JavaScript is inlined, so the page
+works from ``file://``; the only hand-written script moves the two path traces
+(``Plotly.restyle``) and fills the document list, which plotly's own dropdown cannot show.
 """
 from __future__ import annotations
 
@@ -150,9 +144,8 @@ def save_explorer(collection: str, documents: pd.DataFrame, xy: np.ndarray, labe
 
 
 def save_explorers(paths_main: pd.DataFrame, landscapes: dict[str, dict], provenance: str = "") -> list[Path]:
-    """One explorer per collection of notebook 08's main-seed paths (``landscapes`` = notebook 07's
-    arrays per collection, as :class:`judgelab.narrative.paths.extraction.PathStudy` holds them);
-    the documents are read from notebook 07's ``narr_documents_<collection>``."""
+    """One explorer per collection of notebook 08's main-seed paths, on notebook 07's arrays
+    (``landscapes``) and documents."""
     out = []
     for name, land in landscapes.items():
         rows = paths_main[paths_main["collection"] == name]

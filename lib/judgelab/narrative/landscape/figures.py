@@ -1,10 +1,5 @@
-"""Figures of the coherence landscape (notebook 07), one function per figure.
-
-Each takes what :mod:`judgelab.narrative.landscape.build` built (nothing is refitted) and returns a
-matplotlib Figure in the house style (:mod:`judgelab.style`: palette, constrained layout, legends
-outside the data); the notebook saves it with :func:`judgelab.reporting.save_figure`, which places
-the caption.
-"""
+"""Figures of the coherence landscape (notebook 07), from what :mod:`judgelab.narrative.landscape.build`
+built (nothing is refitted), in the house style (:mod:`judgelab.style`)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt

@@ -1,21 +1,15 @@
 """Critical coherence, the sparse coherence graph and the temporal constraint (paper 3.1, 4.2).
 
-The *critical coherence* is the weight of the weakest edge of a maximum spanning tree of the
-complete coherence graph: the largest threshold tau for which the graph of edges with
-theta >= tau is connected (the MST bottleneck property). The sparse graph keeps the edges >= tau;
-on the news collection edges also respect time: u -> v only if date_u <= date_v (same-day
-documents are linked both ways), as in the original code.
+The *critical coherence* is the weakest edge of a maximum spanning tree of the complete coherence
+graph: the largest threshold tau for which the graph of edges theta >= tau is connected (the MST
+bottleneck property). The sparse graph keeps the edges >= tau; with dates, u -> v only if
+date_u <= date_v (same-day documents both ways), as in the original code.
 
-Two exact ways to get it from a dense matrix, never through a networkx complete graph:
-
-- ``"scipy"``: ``scipy.sparse.csgraph.minimum_spanning_tree`` of W = 2 - theta (float64, an exact
-  order-reversing map for float32 theta; zero diagonal = no self-edge). Memory ~ 20 bytes x n^2.
-- ``"prim"``: Prim's algorithm on the dense matrix, O(n^2) time, O(n) extra memory.
-
-``"auto"`` is Prim: faster than scipy's MST at every size measured, 20 to 5,000 documents
-(``benchmarks/bench_landscape.py``); scipy stays as the tested reference. Beyond what a dense
-matrix can hold, :mod:`judgelab.narrative.landscape.sparse_graph` gets the same value from row
-blocks.
+From a dense matrix, two exact ways: ``"scipy"`` (``minimum_spanning_tree`` of 2 - theta in
+float64, an exact order reversal for float32 theta; ~20 bytes x n^2) and ``"prim"`` (O(n^2)
+time, O(n) memory). ``"auto"`` is Prim, faster at every size measured
+(``benchmarks/bench_landscape.py``); scipy stays as the tested reference. Beyond a dense matrix,
+:mod:`judgelab.narrative.landscape.sparse_graph` gets the same value from row blocks.
 """
 from __future__ import annotations
 
@@ -45,10 +39,8 @@ def critical_coherence_scipy(c: np.ndarray) -> float:
 
 
 def critical_coherence_prim(c: np.ndarray) -> float:
-    """Weakest edge of the maximum spanning tree via Prim's algorithm on the dense matrix.
-
-    ``c`` is only read (row by row), so it may be a float32 array or a memory map.
-    """
+    """Weakest edge of the maximum spanning tree via Prim's algorithm on the dense matrix, read
+    row by row (a float32 array or a memory map)."""
     n = _check_square(c)
     in_tree = np.zeros(n, dtype=bool)
     best = np.full(n, -np.inf, dtype=np.float64)   # strongest link of each outside vertex to the tree
@@ -98,10 +90,7 @@ def sparse_edges(c: np.ndarray, critical: float, dates: np.ndarray | None = None
 
 
 def coherence_digraph(c: np.ndarray, critical: float, dates: np.ndarray | None = None) -> nx.DiGraph:
-    """The sparse coherence graph as a networkx DiGraph (nodes 0..n-1, ``weight`` = theta).
-
-    Without dates both directions of every kept edge are present.
-    """
+    """The sparse coherence graph as a networkx DiGraph (nodes 0..n-1, ``weight`` = theta)."""
     g = nx.DiGraph()
     g.add_nodes_from(range(c.shape[0]))
     u, v, w = sparse_edges(c, critical, dates)

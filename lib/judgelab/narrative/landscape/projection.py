@@ -1,11 +1,10 @@
 """The narrative landscape: UMAP projection and HDBSCAN topics with soft memberships (paper 4.2).
 
-Following Narrative Trails (German et al. 2025, ``Library/narrative_landscape.py``): UMAP with 48
-components, cosine metric, ``min_dist=0`` (neighbours and seed are parameters), the projection
-centred on its mean, HDBSCAN (``prediction_data=True``, minimum cluster size a parameter) and
-``hdbscan.all_points_membership_vectors`` for the soft topic distribution of every document. The
-hard topic of a document is the argmax of its membership vector (the original's choice, so noise
-points join their most probable topic); HDBSCAN's own labels (-1 = noise) are kept too.
+As Narrative Trails (German et al. 2025, ``Library/narrative_landscape.py``): UMAP with 48
+components, cosine, ``min_dist=0``, centred on its mean; HDBSCAN with ``prediction_data=True`` and
+``all_points_membership_vectors`` for each document's topic distribution. A document's hard topic
+is the argmax of its memberships (the original's choice: noise points join their most probable
+topic); HDBSCAN's own labels (-1 = noise) are kept too.
 """
 from __future__ import annotations
 

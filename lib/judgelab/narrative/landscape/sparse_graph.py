@@ -150,12 +150,8 @@ def build_sparse_graph(embeddings: np.ndarray, memberships: np.ndarray, base: fl
                        dates: np.ndarray | None = None, *, top_k: int | None = None,
                        floor: float | None = None, compute_dtype=np.float64,
                        row_block_elements: int = 16_000_000) -> SparseCoherenceGraph:
-    """Critical coherence and sparse (temporal) coherence graph in one pass over theta's row blocks.
-
-    ``dates``: the temporal rule (None: both directions of every kept pair). ``top_k``/``floor``:
-    the bounds of the module doc (None = exact graph). ``compute_dtype``/``row_block_elements`` as
-    in :func:`~judgelab.narrative.landscape.coherence.coherence_row_blocks`.
-    """
+    """Critical coherence and sparse (temporal) coherence graph in one pass over theta's row blocks;
+    ``dates`` None: both directions of every kept pair; ``top_k``/``floor``: the module doc's."""
     n = np.asarray(memberships).shape[0]
     if n < 2:
         raise ValueError("critical coherence needs at least 2 documents")

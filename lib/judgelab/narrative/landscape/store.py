@@ -1,15 +1,6 @@
-"""Interim files of notebooks 07 and 08 (CONTRIBUTING.md, "Interim files").
-
-- ``narr_documents_<collection>.parquet``: doc, title, date, text, cluster (main seed's topic).
-- ``narr_landscape_<collection>.npz``: coherence (n x n float32), memberships, umap2d, critical
-  (scalar), seeds (UMAP seeds of the sensitivity study) — plus, for notebook 08: labels,
-  embeddings (for the spatial-extremes stratum), dates (days), jsd_base, critical_by_seed, and
-  ``path_seeds`` with ``coherence_by_seed`` / ``labels_by_seed`` / ``critical_path_seeds`` (the
-  landscapes over which notebook 08 averages).
-
-The documents table goes through :mod:`judgelab.interim` (name ``narr_documents_<collection>``);
-the npz is written here. Notebook 08's ``narr_paths`` tables are written by
-:mod:`judgelab.narrative.paths.extraction`.
+"""Interim files of notebooks 07 and 08 (CONTRIBUTING.md, "Interim files"):
+``narr_documents_<collection>`` (through :mod:`judgelab.interim`) and the landscape's arrays,
+``narr_landscape_<collection>.npz``, written here.
 """
 from __future__ import annotations
 
@@ -127,10 +118,8 @@ def landscape_collections() -> list[str]:
 
 
 def save_collection_landscapes(built) -> list[Path]:
-    """Notebook 07's files for one collection (a
-    :class:`~judgelab.narrative.landscape.build.CollectionLandscapes`): the documents with the main
-    seed's topic, and the npz with the main landscape, the critical coherence of every seed in the
-    main base, and the path seeds' matrices and topics for notebook 08."""
+    """Notebook 07's files for one built collection: the documents with the main seed's topic,
+    and the npz (the main landscape, every seed's critical value, the path seeds' landscapes)."""
     col, main = built.collection, built.main
     sens = built.sensitivity[built.sensitivity["jsd_base"] == built.jsd_base].sort_values("seed")
     path_seeds = sorted(built.path_runs)

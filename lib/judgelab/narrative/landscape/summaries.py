@@ -1,8 +1,5 @@
-"""Tables that describe the built landscapes: what the JSD log base changes, and the size of the
-sparse coherence graph (paper 3.1, 4.2).
-
-They read the runs :mod:`judgelab.narrative.landscape.build` kept; nothing is refitted here.
-"""
+"""What the JSD log base changes, and the size of the sparse coherence graph (paper 3.1, 4.2),
+from the runs :mod:`judgelab.narrative.landscape.build` kept."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,13 +16,9 @@ upper triangle has 6.5 million pairs."""
 
 
 def jsd_base_effect(built: CollectionLandscapes) -> pd.DataFrame:
-    """What the JSD log base changes on the main landscape: the coherence distribution (min,
-    median, mean, share below 0.05), the critical value, the sparse graph, and Spearman's rho
-    between each base's pairwise coherences and the main base's (same pairs, seeded sample).
-
-    Since JSD_2 = JSD_e / sqrt(ln 2), pairs with equal angular similarity keep their order; rho
-    measures how much the ranking of all pairs moves.
-    """
+    """What the JSD log base changes on the main landscape: the coherence distribution, the
+    critical value, the sparse graph, and Spearman's rho between each base's pairwise coherences
+    and the main base's (same seeded sample of pairs): how much the ranking of all pairs moves."""
     col, rows, values = built.collection, [], {}
     for base, run in built.main_by_base.items():
         vals = offdiagonal(run.coherence)
@@ -49,9 +42,8 @@ def jsd_base_effects(study: LandscapeStudy) -> pd.DataFrame:
 
 
 def graph_sparsity(study: LandscapeStudy) -> pd.DataFrame:
-    """Per collection, the main landscape's sparse coherence graph (edges with theta >= critical;
-    with dates, u -> v only if date_u <= date_v): edge counts and networkx connectivity
-    (``narr_graph_sparsity``)."""
+    """Per collection, the main landscape's sparse coherence graph: edge counts and networkx
+    connectivity (``narr_graph_sparsity``)."""
     rows = []
     for name, built in study.collections.items():
         main, dates = built.main, built.collection.dates

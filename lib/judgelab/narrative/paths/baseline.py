@@ -1,24 +1,16 @@
 """The random chronological baseline (paper 3.1).
 
-For endpoints (s, t) with date_s <= date_t: the candidates are the documents dated between them,
-s and t excluded — strictly (date_s < date < date_t, ``strict=True``, the main rule of every
-profile) or inclusively (date_s <= date <= date_t, the labelled sensitivity row). The paper
-(section 3.1) samples intermediates "from those that occur temporally between the endpoints";
-read literally, "between" excludes the endpoints' own dates. The inclusive
-reading gives the random path the candidate set of the max-capacity graph, whose same-day edges
-(:func:`judgelab.narrative.landscape.graph.temporal_mask`: date_u <= date_v) let it use documents
-of the endpoints' days; it was the main rule before and stays beside the strict one in Tables 1
-and 4 (``baseline_dates`` in :mod:`judgelab.narrative.settings`).
+For endpoints (s, t) with date_s <= date_t the candidates are the documents dated between them,
+s and t excluded: strictly (date_s < date < date_t, the main rule: the paper samples "from those
+that occur temporally between the endpoints") or inclusively (date_s <= date <= date_t, the
+labelled sensitivity row, which gives the random path the candidate set of the max-capacity
+graph's same-day edges; ``baseline_dates`` in :mod:`judgelab.narrative.settings`). With no
+candidate the random path is the direct step [s, t].
 
-Edge case: when no document lies strictly between the endpoints (same-day endpoints, or
-consecutive dates), the candidate set is empty, L is clipped to 2 and the random path is the
-direct step [s, t] (so it has the same length-2 form a max-capacity path can have); nothing is
-borrowed from the endpoints' days.
-The path length L is drawn from Normal(mean, sd) of
-the max-capacity path lengths, rounded, and clipped to [2, 2 + #candidates] ("what exists");
-L - 2 distinct intermediates are drawn uniformly and put in chronological order (ties by document
-index). The generator is seeded per pair (``numpy.random.default_rng([seed, pair_id])``) so any
-pair's baseline can be rebuilt alone; the original code was unseeded.
+The length L is drawn from Normal(mean, sd) of the max-capacity path lengths, rounded and clipped
+to [2, 2 + #candidates]; L - 2 distinct intermediates are drawn uniformly and put in
+chronological order (ties by document index). The generator is seeded per pair
+(``numpy.random.default_rng([seed, pair_id])``) so any pair's baseline can be rebuilt alone.
 """
 from __future__ import annotations
 

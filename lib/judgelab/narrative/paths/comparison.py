@@ -1,18 +1,13 @@
 """Path-length statistics (paper Table 1) and discrimination between methods (Table 4, maths rows).
 
-Unit: the **endpoint pair**. Each pair has one max-capacity and one random path, so the two
-methods are compared pair by pair: every interval is a seeded cluster bootstrap over endpoint
-pairs (both paths of a drawn pair kept together; :mod:`judgelab.stats.resampling`, percentile,
-B = ``n_boot``), and the tests are paired over pairs (:func:`judgelab.stats.tests.paired_ttest` of
-max-capacity minus random). The paths of one pair are never counted as independent observations.
+Unit: the **endpoint pair**, which has one max-capacity and one random path: every interval is a
+seeded percentile cluster bootstrap over pairs (:mod:`judgelab.stats.resampling`) and the tests
+are paired over pairs (max-capacity minus random).
 
-Cohen's d = (mean_maxcap - mean_random) / s with the pooled SD (column ``d``) and with the
-average-variance SD sqrt((s1^2 + s2^2) / 2) (``d_avg_sd``; the SD the paper used is not stated,
-the sibling study's code used this one; identical when n1 = n2, as here), by
-:func:`judgelab.stats.effects.cohens_d`. AUC-ROC = P(metric of a max-capacity path > metric of a
-random path), max-capacity the positive class (:func:`judgelab.stats.effects.auc`). A missing
-metric value is dropped (and counted in ``note``), never turned into a NaN d or sent to sklearn;
-its pair still counts for the other method's values.
+Cohen's d with the pooled SD (``d``) and with the average-variance SD sqrt((s1^2 + s2^2) / 2)
+(``d_avg_sd``: the paper does not state its SD, the sibling study's code used this one; identical
+when n1 = n2). AUC-ROC = P(metric of a max-capacity path > metric of a random path). A missing
+metric value is dropped and counted in ``note``; its pair still counts for the other method.
 """
 from __future__ import annotations
 

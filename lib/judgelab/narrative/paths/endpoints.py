@@ -1,22 +1,17 @@
 """Stratified endpoint sampling (paper 3.2).
 
-Six strata, in the paper's proportions (:data:`STRATA`):
+Six strata, in the paper's proportions (:data:`STRATA`): same topic with short or long temporal
+distance (lowest / highest quartile of same-topic pairs; 20% each), different topics close or far
+in time (quartiles of cross-topic pairs; 20% each), a hub (sparse-graph degree in the top decile)
+with a peripheral document (bottom decile; 10%), and the 5% of pairs farthest apart in angle in
+the embedding space (10%). The paper names the strata but not their cut-offs; those are ours
+(parameters of :func:`candidate_pools`). Topics are the landscape's hard labels.
 
-- ``within_short`` (20%): same topic, temporal distance in the lowest quartile of same-topic pairs;
-- ``within_long`` (20%): same topic, temporal distance in the highest quartile of same-topic pairs;
-- ``cross_close`` (20%): different topics, lowest quartile of cross-topic temporal distances;
-- ``cross_far`` (20%): different topics, highest quartile of cross-topic temporal distances;
-- ``hub_peripheral`` (10%): a hub (sparse-graph degree in the top decile) and a peripheral
-  document (bottom decile);
-- ``spatial_extremes`` (10%): the 5% of pairs farthest apart in angle in the embedding space.
-
-The paper names the strata but not their cut-offs; the quartiles, deciles and 5% above are ours
-(parameters of :func:`candidate_pools`). Topics are the landscape's hard labels. Every pair is
-oriented chronologically (source = earlier; same day: lower index), because paths respect time.
-Candidates are drawn uniformly without replacement from each stratum's pool (seeded); a pair is
-rejected if the sparse graph has no path between its endpoints or if it was already taken.
-Quotas are rounded by largest remainder so they sum to ``n_pairs``; a stratum whose pool runs out
-is recorded as a shortfall (``DataFrame.attrs``), never silently filled from another stratum.
+Every pair is oriented chronologically (source = earlier; same day: lower index). Candidates are
+drawn uniformly without replacement from each pool (seeded); a pair is rejected if the sparse
+graph has no path between its endpoints or it was already taken. Quotas are rounded by largest
+remainder; a stratum whose pool runs out is recorded as a shortfall (``DataFrame.attrs``), never
+filled from another stratum.
 """
 from __future__ import annotations
 
@@ -98,10 +93,7 @@ def sample_endpoints(pools: dict[str, tuple], n_pairs: int,
                      path_fn: Callable[[int, int], list | None], seed: int,
                      proportions: dict[str, float] = STRATA, max_tries_per_pair: int = 200) -> pd.DataFrame:
     """Draw pairs stratum by stratum; keep those with a path (``path_fn`` returns it or None).
-
-    Returns columns pair_id, stratum, source, target, path; ``attrs`` hold quotas, rejections and
-    shortfalls per stratum.
-    """
+    ``attrs`` hold quotas, rejections and shortfalls per stratum."""
     rng = np.random.default_rng(int(seed))
     quotas = stratum_quotas(n_pairs, proportions)
     taken: set[tuple[int, int]] = set()

@@ -2,11 +2,10 @@
 
 :func:`extract_narratives` is one (collection, landscape seed); :func:`extract_over_seeds` repeats
 it on every path seed notebook 07 kept (UMAP seed = sampling seed = baseline seed) and
-:func:`extract_study` on every collection, from notebook 07's files. The columns are the contract
-of CONTRIBUTING.md (``narr_paths.parquet``): collection, pair_id, stratum, method (maxcap/random),
-source, target, path, titles, length, min_coherence, mean_coherence, reliability,
-temporal_span_days, coherence_var, weak_link_ratio, seed. :func:`save_paths` writes the main seed's
-rows as ``narr_paths`` and every seed's as ``narr_paths_seeds`` through :mod:`judgelab.interim`.
+:func:`extract_study` on every collection, from notebook 07's files. :func:`save_paths` writes the
+main seed's rows as ``narr_paths`` (columns: CONTRIBUTING.md) and every seed's as
+``narr_paths_seeds``. :func:`extract_alt_params` repeats the main seed under the other published
+UMAP / HDBSCAN parameter set (:func:`refit_landscape`), for Tables 1 and 4 under both sets.
 """
 from __future__ import annotations
 
@@ -19,13 +18,15 @@ import pandas as pd
 
 from judgelab import interim
 from judgelab.narrative.landscape import store
-from judgelab.narrative.settings import DEFAULT_PARAMS, PathSettings
+from judgelab.narrative.landscape.coherence import coherence_matrix
+from judgelab.narrative.landscape.graph import critical_coherence
+from judgelab.narrative.landscape.projection import fit_landscape
+from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings, log_base, params_key
 
 from judgelab.narrative.paths.baseline import random_baselines
 from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints, sparse_degree
 from judgelab.narrative.paths.length_investigation import path_length_investigation as investigate
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
-from judgelab.narrative.paths.param_sets import params_key, refit_landscape
 from judgelab.narrative.paths.metrics import path_metrics, pooled_edge_median, weak_link_ratios
 from judgelab.narrative.paths.widest import widest_path
 from judgelab.stats.effects import auc, cohens_d
@@ -38,11 +39,8 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
                        seed: int, temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
-    """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4).
-
-    ``strict_dates``: random-baseline intermediates strictly between the endpoints' dates
-    (:mod:`baseline`; the default and the profile-wide rule; False = inclusive).
-    """
+    """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4);
+    ``strict_dates`` False: the inclusive date rule of the random baseline (:mod:`baseline`)."""
     dates = np.asarray(dates)
     titles = list(titles)
     tdates = dates if temporal else None
@@ -139,10 +137,8 @@ def rejection_row(collection: str, seed: int, attrs: dict) -> dict:
 
 def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, temporal: bool = True,
                        strict_dates: bool = True) -> SeedPaths:
-    """:func:`extract_narratives` on every path seed of notebook 07's landscape (npz dict of
-    :func:`judgelab.narrative.landscape.store.load_landscape`), each with its own coherence
-    matrix, critical value and topics, seeded with the landscape's seed; plus the baseline's
-    date-rule sensitivity of each seed."""
+    """:func:`extract_narratives` on every path seed of notebook 07's landscape, each with its own
+    coherence matrix, critical value, topics and seed; plus each seed's date-rule sensitivity."""
     out, rules, others, rejections = [], [], [], []
     for k, seed in enumerate(landscape["path_seeds"]):
         c = landscape["coherence_by_seed"][k]
@@ -158,11 +154,32 @@ def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, t
                      np.asarray(landscape["critical_path_seeds"]))
 
 
+@dataclass
+class Refit:
+    """One landscape refitted under a named parameter set."""
+
+    params: str              # key of PARAM_SETS
+    coherence: np.ndarray    # n x n
+    critical: float
+    labels: np.ndarray       # argmax topic per document
+    n_topics: int
+
+
+def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e") -> Refit:
+    """UMAP + HDBSCAN under ``PARAM_SETS[params]`` (seeded), coherence in ``jsd_base``, critical value."""
+    if params not in PARAM_SETS:
+        raise ValueError(f"unknown parameter set {params!r}; known: {sorted(PARAM_SETS)}")
+    p = PARAM_SETS[params]
+    land = fit_landscape(np.asarray(embeddings), n_neighbors=p["n_neighbors"],
+                         min_cluster_size=p["min_cluster_size"], seed=int(seed))
+    c = coherence_matrix(np.asarray(embeddings), land.memberships, log_base(jsd_base))
+    return Refit(params, c, float(critical_coherence(c)), np.asarray(land.labels), int(land.n_topics))
+
+
 def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, params: str,
                        temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
-    """:func:`extract_narratives` on notebook 07's embeddings refitted under the parameter set
-    ``params`` (:func:`judgelab.narrative.paths.param_sets.refit_landscape`; main seed and JSD base
-    of the landscape), with a ``params`` column; used for Tables 1 and 4 under the other set."""
+    """:func:`extract_narratives` on notebook 07's embeddings refitted under ``params`` (main seed
+    and JSD base), with a ``params`` column."""
     seed = int(landscape["main_seed"])
     refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]))
     paths = extract_narratives(collection, refit.coherence, refit.critical, landscape["dates"], titles,
@@ -259,9 +276,8 @@ def save_paths(study: PathStudy) -> list[Path]:
 
 
 def path_length_investigation(study: PathStudy, collection: str = "news") -> pd.DataFrame | None:
-    """:func:`judgelab.narrative.paths.length_investigation.path_length_investigation` on notebook
-    07's embeddings and dates of ``collection`` (main seed, the collection's pairs, the default and
-    other parameter sets), beside the paper's Table 1 mean; None if the collection is absent."""
+    """The path-length investigation on notebook 07's ``collection`` (main seed, its pairs), beside
+    the paper's Table 1 mean; None if the collection is absent."""
     if collection not in study.landscapes:
         return None
     land = study.landscapes[collection]

@@ -81,11 +81,8 @@ def endpoints_per_topic(paths: pd.DataFrame, labels: np.ndarray) -> tuple[np.nda
 
 
 def endpoint_coverage_figure(paths: pd.DataFrame, landscapes: dict[str, dict]) -> plt.Figure:
-    """Figure 1: where the sampled endpoints lie. Per collection (one row): the endpoints on the 2-D
-    landscape coloured by stratum, the days between endpoints by stratum, and the endpoints per
-    topic beside the documents per topic.
-
-    ``landscapes[name]`` holds notebook 07's ``umap2d`` and ``labels`` (main seed)."""
+    """Figure 1: per collection, the endpoints on the 2-D landscape by stratum, the days between
+    endpoints by stratum, and endpoints beside documents per topic (notebook 07's ``landscapes``)."""
     names = _collections(paths)
     fig, axes = style.subplots(3, len(names), width=5.0, height=4.2)
     for row, name in zip(axes, names):
@@ -127,10 +124,9 @@ def example_pair(paths: pd.DataFrame) -> int:
 
 
 def landscape_narrative_figure(paths: pd.DataFrame, landscape: dict, collection: str) -> plt.Figure:
-    """The 2-D landscape of notebook 07 (one dot per document, colour + marker = topic) with one
-    example narrative (:func:`example_pair`) drawn on it: the max-capacity path (solid) and its random
-    chronological twin between the same endpoints (dashed), each labelled in the legend with its
-    minimum and average coherence. ``paths`` are one collection's main-seed rows."""
+    """The 2-D landscape of notebook 07 with one example narrative (:func:`example_pair`) of one
+    collection's main-seed ``paths``: the max-capacity path (solid) and its random twin (dashed),
+    labelled with their minimum and average coherence."""
     g = paths[paths["collection"] == collection]
     xy = np.asarray(landscape["umap2d"])
     fig = landscape_map_figure(xy, landscape["labels"], f"{collection}: an example narrative in the landscape")

@@ -1,20 +1,11 @@
 """Why are max-capacity paths longer than the paper's Table 1 (4.70 documents on news)?
 
 One factor at a time, same seed, same number of pairs: the mean length (documents, endpoints
-included) of the max-capacity paths (paper 3.1; :func:`~judgelab.narrative.paths.widest.widest_path`)
-over endpoint pairs drawn by :func:`~judgelab.narrative.paths.endpoints.sample_endpoints`, under
-
-- the default (notebook 08's settings: parameter set 32/8, natural-log JSD, same-day edges
-  allowed, the strata cut-offs of :func:`~judgelab.narrative.paths.endpoints.candidate_pools`);
-- the other published parameter set (16/4);
-- the JSD in base 2 (eq. 1's topic similarity);
-- the strict temporal rule for the graph (u -> v only if date_u < date_v: same-day edges removed by
-  setting their coherence below every threshold, the widest-path code unchanged);
-- each strata cut-off moved (time quartiles -> deciles, degree deciles -> quartiles, farthest 5%
-  -> 10%), and no strata at all (pairs uniform over every document pair).
-
-A factor that alone brings the mean to the paper's would name the cause; the table is a
-measurement, never a reason to change a default (docs/design.md, principles).
+included) of the max-capacity paths under notebook 08's default; the other parameter set (16/4);
+the JSD in base 2; the strict temporal rule for the graph (same-day edges set below every
+threshold); each strata cut-off moved (time quartiles -> deciles, degree deciles -> quartiles,
+farthest 5% -> 10%); and no strata at all. A factor that alone brings the mean to the paper's
+would name the cause; the table is a measurement, never a reason to change a default.
 """
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 """Mathematical quality of a narrative path (paper 5.2, 5.8.4; Narrative Trails ``Storyline``).
 
-For a path d_1 .. d_L with edge coherences theta_i = theta(d_i, d_{i+1}), i = 1 .. L-1, always read
-from the *dense* coherence matrix (so random paths, whose steps need not be sparse-graph edges,
-are measured the same way):
-
-- ``length`` = L, the number of documents, endpoints included (paper Table 1: minimum 2);
-- ``min_coherence`` = min theta_i (the path's capacity, "bottleneck");
-- ``mean_coherence`` = mean theta_i;
-- ``reliability`` = (prod theta_i)^(1/(L-1)), the geometric mean (Narrative Trails);
-- ``temporal_span_days`` = date(d_L) - date(d_1);
-- ``coherence_var`` = population variance of theta_i (0 for a single edge);
-- ``weak_link_ratio`` = share of theta_i below a reference median (paper 5.8.4: "edges below
-  median coherence"); the reference is passed in — notebook 08 uses the median of all path edges
-  of the collection, both methods pooled.
+For a path d_1 .. d_L with edge coherences theta_i = theta(d_i, d_{i+1}), read from the *dense*
+coherence matrix (a random path's steps need not be sparse-graph edges): ``length`` = L
+(endpoints included), ``min_coherence`` (the capacity), ``mean_coherence``, ``reliability`` (the
+geometric mean), ``temporal_span_days`` = date(d_L) - date(d_1), ``coherence_var`` (population
+variance) and ``weak_link_ratio``, the share of theta_i below a reference median (paper 5.8.4:
+"edges below median coherence"; notebook 08 pools every path edge of the collection).
 """
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
 """Tables of the extracted paths: Table 1 (path lengths), Table 4 maths rows, the comparison with
 the paper (sections 5.1-5.2) and the baseline's date rule.
 
-Every table puts our value (main seed), its mean and SD over the path seeds, and the paper's
-reported value (column ``paper_*``, cited constants from :mod:`judgelab.narrative.paths.paper_values`) side by side.
-
-Unit, intervals, families (docs/design.md, principle 12): the unit is the endpoint pair (column ``unit``); every
-``X`` of the main seed has ``X_ci_low`` / ``X_ci_high``, a seeded percentile cluster bootstrap over
-endpoint pairs (``ci_method``; :mod:`judgelab.narrative.paths.comparison`); the tests are paired
-over pairs and adjusted within a named family (``mc_family``: one table, one role — main rule or
-sensitivity) by Holm (``p_holm``, the default reading) and Bonferroni (``p_bonferroni``, the
-paper's). The random baseline's date rule (``baseline_dates``) is strict for the main rows; the
-inclusive reading is the labelled sensitivity row (``role``) in Tables 1 and 4.
+Every table puts our value (main seed), its mean and SD over the path seeds and the paper's
+(``paper_*``, from :mod:`judgelab.narrative.paths.paper_values`) side by side. Intervals and
+paired tests are over endpoint pairs (:mod:`judgelab.narrative.paths.comparison`), adjusted
+within a named family (``mc_family``: one table, one role) by Holm (``p_holm``, the default
+reading) and Bonferroni (``p_bonferroni``, the paper's). The strict date rule of the random
+baseline gives the main rows; the inclusive one is the labelled sensitivity row (``role``).
 """
 from __future__ import annotations
 
@@ -18,11 +14,10 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.paths.comparison import N_BOOT, UNIT, length_difference, method_effects, path_length_table
-from judgelab.narrative.landscape.paper_values import AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE
-from judgelab.narrative.paths.paper_values import (PAPER_SECTION52, PAPER_SECTION52_SOURCE, PAPER_TABLE1,
-                                                   PAPER_TABLE1_SOURCE, PAPER_TABLE4_MATH, PAPER_TABLE4_SOURCE)
-from judgelab.narrative.paths.param_sets import params_label
-from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings
+from judgelab.narrative.paths.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_SOURCE, PAPER_SECTION52,
+                                                   PAPER_SECTION52_SOURCE, PAPER_TABLE1, PAPER_TABLE1_SOURCE,
+                                                   PAPER_TABLE4_MATH, PAPER_TABLE4_SOURCE)
+from judgelab.narrative.settings import BASELINE_DATES, CRITICAL_PARAMS, DEFAULT_PARAMS, PathSettings, params_label
 from judgelab.stats import resampling as rs
 from judgelab.stats.tests import adjust
 
@@ -41,7 +36,7 @@ def _over_seeds(per_seed: pd.DataFrame, keys: list[str], cols: list[str]) -> pd.
 
 
 def _params_column(t: pd.DataFrame, default_params: dict[str, str] | None) -> pd.Series:
-    """The default parameter set's label per row (its provenance; :mod:`param_sets`)."""
+    """The default parameter set's label per row (its provenance; :mod:`judgelab.narrative.settings`)."""
     dp = default_params or {}
     return t["collection"].map(lambda c: params_label(dp.get(c, DEFAULT_PARAMS)))
 
@@ -164,11 +159,8 @@ def _table04(main, seeds, other_main, other_seeds, n_boot, seed) -> pd.DataFrame
 
 def paper_comparison(seeds: pd.DataFrame, critical_by_seed: dict[str, np.ndarray],
                      default_params: dict[str, str] | None = None) -> pd.DataFrame:
-    """Section 5.1-5.2 statistics per path seed, averaged, beside the paper's (news and VisPub).
-
-    The authors' critical coherence (their examples notebook, parameter set ``CRITICAL_PARAMS``)
-    is set beside ours only when this landscape used the same set (``default_params``); otherwise
-    notebook 07's ``narr_critical_coherence`` compares it at that set."""
+    """Section 5.1-5.2 statistics per path seed, averaged, beside the paper's; the authors'
+    critical coherence only when this landscape used their set (``CRITICAL_PARAMS``)."""
     dp = default_params or {}
     rows = []
     for (coll, seed), g in seeds.groupby(["collection", "seed"], sort=False):

@@ -1,31 +1,22 @@
 """Maximum-capacity (widest) paths: the Narrative Trails extraction (German et al. 2025; paper 3.1).
 
-A path's capacity is its weakest edge, min over consecutive (u, v) of theta(u, v). The widest path
-from s to t maximises it. Both functions run the modified Dijkstra of the original code: pop the
-vertex whose best capacity from s is largest, relax its out-edges with min(capacity, weight),
-stop when t is popped.
+A path's capacity is its weakest edge, min over consecutive (u, v) of theta(u, v); the widest path
+from s to t maximises it, by the modified Dijkstra of the original code: pop the vertex whose best
+capacity from s is largest, relax its out-edges with min(capacity, weight), stop when t is popped.
 
-Tie-breaking (documented because bottleneck ties are the rule, not the exception: every path
-through the same weakest edge has the same capacity):
-
-1. among vertices with equal best capacity, the one with the smallest document index is popped
-   first (the original's heap of ``(-capacity, node)`` tuples does the same);
-2. a vertex's predecessor changes only on a *strict* improvement, so the first vertex that reached
-   a capacity keeps it; out-edges are relaxed in increasing document index.
-
-:func:`widest_path` (dense matrix, vectorised rows) and :func:`widest_path_graph` (networkx
-DiGraph, heap) therefore return the same path; the tests check this, and check the capacity
-against exhaustive search. With ``dates`` the temporal rule (u -> v only if date_u <= date_v)
-applies, and only documents dated between the endpoints can be on a path, so the search is
-restricted to them (exact, and much faster for close endpoints). :func:`widest_path_sparse` runs
-the same search on a sparse graph (no n x n matrix; :mod:`judgelab.narrative.landscape.sparse_graph`).
+Bottleneck ties are the rule (every path through the same weakest edge has the same capacity),
+so the tie rules are those of the original's heap of ``(-capacity, node)``: among equal
+capacities the smallest document index is popped first; a predecessor changes only on a *strict*
+improvement; out-edges are relaxed in increasing document index. :func:`widest_path` (dense
+matrix) and :func:`widest_path_sparse` (CSR graph) therefore return the original's path (tested,
+with the capacity checked by exhaustive search). With ``dates`` the temporal rule (u -> v only if
+date_u <= date_v) applies and the search is restricted to documents dated between the endpoints.
 """
 from __future__ import annotations
 
 import heapq
 import math
 
-import networkx as nx
 import numpy as np
 
 
@@ -53,11 +44,9 @@ def _endpoints(n: int, s, t, dates):
 
 def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
                 dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
-    """Widest s -> t path over edges with theta >= ``threshold`` (and the temporal rule if ``dates``).
-
-    ``c`` is the dense coherence matrix (row u = out-edges of u; only rows of visited vertices are
-    read, so a memory map works). Returns ``(path, capacity)``; ``(None, nan)`` if t is unreachable.
-    """
+    """``(path, capacity)`` of the widest s -> t path over edges theta >= ``threshold`` (and the
+    temporal rule if ``dates``), ``(None, nan)`` if t is unreachable. Only the rows of visited
+    vertices of the dense matrix ``c`` are read, so a memory map works."""
     n = c.shape[0]
     s, t, dates = _endpoints(n, s, t, dates)
     if s is None:
@@ -96,14 +85,10 @@ def widest_path(c: np.ndarray, s: int, t: int, threshold: float = -np.inf,
 
 
 def widest_path_sparse(g, s: int, t: int, dates: np.ndarray | None = None) -> tuple[list[int] | None, float]:
-    """Widest s -> t path on a sparse graph (scipy CSR, row u = out-edges of u with theta), e.g.
-    :attr:`judgelab.narrative.landscape.sparse_graph.SparseCoherenceGraph.graph`.
-
-    The same algorithm and tie rules as :func:`widest_path` with a heap of ``(-capacity, index)``
-    (as :func:`widest_path_graph`), so on the graph of edges >= threshold with the temporal rule
-    it returns the same path and capacity (tested). The edges encode the threshold and the
-    temporal rule; ``dates`` only prunes documents dated after t, which cannot lead to t.
-    Memory O(n + edges), time O(edges log edges) per path.
+    """Widest s -> t path on a sparse graph (scipy CSR, row u = out-edges of u with theta), by
+    the algorithm and tie rules of :func:`widest_path` with a heap, so the same path and capacity
+    (tested). The edges encode the threshold and the temporal rule; ``dates`` only prunes
+    documents dated after t. Memory O(n + edges), time O(edges log edges) per path.
     """
     n = g.shape[0]
     s, t, dates = _endpoints(n, s, t, dates)
@@ -134,42 +119,3 @@ def widest_path_sparse(g, s: int, t: int, dates: np.ndarray | None = None) -> tu
             heapq.heappush(heap, item)
     return None, math.nan
 
-
-def widest_path_graph(g: nx.DiGraph, s, t, weight: str = "weight") -> tuple[list | None, float]:
-    """The same algorithm on a networkx DiGraph with a heap (the original's formulation)."""
-    if s == t:
-        raise ValueError(f"source and target are the same node ({s})")
-    best = {s: math.inf}
-    parent = {s: None}
-    done = set()
-    heap = [(-math.inf, s)]
-    while heap:
-        neg, u = heapq.heappop(heap)
-        if u in done or -neg < best[u]:
-            continue                     # stale entry
-        if u == t:
-            path = [t]
-            while parent[path[-1]] is not None:
-                path.append(parent[path[-1]])
-            return path[::-1], float(best[t])
-        done.add(u)
-        for v in sorted(g.successors(u)):
-            if v in done:
-                continue
-            cap = min(best[u], g[u][v][weight])
-            if cap > best.get(v, -math.inf):
-                best[v] = cap
-                parent[v] = u
-                heapq.heappush(heap, (-cap, v))
-    return None, math.nan
-
-
-def path_is_valid(path: list[int], c: np.ndarray, threshold: float = -np.inf,
-                  dates: np.ndarray | None = None) -> bool:
-    """Every step is an edge >= threshold (and respects time, if dates are given); no repeats."""
-    if len(set(path)) != len(path):
-        return False
-    for u, v in zip(path[:-1], path[1:]):
-        if c[u, v] < threshold or (dates is not None and dates[u] > dates[v]):
-            return False
-    return True

@@ -286,6 +286,14 @@ def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: 
                      desc=f"SAGE {layer} title, anonymous author")
 
 
+def anonymous_sensitivity_on(knob, layer: str) -> bool:
+    """Whether ``layer`` runs the anonymous-author title run: the knob is yes/no for every layer,
+    or the layers that run it (the demo: L4 only, one layer's sensitivity rows at a third of the cost)."""
+    if isinstance(knob, (list, tuple)):
+        return layer in knob
+    return bool(knob)
+
+
 def anonymous_stories(chosen: pd.DataFrame, per_category: dict[str, int] | None) -> list[str]:
     """The stories of the anonymous-author run: every story of ``chosen``, or the first
     ``per_category[c]`` of each category when the profile sizes it (``anonymous_per_category``)."""
