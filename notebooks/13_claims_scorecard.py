@@ -208,7 +208,7 @@ display(price_table if len(price_table) else Markdown("No claim needs more units
 # ## What the papers' own numbers imply
 #
 # For a claim about two groups whose paper gives each group's mean, SD and size, the paper's own
-# numbers go through the same interval and the same rule as this run's (`judgelab.claims.paper_check`):
+# numbers go through the same interval and the same rule as this run's (`judgelab.claims.scorecard.paper_check`):
 # where even they do not give *reproduced*, no replication at the paper's design can be expected to.
 
 # %%
