@@ -317,6 +317,28 @@ def test_table09_anonymous_rows_pair_the_same_content_scores_with_the_anonymous_
     assert alone["title_author"].eq(paper_tables.TITLE_AUTHOR_AS_PRINTED).all() and len(alone) == len(main)
 
 
+def test_table09_sensitivity_in_one_layer_pairs_that_layer_only_and_says_the_others_did_not_run():
+    """The main run in L4 and L5, the anonymous-author run in L4 only (the demo's setting): the
+    sensitivity's L4 row pairs L4's content scores (3.0, 3.5) with the unknown-author titles (2.8,
+    3.1), its overall row is L4's, and the L5 row says it was not run instead of "0 pairs"."""
+    recs, anon = [], []
+    for sid, content, unknown in (("s1", 3.0, 2.8), ("s2", 3.5, 3.1)):
+        for layer in ("L4", "L5"):
+            for mode in ("content", "title"):
+                recs += evaluation_records(sid, layer, mode, {4: [content] * 4, 5: [content] * 4},
+                                           validator_blind=[content] * 4)
+        anon += evaluation_records(sid, "L4", "title", {4: [unknown] * 4, 5: [unknown] * 4},
+                                   validator_blind=[unknown] * 4)
+    t9 = paper_tables.table09_from_rows(rows_from_records(recs), anonymous_rows=rows_from_records(anon))
+    sens = t9[t9["title_author"] == paper_tables.TITLE_AUTHOR_ANONYMOUS].set_index("layer")
+    assert sens.loc["L4", "difference"] == pytest.approx(-0.3) and sens.loc["L4", "n_pairs"] == 2
+    assert sens.loc["overall", "difference"] == pytest.approx(-0.3)
+    assert sens.loc["overall", "n_pairs"] == 2 and sens.loc["overall", "n_unpaired"] == 0
+    assert sens.loc["L5", "n_pairs"] == 0 and sens.loc["L5", "n_unpaired"] == 0
+    assert sens.loc["L5", "note"].startswith("not run for this layer")
+    assert not str(sens.loc["L4", "note"]).startswith("not run")
+
+
 def test_table11_compares_layers_as_differences_with_a_story_bootstrap():
     """Canonical stories score 1..5 + c and LLM stories 1..5 in each layer and mode (c = 3, 1, 2 in
     L4, L5, L6), pulp 3: each d is c / sd(1..5), so L4's d exceeds L5's by 2 / sd(1..5) and L6's by

@@ -161,11 +161,15 @@ def table09_from_rows(rows: pd.DataFrame, anonymous_rows: pd.DataFrame | None = 
     if anonymous_rows is None or not len(anonymous_rows):
         return main
     titled = anonymous_rows[anonymous_rows["mode"] == "title"]
-    # the content scores of the same stories only: a profile may run the sensitivity on a subset
-    # (``anonymous_per_category``), and a comparison over other stories would not be paired
-    content = rows[(rows["mode"] == "content") & rows["story_id"].isin(set(titled["story_id"]))]
+    # the content scores of the same stories and layers only: a profile may run the sensitivity on
+    # a subset of stories (``anonymous_per_category``) or of layers (``anonymous_author_sensitivity``)
+    ran = set(titled["layer"])
+    content = rows[(rows["mode"] == "content") & rows["story_id"].isin(set(titled["story_id"]))
+                   & rows["layer"].isin(ran)]
     anon = table09_mode_invariance(
         mode_invariance(story_scores(pd.concat([content, titled], ignore_index=True))), anonymous_author=True)
+    anon.loc[anon["layer"].isin(set(LAYERS) - ran), "note"] = (
+        "not run for this layer: anonymous_author_sensitivity names the layers that run it")
     anon["mc_family"] = "sensitivity, title with an unknown author; " + anon["mc_family"].astype(str)
     # the paper's values belong beside its own comparison only (the paper ran no anonymous title mode)
     for col in [c for c in anon.columns if c.startswith("paper_")]:
