@@ -48,11 +48,11 @@ HARDEN = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, params, profiles
-from judgelab.behaviour import figures, length, planted, recognition, selection, self_preference
-from judgelab.behaviour.marking import banner, caption, mark
+from judgelab import interim, panel, params, profiles
+from judgelab.behaviour import figures, judge_panel, length, planted, recognition, selection, self_preference
+from judgelab.behaviour.marking import banner, caption, writer
 from judgelab.study_models import open_gateway
-from judgelab.narrative.judges import scores as judge_scores
+from judgelab.narrative.judges.scores import judged_paths, narrative_scores
 from judgelab.narrative import settings as narrative_settings
 from judgelab.run import Run
 from judgelab.sage import LAYERS
@@ -83,8 +83,7 @@ SAGE_LINE, NARR_LINE, BOTH_LINE = (caption(JUDGES, PROFILE, *s) for s in (["sage
 display(Markdown(banner(JUDGES)))
 
 
-def marked(df, study="sage"):
-    return mark(df, JUDGES, PROFILE, study)
+write = writer(run, JUDGES, PROFILE)  # write({name: table}, study): marked with the study's judge
 
 
 # %% [markdown]
@@ -116,32 +115,25 @@ print(f"{len(stories)} stories, {len(summaries)} SAGE evaluations, {len(narr_sco
 
 # %%
 items, _ = selection.sage_items(corpus, stories, "L4", PROFILE, ("content", "title"), gw.count_tokens)
-works = recognition.fabricated_works(knobs["fabricated"], knobs["seed"], corpus["title"])
-probe = recognition.run_probe(gw, items + recognition.fabricated_items(works), knobs,
-                              pd.concat([stories, works], ignore_index=True), PROFILE)
+probe, works, cloze = recognition.run_with_controls(gw, items, stories, corpus, knobs, PROFILE)
+rec = write(recognition.tables(probe, cloze, summaries, knobs))
 print(f"{len(probe)} probe calls, {int(probe['cached'].sum())} from the cache, "
       f"{int((probe['status'] == 'failed').sum())} failed; invented works: {', '.join(works['title'])}")
-run.table(marked(probe), "behaviour_recognition_probe")
 probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess", "confidence", "recognised"]]
 
 # %%
-rates = marked(recognition.rate_table(probe))
-run.table(rates, "behaviour_recognition_rates")
+rec["behaviour_recognition_rates"]
 
 # %% [markdown]
 # Recognition read against the false-claim rate: the human stories' recognition rate minus the
 # claim rate on the works nobody can have read (two-sample percentile bootstrap over stories).
 
 # %%
-run.table(marked(recognition.claim_contrast(probe, knobs["n_boot"], knobs["boot_seed"])),
-          "behaviour_recognition_vs_controls")
+rec["behaviour_recognition_vs_controls"]
 
 # %%
-fig = figures.recognition_rates(rates[~rates["category"].str.startswith("human")])
-run.figure(fig, "behaviour_fig_recognition_rates",
-           "Recognition rate by category and mode (Wilson 95% intervals; unit: story); title "
-           "mode is an echo of the title in the prompt; LLM stories and invented works: "
-           "false-claim controls.", judge_line=SAGE_LINE)
+figures.show(run, "behaviour_fig_recognition_rates", figures.recognition_rates(rec["behaviour_recognition_rates"]),
+             SAGE_LINE)
 
 # %% [markdown]
 # **Continuation probe.** The story's first `cloze_opening_words` words; the judge is asked for
@@ -150,18 +142,14 @@ run.figure(fig, "behaviour_fig_recognition_rates",
 # stories give what the opening alone lets a judge guess.
 
 # %%
-cloze = recognition.run_cloze(gw, stories, knobs, PROFILE)
-run.table(marked(cloze), "behaviour_recognition_cloze_calls")
-run.table(marked(recognition.cloze_table(cloze, knobs["n_boot"], knobs["boot_seed"])),
-                      "behaviour_recognition_cloze")
+rec["behaviour_recognition_cloze"]
 
 # %% [markdown]
 # SAGE's final scores and the mode difference (content - title), recognised against unrecognised
 # stories *within category* (recognised stories are mostly canonical), and pooled over categories.
 
 # %%
-by_recognition = marked(recognition.scores_by_recognition(probe, summaries, knobs["n_boot"], knobs["boot_seed"]))
-run.table(by_recognition, "behaviour_sage_scores_by_recognition")
+rec["behaviour_sage_scores_by_recognition"]
 
 # %% [markdown]
 # ## 2 · Planted instructions
@@ -180,31 +168,26 @@ planted.family_table()
 
 # %%
 planted_results, summary = planted.run_study(gw, gw_narr, corpus, stories, all_paths, judge_knobs, knobs, PROFILE)
+planted_effects, tables = planted.tables(planted_results, knobs)
+pl = write(tables)
 print(summary)
-run.table(marked(planted_results), "behaviour_planted_calls")
+pl["behaviour_planted_calls"]
 
 # %% [markdown]
 # The unperturbed calls are the requests of notebooks 02 and 09: answered from the cache when they
 # ran with this judge and cache.
 
 # %%
-run.table(marked(planted.baseline_cache(planted_results)), "behaviour_planted_baseline_cache")
+pl["behaviour_planted_baseline_cache"]
 
 # %%
-planted_effects = planted.effects(planted_results)
-effect_table = marked(planted.effect_table(planted_effects, n_boot=knobs["n_boot"], seed=knobs["boot_seed"]))
-run.table(effect_table, "behaviour_planted_shifts")
+pl["behaviour_planted_shifts"]
 
 # %%
-hardening = marked(planted.hardening_table(planted_effects, knobs["n_boot"], knobs["boot_seed"]))
-run.table(hardening, "behaviour_planted_hardening")
+pl["behaviour_planted_hardening"]
 
 # %%
-fig = figures.planted_shifts(effect_table)
-run.figure(fig, "behaviour_fig_planted_shifts",
-           "Planted instructions: insertion, obedience, contrast and noise per disguise, in "
-           "fractions of the scale's range (cluster bootstrap 95% over stories / endpoint "
-           "pairs).", judge_line=BOTH_LINE)
+figures.show(run, "behaviour_fig_planted_shifts", figures.planted_shifts(pl["behaviour_planted_shifts"]), BOTH_LINE)
 
 # %% [markdown]
 # ## 3 · Length
@@ -214,13 +197,10 @@ run.figure(fig, "behaviour_fig_planted_shifts",
 # the first): the shift against the unresized call, beside the planted study's noise floor.
 
 # %%
-len_items, len_cfg = selection.sage_items(corpus, selection.planted_stories(stories, knobs["planted_per_category"]),
-                                          knobs["planted_layer"], PROFILE, ("content",), gw.count_tokens)
-length_calls = length.run_intervention(gw, len_items, len_cfg, knobs["length_fractions"], PROFILE)
-run.table(marked(length_calls), "behaviour_length_calls")
-noise = planted_effects.query("study == 'sage' and estimand == 'noise'")["value"].abs().mean()
-run.table(marked(length.intervention_table(length_calls, noise, knobs["n_boot"], knobs["boot_seed"])),
-                      "behaviour_length_intervention")
+length_calls = length.run_study(gw, corpus, stories, knobs, PROFILE)
+noise = planted.noise_floors(planted_effects).get("sage", float("nan"))  # the planted study's repeats
+write({"behaviour_length_calls": length_calls, "behaviour_length_intervention": length.intervention_table(
+    length_calls, noise, knobs["n_boot"], knobs["boot_seed"])})["behaviour_length_intervention"]
 
 # %% [markdown]
 # **Observation.** Per layer and mode, the partial correlation of final score and log tokens sent
@@ -228,16 +208,11 @@ run.table(marked(length.intervention_table(length_calls, noise, knobs["n_boot"],
 # (unit: story). Title mode is the negative control: the judge sees no text there.
 
 # %%
-units = length.story_units(summaries, length.sent_tokens(
-    selection.sage_items(corpus, stories, "L4", PROFILE, ("content",), gw.count_tokens)[0]))
-sage_len = marked(length.sage_length_models(units))
-run.table(sage_len, "behaviour_sage_length")
+units = length.story_units(summaries, length.sent_tokens(items))  # the recognition probe's L4 items
+write({"behaviour_sage_length": length.sage_length_models(units)})["behaviour_sage_length"]
 
 # %%
-fig = figures.sage_length(units)
-run.figure(fig, "behaviour_fig_sage_length",
-           "SAGE final score against log tokens sent by layer and mode (unit: story); title "
-           "mode: negative control.", judge_line=SAGE_LINE)
+figures.show(run, "behaviour_fig_sage_length", figures.sage_length(units), SAGE_LINE)
 
 # %% [markdown]
 # Narrative judges: the mean score of the K agents against the path's length within an endpoint
@@ -245,14 +220,11 @@ run.figure(fig, "behaviour_fig_sage_length",
 # C(pair)`; unit: narrative, paired by endpoint pair).
 
 # %%
-judged = judge_scores.judged_paths(judge_scores.narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
-narr_len = marked(length.narrative_length_models(judged), "narrative")
-run.table(narr_len, "behaviour_narr_length")
+judged = judged_paths(narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))
+write({"behaviour_narr_length": length.narrative_length_models(judged)}, "narrative")["behaviour_narr_length"]
 
 # %%
-fig = figures.narrative_length(judged)
-run.figure(fig, "behaviour_fig_narr_length",
-           "Narrative judges' mean score against path length by mode (unit: narrative).", judge_line=NARR_LINE)
+figures.show(run, "behaviour_fig_narr_length", figures.narrative_length(judged), NARR_LINE)
 
 # %% [markdown]
 # ## 4 · Self-preference and the judge panel
@@ -266,15 +238,14 @@ run.figure(fig, "behaviour_fig_narr_length",
 # the table says so and gives no estimate.
 
 # %%
-from judgelab import panel
-from judgelab.behaviour import judge_panel
-
 panel_scores = panel.stack([f"sage_summary_{layer}" for layer in LAYERS])
 if panel_scores.empty:  # this run's one judge
-    selfpref = marked(self_preference.self_preference_table(summaries.assign(judge=gw.model_name), corpus))
+    selfpref = write({"behaviour_self_preference": self_preference.self_preference_table(
+        summaries.assign(judge=gw.model_name), corpus)})["behaviour_self_preference"]
 else:
-    selfpref = self_preference.self_preference_table(panel_scores, corpus).assign(profile=PROFILE)
-run.table(selfpref, "behaviour_self_preference")
+    selfpref = run.table(self_preference.self_preference_table(panel_scores, corpus).assign(profile=PROFILE),
+                         "behaviour_self_preference")
+selfpref
 
 # %% [markdown]
 # With a panel: how far its judges agree (ICC over judges, interval over stories or endpoint
@@ -282,9 +253,7 @@ run.table(selfpref, "behaviour_self_preference")
 # correlation with minimum coherence, survive a change of judge (`judgelab.behaviour.judge_panel`).
 
 # %%
-panel_narr = panel.stack(["narr_judge_scores"])
-judged_panel = pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
-                          for j, g in panel_narr.groupby("judge")], ignore_index=True) if not panel_narr.empty else pd.DataFrame()
+judged_panel = judge_panel.judged_panel(panel.stack(["narr_judge_scores"]), all_paths)
 for name, table in judge_panel.panel_tables(panel_scores, judged_panel, knobs["n_boot"], knobs["boot_seed"]).items():
     run.table(table, name)
 print(f"panel: {len(panel.members())} members" if panel.members() else "no panel run (make panel): one judge family")

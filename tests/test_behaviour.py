@@ -365,6 +365,21 @@ def test_effects_separate_obedience_from_insertion_and_noise():
     assert (table["n_units"] == 4).all() and {"p_holm", "mc_family", "unit", "ci_method"} <= set(table.columns)
 
 
+def test_planted_tables_and_noise_floors_are_the_studys_own():
+    """Repeats differ from the baseline by +-0.1 (SAGE) and +-1.0 (narrative): the floors are 0.1
+    and 1.0 points; notebook 12's tables are the study's functions of the same rows."""
+    noise = {"sage": 0.1, "narrative": 1.0}
+    rows = pd.concat([_planted_rows(lambda u, arm, d, rep, s=s: 3.0 + (noise[s] if rep and u in "ac" else
+                                                                       -noise[s] if rep else 0.0), study=s)
+                      for s in noise], ignore_index=True).assign(cached=False)
+    eff, tables = planted.tables(rows, {"n_boot": 200, "boot_seed": 3})
+    assert planted.noise_floors(eff).to_dict() == pytest.approx(noise)
+    assert list(tables) == ["behaviour_planted_calls", "behaviour_planted_baseline_cache",
+                            "behaviour_planted_shifts", "behaviour_planted_hardening"]
+    pd.testing.assert_frame_equal(tables["behaviour_planted_shifts"], planted.effect_table(eff, n_boot=200, seed=3))
+    assert tables["behaviour_planted_calls"] is rows
+
+
 def test_a_judge_that_reacts_to_any_insertion_shows_no_obedience():
     rng = np.random.default_rng(4)
     base = {u: rng.uniform(2, 4) for u in "abcdefgh"}
@@ -590,6 +605,10 @@ def test_recognition_bars_are_the_rates_and_no_text_collides():
     heights = sorted(round(p.get_height(), 6) for p in fig.axes[0].patches)
     assert heights == sorted(rates["recognition_rate"].tolist())
     assert text_overlaps(fig) == []
+    pooled = pd.DataFrame({"category": ["human (canonical + pulp)"], "mode": ["content"], "recognition_rate": [0.7],
+                           "recognition_rate_ci_low": [0.4], "recognition_rate_ci_high": [0.9]})
+    fig = figures.recognition_rates(pd.concat([rates, pooled], ignore_index=True))
+    assert len(fig.axes[0].patches) == len(rates)  # the pooled row's parts are drawn, not the pool
 
 
 def test_planted_points_are_the_table_means_and_no_text_collides():

@@ -13,6 +13,25 @@ HARDENED_COLOURS = {False: style.OKABE_ITO[5], True: style.OKABE_ITO[2]}
 HARDENED_LABELS = {False: "plain prompt", True: "hardened prompt"}
 
 
+#: each figure's caption by output name (the run adds its judge line)
+CAPTIONS = {
+    "behaviour_fig_recognition_rates": "Recognition rate by category and mode (Wilson 95% intervals; unit: story); "
+                                       "title mode is an echo of the title in the prompt; LLM stories and invented "
+                                       "works: false-claim controls.",
+    "behaviour_fig_planted_shifts": "Planted instructions: insertion, obedience, contrast and noise per disguise, in "
+                                    "fractions of the scale's range (cluster bootstrap 95% over stories / endpoint "
+                                    "pairs).",
+    "behaviour_fig_sage_length": "SAGE final score against log tokens sent by layer and mode (unit: story); title "
+                                 "mode: negative control.",
+    "behaviour_fig_narr_length": "Narrative judges' mean score against path length by mode (unit: narrative).",
+}
+
+
+def show(run, name: str, fig, judge_line: str):
+    """Write and show ``fig`` as ``name`` through ``run`` with its :data:`CAPTIONS` entry."""
+    return run.figure(fig, name, CAPTIONS[name], judge_line=judge_line)
+
+
 def _err(mean, lo, hi) -> np.ndarray:
     """Error-bar lengths from bounds (0 where a bound is NaN: a single unit has no interval)."""
     m, lo, hi = (np.asarray(v, dtype=float) for v in (mean, lo, hi))
@@ -20,7 +39,9 @@ def _err(mean, lo, hi) -> np.ndarray:
 
 
 def recognition_rates(rates: pd.DataFrame) -> plt.Figure:
-    """Recognition rate by category (bars) and mode (colour), Wilson 95% intervals."""
+    """Recognition rate by category (bars) and mode (colour), Wilson 95% intervals; the pooled
+    human rows (``rate_table``'s "human (canonical + pulp)") are left out: their parts are drawn."""
+    rates = rates[~rates["category"].str.startswith("human")]
     fig, axes = style.subplots(1, 1, width=5.2, height=3.4)
     ax = axes[0][0]
     cats = list(dict.fromkeys(rates["category"]))

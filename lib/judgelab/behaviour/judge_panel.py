@@ -107,3 +107,14 @@ def panel_tables(sage_scores: pd.DataFrame, narr_judged: pd.DataFrame, n_boot: i
                                                           ["pair_id", "method"], "score_mean", n_boot, seed)
         out["behaviour_panel_narr_headline"] = narrative_headline(narr_judged, n_boot=n_boot, seed=seed)
     return out
+
+
+def judged_panel(panel_narr: pd.DataFrame, all_paths: pd.DataFrame) -> pd.DataFrame:
+    """The panel members' narrative scores (``panel.stack(["narr_judge_scores"])``) on their paths,
+    a ``judge`` column per member; empty without a panel."""
+    from judgelab.narrative.judges import scores as judge_scores
+
+    if panel_narr.empty:
+        return pd.DataFrame()
+    return pd.concat([judge_scores.judged_paths(judge_scores.narrative_scores(g), all_paths).assign(judge=j)
+                      for j, g in panel_narr.groupby("judge")], ignore_index=True)

@@ -216,6 +216,16 @@ def length_requests(items, cfg, fractions) -> tuple[list[dict], list]:
     return meta, reqs
 
 
+def run_study(gw, corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile: str) -> pd.DataFrame:
+    """The intervention on the planted study's stories (``planted_per_category``, its layer, content
+    mode), cut and padded to ``knobs["length_fractions"]``: :func:`run_intervention`'s frame."""
+    from judgelab.behaviour import selection
+
+    subset = selection.planted_stories(stories, knobs["planted_per_category"])
+    items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",), gw.count_tokens)
+    return run_intervention(gw, items, cfg, knobs["length_fractions"], profile)
+
+
 def run_intervention(gw, items, cfg, fractions, profile: str) -> pd.DataFrame:
     """Send :func:`length_requests` through the gateway: one row per call, score and tokens sent."""
     from judgelab.behaviour import planted

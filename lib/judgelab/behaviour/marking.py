@@ -31,6 +31,17 @@ def mark(df: pd.DataFrame, gateways: dict, profile: str, study: str = "sage") ->
                      judge_note=[judges[s][1] for s in studies])
 
 
+def writer(run, gateways: dict, profile: str):
+    """``write(tables, study="sage")``: each table of ``tables`` (output name -> frame) marked with
+    its study's judge (:func:`mark`) and written through ``run``; returns the marked tables."""
+    def write(tables: dict, study: str = "sage") -> dict:
+        out = {name: mark(df, gateways, profile, study) for name, df in tables.items()}
+        for name, df in out.items():
+            run.table(df, name)
+        return out
+    return write
+
+
 def banner(gateways: dict) -> str:
     """The model banner of each study's judge (:func:`judgelab.reporting.model_banner`), one per line."""
     # model_banner is a Markdown quote ("> ..."): the study's label goes inside it

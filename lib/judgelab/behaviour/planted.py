@@ -416,6 +416,11 @@ def _p_units(values, units) -> tuple[float, str]:
     return float(res["p"]), str(res["note"] or "")
 
 
+def noise_floors(eff: pd.DataFrame) -> pd.Series:
+    """Each study's noise floor: the mean |repeat - baseline| of its noise repeats (points)."""
+    return eff[eff["estimand"] == "noise"].groupby("study")["value"].apply(lambda v: float(v.abs().mean()))
+
+
 def effect_table(eff: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "disguise", "estimand"),
                  n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per group of ``by``: the mean effect in points and in scale units with cluster-bootstrap 95%
@@ -423,7 +428,7 @@ def effect_table(eff: pd.DataFrame, by: Sequence[str] = ("study", "hardened", "d
     (Holm and Bonferroni over the table's rows), the study's noise floor (mean |repeat - baseline|)
     beside, and a note whenever a number is NaN or has no interval."""
     eff = eff.assign(held_out=eff["disguise"].isin(HELD_OUT))
-    noise = eff[eff["estimand"] == "noise"].groupby("study")["value"].apply(lambda s: float(s.abs().mean()))
+    noise = noise_floors(eff)
     rows = []
     for key, g in eff.groupby(list(by), sort=True):
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
@@ -477,6 +482,17 @@ def baseline_cache(results: pd.DataFrame) -> pd.DataFrame:
     """Per study: how many baseline calls (notebooks 02 and 09's) came from the cache."""
     base = results[(results["arm"] == "baseline") & ~results["hardened"].astype(bool)]
     return base.groupby("study").agg(n_baseline=("cached", "size"), from_cache=("cached", "sum")).reset_index()
+
+
+def tables(results: pd.DataFrame, knobs: dict) -> tuple[pd.DataFrame, dict]:
+    """The effects (:func:`effects`) and notebook 12's planted tables by output name: the calls,
+    the baselines' cache hits, the shifts and the hardening."""
+    eff = effects(results)
+    b, s = knobs["n_boot"], knobs["boot_seed"]
+    return eff, {"behaviour_planted_calls": results,
+                 "behaviour_planted_baseline_cache": baseline_cache(results),
+                 "behaviour_planted_shifts": effect_table(eff, n_boot=b, seed=s),
+                 "behaviour_planted_hardening": hardening_table(eff, b, s)}
 
 
 def run(gw, meta: list[dict], requests: list, profile: str, concurrency: int | None = None) -> pd.DataFrame:

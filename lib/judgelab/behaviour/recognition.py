@@ -390,3 +390,26 @@ def run_cloze(gw, stories: pd.DataFrame, knobs: dict, profile: str) -> pd.DataFr
     """The continuation probe on every story through the gateway; :func:`cloze_tidy`'s frame."""
     meta, reqs = cloze_requests(stories, knobs)
     return cloze_tidy(meta, gw.run_batch(reqs, desc="continuation probe"), profile)
+
+
+def run_with_controls(gw, items: Sequence, stories: pd.DataFrame, corpus: pd.DataFrame, knobs: dict,
+                      profile: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The probe on ``items`` (the stories in both modes) and on ``knobs["fabricated"]`` invented
+    works (the title probe's false-claim control), then the continuation probe on the stories:
+    (probe, invented works, cloze)."""
+    works = fabricated_works(knobs["fabricated"], knobs["seed"], corpus["title"])
+    probe = run_probe(gw, list(items) + fabricated_items(works), knobs,
+                      pd.concat([stories, works], ignore_index=True), profile)
+    return probe, works, run_cloze(gw, stories, knobs, profile)
+
+
+def tables(probe: pd.DataFrame, cloze: pd.DataFrame, summaries: pd.DataFrame, knobs: dict) -> dict:
+    """Notebook 12's recognition tables by output name: the calls, the rates, the claims against
+    the controls, the cloze overlap and the SAGE scores by recognition."""
+    b, s = knobs["n_boot"], knobs["boot_seed"]
+    return {"behaviour_recognition_probe": probe,
+            "behaviour_recognition_rates": rate_table(probe),
+            "behaviour_recognition_vs_controls": claim_contrast(probe, b, s),
+            "behaviour_recognition_cloze_calls": cloze,
+            "behaviour_recognition_cloze": cloze_table(cloze, b, s),
+            "behaviour_sage_scores_by_recognition": scores_by_recognition(probe, summaries, b, s)}
