@@ -221,8 +221,7 @@ def run_study(gw, corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, prof
     mode), cut and padded to ``knobs["length_fractions"]``: :func:`run_intervention`'s frame."""
     from judgelab.behaviour import selection
 
-    subset = selection.planted_stories(stories, knobs["planted_per_category"])
-    items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",), gw.count_tokens)
+    items, cfg = selection.planted_items(corpus, stories, knobs, profile, gw.count_tokens)
     return run_intervention(gw, items, cfg, knobs["length_fractions"], profile)
 
 

@@ -507,8 +507,7 @@ def study_requests(corpus, stories, narratives, judge_knobs: dict, knobs: dict, 
     (:func:`judgelab.behaviour.selection.planted_paths`). Shared by notebook 12 and the estimate."""
     from judgelab.behaviour import selection
 
-    subset = selection.planted_stories(stories, knobs["planted_per_category"])
-    items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",), count_tokens)
+    items, cfg = selection.planted_items(corpus, stories, knobs, profile, count_tokens)
     pert, hard, reps = knobs["perturbations"], knobs["harden"], int(knobs["noise_repeats"])
     return {"sage": sage_requests(items, cfg, family(pert.get("sage")), "sage" in hard, reps),
             "narrative": narrative_requests(narratives, judge_knobs, family(pert.get("narrative")),

@@ -36,6 +36,14 @@ def planted_stories(stories: pd.DataFrame, per_category: dict[str, int]) -> pd.D
     return pd.concat(parts).reset_index(drop=True) if parts else stories.head(0)
 
 
+def planted_items(corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile: str,
+                  count_tokens: Callable[[str], int] | None):
+    """(items, EvalConfig) of the planted and length studies: ``knobs["planted_per_category"]``
+    stories of ``stories`` on the planted layer, content mode."""
+    subset = planted_stories(stories, knobs["planted_per_category"])
+    return sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",), count_tokens)
+
+
 def judged_narratives(all_paths: pd.DataFrame, judge_knobs: dict) -> pd.DataFrame:
     """The narratives notebook 09 judged (``select_pairs`` with its knobs)."""
     from judgelab.narrative.judges import run as judges

@@ -56,9 +56,7 @@ def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, 
     paths, how = _narrative_paths(profile, knobs, judge_knobs)
     built = planted.study_requests(corpus, stories, paths, judge_knobs, knobs, profile, counter.text_counter())
     rows += _rows(*built["sage"], counter, "planted_sage") + _rows(*built["narrative"], counter, "planted_narrative")
-    subset = selection.planted_stories(stories, knobs["planted_per_category"])
-    p_items, cfg = selection.sage_items(corpus, subset, knobs["planted_layer"], profile, ("content",),
-                                        counter.text_counter())
+    p_items, cfg = selection.planted_items(corpus, stories, knobs, profile, counter.text_counter())
     rows += _rows(*length.length_requests(p_items, cfg, knobs["length_fractions"]), counter, "length")
     return pd.DataFrame(rows), (f"exact: recognition {len(items)} probes + {len(works)} invented works, "
                                 f"planted SAGE and length {len(p_items)} stories; "
