@@ -14,8 +14,10 @@ Two kinds of CI, as a row's ``ci_method`` says:
 - ``"bootstrap"`` (:func:`bootstrap_correlation`): the seeded paired percentile bootstrap (Efron &
   Tibshirani 1993, ch. 13): resample the n pairs with replacement B times, recompute the
   statistic with the vectorised :func:`pearson_rows` / :func:`spearman_rows` / :func:`kendall_rows`,
-  take the (1 - ci)/2 and (1 + ci)/2 quantiles. Resamples with a constant side have no
-  correlation; they are dropped and counted (``n_boot_valid``).
+  take the (1 - ci)/2 and (1 + ci)/2 quantiles (:func:`judgelab.stats.bootstrap.bootstrap`,
+  ``method="paired"``). Resamples with a constant side have no correlation; they are dropped and
+  counted (``n_boot_valid``), and with fewer than half valid there is no interval (the floor's one
+  NaN rule).
 
 Pairs with a missing side follow ``nan_policy`` (listwise); fewer than ``rules.MIN_PAIRS`` = 3
 pairs or a constant side give NaN with a note (:mod:`judgelab.stats.rules`). A side is constant when
@@ -32,6 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from judgelab.stats import rules
+from judgelab.stats.bootstrap import bootstrap, too_few_valid
 
 METHODS = ("pearson", "spearman", "kendall")
 CORR_COLUMNS = ("method", "n", "r", "p", "ci_low", "ci_high", "ci_level", "ci_method", "n_boot", "n_boot_valid",
@@ -73,22 +76,80 @@ def _problem(x: np.ndarray, y: np.ndarray) -> str:
     return f"constant {' and '.join(const)}" if const else ""
 
 
-def fisher_ci(r: float, n: int, method: str = "pearson", ci: float = 0.95) -> tuple[float, float]:
-    """The Fisher-z CI of a correlation (standard errors in the module docstring); NaNs when n is
-    too small for the standard error."""
+def fisher_z_ci(r, n, method: str = "pearson", ci: float = 0.95) -> tuple:
+    """The Fisher-z CI of correlations, vectorised: tanh(atanh(r) -+ z_(1+ci)/2 se), with the
+    standard error of ``method`` (module docstring).
+
+    Parameters
+    ----------
+    r : float or array_like
+        Correlations (values of exactly -+1 give the degenerate interval [r, r]).
+    n : int or array_like
+        Pairs behind each correlation; arrays broadcast.
+    method : str
+        "pearson" (se = 1 / sqrt(n - 3)), "spearman" (Bonett & Wright 2000) or "kendall" (Fieller,
+        Hartley & Pearson 1957).
+    ci : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(low, high)`` as float arrays; NaN where ``r`` is NaN or ``n`` is below
+        ``rules.MIN_CI_PAIRS`` (Kendall: one more).
+
+    Examples
+    --------
+    r = 0.5 of 28 pairs: z = atanh(0.5) = 0.5493, se = 1 / 5, so tanh(0.5493 -+ 1.96 * 0.2).
+
+    >>> [round(float(v), 4) for v in fisher_z_ci(0.5, 28)]
+    [0.156, 0.7358]
+    >>> [float(v) for v in fisher_z_ci([0.5, 0.5], [3, 28])[0].round(4)]
+    [nan, 0.156]
+    """
+    _check_method(method)
+    r, n = np.asarray(r, float), np.asarray(n, float)
     need = rules.MIN_CI_PAIRS + (method == "kendall")
-    if n < need or not np.isfinite(r):
-        return np.nan, np.nan
-    if method == "pearson":
-        se = 1 / np.sqrt(n - 3)
-    elif method == "spearman":
-        se = np.sqrt((1 + r ** 2 / 2) / (n - 3))
-    else:
-        se = np.sqrt(0.437 / (n - 4))
-    zc = stats.norm.ppf((1 + ci) / 2)
-    with np.errstate(divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method == "pearson":
+            se = 1 / np.sqrt(n - 3)
+        elif method == "spearman":
+            se = np.sqrt((1 + r ** 2 / 2) / (n - 3))
+        else:
+            se = np.sqrt(0.437 / (n - 4))
+        zc = stats.norm.ppf((1 + ci) / 2)
         z = np.arctanh(np.clip(r, -1, 1))
-    return float(np.tanh(z - zc * se)), float(np.tanh(z + zc * se))
+        lo, hi = np.tanh(z - zc * se), np.tanh(z + zc * se)
+    bad = (n < need) | ~np.isfinite(r)
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+
+def fisher_ci(r: float, n: int, method: str = "pearson", ci: float = 0.95) -> tuple[float, float]:
+    """The Fisher-z CI of one correlation, as floats (:func:`fisher_z_ci`).
+
+    Parameters
+    ----------
+    r : float
+        The correlation.
+    n : int
+        Pairs behind it.
+    method, ci
+        As :func:`fisher_z_ci`.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaNs when ``n`` is too small for the standard error or ``r`` is NaN.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in fisher_ci(0.5, 28)]
+    [0.156, 0.7358]
+    >>> fisher_ci(0.5, 3)
+    (nan, nan)
+    """
+    lo, hi = fisher_z_ci(r, n, method, ci)
+    return float(lo), float(hi)
 
 
 def correlation(x, y, *, method: str = "pearson", ci: float = 0.95, nan_policy: str = "omit") -> pd.DataFrame:
@@ -176,21 +237,21 @@ def bootstrap_correlation(x, y, *, methods: Sequence[str] = ("spearman", "kendal
         rows = [rules.undefined(CORR_COLUMNS, rules.join(problem, note), method=m, **base,
                                 n_boot_valid=0) for m in methods]
         return rules.frame(rows, CORR_COLUMNS)
-    rng = np.random.default_rng(seed)
-    boots = {m: [] for m in methods}
-    prepared = {m: _prepared(m, x, y) for m in methods}
-    for start in range(0, n_boot, batch):
-        idx = rng.integers(0, n, size=(min(batch, n_boot - start), n))
-        for m in methods:
-            px, py = prepared[m]
-            boots[m].append(ROW_STATISTICS[m](px[idx], py[idx]))
-    q = [100 * (1 - ci) / 2, 100 * (1 + ci) / 2]
+    # the resampled rows of x, y and of their snapped copies (the rank methods' view, snapped once
+    # on the whole sample as for the estimate)
+    columns = {m: _prepared(m, x, y) for m in methods}
+
+    def statistic(*arrays):
+        return {m: ROW_STATISTICS[m](*(arrays[2 * i:2 * i + 2])) for i, m in enumerate(methods)}
+
+    boot = bootstrap(tuple(a for m in methods for a in columns[m]), statistic, method="paired", n_boot=n_boot,
+                     ci=ci, seed=seed, batch=batch).set_index("statistic")
     rows = []
     for m in methods:
-        b = np.concatenate(boots[m]) if boots[m] else np.zeros(0)
-        b = b[~np.isnan(b)]
-        lo, hi = np.percentile(b, q) if len(b) else (np.nan, np.nan)
+        b = boot.loc[m]
         r, p = _scipy(m, x, y)
-        rows.append({"method": m, **base, "r": r, "p": p, "ci_low": float(lo), "ci_high": float(hi),
-                     "n_boot_valid": int(len(b)), "note": rules.join(note, "" if len(b) else "no valid resample")})
+        valid = int(b["n_boot_valid"])
+        rule = "no valid resample" if not valid else ("" if np.isfinite(b["ci_low"]) else too_few_valid(valid, n_boot))
+        rows.append({"method": m, **base, "r": r, "p": p, "ci_low": float(b["ci_low"]), "ci_high": float(b["ci_high"]),
+                     "n_boot_valid": valid, "note": rules.join(note, rule)})
     return rules.frame(rows, CORR_COLUMNS)

@@ -13,19 +13,19 @@ statistic stays vectorised over the B resamples (one matrix product instead of B
 and rows with a missing value simply carry no value, without dropping their pair.
 
 Resamples on which a statistic is undefined are left out of the percentiles and counted
-(``n_boot_valid``); "undefined" is the floor's one rule, :func:`judgelab.stats.rules.negligible`,
+(``n_boot_valid``), under the floor's one NaN rule (:func:`judgelab.stats.bootstrap.percentile_ci`:
+no interval when fewer than half the resamples are valid); "undefined" is the floor's one rule, :func:`judgelab.stats.rules.negligible`,
 never exact float equality. Multiple comparisons go through :func:`judgelab.stats.tests.adjust`
 with every test of the table as the family (``n_tests=len(p)``: an undefined test enters as
 p = 1, so the family never shrinks).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from judgelab.stats import rules
+from judgelab.stats import bootstrap, rules
 
 N_BOOT = 2000
 CI = 0.95
@@ -52,25 +52,10 @@ def _codes(clusters: Sequence) -> tuple[np.ndarray, np.ndarray]:
     return codes.ravel(), uniq
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A percentile interval of bootstrap values: low, high, how many resamples were used."""
-
-    low: float
-    high: float
-    n_boot: int
-    n_boot_valid: int
-
-
-def percentile_interval(boot: np.ndarray, ci: float = CI) -> Interval:
-    """The ((1 - ci)/2, (1 + ci)/2) percentiles of the finite values of ``boot``; NaN when fewer
-    than half the resamples gave a value (the statistic is then too often undefined to trust)."""
-    boot = np.asarray(boot, dtype=float)
-    ok = boot[np.isfinite(boot)]
-    if len(ok) == 0 or len(ok) < 0.5 * len(boot):
-        return Interval(np.nan, np.nan, len(boot), len(ok))
-    lo, hi = np.quantile(ok, [(1 - ci) / 2, (1 + ci) / 2])
-    return Interval(float(lo), float(hi), len(boot), len(ok))
+Interval = bootstrap.Interval
+percentile_interval = bootstrap.percentile_ci
+"""The floor's one NaN rule for bootstrap intervals (:func:`judgelab.stats.bootstrap.percentile_ci`):
+the percentiles of the finite values, NaN when fewer than half the resamples gave one."""
 
 
 def interval_note(name: str, boot: np.ndarray, estimate: float, n_clusters: int, unit: str = "endpoint pair") -> str:
@@ -211,7 +196,7 @@ def bootstrap_p(boot: np.ndarray) -> float:
     at 1 / B, capped at 1; NaN when fewer than half the resamples gave a value."""
     b = np.asarray(boot, float)
     ok = b[np.isfinite(b)]
-    if len(ok) == 0 or len(ok) < 0.5 * len(b):
+    if len(ok) == 0 or len(ok) < bootstrap.MIN_VALID_SHARE * len(b):
         return np.nan
     below = (np.sum(ok < 0) + 0.5 * np.sum(ok == 0)) / len(ok)
     return float(min(1.0, max(2 * min(below, 1 - below), 1.0 / len(ok))))
