@@ -54,10 +54,34 @@ def _pooled_sd(v1: float, v2: float, n1: int, n2: int, sd: str) -> float:
 
 
 def cohens_d(x, y, *, sd: str | Sequence[str] = "pooled", nan_policy: str = "omit") -> pd.DataFrame:
-    """Cohen's d of ``x`` over ``y``, one row per SD convention in ``sd`` ("pooled", "average").
+    """Cohen's d of ``x`` over ``y``, one row per SD convention in ``sd`` (formulas in the module
+    docstring).
 
-    Columns: sd_convention, d, n_x, n_y, mean_x, mean_y, note. NaN when a group has fewer than
-    ``rules.MIN_PER_GROUP`` values or both groups have zero variance (d undefined or infinite).
+    Parameters
+    ----------
+    x, y : array_like
+        The two groups (``x`` first: d > 0 when its mean is larger).
+    sd : str or sequence of str
+        "pooled" (Cohen 1988, eq. 2.5.2) and/or "average" (the root mean of the two variances).
+    nan_policy : {"omit", "raise", "propagate"}
+        Missing values, each group on its own (:func:`judgelab.stats.rules.missing_note`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per convention: sd_convention, d, n_x, n_y, mean_x, mean_y, note. NaN when a group
+        has fewer than ``rules.MIN_PER_GROUP`` values or both groups have zero variance.
+
+    Examples
+    --------
+    Means 4 and 3, variances 4 (n = 3) and 2.5 (n = 5): pooled SD sqrt((2 * 4 + 4 * 2.5) / 6) =
+    sqrt(3), average SD sqrt((4 + 2.5) / 2) = sqrt(3.25).
+
+    >>> out = cohens_d([2, 4, 6], [1, 2, 3, 4, 5], sd=("pooled", "average"))
+    >>> out[["sd_convention", "d"]].round(4).values.tolist()
+    [['pooled', 0.5774], ['average', 0.5547]]
+    >>> cohens_d([1], [2, 3])["note"].iloc[0]
+    '1 values in x < 2'
     """
     names = _conventions(sd)
     x, y, note, usable = rules.two_groups(x, y, nan_policy)
@@ -83,10 +107,31 @@ def cohens_d(x, y, *, sd: str | Sequence[str] = "pooled", nan_policy: str = "omi
 
 def cohens_d_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n2: int,
                           sd: str = "pooled") -> float:
-    """Cohen's d from reported means, SDs and group sizes (conventions as in :func:`cohens_d`).
+    """Cohen's d from reported means, SDs and group sizes (conventions as in :func:`cohens_d`), used to
+    check a paper's own d against its own reported means and SDs.
 
-    Used to check a paper's own d against its own reported means and SDs; NaN when the SD is 0
-    or (pooled) n1 + n2 <= 2.
+    Parameters
+    ----------
+    m1, s1, n1 : float, float, int
+        The first group's mean, SD (ddof = 1) and size.
+    m2, s2, n2 : float, float, int
+        The second group's.
+    sd : {"pooled", "average"}
+        The SD convention.
+
+    Returns
+    -------
+    float
+        d; NaN when the SD is 0 or (pooled) n1 + n2 <= 2.
+
+    Examples
+    --------
+    The groups of :func:`cohens_d`'s example from their summary numbers:
+
+    >>> round(cohens_d_from_summary(4.0, 2.0, 3, 3.0, 2.5 ** 0.5, 5), 4)
+    0.5774
+    >>> round(cohens_d_from_summary(4.0, 2.0, 3, 3.0, 2.5 ** 0.5, 5, sd="average"), 4)
+    0.5547
     """
     (sd,) = _conventions(sd)
     if sd == "pooled" and n1 + n2 <= 2:
@@ -96,10 +141,29 @@ def cohens_d_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n
 
 
 def cohens_dz(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
-    """Cohen's d_z of paired data, mean(x - y) / sd(x - y), one row: d_z, n, mean_diff, note.
+    """Cohen's d_z of paired data, mean(x - y) / sd(x - y) (Cohen 1988, eq. 2.3.5).
 
-    Pairs missing a side follow ``nan_policy`` (listwise); NaN with fewer than
-    ``rules.MIN_PAIRED`` pairs or constant differences (within ``rules.tolerance`` of the scores).
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values, equally long.
+    nan_policy : {"omit", "raise", "propagate"}
+        Pairs missing a side (listwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: d_z, n, mean_diff, note; NaN with fewer than ``rules.MIN_PAIRED`` pairs or constant
+        differences (within ``rules.tolerance`` of the scores).
+
+    Examples
+    --------
+    Differences 2, 3, 4, 5: mean 3.5, SD sqrt(5 / 3) = 1.2910, d_z = 2.7111.
+
+    >>> cohens_dz([3, 5, 7, 9], [1, 2, 3, 4])[["d_z", "n", "mean_diff"]].round(4).values.tolist()
+    [[2.7111, 4.0, 3.5]]
+    >>> cohens_dz([2, 3], [1, 2])["note"].iloc[0]
+    'constant differences'
     """
     x, y, note, usable = rules.paired(x, y, nan_policy)
     d = x - y
@@ -112,9 +176,30 @@ def cohens_dz(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
 
 
 def auc(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
-    """AUC-ROC with ``x`` the positive class: P(X > Y) + P(X = Y) / 2
-    (:func:`sklearn.metrics.roc_auc_score`). One row: auc, n_x, n_y, note; NaN when a group
-    is empty."""
+    """AUC-ROC with ``x`` the positive class: P(X > Y) + P(X = Y) / 2 (:func:`sklearn.metrics.roc_auc_score`;
+    the Mann-Whitney U of x over n_x n_y).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Scores of the positive and of the negative class.
+    nan_policy : {"omit", "raise", "propagate"}
+        Missing values, each group on its own.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: auc, n_x, n_y, note; NaN when a group is empty.
+
+    Examples
+    --------
+    Of the 9 pairs, x wins 8 and ties 1 (3 against 3): AUC = 8.5 / 9.
+
+    >>> round(float(auc([3, 4, 5], [1, 2, 3])["auc"].iloc[0]), 4)
+    0.9444
+    >>> auc([], [1.0])["note"].iloc[0]
+    '0 values in x < 1'
+    """
     from sklearn.metrics import roc_auc_score
 
     x, y, note, usable = rules.two_groups(x, y, nan_policy)
