@@ -153,10 +153,37 @@ def fisher_ci(r: float, n: int, method: str = "pearson", ci: float = 0.95) -> tu
 
 
 def correlation(x, y, *, method: str = "pearson", ci: float = 0.95, nan_policy: str = "omit") -> pd.DataFrame:
-    """One correlation with its two-sided p-value and Fisher-z CI, as one row.
+    """One correlation with its two-sided p-value and Fisher-z CI, as one row (pingouin's ``corr``
+    shape).
 
-    Columns: method, n (pairs used), r, p, ci_low, ci_high, ci_level, ci_method ("fisher_z"),
-    n_boot, n_boot_valid (NaN here), note.
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values, equally long.
+    method : {"pearson", "spearman", "kendall"}
+        Pearson r, Spearman rho or Kendall tau-b (scipy; the rank methods on values snapped to the
+        rules' tolerance).
+    ci : float
+        Confidence level of the Fisher-z CI (:func:`fisher_z_ci`), default 0.95.
+    nan_policy : {"omit", "raise", "propagate"}
+        Pairs missing a side (listwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: method, n (pairs used), r, p, ci_low, ci_high, ci_level, ci_method ("fisher_z"),
+        n_boot, n_boot_valid (NaN here), note. NaN with fewer than 3 pairs or a constant side; the CI
+        NaN below 4 pairs (Kendall 5).
+
+    Examples
+    --------
+    Deviations (-2, -1, 0, 1, 2) and (-2, 0, 1, 0, 1): r = 6 / sqrt(10 * 6) = 0.7746.
+
+    >>> out = correlation([1, 2, 3, 4, 5], [2, 4, 5, 4, 5])
+    >>> out[["n", "r", "ci_method"]].round(4).values.tolist()
+    [[5, 0.7746, 'fisher_z']]
+    >>> correlation([1, 2, 3], [1, 1, 1])["note"].iloc[0]
+    'constant y'
     """
     _check_method(method)
     if not 0 < ci < 1:
@@ -177,7 +204,27 @@ def correlation(x, y, *, method: str = "pearson", ci: float = 0.95, nan_policy: 
 # ----------------------------------------------------------------------------- vectorised (bootstrap)
 
 def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row pair of two (B, n) arrays (NaN where a row is constant)."""
+    """Pearson r of each row pair of two (B, n) arrays (NaN where a row is constant): the vectorised
+    statistic of the paired bootstrap.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Arrays of shape (B, n) (a 1-D array is one row).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) correlations.
+
+    Examples
+    --------
+    Row 1: deviations (-1, 0, 1) and (-4/3, -1/3, 5/3), r = 3 / sqrt(2 * 42/9) = 0.9820; row 2 is
+    reversed (r = -1); row 3 has a constant side.
+
+    >>> pearson_rows([[1, 2, 3], [1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 2, 1], [2, 2, 2]]).round(4).tolist()
+    [0.982, -1.0, nan]
+    """
     x, y = np.atleast_2d(np.asarray(x, float)), np.atleast_2d(np.asarray(y, float))
     dx = x - x.mean(axis=1, keepdims=True)
     dy = y - y.mean(axis=1, keepdims=True)
@@ -187,15 +234,49 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each row pair of two (B, n) arrays (NaN where a row is constant)."""
+    """Spearman's rho of each row pair of two (B, n) arrays (the Pearson r of the mid-ranks; NaN where
+    a row is constant).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Arrays of shape (B, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) correlations.
+
+    Examples
+    --------
+    >>> spearman_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 2, 1]]).tolist()
+    [1.0, -1.0]
+    """
     return pearson_rows(stats.rankdata(np.atleast_2d(x), axis=1), stats.rankdata(np.atleast_2d(y), axis=1))
 
 
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of each row pair of two (B, n) arrays (NaN where a row is constant).
 
-    O(B n^2) by sign products over all pairs, done a few rows at a time; above n = 300 each row
-    goes to :func:`scipy.stats.kendalltau` (O(n log n)) instead.
+    O(B n^2) by sign products over all pairs, done a few rows at a time; above n = 300 each row goes
+    to :func:`scipy.stats.kendalltau` (O(n log n)) instead.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Arrays of shape (B, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) tau-b values.
+
+    Examples
+    --------
+    (1, 2, 3, 4) against (1, 3, 2, 4): 5 concordant pairs, 1 discordant, tau = 4 / 6.
+
+    >>> kendall_rows(np.array([[1, 2, 3, 4]]), np.array([[1, 3, 2, 4]])).round(4).tolist()
+    [0.6667]
     """
     x, y = np.atleast_2d(x), np.atleast_2d(y)
     n = x.shape[1]
@@ -219,12 +300,37 @@ ROW_STATISTICS = {"pearson": pearson_rows, "spearman": spearman_rows, "kendall":
 def bootstrap_correlation(x, y, *, methods: Sequence[str] = ("spearman", "kendall"), n_boot: int = 2000,
                           ci: float = 0.95, seed: int = 0, batch: int = 500,
                           nan_policy: str = "omit") -> pd.DataFrame:
-    """Correlations of paired data with seeded percentile-bootstrap CIs, one row per method.
+    """Correlations of paired data with seeded percentile-bootstrap CIs, one row per method: the floor's
+    one bootstrap with ``method="paired"`` (:func:`judgelab.stats.bootstrap.bootstrap`).
 
     Every method is computed on the same B resamples (drawn ``batch`` at a time from
-    ``numpy.random.default_rng(seed)``), so the result depends only on the data, ``seed`` and
-    ``n_boot``. Columns as :func:`correlation`, with ci_method "bootstrap", n_boot and
-    n_boot_valid (resamples with a defined correlation).
+    ``numpy.random.default_rng(seed)``), so the result depends only on the data, ``seed``, ``n_boot``
+    and ``batch``. Resamples with a constant side are left out and counted; fewer than half valid
+    give no interval (the one NaN rule).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values, equally long.
+    methods : str or sequence of str
+        Any of "pearson", "spearman", "kendall".
+    n_boot, ci, seed, batch : int, float, int, int
+        Resamples, confidence level, seed, resamples drawn at once.
+    nan_policy : {"omit", "raise", "propagate"}
+        Pairs missing a side (listwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns as :func:`correlation`, with ci_method "bootstrap", n_boot and n_boot_valid.
+
+    Examples
+    --------
+    A perfectly monotone relation: every resample with two distinct x has rho = 1.
+
+    >>> out = bootstrap_correlation([1, 2, 3, 4, 5, 6], [1, 4, 9, 16, 25, 36], methods="spearman", n_boot=200)
+    >>> out[["r", "ci_low", "ci_high", "ci_method"]].values.tolist()
+    [[1.0, 1.0, 1.0, 'bootstrap']]
     """
     methods = [_check_method(m) for m in ([methods] if isinstance(methods, str) else methods)]
     if not 0 < ci < 1:
