@@ -272,8 +272,26 @@ def _weights(data, statistic, *, n_boot, ci, seed, unit, **_) -> pd.DataFrame:
 
 
 def ci_method_label(unit: str, n_boot: int, seed: int, strata: str | None = None) -> str:
-    """The ``ci_method`` text of a cluster-bootstrap interval, e.g.
-    ``"cluster bootstrap over story (percentile, B=2000, seed=0, within category)"``."""
+    """The ``ci_method`` text of a cluster-bootstrap interval.
+
+    Parameters
+    ----------
+    unit : str
+        The name of the resampled unit.
+    n_boot, seed : int
+        Resamples and seed.
+    strata : str, optional
+        The column the units are resampled within.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> ci_method_label("story", 2000, 0, "category")
+    'cluster bootstrap over story (percentile, B=2000, seed=0, within category)'
+    """
     within = f", within {strata}" if strata else ""
     return f"cluster bootstrap over {unit} (percentile, B={n_boot}, seed={seed}{within})"
 
@@ -299,8 +317,33 @@ def _cluster_rows(data: pd.DataFrame, cluster: str, strata: str | None) -> tuple
 
 def resample_frame(data: pd.DataFrame, cluster: str, draw: np.ndarray, rows: list[np.ndarray],
                    ids: list | None = None) -> pd.DataFrame:
-    """The rows of the clusters ``draw`` (positions into the cluster list), each copy under its own
-    id: column ``cluster`` becomes the draw number 0..len(draw) - 1 (``ids`` is not needed)."""
+    """The rows of the clusters ``draw`` (positions into the cluster list), each copy under its own id:
+    column ``cluster`` becomes the draw number 0..len(draw) - 1, so a cluster drawn twice enters as
+    two clusters.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long data.
+    cluster : str
+        The column of the cluster ids.
+    draw : numpy.ndarray
+        Positions of the drawn clusters in the cluster list.
+    rows : list of numpy.ndarray
+        The row positions of each cluster.
+    ids : list, optional
+        Not needed (kept for callers that pass it).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"story": ["a", "a", "b"], "score": [1, 2, 3]})
+    >>> resample_frame(df, "story", np.array([1, 1, 0]), [np.array([0, 1]), np.array([2])]).values.tolist()
+    [[0, 3], [1, 3], [2, 1], [2, 2]]
+    """
     idx = np.concatenate([rows[c] for c in draw]) if len(draw) else np.zeros(0, int)
     sizes = np.fromiter((len(rows[c]) for c in draw), int, count=len(draw))
     out = data.take(idx)
