@@ -9,6 +9,7 @@ family (``stats.tests.adjust``), the cluster bootstraps (``stats.bootstrap``,
 import ast
 import doctest
 import importlib
+import inspect
 import pkgutil
 import re
 from pathlib import Path
@@ -106,13 +107,23 @@ def test_floor_examples_run(name):
     assert res.failed == 0, f"{name}: {res.failed} of {res.attempted} examples failed"
 
 
-def test_the_floor_has_examples_of_its_interval_and_rule_helpers():
-    from judgelab.stats import bootstrap, intervals, rules, tests
+def _public(module):
+    return [(n, obj) for n, obj in vars(module).items() if not n.startswith("_")
+            and (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module.__name__]
 
-    for fn in (intervals.proportion_ci, intervals.t_interval, intervals.mean_ci, intervals.diff_ci, tests.adjust,
-               bootstrap.cluster_bootstrap, rules.is_constant, rules.tolerance, rules.negligible,
-               reliability.mean_squares):
-        assert "Examples\n" in fn.__doc__ and ">>>" in fn.__doc__, fn.__name__
+
+@pytest.mark.parametrize("name", STATS_MODULES)
+def test_every_public_function_of_the_floor_is_documented_like_pingouin(name):
+    """numpydoc Parameters, Returns (functions) and Examples that are doctests (run above)."""
+    module = importlib.import_module(name)
+    bare = []
+    for fname, obj in _public(module):
+        doc = inspect.getdoc(obj) or ""
+        need = ("Parameters\n", "Examples\n") + (("Returns\n",) if inspect.isfunction(obj) else ())
+        missing = [s.strip() for s in need if s not in doc] + ([] if ">>>" in doc else [">>> example"])
+        if missing:
+            bare.append(f"{fname}: no {', '.join(missing)}")
+    assert not bare, f"{name}:\n  " + "\n  ".join(bare)
 
 
 # --------------------------------------------------------------------------- ICC: raters who agree

@@ -65,7 +65,22 @@ METHODS = ("percentile", "paired", "cluster", "weights")
 
 @dataclass(frozen=True)
 class Interval:
-    """A percentile interval of bootstrap values: low, high, how many resamples were used."""
+    """A percentile interval of bootstrap values (what :func:`percentile_ci` returns).
+
+    Parameters
+    ----------
+    low, high : float
+        The bounds; NaN when the NaN rule refused the interval.
+    n_boot : int
+        Resamples (B).
+    n_boot_valid : int
+        Resamples on which the statistic was finite.
+
+    Examples
+    --------
+    >>> Interval(0.1, 0.9, 2000, 1990).n_boot_valid
+    1990
+    """
 
     low: float
     high: float
