@@ -112,17 +112,18 @@ def cohens_d_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n
 
     Parameters
     ----------
-    m1, s1, n1 : float, float, int
-        The first group's mean, SD (ddof = 1) and size.
-    m2, s2, n2 : float, float, int
+    m1, s1, n1 : float, float, int (or arrays)
+        The first group's mean, SD (ddof = 1) and size; arrays broadcast (the claims scorecard's
+        power simulation passes one value per simulated run).
+    m2, s2, n2 : float, float, int (or arrays)
         The second group's.
     sd : {"pooled", "average"}
         The SD convention.
 
     Returns
     -------
-    float
-        d; NaN when the SD is 0 or (pooled) n1 + n2 <= 2.
+    float or numpy.ndarray
+        d (an array when any argument is one); NaN when the SD is 0 or (pooled) n1 + n2 <= 2.
 
     Examples
     --------
@@ -132,12 +133,21 @@ def cohens_d_from_summary(m1: float, s1: float, n1: int, m2: float, s2: float, n
     0.5774
     >>> round(cohens_d_from_summary(4.0, 2.0, 3, 3.0, 2.5 ** 0.5, 5, sd="average"), 4)
     0.5547
+    >>> cohens_d_from_summary(np.array([4.0, 3.0]), 2.0, 3, 3.0, np.array([2.5 ** 0.5, 0.0]), 5).round(4).tolist()
+    [0.5774, 0.0]
     """
     (sd,) = _conventions(sd)
-    if sd == "pooled" and n1 + n2 <= 2:
-        return np.nan
-    s = _pooled_sd(s1 ** 2, s2 ** 2, n1, n2, sd)
-    return float((m1 - m2) / s) if s > 0 else np.nan
+    if all(np.ndim(v) == 0 for v in (m1, s1, n1, m2, s2, n2)):
+        if sd == "pooled" and n1 + n2 <= 2:
+            return np.nan
+        s = _pooled_sd(s1 ** 2, s2 ** 2, n1, n2, sd)
+        return float((m1 - m2) / s) if s > 0 else np.nan
+    m1, s1, n1, m2, s2, n2 = (np.asarray(v, float) for v in (m1, s1, n1, m2, s2, n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = (np.sqrt(((n1 - 1) * s1 ** 2 + (n2 - 1) * s2 ** 2) / (n1 + n2 - 2)) if sd == "pooled"
+             else np.sqrt((s1 ** 2 + s2 ** 2) / 2.0))
+        d = (m1 - m2) / s
+    return np.where((s > 0) & ((n1 + n2 > 2) | (sd != "pooled")), d, np.nan)
 
 
 def cohens_dz(x, y, *, nan_policy: str = "omit") -> pd.DataFrame:
