@@ -46,7 +46,7 @@ the ``n_clusters`` column lets the reader see.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -275,15 +275,57 @@ def _paired(data, statistic, *, n_boot, ci, seed, unit, batch, **_) -> pd.DataFr
 
 
 def _weights(data, statistic, *, n_boot, ci, seed, unit, **_) -> pd.DataFrame:
-    """Whole clusters as integer weights (:func:`judgelab.stats.resampling.cluster_weights`)."""
-    from judgelab.stats.resampling import cluster_weights
-
+    """Whole clusters as integer weights (:func:`cluster_weights`)."""
     ids = np.asarray(data)
     unit = unit or "cluster"
     est = {k: np.asarray(v, float).ravel()[0] for k, v in _named(statistic(np.ones((1, len(ids)), int))).items()}
     w = cluster_weights(ids, n_boot=n_boot, seed=seed)
     boots = _named(statistic(w))
     return _rows(est, boots, ci, _base("cluster (weights)", unit, n_boot, seed, ci, len(np.unique(ids))))
+
+
+def cluster_weights(clusters: Sequence, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """(n_boot, n_rows) integer weights: row i's weight in resample b is how often its cluster was
+    drawn when G clusters are drawn with replacement from the G distinct ``clusters`` (seeded,
+    ``numpy.random.default_rng(seed)``).
+
+    Parameters
+    ----------
+    clusters : sequence
+        The cluster id of each row.
+    n_boot : int
+        Resamples, default 2000.
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n_boot, n_rows) int64; each resample's cluster weights sum to G.
+
+    Examples
+    --------
+    Rows of one cluster share its weight, and every resample draws G = 3 clusters:
+
+    >>> w = cluster_weights(["a", "a", "b", "c"], n_boot=5, seed=1)
+    >>> w.shape, bool((w[:, 0] == w[:, 1]).all()), (w[:, 1:].sum(axis=1) == 3).all()
+    ((5, 4), True, np.True_)
+    """
+    codes, uniq = _codes(clusters)
+    g = len(uniq)
+    if g == 0:
+        raise ValueError("cluster bootstrap: no clusters (empty data)")
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, g, size=(int(n_boot), g))
+    counts = np.zeros((int(n_boot), g), dtype=np.int64)
+    np.add.at(counts, (np.arange(int(n_boot))[:, None], draws), 1)
+    return counts[:, codes]
+
+
+def _codes(clusters: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    arr = np.asarray(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
+    uniq, codes = np.unique(arr.astype(str) if arr.dtype == object else arr, return_inverse=True)
+    return codes.ravel(), uniq
 
 
 def ci_method_label(unit: str, n_boot: int, seed: int, strata: str | None = None) -> str:

@@ -20,7 +20,6 @@ p = 1, so the family never shrinks).
 """
 from __future__ import annotations
 
-from typing import Sequence
 
 import numpy as np
 
@@ -30,50 +29,8 @@ N_BOOT = 2000
 CI = 0.95
 
 
-def cluster_weights(clusters: Sequence, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
-    """(n_boot, n_rows) integer weights: row i's weight in resample b is how often its cluster was
-    drawn when G clusters are drawn with replacement from the G distinct ``clusters`` (seeded,
-    ``numpy.random.default_rng(seed)``).
-
-    Parameters
-    ----------
-    clusters : sequence
-        The cluster id of each row.
-    n_boot : int
-        Resamples, default 2000.
-    seed : int
-        The seed.
-
-    Returns
-    -------
-    numpy.ndarray
-        (n_boot, n_rows) int64; each resample's cluster weights sum to G.
-
-    Examples
-    --------
-    Rows of one cluster share its weight, and every resample draws G = 3 clusters:
-
-    >>> w = cluster_weights(["a", "a", "b", "c"], n_boot=5, seed=1)
-    >>> w.shape, bool((w[:, 0] == w[:, 1]).all()), (w[:, 1:].sum(axis=1) == 3).all()
-    ((5, 4), True, np.True_)
-    """
-    codes, uniq = _codes(clusters)
-    g = len(uniq)
-    if g == 0:
-        raise ValueError("cluster bootstrap: no clusters (empty data)")
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, g, size=(int(n_boot), g))
-    counts = np.zeros((int(n_boot), g), dtype=np.int64)
-    np.add.at(counts, (np.arange(int(n_boot))[:, None], draws), 1)
-    return counts[:, codes]
-
-
-def _codes(clusters: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
-    uniq, codes = np.unique(arr.astype(str) if arr.dtype == object else arr, return_inverse=True)
-    return codes.ravel(), uniq
-
-
+cluster_weights = bootstrap.cluster_weights
+"""Cluster weights of the resamples (:func:`judgelab.stats.bootstrap.cluster_weights`)."""
 Interval = bootstrap.Interval
 percentile_interval = bootstrap.percentile_ci
 """The floor's one NaN rule for bootstrap intervals (:func:`judgelab.stats.bootstrap.percentile_ci`):
