@@ -77,8 +77,8 @@ def _tail(func: ast.AST, n: int, aliases: dict | None = None) -> tuple:
     return tuple(names[-n:])
 
 
-def _aliases(tree: ast.AST) -> dict[str, str]:
-    return {a.asname: a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+def _aliases(nodes: list) -> dict[str, str]:
+    return {a.asname: a.name for node in nodes if isinstance(node, ast.ImportFrom)
             for a in node.names if a.asname}
 
 
@@ -87,12 +87,12 @@ def _pows_of_two(node: ast.AST) -> int:
                and n.right.value == 2 for n in ast.walk(node))
 
 
-def _formula_offences(tree: ast.AST) -> list[str]:
+def _formula_offences(nodes: list) -> list[str]:
     """Formulas by their shape: Fisher z, t / F quantiles, a pooled or averaged SD, an ICC from mean
     squares, a 95% percentile interval."""
     out = []
-    aliases = _aliases(tree)
-    for node in ast.walk(tree):
+    aliases = _aliases(nodes)
+    for node in nodes:
         if isinstance(node, ast.Call):
             for k in (2, 1):
                 what = FORMULA_CALLS.get(_tail(node.func, k, aliases))
@@ -118,11 +118,11 @@ def _formula_offences(tree: ast.AST) -> list[str]:
     return out
 
 
-def _floor_names(tree: ast.AST) -> set[str]:
+def _floor_names(nodes: list) -> set[str]:
     """Names bound to the floor by this module's imports (``from judgelab.stats import x``,
     ``from judgelab.stats.effects import cohens_d``, ``import judgelab.stats.tests as st``)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("judgelab.stats"):
             names |= {a.asname or a.name for a in node.names}
         elif isinstance(node, ast.Import):
@@ -147,10 +147,10 @@ def _study_modules():
 
 def _offences(path: Path) -> list[str]:
     source = path.read_text()
-    tree = ast.parse(source)
-    floor = _floor_names(tree)
+    nodes = list(ast.walk(ast.parse(source)))
+    floor = _floor_names(nodes)
     out = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module in FORBIDDEN_IMPORTS:
             out.append(f"line {node.lineno}: imports {node.module} ({FORBIDDEN_IMPORTS[node.module]})")
         elif isinstance(node, ast.Import):
@@ -165,7 +165,7 @@ def _offences(path: Path) -> list[str]:
                 and not node.name.startswith("paper_") and not _calls_the_floor(node, floor):
             # (paper_*: a paper's cited constants, not a computation)
             out.append(f"line {node.lineno}: defines {node.name} without calling the floor (judgelab.stats has it)")
-    out += _formula_offences(tree)
+    out += _formula_offences(nodes)
     for what, pattern in FORMULAS.items():
         for m in pattern.finditer(source):
             out.append(f"line {source.count(chr(10), 0, m.start()) + 1}: writes {what}")

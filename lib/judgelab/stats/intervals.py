@@ -16,7 +16,7 @@ an endpoint pair's two paths) use the cluster bootstraps instead:
   :func:`ratio_ci`) are vectorised, so the claims scorecard's power simulation computes its
   intervals with the very same code.
 - Percentile bootstrap (Efron & Tibshirani 1993, ch. 13): the floor's one bootstrap,
-  :func:`judgelab.stats.bootstrap.bootstrap` with ``method="percentile"`` (``scipy.stats.bootstrap``'s
+  :func:`judgelab.stats.bootstrap.bootstrap` with ``method="independent"`` (``scipy.stats.bootstrap``'s
   draws, seeded by ``numpy.random.default_rng(seed)``), under its one NaN rule.
 
 Degenerate input follows :mod:`judgelab.stats.rules`: no interval (NaN) with fewer than 2 values;
@@ -267,7 +267,7 @@ def mean_ci(values, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tupl
         return (m, np.nan, np.nan)
     if rules.is_constant(x):  # every resample has the same mean: the interval is the point
         return (m, m, m)
-    row = bootstrap((x,), np.mean, method="percentile", n_boot=n_boot, seed=seed, ci=ci).iloc[0]
+    row = bootstrap((x,), np.mean, method="independent", n_boot=n_boot, seed=seed, ci=ci).iloc[0]
     return (m, float(row["ci_low"]), float(row["ci_high"]))
 
 
@@ -303,7 +303,7 @@ def diff_ci(x, y, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tuple[
     d = float(a.mean() - b.mean())
     if len(a) < 2 or len(b) < 2:
         return (d, np.nan, np.nan)
-    row = bootstrap((a, b), _mean_difference, method="percentile", n_boot=n_boot, seed=seed, ci=ci).iloc[0]
+    row = bootstrap((a, b), _mean_difference, method="independent", n_boot=n_boot, seed=seed, ci=ci).iloc[0]
     return (d, float(row["ci_low"]), float(row["ci_high"]))
 
 
