@@ -47,9 +47,30 @@ def _no_pairs_problem(x: np.ndarray) -> str:
 
 def mean_absolute_deviation(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
                             nan_policy: str = "omit") -> pd.DataFrame:
-    """MAD of the ratings around each item's mean, averaged over items with >= 2 ratings.
+    """MAD of the ratings around each item's mean, averaged over items with >= 2 ratings (formula in
+    the module docstring).
 
-    One row: mad, n_items (items counted), n_items_excluded (items with one rating), note.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings.
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+    nan_policy : {"omit", "raise", "propagate"}
+        Rows whose rating is NaN.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: mad, n_items (items counted), n_items_excluded (items with one rating), note.
+
+    Examples
+    --------
+    Item 1 rated 1 and 3 (MAD 1), item 2 rated 2 and 2 (MAD 0), item 3 rated once (not counted).
+
+    >>> long = pd.DataFrame({"item": [1, 1, 2, 2, 3], "rater": list("ababa"), "score": [1, 3, 2, 2, 5]})
+    >>> mean_absolute_deviation(long, "item", "rater", "score")[["mad", "n_items", "n_items_excluded"]].values.tolist()
+    [[0.5, 2.0, 1.0]]
     """
     x, note, usable = _matrix(data, targets, raters, ratings, nan_policy)
     counts = (~np.isnan(x)).sum(axis=1) if x.size else np.zeros(0, int)
@@ -71,7 +92,29 @@ def pairwise_agreement(data: pd.DataFrame, targets: str, raters: str, ratings: s
     """Share of rater pairs (pooled over items) within ``tolerance`` of each other, one row per
     tolerance (0 = exact agreement, 1 = within-1 agreement).
 
-    Columns: tolerance, agreement, n_pairs, n_items (items with >= 2 ratings), note.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings.
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+    tolerance : float or sequence of float
+        The largest difference that still agrees (compared within the rules' tolerance).
+    nan_policy : {"omit", "raise", "propagate"}
+        Rows whose rating is NaN.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per tolerance: tolerance, agreement, n_pairs, n_items (items with >= 2 ratings), note.
+
+    Examples
+    --------
+    Pairs differing by 2, 0 and 1: exact agreement 1/3, within-1 agreement 2/3.
+
+    >>> long = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "rater": list("ababab"), "score": [1, 3, 2, 2, 4, 5]})
+    >>> pairwise_agreement(long, "item", "rater", "score")[["tolerance", "agreement"]].round(4).values.tolist()
+    [[0.0, 0.3333], [1.0, 0.6667]]
     """
     tols = [float(tolerance)] if np.isscalar(tolerance) else [float(t) for t in tolerance]
     x, note, usable = _matrix(data, targets, raters, ratings, nan_policy)

@@ -14,8 +14,10 @@ Two kinds of CI, as a row's ``ci_method`` says:
 - ``"bootstrap"`` (:func:`bootstrap_correlation`): the seeded paired percentile bootstrap (Efron &
   Tibshirani 1993, ch. 13): resample the n pairs with replacement B times, recompute the
   statistic with the vectorised :func:`pearson_rows` / :func:`spearman_rows` / :func:`kendall_rows`,
-  take the (1 - ci)/2 and (1 + ci)/2 quantiles. Resamples with a constant side have no
-  correlation; they are dropped and counted (``n_boot_valid``).
+  take the (1 - ci)/2 and (1 + ci)/2 quantiles (:func:`judgelab.stats.bootstrap.bootstrap`,
+  ``method="paired"``). Resamples with a constant side have no correlation; they are dropped and
+  counted (``n_boot_valid``), and with fewer than half valid there is no interval (the floor's one
+  NaN rule).
 
 Pairs with a missing side follow ``nan_policy`` (listwise); fewer than ``rules.MIN_PAIRS`` = 3
 pairs or a constant side give NaN with a note (:mod:`judgelab.stats.rules`). A side is constant when
@@ -32,6 +34,7 @@ import pandas as pd
 from scipy import stats
 
 from judgelab.stats import rules
+from judgelab.stats.bootstrap import bootstrap, too_few_valid
 
 METHODS = ("pearson", "spearman", "kendall")
 CORR_COLUMNS = ("method", "n", "r", "p", "ci_low", "ci_high", "ci_level", "ci_method", "n_boot", "n_boot_valid",
@@ -73,29 +76,114 @@ def _problem(x: np.ndarray, y: np.ndarray) -> str:
     return f"constant {' and '.join(const)}" if const else ""
 
 
-def fisher_ci(r: float, n: int, method: str = "pearson", ci: float = 0.95) -> tuple[float, float]:
-    """The Fisher-z CI of a correlation (standard errors in the module docstring); NaNs when n is
-    too small for the standard error."""
+def fisher_z_ci(r, n, method: str = "pearson", ci: float = 0.95) -> tuple:
+    """The Fisher-z CI of correlations, vectorised: tanh(atanh(r) -+ z_(1+ci)/2 se), with the
+    standard error of ``method`` (module docstring).
+
+    Parameters
+    ----------
+    r : float or array_like
+        Correlations (values of exactly -+1 give the degenerate interval [r, r]).
+    n : int or array_like
+        Pairs behind each correlation; arrays broadcast.
+    method : str
+        "pearson" (se = 1 / sqrt(n - 3)), "spearman" (Bonett & Wright 2000) or "kendall" (Fieller,
+        Hartley & Pearson 1957).
+    ci : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(low, high)`` as float arrays; NaN where ``r`` is NaN or ``n`` is below
+        ``rules.MIN_CI_PAIRS`` (Kendall: one more).
+
+    Examples
+    --------
+    r = 0.5 of 28 pairs: z = atanh(0.5) = 0.5493, se = 1 / 5, so tanh(0.5493 -+ 1.96 * 0.2).
+
+    >>> [round(float(v), 4) for v in fisher_z_ci(0.5, 28)]
+    [0.156, 0.7358]
+    >>> [float(v) for v in fisher_z_ci([0.5, 0.5], [3, 28])[0].round(4)]
+    [nan, 0.156]
+    """
+    _check_method(method)
+    r, n = np.asarray(r, float), np.asarray(n, float)
     need = rules.MIN_CI_PAIRS + (method == "kendall")
-    if n < need or not np.isfinite(r):
-        return np.nan, np.nan
-    if method == "pearson":
-        se = 1 / np.sqrt(n - 3)
-    elif method == "spearman":
-        se = np.sqrt((1 + r ** 2 / 2) / (n - 3))
-    else:
-        se = np.sqrt(0.437 / (n - 4))
-    zc = stats.norm.ppf((1 + ci) / 2)
-    with np.errstate(divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method == "pearson":
+            se = 1 / np.sqrt(n - 3)
+        elif method == "spearman":
+            se = np.sqrt((1 + r ** 2 / 2) / (n - 3))
+        else:
+            se = np.sqrt(0.437 / (n - 4))
+        zc = stats.norm.ppf((1 + ci) / 2)
         z = np.arctanh(np.clip(r, -1, 1))
-    return float(np.tanh(z - zc * se)), float(np.tanh(z + zc * se))
+        lo, hi = np.tanh(z - zc * se), np.tanh(z + zc * se)
+    bad = (n < need) | ~np.isfinite(r)
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+
+def fisher_ci(r: float, n: int, method: str = "pearson", ci: float = 0.95) -> tuple[float, float]:
+    """The Fisher-z CI of one correlation, as floats (:func:`fisher_z_ci`).
+
+    Parameters
+    ----------
+    r : float
+        The correlation.
+    n : int
+        Pairs behind it.
+    method, ci
+        As :func:`fisher_z_ci`.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaNs when ``n`` is too small for the standard error or ``r`` is NaN.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in fisher_ci(0.5, 28)]
+    [0.156, 0.7358]
+    >>> fisher_ci(0.5, 3)
+    (nan, nan)
+    """
+    lo, hi = fisher_z_ci(r, n, method, ci)
+    return float(lo), float(hi)
 
 
 def correlation(x, y, *, method: str = "pearson", ci: float = 0.95, nan_policy: str = "omit") -> pd.DataFrame:
-    """One correlation with its two-sided p-value and Fisher-z CI, as one row.
+    """One correlation with its two-sided p-value and Fisher-z CI, as one row (pingouin's ``corr``
+    shape).
 
-    Columns: method, n (pairs used), r, p, ci_low, ci_high, ci_level, ci_method ("fisher_z"),
-    n_boot, n_boot_valid (NaN here), note.
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values, equally long.
+    method : {"pearson", "spearman", "kendall"}
+        Pearson r, Spearman rho or Kendall tau-b (scipy; the rank methods on values snapped to the
+        rules' tolerance).
+    ci : float
+        Confidence level of the Fisher-z CI (:func:`fisher_z_ci`), default 0.95.
+    nan_policy : {"omit", "raise", "propagate"}
+        Pairs missing a side (listwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: method, n (pairs used), r, p, ci_low, ci_high, ci_level, ci_method ("fisher_z"),
+        n_boot, n_boot_valid (NaN here), note. NaN with fewer than 3 pairs or a constant side; the CI
+        NaN below 4 pairs (Kendall 5).
+
+    Examples
+    --------
+    Deviations (-2, -1, 0, 1, 2) and (-2, 0, 1, 0, 1): r = 6 / sqrt(10 * 6) = 0.7746.
+
+    >>> out = correlation([1, 2, 3, 4, 5], [2, 4, 5, 4, 5])
+    >>> out[["n", "r", "ci_method"]].round(4).values.tolist()
+    [[5, 0.7746, 'fisher_z']]
+    >>> correlation([1, 2, 3], [1, 1, 1])["note"].iloc[0]
+    'constant y'
     """
     _check_method(method)
     if not 0 < ci < 1:
@@ -116,7 +204,27 @@ def correlation(x, y, *, method: str = "pearson", ci: float = 0.95, nan_policy: 
 # ----------------------------------------------------------------------------- vectorised (bootstrap)
 
 def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row pair of two (B, n) arrays (NaN where a row is constant)."""
+    """Pearson r of each row pair of two (B, n) arrays (NaN where a row is constant): the vectorised
+    statistic of the paired bootstrap.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Arrays of shape (B, n) (a 1-D array is one row).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) correlations.
+
+    Examples
+    --------
+    Row 1: deviations (-1, 0, 1) and (-4/3, -1/3, 5/3), r = 3 / sqrt(2 * 42/9) = 0.9820; row 2 is
+    reversed (r = -1); row 3 has a constant side.
+
+    >>> pearson_rows([[1, 2, 3], [1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 2, 1], [2, 2, 2]]).round(4).tolist()
+    [0.982, -1.0, nan]
+    """
     x, y = np.atleast_2d(np.asarray(x, float)), np.atleast_2d(np.asarray(y, float))
     dx = x - x.mean(axis=1, keepdims=True)
     dy = y - y.mean(axis=1, keepdims=True)
@@ -126,15 +234,49 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Spearman's rho of each row pair of two (B, n) arrays (NaN where a row is constant)."""
+    """Spearman's rho of each row pair of two (B, n) arrays (the Pearson r of the mid-ranks; NaN where
+    a row is constant).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Arrays of shape (B, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) correlations.
+
+    Examples
+    --------
+    >>> spearman_rows([[1, 2, 3], [1, 2, 3]], [[1, 2, 4], [3, 2, 1]]).tolist()
+    [1.0, -1.0]
+    """
     return pearson_rows(stats.rankdata(np.atleast_2d(x), axis=1), stats.rankdata(np.atleast_2d(y), axis=1))
 
 
 def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of each row pair of two (B, n) arrays (NaN where a row is constant).
 
-    O(B n^2) by sign products over all pairs, done a few rows at a time; above n = 300 each row
-    goes to :func:`scipy.stats.kendalltau` (O(n log n)) instead.
+    O(B n^2) by sign products over all pairs, done a few rows at a time; above n = 300 each row goes
+    to :func:`scipy.stats.kendalltau` (O(n log n)) instead.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Arrays of shape (B, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) tau-b values.
+
+    Examples
+    --------
+    (1, 2, 3, 4) against (1, 3, 2, 4): 5 concordant pairs, 1 discordant, tau = 4 / 6.
+
+    >>> kendall_rows(np.array([[1, 2, 3, 4]]), np.array([[1, 3, 2, 4]])).round(4).tolist()
+    [0.6667]
     """
     x, y = np.atleast_2d(x), np.atleast_2d(y)
     n = x.shape[1]
@@ -158,12 +300,37 @@ ROW_STATISTICS = {"pearson": pearson_rows, "spearman": spearman_rows, "kendall":
 def bootstrap_correlation(x, y, *, methods: Sequence[str] = ("spearman", "kendall"), n_boot: int = 2000,
                           ci: float = 0.95, seed: int = 0, batch: int = 500,
                           nan_policy: str = "omit") -> pd.DataFrame:
-    """Correlations of paired data with seeded percentile-bootstrap CIs, one row per method.
+    """Correlations of paired data with seeded percentile-bootstrap CIs, one row per method: the floor's
+    one bootstrap with ``method="paired"`` (:func:`judgelab.stats.bootstrap.bootstrap`).
 
     Every method is computed on the same B resamples (drawn ``batch`` at a time from
-    ``numpy.random.default_rng(seed)``), so the result depends only on the data, ``seed`` and
-    ``n_boot``. Columns as :func:`correlation`, with ci_method "bootstrap", n_boot and
-    n_boot_valid (resamples with a defined correlation).
+    ``numpy.random.default_rng(seed)``), so the result depends only on the data, ``seed``, ``n_boot``
+    and ``batch``. Resamples with a constant side are left out and counted; fewer than half valid
+    give no interval (the one NaN rule).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values, equally long.
+    methods : str or sequence of str
+        Any of "pearson", "spearman", "kendall".
+    n_boot, ci, seed, batch : int, float, int, int
+        Resamples, confidence level, seed, resamples drawn at once.
+    nan_policy : {"omit", "raise", "propagate"}
+        Pairs missing a side (listwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns as :func:`correlation`, with ci_method "bootstrap", n_boot and n_boot_valid.
+
+    Examples
+    --------
+    A perfectly monotone relation: every resample with two distinct x has rho = 1.
+
+    >>> out = bootstrap_correlation([1, 2, 3, 4, 5, 6], [1, 4, 9, 16, 25, 36], methods="spearman", n_boot=200)
+    >>> out[["r", "ci_low", "ci_high", "ci_method"]].values.tolist()
+    [[1.0, 1.0, 1.0, 'bootstrap']]
     """
     methods = [_check_method(m) for m in ([methods] if isinstance(methods, str) else methods)]
     if not 0 < ci < 1:
@@ -176,21 +343,21 @@ def bootstrap_correlation(x, y, *, methods: Sequence[str] = ("spearman", "kendal
         rows = [rules.undefined(CORR_COLUMNS, rules.join(problem, note), method=m, **base,
                                 n_boot_valid=0) for m in methods]
         return rules.frame(rows, CORR_COLUMNS)
-    rng = np.random.default_rng(seed)
-    boots = {m: [] for m in methods}
-    prepared = {m: _prepared(m, x, y) for m in methods}
-    for start in range(0, n_boot, batch):
-        idx = rng.integers(0, n, size=(min(batch, n_boot - start), n))
-        for m in methods:
-            px, py = prepared[m]
-            boots[m].append(ROW_STATISTICS[m](px[idx], py[idx]))
-    q = [100 * (1 - ci) / 2, 100 * (1 + ci) / 2]
+    # the resampled rows of x, y and of their snapped copies (the rank methods' view, snapped once
+    # on the whole sample as for the estimate)
+    columns = {m: _prepared(m, x, y) for m in methods}
+
+    def statistic(*arrays):
+        return {m: ROW_STATISTICS[m](*(arrays[2 * i:2 * i + 2])) for i, m in enumerate(methods)}
+
+    boot = bootstrap(tuple(a for m in methods for a in columns[m]), statistic, method="paired", n_boot=n_boot,
+                     ci=ci, seed=seed, batch=batch).set_index("statistic")
     rows = []
     for m in methods:
-        b = np.concatenate(boots[m]) if boots[m] else np.zeros(0)
-        b = b[~np.isnan(b)]
-        lo, hi = np.percentile(b, q) if len(b) else (np.nan, np.nan)
+        b = boot.loc[m]
         r, p = _scipy(m, x, y)
-        rows.append({"method": m, **base, "r": r, "p": p, "ci_low": float(lo), "ci_high": float(hi),
-                     "n_boot_valid": int(len(b)), "note": rules.join(note, "" if len(b) else "no valid resample")})
+        valid = int(b["n_boot_valid"])
+        rule = "no valid resample" if not valid else ("" if np.isfinite(b["ci_low"]) else too_few_valid(valid, n_boot))
+        rows.append({"method": m, **base, "r": r, "p": p, "ci_low": float(b["ci_low"]), "ci_high": float(b["ci_high"]),
+                     "n_boot_valid": valid, "note": rules.join(note, rule)})
     return rules.frame(rows, CORR_COLUMNS)

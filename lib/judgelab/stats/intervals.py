@@ -1,5 +1,7 @@
-"""Intervals of independent units: Wilson's interval of a share, Student's t interval of a mean,
-and the percentile bootstrap of a mean or of a difference of two means.
+"""Intervals of independent units: Wilson's interval of a share, Student's t interval of a mean
+(from the values or from summary numbers), the pooled-SD t interval of a difference of two means,
+the delta-method interval of a ratio of means, and the percentile bootstrap of a mean or of a
+difference of two means.
 
 These are the floor's only copies; a study module calls them and never writes its own (the test
 ``tests/test_stats_floor.py`` fails when one does). For units nested in clusters (a story's modes,
@@ -9,9 +11,13 @@ an endpoint pair's two paths) use the cluster bootstraps instead:
 
 - Wilson score interval (Wilson 1927, JASA 22:209; recommended over the Wald interval by Brown,
   Cai & DasGupta 2001, Stat. Sci. 16:101): ``statsmodels.stats.proportion.proportion_confint``.
-- Student t interval of a mean: mean -+ t_(n-1, (1+ci)/2) sd / sqrt(n), exact for normal data.
-- Percentile bootstrap (Efron & Tibshirani 1993, ch. 13): ``scipy.stats.bootstrap`` with
-  ``method="percentile"``, seeded by ``numpy.random.default_rng(seed)``.
+- Student t interval of a mean: mean -+ t_(n-1, (1+ci)/2) sd / sqrt(n), exact for normal data;
+  the summary-number forms (:func:`t_interval_from_summary`, :func:`pooled_t_from_summary`,
+  :func:`ratio_ci`) are vectorised, so the claims scorecard's power simulation computes its
+  intervals with the very same code.
+- Percentile bootstrap (Efron & Tibshirani 1993, ch. 13): the floor's one bootstrap,
+  :func:`judgelab.stats.bootstrap.bootstrap` with ``method="independent"`` (``scipy.stats.bootstrap``'s
+  draws, seeded by ``numpy.random.default_rng(seed)``), under its one NaN rule.
 
 Degenerate input follows :mod:`judgelab.stats.rules`: no interval (NaN) with fewer than 2 values;
 values equal within the rules' tolerance have the interval [mean, mean].
@@ -21,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from judgelab.stats import rules
+from judgelab.stats.bootstrap import bootstrap
 
 BOOT_METHOD = "percentile bootstrap over {unit} ({n} resamples)"
 """The ``ci_method`` text of :func:`mean_ci` / :func:`diff_ci`, e.g.
@@ -80,23 +87,145 @@ def t_interval(values, ci: float = 0.95) -> tuple[float, float]:
     Returns
     -------
     tuple of float
-        ``(low, high)`` = mean -+ t_(n-1) sd / sqrt(n); NaN with fewer than 2 values.
+        ``(low, high)`` = mean -+ t_(n-1) sd / sqrt(n) (:func:`t_interval_from_summary`); NaN with
+        fewer than 2 values.
 
     Examples
     --------
+    Mean 2, sd 1, n 3: t_(2, 0.975) = 4.3027 (any t table), half-width 4.3027 / sqrt(3) = 2.4841.
+
     >>> [round(v, 4) for v in t_interval([1.0, 2.0, 3.0])]
     [-0.4841, 4.4841]
     >>> t_interval([1.0])
     (nan, nan)
     """
-    from scipy import stats
-
     v = rules.as_float_array(values, "values")
     v = v[np.isfinite(v)]
     if len(v) < 2:
         return np.nan, np.nan
-    half = stats.t.ppf((1 + ci) / 2, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v))
-    return float(v.mean() - half), float(v.mean() + half)
+    _, lo, hi = t_interval_from_summary(v.mean(), v.std(ddof=1), len(v), ci)
+    return float(lo), float(hi)
+
+
+def _nan_where(bad, *arrays):
+    """The arrays with NaN where ``bad`` (a design too small for the interval)."""
+    return tuple(np.where(bad, np.nan, a) for a in arrays)
+
+
+def t_interval_from_summary(m, sd, n, ci: float = 0.95) -> tuple:
+    """Student's t interval of a mean from its summary numbers, vectorised.
+
+    mean -+ t_(n-1, (1+ci)/2) sd / sqrt(n) (Student 1908), exact for normal data; also the CI of a
+    mean of paired differences (the paired t-test's interval).
+
+    Parameters
+    ----------
+    m, sd, n : float or array_like
+        Mean, sample SD (ddof = 1) and number of units; arrays broadcast (the scorecard's power
+        simulation passes one value per simulated run).
+    ci : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(m, low, high)`` as float arrays; NaN where ``n`` < 2.
+
+    Examples
+    --------
+    Mean 10, SD 2, n 4: t_(3, 0.975) = 3.1824 (any t table), half-width 3.1824 * 2 / 2.
+
+    >>> [round(float(v), 4) for v in t_interval_from_summary(10.0, 2.0, 4)]
+    [10.0, 6.8176, 13.1824]
+    >>> [float(v) for v in t_interval_from_summary(10.0, 2.0, 1)]
+    [nan, nan, nan]
+    """
+    from scipy import stats
+
+    m, sd, n = (np.asarray(v, float) for v in (m, sd, n))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = stats.t.ppf((1 + ci) / 2, n - 1) * sd / np.sqrt(n)
+    return _nan_where(n < 2, m, m - half, m + half)
+
+
+def pooled_t_from_summary(m1, s1, n1, m2, s2, n2, ci: float = 0.95) -> tuple:
+    """The difference of two independent means with its pooled-SD Student t interval and two-sided
+    p, from summary numbers, vectorised (the independent-samples t-test of the SAGE paper).
+
+    s_p = sqrt(((n1 - 1) s1^2 + (n2 - 1) s2^2) / (n1 + n2 - 2)), se = s_p sqrt(1/n1 + 1/n2),
+    df = n1 + n2 - 2; CI = diff -+ t_(df, (1+ci)/2) se, p = 2 P(T_df > |diff| / se) (Student 1908;
+    the p as :func:`scipy.stats.ttest_ind_from_stats` with ``equal_var=True``).
+
+    Parameters
+    ----------
+    m1, s1, n1, m2, s2, n2 : float or array_like
+        Each group's mean, sample SD (ddof = 1) and size; arrays broadcast.
+    ci : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(m1 - m2, low, high, p)`` as float arrays; NaN where a group has fewer than 2 units.
+
+    Examples
+    --------
+    Means 5 and 4, SDs 1, 10 per group: s_p = 1, se = sqrt(0.2) = 0.4472, t_(18, 0.975) = 2.1009
+    (any t table), t = 2.2361.
+
+    >>> [round(float(v), 4) for v in pooled_t_from_summary(5.0, 1.0, 10, 4.0, 1.0, 10)]
+    [1.0, 0.0604, 1.9396, 0.0382]
+    """
+    from scipy import stats
+
+    m1, s1, n1, m2, s2, n2 = (np.asarray(v, float) for v in (m1, s1, n1, m2, s2, n2))
+    df = n1 + n2 - 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sp = np.sqrt(((n1 - 1) * s1 ** 2 + (n2 - 1) * s2 ** 2) / df)
+        se = sp * np.sqrt(1 / n1 + 1 / n2)
+        diff = m1 - m2
+        half = stats.t.ppf((1 + ci) / 2, df) * se
+        p = 2 * stats.t.sf(np.abs(diff / se), df)
+    return _nan_where((n1 < 2) | (n2 < 2), diff, diff - half, diff + half, p)
+
+
+def ratio_ci(m1, s1, n1, m2, s2, n2, ci: float = 0.95) -> tuple:
+    """A ratio of two independent positive means with its delta-method interval on the log scale,
+    vectorised.
+
+    se(log(m1 / m2)) = sqrt(s1^2 / (n1 m1^2) + s2^2 / (n2 m2^2)) (the delta method; e.g. Casella &
+    Berger 2002, sec. 5.5.4); CI = (m1 / m2) exp(-+ z_(1+ci)/2 se).
+
+    Parameters
+    ----------
+    m1, s1, n1, m2, s2, n2 : float or array_like
+        Each mean, its sample SD and its number of units; arrays broadcast.
+    ci : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(m1 / m2, low, high)`` as float arrays; NaN where a group has fewer than 2 units or a
+        mean is not positive.
+
+    Examples
+    --------
+    Means 2 and 1, SDs 1 and 0.5, 25 units each: se = sqrt(0.01 + 0.01) = 0.1414, so the interval
+    is 2 exp(-+ 1.96 * 0.1414).
+
+    >>> [round(float(v), 4) for v in ratio_ci(2.0, 1.0, 25, 1.0, 0.5, 25)]
+    [2.0, 1.5158, 2.6388]
+    """
+    from scipy import stats
+
+    m1, s1, n1, m2, s2, n2 = (np.asarray(v, float) for v in (m1, s1, n1, m2, s2, n2))
+    z = stats.norm.ppf((1 + ci) / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = m1 / m2
+        se = np.sqrt(s1 ** 2 / (n1 * m1 ** 2) + s2 ** 2 / (n2 * m2 ** 2))
+        lo, hi = r * np.exp(-z * se), r * np.exp(z * se)
+    return _nan_where((n1 < 2) | (n2 < 2) | (m1 <= 0) | (m2 <= 0), r, lo, hi)
 
 
 def mean_ci(values, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tuple[float, float, float]:
@@ -129,8 +258,6 @@ def mean_ci(values, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tupl
     >>> m, 0.0 <= lo < m < hi <= 4.0
     (2.0, True)
     """
-    from scipy import stats
-
     x = rules.as_float_array(values, "values")
     x = x[np.isfinite(x)]
     if len(x) == 0:
@@ -140,9 +267,8 @@ def mean_ci(values, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tupl
         return (m, np.nan, np.nan)
     if rules.is_constant(x):  # every resample has the same mean: the interval is the point
         return (m, m, m)
-    res = stats.bootstrap((x,), np.mean, n_resamples=int(n_boot), method="percentile", confidence_level=ci,
-                          random_state=np.random.default_rng(seed))
-    return (m, float(res.confidence_interval.low), float(res.confidence_interval.high))
+    row = bootstrap((x,), np.mean, method="independent", n_boot=n_boot, seed=seed, ci=ci).iloc[0]
+    return (m, float(row["ci_low"]), float(row["ci_high"]))
 
 
 def diff_ci(x, y, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tuple[float, float, float]:
@@ -170,8 +296,6 @@ def diff_ci(x, y, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tuple[
     >>> diff_ci([1.0], [2.0, 3.0])
     (-1.5, nan, nan)
     """
-    from scipy import stats
-
     a, b = rules.as_float_array(x, "x"), rules.as_float_array(y, "y")
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if len(a) == 0 or len(b) == 0:
@@ -179,7 +303,9 @@ def diff_ci(x, y, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tuple[
     d = float(a.mean() - b.mean())
     if len(a) < 2 or len(b) < 2:
         return (d, np.nan, np.nan)
-    res = stats.bootstrap((a, b), lambda u, v, axis=-1: np.mean(u, axis=axis) - np.mean(v, axis=axis),
-                          n_resamples=int(n_boot), method="percentile", confidence_level=ci, vectorized=True,
-                          random_state=np.random.default_rng(seed))
-    return (d, float(res.confidence_interval.low), float(res.confidence_interval.high))
+    row = bootstrap((a, b), _mean_difference, method="independent", n_boot=n_boot, seed=seed, ci=ci).iloc[0]
+    return (d, float(row["ci_low"]), float(row["ci_high"]))
+
+
+def _mean_difference(u, v, axis=-1):
+    return np.mean(u, axis=axis) - np.mean(v, axis=axis)

@@ -65,7 +65,24 @@ W_COLUMNS = ("w", "chi2", "df", "p", "n_items", "n_raters", "note")
 def rating_matrix(data: pd.DataFrame, targets: str, raters: str, ratings: str) -> pd.DataFrame:
     """Items x raters matrix of ``ratings`` (NaN where a rater did not rate an item).
 
-    Two ratings of one item by one rater are an error naming both.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings, one row per (item, rater).
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index the items, columns the raters. Two ratings of one item by one rater, or a rating that is
+        not a number, are a ValueError naming them.
+
+    Examples
+    --------
+    >>> long = pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "score": [3, 4, 5]})
+    >>> rating_matrix(long, "item", "rater", "score").values.tolist()
+    [[3.0, 4.0], [5.0, nan]]
     """
     rules.require_columns(data, [targets, raters, ratings], "ratings data")
     dup = data.duplicated([targets, raters])
@@ -134,9 +151,35 @@ def mean_squares(matrix: pd.DataFrame) -> dict[str, float]:
 
 
 def icc_ci(ms: dict[str, float], icc2: float, level: float = 0.95) -> dict[str, tuple[float, float]]:
-    """The F-based CIs of the six forms, unrounded (the formulas of pingouin 0.5's
+    """The F-based CIs of the six ICC forms, unrounded (the formulas of pingouin 0.5's
     ``intraclass_corr``, from Shrout & Fleiss 1979 and McGraw & Wong 1996; ICC2 with the
-    Satterthwaite df v). ``ms``: :func:`mean_squares`; ``icc2``: the ICC(2,1) point estimate."""
+    Satterthwaite df v).
+
+    Parameters
+    ----------
+    ms : dict
+        :func:`mean_squares` of the items x raters matrix (msr, msc, mse, msw, n, k); the mean squares
+        may be arrays of equal shape (then every bound is an array).
+    icc2 : float or array
+        The ICC(2,1) point estimate (its CI's Satterthwaite df depends on it).
+    level : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    dict
+        Form name ("ICC1" ... "ICC3k") -> (low, high).
+
+    Examples
+    --------
+    Shrout & Fleiss's (1979) Table 2 data; pingouin's documented example gives the ICC2 CI
+    [0.02, 0.76] and the ICC3 CI [0.34, 0.95].
+
+    >>> sf = pd.DataFrame([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+    >>> ci = icc_ci(mean_squares(sf), 0.2897638)
+    >>> [round(float(v), 2) for v in ci["ICC2"]], [round(float(v), 2) for v in ci["ICC3"]]
+    ([0.02, 0.76], [0.34, 0.95])
+    """
     from scipy.stats import f
 
     n, k = ms["n"], ms["k"]
@@ -163,6 +206,97 @@ def icc_ci(ms: dict[str, float], icc2: float, level: float = 0.95) -> dict[str, 
                 "ICC3k": (1 - 1 / f3l, 1 - 1 / f3u)}
 
 
+def icc_from_f(f, n, k, level: float = 0.95) -> tuple:
+    """ICC(1) with its F-based interval from the one-way ANOVA F ratio, vectorised: the ICC a
+    paper's summary numbers allow (its F, n targets, k raters) when the ratings are not at hand.
+
+    ICC(1) = (F - 1) / (F + k - 1); with F_L = F / F_(q; n-1, n(k-1)) and
+    F_U = F F_(q; n(k-1), n-1), q = (1 + level) / 2, the interval is
+    ((F_L - 1) / (F_L + k - 1), (F_U - 1) / (F_U + k - 1)) (Shrout & Fleiss 1979, case 1).
+
+    Parameters
+    ----------
+    f : float or array_like
+        F = MS_between / MS_within of the one-way ANOVA.
+    n, k : int or array_like
+        Targets and raters; arrays broadcast.
+    level : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(icc, low, high)`` as float arrays; NaN where n < 3 or k < 2.
+
+    Examples
+    --------
+    Shrout & Fleiss's (1979) Table 2 data (6 targets, 4 judges): BMS = 11.24, WMS = 6.26, so
+    F = 1.795 and ICC(1,1) = 0.17 (their Table 4).
+
+    >>> [round(float(v), 2) for v in icc_from_f(11.24 / 6.26, 6, 4)]
+    [0.17, -0.13, 0.72]
+    """
+    from scipy.stats import f as f_dist
+
+    f, n, k = (np.asarray(v, float) for v in (f, n, k))
+    q = (1 + level) / 2
+    df1, df2 = n - 1, n * (k - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = (f - 1) / (f + k - 1)
+        fl = f / f_dist.ppf(q, df1, df2)
+        fu = f * f_dist.ppf(q, df2, df1)
+        lo, hi = (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
+    bad = (n < 3) | (k < 2)
+    return tuple(np.where(bad, np.nan, v) for v in (est, lo, hi))
+
+
+def icc2_1(scores, level: float = 0.95) -> tuple:
+    """ICC(2,1) with its F-based interval of a (..., n targets, k raters) array, vectorised over
+    the leading axes (Shrout & Fleiss 1979, case 2: two-way random, absolute agreement; McGraw &
+    Wong's 1996 interval with Satterthwaite's df, the ``ICC2`` row of :func:`icc` and of
+    :func:`pingouin.intraclass_corr`): the ICC of the narrative paper's Table 3, for many
+    simulated data sets at once.
+
+    The mean squares are those of :func:`mean_squares` (the residual summed from the residuals),
+    the interval that of :func:`icc_ci`.
+
+    Parameters
+    ----------
+    scores : array_like
+        Complete ratings, shape (..., n, k).
+    level : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(icc, low, high)`` as float arrays of the leading shape; NaN where n < 3 or k < 2. No
+        degeneracy notes: for one table with its notes use :func:`icc`.
+
+    Examples
+    --------
+    Shrout & Fleiss's (1979) Table 2: ICC(2,1) = 0.29 (their Table 4; pingouin's example gives
+    0.29 [0.02, 0.76]).
+
+    >>> sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    >>> [round(float(v), 2) for v in icc2_1(sf)]
+    [0.29, 0.02, 0.76]
+    """
+    x = np.asarray(scores, float)
+    n, k = x.shape[-2], x.shape[-1]
+    grand = x.mean(axis=(-2, -1), keepdims=True)
+    rows, cols = x.mean(axis=-1, keepdims=True), x.mean(axis=-2, keepdims=True)
+    ssc = n * ((cols - grand) ** 2).sum(axis=(-2, -1))
+    sse = ((x - rows - cols + grand) ** 2).sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ms = {"msr": k * ((rows - grand) ** 2).sum(axis=(-2, -1)) / (n - 1), "msc": ssc / (k - 1),
+              "mse": sse / ((n - 1) * (k - 1)), "msw": (sse + ssc) / (n * (k - 1)), "n": n, "k": k}
+        est = (ms["msr"] - ms["mse"]) / (ms["msr"] + (k - 1) * ms["mse"] + k * (ms["msc"] - ms["mse"]) / n)
+    lo, hi = icc_ci(ms, est, level)["ICC2"]
+    bad = (n < 3) | (k < 2)
+    return tuple(np.where(bad, np.nan, v) for v in (est, lo, hi))
+
+
 def _icc_design(ms: dict[str, float], tol: float) -> str:
     """The note for a design whose mean squares make the ICC undefined (module docstring), or ""."""
     if rules.is_zero_spread(ms["msr"], tol):
@@ -174,8 +308,30 @@ def _icc_design(ms: dict[str, float], tol: float) -> str:
 
 def complete_items(data: pd.DataFrame, targets: str, raters: str, ratings: str,
                    nan_policy: str) -> tuple[pd.DataFrame, str, bool]:
-    """The items x raters matrix restricted to items rated by every rater (``nan_policy`` on the
-    items missing a rating: "omit" drops and counts them), the note, and whether usable."""
+    """The items x raters matrix restricted to items rated by every rater, the note, and whether an
+    estimate can be made (``nan_policy`` on the items missing a rating: "omit" drops and counts them).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings.
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+    nan_policy : {"omit", "raise", "propagate"}
+        Items missing a rating.
+
+    Returns
+    -------
+    tuple
+        (matrix, note, usable).
+
+    Examples
+    --------
+    >>> long = pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "score": [3, 4, 5]})
+    >>> m, note, usable = complete_items(long, "item", "rater", "score", "omit")
+    >>> m.values.tolist(), note, usable
+    ([[3.0, 4.0]], 'NaN dropped: 1', True)
+    """
     rules.check_policy(nan_policy)
     if data.empty:
         return pd.DataFrame(), "", True
@@ -214,12 +370,38 @@ def _pingouin_icc(matrix: pd.DataFrame) -> pd.DataFrame:
 def icc(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
         forms: Sequence[str] = ("ICC2", "ICC2k"), nan_policy: str = "omit") -> pd.DataFrame:
     """Intraclass correlations of long ratings, one row per requested Shrout & Fleiss ``form``
-    ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"; formulas in the module docstring).
+    ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"; formulas in the module docstring), as
+    :func:`pingouin.intraclass_corr` with unrounded CIs.
 
-    Columns: form, icc, ci_low, ci_high (95%, F-based, unrounded: :func:`icc_ci`), F, df1, df2,
-    p, n_items (complete items used), n_raters, note. Items missing a rating are handled by
-    ``nan_policy`` (listwise). No variance between items: NaN in every column with a note; raters
-    agreeing on every item: icc = 1, F = inf, p = 0, the CI NaN with a note (module docstring).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings, one row per (item, rater).
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+    forms : str or sequence of str
+        The forms to report; default ICC(2,1) and ICC(2,k).
+    nan_policy : {"omit", "raise", "propagate"}
+        Items missing a rating (listwise: ICC needs complete items).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per form: form, icc, ci_low, ci_high (95%, F-based, unrounded: :func:`icc_ci`), F,
+        df1, df2, p, n_items (complete items used), n_raters, note. No variance between items: NaN
+        with a note; raters agreeing on every item: icc = 1, F = inf, p = 0, the CI NaN with a note.
+
+    Examples
+    --------
+    Shrout & Fleiss's (1979) Table 2 (6 targets, 4 judges); their Table 4 gives ICC(1,1) = 0.17,
+    ICC(2,1) = 0.29, ICC(3,1) = 0.71, ICC(2,4) = 0.62, ICC(3,4) = 0.91.
+
+    >>> sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    >>> long = pd.DataFrame([(i, j, v) for i, row in enumerate(sf) for j, v in enumerate(row)],
+    ...                     columns=["item", "judge", "rating"])
+    >>> out = icc(long, "item", "judge", "rating", forms=("ICC1", "ICC2", "ICC3", "ICC2k", "ICC3k"))
+    >>> out.set_index("form")["icc"].round(2).to_dict()
+    {'ICC1': 0.17, 'ICC2': 0.29, 'ICC3': 0.71, 'ICC2k': 0.62, 'ICC3k': 0.91}
     """
     forms = [forms] if isinstance(forms, str) else list(forms)
     bad = [f for f in forms if f not in ICC_FORMS]
@@ -251,9 +433,32 @@ def krippendorff_alpha(data: pd.DataFrame, targets: str, raters: str, ratings: s
                        level: str = "interval", nan_policy: str = "omit") -> pd.DataFrame:
     """Krippendorff's alpha of long ratings (``krippendorff.alpha``), one row.
 
-    Columns: alpha, level, n_items (pairable items: >= 2 ratings), n_raters, n_values (pairable
-    values), note. Cells absent from ``data`` are simply unrated; rows whose rating is NaN are
-    handled by ``nan_policy`` ("omit": left out, counted).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings; cells absent from ``data`` are unrated.
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+    level : {"nominal", "ordinal", "interval", "ratio"}
+        The metric of the disagreement.
+    nan_policy : {"omit", "raise", "propagate"}
+        Rows whose rating is NaN ("omit": left out, counted).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: alpha, level, n_items (pairable items: >= 2 ratings), n_raters, n_values (pairable
+        values), note.
+
+    Examples
+    --------
+    Two raters, the second one point higher on each of three items: the observed disagreement
+    sum (x - y)^2 = 3 against N var = 6 * 1.1, alpha = 1 - 3 / 6.6 = 0.5455 (interval metric;
+    :func:`interval_alpha_pairs` by hand).
+
+    >>> long = pd.DataFrame({"item": [1, 2, 3] * 2, "rater": ["a"] * 3 + ["b"] * 3, "score": [1, 2, 3, 2, 3, 4]})
+    >>> round(float(krippendorff_alpha(long, "item", "rater", "score")["alpha"].iloc[0]), 4)
+    0.5455
     """
     import krippendorff
 
@@ -292,11 +497,29 @@ def krippendorff_alpha(data: pd.DataFrame, targets: str, raters: str, ratings: s
 
 
 def interval_alpha_pairs(x, y) -> float:
-    """Krippendorff's alpha, interval metric, of two raters who rated every item (x_i, y_i): with
-    N = 2n pairable values, D_o = (2/N) sum_i (x_i - y_i)^2 and D_e = 2 var(values, ddof = 1), so
-    alpha = 1 - sum_i (x_i - y_i)^2 / (N var(values)) (Krippendorff 2011, eqs. for D_o and D_e
-    with m_u = 2). The same number as :func:`krippendorff_alpha` in O(n), for bootstrap resamples;
-    NaN (no note: the caller's rules apply) when the values are constant or n < ``MIN_ITEMS``."""
+    """Krippendorff's alpha, interval metric, of two raters who rated every item (x_i, y_i), in O(n):
+    with N = 2n pairable values, D_o = (2/N) sum_i (x_i - y_i)^2 and D_e = 2 var(values, ddof = 1),
+    so alpha = 1 - sum_i (x_i - y_i)^2 / (N var(values)) (Krippendorff 2011, eqs. for D_o and D_e
+    with m_u = 2). The same number as :func:`krippendorff_alpha`, for bootstrap resamples.
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two raters' ratings of the same items.
+
+    Returns
+    -------
+    float
+        alpha; NaN (no note: the caller's rules apply) when the values are constant or
+        n < ``rules.MIN_ITEMS``.
+
+    Examples
+    --------
+    >>> round(interval_alpha_pairs([1, 2, 3], [2, 3, 4]), 4)
+    0.5455
+    >>> interval_alpha_pairs([1, 2], [1, 2])
+    nan
+    """
     x, y = np.asarray(x, float), np.asarray(y, float)
     v = np.r_[x, y]
     if len(x) < rules.MIN_ITEMS or rules.is_constant(v):
@@ -306,12 +529,31 @@ def interval_alpha_pairs(x, y) -> float:
 
 def kendalls_w(data: pd.DataFrame, targets: str, raters: str, ratings: str, *,
                nan_policy: str = "omit") -> pd.DataFrame:
-    """Kendall's coefficient of concordance W with the tie correction (formula in the module
-    docstring), and Friedman's chi^2 = m (n - 1) W with its p-value, one row.
+    """Kendall's coefficient of concordance W with the tie correction (formula in the module docstring),
+    and Friedman's chi^2 = m (n - 1) W with its p-value, one row.
 
-    Columns: w, chi2, df, p, n_items (complete items), n_raters, note. W = 1 when every rater
-    ranks the items alike; NaN when every rater ties every item ("constant ratings" or each
-    rater constant: the denominator is 0).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long ratings.
+    targets, raters, ratings : str
+        The columns of the items, the raters and the ratings.
+    nan_policy : {"omit", "raise", "propagate"}
+        Items missing a rating (complete cases).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: w, chi2, df, p, n_items, n_raters, note. W = 1 when every rater ranks the items
+        alike; NaN when every rater ties every item.
+
+    Examples
+    --------
+    Three raters who rank three items alike: W = 1, chi^2 = 3 * 2 * 1 = 6 on 2 df, p = exp(-3).
+
+    >>> long = pd.DataFrame({"item": [1, 2, 3] * 3, "rater": sorted(["a", "b", "c"] * 3), "score": [1, 2, 3, 2, 4, 6, 1, 5, 9]})
+    >>> kendalls_w(long, "item", "rater", "score")[["w", "chi2", "df", "p"]].round(4).values.tolist()
+    [[1.0, 6.0, 2.0, 0.0498]]
     """
     matrix, note, usable = complete_items(data, targets, raters, ratings, nan_policy)
     n, m = matrix.shape

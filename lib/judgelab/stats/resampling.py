@@ -1,5 +1,4 @@
-"""Cluster bootstrap by resampling weights, vectorised statistics over the resamples, and the
-multiple-comparison adjustment every table uses.
+"""Cluster bootstrap by resampling weights and vectorised statistics over the resamples.
 
 The narrative study's unit is the *endpoint pair*: a pair contributes a max-capacity and a random
 path (and, once judged, one score per path and mode), and the two are not independent, so an
@@ -13,69 +12,59 @@ statistic stays vectorised over the B resamples (one matrix product instead of B
 and rows with a missing value simply carry no value, without dropping their pair.
 
 Resamples on which a statistic is undefined are left out of the percentiles and counted
-(``n_boot_valid``); "undefined" is the floor's one rule, :func:`judgelab.stats.rules.negligible`,
+(``n_boot_valid``), under the floor's one NaN rule (:func:`judgelab.stats.bootstrap.percentile_ci`:
+no interval when fewer than half the resamples are valid); "undefined" is the floor's one rule, :func:`judgelab.stats.rules.negligible`,
 never exact float equality. Multiple comparisons go through :func:`judgelab.stats.tests.adjust`
 with every test of the table as the family (``n_tests=len(p)``: an undefined test enters as
 p = 1, so the family never shrinks).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from judgelab.stats import rules
+from judgelab.stats import bootstrap, rules
 
 N_BOOT = 2000
 CI = 0.95
 
 
-def cluster_weights(clusters: Sequence, n_boot: int = N_BOOT, seed: int = 0) -> np.ndarray:
-    """(n_boot, n_rows) integer weights: row i's weight in resample b is how often its cluster was
-    drawn when G clusters are drawn with replacement from the G distinct ``clusters`` (seeded,
-    ``numpy.random.default_rng(seed)``)."""
-    codes, uniq = _codes(clusters)
-    g = len(uniq)
-    if g == 0:
-        raise ValueError("cluster bootstrap: no clusters (empty data)")
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, g, size=(int(n_boot), g))
-    counts = np.zeros((int(n_boot), g), dtype=np.int64)
-    np.add.at(counts, (np.arange(int(n_boot))[:, None], draws), 1)
-    return counts[:, codes]
-
-
-def _codes(clusters: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(list(clusters) if not isinstance(clusters, np.ndarray) else clusters)
-    uniq, codes = np.unique(arr.astype(str) if arr.dtype == object else arr, return_inverse=True)
-    return codes.ravel(), uniq
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A percentile interval of bootstrap values: low, high, how many resamples were used."""
-
-    low: float
-    high: float
-    n_boot: int
-    n_boot_valid: int
-
-
-def percentile_interval(boot: np.ndarray, ci: float = CI) -> Interval:
-    """The ((1 - ci)/2, (1 + ci)/2) percentiles of the finite values of ``boot``; NaN when fewer
-    than half the resamples gave a value (the statistic is then too often undefined to trust)."""
-    boot = np.asarray(boot, dtype=float)
-    ok = boot[np.isfinite(boot)]
-    if len(ok) == 0 or len(ok) < 0.5 * len(boot):
-        return Interval(np.nan, np.nan, len(boot), len(ok))
-    lo, hi = np.quantile(ok, [(1 - ci) / 2, (1 + ci) / 2])
-    return Interval(float(lo), float(hi), len(boot), len(ok))
+cluster_weights = bootstrap.cluster_weights
+"""Cluster weights of the resamples (:func:`judgelab.stats.bootstrap.cluster_weights`)."""
+Interval = bootstrap.Interval
+percentile_interval = bootstrap.percentile_ci
+"""The floor's one NaN rule for bootstrap intervals (:func:`judgelab.stats.bootstrap.percentile_ci`):
+the percentiles of the finite values, NaN when fewer than half the resamples gave one."""
 
 
 def interval_note(name: str, boot: np.ndarray, estimate: float, n_clusters: int, unit: str = "endpoint pair") -> str:
-    """Why ``name`` has an estimate but no interval ("" otherwise): the statistic was undefined
-    on more than half of the resamples (too few clusters, or clusters too alike)."""
+    """Why ``name`` has an estimate but no interval ("" otherwise): the statistic was undefined on more
+    than half of the resamples (the one NaN rule, :func:`judgelab.stats.bootstrap.percentile_ci`).
+
+    Parameters
+    ----------
+    name : str
+        The statistic's name in the note.
+    boot : array_like
+        Its bootstrap values.
+    estimate : float
+        Its estimate on the data (no note when it is NaN: the estimate's own note says why).
+    n_clusters : int
+        The clusters resampled.
+    unit : str
+        Their name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> interval_note("r", np.r_[np.ones(4), np.full(6, np.nan)], 0.5, 7)
+    'r: no interval, undefined on 6 of 10 resamples (7 endpoint pairs)'
+    >>> interval_note("r", np.ones(10), 0.5, 7)
+    ''
+    """
     iv = percentile_interval(boot)
     if not np.isfinite(estimate) or np.isfinite(iv.low):
         return ""
@@ -84,7 +73,26 @@ def interval_note(name: str, boot: np.ndarray, estimate: float, n_clusters: int,
 
 
 def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = CI) -> str:
-    """The ``ci_method`` text of a table whose intervals come from :func:`cluster_weights`."""
+    """The ``ci_method`` text of a table whose intervals come from :func:`cluster_weights`.
+
+    Parameters
+    ----------
+    n_boot, seed : int
+        Resamples and seed.
+    unit : str
+        The resampled unit.
+    ci : float
+        Confidence level.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> ci_method(2000, 0)
+    '95% percentile cluster bootstrap over endpoint pairs (all rows of one endpoint pair resampled together), B = 2000, seed 0'
+    """
     return (f"{ci:.0%} percentile cluster bootstrap over {unit}s (all rows of one {unit} resampled together), "
             f"B = {n_boot}, seed {seed}")
 
@@ -92,7 +100,27 @@ def ci_method(n_boot: int, seed: int, unit: str = "endpoint pair", ci: float = C
 def weighted_mean(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Per resample, the mean of the non-missing ``x`` with weights ``w`` (B, n); NaN with no value.
     ``x`` may also be S data sets of the same units stacked (S, n), complete: then (S, B), one
-    matrix product (the power simulation bootstraps its simulated runs so)."""
+    matrix product (the power simulation bootstraps its simulated runs so).
+
+    Parameters
+    ----------
+    x : array_like
+        (n,) values (NaN = missing) or (S, n) complete data sets.
+    w : numpy.ndarray
+        (B, n) weights (:func:`cluster_weights`).
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) means, or (S, B).
+
+    Examples
+    --------
+    Weights (1, 1, 1) and (2, 0, 1) of 1, 2, 4: means 7/3 and 6/3.
+
+    >>> weighted_mean(np.array([1.0, 2.0, 4.0]), np.array([[1, 1, 1], [2, 0, 1]])).round(4).tolist()
+    [2.3333, 2.0]
+    """
     x = np.asarray(x, float)
     if x.ndim == 2:
         return _moments(x, w)[1]
@@ -124,10 +152,30 @@ def _moments(x: np.ndarray, w: np.ndarray):
 
 
 def weighted_cohens_d(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
-    """Cohen's d (pooled SD, :func:`judgelab.stats.effects.cohens_d`) of x over y per resample, rows
-    of x weighted by ``wx`` and of y by ``wy`` (B, n_x / n_y). NaN when a group has < 2 values or
-    the pooled SD is zero within the rules' tolerance; one constant group alone is fine. Stacked
-    complete data sets x (S, n_x) and y (S, n_y) give (S, B)."""
+    """Cohen's d (pooled SD, :func:`judgelab.stats.effects.cohens_d`) of x over y per resample, rows of
+    x weighted by ``wx`` and of y by ``wy``. NaN when a group has < 2 values or the pooled SD is
+    zero within the rules' tolerance; one constant group alone is fine.
+
+    Parameters
+    ----------
+    x, y : array_like
+        (n_x,) and (n_y,) values, or stacked complete data sets (S, n_x) and (S, n_y).
+    wx, wy : numpy.ndarray
+        (B, n_x) and (B, n_y) weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) d values, or (S, B).
+
+    Examples
+    --------
+    Unit weights give Cohen's d itself: means 3 and 5, pooled SD sqrt(2.5), d = -1.2649.
+
+    >>> x, y = np.array([1.0, 2, 3, 4, 5]), np.array([3.0, 4, 5, 6, 7])
+    >>> weighted_cohens_d(x, np.ones((1, 5)), y, np.ones((1, 5))).round(4).tolist()
+    [-1.2649]
+    """
     n1, m1, ss1 = _moments(x, wx)
     n2, m2, ss2 = _moments(y, wy)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -139,7 +187,28 @@ def weighted_cohens_d(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarr
 
 def weighted_auc(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -> np.ndarray:
     """AUC = P(X > Y) + P(X = Y) / 2 per resample (x the positive class; ties count one half, as
-    :func:`sklearn.metrics.roc_auc_score`), rows weighted as in :func:`weighted_cohens_d`."""
+    :func:`sklearn.metrics.roc_auc_score`), rows weighted as in :func:`weighted_cohens_d`.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Scores of the positive and the negative class (NaN = missing).
+    wx, wy : numpy.ndarray
+        (B, n_x) and (B, n_y) weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) AUCs; NaN where a class has no weight.
+
+    Examples
+    --------
+    Unit weights: 8 wins and one tie of 9 pairs; doubling x's tied 3 gives 2 ties of 12 pairs.
+
+    >>> x, y = np.array([3.0, 4, 5]), np.array([1.0, 2, 3])
+    >>> weighted_auc(x, np.array([[1, 1, 1], [2, 1, 1]]), y, np.ones((2, 3))).round(4).tolist()
+    [0.9444, 0.9167]
+    """
     x, y = np.asarray(x, float), np.asarray(y, float)
     okx, oky = np.isfinite(x), np.isfinite(y)
     x, y, wx, wy = x[okx], y[oky], wx[:, okx].astype(float), wy[:, oky].astype(float)
@@ -158,7 +227,29 @@ def weighted_auc(x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray) -
 
 def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson r of the complete (x, y) rows per resample, weights ``w`` (B, n). NaN when a side is
-    constant within the rules' tolerance or fewer than 3 rows carry weight."""
+    constant within the rules' tolerance or fewer than 3 rows carry weight.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired values (NaN = missing).
+    w : numpy.ndarray
+        (B, n) weights.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,) correlations.
+
+    Examples
+    --------
+    Unit weights give r = 6 / sqrt(60) (as :func:`judgelab.stats.correlation.correlation`); a resample
+    with two rows carrying weight has none.
+
+    >>> x, y = np.array([1.0, 2, 3, 4, 5]), np.array([2.0, 4, 5, 4, 5])
+    >>> weighted_pearson(x, y, np.array([[1, 1, 1, 1, 1], [3, 2, 0, 0, 0]])).round(4).tolist()
+    [0.7746, nan]
+    """
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y, ww = x[ok], y[ok], w[:, ok].astype(float)
@@ -177,8 +268,29 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
 def weighted_icc2(matrix: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """ICC(2,1) and ICC(2,k) (two-way random, absolute agreement; Shrout & Fleiss 1979, as
     :func:`judgelab.stats.reliability.icc`) of a complete items x raters ``matrix`` per resample,
-    item i repeated w[b, i] times. Returns two (B,) arrays; NaN when fewer than 3 items carry
-    weight or the ratings are constant within the rules' tolerance."""
+    item i repeated w[b, i] times.
+
+    Parameters
+    ----------
+    matrix : array_like
+        Complete items x raters ratings (k >= 2 raters).
+    w : numpy.ndarray
+        (B, n_items) weights.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Two (B,) arrays; NaN when fewer than 3 items carry weight or the ratings are constant within
+        the rules' tolerance.
+
+    Examples
+    --------
+    Unit weights on Shrout & Fleiss's (1979) Table 2: ICC(2,1) = 0.29, ICC(2,4) = 0.62 (their Table 4).
+
+    >>> sf = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+    >>> [v.round(2).tolist() for v in weighted_icc2(sf, np.ones((1, 6)))]
+    [[0.29], [0.62]]
+    """
     x = np.asarray(matrix, float)
     if x.ndim != 2 or x.shape[1] < 2:
         raise ValueError(f"ICC needs an items x raters matrix with >= 2 raters, got shape {x.shape}")
@@ -206,12 +318,29 @@ def weighted_icc2(matrix: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def bootstrap_p(boot: np.ndarray) -> float:
-    """Two-sided bootstrap p-value of "statistic = 0" (percentile-interval inversion): twice the
-    smaller share of finite resampled values on either side of 0 (ties at 0 count half), floored
-    at 1 / B, capped at 1; NaN when fewer than half the resamples gave a value."""
+    """Two-sided bootstrap p-value of "statistic = 0" (percentile-interval inversion): twice the smaller
+    share of finite resampled values on either side of 0 (ties at 0 count half), floored at 1 / B,
+    capped at 1; NaN when fewer than half the resamples gave a value (the one NaN rule).
+
+    Parameters
+    ----------
+    boot : array_like
+        The bootstrap values.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    2 of 10 values below 0: p = 2 * 0.2; none below 0: the floor 1 / 10.
+
+    >>> bootstrap_p(np.r_[-1.0, -2.0, np.arange(1.0, 9.0)]), bootstrap_p(np.arange(1.0, 11.0))
+    (0.4, 0.1)
+    """
     b = np.asarray(boot, float)
     ok = b[np.isfinite(b)]
-    if len(ok) == 0 or len(ok) < 0.5 * len(b):
+    if len(ok) == 0 or len(ok) < bootstrap.MIN_VALID_SHARE * len(b):
         return np.nan
     below = (np.sum(ok < 0) + 0.5 * np.sum(ok == 0)) / len(ok)
     return float(min(1.0, max(2 * min(below, 1 - below), 1.0 / len(ok))))

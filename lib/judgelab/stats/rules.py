@@ -95,22 +95,87 @@ NAN = float("nan")
 
 
 def too_few(n: int, minimum: int, unit: str) -> str:
-    """The note for a count below its minimum, e.g. ``too_few(2, 3, "items")`` -> "2 items < 3"."""
+    """The note for a count below its minimum.
+
+    Parameters
+    ----------
+    n, minimum : int
+        The count and the least it needs.
+    unit : str
+        What is counted.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> too_few(2, 3, "items")
+    '2 items < 3'
+    """
     return f"{n} {unit} < {minimum}"
 
 
 def nan_dropped(k: int) -> str:
-    """The note for k dropped missing values ("" when none were dropped)."""
+    """The note for k dropped missing values ("" when none were dropped).
+
+    Parameters
+    ----------
+    k : int
+        Missing values dropped.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> nan_dropped(2), nan_dropped(0)
+    ('NaN dropped: 2', '')
+    """
     return f"NaN dropped: {k}" if k else ""
 
 
 def join(*notes: str | None) -> str:
-    """Notes joined with "; ", empty ones and repeats left out."""
+    """Notes joined with "; ", empty ones and repeats left out.
+
+    Parameters
+    ----------
+    *notes : str or None
+        The notes, in order.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> join("constant x", "", None, "NaN dropped: 1", "constant x")
+    'constant x; NaN dropped: 1'
+    """
     return "; ".join(dict.fromkeys(n for n in notes if n))
 
 
 def check_policy(nan_policy: str) -> str:
-    """``nan_policy`` itself, or a ValueError listing the allowed ones."""
+    """``nan_policy`` itself, or a ValueError listing the allowed ones.
+
+    Parameters
+    ----------
+    nan_policy : str
+        One of :data:`NAN_POLICIES`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> check_policy("omit")
+    'omit'
+    >>> check_policy("drop")
+    Traceback (most recent call last):
+    ValueError: nan_policy must be one of ('omit', 'raise', 'propagate'), not 'drop'
+    """
     if nan_policy not in NAN_POLICIES:
         raise ValueError(f"nan_policy must be one of {NAN_POLICIES}, not {nan_policy!r}")
     return nan_policy
@@ -119,8 +184,25 @@ def check_policy(nan_policy: str) -> str:
 def missing_note(n_missing: int, nan_policy: str, where: str) -> tuple[str, bool]:
     """Apply ``nan_policy`` to ``n_missing`` missing values found in ``where``.
 
-    Returns (note, usable): "omit" -> ("NaN dropped: k", True); "propagate" -> ("NaN in input: k",
-    False), the caller returns NaN; "raise" -> ValueError naming ``where`` and the count.
+    Parameters
+    ----------
+    n_missing : int
+        Missing values found.
+    nan_policy : {"omit", "raise", "propagate"}
+        What to do with them.
+    where : str
+        Where they were (named in the error).
+
+    Returns
+    -------
+    tuple
+        (note, usable): "omit" -> ("NaN dropped: k", True); "propagate" -> ("NaN in input: k",
+        False), the caller returns NaN; "raise" -> ValueError naming ``where`` and the count.
+
+    Examples
+    --------
+    >>> missing_note(2, "omit", "x"), missing_note(2, "propagate", "x"), missing_note(0, "raise", "x")
+    (('NaN dropped: 2', True), ('NaN in input: 2', False), ('', True))
     """
     check_policy(nan_policy)
     k = int(n_missing)
@@ -134,7 +216,27 @@ def missing_note(n_missing: int, nan_policy: str, where: str) -> tuple[str, bool
 
 
 def as_float_array(values, name: str) -> np.ndarray:
-    """A 1-D float array, or a ValueError naming the argument (and the first bad value)."""
+    """A 1-D float array, or a ValueError naming the argument.
+
+    Parameters
+    ----------
+    values : array_like
+        Numbers (a 2-D input is flattened).
+    name : str
+        The argument's name, for the error.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> as_float_array([1, 2], "x").tolist()
+    [1.0, 2.0]
+    >>> as_float_array(["a"], "x")
+    Traceback (most recent call last):
+    ValueError: x: values must be numbers
+    """
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -145,19 +247,75 @@ def as_float_array(values, name: str) -> np.ndarray:
 
 
 def require_columns(data: pd.DataFrame, columns: Iterable[str], what: str = "data") -> None:
-    """ValueError naming the columns of ``columns`` missing from ``data``."""
+    """ValueError naming the columns of ``columns`` missing from ``data``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The table.
+    columns : iterable of str
+        The columns it needs.
+    what : str
+        The table's name in the error.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> require_columns(pd.DataFrame({"a": [1]}), ["a", "b"], "ratings")
+    Traceback (most recent call last):
+    ValueError: ratings: missing column(s) ['b']; has ['a']
+    """
     missing = [c for c in columns if c not in data.columns]
     if missing:
         raise ValueError(f"{what}: missing column(s) {missing}; has {list(data.columns)}")
 
 
 def frame(rows: Sequence[Mapping], columns: Sequence[str]) -> pd.DataFrame:
-    """Result rows as a DataFrame with the columns in this order (NaN for absent keys)."""
+    """Result rows as a DataFrame with the columns in this order (NaN for absent keys).
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        The result rows.
+    columns : sequence of str
+        The columns, in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> frame([{"r": 0.5}], ["r", "note"]).values.tolist()
+    [[0.5, nan]]
+    """
     return pd.DataFrame(list(rows), columns=list(columns))
 
 
 def undefined(columns: Sequence[str], note: str, **known) -> dict:
-    """A result row of NaNs for ``columns`` with the ``known`` entries filled in and ``note``."""
+    """A result row of NaNs for ``columns`` with the ``known`` entries filled in and ``note``.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        The row's columns.
+    note : str
+        Why the estimate is undefined.
+    **known
+        The entries that are known (counts, labels).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> undefined(("r", "n", "note"), "2 pairs < 3", n=2)
+    {'r': nan, 'n': 2, 'note': '2 pairs < 3'}
+    """
     row = dict.fromkeys(columns, NAN)
     row.update(known)
     row["note"] = note
@@ -165,8 +323,27 @@ def undefined(columns: Sequence[str], note: str, **known) -> dict:
 
 
 def two_groups(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """``x`` and ``y`` as float arrays after ``nan_policy`` (each group on its own), the note,
-    and whether an estimate can be made (False under "propagate" with a missing value)."""
+    """``x`` and ``y`` as float arrays after ``nan_policy`` (each group on its own), the note, and
+    whether an estimate can be made (False under "propagate" with a missing value).
+
+    Parameters
+    ----------
+    x, y : array_like
+        The two groups.
+    nan_policy : {"omit", "raise", "propagate"}
+        Missing values.
+
+    Returns
+    -------
+    tuple
+        (x, y, note, usable).
+
+    Examples
+    --------
+    >>> x, y, note, usable = two_groups([1, np.nan], [2, 3])
+    >>> x.tolist(), y.tolist(), note, usable
+    ([1.0], [2.0, 3.0], 'NaN dropped: 1', True)
+    """
     x, y = as_float_array(x, "x"), as_float_array(y, "y")
     mx, my = np.isnan(x), np.isnan(y)
     note, usable = missing_note(int(mx.sum() + my.sum()), nan_policy, "x, y")
@@ -174,12 +351,50 @@ def two_groups(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, 
 
 
 def group_problem(n_x: int, n_y: int, minimum: int) -> str:
-    """The note for two groups of which one or both have fewer than ``minimum`` values, or ""."""
+    """The note for two groups of which one or both have fewer than ``minimum`` values, or "".
+
+    Parameters
+    ----------
+    n_x, n_y : int
+        The group sizes.
+    minimum : int
+        The least each group needs.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> group_problem(1, 0, 2)
+    '1 values in x < 2; 0 values in y < 2'
+    >>> group_problem(3, 3, 2)
+    ''
+    """
     return join(*(too_few(n, minimum, f"values in {g}") for g, n in (("x", n_x), ("y", n_y)) if n < minimum))
 
 
 def paired(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """Paired arrays with pairs missing either side handled by ``nan_policy`` (listwise)."""
+    """Paired arrays with pairs missing either side handled by ``nan_policy`` (listwise).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Equally long; different lengths are a ValueError.
+    nan_policy : {"omit", "raise", "propagate"}
+        Pairs missing a side.
+
+    Returns
+    -------
+    tuple
+        (x, y, note, usable).
+
+    Examples
+    --------
+    >>> x, y, note, usable = paired([1, 2, np.nan], [4, np.nan, 6])
+    >>> x.tolist(), y.tolist(), note
+    ([1.0], [4.0], 'NaN dropped: 2')
+    """
     x, y = as_float_array(x, "x"), as_float_array(y, "y")
     if x.shape != y.shape:
         raise ValueError(f"paired data: x has {len(x)} values, y {len(y)}")
@@ -189,7 +404,22 @@ def paired(x, y, nan_policy: str = "omit") -> tuple[np.ndarray, np.ndarray, str,
 
 
 def scale(*arrays) -> float:
-    """The data's scale: the largest absolute finite value over ``arrays``, at least 1."""
+    """The data's scale: the largest absolute finite value over ``arrays``, at least 1.
+
+    Parameters
+    ----------
+    *arrays : array_like
+        The data.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> scale([0.2, -30.0], [np.nan, 4.0]), scale([0.1])
+    (30.0, 1.0)
+    """
     vals = [np.abs(np.asarray(a, float)[np.isfinite(np.asarray(a, float))]) for a in arrays]
     vals = [v.max() for v in vals if v.size]
     return float(max([1.0, *vals]))
@@ -197,6 +427,15 @@ def scale(*arrays) -> float:
 
 def tolerance(*arrays) -> float:
     """:data:`REL_TOL` times the :func:`scale` of ``arrays``: the largest difference still "equal".
+
+    Parameters
+    ----------
+    *arrays : array_like
+        The data.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -238,9 +477,20 @@ def is_constant(values, tol: float | None = None) -> bool:
 
 
 def negligible(value, scale) -> np.ndarray:
-    """Vectorised form of the rule for many estimates at once (e.g. one per bootstrap resample):
-    True where ``|value| <= REL_TOL * max(1, |scale|)``, ``scale`` being each estimate's own scale
-    (a mean, a mean square).
+    """Vectorised form of the rule for many estimates at once (e.g. one per bootstrap resample): True
+    where ``|value| <= REL_TOL * max(1, |scale|)``, ``scale`` being each estimate's own scale (a
+    mean, a mean square).
+
+    Parameters
+    ----------
+    value : array_like
+        The estimates (spreads, SDs).
+    scale : array_like
+        Each one's scale.
+
+    Returns
+    -------
+    numpy.ndarray of bool
 
     Examples
     --------
@@ -253,13 +503,49 @@ def negligible(value, scale) -> np.ndarray:
 
 
 def is_zero_spread(variance: float, tol: float) -> bool:
-    """True when a variance (or mean square) is zero within the tolerance: sqrt(variance) <= tol."""
+    """True when a variance (or mean square) is zero within the tolerance: sqrt(variance) <= tol (a
+    non-finite variance counts as zero: nothing to compare).
+
+    Parameters
+    ----------
+    variance : float
+        The variance.
+    tol : float
+        The tolerance (:func:`tolerance` of the data).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_zero_spread(1e-20, 1e-9), is_zero_spread(1e-6, 1e-9), is_zero_spread(float("nan"), 1e-9)
+    (True, False, True)
+    """
     return bool(not np.isfinite(variance) or np.sqrt(max(float(variance), 0.0)) <= tol)
 
 
 def snap(values, tol: float | None = None) -> np.ndarray:
-    """``values`` rounded to multiples of ``tol`` (default: :func:`tolerance` of them), so values
-    equal within the tolerance tie when ranked; NaN stays NaN."""
+    """``values`` rounded to multiples of ``tol`` (default: :func:`tolerance` of them), so values equal
+    within the tolerance tie when ranked; NaN stays NaN.
+
+    Parameters
+    ----------
+    values : array_like
+        The values.
+    tol : float, optional
+        The grid step.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> a, b = snap([0.3, 0.1 + 0.2])
+    >>> bool(a == b), 0.3 == 0.1 + 0.2
+    (True, False)
+    """
     v = np.asarray(values, float)
     step = tolerance(v) if tol is None else tol
     return np.round(v / step) * step
@@ -268,7 +554,24 @@ def snap(values, tol: float | None = None) -> np.ndarray:
 def paired_problem(d: np.ndarray, minimum: int = MIN_PAIRED, tol: float | None = None) -> str:
     """The rules' note for paired differences ``d`` that cannot give a test or d_z, or "".
 
-    ``tol``: the tolerance of the paired *scores* (:func:`tolerance` of x and y; default: of d)."""
+    Parameters
+    ----------
+    d : numpy.ndarray
+        The differences x - y.
+    minimum : int
+        The least number of pairs.
+    tol : float, optional
+        The tolerance of the paired *scores* (:func:`tolerance` of x and y; default: of d).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> paired_problem(np.array([0.0, 0.0])), paired_problem(np.array([1.0, 1.0])), paired_problem(np.array([1.0]))
+    ('all differences 0', 'constant differences', '1 pairs < 2')
+    """
     if len(d) < minimum:
         return too_few(len(d), minimum, "pairs")
     tol = tolerance(d) if tol is None else tol
