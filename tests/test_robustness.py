@@ -1,0 +1,178 @@
+"""Notebook 14's specification grid on a tiny synthetic landscape: one fit per (embedding,
+parameter set, seed) reused across the other choices, the main specification equal to notebook
+08's Tables 1 and 4 (computed by notebook 08's own functions on the same inputs), each claim's
+verdict by the register's rule, and the robust / fragile label."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgelab.claims import register, verdicts
+from judgelab.narrative.analyses import robustness as rb
+from judgelab.narrative.landscape.coherence import coherence_matrix
+from judgelab.narrative.landscape.graph import critical_coherence
+from judgelab.narrative.landscape.projection import Landscape
+from judgelab.narrative.paths import extraction
+from judgelab.narrative.paths import paper_tables as math_tables
+
+N, N_PAIRS, N_BOOT = 40, 10, 200
+
+
+def toy(n: int = N):
+    """``n`` documents in 4 topics over ~200 days, 6-d embeddings (as notebook 08's tests)."""
+    rng = np.random.default_rng(1)
+    labels = np.arange(n) % 4
+    emb = rng.normal(size=(n, 6)) + 2 * np.eye(6)[labels]
+    dates = np.sort(rng.integers(0, 200, size=n))
+    return emb, dates, labels
+
+
+def memberships(labels: np.ndarray, seed: int, params: str) -> np.ndarray:
+    """Soft memberships that depend on the seed and the parameter set (a stand-in for HDBSCAN)."""
+    memb = np.full((len(labels), 4), 0.05 + 0.02 * (seed % 3) + (0.03 if params == "16/4" else 0.0))
+    memb[np.arange(len(labels)), labels] = 1.0
+    return memb / memb.sum(axis=1, keepdims=True)
+
+
+def counting_fit(calls: list, labels: np.ndarray):
+    """A deterministic stand-in for UMAP + HDBSCAN that records every call."""
+    def fit(embeddings, *, n_neighbors, min_cluster_size, seed):
+        calls.append((round(float(embeddings[0, 0]), 6), n_neighbors, min_cluster_size, seed))
+        params = f"{n_neighbors}/{min_cluster_size}"
+        memb = memberships(labels, seed, params)
+        return Landscape(embeddings[:, :2], memb, memb.argmax(axis=1), labels, int(seed), {})
+    return fit
+
+
+def settings(**values) -> rb.GridSettings:
+    main = {"embedding": "precomputed", "params": "32/8", "seed": 42, "jsd_base": "e", "strata": "ours",
+            "baseline_dates": "strict"}
+    vals = {d: (main[d],) for d in rb.DIMENSIONS}
+    vals.update({k: tuple(v) for k, v in values.items()})
+    return rb.GridSettings("smoke", "news", vals, main, N_PAIRS, N_BOOT)
+
+
+def run(grid: rb.GridSettings, calls: list | None = None, second_embedding: bool = False):
+    emb, dates, labels = toy()
+    embs = {"precomputed": emb}
+    if second_embedding:
+        embs["minilm"] = emb[:, ::-1] + 0.5          # another geometry of the same documents
+    inputs = rb.GridInputs("news", dates, [f"t{i}" for i in range(N)], embs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")               # short strata on 40 documents
+        return rb.run_grid(inputs, grid, fit=counting_fit(calls if calls is not None else [], labels))
+
+
+def test_one_fit_per_embedding_parameter_set_and_seed_reused_across_the_other_choices():
+    calls: list = []
+    grid = settings(embedding=["precomputed", "minilm"], params=["32/8", "16/4"], seed=[42, 43],
+                    jsd_base=["e", "2"], strata=["ours", "uniform"], baseline_dates=["strict", "inclusive"])
+    grid = replace(grid, n_boot=10)                   # intervals are not this test's subject
+    res = run(grid, calls, second_embedding=True)
+    assert grid.n_specifications == 64 and len(res.specifications) == 64
+    assert res.specifications["spec_id"].is_unique
+    # 2 embeddings x 2 parameter sets x 2 seeds: the JSD base, the strata and the date rule reuse the fit
+    assert len(calls) == res.n_fits == 8 and len(set(calls)) == 8
+    specs = res.specifications
+    assert specs["main"].sum() == 1 and specs.iloc[0]["main"]            # the main specification first
+    # the base changes the critical coherence, not the fit; a fit shared by both bases and rules
+    one = specs[(specs.embedding == "precomputed") & (specs.params == "32/8") & (specs.seed == 42)]
+    assert one.groupby("jsd_base")["critical"].nunique().eq(1).all() and one["critical"].nunique() == 2
+    # the date rule redraws only the random paths: the same max-capacity paths under both rules
+    a, b = (res.paths[s] for s in one[(one.jsd_base == "e") & (one.strata == "ours")]["spec_id"])
+    mc = lambda p: p[p.method == "maxcap"][["pair_id", "length", "min_coherence"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mc(a), mc(b))
+    assert not a[a.method == "random"]["path"].reset_index(drop=True).equals(b[b.method == "random"]["path"].reset_index(drop=True))
+    assert set(res.paths[specs[specs.strata == "uniform"]["spec_id"].iloc[0]]["stratum"]) == {"all"}
+    # defensible: neither MiniLM nor uniform endpoints (the paper's design is neither)
+    assert (specs["defensible"] == ((specs.embedding == "precomputed") & (specs.strata != "uniform"))).all()
+
+
+def test_main_specification_equals_notebook_08_tables_for_every_news_claim():
+    """Notebook 07/08's own calls on the same inputs: 07's coherence and critical value from the
+    fit, 08's extract_over_seeds and Tables 1 and 4 (main rows and the inclusive sensitivity row)."""
+    emb, dates, labels = toy()
+    memb = memberships(labels, 42, "32/8")
+    c = coherence_matrix(emb, memb).astype(np.float32)
+    land = {"path_seeds": np.array([42]), "coherence_by_seed": c[None], "critical_path_seeds": np.array([critical_coherence(c)]),
+            "labels_by_seed": labels[None], "dates": dates, "embeddings": emb}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study = extraction.extract_over_seeds("news", land, [f"t{i}" for i in range(N)], N_PAIRS)
+    t1 = math_tables.table01_path_lengths(study.paths, study.paths, None, {"news": "32/8"}, study.other_rule,
+                                         study.other_rule, n_boot=N_BOOT, seed=42)
+    t4 = math_tables.table04_math_effects(study.paths, study.paths, None, {"news": "32/8"}, study.other_rule,
+                                         study.other_rule, n_boot=N_BOOT, seed=42)
+    est = rb.claim_estimates(run(settings(baseline_dates=["strict", "inclusive"])))
+    claims = {c.id: c for c in rb.news_math_claims()}
+    assert {"narr-math-d-min-news", "narr-math-auc-avg-news", "narr-math-length-gap-news",
+            "narr-math-length-maxcap-news", "narr-math-min-coherence-random-news"} <= set(claims)
+    for rule in ("strict", "inclusive"):
+        mine = est[est.baseline_dates == rule].set_index("claim_id")
+        assert mine["main"].all() == (rule == "strict")
+        for cid, c in claims.items():
+            t = t1 if c.table == "narr_table01_path_lengths" else t4
+            row = t[(t.baseline_dates.isin([rule, "n/a (graph path)"]))]
+            for key, want in c.where.items():
+                if key in ("column", "method"):
+                    row = row[row[key] == want]
+            if "method" in c.where and c.where["method"] == "maxcap":
+                row = row[row.role == "max-capacity"]
+            (r,) = row.to_dict("records")
+            assert mine.loc[cid, "estimate"] == pytest.approx(r[c.column], rel=1e-12), cid
+            assert mine.loc[cid, "ci_low"] == pytest.approx(r[c.ci_low_column], rel=1e-12), cid
+            assert mine.loc[cid, "ci_high"] == pytest.approx(r[c.ci_high_column], rel=1e-12), cid
+            if c.p_column:
+                assert mine.loc[cid, "p"] == pytest.approx(r[c.p_column], rel=1e-12), cid
+            # the verdict is the register's rule on those numbers
+            again = verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=r[c.column],
+                                    ci_low=r[c.ci_low_column], ci_high=r[c.ci_high_column],
+                                    p=r[c.p_column] if c.p_column else None)
+            assert mine.loc[cid, "verdict"] == again.verdict, cid
+
+
+def estimates_frame() -> pd.DataFrame:
+    """Four defensible specifications and one that is not, for three claims, with known verdicts."""
+    R, N_, I = verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE
+    rows = []
+    table = {"robust": [R, R, R, R, N_], "fragile": [R, N_, R, I, R], "wide": [I, I, I, I, R]}
+    for cid, vs in table.items():
+        for k, v in enumerate(vs):
+            rows.append({"claim_id": cid, "label": cid, "defensible": k < 4, "main": k == 0, "verdict": v,
+                         "estimate": 1.0 + k, "paper_value": 1.5})
+    return pd.DataFrame(rows)
+
+
+def test_robust_only_when_every_defensible_specification_reproduces():
+    t = rb.claims_robustness(estimates_frame()).set_index("claim_id")
+    assert t.loc["robust", "robustness"] == rb.ROBUST and t.loc["robust", "share_reproduced"] == 1.0
+    assert t.loc["fragile", "robustness"] == rb.FRAGILE and t.loc["fragile", "share_reproduced"] == 0.5
+    assert t.loc["wide", "robustness"] == rb.TOO_WIDE and t.loc["wide", "n_inconclusive"] == 4
+    # the non-defensible fifth specification counts nowhere: neither in n nor in the range
+    assert (t["n_specifications"] == 4).all() and (t["n_specifications_shown"] == 5).all()
+    assert (t["estimate_min"] == 1.0).all() and (t["estimate_max"] == 4.0).all()
+    assert (t["main_estimate"] == 1.0).all()
+    joined = rb.scorecard_columns(t.reset_index())
+    assert list(joined.columns) == ["claim_id", "robustness_n_specifications", "robustness_share_reproduced",
+                                    "robustness_estimate_min", "robustness_estimate_max", "robustness"]
+
+
+def test_grid_settings_put_the_profiles_main_choices_first_and_name_a_bad_value(monkeypatch):
+    g = rb.grid_settings("demo")
+    assert {d: g.values[d][0] for d in rb.DIMENSIONS} == g.main
+    assert g.main == {"embedding": "precomputed", "params": "32/8", "seed": 42, "jsd_base": "e",
+                      "strata": "ours", "baseline_dates": "strict"}
+    assert g.specifications()[0] == g.main and len(g.specifications()) == g.n_specifications
+    assert rb.grid_settings("paper").n_specifications > g.n_specifications
+    real = rb.profiles.knobs
+
+    def bad(study, name):
+        k = real(study, name)
+        return {**k, "jsd_bases": ("e", 10)} if study == "robustness" else k
+    monkeypatch.setattr(rb.profiles, "knobs", bad)
+    with pytest.raises(ValueError, match=r"profiles.toml \[<profile>.robustness\] jsd_base: 10"):
+        rb.grid_settings("demo")
