@@ -92,7 +92,7 @@ def test_one_fit_per_embedding_parameter_set_and_seed_reused_across_the_other_ch
     assert (specs["defensible"] == ((specs.embedding == "precomputed") & (specs.strata != "uniform"))).all()
 
 
-def test_main_specification_equals_notebook_08_tables_for_every_news_claim():
+def test_main_specification_equals_notebook_08_tables_for_every_news_claim(monkeypatch):
     """Notebook 07/08's own calls on the same inputs: 07's coherence and critical value from the
     fit, 08's extract_over_seeds and Tables 1 and 4 (main rows and the inclusive sensitivity row)."""
     emb, dates, labels = toy()
@@ -107,7 +107,13 @@ def test_main_specification_equals_notebook_08_tables_for_every_news_claim():
                                          study.other_rule, n_boot=N_BOOT, seed=42)
     t4 = math_tables.table04_math_effects(study.paths, study.paths, None, {"news": "32/8"}, study.other_rule,
                                          study.other_rule, n_boot=N_BOOT, seed=42)
-    est = rb.claim_estimates(run(settings(baseline_dates=["strict", "inclusive"])))
+    res = run(settings(baseline_dates=["strict", "inclusive"]))
+    # 10 pairs are fewer than the claims' minimum of 30: as the scorecard, no rule is applied
+    blocked = rb.claim_estimates(res)
+    assert (blocked["verdict"] == verdicts.NOT_COMPARABLE).all()
+    assert blocked["reason"].str.contains("below the claim's minimum of 30").all()
+    monkeypatch.setattr(rb.design, "differences", lambda *a, **k: [])   # the rules themselves, below
+    est = rb.claim_estimates(res)
     claims = {c.id: c for c in rb.news_math_claims()}
     assert {"narr-math-d-min-news", "narr-math-auc-avg-news", "narr-math-length-gap-news",
             "narr-math-length-maxcap-news", "narr-math-min-coherence-random-news"} <= set(claims)
@@ -139,7 +145,9 @@ def estimates_frame() -> pd.DataFrame:
     """Four defensible specifications and one that is not, for three claims, with known verdicts."""
     R, N_, I = verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE
     rows = []
-    table = {"robust": [R, R, R, R, N_], "fragile": [R, N_, R, I, R], "wide": [I, I, I, I, R]}
+    C = verdicts.NOT_COMPARABLE
+    table = {"robust": [R, R, R, R, N_], "fragile": [R, N_, R, I, R], "wide": [I, I, I, I, R],
+             "subset": [C, C, C, C, R]}
     for cid, vs in table.items():
         for k, v in enumerate(vs):
             rows.append({"claim_id": cid, "label": cid, "defensible": k < 4, "main": k == 0, "verdict": v,
@@ -152,6 +160,7 @@ def test_robust_only_when_every_defensible_specification_reproduces():
     assert t.loc["robust", "robustness"] == rb.ROBUST and t.loc["robust", "share_reproduced"] == 1.0
     assert t.loc["fragile", "robustness"] == rb.FRAGILE and t.loc["fragile", "share_reproduced"] == 0.5
     assert t.loc["wide", "robustness"] == rb.TOO_WIDE and t.loc["wide", "n_inconclusive"] == 4
+    assert t.loc["subset", "robustness"] == rb.NOT_COMPARABLE
     # the non-defensible fifth specification counts nowhere: neither in n nor in the range
     assert (t["n_specifications"] == 4).all() and (t["n_specifications_shown"] == 5).all()
     assert (t["estimate_min"] == 1.0).all() and (t["estimate_max"] == 4.0).all()

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from judgelab import profiles
-from judgelab.claims import register, verdicts
+from judgelab.claims import design, register, verdicts
 from judgelab.narrative.landscape import projection
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence
@@ -97,6 +97,7 @@ KNOB = {"embedding": "embeddings", "params": "params", "seed": "seeds", "jsd_bas
 #: The Table 1 / 4 columns of one specification, by the register's table names.
 TABLES = ("narr_table01_path_lengths", "narr_table04_effect_sizes")
 ROBUST, FRAGILE, TOO_WIDE = "robust", "fragile", "too wide to tell"
+NOT_COMPARABLE = "not comparable"   # this run's design is not the paper's (a subset, too few pairs)
 
 
 def _check(dim: str, value) -> str:
@@ -325,11 +326,15 @@ def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
                  else math.nan)
             est, lo, hi = f(c.column), f(c.ci_low_column), f(c.ci_high_column)
             p = f(c.p_column) if c.p_column else math.nan
+            units = f(c.units_column) if c.units_column else None
+            diffs = design.differences(c, {"profile": result.settings.profile}, units)
             v = verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=est, ci_low=lo, ci_high=hi,
                                 p=p if math.isfinite(p) else None)
+            if diffs:   # as the scorecard: numbers shown, no rule applied
+                v = verdicts.Verdict(verdicts.NOT_COMPARABLE, "design differs: " + "; ".join(diffs), v.ci_width)
             rows.append({"spec_id": spec.spec_id, **{d: getattr(spec, d) for d in DIMENSIONS},
                          "main": spec.main, "defensible": spec.defensible, "claim_id": c.id, "label": c.label,
-                         "family": c.family, "estimate": est, "ci_low": lo, "ci_high": hi, "p": p,
+                         "family": c.family, "rule": c.rule["type"], "estimate": est, "ci_low": lo, "ci_high": hi, "p": p,
                          "paper_value": c.paper_value(), "margin": c.margin, "verdict": v.verdict,
                          "reason": v.reason, "unit": c.unit,
                          "ci_method": str(row["ci_method"]) if row is not None and "ci_method" in row.index
@@ -339,15 +344,19 @@ def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
 
 def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     """Per claim, over the defensible specifications: how many, the share that reproduce it, the
-    range of the estimate, and ``robust`` (all reproduce), ``fragile`` (some decide otherwise) or
-    ``too wide to tell`` (none reproduces and none decides against: every one inconclusive).
+    range of the estimate, and ``robust`` (all reproduce), ``fragile`` (some do not), ``too wide to
+    tell`` (none decides: every one inconclusive) or ``not comparable`` (the run's design is not
+    the paper's in what the claim depends on, :func:`judgelab.claims.design.differences`: a subset
+    of the collection, fewer pairs than the claim's minimum; as the scorecard, no rule is applied).
     The scorecard joins on ``claim_id`` (:func:`scorecard_columns`)."""
     d = estimates[estimates["defensible"]]
     rows = []
     for cid, g in d.groupby("claim_id", sort=False):
         rep = (g["verdict"] == verdicts.REPRODUCED)
         decided = g["verdict"].isin(verdicts.DECIDED)
-        label = ROBUST if rep.all() else (TOO_WIDE if not decided.any() else FRAGILE)
+        comparable = g["verdict"] != verdicts.NOT_COMPARABLE
+        label = (NOT_COMPARABLE if not comparable.any() else ROBUST if rep.all()
+                 else TOO_WIDE if not decided.any() else FRAGILE)
         main = g[g["main"]]
         rows.append({"claim_id": cid, "label": g["label"].iloc[0], "n_specifications": len(g),
                      "n_reproduced": int(rep.sum()), "n_not_reproduced": int((g["verdict"] == verdicts.NOT_REPRODUCED).sum()),
@@ -384,3 +393,88 @@ def choice_effects(estimates: pd.DataFrame) -> pd.DataFrame:
                              "share_reproduced": float((h["verdict"] == verdicts.REPRODUCED).mean()),
                              "paper_value": float(h["paper_value"].iloc[0])})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ path length, embedding
+LENGTH_READINGS = {"documents": ("documents, endpoints included (ours, the paper's Figure 8h axis)", 0.0),
+                   "edges": ("edges (documents - 1)", -1.0)}
+
+
+def path_length_note(result: GridResult, estimates: pd.DataFrame, claims=None) -> pd.DataFrame:
+    """Can any choice bring the paper's mean path lengths (Table 1: 4.70 max-capacity, 3.97 random
+    on news) within the claim's margin? Per length claim and counting convention (documents, or
+    edges = documents - 1, a shift of the mean and its interval by exactly -1): over every
+    specification shown, how many the claim's rule calls reproduced, the range of the estimate,
+    the main specification's estimate and interval, and the shortest path seen (the paper's
+    Table 1 minimum is 2, the fewest documents a path can have)."""
+    claims = {c.id: c for c in news_math_claims(claims, result.settings.collection)
+              if c.table == TABLES[0] and c.column == "mean"}
+    rows = []
+    shortest = {m: min(int(p.loc[p["method"] == m, "length"].min()) for p in result.paths.values())
+                for m in ("maxcap", "random")}
+    for cid, c in claims.items():
+        g = estimates[estimates["claim_id"] == cid]
+        method = c.where.get("method")
+        for key, (reading, shift) in LENGTH_READINGS.items():
+            vs = [verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=e + shift, ci_low=lo + shift,
+                                  ci_high=hi + shift).verdict
+                  for e, lo, hi in zip(g["estimate"], g["ci_low"], g["ci_high"])]
+            rep = np.array([v == verdicts.REPRODUCED for v in vs])
+            main = g[g["main"]]
+            rows.append({"claim_id": cid, "method": method, "reading": reading, "n_specifications": len(g),
+                         "n_reproduced": int(rep.sum()), "share_reproduced": float(rep.mean()) if len(g) else math.nan,
+                         "reproduced_by": "; ".join(g["spec_id"][rep]) if rep.any() else "none",
+                         "estimate_min": float(g["estimate"].min() + shift), "estimate_max": float(g["estimate"].max() + shift),
+                         "main_estimate": float(main["estimate"].iloc[0] + shift) if len(main) else math.nan,
+                         "main_ci_low": float(main["ci_low"].iloc[0] + shift) if len(main) else math.nan,
+                         "main_ci_high": float(main["ci_high"].iloc[0] + shift) if len(main) else math.nan,
+                         "shortest_path": shortest[method] + shift, "paper_value": c.paper_value(),
+                         "paper_min": _paper_min(method), "margin": c.margin, "unit": c.unit,
+                         "ci_method": g["ci_method"].iloc[0] if len(g) else ""})
+    return pd.DataFrame(rows)
+
+
+def _paper_min(method: str) -> float:
+    from judgelab.narrative.paths.paper_values import PAPER_TABLE1
+    return float(PAPER_TABLE1.get(("news", method), {}).get("min", math.nan))
+
+
+def embedding_effect(estimates: pd.DataFrame, reference: str = "precomputed", other: str = "minilm") -> pd.DataFrame:
+    """Per claim: the specifications that differ only in the embedding, paired; the difference
+    ``other`` - ``reference`` of the estimate (mean, min, max over the pairs), the share of pairs
+    with the same verdict, and the main specification's estimate under each (so a reader sees how
+    far a MiniLM row may sit from the paper's design). Empty when the grid ran one embedding."""
+    if not {reference, other} <= set(estimates["embedding"]):
+        return pd.DataFrame()
+    keys = [d for d in DIMENSIONS if d != "embedding"]
+    rows = []
+    for cid, g in estimates.groupby("claim_id", sort=False):
+        a = g[g["embedding"] == reference].set_index(keys)
+        b = g[g["embedding"] == other].set_index(keys)
+        both = a.index.intersection(b.index)
+        diff = b.loc[both, "estimate"] - a.loc[both, "estimate"]
+        same = (b.loc[both, "verdict"] == a.loc[both, "verdict"]).mean()
+        main_keys = tuple(g[g["main"]][keys].iloc[0]) if g["main"].any() else None
+        ra = a.loc[[main_keys]].iloc[0] if main_keys in a.index else None
+        rb_ = b.loc[[main_keys]].iloc[0] if main_keys in b.index else None
+        rows.append({"claim_id": cid, "label": g["label"].iloc[0], "n_pairs_of_specifications": len(both),
+                     "difference_mean": float(diff.mean()), "difference_min": float(diff.min()),
+                     "difference_max": float(diff.max()), "same_verdict_share": float(same),
+                     f"main_{reference}": ra["estimate"] if ra is not None else math.nan,
+                     f"main_{reference}_ci": f"[{ra['ci_low']:.3g}, {ra['ci_high']:.3g}]" if ra is not None else "",
+                     f"main_{reference}_verdict": ra["verdict"] if ra is not None else "",
+                     f"main_{other}": rb_["estimate"] if rb_ is not None else math.nan,
+                     f"main_{other}_ci": f"[{rb_['ci_low']:.3g}, {rb_['ci_high']:.3g}]" if rb_ is not None else "",
+                     f"main_{other}_verdict": rb_["verdict"] if rb_ is not None else "",
+                     "paper_value": float(g["paper_value"].iloc[0])})
+    return pd.DataFrame(rows)
+
+
+def families(estimates: pd.DataFrame) -> dict[str, list[str]]:
+    """Claim family -> its claims, in the register's order (one specification-curve figure each)."""
+    out: dict[str, list[str]] = {}
+    for fam, cid in zip(estimates["family"], estimates["claim_id"]):
+        out.setdefault(fam, [])
+        if cid not in out[fam]:
+            out[fam].append(cid)
+    return out
