@@ -102,7 +102,7 @@ for family, ids in robustness.families(estimates).items():
     fig = figures.specification_curve_figure(estimates, ids, robustness.CHOICES, robustness.DIMENSIONS)
     run.figure(fig, f"narr_fig_robustness_{family.removeprefix('narr-').replace('-', '_')}",
                f"Specification curve, {family}: estimate and 95% cluster-bootstrap interval over endpoint pairs "
-               f"per specification ({grid.n_pairs} pairs each), sorted; dashed = paper's value.")
+               f"per specification ({grid.n_pairs} pairs sought each), sorted; dashed = paper's value.")
 
 # %% [markdown]
 # ## What each choice does (mean estimate over the specifications sharing a value)

@@ -216,9 +216,11 @@ def specification_curve_figure(estimates: pd.DataFrame, claim_ids: Sequence[str]
                 hi = np.clip(g["ci_high"][m] - g["estimate"][m], 0, None)
                 top.errorbar(x[m], g["estimate"][m], yerr=[lo, hi], fmt="o", ms=3, lw=0.8,
                              color=style.colour(ci), label=verdict)
-        other = ~g["verdict"].isin(list(VERDICT_COLOURS)).to_numpy()
-        if other.any():
-            top.plot(x[other], g["estimate"][other], "o", ms=3, color=style.GREY, label="other verdict")
+        for verdict in sorted(set(g["verdict"]) - set(VERDICT_COLOURS)):   # not comparable: no rule applied
+            m = (g["verdict"] == verdict).to_numpy()
+            top.errorbar(x[m], g["estimate"][m], yerr=[np.clip(g["estimate"][m] - g["ci_low"][m], 0, None),
+                                                      np.clip(g["ci_high"][m] - g["estimate"][m], 0, None)],
+                         fmt="o", ms=3, lw=0.8, color=style.GREY, label=verdict)
         pv, m = float(g["paper_value"].iloc[0]), float(g["margin"].iloc[0])
         top.axhline(pv, color="black", ls="--", lw=0.8, label="paper's value")
         if g["rule"].iloc[0] == "value":
