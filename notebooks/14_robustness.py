@@ -86,7 +86,7 @@ estimates.pivot_table(index="claim_id", columns="verdict", values="spec_id", agg
 # ## Robust or fragile: the table the scorecard joins on `claim_id`
 
 # %%
-summary = run.table(robustness.claims_robustness(estimates), "claims_robustness")
+summary = run.table(robustness.claims_robustness(estimates), "narr_claims_robustness")
 summary[["claim_id", "n_specifications", "share_reproduced", "estimate_min", "estimate_max", "paper_value",
          "main_verdict", "robustness"]]
 

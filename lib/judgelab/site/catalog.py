@@ -79,7 +79,7 @@ PAPER_TABLES: tuple[PaperTable, ...] = (
                f"{_AN_PT}:ood_tests", f"{_JUDGES_PV}:PAPER_OOD_TEST"),
     PaperTable("narr_ood_correlations", NARR, "Out-of-distribution narratives — correlations",
                f"{_AN_PT}:ood_correlations", f"{_JUDGES_PV}:PAPER_OOD_CORRELATION"),
-    PaperTable("claims_robustness", NARR, "Robustness — each news-mathematics claim over the specification grid",
+    PaperTable("narr_claims_robustness", NARR, "Robustness — each news-mathematics claim over the specification grid",
                f"{_ROB}:claims_robustness", f"{_PATHS_PV}:PAPER_TABLE4_MATH", {"paper_value": "main_estimate"}),
     PaperTable("narr_robustness_path_length", NARR, "Robustness — Table 1's path lengths under every choice",
                f"{_ROB}:path_length_note", f"{_PATHS_PV}:PAPER_TABLE1", {"paper_value": "main_estimate"}),
