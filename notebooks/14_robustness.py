@@ -32,7 +32,10 @@
 # specification is the claims register's own rule and margin (`judgelab.claims.verdicts.decide`).
 #
 # **Labels.** A claim is *robust* when every defensible specification reproduces it, *fragile*
-# when some decide otherwise, *too wide to tell* when none decides. The declared choices (first
+# when some reproduce it and others decide against it (the choice decides the verdict), *not
+# reproduced under any* when some decide against and none reproduces, *too wide to tell* when none
+# decides against and not all reproduce, *not comparable* when the run's design is not the paper's
+# in what the claim depends on (a subset, too few pairs: as the scorecard). The declared choices (first
 # table) say which values are defensible readings of the paper and why; MiniLM and endpoints
 # without strata are not the paper's design: they are run and drawn, and left out of the label.
 # Verdicts of correlated specifications are not independent tests: the share reproduced describes

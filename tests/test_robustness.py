@@ -147,7 +147,7 @@ def estimates_frame() -> pd.DataFrame:
     rows = []
     C = verdicts.NOT_COMPARABLE
     table = {"robust": [R, R, R, R, N_], "fragile": [R, N_, R, I, R], "wide": [I, I, I, I, R],
-             "subset": [C, C, C, C, R]}
+             "subset": [C, C, C, C, R], "never": [N_, I, N_, I, R], "partly": [R, I, R, R, N_]}
     for cid, vs in table.items():
         for k, v in enumerate(vs):
             rows.append({"claim_id": cid, "label": cid, "defensible": k < 4, "main": k == 0, "verdict": v,
@@ -161,6 +161,9 @@ def test_robust_only_when_every_defensible_specification_reproduces():
     assert t.loc["fragile", "robustness"] == rb.FRAGILE and t.loc["fragile", "share_reproduced"] == 0.5
     assert t.loc["wide", "robustness"] == rb.TOO_WIDE and t.loc["wide", "n_inconclusive"] == 4
     assert t.loc["subset", "robustness"] == rb.NOT_COMPARABLE
+    assert t.loc["never", "robustness"] == rb.NEVER
+    # reproduced where decided but one interval too wide: not robust, and no evidence of fragility
+    assert t.loc["partly", "robustness"] == rb.TOO_WIDE and t.loc["partly", "share_reproduced"] == 0.75
     # the non-defensible fifth specification counts nowhere: neither in n nor in the range
     assert (t["n_specifications"] == 4).all() and (t["n_specifications_shown"] == 5).all()
     assert (t["estimate_min"] == 1.0).all() and (t["estimate_max"] == 4.0).all()

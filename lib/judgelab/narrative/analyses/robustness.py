@@ -19,8 +19,9 @@ notebook 08's tables do, so the main specification reproduces Tables 1 and 4 exa
 Each claim of the register (``judgelab.claims``) whose numbers come from the news rows of Table 1
 or 4 gets, per specification, its estimate, interval and p from the same columns the scorecard
 reads, and its verdict from :func:`judgelab.claims.verdicts.decide` with the claim's own rule and
-margin. A claim is **robust** when every defensible specification reproduces it, **fragile**
-otherwise; :data:`CHOICES` says which values are defensible and why (a value that is not the
+margin. A claim is **robust** when every defensible specification reproduces it, **fragile** when
+some reproduce it and others decide against it (:func:`claims_robustness` names the other cases:
+reproduced under none, too wide to tell); :data:`CHOICES` says which values are defensible and why (a value that is not the
 paper's design — MiniLM instead of the authors' embeddings, endpoints without strata — is run and
 shown, and left out of the label).
 """
@@ -97,6 +98,7 @@ KNOB = {"embedding": "embeddings", "params": "params", "seed": "seeds", "jsd_bas
 #: The Table 1 / 4 columns of one specification, by the register's table names.
 TABLES = ("narr_table01_path_lengths", "narr_table04_effect_sizes")
 ROBUST, FRAGILE, TOO_WIDE = "robust", "fragile", "too wide to tell"
+NEVER = "not reproduced under any"   # some defensible specification decides against, none reproduces
 NOT_COMPARABLE = "not comparable"   # this run's design is not the paper's (a subset, too few pairs)
 
 
@@ -344,8 +346,10 @@ def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
 
 def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     """Per claim, over the defensible specifications: how many, the share that reproduce it, the
-    range of the estimate, and ``robust`` (all reproduce), ``fragile`` (some do not), ``too wide to
-    tell`` (none decides: every one inconclusive) or ``not comparable`` (the run's design is not
+    range of the estimate, and a label: ``robust`` (every one reproduces it), ``fragile`` (some
+    reproduce it, some decide against: the choice decides the verdict), ``not reproduced under
+    any`` (some decide against, none reproduces), ``too wide to tell`` (none decides against, not
+    all reproduce: the rest inconclusive) or ``not comparable`` (the run's design is not
     the paper's in what the claim depends on, :func:`judgelab.claims.design.differences`: a subset
     of the collection, fewer pairs than the claim's minimum; as the scorecard, no rule is applied).
     The scorecard joins on ``claim_id`` (:func:`scorecard_columns`)."""
@@ -353,10 +357,9 @@ def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for cid, g in d.groupby("claim_id", sort=False):
         rep = (g["verdict"] == verdicts.REPRODUCED)
-        decided = g["verdict"].isin(verdicts.DECIDED)
-        comparable = g["verdict"] != verdicts.NOT_COMPARABLE
-        label = (NOT_COMPARABLE if not comparable.any() else ROBUST if rep.all()
-                 else TOO_WIDE if not decided.any() else FRAGILE)
+        against = g["verdict"] == verdicts.NOT_REPRODUCED
+        label = (NOT_COMPARABLE if (g["verdict"] == verdicts.NOT_COMPARABLE).all() else ROBUST if rep.all()
+                 else FRAGILE if rep.any() and against.any() else NEVER if against.any() else TOO_WIDE)
         main = g[g["main"]]
         rows.append({"claim_id": cid, "label": g["label"].iloc[0], "n_specifications": len(g),
                      "n_reproduced": int(rep.sum()), "n_not_reproduced": int((g["verdict"] == verdicts.NOT_REPRODUCED).sum()),
