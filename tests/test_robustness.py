@@ -188,3 +188,42 @@ def test_grid_settings_put_the_profiles_main_choices_first_and_name_a_bad_value(
     monkeypatch.setattr(rb.profiles, "knobs", bad)
     with pytest.raises(ValueError, match=r"profiles.toml \[<profile>.robustness\] jsd_base: 10"):
         rb.grid_settings("demo")
+
+
+def test_path_length_note_counts_edges_as_documents_minus_one_and_judges_by_the_claims_rule():
+    """Known answer: a mean of 5.7 documents [5.6, 5.8] is outside 4.70 ± 0.5 (not reproduced);
+    as edges, 4.7 [4.6, 4.8], inside (reproduced)."""
+    from types import SimpleNamespace
+
+    est = pd.DataFrame([{"claim_id": "narr-math-length-maxcap-news", "spec_id": s, "main": s == "a",
+                         "estimate": e, "ci_low": e - 0.1, "ci_high": e + 0.1, "ci_method": "toy"}
+                        for s, e in (("a", 5.7), ("b", 6.5))])
+    paths = {s: pd.DataFrame({"method": ["maxcap", "maxcap", "random"], "length": [2 + k, 7, 3]})
+             for k, s in enumerate("ab")}
+    result = SimpleNamespace(settings=SimpleNamespace(collection="news"), paths=paths)
+    note = rb.path_length_note(result, est).set_index(["claim_id", "reading"])
+    docs = note.loc[("narr-math-length-maxcap-news", rb.LENGTH_READINGS["documents"][0])]
+    edges = note.loc[("narr-math-length-maxcap-news", rb.LENGTH_READINGS["edges"][0])]
+    assert docs["n_reproduced"] == 0 and docs["reproduced_by"] == "none"
+    assert edges["n_reproduced"] == 1 and edges["reproduced_by"] == "a"
+    assert edges["main_estimate"] == pytest.approx(4.7) and edges["main_ci_high"] == pytest.approx(4.8)
+    assert docs["shortest_path"] == 2 and edges["shortest_path"] == 1 and docs["paper_min"] == 2
+    assert docs["paper_value"] == pytest.approx(4.70)
+
+
+def test_embedding_effect_pairs_specifications_that_differ_only_in_the_embedding():
+    rows = []
+    for emb, shift in (("precomputed", 0.0), ("minilm", -0.5)):
+        for base, e in (("e", 1.6), ("2", 1.2)):
+            rows.append({"claim_id": "c", "label": "c", "embedding": emb, "params": "32/8", "seed": 42,
+                         "jsd_base": base, "strata": "ours", "baseline_dates": "strict",
+                         "main": emb == "precomputed" and base == "e", "estimate": e + shift,
+                         "ci_low": e + shift - 0.2, "ci_high": e + shift + 0.2, "paper_value": 1.591,
+                         "verdict": "reproduced" if emb == "precomputed" else ("not reproduced" if base == "e" else "reproduced")})
+    out = rb.embedding_effect(pd.DataFrame(rows)).iloc[0]
+    assert out["n_pairs_of_specifications"] == 2
+    assert out["difference_mean"] == pytest.approx(-0.5) and out["difference_min"] == pytest.approx(-0.5)
+    assert out["same_verdict_share"] == 0.5
+    assert out["main_precomputed"] == pytest.approx(1.6) and out["main_minilm"] == pytest.approx(1.1)
+    assert out["main_minilm_verdict"] == "not reproduced"
+    assert rb.embedding_effect(pd.DataFrame(rows[:2])).empty          # one embedding: nothing to pair
