@@ -227,3 +227,33 @@ def test_embedding_effect_pairs_specifications_that_differ_only_in_the_embedding
     assert out["main_precomputed"] == pytest.approx(1.6) and out["main_minilm"] == pytest.approx(1.1)
     assert out["main_minilm_verdict"] == "not reproduced"
     assert rb.embedding_effect(pd.DataFrame(rows[:2])).empty          # one embedding: nothing to pair
+
+
+def test_specification_curve_sorts_estimates_marks_choices_and_the_main_specification():
+    from figure_geometry import text_overlaps
+    from judgelab.narrative.analyses.figures import specification_curve_figure
+
+    rows = []
+    for k, (base, rule) in enumerate([("e", "strict"), ("e", "inclusive"), ("2", "strict"), ("2", "inclusive")]):
+        for cid, e in (("d", 1.0 + 0.3 * ((3 * k) % 4)), ("auc", 0.8)):
+            rows.append({"claim_id": cid, "label": cid, "family": "f", "rule": "value", "spec_id": str(k),
+                         "embedding": "precomputed", "params": "32/8", "seed": 42, "jsd_base": base,
+                         "strata": "ours", "baseline_dates": rule, "main": k == 1, "defensible": k != 3,
+                         "estimate": e, "ci_low": e - 0.1, "ci_high": e + 0.1, "paper_value": 1.5,
+                         "margin": 0.5, "verdict": "reproduced" if e > 1.0 else "inconclusive"})
+    est = pd.DataFrame(rows)
+    fig = specification_curve_figure(est, ["d", "auc"], rb.CHOICES, rb.DIMENSIONS)
+    top, bottom = fig.axes[0], fig.axes[2]
+    ys = np.concatenate([line.get_ydata() for line in top.lines if len(line.get_xdata()) and line.get_linestyle() == "None"])
+    xs = np.concatenate([line.get_xdata() for line in top.lines if len(line.get_xdata()) and line.get_linestyle() == "None"])
+    assert list(ys[np.argsort(xs)]) == sorted(est[est.claim_id == "d"]["estimate"])   # sorted by estimate
+    # the choice matrix: one row per value of the two dimensions that vary, 4 marks per dimension
+    assert [t.get_text() for t in bottom.get_yticklabels()] == ["JSD ln", "JSD log2", "between: strict",
+                                                                "between: inclusive"]
+    assert sum(len(line.get_xdata()) for line in bottom.lines) == 8
+    # the main specification (estimate 1.9, the highest) is highlighted in the last column
+    (span,) = bottom.patches
+    assert span.get_x() == pytest.approx(2.5)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "inconclusive (not the paper's design)" in labels and "paper's value" in labels
+    assert text_overlaps(fig) == []

@@ -209,18 +209,18 @@ def specification_curve_figure(estimates: pd.DataFrame, claim_ids: Sequence[str]
         g = estimates[estimates["claim_id"] == cid].sort_values("estimate", kind="stable").reset_index(drop=True)
         top, bottom = axes[0][k], axes[1][k]
         x = np.arange(len(g))
-        for verdict, ci in VERDICT_COLOURS.items():
-            m = (g["verdict"] == verdict).to_numpy()
-            if m.any():
-                lo = np.clip(g["estimate"][m] - g["ci_low"][m], 0, None)
-                hi = np.clip(g["ci_high"][m] - g["estimate"][m], 0, None)
-                top.errorbar(x[m], g["estimate"][m], yerr=[lo, hi], fmt="o", ms=3, lw=0.8,
-                             color=style.colour(ci), label=verdict)
-        for verdict in sorted(set(g["verdict"]) - set(VERDICT_COLOURS)):   # not comparable: no rule applied
-            m = (g["verdict"] == verdict).to_numpy()
-            top.errorbar(x[m], g["estimate"][m], yerr=[np.clip(g["estimate"][m] - g["ci_low"][m], 0, None),
-                                                      np.clip(g["ci_high"][m] - g["estimate"][m], 0, None)],
-                         fmt="o", ms=3, lw=0.8, color=style.GREY, label=verdict)
+        colours = {v: style.colour(i) for v, i in VERDICT_COLOURS.items()}
+        defensible = g["defensible"].astype(bool).to_numpy()
+        for verdict in list(VERDICT_COLOURS) + sorted(set(g["verdict"]) - set(VERDICT_COLOURS)):
+            for fair in (True, False):   # open markers: a specification that is not the paper's design
+                m = (g["verdict"] == verdict).to_numpy() & (defensible == fair)
+                if not m.any():
+                    continue
+                colour = colours.get(verdict, style.GREY)      # grey: not comparable, no rule applied
+                top.errorbar(x[m], g["estimate"][m], yerr=[np.clip(g["estimate"][m] - g["ci_low"][m], 0, None),
+                                                           np.clip(g["ci_high"][m] - g["estimate"][m], 0, None)],
+                             fmt="o", ms=3.5, lw=0.8, color=colour, mfc=colour if fair else "white",
+                             label=verdict if fair else f"{verdict} (not the paper's design)")
         pv, m = float(g["paper_value"].iloc[0]), float(g["margin"].iloc[0])
         top.axhline(pv, color="black", ls="--", lw=0.8, label="paper's value")
         if g["rule"].iloc[0] == "value":
