@@ -257,3 +257,58 @@ def test_specification_curve_sorts_estimates_marks_choices_and_the_main_specific
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "inconclusive (not the paper's design)" in labels and "paper's value" in labels
     assert text_overlaps(fig) == []
+
+
+# ---------------------------------------------------------------- SAGE: the unit and the test
+
+def sage_story_scores():
+    from judgelab.sage.analysis import scores
+    from sage_synthetic import synthetic_rows
+
+    rows = synthetic_rows({"canonical": 8, "pulp": 8, "llm": 8}, seed=3)
+    return scores.story_scores(rows)
+
+
+def test_sage_genre_findings_under_each_unit_and_test_match_scipy_on_the_same_units():
+    from scipy import stats as sps
+    from judgelab.sage.analysis import robustness as srb
+
+    story = sage_story_scores()
+    t = srb.genre_under_choices(story)
+    assert set(t["unit"]) == {"story", "story_x_mode", "story (random intercept)"}
+    assert set(t["test"]) == {"welch", "mann-whitney", "mixed model"}
+    # reference: scipy on the story means (a story's two modes averaged) and on the story x mode rows
+    l4 = story[story.layer == "L4"]
+    means = l4.groupby(["story_id", "category"])["score"].mean().reset_index()
+    for unit, obs in (("story", means), ("story_x_mode", l4)):
+        x, y = (obs.loc[obs.category == c, "score"].to_numpy() for c in ("canonical", "llm"))
+        row = t[(t.layer == "L4") & (t.contrast == "canonical - llm") & (t.unit == unit)].set_index("test")
+        assert row.loc["welch", "p"] == pytest.approx(sps.ttest_ind(x, y, equal_var=False).pvalue, rel=1e-9)
+        assert row.loc["mann-whitney", "p"] == pytest.approx(sps.mannwhitneyu(x, y).pvalue, rel=1e-9)
+        assert row.loc["welch", "diff"] == pytest.approx(x.mean() - y.mean())
+        assert row.loc["welch", "n_a"] == (8 if unit == "story" else 16)   # the paper's rows count a story twice
+    # the synthetic canonical - LLM gap (1.4 points in L4) is found under every analysis
+    stab = srb.finding_stability(t).set_index("finding")
+    assert stab.loc["genre: canonical - llm, L4", "stability"] == "same under every analysis"
+    assert stab.loc["genre: canonical - llm, L4", "main_conclusion"] == "a > b"
+    assert stab.loc["genre: canonical - llm, L4", "main_analysis"] == "story, welch"
+
+
+def test_sage_mode_findings_and_a_finding_that_depends_on_the_analysis():
+    from judgelab.sage.analysis import robustness as srb
+
+    m = srb.mode_under_choices(sage_story_scores())
+    assert set(m["layer"]) == {"L4", "L5", "L6", "overall"}
+    overall = m[m.layer == "overall"]
+    assert list(zip(overall["unit"], overall["test"])) == [("story", "paired t"), ("story", "wilcoxon"),
+                                                           ("story x layer (pooled)", "paired t"),
+                                                           ("story x layer (pooled)", "wilcoxon")]
+    assert srb.conclusion(0.3, 0.01) == "a > b" and srb.conclusion(-0.3, 0.01) == "a < b"
+    assert srb.conclusion(0.3, 0.05) == "no difference detected" and srb.conclusion(0.3, np.nan) == "undefined"
+    hand = pd.DataFrame({"finding": ["f"] * 3 + ["g"] * 2, "unit": ["story", "story", "pooled", "story", "story"],
+                         "test": ["welch", "mw", "welch", "welch", "mw"],
+                         "conclusion": ["no difference detected", "no difference detected", "a > b",
+                                        "a > b", "undefined"]})
+    s = srb.finding_stability(hand).set_index("finding")
+    assert s.loc["f", "stability"] == "depends on the analysis" and s.loc["f", "n_same_conclusion"] == 2
+    assert s.loc["g", "stability"] == "same under every analysis" and s.loc["g", "n_defined"] == 1
