@@ -103,3 +103,8 @@ def finding_stability(table: pd.DataFrame) -> pd.DataFrame:
                      "stability": ("undefined" if main["conclusion"] == "undefined" else
                                    "same under every analysis" if same == len(defined) else "depends on the analysis")})
     return pd.DataFrame(rows)
+
+
+def findings_under_choices(story_scores: pd.DataFrame) -> pd.DataFrame:
+    """:func:`genre_under_choices` then :func:`mode_under_choices`: every finding, every analysis."""
+    return pd.concat([genre_under_choices(story_scores), mode_under_choices(story_scores)], ignore_index=True)
