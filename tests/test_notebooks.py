@@ -378,6 +378,10 @@ def main_specification_is_table_4s_row_and_each_claim_has_one_label(root: Path) 
     assert np.isclose(mine["estimate"].item(), row["d"].item())   # (the smoke grid's n_boot is not 08's)
     # a smoke run is a subset with few pairs: no specification decides a claim
     assert (est["verdict"] == "not comparable").all()
+    # SAGE: every finding's stability under the units and tests, the main analysis first
+    stability = read_table(root, "sage_robustness_stability")
+    assert stability["stability"].isin(["same under every analysis", "depends on the analysis", "undefined"]).all()
+    assert (stability["n_same_conclusion"] <= stability["n_defined"]).all()
 
 
 def _p_of(root: Path, claim) -> float | None:
