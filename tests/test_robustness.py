@@ -312,3 +312,28 @@ def test_sage_mode_findings_and_a_finding_that_depends_on_the_analysis():
     s = srb.finding_stability(hand).set_index("finding")
     assert s.loc["f", "stability"] == "depends on the analysis" and s.loc["f", "n_same_conclusion"] == 2
     assert s.loc["g", "stability"] == "same under every analysis" and s.loc["g", "n_defined"] == 1
+
+
+def test_label_error_rates_match_the_normal_tail_at_known_truth():
+    """One specification, its 95% interval of known se, a value rule of margin m: it is *robust*
+    when the whole interval sits inside the band, i.e. |z + shift| <= m/se - 1.96 for a truth
+    ``shift`` se from the paper's value; the normal distribution gives each rate (an independent
+    formula). Three independent specifications at the edge: robust with P = 0.025^3 (about 0);
+    fully shared estimates behave as one specification."""
+    from scipy.stats import norm
+
+    claim = {c.id: c for c in rb.news_math_claims()}["narr-math-auc-min-news"]   # margin 0.05
+    se, m = 0.01, claim.margin
+    inner = m / se - rb.Z95                                                          # 3.04
+    one = rb.label_rates(claim, se, k=1, rhos=(0.0,), n_sim=40000, seed=1).set_index(["truth", "label"])["share"]
+    assert one[("at the paper's value", rb.ROBUST)] == pytest.approx(2 * norm.cdf(inner) - 1, abs=0.002)
+    assert one[("at the margin's edge", rb.ROBUST)] == pytest.approx(norm.cdf(-rb.Z95) - norm.cdf(-m / se - inner), abs=0.003)
+    # twice the margin away: not reproduced when the interval clears the band's edge
+    assert one[("twice the margin away", rb.NEVER)] == pytest.approx(norm.sf(-(m / se) + rb.Z95), abs=0.002)
+    three = rb.label_rates(claim, se, k=3, rhos=(0.0, 1.0), n_sim=20000, seed=2).set_index(["rho", "truth", "label"])["share"]
+    assert three[(0.0, "at the margin's edge", rb.ROBUST)] < 0.001
+    assert three[(1.0, "at the margin's edge", rb.ROBUST)] == pytest.approx(0.025, abs=0.004)
+    breaks, names = rb.verdict_regions(claim, se)
+    assert names == ["not reproduced", "inconclusive", "reproduced", "inconclusive", "not reproduced"]
+    pv = claim.paper_value()
+    assert breaks == pytest.approx([pv - m - rb.Z95 * se, pv - inner * se, pv + inner * se, pv + m + rb.Z95 * se], abs=1e-9)

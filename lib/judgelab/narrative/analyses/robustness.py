@@ -344,6 +344,19 @@ def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def robustness_label(verdict_list) -> str:
+    """The label of one claim from its defensible specifications' verdicts (:func:`claims_robustness`)."""
+    v = pd.Series(list(verdict_list), dtype=object)
+    rep, against = v == verdicts.REPRODUCED, v == verdicts.NOT_REPRODUCED
+    if (v == verdicts.NOT_COMPARABLE).all():
+        return NOT_COMPARABLE
+    if rep.all():
+        return ROBUST
+    if rep.any() and against.any():
+        return FRAGILE
+    return NEVER if against.any() else TOO_WIDE
+
+
 def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     """Per claim, over the defensible specifications: how many, the share that reproduce it, the
     range of the estimate, and a label: ``robust`` (every one reproduces it), ``fragile`` (some
@@ -357,9 +370,7 @@ def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for cid, g in d.groupby("claim_id", sort=False):
         rep = (g["verdict"] == verdicts.REPRODUCED)
-        against = g["verdict"] == verdicts.NOT_REPRODUCED
-        label = (NOT_COMPARABLE if (g["verdict"] == verdicts.NOT_COMPARABLE).all() else ROBUST if rep.all()
-                 else FRAGILE if rep.any() and against.any() else NEVER if against.any() else TOO_WIDE)
+        label = robustness_label(g["verdict"])
         main = g[g["main"]]
         rows.append({"claim_id": cid, "label": g["label"].iloc[0], "n_specifications": len(g),
                      "n_reproduced": int(rep.sum()), "n_not_reproduced": int((g["verdict"] == verdicts.NOT_REPRODUCED).sum()),
@@ -481,3 +492,81 @@ def families(estimates: pd.DataFrame) -> dict[str, list[str]]:
         if cid not in out[fam]:
             out[fam].append(cid)
     return out
+
+
+# ------------------------------------------------------------------------------ the label's error rates
+Z95 = 1.959963984540054   # the normal 97.5% quantile: the specifications' intervals are 95% ones
+
+
+def verdict_regions(claim, se: float, span: float | None = None, grid: int = 2001):
+    """The claim's verdict (:func:`judgelab.claims.verdicts.decide`, the rule itself) as a function
+    of the estimate when its 95% interval is estimate ± 1.96 se: piecewise constant, so found once
+    on a grid around the paper's value and each change point refined by bisection. Returns
+    (breakpoints, verdicts): ``verdicts[np.searchsorted(breakpoints, x)]`` is the verdict at x."""
+    pv, m = claim.paper_value(), claim.margin
+    span = span if span is not None else 4 * m + 12 * se
+
+    def verdict(x: float) -> str:
+        return verdicts.decide(claim.rule, paper_value=pv, estimate=x, ci_low=x - Z95 * se, ci_high=x + Z95 * se).verdict
+
+    xs = np.linspace(pv - span, pv + span, grid)
+    vs = [verdict(x) for x in xs]
+    breaks, out = [], [vs[0]]
+    for i in range(1, grid):
+        if vs[i] != vs[i - 1]:
+            lo, hi = xs[i - 1], xs[i]
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                lo, hi = (mid, hi) if verdict(mid) == vs[i - 1] else (lo, mid)
+            breaks.append(hi)
+            out.append(vs[i])
+    return np.array(breaks), out
+
+
+def label_rates(claim, se: float, k: int, rhos=(0.0, 0.9), n_sim: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """How often each label comes out when the truth is known, by simulation at the grid's design:
+    ``k`` defensible specifications whose estimates share a correlation ``rho`` (they share
+    documents and most endpoints; the two values bound it), each with a normal 95% interval of
+    standard error ``se`` (the main specification's), judged by the claim's own rule
+    (:func:`verdict_regions`) and labelled by :func:`robustness_label`. Truths: the paper's value
+    (the claim holds: P(robust) is the label's power), the value at the margin's edge (P(robust) is
+    its false-robust rate), and twice the margin away (the claim is false). Value rules only (the
+    others have no paper value to sit on)."""
+    pv, m = claim.paper_value(), claim.margin
+    breaks, names = verdict_regions(claim, se)
+    rep = np.array([n == verdicts.REPRODUCED for n in names])
+    against = np.array([n == verdicts.NOT_REPRODUCED for n in names])
+    rng = np.random.default_rng(seed)
+    rows = []
+    for rho in rhos:
+        z = math.sqrt(rho) * rng.standard_normal((n_sim, 1)) + math.sqrt(1 - rho) * rng.standard_normal((n_sim, k))
+        for where, truth in (("at the paper's value", pv), ("at the margin's edge", pv + m),
+                             ("twice the margin away", pv + 2 * m)):
+            idx = np.searchsorted(breaks, truth + se * z)
+            n_rep, n_against = rep[idx].sum(axis=1), against[idx].sum(axis=1)
+            # the label depends only on how many specifications reproduce and decide against
+            combos, inverse = np.unique(np.stack([n_rep, n_against], axis=1), axis=0, return_inverse=True)
+            label_of = [robustness_label([verdicts.REPRODUCED] * r + [verdicts.NOT_REPRODUCED] * a
+                                         + [verdicts.INCONCLUSIVE] * (k - r - a)) for r, a in combos]
+            labels = np.array(label_of, dtype=object)[np.ravel(inverse)]
+            for label in (ROBUST, FRAGILE, NEVER, TOO_WIDE):
+                rows.append({"claim_id": claim.id, "rho": rho, "truth": where, "true_value": truth, "k": k,
+                             "se": se, "label": label, "share": float((labels == label).mean()), "n_sim": n_sim})
+    return pd.DataFrame(rows)
+
+
+def label_error_rates(estimates: pd.DataFrame, claims=None, n_sim: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """:func:`label_rates` for every value-rule claim of the grid, at its main specification's
+    standard error (the 95% interval's width / (2 x 1.96)) and its number of defensible
+    specifications."""
+    by_id = {c.id: c for c in news_math_claims(claims)}
+    out = []
+    for cid, g in estimates.groupby("claim_id", sort=False):
+        c, main = by_id.get(cid), g[g["main"]]
+        if c is None or c.rule["type"] != "value" or not len(main):
+            continue
+        se = float(main["ci_high"].iloc[0] - main["ci_low"].iloc[0]) / (2 * Z95)
+        k = int(g["defensible"].sum())
+        if math.isfinite(se) and se > 0 and k:
+            out.append(label_rates(c, se, k, n_sim=n_sim, seed=seed))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
