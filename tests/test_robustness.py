@@ -324,16 +324,17 @@ def test_label_error_rates_match_the_normal_tail_at_known_truth():
 
     claim = {c.id: c for c in rb.news_math_claims()}["narr-math-auc-min-news"]   # margin 0.05
     se, m = 0.01, claim.margin
-    inner = m / se - rb.Z95                                                          # 3.04
+    z95 = norm.ppf(0.975)                                  # the 95% interval's half-width in se
+    inner = m / se - z95                                                             # 3.04
     one = rb.label_rates(claim, se, k=1, rhos=(0.0,), n_sim=40000, seed=1).set_index(["truth", "label"])["share"]
     assert one[("at the paper's value", rb.ROBUST)] == pytest.approx(2 * norm.cdf(inner) - 1, abs=0.002)
-    assert one[("at the margin's edge", rb.ROBUST)] == pytest.approx(norm.cdf(-rb.Z95) - norm.cdf(-m / se - inner), abs=0.003)
+    assert one[("at the margin's edge", rb.ROBUST)] == pytest.approx(norm.cdf(-z95) - norm.cdf(-m / se - inner), abs=0.003)
     # twice the margin away: not reproduced when the interval clears the band's edge
-    assert one[("twice the margin away", rb.NEVER)] == pytest.approx(norm.sf(-(m / se) + rb.Z95), abs=0.002)
+    assert one[("twice the margin away", rb.NEVER)] == pytest.approx(norm.sf(-(m / se) + z95), abs=0.002)
     three = rb.label_rates(claim, se, k=3, rhos=(0.0, 1.0), n_sim=20000, seed=2).set_index(["rho", "truth", "label"])["share"]
     assert three[(0.0, "at the margin's edge", rb.ROBUST)] < 0.001
     assert three[(1.0, "at the margin's edge", rb.ROBUST)] == pytest.approx(0.025, abs=0.004)
     breaks, names = rb.verdict_regions(claim, se)
     assert names == ["not reproduced", "inconclusive", "reproduced", "inconclusive", "not reproduced"]
     pv = claim.paper_value()
-    assert breaks == pytest.approx([pv - m - rb.Z95 * se, pv - inner * se, pv + inner * se, pv + m + rb.Z95 * se], abs=1e-9)
+    assert breaks == pytest.approx([pv - m - z95 * se, pv - inner * se, pv + inner * se, pv + m + z95 * se], abs=1e-9)
