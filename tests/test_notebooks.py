@@ -358,6 +358,32 @@ def every_claim_has_one_row_and_a_smoke_run_decides_none(root: Path) -> None:
     assert (ran.loc[~llm, "verdict"] == verdicts.NOT_COMPARABLE).all()
 
 
+@check("14")
+def main_specification_is_table_4s_row_and_each_claim_has_one_label(root: Path) -> None:
+    from judgelab.narrative.analyses import robustness
+
+    est = read_table(root, "narr_robustness_verdicts")
+    specs = read_table(root, "narr_robustness_specifications")
+    assert specs["spec_id"].is_unique and specs["main"].sum() == 1
+    assert len(est) == len(specs) * est["claim_id"].nunique()
+    summary = read_table(root, "narr_claims_robustness")
+    assert list(summary["claim_id"]) == list(dict.fromkeys(est["claim_id"]))
+    assert summary["robustness"].isin([robustness.ROBUST, robustness.FRAGILE, robustness.TOO_WIDE,
+                                       robustness.NEVER, robustness.NOT_COMPARABLE]).all()
+    # the main specification's d of min coherence is notebook 08's Table 4 main row, from another file
+    t4 = read_table(root, "narr_table04_effect_sizes")
+    row = t4[(t4["collection"] == "news") & (t4["column"] == "min_coherence") & t4["params"].str.startswith("32/8")
+             & (t4["baseline_dates"] == "strict")]
+    mine = est[est["main"] & (est["claim_id"] == "narr-math-d-min-news")]
+    assert np.isclose(mine["estimate"].item(), row["d"].item())   # (the smoke grid's n_boot is not 08's)
+    # a smoke run is a subset with few pairs: no specification decides a claim
+    assert (est["verdict"] == "not comparable").all()
+    # SAGE: every finding's stability under the units and tests, the main analysis first
+    stability = read_table(root, "sage_robustness_stability")
+    assert stability["stability"].isin(["same under every analysis", "depends on the analysis", "undefined"]).all()
+    assert (stability["n_same_conclusion"] <= stability["n_defined"]).all()
+
+
 def _p_of(root: Path, claim) -> float | None:
     from judgelab.claims import scorecard
 

@@ -21,6 +21,7 @@ def test_upstream_notebooks_come_from_what_each_reads_and_writes():
         "01": [], "02": ["01"], "03": ["01"], "04": ["01"], "05": ["02", "03", "04"],
         "06": ["01", "02", "03", "04"], "07": [], "08": ["07"], "09": ["08"], "10": ["07", "08", "09"],
         "11": [], "12": ["01", "02", "08", "09"], "13": ["05", "06", "07", "08", "09", "10"],
+        "14": ["02", "03", "04", "07"],
     }
     assert pipeline.writers_of("narr_documents_news") == ["07"] and pipeline.writers_of("sage_rows_L5") == ["03"]
     assert pipeline.writers_of("sage_summary_L*") == ["02", "03", "04"]

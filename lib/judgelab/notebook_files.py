@@ -19,7 +19,7 @@ WRITES: dict[str, list[str]] = {
     "07": ["narr_documents_*", "narr_landscape_*"],
     "08": ["narr_paths", "narr_paths_seeds"],
     "09": ["narr_judge_scores"],
-    "10": [], "11": [], "12": [], "13": [],
+    "10": [], "11": [], "12": [], "13": [], "14": [],
 }
 _SAGE_EVALUATIONS = [f"sage_{kind}_{layer}" for kind in ("rows", "summary") for layer in ("L4", "L5", "L6")]
 #: Interim files each notebook reads (a notebook reads only what earlier notebooks wrote).
@@ -35,6 +35,9 @@ READS: dict[str, list[str]] = {
     # 12 reads the planted layer's SAGE summaries only (profiles.toml: planted_layer = "L4" in every profile)
     "12": ["corpus", "sage_summary_L4", "narr_paths", "narr_judge_scores"],
     "13": [],
+    # 14 refits the landscapes of the specification grid from 07's documents and main fit, and
+    # re-tests SAGE's findings (02-04's rows) under each unit and test
+    "14": ["narr_landscape_*", "narr_documents_*", *_SAGE_EVALUATIONS],
 }
 #: Notebooks that read other notebooks' tables (``results/tables/*.csv``) rather than interim
 #: files: the claims scorecard (13) reads the paper tables of 05-10, so it runs after them.
@@ -43,9 +46,9 @@ AFTER_TABLES: dict[str, list[str]] = {
     "13": ["05", "06", "07", "08", "09", "10"],
 }
 #: Notebooks that read the outputs of both studies' chains (12 the interim files of 01-04 and
-#: 08-09, 13 the tables of 05-10). In the test suite they join no chain (joining would merge the
+#: 08-09, 13 the tables of 05-10, 14 the interim files of 02-04 and 07). In the test suite they join no chain (joining would merge the
 #: two chains onto one worker) and run late, once their upstream notebooks have a status.
-LATE_NOTEBOOKS: frozenset[str] = frozenset({"12", *AFTER_TABLES})
+LATE_NOTEBOOKS: frozenset[str] = frozenset({"12", "14", *AFTER_TABLES})
 
 
 def writers_of(name: str) -> list[str]:

@@ -35,6 +35,7 @@ _SAGE_PT, _SAGE_PV = "judgelab.sage.analysis.paper_tables", "judgelab.sage.analy
 _PATHS_PT, _PATHS_PV = "judgelab.narrative.paths.paper_tables", "judgelab.narrative.paths.paper_values"
 _JUDGES_PT, _JUDGES_PV = "judgelab.narrative.judges.paper_tables", "judgelab.narrative.judges.paper_values"
 _AN_PT = "judgelab.narrative.analyses.paper_tables"
+_ROB = "judgelab.narrative.analyses.robustness"
 
 PAPER_TABLES: tuple[PaperTable, ...] = (
     PaperTable("sage_table08_reliability", SAGE, "Table 8 — system reliability and quality assurance",
@@ -78,6 +79,10 @@ PAPER_TABLES: tuple[PaperTable, ...] = (
                f"{_AN_PT}:ood_tests", f"{_JUDGES_PV}:PAPER_OOD_TEST"),
     PaperTable("narr_ood_correlations", NARR, "Out-of-distribution narratives — correlations",
                f"{_AN_PT}:ood_correlations", f"{_JUDGES_PV}:PAPER_OOD_CORRELATION"),
+    PaperTable("narr_claims_robustness", NARR, "Robustness — each news-mathematics claim over the specification grid",
+               f"{_ROB}:claims_robustness", f"{_PATHS_PV}:PAPER_TABLE4_MATH", {"paper_value": "main_estimate"}),
+    PaperTable("narr_robustness_path_length", NARR, "Robustness — Table 1's path lengths under every choice",
+               f"{_ROB}:path_length_note", f"{_PATHS_PV}:PAPER_TABLE1", {"paper_value": "main_estimate"}),
 )
 
 _FIGURE_NUMBER = re.compile(r"^(sage|narr)_fig(\d+)([a-z]*)(?:_|$)")

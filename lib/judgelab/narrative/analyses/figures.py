@@ -188,3 +188,58 @@ def figure9_panels(table06: pd.DataFrame, table08: pd.DataFrame, long: pd.DataFr
         "f_methods": lambda: method_comparison(method_summary(long)),
     }
     return [(name, make(), FIGURE9_CAPTIONS[name]) for name, make in figs.items()]
+
+
+VERDICT_COLOURS = {"reproduced": 2, "not reproduced": 5, "inconclusive": 7}   # Okabe-Ito indices
+
+
+def specification_curve_figure(estimates: pd.DataFrame, claim_ids: Sequence[str], choices: dict,
+                               dimensions: Sequence[str]):
+    """A specification curve (Simonsohn, Simmons & Nelson 2020) per claim, side by side: above,
+    each specification's estimate with its 95% interval, sorted, coloured by the claim's verdict,
+    with the paper's value (dashed) and its margin (shaded); below, the choices of each
+    specification marked in a matrix (one row per value of a dimension that varies), the main
+    specification's column outlined. ``estimates``: :func:`robustness.claim_estimates` rows."""
+    varied = [d for d in dimensions if estimates[d].nunique() > 1]
+    rows = [(d, v) for d in varied for v in dict.fromkeys(estimates[d].astype(str))]
+    n = len(claim_ids)
+    fig, axes = style.subplots(n, 2, width=max(4.2, 0.11 * estimates["spec_id"].nunique() + 2.0), height=2.6,
+                               gridspec_kw={"height_ratios": [3, max(1.0, 0.35 * len(rows))]}, sharex="col")
+    for k, cid in enumerate(claim_ids):
+        g = estimates[estimates["claim_id"] == cid].sort_values("estimate", kind="stable").reset_index(drop=True)
+        top, bottom = axes[0][k], axes[1][k]
+        x = np.arange(len(g))
+        colours = {v: style.colour(i) for v, i in VERDICT_COLOURS.items()}
+        defensible = g["defensible"].astype(bool).to_numpy()
+        for verdict in list(VERDICT_COLOURS) + sorted(set(g["verdict"]) - set(VERDICT_COLOURS)):
+            for fair in (True, False):   # open markers: a specification that is not the paper's design
+                m = (g["verdict"] == verdict).to_numpy() & (defensible == fair)
+                if not m.any():
+                    continue
+                colour = colours.get(verdict, style.GREY)      # grey: not comparable, no rule applied
+                top.errorbar(x[m], g["estimate"][m], yerr=[np.clip(g["estimate"][m] - g["ci_low"][m], 0, None),
+                                                           np.clip(g["ci_high"][m] - g["estimate"][m], 0, None)],
+                             fmt="o", ms=3.5, lw=0.8, color=colour, mfc=colour if fair else "white",
+                             label=verdict if fair else f"{verdict} (not the paper's design)")
+        pv, m = float(g["paper_value"].iloc[0]), float(g["margin"].iloc[0])
+        top.axhline(pv, color="black", ls="--", lw=0.8, label="paper's value")
+        if g["rule"].iloc[0] == "value":
+            top.axhspan(pv - m, pv + m, color=style.GREY, alpha=0.15, lw=0, label="± margin")
+        elif g["rule"].iloc[0] == "direction":
+            top.axhline(0, color=style.GREY, lw=0.8)
+        main = np.flatnonzero(g["main"].to_numpy())
+        top.set_title(str(g["label"].iloc[0]).replace("NT math: ", ""), fontsize=style.SMALL_SIZE)
+        top.set_ylabel("estimate (95% CI)" if k == 0 else "")
+        for j, (d, v) in enumerate(rows):
+            hit = (g[d].astype(str) == v).to_numpy()
+            bottom.plot(x[hit], np.full(hit.sum(), j), "s", ms=2.5, color="black")
+        for i in main:
+            bottom.axvspan(i - 0.5, i + 0.5, color=style.colour(1), alpha=0.25, lw=0)
+        bottom.set_yticks(range(len(rows)))
+        bottom.set_yticklabels([choices[d][v]["label"] if d in choices and v in choices[d] else f"{d} {v}"
+                                for d, v in rows] if k == 0 else [], fontsize=style.SMALL_SIZE)
+        bottom.set_ylim(len(rows) - 0.5, -0.5)
+        bottom.set_xlabel("specification (sorted by estimate)")
+        bottom.set_xticks([])
+    style.figure_legend(fig, [axes[0][k] for k in range(n)], where="below")
+    return fig

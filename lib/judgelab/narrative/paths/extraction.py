@@ -26,6 +26,7 @@ from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings
 from judgelab.narrative.paths.baseline import random_baselines
 from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints, sparse_degree
 from judgelab.narrative.paths.length_investigation import path_length_investigation as investigate
+from judgelab.narrative.paths.length_investigation import uniform_pool
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
 from judgelab.narrative.paths.metrics import path_metrics, pooled_edge_median, weak_link_ratios
 from judgelab.narrative.paths.widest import widest_path
@@ -38,9 +39,12 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
 
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
-                       seed: int, temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
+                       seed: int, temporal: bool = True, strict_dates: bool = True,
+                       pool_kw: dict | None = None, uniform: bool = False) -> pd.DataFrame:
     """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4);
-    ``strict_dates`` False: the inclusive date rule of the random baseline (:mod:`baseline`)."""
+    ``strict_dates`` False: the inclusive date rule of the random baseline (:mod:`baseline`).
+    ``pool_kw``: other strata cut-offs (:func:`candidate_pools`); ``uniform``: no strata, every
+    pair equally likely (stratum ``all``; the robustness grid's bound, not the paper's design)."""
     dates = np.asarray(dates)
     titles = list(titles)
     tdates = dates if temporal else None
@@ -48,8 +52,11 @@ def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: n
     def maxcap(s, t):
         return widest_path(c, s, t, threshold=critical, dates=tdates)[0]
 
-    pools = candidate_pools(labels, dates, sparse_degree(c, critical), embeddings)
-    pairs = sample_endpoints(pools, n_pairs, maxcap, seed)
+    if uniform:
+        pairs = sample_endpoints(uniform_pool(len(dates), dates), n_pairs, maxcap, seed, proportions={"all": 1.0})
+    else:
+        pools = candidate_pools(labels, dates, sparse_degree(c, critical), embeddings, **(pool_kw or {}))
+        pairs = sample_endpoints(pools, n_pairs, maxcap, seed)
     if pairs.empty:
         raise ValueError(f"{collection}: no endpoint pair with a path")
     lengths = pairs["path"].map(len).to_numpy()
