@@ -101,8 +101,6 @@ class WorkerGroup:
         self.flushing = False
         #: the requests each waiting worker waits for (one dict per ask_many)
         self.waiters: list[dict[str, Pending]] = []
-        #: the stop a flush raised: every later ask raises it, so no later round is paid
-        self.error: BaseException | None = None
 
     def ask(self, request: ChatRequest, key: str) -> Pending:
         """Wait until a batch has answered ``request`` (this thread may be the one that runs it)."""
@@ -111,8 +109,6 @@ class WorkerGroup:
     def ask_many(self, requests: dict[str, ChatRequest]) -> dict[str, Pending]:
         """Wait until batches have answered all ``requests`` (keyed by cache key); one waiter."""
         with self.cond:
-            if self.error is not None:
-                raise self.error
             mine = {}
             owner = getattr(self.collector.gw._tls, "stats", None)
             for key, request in requests.items():
@@ -148,7 +144,6 @@ class WorkerGroup:
             try:
                 self.collector.run(take)
             except BaseException as exc:  # noqa: BLE001 - every waiter re-raises it
-                self.error = exc
                 for p in take:
                     p.error = exc
             finally:
