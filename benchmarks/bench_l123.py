@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": 1,
         "date": dt.datetime.now().isoformat(timespec="seconds"),
     })
-    out = args.out or paths.bench_dir() / f"{NAME}.json"
+    out = args.out or paths.bench_dir() / (f"{NAME}_quick.json" if args.quick else f"{NAME}.json")
     out.write_text(json.dumps(figures, indent=2))
     for k, v in figures.items():
         print(f"{NAME}.{k} {v}")

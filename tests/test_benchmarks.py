@@ -43,6 +43,7 @@ def figures_in(path: Path, *names: str) -> dict:
 def test_every_benchmark_script_has_a_quick_test():
     scripts = {p.stem for p in BENCH.glob("bench_*.py")} | {"narr_path_length_investigation"}
     tested = {name[len("test_"):].replace("_quick", "") for name in globals() if name.startswith("test_")}
+    tested |= {name.rsplit("_", 1)[0] for name in tested}
     assert scripts <= tested, f"no quick-mode test for {sorted(scripts - tested)}"
 
 
@@ -76,11 +77,16 @@ def test_narr_path_length_investigation_quick(bench, tmp_path):
     assert len(table) > 1 and {"difference", "paper_mean"} <= set(table.columns)
 
 
-@pytest.mark.llm
 def test_bench_gateway_quick(bench, tmp_path):
     out = tmp_path / "gateway.json"
-    bench("bench_gateway").main(["--quick", "--out", str(out)])
-    figures_in(out, "concurrency_speedup", "cache_hits_per_s", "followup_turn_ratio", "cpu_count")
+    bench("bench_gateway").main(["--quick", "--skip-llm", "--out", str(out)])
+    figures_in(out, "concurrency_speedup", "cache_hits_per_s", "cpu_count")
+
+
+@pytest.mark.llm
+def test_bench_gateway_followup_turn_quick(bench, tmp_path):
+    figures = bench("bench_gateway").followup_turn_ratio(tmp_path, prefix_tokens=300)
+    assert figures["followup_turn_ratio"] > 0 and figures["prefix_prompt_tokens"] >= 300
 
 
 @pytest.mark.llm
