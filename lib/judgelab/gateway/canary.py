@@ -53,7 +53,7 @@ def shape_key(request: ChatRequest, model: str) -> tuple:
 #: failure classes that may not repeat (the server's passing trouble, a sampled reply cut or
 #: empty once): a stop on one of them is continued by running the same command again
 TRANSIENT = ("timeout", "connection", "dropped", "unreadable", "cut", "empty")
-RERUN = "Completed calls are cached: once the cause has passed, run the same command again to continue from the cache"
+RERUN = "Completed calls are cached: once the cause has passed, run the same command again to continue from the cache."
 
 
 def transient(failure: str) -> bool:

@@ -4,6 +4,7 @@ and a stop on repeated alike failures (:mod:`~judgelab.gateway.canary`).
 """
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Iterable
 
@@ -37,12 +38,16 @@ class ItemCalls:
         return ", ".join(f"{k}={v}" for k, v in (self.tags or {}).items()) or "<untagged>"
 
 
+def _usd(value: float) -> str:
+    return f"${value:.4f}" if math.isfinite(value) else "USD unknown (no price in prices.csv)"
+
+
 def unfinished_summary(chains: list[ItemCalls], n_items: int) -> str:
     """One sentence: the items a stop left half done, their paid calls and spend (the ledger's)."""
-    shown = "; ".join(f"[{c.label()}] {c.calls} call(s), ${c.spent_usd:.4f}" for c in chains[:8])
+    shown = "; ".join(f"[{c.label()}] {c.calls} call(s), {_usd(c.spent_usd)}" for c in chains[:8])
     more = f"; ... and {len(chains) - 8} more" if len(chains) > 8 else ""
     return (f"Unfinished: {len(chains)} of {n_items} items had paid calls and did not finish "
-            f"({sum(c.calls for c in chains)} call(s), ${sum(c.spent_usd for c in chains):.4f} in all): {shown}{more}.")
+            f"({sum(c.calls for c in chains)} call(s), {_usd(sum(c.spent_usd for c in chains))} in all): {shown}{more}.")
 
 
 class FanOut(BatchMode):
