@@ -5,7 +5,8 @@ The demo's SAGE L4 design (two stories a category, both modes, and the anonymous
 of one LLM story: 13 evaluations of 7 chained calls) through the gateway in batch mode, against
 the local fake server (``tests/fake_openai_server.py``) answering HTTP 500 to a share ``--rate``
 of chat calls and batch lines (decided per request body and send, seeded). Synthetic stories: the
-replies are the server's schema-synthesized ones, so the figures are counts, not scores (``--quick`` writes ``batch_faults_quick.json``). Per seed:
+replies are the server's schema-synthesized ones, so the figures are counts, not scores
+(``--quick`` writes ``batch_faults_quick.json``). Per seed:
 
 * ``scored`` — evaluations with a summary status ``ok`` (of ``evaluations``);
 * ``calls_paid`` — replies the server billed (HTTP 200: chat calls and batch lines);

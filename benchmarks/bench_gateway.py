@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> dict:
     # the load average says how busy the shared machine was (absolute times depend on it)
     figures: dict = {"cpu_count": os.cpu_count(), "date": dt.date.today().isoformat(),
                      "loadavg_1m_at_start": os.getloadavg()[0]}
-    out = args.out or paths.bench_dir() / ("gateway_quick.json" if args.quick else "gateway.json")  # resolved before the output root is redirected
+    # resolved before the output root is redirected
+    out = args.out or paths.bench_dir() / ("gateway_quick.json" if args.quick else "gateway.json")
     with tempfile.TemporaryDirectory(prefix="bench_gateway_") as tmpdir:
         tmp = Path(tmpdir)
         os.environ["JUDGELAB_OUTPUT_ROOT"] = str(tmp)  # the bench's transcripts stay out of results/

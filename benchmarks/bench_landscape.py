@@ -245,7 +245,8 @@ def main(argv=None) -> int:
     ap.add_argument("--full-n", type=int, default=5000, help="size of the UMAP + HDBSCAN timing (0: skip)")
     ap.add_argument("--no-news", action="store_true", help="skip the top_k measurement on news")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke check (the test suite runs it)")
-    ap.add_argument("--out", type=Path, default=None, help="default results/bench/landscape.json (landscape_quick.json)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default results/bench/landscape.json (landscape_quick.json)")
     args = ap.parse_args(argv)
     if args.child:
         fn = {"ours": lambda: child_ours(args.n, args.paths), "networkx": lambda: child_networkx(args.n),

@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> dict | None:
         "runs": {"one": one, "two": two},
         "loadavg_1m_at_end": os.getloadavg()[0],
     })
-    write_figures(args.out or paths.bench_dir() / ("lanes_quick.json" if args.quick else "lanes.json"), "lanes", figures, hidden=("runs",))
+    out = args.out or paths.bench_dir() / ("lanes_quick.json" if args.quick else "lanes.json")
+    write_figures(out, "lanes", figures, hidden=("runs",))
     return figures
 
 

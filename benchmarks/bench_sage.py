@@ -229,7 +229,8 @@ def main(argv: list[str] | None = None) -> dict:
     figures: dict = {"cpu_count": os.cpu_count(), "date": dt.date.today().isoformat(),
                      "loadavg_1m_at_start": os.getloadavg()[0],
                      "source": "embedded SmolLM2-135M (llama.cpp), demo settings, content mode"}
-    out = args.out or paths.bench_dir() / ("sage_quick.json" if args.quick else "sage.json")  # resolved before the output root is redirected
+    # resolved before the output root is redirected
+    out = args.out or paths.bench_dir() / ("sage_quick.json" if args.quick else "sage.json")
     corpus, story, cfg = pick_story(args.story, args.quick)
     figures["story_id"], figures["layers"] = str(story["story_id"].iloc[0]), ",".join(layers)
     with tempfile.TemporaryDirectory(prefix="bench_sage_") as tmpdir:

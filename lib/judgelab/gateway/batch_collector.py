@@ -19,8 +19,9 @@ Any other request the batch did not answer validly (``JUDGELAB_BATCH_FALLBACK``;
 costs full price, so that is never done unasked): ``stop`` (default) stops the run with
 :class:`~judgelab.gateway.errors.BatchStoppedError` when a batch failed, expired or was cancelled,
 and records a bad line of a completed batch as a failure; ``live`` asks it again as an ordinary
-call (a line failed on the server side too); ``fail`` records a failure naming the batch. Every billed line reaches the ledger; a prompt
-too long for the context is a recorded failure without any call, as in live mode.
+call (a line failed on the server side too); ``fail`` records a failure naming the batch. Every
+billed line reaches the ledger; a prompt too long for the context is a recorded failure without any
+call, as in live mode.
 """
 from __future__ import annotations
 

@@ -46,8 +46,9 @@ def unfinished_summary(chains: list[ItemCalls], n_items: int) -> str:
     """One sentence: the items a stop left half done, their paid calls and spend (the ledger's)."""
     shown = "; ".join(f"[{c.label()}] {c.calls} call(s), {_usd(c.spent_usd)}" for c in chains[:8])
     more = f"; ... and {len(chains) - 8} more" if len(chains) > 8 else ""
+    calls, spent = sum(c.calls for c in chains), sum(c.spent_usd for c in chains)
     return (f"Unfinished: {len(chains)} of {n_items} items had paid calls and did not finish "
-            f"({sum(c.calls for c in chains)} call(s), {_usd(sum(c.spent_usd for c in chains))} in all): {shown}{more}.")
+            f"({calls} call(s), {_usd(spent)} in all): {shown}{more}.")
 
 
 class FanOut(BatchMode):

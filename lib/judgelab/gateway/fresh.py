@@ -150,7 +150,8 @@ class FreshCall:
             # failures before a repair turn is paid, so a shape that turns bad costs at most the
             # stop's threshold plus the calls in flight (gateway.canary), not three calls an item
             guard = getattr(self._tls, "guard", None)
-            if guard is not None and not getattr(self._tls, "canary", False) and not guard.count_failed_reply(out.failure):
+            counted = guard is not None and not getattr(self._tls, "canary", False)
+            if counted and not guard.count_failed_reply(out.failure):
                 return messages
             messages = messages + [
                 {"role": "assistant", "content": reply.text},
