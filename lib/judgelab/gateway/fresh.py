@@ -181,9 +181,9 @@ class FreshCall:
             self.breaker.record_success()
             return reply
 
-        # a shape's canary is paid once whatever its failure: it gives up at the first attempt
-        # the server may have billed (a timeout, a reply lost in transit), where others try again
-        return self.retry.call(attempt, max_billed=1 if getattr(self._tls, "canary", False) else None)
+        # a shape's canary is paid once whatever its failure: it gives up at its first timeout (the
+        # server may still finish and bill it), where an ordinary call tries once more
+        return self.retry.call(attempt, max_timeouts=1 if getattr(self._tls, "canary", False) else None)
 
     def _estimate(self, messages: list[dict], text: str) -> Usage:
         """tiktoken counts when the backend reported no usage (labelled as an estimate)."""

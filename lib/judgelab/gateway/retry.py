@@ -6,8 +6,8 @@ Architecture Blog, 2015) or the server's Retry-After plus a little jitter. A Ret
 ``retry_after_cap_s`` (a quota 429: "try again in an hour") fails the call at once
 (:class:`~judgelab.gateway.errors.RetryAfterBeyondCapError`): asking again would meet the same
 answer. A client timeout gives up at its ``max_timeouts``-th (default 2), since the server usually
-finishes, and bills, the abandoned call: it is paid at most twice. A shape's canary (``max_billed=1``)
-gives up at the first failure the server may have billed (:func:`may_be_billed`): it is paid once.
+finishes, and bills, the abandoned call: it is paid at most twice. A shape's canary gives up at its
+first timeout (``call(..., max_timeouts=1)``): it is paid once.
 
 :class:`CircuitBreaker` stops calling an endpoint that is not there (a typo, a server not started)
 instead of one failure row per item: at ``limit`` *consecutive* failures to connect (refused, DNS,
@@ -29,16 +29,6 @@ from judgelab.gateway.errors import (EndpointUnreachableError, RetryAfterBeyondC
                                      TransientError)
 
 T = TypeVar("T")
-
-#: failure kinds after which the server may still bill the call: it ran the model, the reply was
-#: lost in transit (cut, or a 200 whose body is unreadable); a timeout is one too (``timed_out``)
-BILLED_KINDS = ("dropped", "unreadable")
-
-
-def may_be_billed(exc: TransientError) -> bool:
-    """True when the server may have billed the failed attempt (a timeout, a reply lost in transit);
-    a 429 or 5xx answer is not billed."""
-    return bool(exc.timed_out) or exc.kind in BILLED_KINDS
 
 
 @dataclass
@@ -64,21 +54,19 @@ class RetryPolicy:
         return jitter * min(self.cap_s, self.base_s * (2 ** attempt))
 
     def call(self, fn: Callable[[], T], on_retry: Callable[[int, TransientError, float], None] | None = None,
-             max_billed: int | None = None) -> tuple[T, int]:
+             max_timeouts: int | None = None) -> tuple[T, int]:
         """Run ``fn`` until it succeeds; returns (value, attempts used), else re-raises the last
-        TransientError (attempts, timeouts or ``max_billed`` attempts the server may have billed
-        used up) or a RetryAfterBeyondCapError at once."""
-        timeouts = billed = 0
+        TransientError (attempts or timeouts used up: ``max_timeouts``, else the policy's) or a
+        RetryAfterBeyondCapError at once."""
+        timeouts = 0
         for attempt in range(self.max_attempts):
             try:
                 return fn(), attempt + 1
             except TransientError as exc:
                 timeouts += exc.timed_out
-                billed += may_be_billed(exc)
                 if exc.retry_after is not None and exc.retry_after > self.retry_after_cap_s:
                     raise self._beyond_cap(exc, attempt + 1) from exc
-                if (attempt + 1 >= self.max_attempts or timeouts >= self.max_timeouts
-                        or (max_billed is not None and billed >= max_billed)):
+                if attempt + 1 >= self.max_attempts or timeouts >= (max_timeouts or self.max_timeouts):
                     exc.attempts = attempt + 1  # type: ignore[attr-defined]
                     raise
                 wait = self.delay(attempt, exc.retry_after)
