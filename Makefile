@@ -52,7 +52,7 @@ help:
 	@echo "make nb-07      run one notebook (and what it depends on)"
 	@echo "make nb-05 ARGS=\"-p NAME VALUE\"  one notebook with a changed parameter -> results/variants/"
 	@echo "make record-smoke  re-record the smoke run's model replies that make test replays (tests/replay/)"
-	@echo "make bench      benchmarks -> results/bench/*.json"
+	@echo "make bench      benchmarks -> results/bench/*.json (BENCH_ARGS=--quick: seconds each)"
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make panel NB=09 PANEL=panel.toml  notebooks once per judge of a panel -> results/panel/ (docs/panel.md)"
 	@echo "make lab        open JupyterLab on notebooks/"
@@ -199,8 +199,11 @@ record-smoke: setup data
 test-unit: setup data
 	$(PY) -m pytest -q -m "not notebooks"
 
+# BENCH_ARGS=--quick runs every benchmark's quick mode (seconds each; what tests/test_benchmarks.py runs),
+# into results/bench/<name>_quick.json: quick figures are no measurement
+BENCH_ARGS ?=
 bench: setup data
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b $(BENCH_ARGS) || exit 1; done
 
 clean-results:
 	rm -rf results site figures/*.png figures/*.pdf figures/*.layout.json figures/*.html figures/*.provenance.json

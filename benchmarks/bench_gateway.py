@@ -9,8 +9,9 @@
   divided by that of the first turn, over a shared ~3,000-token prefix (target <= 0.3): the KV
   cache of the prefix is reused.
 
-Run: ``python benchmarks/bench_gateway.py`` (``--quick`` for 100 requests instead of 500;
-``--skip-llm`` to leave out the llama.cpp figure). Writes ``results/bench/gateway.json``.
+Run: ``python benchmarks/bench_gateway.py`` (``--quick``: seconds, for the test suite: 40 requests to
+a 50 ms server, 200 cache hits, a 300-token prefix; ``--skip-llm`` to leave out the llama.cpp
+figure). Writes ``results/bench/gateway.json`` (``--out`` elsewhere).
 """
 from __future__ import annotations
 
@@ -67,13 +68,13 @@ def _server_process(latency_s: float) -> tuple[subprocess.Popen, str]:
     return proc, line[1]
 
 
-def concurrency_speedup(tmp: Path, n: int) -> dict:
+def concurrency_speedup(tmp: Path, n: int, latency_s: float = 0.2) -> dict:
     """Same n requests (fresh cache each time) at concurrency 1 and 32 against a 200 ms server."""
     out = {}
-    proc, base_url = _server_process(0.2)
+    proc, base_url = _server_process(latency_s)
     try:
         for conc in (32, 1):
-            gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=base_url,
+            gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=base_url,
                                        cache_path=tmp / f"conc{conc}.sqlite", concurrency=conc, progress=False)
             t0 = time.perf_counter()
             res = gw.run_batch(_requests(n, f"c{conc}"), concurrency=conc)
@@ -90,7 +91,7 @@ def concurrency_speedup(tmp: Path, n: int) -> dict:
 def cache_hits_per_s(tmp: Path, n: int = 2000, repeats: int = 3) -> dict:
     """Fill the cache with n answers, then time n cache-hit chats (best of ``repeats``)."""
     with FakeChatServer(lambda body: {"score": 5, "reason": "ok"}) as srv:
-        gw = Gateway.from_settings("openai-compatible", model="fake-model", base_url=srv.base_url,
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                    cache_path=tmp / "hits.sqlite", concurrency=16, progress=False)
         reqs = _requests(n, "hit")
         gw.run_batch(reqs)
@@ -106,7 +107,7 @@ def cache_hits_per_s(tmp: Path, n: int = 2000, repeats: int = 3) -> dict:
 
 def followup_turn_ratio(tmp: Path, prefix_tokens: int = 3000) -> dict:
     """First turn over a fresh ~3k-token prefix vs a follow-up turn that extends it."""
-    gw = Gateway.from_settings("llamacpp", cache_path=tmp / "llm.sqlite", progress=False)
+    gw = Gateway.from_settings(backend="llamacpp", cache_path=tmp / "llm.sqlite", progress=False)
     rng = random.Random(7)
     words = ("river night lantern stranger letter harbour winter promise silence orchard shadow "
              "journey mother soldier debt window storm bargain village secret").split()
@@ -128,24 +129,31 @@ def followup_turn_ratio(tmp: Path, prefix_tokens: int = 3000) -> dict:
             "followup_prompt_tokens": follow.usage.input_tokens, "followup_reused_tokens": follow.usage.cached_tokens}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="100 requests instead of 500")
+    parser.add_argument("--quick", action="store_true", help="seconds: fewer requests, a faster server, a short prefix")
     parser.add_argument("--skip-llm", action="store_true", help="leave out the llama.cpp follow-up figure")
-    args = parser.parse_args()
+    parser.add_argument("--out", type=Path, default=None, help="default results/bench/gateway.json")
+    args = parser.parse_args(argv)
     os.environ.setdefault("JUDGELAB_PROGRESS", "0")
     # the load average says how busy the shared machine was (absolute times depend on it)
     figures: dict = {"cpu_count": os.cpu_count(), "date": dt.date.today().isoformat(),
                      "loadavg_1m_at_start": os.getloadavg()[0]}
-    out = paths.bench_dir() / "gateway.json"  # resolved before the output root is redirected
+    # resolved before the output root is redirected
+    out = args.out or paths.bench_dir() / ("gateway_quick.json" if args.quick else "gateway.json")
     with tempfile.TemporaryDirectory(prefix="bench_gateway_") as tmpdir:
         tmp = Path(tmpdir)
         os.environ["JUDGELAB_OUTPUT_ROOT"] = str(tmp)  # the bench's transcripts stay out of results/
-        figures.update(concurrency_speedup(tmp, 100 if args.quick else 500))
-        figures.update(cache_hits_per_s(tmp))
+        if args.quick:
+            figures.update(concurrency_speedup(tmp, 40, latency_s=0.05))
+            figures.update(cache_hits_per_s(tmp, n=200, repeats=1))
+        else:
+            figures.update(concurrency_speedup(tmp, 500))
+            figures.update(cache_hits_per_s(tmp))
         if not args.skip_llm:
-            figures.update(followup_turn_ratio(tmp))
+            figures.update(followup_turn_ratio(tmp, prefix_tokens=300 if args.quick else 3000))
     write_figures(out, "gateway", figures)
+    return figures
 
 
 if __name__ == "__main__":

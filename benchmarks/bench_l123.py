@@ -14,7 +14,7 @@ noisy shared machine), ``stories_per_cpu_s`` (per second of this process's CPU t
 other processes on a shared machine inflate much less than wall time), the absolute wall and CPU
 seconds of each part (labelled ``*_s``, ``*_cpu_s``), cpu count and date.
 
-Usage: ``DATA_MIRROR=../shared/mirror python benchmarks/bench_l123.py [--limit N] [--no-embed]``
+Usage: ``DATA_MIRROR=../shared/mirror python benchmarks/bench_l123.py [--limit N] [--no-embed] [--quick]``
 """
 from __future__ import annotations
 
@@ -59,7 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=None, help="only the first N stories (a quick check)")
     ap.add_argument("--no-embed", action="store_true", help="skip the MiniLM part")
+    ap.add_argument("--quick", action="store_true", help="seconds, for the test suite: two stories, no MiniLM")
+    ap.add_argument("--out", type=Path, default=None, help=f"default results/bench/{NAME}.json")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.limit, args.no_embed = 2, True
 
     mirror = paths.data_mirror()
     if mirror is None or not (mirror / "stories" / "manifest.csv").exists():
@@ -123,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": 1,
         "date": dt.datetime.now().isoformat(timespec="seconds"),
     })
-    out = paths.bench_dir() / f"{NAME}.json"
+    out = args.out or paths.bench_dir() / (f"{NAME}_quick.json" if args.quick else f"{NAME}.json")
     out.write_text(json.dumps(figures, indent=2))
     for k, v in figures.items():
         print(f"{NAME}.{k} {v}")

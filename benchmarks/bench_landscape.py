@@ -1,4 +1,4 @@
-"""Benchmark: the landscape and its paths at scale (notebooks 07-08's core; issue 17).
+"""Benchmark: the landscape and its paths at scale (notebooks 07-08's core).
 
 Synthetic collections with known topic structure, shaped like VisPub: n documents with 1,536-d
 embeddings around 48 topic centres, 48-d topic memberships (Dirichlet, peaked on the document's
@@ -244,7 +244,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated sizes")
     ap.add_argument("--full-n", type=int, default=5000, help="size of the UMAP + HDBSCAN timing (0: skip)")
     ap.add_argument("--no-news", action="store_true", help="skip the top_k measurement on news")
-    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke check")
+    ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke check (the test suite runs it)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default results/bench/landscape.json (landscape_quick.json)")
     args = ap.parse_args(argv)
     if args.child:
         fn = {"ours": lambda: child_ours(args.n, args.paths), "networkx": lambda: child_networkx(args.n),
@@ -300,7 +302,7 @@ def main(argv=None) -> int:
     targets = check_targets(figures)
     result = {**figures, "targets": targets, **extra}
     name = "landscape" if not args.quick else "landscape_quick"
-    out = paths.bench_dir() / f"{name}.json"
+    out = args.out or paths.bench_dir() / f"{name}.json"
     out.write_text(json.dumps(result, indent=2))
     for key, value in figures.items():
         note = f"  (target {targets[key]['target']}: {'pass' if targets[key]['pass'] else 'FAIL'})" if key in targets else ""

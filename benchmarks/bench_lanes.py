@@ -1,5 +1,5 @@
 """Benchmark: two notebooks at a time with half the cores each, against one at a time with every
-core (issue 17, item 4; the Makefile's ``NB_JOBS``).
+core (the Makefile's ``NB_JOBS``).
 
 The work is what notebooks 02-04 do: SAGE evaluations on the embedded model, here the demo
 profile's first story in content mode on L4, L5 and L6 (``bench_sage.run_layout``, shared-prefix
@@ -17,8 +17,9 @@ with two at once / with one (the target: above 1, or two at a time is not worth 
 (a sign that the thread count left the replies as they were). Absolute seconds depend on the
 machine's load (printed); the ratio comes from one run.
 
-Run: ``python benchmarks/bench_lanes.py`` (~6 min on 2 cores; ``--layers L4`` for a shorter run).
-Writes ``results/bench/lanes.json``. Numbers come from the embedded SmolLM2-135M.
+Run: ``python benchmarks/bench_lanes.py`` (~6 min on 2 cores; ``--layers L4`` for a shorter run;
+``--quick``: seconds, for the test suite, with ``bench_sage``'s quick settings: no measurement).
+Writes ``results/bench/lanes.json`` (``--out`` elsewhere). Numbers come from the embedded SmolLM2-135M.
 """
 from __future__ import annotations
 
@@ -35,15 +36,14 @@ from pathlib import Path
 from figures_file import write_figures
 
 
-def worker(layers: list[str]) -> dict:
+def worker(layers: list[str], quick: bool = False) -> dict:
     """One process's evaluations (run with ``--worker``): wall seconds and token counts."""
     import bench_sage as B
-    from judgelab.gateway import Gateway
 
-    corpus, story, cfg = B.pick_story(None)
+    corpus, story, cfg = B.pick_story(None, quick)
     with tempfile.TemporaryDirectory(prefix="bench_lanes_") as tmp:
         os.environ["JUDGELAB_OUTPUT_ROOT"] = tmp
-        gw = Gateway.from_settings("llamacpp", cache_path=Path(tmp) / "llm.sqlite", progress=False)
+        gw = B.open_gateway(Path(tmp), quick)
         meter = B.EngineMeter(gw.backend)
         t0 = time.perf_counter()
         evals = B.run_layout(gw, meter, corpus, story, cfg, "shared-prefix", layers)
@@ -55,11 +55,11 @@ def worker(layers: list[str]) -> dict:
             "processed_tokens": sum(c["n_p_eval"] for c in calls), "generated_tokens": sum(c["n_eval"] for c in calls)}
 
 
-def spawn(threads: int, layers: str) -> subprocess.Popen:
+def spawn(threads: int, layers: str, quick: bool = False) -> subprocess.Popen:
     env = {**os.environ, "JUDGELAB_LLAMA_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
-           "JUDGELAB_PROGRESS": "0"}
-    return subprocess.Popen([sys.executable, __file__, "--worker", "--layers", layers], env=env,
-                            stdout=subprocess.PIPE, text=True)
+           "JUDGELAB_PROGRESS": "0", "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, __file__, "--worker", "--layers", layers] + ["--quick"] * quick,
+                            env=env, stdout=subprocess.PIPE, text=True)
 
 
 def result_of(proc: subprocess.Popen) -> dict:
@@ -69,15 +69,19 @@ def result_of(proc: subprocess.Popen) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict | None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--layers", default="L4,L5,L6", help="comma-separated layers (default L4,L5,L6)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="seconds: L4, cut replies (no measurement)")
+    parser.add_argument("--out", type=Path, default=None, help="default results/bench/lanes.json")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.layers = "L4"
     layers = [x.strip() for x in args.layers.split(",") if x.strip()]
     if args.worker:
-        print(json.dumps(worker(layers)))
-        return
+        print(json.dumps(worker(layers, args.quick)))
+        return None
     from judgelab import paths
 
     cores = os.cpu_count() or 1
@@ -86,10 +90,10 @@ def main() -> None:
                      "layers": ",".join(layers),
                      "source": "embedded SmolLM2-135M (llama.cpp), demo settings, content mode"}
     t0 = time.perf_counter()
-    one = result_of(spawn(cores, args.layers))
+    one = result_of(spawn(cores, args.layers, args.quick))
     one_wall = time.perf_counter() - t0
     t0 = time.perf_counter()
-    procs = [spawn(half, args.layers) for _ in range(2)]
+    procs = [spawn(half, args.layers, args.quick) for _ in range(2)]
     two = [result_of(p) for p in procs]
     two_wall = time.perf_counter() - t0
     n = one["evaluations"]
@@ -104,7 +108,9 @@ def main() -> None:
         "runs": {"one": one, "two": two},
         "loadavg_1m_at_end": os.getloadavg()[0],
     })
-    write_figures(paths.bench_dir() / "lanes.json", "lanes", figures, hidden=("runs",))
+    out = args.out or paths.bench_dir() / ("lanes_quick.json" if args.quick else "lanes.json")
+    write_figures(out, "lanes", figures, hidden=("runs",))
+    return figures
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Benchmark of SAGE evaluations on the embedded engine: the sage-v2 message layout against the
-shared-prefix layout (sage-v4), both measured in this run (issue 17, item 3).
+shared-prefix layout (sage-v4), both measured in this run.
 
 One story (the demo profile's first content-mode story, demo settings: 900-token excerpt,
 440-token replies, sampling at 0.7 with a seed) is judged on each layer (L4, L5 and L6 by default), each
@@ -20,12 +20,12 @@ on disk after its first layer, and the next layer loads it instead of prefilling
 benchmark's gateway has its own store (in a temporary directory), so the second and third layers
 of the shared-prefix layout measure that; the v2 layout shares no prefix across layers.
 
-Figures (``sage.<name>``; the first two are the issue's):
+Figures (``sage.<name>``; the first two are the targets'):
 
 * ``seconds_per_evaluation`` / ``processed_tokens_per_evaluation`` — shared-prefix layout, mean
   over the layers; ``v2_*`` the same for the old layout; ``processed_tokens_ratio`` = v2 /
   shared-prefix and ``prompt_tokens_processed_ratio`` the same for prompt tokens alone (the same
-  story on the same layers: per story; issue 17's target is >= 2). The issue counted processed
+  story on the same layers: per story; the target is >= 2). The target counted processed
   *prompt* tokens (its "processes ~3.1k prompt tokens and generates ~1.7k" was written when
   replies were sampled whole); since the fixed-text decoding llama.cpp's batch count also holds
   ~750 reply tokens per evaluation that both layouts process alike, so both ratios are printed;
@@ -48,7 +48,10 @@ Figures (``sage.<name>``; the first two are the issue's):
 
 Absolute seconds depend on the machine's load (printed); ratios come from one run. Run:
 ``python benchmarks/bench_sage.py`` (``--story ID`` to pick the story; ``--layers L4,L5,L6`` for
-fewer layers, e.g. ``--layers L4`` for a shorter run; the default is all three). Writes ``results/bench/sage.json``. Numbers come from the embedded SmolLM2-135M.
+fewer layers, e.g. ``--layers L4`` for a shorter run; the default is all three; ``--quick``: seconds,
+for the test suite: L4, a 100-token excerpt and 16-token replies, which come back cut, so every
+step runs but the figures are no measurement). Writes ``results/bench/sage.json`` (``--out``
+elsewhere). Numbers come from the embedded SmolLM2-135M.
 """
 from __future__ import annotations
 
@@ -111,13 +114,24 @@ class EngineMeter:
         return toks
 
 
-def pick_story(story: str | None) -> tuple:
-    """The corpus, the chosen story's row and the demo profile's settings."""
+#: the quick mode's settings (seconds, for the test suite): a short excerpt, replies cut at 16
+#: tokens and never repaired, so that each evaluation is Round 1 and the blind turn
+QUICK = {"max_text_tokens": 100, "max_tokens": 16}
+
+
+def pick_story(story: str | None, quick: bool = False) -> tuple:
+    """The corpus, the chosen story's row and the demo profile's settings (:data:`QUICK` applied)."""
     corpus = manifest.load_corpus()
-    cfg = profiles.knobs("sage", "demo")
+    cfg = {**profiles.knobs("sage", "demo"), **(QUICK if quick else {})}
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"],
                                    [story] if story else None)
     return corpus, chosen.iloc[[0]], cfg
+
+
+def open_gateway(folder: Path, quick: bool = False) -> Gateway:
+    """The embedded model's gateway with its cache in ``folder`` (no repair turn in quick mode)."""
+    return Gateway.from_settings(backend="llamacpp", cache_path=folder / "llm.sqlite", progress=False,
+                                 **({"max_repairs": 0} if quick else {}))
 
 
 def run_layout(gw: Gateway, meter: EngineMeter, corpus, story, cfg: dict, layout: str, layers) -> list[dict]:
@@ -202,23 +216,26 @@ def store_figures(states) -> dict:
             "story_prefix_state_mb": biggest.nbytes / 1e6 if biggest else 0.0}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--story", default=None, help="story_id (default: the demo profile's first story)")
     # all three: the per-story ratio counts the story's prefix once for three layers (~6 min quiet)
     parser.add_argument("--layers", default="L4,L5,L6", help="comma-separated layers (default L4,L5,L6)")
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="seconds: L4, cut replies (no measurement)")
+    parser.add_argument("--out", type=Path, default=None, help="default results/bench/sage.json")
+    args = parser.parse_args(argv)
     os.environ.setdefault("JUDGELAB_PROGRESS", "0")
-    layers = [x.strip() for x in args.layers.split(",") if x.strip()]
+    layers = ["L4"] if args.quick else [x.strip() for x in args.layers.split(",") if x.strip()]
     figures: dict = {"cpu_count": os.cpu_count(), "date": dt.date.today().isoformat(),
                      "loadavg_1m_at_start": os.getloadavg()[0],
                      "source": "embedded SmolLM2-135M (llama.cpp), demo settings, content mode"}
-    out = paths.bench_dir() / "sage.json"  # resolved before the output root is redirected
-    corpus, story, cfg = pick_story(args.story)
+    # resolved before the output root is redirected
+    out = args.out or paths.bench_dir() / ("sage_quick.json" if args.quick else "sage.json")
+    corpus, story, cfg = pick_story(args.story, args.quick)
     figures["story_id"], figures["layers"] = str(story["story_id"].iloc[0]), ",".join(layers)
     with tempfile.TemporaryDirectory(prefix="bench_sage_") as tmpdir:
         os.environ["JUDGELAB_OUTPUT_ROOT"] = tmpdir  # transcripts and cache stay out of results/
-        gw = Gateway.from_settings("llamacpp", cache_path=Path(tmpdir) / "llm.sqlite", progress=False)
+        gw = open_gateway(Path(tmpdir), args.quick)
         meter = EngineMeter(gw.backend)
         results = {layout: [] for layout in LAYOUTS}
         for layer in layers:  # layer by layer, both layouts, so that a partial run still compares them
@@ -233,6 +250,7 @@ def main() -> None:
         gw.close()
     figures["loadavg_1m_at_end"] = os.getloadavg()[0]
     write_figures(out, "sage", figures, hidden=("per_call",))
+    return figures
 
 
 if __name__ == "__main__":

@@ -148,19 +148,17 @@ def test_batch_mode_falls_back_to_an_ordinary_call_or_a_recorded_failure(tmp_pat
         # item 2's invalid batch reply was billed: its own failed row, then the live call's row
         ledger = gw.ledger_frame()
         assert sorted(ledger["item"]) == [0, 1, 2, 2] and len(ledger[ledger["status"] == "failed"]) == 1
-        seen.clear()
-        gw = batch_gw(srv, tmp_path / "fail", batch_fallback="fail")
-        results = gw.run_batch([req(i) for i in range(3)])
-        assert [r.status for r in results] == ["ok", "failed", "failed"]
-        assert "HTTP 500" in results[1].error and "item=1" in results[1].error
-        assert "schema violation" in results[2].error and srv.n_calls == 2
-        assert not gw.cache.contains(results[1].key)  # failures are never cached
-        # the default, stop: a bad line of a completed batch is a failure naming the setting, no live call
-        seen.clear()
-        gw = batch_gw(srv, tmp_path / "stop")
-        results = gw.run_batch([req(i) for i in range(3)])
-        assert [r.status for r in results] == ["ok", "failed", "failed"] and srv.n_calls == 2
-        assert all("JUDGELAB_BATCH_FALLBACK=live" in r.error for r in results[1:])
+        # fail and the default, stop: the 500 line goes with the next batch round (unbilled, at the
+        # batch price), the invalid one is a failure naming the setting; no live call
+        for fallback, lines in (("fail", 3 + 3 + 1), ("stop", 3 + 3 + 3 + 1 + 1)):
+            seen.clear()
+            gw = batch_gw(srv, tmp_path / fallback, batch_fallback=fallback)
+            results = gw.run_batch([req(i) for i in range(3)])
+            assert [r.status for r in results] == ["ok", "ok", "failed"]
+            assert "schema violation" in results[2].error and srv.n_calls == 2
+            assert srv.count("batch_line") == lines and len(gw.batch_history) == 2
+            assert not gw.cache.contains(results[2].key)  # failures are never cached
+        assert "JUDGELAB_BATCH_FALLBACK=live" in results[2].error
 
 
 def test_expired_batch_falls_back_to_ordinary_calls(tmp_path):

@@ -27,8 +27,8 @@ def req(i, **kw) -> ChatRequest:
     return ChatRequest(messages=[Message(role="user", content=f"item {i}")], schema=Label, tags={"item": i}, **kw)
 
 
-def gw_for(srv, path, mode="normal") -> Gateway:
-    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
+def gw_for(srv, path, mode="normal", url=None) -> Gateway:
+    return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=url or srv.base_url,
                                  cache_mode=mode, cache_path=path, progress=False)
 
 
@@ -65,22 +65,26 @@ def test_exported_cache_replays_elsewhere(tmp_path):
         assert srv.n_calls == 3 and all(r.cached and r.status == "ok" for r in res)
 
 
-def test_backends_at_two_base_urls_have_different_identities_and_cache_keys(tmp_path):
+def test_backends_at_two_base_urls_have_different_identities_and_cache_keys(tmp_path, monkeypatch):
     # the real backends' own identity(), not a hand-built dict: a cache written against one
-    # endpoint must never answer for another (same backend kind, same model)
+    # endpoint must never answer for another (same backend kind, same model). Two hosts here
+    # (127.0.0.1 and localhost): the port alone is no other endpoint (JUDGELAB_CACHE_ENDPOINT)
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
     with FakeChatServer() as a, FakeChatServer() as b:
-        assert a.base_url != b.base_url
+        b_url = b.base_url.replace("127.0.0.1", "localhost")
+        urls = (a.base_url, b_url)
         pairs = {
-            "openai-compatible": [OpenAIBackend("fake-model", srv.base_url, compatible=True) for srv in (a, b)],
-            "openai": [OpenAIBackend("gpt-4.1", srv.base_url, api_key="sk-dummy") for srv in (a, b)],
+            "openai-compatible": [OpenAIBackend("fake-model", url, compatible=True) for url in urls],
+            "openai": [OpenAIBackend("gpt-4.1", url, api_key="sk-dummy") for url in urls],
         }
         for name, (be_a, be_b) in pairs.items():
             assert be_a.name == be_b.name == name
             assert be_a.identity() != be_b.identity(), name
             assert request_key(be_a.identity(), req(1)) != request_key(be_b.identity(), req(1)), name
-        # end to end: one cache file, the same request; the second endpoint is asked, not the cache
+        # end to end: one cache file, the same request; the second endpoint (the port counts here)
+        # is asked, not the cache
+        monkeypatch.setenv("JUDGELAB_CACHE_ENDPOINT", "url")
         path = tmp_path / "shared.sqlite"
         gw_a, gw_b = gw_for(a, path), gw_for(b, path)
         assert gw_a.key(req(1)) != gw_b.key(req(1))

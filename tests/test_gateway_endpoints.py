@@ -16,7 +16,7 @@ from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.errors import EndpointUnreachableError, TransientError
 from fake_openai_server import FakeChatServer, Fault
 from judgelab.gateway.redact import MASK, redact
-from judgelab.gateway.settings import resolve
+from judgelab.gateway.settings import endpoint_identity, resolve
 
 DUMMY_KEY = "sk-dummy-key-for-filling-the-cache-0000"
 
@@ -48,7 +48,7 @@ def quick_retry(max_attempts=6) -> RetryPolicy:
 @pytest.fixture
 def clean_env(monkeypatch):
     for var in ("OPENAI_API_KEY", "JUDGELAB_API_KEY", "OPENAI_BASE_URL", "JUDGELAB_BACKEND", "JUDGELAB_MODEL",
-                "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE"):
+                "JUDGELAB_BASE_URL", "JUDGELAB_CACHE_MODE", "JUDGELAB_CACHE_ENDPOINT"):
         monkeypatch.delenv(var, raising=False)
     return monkeypatch
 
@@ -68,7 +68,7 @@ def test_openai_cache_replays_with_no_key_and_no_server(tmp_path, clean_env):
                        "JUDGELAB_MODEL": "gpt-4.1", "OPENAI_BASE_URL": url}.items():
         clean_env.setenv(var, value)
     gw = Gateway.from_settings(cache_path=path, progress=False)
-    assert gw.backend.api_key is None and gw.backend.identity()["base_url"] == url
+    assert gw.backend.api_key is None and gw.backend.identity()["base_url"] == endpoint_identity(url)
     replayed = gw.run_batch([req(i) for i in range(3)])
     assert all(r.cached and r.status == "ok" for r in replayed)
     assert [r.parsed for r in replayed] == [r.parsed for r in filled] == [Label(label=f"item {i}") for i in range(3)]
@@ -134,6 +134,7 @@ def test_openai_backend_honours_openai_base_url_and_judgelab_base_url_wins(tmp_p
     clean_env.setenv("JUDGELAB_API_KEY", DUMMY_KEY)
     with FakeChatServer(echo) as a, FakeChatServer(echo) as b:
         clean_env.setenv("OPENAI_BASE_URL", a.base_url)
+        clean_env.setenv("JUDGELAB_CACHE_ENDPOINT", "url")  # a and b differ by their port alone
         gw = Gateway.from_settings(backend="openai", model="gpt-4.1", cache_path=tmp_path / "c.sqlite", progress=False)
         assert gw.base_url == gw.backend.identity()["base_url"] == a.base_url
         assert gw.chat(req(1)).status == "ok" and (a.n_calls, b.n_calls) == (1, 0)

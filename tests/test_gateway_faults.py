@@ -163,7 +163,9 @@ def test_every_request_in_a_faulty_batch_ends_valid_or_failed(tmp_path):
         return rng.choice(menu) if rng.random() < 0.5 else GOOD
 
     with FakeChatServer(script) as srv:
-        gw = make_gateway(srv, tmp_path, max_attempts=3, concurrency=6)
+        # no stop on alike failures: at 50% faults four invalid replies in a row (repairs
+        # included) are likely, and this test is about each request's own end
+        gw = make_gateway(srv, tmp_path, max_attempts=3, concurrency=6, canary=False)
         results = gw.run_batch([req(f"s{i}") for i in range(30)], desc="faults")
         assert srv.n_calls == sum(r.n_attempts for r in results)
     assert [r.tags["item"] for r in results] == [f"s{i}" for i in range(30)]  # order kept

@@ -8,12 +8,20 @@ is thus 7 batches (evaluator rounds 1-5, blind, review), the narrative judges' `
 Each batch is recorded (:class:`~judgelab.gateway.cache.BatchJobs`) before it is polled, so a run
 killed while waiting meets the same requests again and resumes that batch.
 
-A request the batch did not answer validly (``JUDGELAB_BATCH_FALLBACK``; asking it live costs full
-price, so that is never done unasked): ``stop`` (default) stops the run with
+A line that failed for a passing reason (HTTP 429, 408 or 5xx: :func:`transient_line`) is sent
+again with the next batch round (with the other chains' next requests), at most
+``RetryPolicy.max_attempts`` times in all, so that one server error does not end a chain of
+rounds (a SAGE evaluation is 7). A line that failed in every round stops the run
+(:class:`~judgelab.gateway.errors.BatchStoppedError`, fallback ``stop``) before the chains' later
+rounds are paid, naming its cause; no worker of the fan-out asks anything after it.
+
+Any other request the batch did not answer validly (``JUDGELAB_BATCH_FALLBACK``; asking it live
+costs full price, so that is never done unasked): ``stop`` (default) stops the run with
 :class:`~judgelab.gateway.errors.BatchStoppedError` when a batch failed, expired or was cancelled,
 and records a bad line of a completed batch as a failure; ``live`` asks it again as an ordinary
-call; ``fail`` records a failure naming the batch. Every billed line reaches the ledger; a prompt
-too long for the context is a recorded failure without any call, as in live mode.
+call (a line failed on the server side too); ``fail`` records a failure naming the batch. Every
+billed line reaches the ledger; a prompt too long for the context is a recorded failure without any
+call, as in live mode.
 """
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judgelab.gateway import batch_api
 from judgelab.gateway.cache import BatchJobs, fingerprint
@@ -50,7 +58,11 @@ class Pending:
     reason: str | None = None  # why the batch gave no valid answer -> fallback
     failure: Failure | None = None  # the same, in groupable fields
     billed: ChatResult | None = None  # a paid line that gave no valid reply (its tokens, for the ledger)
+    transient: bool = False  # its last line failed for a passing reason (transient_line)
     error: BaseException | None = None  # the batch could not be run at all -> raised in every waiter
+    sent: int = 0  # batch rounds this request was sent in
+    owner: Any = None  # the asking map item's calls (fanout.ItemCalls), told of a stop's ledger rows
+    again: bool = False  # its line failed for a passing reason: it goes with the next batch round
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def claim(self) -> bool:
@@ -64,6 +76,12 @@ class Pending:
         with self._lock:
             billed, self.billed = self.billed, None
         return billed
+
+
+def transient_line(rec: dict) -> bool:
+    """True for an output line that failed for a passing reason: HTTP 408, 429 or 5xx."""
+    status = (rec.get("response") or {}).get("status_code")
+    return status is not None and (int(status) in (408, 429) or int(status) >= 500)
 
 
 class WorkerGroup:
@@ -82,6 +100,8 @@ class WorkerGroup:
         self.blocked = 0
         self.pending: dict[str, Pending] = {}
         self.flushing = False
+        #: the requests each waiting worker waits for (one dict per ask_many)
+        self.waiters: list[dict[str, Pending]] = []
 
     def ask(self, request: ChatRequest, key: str) -> Pending:
         """Wait until a batch has answered ``request`` (this thread may be the one that runs it)."""
@@ -91,10 +111,12 @@ class WorkerGroup:
         """Wait until batches have answered all ``requests`` (keyed by cache key); one waiter."""
         with self.cond:
             mine = {}
+            owner = getattr(self.collector.gw._tls, "stats", None)
             for key, request in requests.items():
                 if key not in self.pending:
-                    self.pending[key] = Pending(key, request)
+                    self.pending[key] = Pending(key, request, owner=owner)
                 mine[key] = self.pending[key]
+            self.waiters.append(mine)
             self.blocked += 1
             take = self._take_if_ready()
         if take:
@@ -118,19 +140,28 @@ class WorkerGroup:
         self.flushing = True
         return take
 
-    def _flush(self, take: list[Pending]) -> None:
-        try:
-            self.collector.run(take)
-        except BaseException as exc:  # noqa: BLE001 - every waiter re-raises it
-            for p in take:
-                p.error = exc
-        finally:
-            with self.cond:
+    def _flush(self, take: list[Pending] | None) -> None:
+        while take:
+            try:
+                self.collector.run(take)
+            except BaseException as exc:  # noqa: BLE001 - every waiter re-raises it
                 for p in take:
-                    p.done = True
-                self.blocked = 0  # every waiter is answered: counted as running before it wakes
-                self.flushing = False
-                self.cond.notify_all()
+                    p.error = exc
+            finally:
+                with self.cond:
+                    for p in take:
+                        if p.again and p.error is None:  # sent again with the next round's requests
+                            p.again, p.transient, p.reason, p.failure = False, False, None, None
+                            self.pending[p.key] = p
+                        else:
+                            p.done = True
+                    # a waiter whose requests are all answered is counted as running before it wakes
+                    self.waiters = [m for m in self.waiters if not all(p.done for p in m.values())]
+                    self.blocked = len(self.waiters)
+                    self.flushing = False
+                    self.cond.notify_all()
+                    # every live worker waits for a request sent again: its round goes out now
+                    take = self._take_if_ready()
 
 
 class BatchCollector:
@@ -172,6 +203,7 @@ class BatchCollector:
                 p.result = self.gw._fresh(req, p.key)  # records the overflow failure; makes no call
                 continue
             lines.append(batch_api.batch_line(self.backend, p.key, messages, req))
+            p.sent += 1
         if not lines:
             return
         by_key = {p.key: p for p in pending}
@@ -183,11 +215,12 @@ class BatchCollector:
                  for fp, batch_id, chunk in started]
         ended = [(batch, left) for batch, left in ended if left]
         if ended and self.fallback == "stop":
-            for p in pending:  # the waiters raise: what was paid is recorded here
-                for res in (p.result, p.take_billed()):
-                    if res is not None:
-                        self.gw.ledger.record(res)
+            self._record_paid(pending)
             raise self._stopped(ended, sum(p.result is not None and p.result.ok for p in pending))
+        spent = [p for p in pending if p.reason is not None and p.transient and not p.again]
+        if spent and self.fallback == "stop":
+            self._record_paid(pending)
+            raise self._unfinished(spent)
         for batch, left in ended:
             action = ("asked again as ordinary calls at full price (JUDGELAB_BATCH_FALLBACK=live)"
                       if self.fallback == "live" else "recorded as failures (JUDGELAB_BATCH_FALLBACK=fail)")
@@ -208,6 +241,27 @@ class BatchCollector:
             "with JUDGELAB_BATCH_FALLBACK=fail to record them as failures.")
         return BatchStoppedError(self.gw.redact(message), batch.id, batch.status,
                                  [e for b, _ in ended for e in batch_api.batch_errors(b)])
+
+    def _record_paid(self, pending: list[Pending]) -> None:
+        """Before a stop (the waiters raise): every paid line into the ledger, and its item's count."""
+        for p in pending:
+            for res in (p.result, p.take_billed()):
+                if res is not None:
+                    spent = self.gw.ledger.record(res)
+                    if p.owner is not None:
+                        p.owner.add(res, spent)
+
+    def _unfinished(self, spent: list[Pending]) -> BatchStoppedError:
+        """The stop for requests whose lines failed on the server side in every round they were sent."""
+        shown = "; ".join(f"[{p.request.item_label()}] {p.reason}" for p in spent[:5])
+        more = f"; ... and {len(spent) - 5} more" if len(spent) > 5 else ""
+        message = (
+            f"batch mode: {len(spent)} request(s) failed on the server side in each of the {spent[0].sent} batch "
+            f"round(s) they were sent in (RetryPolicy.max_attempts): {shown}{more}. Their chains cannot finish, so "
+            "the run stops before their later rounds are paid. Completed calls are cached: once the server "
+            "recovers, run the same command again to continue from the cache (JUDGELAB_BATCH_FALLBACK=live asks "
+            "such requests as ordinary calls at full price; =fail records them as failures).")
+        return BatchStoppedError(self.gw.redact(message), "", "completed", [])
 
     def _start(self, chunk: list[dict]) -> tuple[str, str, list[dict]]:
         keys = [line["custom_id"] for line in chunk]
@@ -246,6 +300,11 @@ class BatchCollector:
             if p.result is None:
                 p.reason, p.failure = err, batch_api.line_failure(rec, url, model)
                 p.billed = batch_api.billed_failure(self.gw, p.key, p.request, rec, batch_id, err)
+                p.transient = transient_line(rec)
+                # a passing server error goes with the next round, unless asked live (fallback) or
+                # its rounds are used up; an unbilled line costs nothing to send again
+                p.again = (p.transient and self.fallback != "live" and batch.status == "completed"
+                           and p.sent < self.gw.retry.max_attempts)
             else:
                 self._transcript(p, batch_id)
         self.jobs.update(fp, batch.status, collected=True)

@@ -108,11 +108,10 @@ class Caller(FreshCall):
 
     def _recorded(self, result: ChatResult) -> ChatResult:
         """``result`` after its ledger row and the fan-out's item statistics."""
-        self.ledger.record(result)
+        spent = self.ledger.record(result)
         stats = getattr(self._tls, "stats", None)
         if stats is not None:
-            stats["all_cached"] &= result.cached
-            stats["failed"] |= result.status == "failed"
+            stats.add(result, spent)
         return result
 
     def _canary(self, request: ChatRequest, key: str) -> ChatResult:

@@ -10,7 +10,11 @@ watches every call:
   failure of the item itself (:data:`NOT_STREAKED`) lets the shape pass; a cache hit counts as a
   passed canary, and a cut or empty canary gets no repair turn (the same budget buys the same cut);
 * **streak**: ``JUDGELAB_STOP_AFTER`` consecutive fresh calls failing alike (:func:`failure_key`)
-  stop the fan-out with one error instead of one failure row per item; a success resets it.
+  stop the fan-out with one error instead of one failure row per item; a success resets it. A
+  failed reply that would get a repair turn counts too (:meth:`FanOutGuard.count_failed_reply`),
+  and no call starts once the stop is reached, so a shape that turns bad after its canary pays
+  at most ``stop_after + concurrency - 1`` failed replies (11 at the defaults 4 and 8), where
+  counting only results let 64 items at concurrency 8 pay 34.
 
 On by default for the OpenAI-protocol backends; the embedded model (free, a pipeline check with
 small budgets) runs without unless ``JUDGELAB_CANARY=1``; ``JUDGELAB_CANARY=0`` switches both off.
@@ -46,6 +50,17 @@ def shape_key(request: ChatRequest, model: str) -> tuple:
     return (model, schema, request.tags.get("shape"), sampling.max_tokens, sent)
 
 
+#: failure classes that may not repeat (the server's passing trouble, a sampled reply cut or
+#: empty once): a stop on one of them is continued by running the same command again
+TRANSIENT = ("timeout", "connection", "dropped", "unreadable", "cut", "empty")
+RERUN = "Completed calls are cached: once the cause has passed, run the same command again to continue from the cache."
+
+
+def transient(failure: str) -> bool:
+    """True when a stop for ``failure`` may pass by itself (:data:`TRANSIENT`, HTTP 429 and 5xx)."""
+    return failure in TRANSIENT or failure == "http_429" or (failure.startswith("http_5") and failure[5:].isdigit())
+
+
 def canary_stops(failure: str | None) -> bool:
     """True when a canary that failed this way stops its fan-out (all but :data:`NOT_STREAKED`)."""
     return failure not in NOT_STREAKED
@@ -68,6 +83,8 @@ def classify_exception(exc: BaseException) -> str:
         return "timeout"
     if getattr(exc, "connection_failed", False):
         return "connection"
+    if getattr(exc, "kind", None) in ("dropped", "unreadable"):  # a reply lost in transit
+        return exc.kind
     return type(exc).__name__
 
 
@@ -170,6 +187,18 @@ class FanOutGuard:
         if gate.error is not None:
             raise FanOutStopped(gate.error)
         return result
+
+    def count_failed_reply(self, failure: str) -> bool:
+        """A paid reply that failed as ``failure`` and would get a repair turn: it counts toward
+        the streak like a failed result; False (no repair turn) once the fan-out has stopped or
+        this reply brings the streak to ``stop_after`` (its result, recorded next, raises the stop)."""
+        with self._lock:
+            if self.stopped is not None:
+                return False
+            last, n = self._streak
+            n = n + 1 if last == failure else 1
+            self._streak = (failure, n)
+            return n + 1 < self.stop_after  # the result of this reply is the next count
 
     def record(self, result: ChatResult, request: ChatRequest) -> None:
         """Count a fresh result toward the streak; raise when it reaches ``stop_after``."""

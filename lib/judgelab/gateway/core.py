@@ -107,7 +107,8 @@ class Gateway(FanOut):
             from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
             be = OpenAIBackend(s.model, s.base_url, compatible=s.backend == "openai-compatible",
-                               timeout_s=s.timeout_s, schema_style=s.schema_style, prices=prices, offline=offline)
+                               timeout_s=s.timeout_s, schema_style=s.schema_style, prices=prices, offline=offline,
+                               cache_endpoint=s.cache_endpoint)
         secrets = configured_secrets(getattr(be, "api_key", None))
         log = None
         if s.transcripts:

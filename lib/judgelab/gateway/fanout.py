@@ -4,14 +4,51 @@ and a stop on repeated alike failures (:mod:`~judgelab.gateway.canary`).
 """
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Iterable
 
+from judgelab.gateway.backends.openai_backend import is_reasoning_model
 from judgelab.gateway.batch_mode import BatchMode, R, T
-from judgelab.gateway.canary import FanOutGuard, shape_key
+from judgelab.gateway.canary import RERUN, FanOutGuard, shape_key, transient
+from judgelab.gateway.errors import GatewayError
 from judgelab.gateway.progress import BatchProgress
 from judgelab.gateway.reasoning import REASONING_ALLOWANCE, reasoning_applies
 from judgelab.gateway.types import ChatRequest, ChatResult
+
+
+class ItemCalls:
+    """What the calls of one ``map`` item came to: cached or failed, paid calls, spend, and the
+    tags all its requests share (the item's label)."""
+
+    def __init__(self):
+        self.all_cached, self.failed, self.finished = True, False, False
+        self.calls, self.spent_usd = 0, 0.0
+        self.tags: dict | None = None
+
+    def add(self, result: ChatResult, spent_usd: float) -> None:
+        self.all_cached &= result.cached
+        self.failed |= result.status == "failed"
+        self.calls += not result.cached
+        self.spent_usd += spent_usd
+        tags = {k: v for k, v in result.tags.items() if k != "batch_id"}
+        self.tags = tags if self.tags is None else {k: v for k, v in self.tags.items() if tags.get(k) == v}
+
+    def label(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in (self.tags or {}).items()) or "<untagged>"
+
+
+def _usd(value: float) -> str:
+    return f"${value:.4f}" if math.isfinite(value) else "USD unknown (no price in prices.csv)"
+
+
+def unfinished_summary(chains: list[ItemCalls], n_items: int) -> str:
+    """One sentence: the items a stop left half done, their paid calls and spend (the ledger's)."""
+    shown = "; ".join(f"[{c.label()}] {c.calls} call(s), {_usd(c.spent_usd)}" for c in chains[:8])
+    more = f"; ... and {len(chains) - 8} more" if len(chains) > 8 else ""
+    calls, spent = sum(c.calls for c in chains), sum(c.spent_usd for c in chains)
+    return (f"Unfinished: {len(chains)} of {n_items} items had paid calls and did not finish "
+            f"({calls} call(s), {_usd(spent)} in all): {shown}{more}.")
 
 
 class FanOut(BatchMode):
@@ -99,7 +136,8 @@ class FanOut(BatchMode):
         head = (f"stopped after {'the canary call of this request shape' if why == 'canary' else f'{n} consecutive calls that failed alike'}"
                 f" ({result.failure}) at {self.base_url or self.backend_name}, model {self.model_name}, "
                 f"[{request.item_label()}]: {result.error}")
-        return self.redact(f"{head}. {self._remedy(result.failure, result.finish_reason, sent)}")
+        rerun = f" {RERUN}" if result.failure is not None and transient(result.failure) else ""
+        return self.redact(f"{head}. {self._remedy(result.failure, result.finish_reason, sent)}.{rerun}")
 
     def _remedy(self, failure: str | None, finish_reason: str | None, sent) -> str:
         """The settings that would change the outcome of a ``failure``."""
@@ -123,8 +161,15 @@ class FanOut(BatchMode):
                     f"({model_var}), or check the study's schema and prompt version (a cap the reply must fit is "
                     "stated in the schema's descriptions)")
         if failure == "http_4xx":
+            key_var = getattr(self.backend, "key_var", None) or "no key"
+            hint = ""
+            if self.backend_name == "openai-compatible" and is_reasoning_model(self.model_name or ""):
+                hint = (f"; {self.model_name} is a reasoning model, sent here as designed (temperature, "
+                        "max_tokens): if this URL serves OpenAI's models, choose JUDGELAB_BACKEND=openai, which "
+                        "sends it reasoning_effort and max_completion_tokens")
             return (f"The server rejects the request: check the model name and key ({model_var}, "
-                    "OPENAI_API_KEY) or the setting the server's message names")
+                    f"{key_var}, the variable whose key was sent to this host) or the setting the server's "
+                    f"message names{hint}")
         return (f"Every further item would fail the same way: fix the endpoint ({self.base_url}) or the model "
                 f"({model_var}); JUDGELAB_STOP_AFTER sets how many alike failures stop a run")
 
@@ -135,19 +180,28 @@ class FanOut(BatchMode):
         that each conversation keeps its KV prefix."""
         items = list(items)
         guard = self._guard()
+        chains = [ItemCalls() for _ in items]
         with BatchProgress(len(items), desc, self.progress) as bar:
-            def one(item: T) -> R:
-                self._tls.stats = {"all_cached": True, "failed": False}
+            def one(pair: tuple[int, T]) -> R:
+                i, item = pair
+                self._tls.stats = chains[i]
                 try:
                     out = fn(item)
                 finally:
-                    stats, self._tls.stats = self._tls.stats, None
-                bar.update(stats["all_cached"], stats["failed"])
+                    self._tls.stats = None
+                chains[i].finished = True
+                bar.update(chains[i].all_cached, chains[i].failed)
                 return out
 
-            if self._batch is not None:
-                return self._map_batched(self._guarded(guard, one), items)
-            return self._parallel(self._guarded(guard, one), items, self._workers(concurrency))
+            try:
+                if self._batch is not None:
+                    return self._map_batched(self._guarded(guard, one), list(enumerate(items)))
+                return self._parallel(self._guarded(guard, one), list(enumerate(items)), self._workers(concurrency))
+            except GatewayError as exc:  # a stop: say which items it left half done, and what they cost
+                exc.unfinished = [c for c in chains if not c.finished and c.calls]
+                if exc.unfinished and exc.args:
+                    exc.args = (f"{exc.args[0]} {unfinished_summary(exc.unfinished, len(items))}", *exc.args[1:])
+                raise
 
     @staticmethod
     def _parallel(fn: Callable[[T], R], items: list[T], workers: int) -> list[R]:

@@ -146,6 +146,13 @@ class FreshCall:
             if request.schema is None or turn == self.max_repairs or cut_canary or (
                     out.failure == "empty" and reply.finish_reason == "length"):
                 return messages
+            # after its canary a shape's failed reply counts toward the fan-out's stop on alike
+            # failures before a repair turn is paid, so a shape that turns bad costs at most the
+            # stop's threshold plus the calls in flight (gateway.canary), not three calls an item
+            guard = getattr(self._tls, "guard", None)
+            counted = guard is not None and not getattr(self._tls, "canary", False)
+            if counted and not guard.count_failed_reply(out.failure):
+                return messages
             messages = messages + [
                 {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": repair_message(verr, request.schema)},
@@ -174,7 +181,9 @@ class FreshCall:
             self.breaker.record_success()
             return reply
 
-        return self.retry.call(attempt)
+        # a shape's canary is paid once whatever its failure: it gives up at its first timeout (the
+        # server may still finish and bill it), where an ordinary call tries once more
+        return self.retry.call(attempt, max_timeouts=1 if getattr(self._tls, "canary", False) else None)
 
     def _estimate(self, messages: list[dict], text: str) -> Usage:
         """tiktoken counts when the backend reported no usage (labelled as an estimate)."""

@@ -100,7 +100,8 @@ class Ledger:
         self._rows: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
-    def record(self, result: ChatResult) -> None:
+    def record(self, result: ChatResult) -> float:
+        """Add ``result``'s row; returns what this run spent on it (USD; 0 for a cache hit)."""
         u = result.usage
         # a fresh line the Batch API answered is billed at the batch rate; a cache hit costs what
         # the call would cost made fresh, and this run spends nothing on it
@@ -131,6 +132,7 @@ class Ledger:
         row = redact(row, self.secrets)
         with self._lock:
             self._rows.append(row)
+        return row["spent_usd"]
 
     def frame(self) -> "pd.DataFrame":
         import pandas as pd

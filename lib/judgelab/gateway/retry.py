@@ -6,7 +6,8 @@ Architecture Blog, 2015) or the server's Retry-After plus a little jitter. A Ret
 ``retry_after_cap_s`` (a quota 429: "try again in an hour") fails the call at once
 (:class:`~judgelab.gateway.errors.RetryAfterBeyondCapError`): asking again would meet the same
 answer. A client timeout gives up at its ``max_timeouts``-th (default 2), since the server usually
-finishes, and bills, the abandoned call: it is paid at most twice.
+finishes, and bills, the abandoned call: it is paid at most twice. A shape's canary gives up at its
+first timeout (``call(..., max_timeouts=1)``): it is paid once.
 
 :class:`CircuitBreaker` stops calling an endpoint that is not there (a typo, a server not started)
 instead of one failure row per item: at ``limit`` *consecutive* failures to connect (refused, DNS,
@@ -52,9 +53,11 @@ class RetryPolicy:
             return min(retry_after, self.retry_after_cap_s) + 0.1 * jitter * self.base_s
         return jitter * min(self.cap_s, self.base_s * (2 ** attempt))
 
-    def call(self, fn: Callable[[], T], on_retry: Callable[[int, TransientError, float], None] | None = None) -> tuple[T, int]:
+    def call(self, fn: Callable[[], T], on_retry: Callable[[int, TransientError, float], None] | None = None,
+             max_timeouts: int | None = None) -> tuple[T, int]:
         """Run ``fn`` until it succeeds; returns (value, attempts used), else re-raises the last
-        TransientError (attempts or timeouts used up) or a RetryAfterBeyondCapError at once."""
+        TransientError (attempts or timeouts used up: ``max_timeouts``, else the policy's) or a
+        RetryAfterBeyondCapError at once."""
         timeouts = 0
         for attempt in range(self.max_attempts):
             try:
@@ -63,7 +66,7 @@ class RetryPolicy:
                 timeouts += exc.timed_out
                 if exc.retry_after is not None and exc.retry_after > self.retry_after_cap_s:
                     raise self._beyond_cap(exc, attempt + 1) from exc
-                if attempt + 1 >= self.max_attempts or timeouts >= self.max_timeouts:
+                if attempt + 1 >= self.max_attempts or timeouts >= (max_timeouts or self.max_timeouts):
                     exc.attempts = attempt + 1  # type: ignore[attr-defined]
                     raise
                 wait = self.delay(attempt, exc.retry_after)

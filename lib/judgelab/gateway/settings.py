@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from judgelab.gateway.cache import CACHE_MODES
 from judgelab.gateway.errors import ConfigError
@@ -35,6 +35,10 @@ DEFAULT_LLAMA_STATES_MB = 1024
 #: what batch mode does with requests a batch left unanswered (JUDGELAB_BATCH_FALLBACK)
 BATCH_FALLBACKS = ("stop", "live", "fail")
 DEFAULT_BATCH_FALLBACK = "stop"
+#: which part of the base URL the cache key holds (JUDGELAB_CACHE_ENDPOINT): ``host`` leaves the port
+#: out (a local server started again on a free port serves the same model), ``url`` keeps it
+CACHE_ENDPOINTS = ("host", "url")
+DEFAULT_CACHE_ENDPOINT = "host"
 #: the variables holding keys: OpenAI's own, and the one for every other endpoint
 OPENAI_KEY_VAR, OTHER_KEY_VAR = "OPENAI_API_KEY", "JUDGELAB_API_KEY"
 _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -70,6 +74,7 @@ class Settings:
     study: str | None = None  # whose judge (judgelab.study_models), named in stop messages
     canary: bool | None = None
     stop_after: int | None = None
+    cache_endpoint: str = DEFAULT_CACHE_ENDPOINT
 
     @property
     def llama_states_dir(self) -> Path | None:
@@ -134,6 +139,24 @@ def openai_client(api_key: str, base_url: str | None, key_var: str, **kwargs):
         client.organization = None
         client.project = None
     return client
+
+
+def endpoint_identity(base_url: str | None, part: str = DEFAULT_CACHE_ENDPOINT) -> str | None:
+    """The part of ``base_url`` the cache key holds (:data:`CACHE_ENDPOINTS`): ``host``, the URL
+    without its port (``http://127.0.0.1:8123/v1`` -> ``http://127.0.0.1/v1``; a URL without a port,
+    such as OpenAI's, is unchanged); ``url``, all of it."""
+    if part not in CACHE_ENDPOINTS:
+        raise ConfigError(f"JUDGELAB_CACHE_ENDPOINT must be one of {', '.join(CACHE_ENDPOINTS)}, got {part!r}")
+    if not base_url or part == "url":
+        return base_url
+    parts = urlsplit(base_url)
+    if parts.port is None:
+        return base_url
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = f"{userinfo}@{host}" if userinfo else host
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def resolve_batch_fallback(value: str | None = None) -> str:
@@ -211,6 +234,8 @@ def resolve(
         or DEFAULT_BATCH_POLL_S,
         llama_states_mb=_states_mb(_env("JUDGELAB_LLAMA_STATES_MB")),
         batch_fallback=resolve_batch_fallback(batch_fallback),
+        **({"cache_endpoint": (_env("JUDGELAB_CACHE_ENDPOINT") or DEFAULT_CACHE_ENDPOINT).strip().lower()}
+           if "cache_endpoint" not in options else {}),
         **options,
     )
 

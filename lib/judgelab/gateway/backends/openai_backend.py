@@ -31,7 +31,8 @@ from judgelab.gateway.errors import ConfigError, ContextOverflowError, Permanent
 from judgelab.gateway.ledger import PriceTable
 from judgelab.gateway.retry import parse_retry_after
 from judgelab.gateway.schema import grammar_schema, strict_schema
-from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for, openai_client
+from judgelab.gateway.settings import (DEFAULT_CACHE_ENDPOINT, OPENAI_KEY_VAR, api_key_for, endpoint_identity,
+                                       openai_client)
 from judgelab.gateway.types import Sampling, Usage
 from judgelab.gateway.backends.base import BackendReply, fit_by_head_tail
 
@@ -65,6 +66,7 @@ class OpenAIBackend:
         prices: PriceTable | None = None,
         api_key: str | None = None,
         offline: bool = False,
+        cache_endpoint: str = DEFAULT_CACHE_ENDPOINT,
     ):
         self.name = "openai-compatible" if compatible else "openai"
         self.compatible = compatible
@@ -76,6 +78,8 @@ class OpenAIBackend:
         #: the key (None when absent); for redaction and the client, never part of identity()
         self.api_key = key or None
         self.offline = offline
+        #: the part of the base URL the cache key holds (settings.endpoint_identity; checked here)
+        self.endpoint = endpoint_identity(self.base_url, cache_endpoint)
         if not key and not compatible and not offline:
             raise ConfigError(self._missing_key())
         self.timeout_s = timeout_s
@@ -135,7 +139,10 @@ class OpenAIBackend:
             raise ConfigError(f"no model given and {self.base_url}/models did not name one ({exc})") from exc
 
     def identity(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "base_url": self.base_url, "schema_style": self.schema_style}
+        # "base_url" holds the endpoint as JUDGELAB_CACHE_ENDPOINT says (by default without the port
+        # of a local server, which a restart may change); the name is kept so that caches filled
+        # on a URL without a port (OpenAI's) keep their keys
+        return {"backend": self.name, "model": self.model, "base_url": self.endpoint, "schema_style": self.schema_style}
 
     # -- tokens -------------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
