@@ -134,6 +134,9 @@ def load_folder(folder: Path | str, *, default_category: str,
             skipped.append({"file": path.name, "reason": f"not a story: {kind}; stories are .txt or .md files"})
             continue
         sid = path.stem
+        if "," in sid:  # notebooks 02-04 take the story ids as comma-separated text
+            problems.append(f"{path}: the story id {sid!r} holds a comma; rename the file without one")
+            continue
         if sid in first_file:
             problems.append(f"{path}: duplicate story id {sid!r} (also {first_file[sid].name}); rename one file")
             continue
