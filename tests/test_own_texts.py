@@ -181,7 +181,7 @@ def test_every_bad_collection_input_is_named(tmp_path):
     assert "field 'when': missing date at line 5;" in text
     assert "field 'when': unparseable date at line 7 ('the day after')" in text
     assert "field 'body': empty text at line 9;" in text
-    assert "12 documents, too few for the landscape" in text and "need at least 17" in text
+    assert "12 documents, too few for the landscape" in text and "need at least 50" in text
     assert "nothing was embedded or judged" in text
     with pytest.raises(OwnCollectionError, match=r"no column\(s\) \['content'\]; it has \['body', 'when', 'headline'\]"):
         own_collection.load(_write(tmp_path, collection_frame()), text="content", date="when")
@@ -203,6 +203,88 @@ def test_every_bad_collection_input_is_named(tmp_path):
 
 
 def test_smallest_collection_follows_umap_and_hdbscan_settings():
-    # UMAP needs n > n_neighbors + 1; HDBSCAN two clusters of min_cluster_size
-    assert own_collection.min_documents({"n_neighbors": 15, "min_cluster_size": 5}) == 17
-    assert own_collection.min_documents({"n_neighbors": 4, "min_cluster_size": 8}) == 16
+    # UMAP needs n > 48 components + 1 and n > n_neighbors + 1; HDBSCAN two clusters of min_cluster_size
+    assert own_collection.min_documents({"n_neighbors": 15, "min_cluster_size": 5}) == 50
+    assert own_collection.min_documents({"n_neighbors": 60, "min_cluster_size": 8}) == 62
+    assert own_collection.min_documents({"n_neighbors": 4, "min_cluster_size": 30}) == 60
+
+
+
+# ---------------------------------------------------------------- end to end, through the notebooks
+
+@pytest.mark.notebooks
+@pytest.mark.timeout(900)
+def test_story_folder_runs_through_notebooks_01_02_on_every_story(tmp_path, monkeypatch):
+    """`make own STORIES=`: notebook 01 reads the folder, 02 judges every story (on the local fake
+    OpenAI-compatible server: schema-valid replies, no model), all under results/own/<name>/."""
+    from fake_openai_server import FakeChatServer
+    from judgelab import interim, own_texts, provenance
+
+    # three canonical stories and one LLM story: the profile's draw (two per category) would miss one
+    d = folder_with(tmp_path, {f"s{i}.txt": story(words=90, seed=i) for i in range(4)} | {"cover.pdf": b"%PDF"},
+                    meta="story_id,title,author,category\ns0,First,A. Author,canonical\ns3,Fourth,,llm\n")
+    base = tmp_path / "root"
+    for var, value in {"JUDGELAB_OUTPUT_ROOT": str(base), "JUDGELAB_BACKEND": "openai-compatible",
+                       "JUDGELAB_MODEL": "fake-model", "JUDGELAB_PROGRESS": "0", "JUDGELAB_API_KEY": "sk-test-own"}.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.delenv("JUDGELAB_CACHE_PATH", raising=False)
+    with FakeChatServer() as srv:
+        monkeypatch.setenv("JUDGELAB_BASE_URL", srv.base_url)
+        root = own_texts.run_stories(d, "mine", "own", numbers=("01", "02"))
+        assert srv.n_calls > 0
+    assert root == base / "results" / "own" / "mine"
+    tables = root / "results" / "tables"
+    assert pd.read_csv(tables / "sage_own_stories.csv")["story_id"].tolist() == ["s0", "s1", "s2", "s3"]
+    assert pd.read_csv(tables / "sage_own_skipped.csv")["file"].tolist() == ["cover.pdf"]
+    decision = pd.read_csv(tables / "sage_own_genre_decision.csv").iloc[0]
+    assert not decision["genre_statistics"] and "only 1 category has at least 2 stories" in decision["reason"]
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
+    assert interim.read("corpus")["story_id"].tolist() == ["s0", "s1", "s2", "s3"]
+    judged = interim.read("sage_summary_L4")
+    assert sorted(set(zip(judged["story_id"], judged["mode"]))) == [(f"s{i}", m) for i in range(4) for m in ("content", "title")]
+    assert (judged["status"] == "ok").all() and set(judged["model"]) == {"fake-model"}
+    side = provenance.read_sidecar(tables / "sage_own_stories.csv")
+    assert side["profile"] == "own" and side["notebook"] == "01_corpus"
+    assert (root / "results" / "runs" / "latest.json").exists()
+    assert not (base / "results" / "tables").exists()  # the papers' outputs are never touched
+
+
+def clustered_collection(tmp_path: Path, n: int = 60) -> Path:
+    """``n`` dated documents in three topics: texts, dates and (own) vectors in a CSV + .npy."""
+    rng = np.random.default_rng(7)
+    topic = np.arange(n) % 3
+    centres = rng.normal(size=(3, 24)) * 4
+    vectors = (centres[topic] + rng.normal(size=(n, 24))).astype(np.float32)
+    frame = pd.DataFrame({"body": [f"Topic {t} report {i}. {story(words=25, seed=i)}" for i, t in enumerate(topic)],
+                          "published": pd.date_range("2019-01-01", periods=n, freq="5D").strftime("%d %B %Y"),
+                          "headline": [f"Report {i}" for i in range(n)]})
+    path = tmp_path / "archive.csv"
+    frame.to_csv(path, index=False)
+    np.save(tmp_path / "archive.npy", vectors)
+    return path
+
+
+@pytest.mark.notebooks
+@pytest.mark.timeout(900)
+def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
+    """`make own COLLECTION=`: notebook 07 builds the landscape of the user's file with the user's
+    vectors, 08 extracts max-capacity and random paths and writes the explorer."""
+    from judgelab import interim, own_texts
+
+    path = clustered_collection(tmp_path)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    root = own_texts.run_collection(path, None, text="body", date="published", title="headline",
+                                    embeddings="archive.npy", profile="own", numbers=("07", "08"),
+                                    extra={"SENSITIVITY_SEEDS": 1, "N_PAIRS": 4})
+    assert root == tmp_path / "root" / "results" / "own" / "archive"
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
+    docs = interim.read("narr_documents_own")
+    source = pd.read_csv(path)
+    assert docs["title"].tolist() == source["headline"].tolist()
+    assert list(docs["date"]) == list(pd.to_datetime(source["published"], format="%d %B %Y"))
+    critical = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence.csv")
+    assert set(critical["collection"]) == {"own"} and critical["embedding"].str.contains("archive.npy").all()
+    assert critical["paper_value"].isna().all()
+    paths_ = interim.read("narr_paths")
+    assert set(paths_["collection"]) == {"own"} and set(paths_["method"]) == {"maxcap", "random"}
+    assert (root / "figures" / "narr_explorer_own.html").exists()

@@ -36,20 +36,28 @@ def own_root(name: str, base: Path | None = None) -> Path:
 
 
 def _run(numbers, profile: str, params: dict, root: Path) -> None:
+    before = os.environ.get("JUDGELAB_OUTPUT_ROOT")
     os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)  # the notebooks' kernels inherit it
-    for number in numbers:
-        source = pipeline.find_notebook(number)
-        print(f"[judgelab own] running {source.name} (profile={profile}) -> {root}", flush=True)
-        started = time.monotonic()
-        out = pipeline.run_notebook(source, profile, params)
-        took = int(time.monotonic() - started)
-        print(f"[judgelab own] wrote {out} in {took // 60} min {took % 60:02d} s", flush=True)
-    print(f"[judgelab own] run record {runrecord.write(profile)}", flush=True)
+    try:
+        for number in numbers:
+            source = pipeline.find_notebook(number)
+            print(f"[judgelab own] running {source.name} (profile={profile}) -> {root}", flush=True)
+            started = time.monotonic()
+            out = pipeline.run_notebook(source, profile, params)
+            took = int(time.monotonic() - started)
+            print(f"[judgelab own] wrote {out} in {took // 60} min {took % 60:02d} s", flush=True)
+        print(f"[judgelab own] run record {runrecord.write(profile)}", flush=True)
+    finally:
+        if before is None:
+            os.environ.pop("JUDGELAB_OUTPUT_ROOT", None)
+        else:
+            os.environ["JUDGELAB_OUTPUT_ROOT"] = before
 
 
 def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PROFILE,
-                numbers=STORY_NOTEBOOKS) -> Path:
-    """Check ``folder`` (raises ``OwnTextError`` before any notebook), then run its notebooks."""
+                numbers=STORY_NOTEBOOKS, extra: dict | None = None) -> Path:
+    """Check ``folder`` (raises ``OwnTextError`` before any notebook), then run its notebooks
+    (``extra``: more notebook parameters, as ``make nb-NN ARGS="-p NAME VALUE"`` gives them)."""
     folder = Path(folder).resolve()
     own = own_stories.open_folder(folder, profile)
     root = own_root(name or folder.name)
@@ -59,18 +67,19 @@ def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PRO
         numbers.append(GENRE_NOTEBOOK)
     print(f"[judgelab own] {len(own.corpus)} stories from {folder}; {len(own.skipped)} file(s) skipped "
           f"(listed in sage_own_skipped.csv); {own.genre_decision['reason'].iloc[0]}", flush=True)
-    _run(numbers, profile, {"STORY_FOLDER": str(folder), "STORIES": ",".join(own.corpus["story_id"])}, root)
+    _run(numbers, profile, {"STORY_FOLDER": str(folder), "STORIES": ",".join(own.corpus["story_id"]),
+                            **(extra or {})}, root)
     return root
 
 
 def run_collection(file: Path | str, name: str | None, *, text: str, date: str, title: str | None = None,
                    embeddings: str | None = None, profile: str = DEFAULT_PROFILE,
-                   numbers=COLLECTION_NOTEBOOKS) -> Path:
+                   numbers=COLLECTION_NOTEBOOKS, extra: dict | None = None) -> Path:
     """Run notebooks 07-09 on the collection in ``file`` (07 checks it before any embedding)."""
     file = Path(file).resolve()
     root = own_root(name or file.stem)
     params = {"COLLECTION_FILE": str(file), "TEXT_COLUMN": text, "DATE_COLUMN": date,
-              "TITLE_COLUMN": title, "EMBEDDINGS": embeddings}
+              "TITLE_COLUMN": title, "EMBEDDINGS": embeddings, **(extra or {})}
     _run(list(numbers), profile, params, root)
     return root
 

@@ -13,6 +13,7 @@ a collection too small for the landscape's UMAP and HDBSCAN settings.
 """
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.landscape.collections import DocumentCollection, load_embeddings
+from judgelab.narrative.landscape.projection import fit_landscape
 
 NAME = "own"  # the collection's key in profiles.toml and in every narr_* table
 FORMATS = {".csv": "CSV", ".jsonl": "JSONL", ".parquet": "Parquet"}
@@ -121,9 +123,11 @@ def _vectors(raw: pd.DataFrame, column: str, path: Path, problems: list[str]) ->
 
 
 def min_documents(knobs: dict) -> int:
-    """The fewest documents the landscape can be fitted on: UMAP needs more documents than
-    ``n_neighbors`` + 1, and HDBSCAN at least two clusters' worth (2 x ``min_cluster_size``)."""
-    return max(int(knobs["n_neighbors"]) + 2, 2 * int(knobs["min_cluster_size"]))
+    """The fewest documents the landscape can be fitted on: UMAP needs more documents than its
+    components + 1 (48, ``projection.fit_landscape``'s default, the paper's) and than
+    ``n_neighbors`` + 1; HDBSCAN at least two clusters' worth (2 x ``min_cluster_size``)."""
+    components = inspect.signature(fit_landscape).parameters["n_components"].default
+    return max(components + 2, int(knobs["n_neighbors"]) + 2, 2 * int(knobs["min_cluster_size"]))
 
 
 def load(path: Path | str, *, text: str, date: str, title: str | None = None,
@@ -166,10 +170,10 @@ def load(path: Path | str, *, text: str, date: str, title: str | None = None,
             emb = _vectors(raw, embeddings, path, problems)
         source = f"precomputed:{embeddings} (your own vectors)"
     if knobs is not None and len(raw) < min_documents(knobs):
-        problems.append(f"{path}: {len(raw)} documents, too few for the landscape: UMAP n_neighbors = "
+        problems.append(f"{path}: {len(raw)} documents, too few for the landscape: UMAP's 48 dimensions, n_neighbors = "
                         f"{knobs['n_neighbors']} and HDBSCAN min_cluster_size = {knobs['min_cluster_size']} need at "
-                        f"least {min_documents(knobs)}; add documents, or lower both in "
-                        f"profiles.toml [<profile>.narrative.collections.{NAME}]")
+                        f"least {min_documents(knobs)}; add documents (profiles.toml "
+                        f"[<profile>.narrative.collections.{NAME}] holds the two settings)")
     if problems:
         raise OwnCollectionError(problems)
     titles = raw[title].astype("string").fillna("").astype(str) if title else texts.str.slice(0, 80).astype(str)
