@@ -288,3 +288,10 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     paths_ = interim.read("narr_paths")
     assert set(paths_["collection"]) == {"own"} and set(paths_["method"]) == {"maxcap", "random"}
     assert (root / "figures" / "narr_explorer_own.html").exists()
+    # `make site`: the run in a section of its own, with no paper column
+    from judgelab.site.build import build_site
+
+    site = build_site(tmp_path / "root", tmp_path / "site").out
+    assert 'href="own/archive/index.html"' in (site / "index.html").read_text(encoding="utf-8")
+    page = (site / "own" / "archive" / "tables" / "narr_critical_coherence.html").read_text(encoding="utf-8")
+    assert "critical_main_seed" in page and "paper_value" not in page and "paper_source" not in page
