@@ -108,6 +108,18 @@ def test_every_problem_is_listed_at_once_and_too_long_only_when_the_judge_reads_
     assert len(load_folder(d, default_category="canonical").corpus) == 2  # head_tail: no limit
 
 
+def test_make_own_stops_on_a_bad_folder_before_any_notebook(tmp_path, monkeypatch, capsys):
+    from judgelab import own_texts
+
+    d = folder_with(tmp_path, {"a.txt": story(), "b.txt": b"\xff\xfe binary-ish \x00"})
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran = []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda *a, **k: ran.append(a))
+    assert own_texts.main(["stories", str(d)]) == 2
+    assert "b.txt: binary file" in capsys.readouterr().err
+    assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
+
+
 def test_genre_statistics_need_two_categories_with_enough_stories():
     corpus = pd.DataFrame({"category": ["canonical"] * 3 + ["llm"]})
     ok, reason = genre_statistics_decision(corpus, 2)
