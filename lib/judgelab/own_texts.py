@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from judgelab import paths, pipeline, profiles, runrecord
+from judgelab import paths, pipeline, profiles, runrecord, settings_file
 from judgelab.corpus import own_stories
 
 STORY_NOTEBOOKS = ("01", "02", "03", "04", "05")
@@ -36,7 +36,7 @@ def own_root(name: str, base: Path | None = None) -> Path:
 
 
 def _run(numbers, profile: str, params: dict, root: Path) -> None:
-    before = os.environ.get("JUDGELAB_OUTPUT_ROOT")
+    before = settings_file.env("JUDGELAB_OUTPUT_ROOT")
     os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)  # the notebooks' kernels inherit it
     try:
         for number in numbers:
