@@ -120,6 +120,21 @@ def test_make_own_stops_on_a_bad_folder_before_any_notebook(tmp_path, monkeypatc
     assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
 
 
+@pytest.mark.parametrize("categories, runs_06", [(["canonical", "canonical", "llm", "llm"], True),
+                                                 (["canonical", "canonical", "canonical", "llm"], False)])
+def test_make_own_runs_genre_statistics_only_when_two_categories_have_enough(tmp_path, monkeypatch, categories, runs_06):
+    from judgelab import own_texts
+
+    meta = "story_id,category\n" + "".join(f"s{i},{c}\n" for i, c in enumerate(categories))
+    d = folder_with(tmp_path, {f"s{i}.txt": story(seed=i) for i in range(4)}, meta)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran = []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda source, profile, params: ran.append(source.name[:2]))
+    monkeypatch.setattr(own_texts.runrecord, "write", lambda profile: "record")
+    own_texts.run_stories(d, "x", "own")
+    assert ran == ["01", "02", "03", "04", "05"] + (["06"] if runs_06 else [])
+
+
 def test_genre_statistics_need_two_categories_with_enough_stories():
     corpus = pd.DataFrame({"category": ["canonical"] * 3 + ["llm"]})
     ok, reason = genre_statistics_decision(corpus, 2)
