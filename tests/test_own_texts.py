@@ -129,10 +129,21 @@ def test_make_own_runs_genre_statistics_only_when_two_categories_have_enough(tmp
     d = folder_with(tmp_path, {f"s{i}.txt": story(seed=i) for i in range(4)}, meta)
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
     ran = []
-    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda source, profile, params: ran.append(source.name[:2]))
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda source, profile, params: ran.append((source.name[:2], params)))
     monkeypatch.setattr(own_texts.runrecord, "write", lambda profile: "record")
     own_texts.run_stories(d, "x", "own")
-    assert ran == ["01", "02", "03", "04", "05"] + (["06"] if runs_06 else [])
+    assert [n for n, _ in ran] == ["01", "02", "03", "04", "05"] + (["06"] if runs_06 else [])
+    # each notebook gets the parameters it declares: 01 the folder, 02-04 every story's id
+    given = dict(ran)
+    assert given["01"] == {"STORY_FOLDER": str(d.resolve())} and given["05"] == {}
+    assert all(given[n] == {"STORIES": "s0,s1,s2,s3"} for n in ("02", "03", "04"))
+
+
+def test_a_parameter_no_notebook_declares_stops_the_run(tmp_path):
+    from judgelab import own_texts
+
+    with pytest.raises(ValueError, match=r"\['STORY_FOLDR'\] are declared by none of \['01_corpus.py'\]"):
+        own_texts._run(["01"], "own", {"STORY_FOLDR": "x"}, tmp_path)
 
 
 def test_genre_statistics_need_two_categories_with_enough_stories():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -35,15 +36,39 @@ def own_root(name: str, base: Path | None = None) -> Path:
     return (base or paths.output_root()) / "results" / "own" / name
 
 
+PARAMETER_LINE = re.compile(r"^([A-Z][A-Z0-9_]*)\s*=", re.M)
+
+
+def declared_parameters(source: Path) -> set[str]:
+    """The names a notebook's ``parameters`` cell assigns (jupytext percent format)."""
+    text = source.read_text(encoding="utf-8")
+    start = text.find('# %% tags=["parameters"]')
+    if start < 0:
+        return set()
+    end = text.find("# %%", start + 1)
+    return set(PARAMETER_LINE.findall(text[start:end if end > 0 else None]))
+
+
+def _for_each(sources: list[Path], params: dict) -> dict[Path, dict]:
+    """Each notebook gets the parameters it declares; one that none declares is an error (so that a
+    renamed parameter can never let notebook 01 read the papers' corpus into results/own/)."""
+    declared = {src: declared_parameters(src) for src in sources}
+    unused = sorted(set(params) - set().union(*declared.values()))
+    if unused:
+        raise ValueError(f"parameter(s) {unused} are declared by none of {[s.name for s in sources]}")
+    return {src: {k: v for k, v in params.items() if k in names} for src, names in declared.items()}
+
+
 def _run(numbers, profile: str, params: dict, root: Path) -> None:
+    sources = [pipeline.find_notebook(n) for n in numbers]
+    given = _for_each(sources, params)
     before = settings_file.env("JUDGELAB_OUTPUT_ROOT")
     os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)  # the notebooks' kernels inherit it
     try:
-        for number in numbers:
-            source = pipeline.find_notebook(number)
+        for source in sources:
             print(f"[judgelab own] running {source.name} (profile={profile}) -> {root}", flush=True)
             started = time.monotonic()
-            out = pipeline.run_notebook(source, profile, params)
+            out = pipeline.run_notebook(source, profile, given[source])
             took = int(time.monotonic() - started)
             print(f"[judgelab own] wrote {out} in {took // 60} min {took % 60:02d} s", flush=True)
         print(f"[judgelab own] run record {runrecord.write(profile)}", flush=True)
