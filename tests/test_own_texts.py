@@ -139,6 +139,21 @@ def test_make_own_runs_genre_statistics_only_when_two_categories_have_enough(tmp
     assert all(given[n] == {"STORIES": "s0,s1,s2,s3"} for n in ("02", "03", "04"))
 
 
+def test_estimate_runs_notebook_01_only_then_prices_02_04_in_the_own_root(tmp_path, monkeypatch):
+    from judgelab import own_texts
+
+    d = folder_with(tmp_path, {"a.txt": story(), "b.txt": story(seed=1)})
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran, priced = [], []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda source, profile, params: ran.append(source.name[:2]))
+    monkeypatch.setattr(own_texts.runrecord, "write", lambda profile: "record")
+    monkeypatch.setattr(own_texts.subprocess, "run", lambda cmd, check, env: priced.append((cmd, env["JUDGELAB_OUTPUT_ROOT"])))
+    root = own_texts.run_stories(d, "mine", "own", estimate=True)
+    assert ran == ["01"]
+    assert priced == [([own_texts.sys.executable, "-m", "judgelab.estimate", "--profile", "own", "--notebooks", "02,03,04"],
+                       str(root))]
+
+
 def test_a_parameter_no_notebook_declares_stops_the_run(tmp_path):
     from judgelab import own_texts
 

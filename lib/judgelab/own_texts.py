@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from judgelab.corpus import own_stories
 
 STORY_NOTEBOOKS = ("01", "02", "03", "04", "05")
 GENRE_NOTEBOOK = "06"
+JUDGE_NOTEBOOKS = ("02", "03", "04")
 COLLECTION_NOTEBOOKS = ("07", "08", "09")
 DEFAULT_PROFILE = "own"
 
@@ -80,9 +82,11 @@ def _run(numbers, profile: str, params: dict, root: Path) -> None:
 
 
 def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PROFILE,
-                numbers=STORY_NOTEBOOKS, extra: dict | None = None) -> Path:
+                numbers=STORY_NOTEBOOKS, extra: dict | None = None, estimate: bool = False) -> Path:
     """Check ``folder`` (raises ``OwnTextError`` before any notebook), then run its notebooks
-    (``extra``: more notebook parameters, as ``make nb-NN ARGS="-p NAME VALUE"`` gives them)."""
+    (``extra``: more notebook parameters, as ``make nb-NN ARGS="-p NAME VALUE"`` gives them).
+    ``estimate``: run notebook 01 only and price 02-04 with ``make estimate``'s code (offline: the
+    calls, tokens, USD and wall time of the configured judge), into ``results/estimate/``."""
     folder = Path(folder).resolve()
     own = own_stories.open_folder(folder, profile)
     root = own_root(name or folder.name)
@@ -92,6 +96,11 @@ def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PRO
         numbers.append(GENRE_NOTEBOOK)
     print(f"[judgelab own] {len(own.corpus)} stories from {folder}; {len(own.skipped)} file(s) skipped "
           f"(listed in sage_own_skipped.csv); {own.genre_decision['reason'].iloc[0]}", flush=True)
+    if estimate:  # notebook 01 (no judge), then the judge notebooks priced offline, nothing called
+        _run(["01"], profile, {"STORY_FOLDER": str(folder)}, root)
+        priced = [sys.executable, "-m", "judgelab.estimate", "--profile", profile, "--notebooks", ",".join(JUDGE_NOTEBOOKS)]
+        subprocess.run(priced, check=True, env={**os.environ, "JUDGELAB_OUTPUT_ROOT": str(root)})
+        return root
     _run(numbers, profile, {"STORY_FOLDER": str(folder), "STORIES": ",".join(own.corpus["story_id"]),
                             **(extra or {})}, root)
     return root
@@ -124,11 +133,12 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--name", default=None, help="results/own/<name>/ (default: the folder's or file's name)")
         p.add_argument("--profile", default=DEFAULT_PROFILE, choices=profiles.PROFILES)
         p.add_argument("--notebooks", default=None, help="a subset, e.g. '01 02'")
+    s.add_argument("--estimate", action="store_true", help="notebook 01, then 02-04 priced offline (no call)")
     args = parser.parse_args(argv)
     try:
         if args.cmd == "stories":
             nbs = args.notebooks.split() if args.notebooks else STORY_NOTEBOOKS
-            root = run_stories(args.folder, args.name, args.profile, nbs)
+            root = run_stories(args.folder, args.name, args.profile, nbs, estimate=args.estimate)
         else:
             nbs = args.notebooks.split() if args.notebooks else COLLECTION_NOTEBOOKS
             root = run_collection(args.file, args.name, text=args.text, date=args.date, title=args.title,
