@@ -26,30 +26,43 @@
 # below, not dropped.
 
 # %% tags=["parameters"]
+# STORY_FOLDER: a folder of your own stories (.txt/.md, optional stories.csv; `make own STORIES=...`,
+# docs/own_texts.md); None = the papers' corpus from the manifest
 PROFILE = "demo"
+STORY_FOLDER = None
 
 # %%
 from IPython.display import Markdown, display
 
 from judgelab import interim, paths, profiles
-from judgelab.corpus import figures, manifest, surface_cues
+from judgelab.corpus import figures, manifest, own_stories, surface_cues
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
 from judgelab.run import Run
 
 run = Run.open("01", profile=PROFILE)
-corpus = manifest.load_corpus()
-print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")
+if STORY_FOLDER is None:
+    corpus = manifest.load_corpus()
+    print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")
+else:  # your own stories: every problem is named here, before any judge is called
+    own = own_stories.open_folder(STORY_FOLDER, PROFILE)
+    corpus = own.corpus
+    run.table(own.files, "sage_own_stories")
+    run.table(own.skipped, "sage_own_skipped")
+    run.table(own.genre_decision, "sage_own_genre_decision")
+    display(own.files, own.skipped)
+    print(own.genre_decision["reason"].iloc[0])
 
 # %% [markdown]
 # ## Counts against the study design
 
 # %%
-design = manifest.shortfall(corpus)
-run.table(design, "sage_corpus_design")
-display(design)
-display(Markdown(figures.shortfall_note(design)))
-display(figures.llm_stories_by_tier(corpus))
+if STORY_FOLDER is None:  # the paper's design (your own stories have none)
+    design = manifest.shortfall(corpus)
+    run.table(design, "sage_corpus_design")
+    display(design)
+    display(Markdown(figures.shortfall_note(design)))
+    display(figures.llm_stories_by_tier(corpus))
 
 # %% [markdown]
 # ## Length: the 2,000–8,000-word range and its exceptions
@@ -164,19 +177,23 @@ display(prep_report.most_removed(preparation, n=10))
 # difference by category can be a judgement of it.
 
 # %%
-cue_knobs = run.knobs(profiles.knobs("surface_cues", PROFILE))
-cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
-cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
-run.table(cue_audit, "sage_surface_cue_audit")
-display(cue_audit.round(3))
-n_perm, n_rows = cue_knobs["n_permutations"], len(cue_audit)
-print(f"With {n_perm} permutations the smallest p is {1 / (n_perm + 1):.3f}, and {min(1.0, n_rows / (n_perm + 1)):.2f} "
-      f"after Holm over the {n_rows} rows: a p at that floor means no permutation did as well as the labels.")
-cue_means = surface_cues.feature_means(cue_versions)
-run.table(cue_means, "sage_surface_cue_features_by_category")
-print("The authors' style (kept, not normalised): words per paragraph and per sentence, semicolons and "
-      "contractions per 1,000 words, mean per category:")
-display(cue_means[["text", "category", *surface_cues.STYLE_FEATURES]].round(2))
+audit_ok, audit_reason = own_stories.surface_audit_decision(corpus) if STORY_FOLDER else (True, "")
+if audit_ok:
+    cue_knobs = run.knobs(profiles.knobs("surface_cues", PROFILE))
+    cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
+    cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
+    run.table(cue_audit, "sage_surface_cue_audit")
+    display(cue_audit.round(3))
+    n_perm, n_rows = cue_knobs["n_permutations"], len(cue_audit)
+    print(f"With {n_perm} permutations the smallest p is {1 / (n_perm + 1):.3f}, and {min(1.0, n_rows / (n_perm + 1)):.2f} "
+          f"after Holm over the {n_rows} rows: a p at that floor means no permutation did as well as the labels.")
+    cue_means = surface_cues.feature_means(cue_versions)
+    run.table(cue_means, "sage_surface_cue_features_by_category")
+    print("The authors' style (kept, not normalised): words per paragraph and per sentence, semicolons and "
+          "contractions per 1,000 words, mean per category:")
+    display(cue_means[["text", "category", *surface_cues.STYLE_FEATURES]].round(2))
+else:
+    print(audit_reason)
 
 # %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features

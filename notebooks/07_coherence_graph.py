@@ -48,19 +48,30 @@
 # COLLECTIONS: comma-separated subset of the profile's collections (None = all);
 # JSD_BASE: None = the profile's ("e"), or 2; SEED: None = the profile's main seed (42);
 # SENSITIVITY_SEEDS: None = the profile's number of UMAP seeds for the sensitivity study
+# COLLECTION_FILE: your own dated collection (CSV/JSONL/Parquet; `make own COLLECTION=...`,
+# docs/own_texts.md) with its TEXT_COLUMN, DATE_COLUMN, TITLE_COLUMN (None: the text's start) and
+# EMBEDDINGS (a column of vectors or a .npy file; None: the profile's embedding); None = the profile's
 PROFILE = "demo"
 COLLECTIONS = None
 JSD_BASE = None
 SEED = None
 SENSITIVITY_SEEDS = None
+COLLECTION_FILE = None
+TEXT_COLUMN = "text"
+DATE_COLUMN = "date"
+TITLE_COLUMN = None
+EMBEDDINGS = None
 
 # %%
-from judgelab.narrative.landscape import build, comparison, figures, store, summaries
+from judgelab.narrative.landscape import build, comparison, figures, own_collection, store, summaries
 from judgelab.narrative.settings import landscape_settings
 from judgelab.run import Run
 
-settings = landscape_settings(PROFILE, collections=COLLECTIONS, jsd_base=JSD_BASE, seed=SEED,
-                              sensitivity_seeds=SENSITIVITY_SEEDS)
+settings = landscape_settings(PROFILE, collections=COLLECTIONS if COLLECTION_FILE is None else own_collection.NAME,
+                              jsd_base=JSD_BASE, seed=SEED, sensitivity_seeds=SENSITIVITY_SEEDS)
+if COLLECTION_FILE is not None:  # your own collection, checked row by row before any embedding
+    settings = own_collection.with_collection(settings, COLLECTION_FILE, text=TEXT_COLUMN, date=DATE_COLUMN,
+                                              title=TITLE_COLUMN, embeddings=EMBEDDINGS)
 run = Run.open("07", profile=PROFILE, knobs=settings.knobs)
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]

@@ -13,7 +13,7 @@ matches: the authors' stored paths behind Tables 1 and 4 come from their path-co
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judgelab import profiles
 from judgelab.narrative.judges.prompts import check_mode
@@ -74,6 +74,8 @@ class LandscapeSettings:
     seeds: list[int]            # seed, seed + 1, ... (the sensitivity study)
     jsd_base: str | float       # the main base (first of ``bases``)
     bases: list                 # the main base, then the other of ("e", 2)
+    # collections read from a user's file (own_collection.load), by name; the others by load_collection
+    sources: dict = field(default_factory=dict)
 
     def collection_knobs(self, name: str) -> dict:
         return self.knobs["collections"][name]

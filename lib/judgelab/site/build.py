@@ -208,17 +208,21 @@ def _as_notebook(src: Path):
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src.read_text(encoding="utf-8"))])
 
 
-def build_site(root: Path | None = None, out: Path | None = None, project: Path | None = None) -> SiteReport:
+def build_site(root: Path | None = None, out: Path | None = None, project: Path | None = None,
+               own_name: str | None = None) -> SiteReport:
     """Build the site from the outputs under ``root`` (default: the output root) into ``out``
     (default ``<root>/site``); return what was written. Raises :class:`SiteInputMissing` when no
-    notebook has been run there."""
+    notebook has been run there. Runs on your own texts (``results/own/<name>/``, ``make own``)
+    get a section of their own, ``own/<name>/``, built with ``own_name``: no paper, so no paper
+    column, no paper-table catalogue and no claims scorecard."""
     start = time.perf_counter()
     root = Path(root or paths.output_root())
     project = Path(project or paths.project_root())
     out = Path(out or root / "site")
     executed, tables_dir, figures_dir = root / "results" / "executed", root / "results" / "tables", root / "figures"
     nbs = notebooks.load(executed) if executed.is_dir() else []
-    if not nbs:
+    own_runs = own_sites(root) if own_name is None else []
+    if not nbs and not own_runs:
         raise SiteInputMissing(f"no executed notebooks in {executed}: run `make all` (or the notebooks you "
                                "want on the site, e.g. `make nb-08`) first; `make site` never runs an analysis")
     if out.exists():
@@ -226,13 +230,13 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
     (out / "figures").mkdir(parents=True)
     shutil.copy(HERE / "site.css", out / "site.css")
     env, report = _env(), SiteReport(out)
-    by_csv = catalog.by_csv()
+    by_csv = catalog.by_csv() if own_name is None else {}
 
     tables = []
     for csv in sorted(tables_dir.glob("*.csv")) if tables_dir.is_dir() else []:
-        tables.append(_table_page(env, out, project, csv, by_csv.get(csv.stem), nbs))
+        tables.append(_table_page(env, out, project, csv, by_csv.get(csv.stem), nbs, papers=own_name is None))
     present, absent = {t["name"] for t in tables}, {}
-    for entry in catalog.PAPER_TABLES:
+    for entry in catalog.PAPER_TABLES if own_name is None else ():
         if entry.csv not in present:
             absent.setdefault(writer_in_sources(project, entry.csv) or "NN", []).append(entry.csv)
     report.missing = [f"make nb-{nb} ({', '.join(names)})" for nb, names in sorted(absent.items())]
@@ -256,15 +260,25 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
     _write(env, out, "figures.html", "figures.html.j2", figures=figures, up="")
     teaching = _teaching_page(env, out, project)
     judges = _judges(tables, figures, nb_pages, project)
-    claims = scorecard.rows(tables_dir, nbs, {t["name"] for t in tables}, lambda f: _source_href(project, out, f))
+    claims = (scorecard.rows(tables_dir, nbs, {t["name"] for t in tables}, lambda f: _source_href(project, out, f))
+              if own_name is None else None)
     _write(env, out, "index.html", "index.html.j2", up="", judges=judges, studies=_toc(tables, figures),
            explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
            claims=claims, claim_counts=scorecard.counts(claims or []), claim_chance=scorecard.chance(claims or []),
            scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None),
-           teaching=teaching)
+           teaching=teaching, own_name=own_name, own_runs=own_runs)
+    for run in own_runs:
+        build_site(run["root"], out / run["href"].removesuffix("/index.html"), project, own_name=run["name"])
     report.pages = sorted(str(p.relative_to(out)) for p in out.rglob("*.html"))
     report.seconds = time.perf_counter() - start
     return report
+
+
+def own_sites(root: Path) -> list[dict]:
+    """The runs on your own texts under ``root`` (``results/own/<name>/`` with executed notebooks)."""
+    base = root / "results" / "own"
+    found = sorted(d for d in base.iterdir() if (d / "results" / "executed").is_dir()) if base.is_dir() else []
+    return [{"name": d.name, "root": d, "href": f"own/{d.name}/index.html"} for d in found]
 
 
 def _source_href(project: Path, out: Path, function: str) -> str | None:
@@ -302,11 +316,13 @@ def _nb_judge(nb: notebooks.Notebook) -> dict:
             "embedded": embedded, "executed_at": nb.executed_at, "line": line}
 
 
-def _table_page(env, out: Path, project: Path, csv: Path, entry, nbs) -> dict:
+def _table_page(env, out: Path, project: Path, csv: Path, entry, nbs, papers: bool = True) -> dict:
     try:
         df = pd.read_csv(csv)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{csv}: cannot be read as CSV ({exc}); re-run the notebook that wrote it") from None
+    if not papers:  # your own texts: the papers reported nothing about them
+        df = df.drop(columns=[c for c in df.columns if str(c).startswith("paper_")])
     prov = read_provenance(csv)
     nb = notebooks.find_writer(nbs, csv.stem, (prov or {}).get("notebook"))
     anchor = notebooks.section_anchor(nb, csv.stem) if nb else None

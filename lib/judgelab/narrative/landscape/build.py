@@ -20,11 +20,13 @@ from judgelab.narrative.landscape.projection import Landscape, fit_landscape, pr
 from judgelab.narrative.settings import LandscapeSettings, log_base
 
 
-def prepare_collection(name: str, knobs: dict) -> DocumentCollection:
-    """Load a collection, embed it with the configured backend, keep the profile's subset."""
-    col = load_collection(name, knobs.get("year_range"))
+def prepare_collection(name: str, knobs: dict, source: DocumentCollection | None = None) -> DocumentCollection:
+    """Load a collection (or take ``source``, a user's collection already loaded), keep the
+    profile's subset, embed it with the configured backend unless it brings its own vectors."""
+    col = source if source is not None else load_collection(name, knobs.get("year_range"))
     col = col.every_kth(knobs.get("subset"))
-    return embed_collection(col, knobs["embedding"])
+    return embed_collection(col, "precomputed" if source is not None and col.embeddings is not None
+                            else knobs["embedding"])
 
 
 @dataclass
@@ -151,7 +153,7 @@ def build_landscapes(settings: LandscapeSettings) -> LandscapeStudy:
     out = {}
     for name in settings.collections:
         knobs = settings.collection_knobs(name)
-        col = prepare_collection(name, knobs)
+        col = prepare_collection(name, knobs, settings.sources.get(name))
         built = build_collection_landscapes(col, knobs, settings.seeds, settings.bases,
                                             keep=settings.path_seeds(name))
         built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed)

@@ -1,0 +1,350 @@
+"""Your own texts (``make own``): a folder of stories and a dated collection, built here.
+
+The loaders' every bad input gives its named error (file, line or row, field) before anything is
+run; the end-to-end tests run the same numbered notebooks on a story folder (01, then 02 on a fake
+OpenAI-compatible judge: no model, no network beyond 127.0.0.1) and on a collection (07, 08).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgelab import contracts
+from judgelab.corpus import own_stories
+from judgelab.corpus.own_stories import OwnTextError, genre_statistics_decision, load_folder
+from judgelab.narrative.landscape import own_collection
+from judgelab.narrative.landscape.collections import days_since_epoch
+from judgelab.narrative.landscape.own_collection import OwnCollectionError
+
+PROSE = ("The lamp burned low while the river kept its own counsel below the mill. "
+         "She counted the boats, and none of them came home before the frost. ")
+
+
+def story(words: int = 120, seed: int = 0) -> str:
+    rng = np.random.default_rng(seed)
+    vocab = PROSE.split()
+    body = " ".join(rng.choice(vocab, size=words))
+    return f"{body}.\n\nThen the morning came, and with it a letter.\n"
+
+
+def folder_with(tmp_path: Path, files: dict[str, bytes | str], meta: str | None = None) -> Path:
+    d = tmp_path / "stories"
+    d.mkdir(exist_ok=True)
+    for name, content in files.items():
+        (d / name).write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    if meta is not None:
+        (d / "stories.csv").write_text(meta, encoding="utf-8")
+    return d
+
+
+# ---------------------------------------------------------------- a folder of stories
+
+def test_folder_becomes_the_corpus_table_with_metadata_and_skipped_files(tmp_path):
+    d = folder_with(tmp_path, {"harbour.txt": story(seed=1), "frost.md": story(seed=2), "moth.txt": story(seed=3),
+                               "cover.pdf": b"%PDF-1.4 ...", ".DS_Store": b"\x00\x01"},
+                    meta="story_id,title,author,year,category\n"
+                         "harbour,The Harbour,A. Writer,1923,canonical\nmoth,,,,llm\n")
+    own = load_folder(d, default_category="pulp")
+    corpus = own.corpus.set_index("story_id")
+    contracts.check(own.corpus, "corpus", d, when="write")  # the schema notebooks 02-06 read
+    assert sorted(corpus.index) == ["frost", "harbour", "moth"]
+    assert corpus.loc["harbour", ["title", "author", "year", "category"]].tolist() == ["The Harbour", "A. Writer", 1923, "canonical"]
+    # no category given: the profile's default, and the files table says where each came from
+    assert corpus.loc["frost", "category"] == "pulp" and corpus.loc["moth", "category"] == "llm"
+    files = own.files.set_index("story_id")
+    assert files.loc["frost", "category_from"].startswith("default_category")
+    assert files.loc["moth", "category_from"] == "stories.csv"
+    assert corpus.loc["frost", "title"] == "frost" and pd.isna(corpus.loc["frost", "year"])
+    assert corpus.loc["harbour", "words"] == len(corpus.loc["harbour", "text"].split())
+    # nothing dropped silently: the two files that are not stories are listed with the reason
+    assert sorted(own.skipped["file"]) == [".DS_Store", "cover.pdf"]
+    assert own.skipped.set_index("file").loc["cover.pdf", "reason"].startswith("not a story: suffix .pdf")
+
+
+BAD_INPUTS = {
+    # name: (files, stories.csv, what the message must say)
+    "empty file": ({"a.txt": story(), "b.txt": "  \n\n"}, None, r"b\.txt: empty file"),
+    "binary file": ({"a.txt": story(), "b.txt": b"PK\x03\x04\x00\x00word document"}, None,
+                    r"b\.txt: binary file \(a NUL byte at offset 4\)"),
+    "non-UTF-8": ({"a.txt": story(), "b.txt": "Caf\u00e9 au lait\nline two".encode("latin-1")}, None,
+                  r"b\.txt: line 1, byte offset 3: not UTF-8"),
+    "duplicate file id": ({"a.txt": story(), "a.md": story(seed=5)}, None, r"a\.txt: duplicate story id 'a' \(also a\.md\)"),
+    "duplicate csv id": ({"a.txt": story()}, "story_id,title\na,One\na,Two\n",
+                         r"stories\.csv, line 3, field story_id: duplicate id 'a' \(first on line 2\)"),
+    "unknown category": ({"a.txt": story()}, "story_id,category\na,mystery\n",
+                         r"stories\.csv, line 2 \(story_id=a\), field category: unknown category 'mystery'"),
+    "unparseable year": ({"a.txt": story()}, "story_id,year\na,c. 1900\n",
+                         r"stories\.csv, line 2 \(story_id=a\), field year: 'c\. 1900' is not a year"),
+    "row without a file": ({"a.txt": story()}, "story_id,title\na,One\nb,Two\n", r"story_id 'b' has no file b\.txt or b\.md"),
+    "unknown column": ({"a.txt": story()}, "story_id,genre\na,x\n", r"unknown column\(s\) \['genre'\]"),
+    "no stories": ({"notes.docx": b"x"}, None, r"no \.txt or \.md files"),
+    "comma in an id": ({"a,b.txt": story()}, None, r"a,b\.txt: the story id 'a,b' holds a comma"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_every_bad_story_input_is_named_before_anything_runs(tmp_path, case):
+    files, meta, message = BAD_INPUTS[case]
+    d = folder_with(tmp_path, files, meta)
+    with pytest.raises(OwnTextError, match=message) as err:
+        load_folder(d, default_category="canonical")
+    assert "nothing was sent to a judge" in str(err.value)
+
+
+def test_every_problem_is_listed_at_once_and_too_long_only_when_the_judge_reads_whole(tmp_path):
+    d = folder_with(tmp_path, {"long.txt": story(words=300), "short.txt": story(words=20), "e.txt": ""})
+    count = lambda text: len(text.split())  # a stand-in tokenizer: the rule, not tiktoken, is tested
+    with pytest.raises(OwnTextError) as err:
+        load_folder(d, default_category="canonical", max_tokens=100, count_tokens=count)
+    assert len(err.value.problems) == 2
+    assert any("long.txt: 309 tokens, more than the judge reads whole (100" in p for p in err.value.problems)
+    assert any("e.txt: empty file" in p for p in err.value.problems)
+    (d / "e.txt").unlink()
+    assert len(load_folder(d, default_category="canonical").corpus) == 2  # head_tail: no limit
+
+
+def test_make_own_stops_on_a_bad_folder_before_any_notebook(tmp_path, monkeypatch, capsys):
+    from judgelab import own_texts
+
+    d = folder_with(tmp_path, {"a.txt": story(), "b.txt": b"\xff\xfe binary-ish \x00"})
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran = []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda *a, **k: ran.append(a))
+    assert own_texts.main(["stories", str(d)]) == 2
+    assert "b.txt: binary file" in capsys.readouterr().err
+    assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
+
+
+@pytest.mark.parametrize("categories, runs_06", [(["canonical", "canonical", "llm", "llm"], True),
+                                                 (["canonical", "canonical", "canonical", "llm"], False)])
+def test_make_own_runs_genre_statistics_only_when_two_categories_have_enough(tmp_path, monkeypatch, categories, runs_06):
+    from judgelab import own_texts
+
+    meta = "story_id,category\n" + "".join(f"s{i},{c}\n" for i, c in enumerate(categories))
+    d = folder_with(tmp_path, {f"s{i}.txt": story(seed=i) for i in range(4)}, meta)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran = []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda source, profile, params: ran.append((source.name[:2], params)))
+    monkeypatch.setattr(own_texts.runrecord, "write", lambda profile: "record")
+    own_texts.run_stories(d, "x", "own")
+    assert [n for n, _ in ran] == ["01", "02", "03", "04", "05"] + (["06"] if runs_06 else [])
+    # each notebook gets the parameters it declares: 01 the folder, 02-04 every story's id
+    given = dict(ran)
+    assert given["01"] == {"STORY_FOLDER": str(d.resolve())} and given["05"] == {}
+    assert all(given[n] == {"STORIES": "s0,s1,s2,s3"} for n in ("02", "03", "04"))
+
+
+def test_estimate_runs_notebook_01_only_then_prices_02_04_in_the_own_root(tmp_path, monkeypatch):
+    from judgelab import own_texts
+
+    d = folder_with(tmp_path, {"a.txt": story(), "b.txt": story(seed=1)})
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran, priced = [], []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda source, profile, params: ran.append(source.name[:2]))
+    monkeypatch.setattr(own_texts.runrecord, "write", lambda profile: "record")
+    monkeypatch.setattr(own_texts.subprocess, "run", lambda cmd, check, env: priced.append((cmd, env["JUDGELAB_OUTPUT_ROOT"])))
+    root = own_texts.run_stories(d, "mine", "own", estimate=True)
+    assert ran == ["01"]
+    assert priced == [([own_texts.sys.executable, "-m", "judgelab.estimate", "--profile", "own", "--notebooks", "02,03,04"],
+                       str(root))]
+
+
+def test_a_parameter_no_notebook_declares_stops_the_run(tmp_path):
+    from judgelab import own_texts
+
+    with pytest.raises(ValueError, match=r"\['STORY_FOLDR'\] are declared by none of \['01_corpus.py'\]"):
+        own_texts._run(["01"], "own", {"STORY_FOLDR": "x"}, tmp_path)
+
+
+def test_genre_statistics_need_two_categories_with_enough_stories():
+    corpus = pd.DataFrame({"category": ["canonical"] * 3 + ["llm"]})
+    ok, reason = genre_statistics_decision(corpus, 2)
+    assert not ok and "only 1 category has at least 2 stories (canonical: 3, llm: 1)" in reason
+    ok, reason = genre_statistics_decision(pd.DataFrame({"category": ["canonical"] * 2 + ["llm"] * 2}), 2)
+    assert ok and "canonical, llm" in reason
+    assert not genre_statistics_decision(pd.DataFrame({"category": ["canonical"] * 5}), 2)[0]
+
+
+# ---------------------------------------------------------------- a dated collection
+
+def collection_frame(n: int = 12) -> pd.DataFrame:
+    dates = pd.date_range("2020-01-01", periods=n, freq="7D")
+    return pd.DataFrame({"body": [f"Report {i}: {story(words=30, seed=i)}" for i in range(n)],
+                         "when": dates.strftime("%Y-%m-%d"), "headline": [f"Story {i}" for i in range(n)]})
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_collection_reads_csv_jsonl_parquet_alike(tmp_path, fmt):
+    frame = collection_frame()
+    path = tmp_path / f"docs.{fmt}"
+    {"csv": lambda: frame.to_csv(path, index=False),
+     "jsonl": lambda: frame.to_json(path, orient="records", lines=True),
+     "parquet": lambda: frame.to_parquet(path)}[fmt]()
+    col = own_collection.load(path, text="body", date="when", title="headline")
+    assert col.name == "own" and list(col.docs.columns) == ["doc", "title", "date", "text"]
+    assert col.docs["title"].tolist() == frame["headline"].tolist()
+    first = (pd.Timestamp("2020-01-01") - pd.Timestamp("1970-01-01")).days
+    assert list(col.dates) == [first + 7 * i for i in range(len(frame))]
+    assert col.embeddings is None  # the profile's backend embeds it in notebook 07
+
+
+def test_dates_in_mixed_formats_are_parsed_row_by_row(tmp_path):
+    frame = collection_frame(4)
+    frame["when"] = ["2021-03-14", "14 March 2021", "03/15/2021", "2021-03-16T10:00:00+02:00"]
+    path = tmp_path / "mixed.csv"
+    frame.to_csv(path, index=False)
+    col = own_collection.load(path, text="body", date="when")
+    expected = [pd.Timestamp(s) for s in ("2021-03-14", "2021-03-14", "2021-03-15", "2021-03-16 08:00")]
+    assert list(col.docs["date"]) == expected
+    assert list(days_since_epoch(col.docs["date"])) == [18700, 18700, 18701, 18702]
+
+
+def test_own_vectors_from_a_column_or_a_npy_file(tmp_path):
+    frame = collection_frame(5)
+    vectors = np.arange(15, dtype=np.float32).reshape(5, 3)
+    frame["vec"] = [json.dumps(v.tolist()) for v in vectors]
+    path = tmp_path / "docs.csv"
+    frame.to_csv(path, index=False)
+    np.save(tmp_path / "docs.npy", vectors[::-1])
+    assert np.array_equal(own_collection.load(path, text="body", date="when", embeddings="vec").embeddings, vectors)
+    col = own_collection.load(path, text="body", date="when", embeddings="docs.npy")
+    assert np.array_equal(col.embeddings, vectors[::-1]) and col.embedding_source.startswith("precomputed")
+
+
+def _write(tmp_path, frame, name="docs.csv") -> Path:
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_every_bad_collection_input_is_named(tmp_path):
+    knobs = {"n_neighbors": 15, "min_cluster_size": 5}
+    frame = collection_frame()
+    frame.loc[3, "when"] = ""
+    frame.loc[5, "when"] = "the day after"
+    frame.loc[7, "body"] = "   "
+    with pytest.raises(OwnCollectionError) as err:
+        own_collection.load(_write(tmp_path, frame), text="body", date="when", knobs=knobs)
+    text = str(err.value)
+    assert "field 'when': missing date at line 5;" in text
+    assert "field 'when': unparseable date at line 7 ('the day after')" in text
+    assert "field 'body': empty text at line 9;" in text
+    assert "12 documents, too few for the landscape" in text and "need at least 50" in text
+    assert "nothing was embedded or judged" in text
+    with pytest.raises(OwnCollectionError, match=r"no column\(s\) \['content'\]; it has \['body', 'when', 'headline'\]"):
+        own_collection.load(_write(tmp_path, collection_frame()), text="content", date="when")
+    frame = collection_frame(3)
+    frame["vec"] = ["[1, 2]", "[3, 4]", "[5]"]
+    with pytest.raises(OwnCollectionError, match=r"field 'vec': 1 row\(s\) without a 2-number vector: line 4"):
+        own_collection.load(_write(tmp_path, frame), text="body", date="when", embeddings="vec")
+    bad = tmp_path / "latin.csv"
+    bad.write_bytes("body,when\nCaf\u00e9,2020-01-01\n".encode("latin-1"))
+    with pytest.raises(OwnCollectionError, match=r"latin\.csv: line 2, byte offset 13: not UTF-8"):
+        own_collection.load(bad, text="body", date="when")
+    binary = tmp_path / "x.csv"
+    binary.write_bytes(b"body,when\n\x00\x01,2020\n")
+    with pytest.raises(OwnCollectionError, match=r"x\.csv: binary data \(a NUL byte at offset 10\)"):
+        own_collection.load(binary, text="body", date="when")
+    with pytest.raises(OwnCollectionError, match=r"unknown format '\.xlsx'"):
+        (tmp_path / "a.xlsx").write_bytes(b"x")
+        own_collection.load(tmp_path / "a.xlsx", text="body", date="when")
+
+
+def test_smallest_collection_follows_umap_and_hdbscan_settings():
+    # UMAP needs n > 48 components + 1 and n > n_neighbors + 1; HDBSCAN two clusters of min_cluster_size
+    assert own_collection.min_documents({"n_neighbors": 15, "min_cluster_size": 5}) == 50
+    assert own_collection.min_documents({"n_neighbors": 60, "min_cluster_size": 8}) == 62
+    assert own_collection.min_documents({"n_neighbors": 4, "min_cluster_size": 30}) == 60
+
+
+
+# ---------------------------------------------------------------- end to end, through the notebooks
+
+@pytest.mark.notebooks
+@pytest.mark.timeout(900)
+def test_story_folder_runs_through_notebooks_01_02_on_every_story(tmp_path, monkeypatch):
+    """`make own STORIES=`: notebook 01 reads the folder, 02 judges every story (on the local fake
+    OpenAI-compatible server: schema-valid replies, no model), all under results/own/<name>/."""
+    from fake_openai_server import FakeChatServer
+    from judgelab import interim, own_texts, provenance
+
+    # three canonical stories and one LLM story: the profile's draw (two per category) would miss one
+    d = folder_with(tmp_path, {f"s{i}.txt": story(words=90, seed=i) for i in range(4)} | {"cover.pdf": b"%PDF"},
+                    meta="story_id,title,author,category\ns0,First,A. Author,canonical\ns3,Fourth,,llm\n")
+    base = tmp_path / "root"
+    for var, value in {"JUDGELAB_OUTPUT_ROOT": str(base), "JUDGELAB_BACKEND": "openai-compatible",
+                       "JUDGELAB_MODEL": "fake-model", "JUDGELAB_PROGRESS": "0", "JUDGELAB_API_KEY": "sk-test-own"}.items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.delenv("JUDGELAB_CACHE_PATH", raising=False)
+    with FakeChatServer() as srv:
+        monkeypatch.setenv("JUDGELAB_BASE_URL", srv.base_url)
+        root = own_texts.run_stories(d, "mine", "own", numbers=("01", "02"))
+        assert srv.n_calls > 0
+    assert root == base / "results" / "own" / "mine"
+    tables = root / "results" / "tables"
+    assert pd.read_csv(tables / "sage_own_stories.csv")["story_id"].tolist() == ["s0", "s1", "s2", "s3"]
+    assert pd.read_csv(tables / "sage_own_skipped.csv")["file"].tolist() == ["cover.pdf"]
+    decision = pd.read_csv(tables / "sage_own_genre_decision.csv").iloc[0]
+    assert not decision["genre_statistics"] and "only 1 category has at least 2 stories" in decision["reason"]
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
+    assert interim.read("corpus")["story_id"].tolist() == ["s0", "s1", "s2", "s3"]
+    judged = interim.read("sage_summary_L4")
+    assert sorted(set(zip(judged["story_id"], judged["mode"]))) == [(f"s{i}", m) for i in range(4) for m in ("content", "title")]
+    assert (judged["status"] == "ok").all() and set(judged["model"]) == {"fake-model"}
+    side = provenance.read_sidecar(tables / "sage_own_stories.csv")
+    assert side["profile"] == "own" and side["notebook"] == "01_corpus"
+    assert (root / "results" / "runs" / "latest.json").exists()
+    assert not (base / "results" / "tables").exists()  # the papers' outputs are never touched
+
+
+def clustered_collection(tmp_path: Path, n: int = 60) -> Path:
+    """``n`` dated documents in three topics: texts, dates and (own) vectors in a CSV + .npy."""
+    rng = np.random.default_rng(7)
+    topic = np.arange(n) % 3
+    centres = rng.normal(size=(3, 24)) * 4
+    vectors = (centres[topic] + rng.normal(size=(n, 24))).astype(np.float32)
+    frame = pd.DataFrame({"body": [f"Topic {t} report {i}. {story(words=25, seed=i)}" for i, t in enumerate(topic)],
+                          "published": pd.date_range("2019-01-01", periods=n, freq="5D").strftime("%d %B %Y"),
+                          "headline": [f"Report {i}" for i in range(n)]})
+    path = tmp_path / "archive.csv"
+    frame.to_csv(path, index=False)
+    np.save(tmp_path / "archive.npy", vectors)
+    return path
+
+
+@pytest.mark.notebooks
+@pytest.mark.timeout(900)
+def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
+    """`make own COLLECTION=`: notebook 07 builds the landscape of the user's file with the user's
+    vectors, 08 extracts max-capacity and random paths and writes the explorer."""
+    from judgelab import interim, own_texts
+
+    path = clustered_collection(tmp_path)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    root = own_texts.run_collection(path, None, text="body", date="published", title="headline",
+                                    embeddings="archive.npy", profile="own", numbers=("07", "08"),
+                                    extra={"SENSITIVITY_SEEDS": 1, "N_PAIRS": 4})
+    assert root == tmp_path / "root" / "results" / "own" / "archive"
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
+    docs = interim.read("narr_documents_own")
+    source = pd.read_csv(path)
+    assert docs["title"].tolist() == source["headline"].tolist()
+    assert list(docs["date"]) == list(pd.to_datetime(source["published"], format="%d %B %Y"))
+    critical = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence.csv")
+    assert set(critical["collection"]) == {"own"} and critical["embedding"].str.contains("archive.npy").all()
+    assert critical["paper_value"].isna().all()
+    paths_ = interim.read("narr_paths")
+    assert set(paths_["collection"]) == {"own"} and set(paths_["method"]) == {"maxcap", "random"}
+    assert (root / "figures" / "narr_explorer_own.html").exists()
+    # `make site`: the run in a section of its own, with no paper column
+    from judgelab.site.build import build_site
+
+    site = build_site(tmp_path / "root", tmp_path / "site").out
+    assert 'href="own/archive/index.html"' in (site / "index.html").read_text(encoding="utf-8")
+    page = (site / "own" / "archive" / "tables" / "narr_critical_coherence.html").read_text(encoding="utf-8")
+    assert "critical_main_seed" in page and "paper_value" not in page and "paper_source" not in page
