@@ -378,6 +378,10 @@ def effects(results: pd.DataFrame) -> pd.DataFrame:
     if "seed_index" not in ok:
         raise ValueError("planted results: no seed_index column (made before every arm ran at R seeds)")
     rows = []
+    # the arm named by its direction, disguise and position (the perturbation id of :class:`Perturbation`)
+    arm_id = np.where(ok["arm"] == "baseline", "none",
+                      ok["direction"].astype(str) + "-" + ok["disguise"].astype(str) + "-" + ok["position"].astype(str))
+    ok = ok.assign(perturbation=arm_id)
     wide = ok.pivot_table(index=keys + ["seed_index"], columns="perturbation", values="score", aggfunc="mean")
     cells = ok.loc[ok["perturbation"] != "none", ["disguise", "position"]].drop_duplicates()
     for disguise, position in cells.itertuples(index=False):
