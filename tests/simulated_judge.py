@@ -98,7 +98,7 @@ def _fill_scores(value, schema: dict, score: float):
 
 def _strip(text: str, notes) -> str:
     for note in notes:
-        text = text.replace(note, " ")
+        text = note.sub(" ", text)
     return FENCE.sub(" ", text)
 
 
@@ -114,7 +114,9 @@ class SimulatedJudge:
         self.truth = truth
         self.count = count
         self.story_of = story_of
-        self.notes = {k: v for k, v in planted.TEXTS.items()}
+        # each planted paragraph as a pattern (a leaked escape carries whatever token was drawn)
+        self.notes = {k: re.compile(re.escape(v).replace(re.escape(planted.LEAK), "[0-9a-f]{16}"))
+                      for k, v in planted.TEXTS.items()}
         self.n = 0
 
     def __call__(self, body: dict):
@@ -140,7 +142,7 @@ class SimulatedJudge:
         # story can be found, so that a cut or padded story is the same item)
         key = " ".join(self.story_of(clean).split()[:40] if self.story_of else words)
         latent = t.centre + t.item_sd * _normal("item", key)
-        inserted = [k for k, v in self.notes.items() if v in user]
+        inserted = [k for k, v in self.notes.items() if v.search(user)]
         if inserted:
             latent += t.insertion
         hardened = HARDENED_MARK in system

@@ -160,7 +160,7 @@ def test_cloze_overlap_is_the_stated_lcs_rule():
 
 def test_the_family_is_the_full_product_with_unique_ids():
     ids = [p.id for p in planted.FAMILY]
-    assert len(ids) == 24 == len(set(ids))
+    assert len(ids) == 30 == len(set(ids))
     assert {(p.direction, p.disguise, p.position) for p in planted.FAMILY} == {
         (d, g, q) for d in planted.DIRECTIONS for g in planted.DISGUISES for q in planted.POSITIONS}
     assert planted.family(["lower-editor-end"])[0].text.startswith("[Editor's note")
@@ -186,6 +186,26 @@ def test_insert_paragraph_on_four_paragraphs(position, expected):
     assert planted.insert_paragraph("A\n\nB\n\nC\n\nD", "N", position) == expected
 
 
+def test_the_fence_escapes_close_the_fence_as_sent_with_a_guessed_and_a_leaked_token():
+    """Hardened, the guessed escape closes a fence of another token; the leaked one closes the very
+    fence the prompt draws (its close line then occurs twice); plain and hardened arms send one text."""
+    from judgelab.sage.protocol.evaluation import EvalConfig
+
+    meta, reqs = planted.sage_requests([_sage_item()], EvalConfig(),
+                                       planted.family(["raise-fence-start", "raise-leaked-start"]), harden_too=True)
+    sent = {(m["perturbation"], m["hardened"]): r.messages[-1].content for m, r in zip(meta, reqs)}
+    leaked, guessed = sent[("raise-leaked-start", True)], sent[("raise-fence-start", True)]
+    token = leaked.split("<<<JUDGED TEXT ", 1)[1][:16]
+    assert leaked.count(f"<<<JUDGED TEXT {token} ENDS>>>") == 2 and planted.LEAK not in leaked
+    assert token != planted.GUESSED_TOKEN and guessed.count(f"<<<JUDGED TEXT {planted.GUESSED_TOKEN} ENDS>>>") == 1
+    real = guessed.split("<<<JUDGED TEXT ", 1)[1][:16]
+    assert real != planted.GUESSED_TOKEN and guessed.count(f"<<<JUDGED TEXT {real} ENDS>>>") == 1
+    assert f"<<<JUDGED TEXT {token} ENDS>>>" in sent[("raise-leaked-start", False)]   # the same text plain
+    hardened_system = next(r.messages[0].content for m, r in zip(meta, reqs)
+                           if m["perturbation"] == "raise-leaked-start" and m["hardened"])
+    assert f"<<<JUDGED TEXT {token} ENDS>>>" in hardened_system
+
+
 def test_insert_paragraph_middle_of_three_and_of_one():
     assert planted.insert_paragraph("A\n\nB\n\nC", "N", "middle") == "A\n\nN\n\nB\n\nC"
     assert planted.insert_paragraph("A", "N", "middle") == "N\n\nA"
@@ -207,7 +227,8 @@ def test_fence_draws_a_boundary_the_text_cannot_close():
     fenced = planted.fence(text)               # the fence-escape attack can now be fenced
     open_, close = planted.fence_lines(text)
     assert fenced == f"{open_}\n{text}\n{close}" and planted.boundary_token(text) in open_
-    assert fenced.count(close) == 1 and close not in text and planted.OLD_CLOSE in text
+    assert fenced.count(close) == 1 and close not in text
+    assert f"<<<JUDGED TEXT {planted.GUESSED_TOKEN} ENDS>>>" in text     # the current format, a guessed token
     assert planted.fence_lines(text) == planted.fence_lines(text)        # the same text, the same token
     assert planted.fence_lines(text) != planted.fence_lines("Once upon a time.")
     msgs = [Message(role="system", content="S"), Message(role="user", content="before X after")]
