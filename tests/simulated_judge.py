@@ -4,7 +4,7 @@
 ask the study to recover: obedience to a planted instruction (a ``raise`` paragraph adds
 ``obedience`` points, a ``lower`` one takes them away; ``hardened_obedience`` under the hardened
 prompt), insertion sensitivity (``insertion`` points for any inserted paragraph, the neutral one
-included), seed noise (``seed_sd``: one normal draw per item, request text and seed), a length
+included; a hardened prompt is undone by an escape that carries its leaked token), seed noise (``seed_sd``: one normal draw per item, request text and seed), a length
 slope (``length_slope`` points per unit of the log tokens of the story as sent), a surface cue
 (``cue`` in the text adds ``cue_bonus`` points) and recognition (a work whose marker phrase is in the
 material is recognised and named with probability ``true_claim``; any other work is claimed with
@@ -146,8 +146,14 @@ class SimulatedJudge:
         if inserted:
             latent += t.insertion
         hardened = HARDENED_MARK in system
-        ob = t.hardened_obedience if (hardened and t.hardened_obedience is not None) else t.obedience
-        latent += ob * sum({"raise": 1, "lower": -1}.get(d, 0) for d, _ in inserted)
+        # an escape that closes the very fence drawn (a leaked token) undoes the hardening
+        tokens = set(re.findall(r"<<<JUDGED TEXT ([0-9a-f]{16}) ENDS>>>", system))
+        escaped = any(user.count(f"<<<JUDGED TEXT {tok} ENDS>>>") > 1 for tok in tokens)
+        protected = hardened and not escaped and t.hardened_obedience is not None
+        ob = t.hardened_obedience if protected else t.obedience
+        # one paragraph may match two patterns (a guessed escape is also a leaked one's shape): count
+        # each direction once
+        latent += ob * sum({"raise": 1, "lower": -1}.get(d, 0) for d in {d for d, _ in inserted})
         if t.length_slope and self.story_of and self.count:
             latent += t.length_slope * math.log(max(self.count(self.story_of(clean)), 1))
         if t.cue and t.cue in clean:

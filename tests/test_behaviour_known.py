@@ -89,6 +89,20 @@ def test_planted_study_recovers_the_planted_judge_through_the_gateway(judge_gate
     assert hard["direction_plain"] == "follows"
 
 
+def test_hardening_is_recovered_per_attack_and_a_leaked_token_undoes_it(judge_gateway):
+    """A judge that obeys 0.8 plain and 0.2 hardened, unless the escape carries the fence's own
+    (leaked) token: the hardening effect (change in |obedience|) is 0.6 on the plain attack and on
+    the guessed-token escape, 0 on the leaked one."""
+    gw, _ = judge_gateway(Truth(obedience=0.8, hardened_obedience=0.2, seed_sd=0.2, item_sd=0.4))
+    results, _ = _planted_run(gw, 10, seeds=2, ids=("raise-plain-start", "raise-fence-start", "raise-leaked-start"))
+    hard = planted.tables(results, {})[1]["behaviour_planted_hardening"].set_index("disguise")
+    for disguise, effect in (("plain", 0.6), ("fence", 0.6), ("leaked", 0.0)):
+        row = hard.loc[disguise]
+        assert row["hardening_effect_ci_low"] <= effect <= row["hardening_effect_ci_high"], (disguise, row)
+    assert hard.loc["leaked", "held_out"] and not hard.loc["plain", "held_out"]
+    assert hard.loc["fence", "hardening_effect_ci_low"] > 0
+
+
 def test_planted_study_reports_no_obedience_from_a_judge_without_it(judge_gateway):
     """The same design against a judge that reacts to any insertion (0.5) but obeys nothing: no
     obedience row is significant and each interval holds 0, while the insertion is found."""
