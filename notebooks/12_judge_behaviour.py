@@ -224,7 +224,9 @@ figures.show(run, "behaviour_fig_sage_length", figures.sage_length(units), SAGE_
 # %% [markdown]
 # Narrative judges: the mean score of the K agents against the path's length within an endpoint
 # pair, at equal minimum coherence and method (`score_mean ~ length + min_coherence + C(method) +
-# C(pair)`; unit: narrative, paired by endpoint pair).
+# C(pair)`), and the partial correlation of the within-pair differences (maxcap - random) of score
+# and length given that of minimum coherence. Unit: the endpoint pair (n = pairs), so a length-score
+# association between pairs counts for neither.
 
 # %%
 judged = judged_paths(narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))

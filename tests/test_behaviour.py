@@ -555,12 +555,34 @@ def test_narrative_length_slope_at_equal_minimum_coherence():
     (row,) = length.narrative_length_models(judged).to_dict("records")
     assert row["slope_length"] == pytest.approx(0.3, abs=0.02) and row["n_pairs"] == n // 2
     assert row["slope_length_ci_low"] < 0.3 < row["slope_length_ci_high"]
+    assert row["partial_r_n_pairs"] == n // 2 and row["partial_r_ci_low"] > 0.5
+
+
+def test_a_length_association_between_pairs_only_is_not_a_within_pair_one():
+    """Longer pairs score higher (between pairs) but within a pair length does nothing: the paired
+    partial r (n = pairs) holds 0; correlating the 2n narratives would report r near 0.9."""
+    rng = np.random.default_rng(11)
+    pairs = 8
+    level = rng.normal(0, 1, pairs)
+    rows = []
+    for p in range(pairs):
+        for m in ("maxcap", "random"):
+            rows.append({"collection": "news", "mode": "simple", "pair_id": p, "method": m,
+                         "min_coherence": rng.uniform(0.2, 0.8), "length": 6 + 3 * level[p] + rng.normal(0, 1),
+                         "score_mean": 5 + 2 * level[p] + rng.normal(0, 0.3)})
+    judged = pd.DataFrame(rows)
+    (row,) = length.narrative_length_models(judged).to_dict("records")
+    assert row["partial_r_n_pairs"] == pairs
+    assert row["partial_r_ci_low"] < 0 < row["partial_r_ci_high"]
+    naive = length.partial_correlation(judged, "length", "score_mean", ["min_coherence"])
+    assert naive["r"] > 0.8                                                 # what the unpaired r said
 
 
 def test_a_constant_narrative_score_gives_nan_slopes_with_a_note():
-    judged = pd.DataFrame({"collection": "news", "mode": "simple", "pair_id": [0, 0, 1, 1, 2, 2],
-                           "method": ["maxcap", "random"] * 3, "min_coherence": [0.2, 0.4, 0.3, 0.5, 0.6, 0.1],
-                           "length": [3, 5, 4, 7, 6, 3], "score_mean": 6.0})
+    judged = pd.DataFrame({"collection": "news", "mode": "simple", "pair_id": np.repeat(np.arange(7), 2),
+                           "method": ["maxcap", "random"] * 7,
+                           "min_coherence": [0.2, 0.4, 0.3, 0.5, 0.6, 0.1, 0.3, 0.2, 0.5, 0.7, 0.4, 0.45, 0.25, 0.6],
+                           "length": [3, 5, 4, 7, 6, 3, 5, 8, 4, 4, 9, 6, 7, 3], "score_mean": 6.0})
     (row,) = length.narrative_length_models(judged).to_dict("records")
     assert np.isnan(row["slope_length"]) and np.isnan(row["slope_length_ci_low"]) and np.isnan(row["partial_r"])
     assert "no variation: every score_mean equals 6" in row["note"]

@@ -146,10 +146,25 @@ def _adjust_slopes(out: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out.merge(one.drop(columns="slope_p"), on=keys, how="left")
 
 
+def pair_differences(g: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Per endpoint pair, the first method's path minus the second's (methods in sorted order:
+    maxcap - random) in ``score_mean``, ``length`` and ``min_coherence``: one row per pair, the unit.
+    ("", why) when the pairs do not hold exactly two methods."""
+    methods = sorted(g["method"].unique())
+    if len(methods) != 2:
+        return pd.DataFrame(), f"within-pair differences need two methods per pair, not {len(methods)}"
+    cols = ["score_mean", "length", "min_coherence"]
+    w = g.pivot_table(index="pair", columns="method", values=cols, aggfunc="mean")
+    d = pd.DataFrame({c: w[(c, methods[0])] - w[(c, methods[1])] for c in cols}).dropna()
+    return d.reset_index(), f"{methods[0]} - {methods[1]}"
+
+
 def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
     """Per collection x mode: ``score_mean ~ length + min_coherence + C(method) + C(pair)`` (OLS, the
-    endpoint pair a fixed effect) and the partial correlation of score and length given minimum
-    coherence; unit: narrative (path), paired by endpoint pair."""
+    endpoint pair a fixed effect) and the partial correlation of the within-pair differences of
+    score and length given the difference of minimum coherence (:func:`pair_differences`): the
+    endpoint pair is the unit of both, so a length-score association *between* pairs counts for
+    neither."""
     rows = []
     for (coll, mode), g in judged.dropna(subset=["score_mean"]).groupby(["collection", "mode"], sort=True):
         g = g.assign(length=g["length"].astype(float), pair=g["pair_id"].astype(str))
@@ -158,18 +173,22 @@ def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
         problem = ols_problem(g, "score_mean", "length", n_params)
         fit = ols_terms(g, "score_mean ~ " + " + ".join(terms)) if not problem else {}
         slope = fit.get("length", (np.nan,) * 4)
-        pc = partial_correlation(g, "length", "score_mean", ["min_coherence"])
+        diffs, what = pair_differences(g)
+        pc = (partial_correlation(diffs, "length", "score_mean", ["min_coherence"]) if len(diffs)
+              else {"n": 0, "r": np.nan, "r_ci_low": np.nan, "r_ci_high": np.nan, "p": np.nan, "note": what})
         rows.append({"collection": coll, "mode": mode, "n": len(g), "n_pairs": g["pair"].nunique(),
                      "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
-                     "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"],
+                     "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"], "partial_r_n_pairs": pc["n"],
                      "slope_length": slope[0], "slope_length_ci_low": slope[1], "slope_length_ci_high": slope[2],
                      "slope_p": slope[3],
                      "note": rules.join(f"partial r: {pc['note']}" if pc["note"] else "",
                                         f"slope: {problem}" if problem else ("" if fit else "slope: no residual variance"))})
     out = _adjust_slopes(pd.DataFrame(rows), ["collection", "mode"])
-    return out.assign(unit="narrative (path), paired by endpoint pair",
+    return out.assign(unit="endpoint pair",
                       model="score_mean ~ length + min_coherence + C(method) + C(pair)",
-                      ci_method="partial r: pingouin (Fisher z); slope: OLS t interval (statsmodels)",
+                      partial_r_on="within-pair differences (maxcap - random) of score and length, given that of "
+                                   "minimum coherence; n = endpoint pairs",
+                      ci_method="partial r: pingouin (Fisher z over pairs); slope: OLS t interval (statsmodels)",
                       mc_family="the length slope of every collection x mode (t-test of the OLS coefficient)")
 
 
