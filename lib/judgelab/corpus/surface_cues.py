@@ -180,3 +180,98 @@ def feature_means(versions: dict[str, pd.DataFrame]) -> pd.DataFrame:
         m.insert(0, "text", name)
         frames.append(m.reset_index())
     return pd.concat(frames, ignore_index=True).fillna(0.0)
+
+
+# ---------------------------------------------------------------- the audit's sensitivity
+
+#: planted cues: (name, kind, dose). ``semicolons``: in every LLM story, ", " becomes "; " until
+#: that many more semicolons per 1,000 words (5 is the size of the real LLM-human gap);
+#: ``spaced ellipsis``: that share of the LLM stories gets three sentence ends written " ..." (the
+#: old transcription cue's form)
+CUE_DOSES = (("semicolons", "per_1k", 1.0), ("semicolons", "per_1k", 5.0), ("semicolons", "per_1k", 20.0),
+             ("spaced ellipsis", "share", 0.10), ("spaced ellipsis", "share", 0.25))
+DETECTION_POWER = 0.8
+_COMMA = re.compile(r", ")
+_SENTENCE_STOP = re.compile(r"(?<=[a-z])\.(?=\s)")
+
+
+def plant_cue(text: str, cue: str, amount: float, rng: np.random.Generator) -> str:
+    """``text`` with a planted cue: ``semicolons`` (``amount`` per 1,000 words: that many ", " made
+    "; ", as many as the text has) or ``spaced ellipsis`` (``amount`` sentence ends made " ...")."""
+    if cue == "semicolons":
+        spots = [m.start() for m in _COMMA.finditer(text)]
+        k = min(len(spots), int(round(amount * count_words(text) / 1000.0)))
+        pattern = ";"
+    elif cue == "spaced ellipsis":
+        spots = [m.start() for m in _SENTENCE_STOP.finditer(text)]
+        k = min(len(spots), int(amount))
+        pattern = " ..."
+    else:
+        raise ValueError(f"unknown planted cue {cue!r}; choose semicolons or spaced ellipsis")
+    chosen = sorted(rng.choice(spots, size=k, replace=False)) if k else []
+    out, last = [], 0
+    for i in chosen:
+        out += [text[last:i], pattern]
+        last = i + 1
+    return "".join(out) + text[last:]
+
+
+def plant(texts: pd.DataFrame, cue: str, kind: str, dose: float, seed: int) -> pd.DataFrame:
+    """``texts`` (story_id, category, text) with ``cue`` planted in the LLM stories at ``dose``
+    (``kind`` per_1k: in every LLM story; share: in that share of them, three marks each)."""
+    rng = np.random.default_rng(seed)
+    llm = np.flatnonzero(texts["category"].eq("llm").to_numpy())
+    if kind == "share":
+        chosen = rng.choice(llm, size=max(1, int(round(dose * len(llm)))), replace=False)
+        amount = 3.0
+    else:
+        chosen, amount = llm, dose
+    out = texts.copy()
+    col = out.columns.get_loc("text")
+    for i in chosen:
+        out.iat[i, col] = plant_cue(out.iat[i, col], cue, amount, rng)
+    return out
+
+
+def detected(x, y, seed: int) -> tuple[float, bool]:
+    """(cross-validated AUC, detected): detected when the AUC's percentile interval over stories
+    lies above 0.5 (:func:`classify_cv` without permutations)."""
+    res = classify_cv(x, y, n_permutations=0, seed=seed, n_boot=500)
+    return res["auc"], bool(res["auc_ci_low"] > 0.5)
+
+
+def sensitivity_table(texts: pd.DataFrame, *, replicates: int = 10, seed: int = 0,
+                      doses=CUE_DOSES) -> pd.DataFrame:
+    """The audit's sensitivity: per planted cue x dose x feature set, the share of ``replicates``
+    plantings (each its own seed) that the classifier detects (:func:`detected`), the mean AUC,
+    and per cue x feature set the smallest dose detected in >= 80% of them (``smallest_dose``;
+    NaN with a note when no dose reached it), so that an audit "at chance" reads as "no cue of this
+    kind larger than the smallest dose"."""
+    y = _labels(texts, "sensitivity_table")
+    rows = []
+    for cue, kind, dose in doses:
+        hits, aucs = {}, {}
+        for r in range(int(replicates)):
+            planted_texts = plant(texts, cue, kind, dose, seed + r)
+            for label, (x, _) in feature_matrices(planted_texts["text"]).items():
+                auc, hit = detected(x, y, seed + r)
+                hits.setdefault(label, []).append(hit)
+                aucs.setdefault(label, []).append(auc)
+        for label in hits:
+            rate = float(np.mean(hits[label]))
+            rows.append({"cue": cue, "dose": dose, "dose_unit": "per 1,000 words, every LLM story" if kind == "per_1k"
+                         else "share of LLM stories (3 marks each)", "features": label,
+                         "replicates": int(replicates), "detection_rate": rate,
+                         "detection_rate_ci_low": proportion_ci(int(sum(hits[label])), int(replicates))[1],
+                         "detection_rate_ci_high": proportion_ci(int(sum(hits[label])), int(replicates))[2],
+                         "mean_auc": float(np.mean(aucs[label]))})
+    out = pd.DataFrame(rows)
+    smallest = (out[out["detection_rate"] >= DETECTION_POWER].groupby(["cue", "features"])["dose"].min()
+                .rename("smallest_dose"))
+    out = out.merge(smallest, on=["cue", "features"], how="left")
+    out["note"] = np.where(out["smallest_dose"].isna(),
+                           f"no planted dose detected in {DETECTION_POWER:.0%} of replicates: the audit cannot rule "
+                           "out a cue of this kind up to the largest dose", "")
+    return out.assign(unit="story", detection=f"AUC's 95% percentile interval over stories above 0.5 "
+                      f"(5-fold CV, 500 resamples); power {DETECTION_POWER:.0%}",
+                      ci_method="detection rate: Wilson over replicates")
