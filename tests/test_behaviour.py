@@ -100,15 +100,15 @@ def test_scores_by_recognition_are_contrasted_within_category():
     out = recognition.scores_by_recognition(probe, summ, n_boot=300, seed=1).set_index(["category", "statistic"])
     assert out.loc[("canonical", "content"), "diff"] == pytest.approx(1.1)
     assert out.loc[("pulp", "content"), "diff"] == pytest.approx(0.8)
-    assert "1 values in recognised < 2" in out.loc[("pulp", "content"), "note"]          # no interval, and why
+    assert "too few units (1 recognised)" in out.loc[("pulp", "content"), "note"]        # no interval, and why
     assert np.isnan(out.loc[("llm", "content"), "diff"]) or np.isnan(out.loc[("llm", "content"), "ci_low"])
     assert out.loc[("llm", "content"), "note"]
     pooled = out.loc[("within category (pooled)", "content")]
     assert pooled["diff"] == pytest.approx((4 * 1.1 + 3 * 0.8) / 7)
     assert pooled["ci_low"] <= pooled["diff"] <= pooled["ci_high"]
-    # the mode difference is 1 for every story: no variation, so no interval, and a note
+    # two stories a group: no interval, and a note
     md = out.loc[("canonical", "mode_difference")]
-    assert md["diff"] == pytest.approx(0.0) and np.isnan(md["ci_low"]) and "no variation" in md["note"]
+    assert md["diff"] == pytest.approx(0.0) and np.isnan(md["ci_low"]) and "too few units (2" in md["note"]
 
 
 def test_invented_works_are_deterministic_and_claims_on_controls_are_false_claims():
@@ -127,7 +127,7 @@ def test_invented_works_are_deterministic_and_claims_on_controls_are_false_claim
     claim, named = out.loc[("content", "claim")], out.loc[("content", "title named")]
     assert claim["control_rate"] == 0.25 and claim["excess_over_control"] == 0.25
     assert named["human_rate"] == 0.5 and named["control_rate"] == 0.0 and named["excess_over_control"] == 0.5
-    assert claim["ci_low"] < 0.25 < claim["ci_high"]
+    assert np.isnan(claim["ci_low"]) and "too few units (4 human stories)" in claim["note"]
     assert np.isnan(out.loc[("title", "claim"), "excess_over_control"]) and out.loc[("title", "claim"), "note"]
 
 
@@ -813,3 +813,14 @@ def test_a_judge_that_obeys_by_rule_gives_its_set_effects(tmp_path):
     assert hard.loc[("plain", "obedience (raise)"), "hardening_effect"] == 2
     assert hard.loc[("fence", "obedience (raise)"), "hardening_effect"] == 0
     assert bool(hard.loc[("fence", "obedience (raise)"), "held_out"])
+
+
+def test_one_seed_per_arm_gives_contrasts_and_no_noise_floor_with_a_note():
+    """The demo's design (seeds = 1): the contrasts are there, the noise floor is not, and each row
+    says why; no seed-sd rows."""
+    rows = _planted_rows(lambda u, arm, d, rep: 3.0 + 0.5 * (d == "raise"), seeds=1).assign(cached=False)
+    eff, tables = planted.tables(rows, {})
+    shifts = tables["behaviour_planted_shifts"]
+    assert planted.SEED_SD not in set(eff["estimand"]) and shifts["noise_floor"].isna().all()
+    assert shifts["note"].str.contains("one seed per arm \\(seeds = 1\\): no noise floor").all()
+    assert shifts.set_index("estimand").loc["obedience (raise)", "mean"] == pytest.approx(0.5)

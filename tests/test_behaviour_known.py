@@ -168,6 +168,27 @@ def test_no_interval_below_the_units_where_it_covers():
     assert np.isnan(flat["ci_low"]) and "no variation" in flat["note"]   # equal unit means: a note, no 0-width
 
 
+def test_two_sample_intervals_only_from_the_group_size_where_they_cover():
+    """The two-sample percentile bootstrap of a difference of means (recognition's contrasts) covers
+    within 2 points of 95% from MIN_PER_GROUP stories per group (normal data, 4,000 runs: >= 93%
+    less 2 Monte-Carlo SE), not at 5; below it diff_with_note gives no interval and says so."""
+    rng = np.random.default_rng(12)
+    floor = 0.93 - 2 * np.sqrt(0.05 * 0.95 / 4000)
+
+    def coverage(n, sims=4000, boots=800):
+        a, b = rng.normal(0, 1, (sims, n)), rng.normal(0, 1, (sims, n))
+        wa = rng.multinomial(n, np.full(n, 1 / n), size=boots)
+        wb = rng.multinomial(n, np.full(n, 1 / n), size=boots)
+        d = a @ wa.T / n - b @ wb.T / n
+        lo, hi = np.quantile(d, [0.025, 0.975], axis=1)
+        return float(np.mean((lo <= 0) & (0 <= hi)))
+
+    assert coverage(recognition.MIN_PER_GROUP) >= floor and coverage(30) >= floor
+    assert coverage(5) < 0.90
+    few = recognition.diff_with_note(rng.normal(size=19), rng.normal(size=20), 300, 0, ("human", "control"))
+    assert np.isnan(few["ci_low"]) and few["note"].startswith("too few units (19 human)")
+
+
 @pytest.mark.parametrize("planted_value", [0.0, 0.5])
 def test_obedience_rates_at_the_paper_design(planted_value):
     """At the paper's SAGE design (30 stories, 3 seeds; heterogeneous obedience, seed noise): the
