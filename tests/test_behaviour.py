@@ -606,7 +606,7 @@ def test_resize_cuts_and_pads_with_the_storys_own_paragraphs():
 def test_intervention_table_shifts_per_fraction_and_the_within_story_slope():
     rng = np.random.default_rng(1)
     rows = []
-    for s in range(6):
+    for s in range(10):
         base_tokens = rng.uniform(300, 600)
         for f in (1.0, 0.5, 1.5):
             rows.append({"story_id": f"s{s}", "fraction": f, "story_tokens": base_tokens * f, "status": "ok",

@@ -299,11 +299,14 @@ def intervention_table(calls: pd.DataFrame, noise_floor: float = np.nan) -> pd.D
     problem = ols_problem(d, "score", "log_tokens", n_params)
     fit = ols_terms(d, "score ~ log_tokens" + (" + C(story)" if d["story"].nunique() > 1 else "")) if not problem else {}
     slope = fit.get("log_tokens", (np.nan,) * 4)
+    n_stories = d["story"].nunique()
+    # the story is the unit: below planted.MIN_UNITS stories the slope is shown without an interval
+    few = planted.too_few_units(n_stories).replace("units", "stories", 1) if n_stories < planted.MIN_UNITS else ""
     rows.append({"estimand": "within-story slope per log story token sent", "fraction": np.nan,
-                 "n_units": d["story"].nunique(), "n_seeds": int(d["seed_index"].nunique()), "value": slope[0],
-                 "ci_low": slope[1], "ci_high": slope[2],
+                 "n_units": n_stories, "n_seeds": int(d["seed_index"].nunique()), "value": slope[0],
+                 "ci_low": np.nan if few else slope[1], "ci_high": np.nan if few else slope[2],
                  "value_scale": slope[0] / planted.SCALE_RANGE["sage"], "noise_floor": noise_floor,
-                 "note": rules.join(problem or ("" if fit else "no residual variance: no interval"), cut_note)})
+                 "note": rules.join(few, problem or ("" if fit else "no residual variance: no interval"), cut_note)})
     return pd.DataFrame(rows).assign(
         unit="story", filler="the story's own paragraphs repeated from the first",
         tokens="the story's tokens as sent (the judge's tokenizer), as in the observational model",
