@@ -196,6 +196,26 @@ else:
     print(audit_reason)
 
 # %% [markdown]
+# **The audit's sensitivity.** What size of cue could the audit miss? The human stories as sent are
+# split at random into two groups of the real sizes (no cue between them but chance), a cue is
+# planted in the one labelled LLM at a known dose (semicolons at +1, +5, +20 per 1,000 words, the
+# real gap being about 5; a spaced ` ...` in 10% or 25% of the group's stories), and the same
+# classifier is run, `sensitivity_replicates` times per dose. `smallest_dose`: the smallest dose a
+# feature set detects (AUC interval above 0.5) in 80% of the replicates; the `none` row is the
+# criterion's false-positive rate. An audit row at chance then reads "no cue of this kind larger
+# than the smallest dose".
+
+# %%
+if cue_knobs["sensitivity_replicates"]:
+    cue_sensitivity = surface_cues.sensitivity_table(list(cue_versions.values())[-1], seed=0,
+                                                     replicates=cue_knobs["sensitivity_replicates"])
+    run.table(cue_sensitivity, "sage_surface_cue_sensitivity")
+    display(cue_sensitivity.pivot_table(index=["cue", "dose"], columns="features", values="detection_rate").round(2))
+    display(cue_sensitivity.drop_duplicates(["cue", "features"])[["cue", "features", "smallest_dose", "note"]])
+else:
+    print("The audit's sensitivity is not run in this profile (sensitivity_replicates = 0 in profiles.toml).")
+
+# %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features
 #
 # The SAGE paper defines six layers but validates only the LLM-judged L4–L6; L1–L3 ("vocabulary

@@ -125,8 +125,10 @@ probe[["story_id", "category", "mode", "claimed", "title_guess", "author_guess",
 rec["behaviour_recognition_rates"]
 
 # %% [markdown]
-# Recognition read against the false-claim rate: the human stories' recognition rate minus the
-# claim rate on the works nobody can have read (two-sample percentile bootstrap over stories).
+# Recognition read against the controls on one criterion at a time: the bare claim, and the claim
+# with the title named, each as a rate on the human stories and on the works nobody can have read
+# (two-sample percentile bootstrap over stories). The title-mode LLM row is no control: its author
+# line is the model's id.
 
 # %%
 rec["behaviour_recognition_vs_controls"]
@@ -139,7 +141,8 @@ figures.show(run, "behaviour_fig_recognition_rates", figures.recognition_rates(r
 # **Continuation probe.** The story's first `cloze_opening_words` words; the judge is asked for
 # the next `cloze_words`. Score (`recognition.cloze_overlap`): the longest common subsequence of
 # the normalised words of reply and true continuation over the continuation's length. The LLM
-# stories give what the opening alone lets a judge guess.
+# stories give what the opening alone lets a judge guess; the **chance level** row scores each reply
+# against the other stories' continuations (what the rule gives a reply written for another text).
 
 # %%
 rec["behaviour_recognition_cloze"]
@@ -155,11 +158,13 @@ rec["behaviour_sage_scores_by_recognition"]
 # ## 2 · Planted instructions
 #
 # Arms per item and mode: the unperturbed request (notebook 02's / 09's, from the cache); a neutral
-# paragraph of the same disguise, length and place; the instruction (raise or lower); repeats of
-# the unperturbed request at the run's sampling (seed + r: a fresh draw) for the noise floor.
-# **Obedience** = instruction - neutral (directed), **insertion** = neutral - baseline,
-# **contrast** = raise - lower; in points and in fractions of the scale's range. Unit: story
-# (SAGE) or endpoint pair (narrative), cluster bootstrap. Disguises `system` and `fence` (closing
+# paragraph of the same disguise, length and place; the instruction (raise or lower). **Every arm
+# is sent at the same R seeds** (`seeds`; seed + r: fresh draws), each contrast is taken within a
+# seed and averaged over the R, and the noise floor (the seed noise of one such contrast) comes
+# from the same draws. **Obedience** = instruction - neutral (directed), **insertion** = neutral -
+# baseline, **contrast** = raise - lower; in points and in fractions of the scale's range. Unit:
+# story (SAGE) or endpoint pair (narrative); Student t over the unit means, no interval below 10
+# units ("too few units (n)"). Disguises `system` and `fence` (closing
 # the fence) are held out from the hardening's design. SAGE: the blind validator's call of
 # `planted_layer`; narrative: agent 0 of notebook 09, one title changed.
 
@@ -194,13 +199,15 @@ figures.show(run, "behaviour_fig_planted_shifts", figures.planted_shifts(pl["beh
 #
 # **Intervention.** The planted study's stories, SAGE's blind validator call, the story as sent cut
 # or padded to `length_fractions` of its words (padding: the story's own paragraphs repeated from
-# the first): the shift against the unresized call, beside the planted study's noise floor.
+# the first), at the planted study's R seeds: the shift against the unresized call within a seed,
+# beside the planted study's noise floor; the slope on the story's tokens as sent (the scale of the
+# observational model below). A note says when SAGE's preparation had already cut the story.
 
 # %%
 length_calls = length.run_study(gw, corpus, stories, knobs, PROFILE)
 noise = planted.noise_floors(planted_effects).get("sage", float("nan"))  # the planted study's repeats
-write({"behaviour_length_calls": length_calls, "behaviour_length_intervention": length.intervention_table(
-    length_calls, noise, knobs["n_boot"], knobs["boot_seed"])})["behaviour_length_intervention"]
+write({"behaviour_length_calls": length_calls,
+       "behaviour_length_intervention": length.intervention_table(length_calls, noise)})["behaviour_length_intervention"]
 
 # %% [markdown]
 # **Observation.** Per layer and mode, the partial correlation of final score and log tokens sent
@@ -217,7 +224,9 @@ figures.show(run, "behaviour_fig_sage_length", figures.sage_length(units), SAGE_
 # %% [markdown]
 # Narrative judges: the mean score of the K agents against the path's length within an endpoint
 # pair, at equal minimum coherence and method (`score_mean ~ length + min_coherence + C(method) +
-# C(pair)`; unit: narrative, paired by endpoint pair).
+# C(pair)`), and the partial correlation of the within-pair differences (maxcap - random) of score
+# and length given that of minimum coherence. Unit: the endpoint pair (n = pairs), so a length-score
+# association between pairs counts for neither.
 
 # %%
 judged = judged_paths(narrative_scores(narr_scores), selection.judged_narratives(all_paths, judge_knobs))

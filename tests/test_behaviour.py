@@ -100,15 +100,15 @@ def test_scores_by_recognition_are_contrasted_within_category():
     out = recognition.scores_by_recognition(probe, summ, n_boot=300, seed=1).set_index(["category", "statistic"])
     assert out.loc[("canonical", "content"), "diff"] == pytest.approx(1.1)
     assert out.loc[("pulp", "content"), "diff"] == pytest.approx(0.8)
-    assert "1 values in recognised < 2" in out.loc[("pulp", "content"), "note"]          # no interval, and why
+    assert "too few units (1 recognised)" in out.loc[("pulp", "content"), "note"]        # no interval, and why
     assert np.isnan(out.loc[("llm", "content"), "diff"]) or np.isnan(out.loc[("llm", "content"), "ci_low"])
     assert out.loc[("llm", "content"), "note"]
     pooled = out.loc[("within category (pooled)", "content")]
     assert pooled["diff"] == pytest.approx((4 * 1.1 + 3 * 0.8) / 7)
     assert pooled["ci_low"] <= pooled["diff"] <= pooled["ci_high"]
-    # the mode difference is 1 for every story: no variation, so no interval, and a note
+    # two stories a group: no interval, and a note
     md = out.loc[("canonical", "mode_difference")]
-    assert md["diff"] == pytest.approx(0.0) and np.isnan(md["ci_low"]) and "no variation" in md["note"]
+    assert md["diff"] == pytest.approx(0.0) and np.isnan(md["ci_low"]) and "too few units (2" in md["note"]
 
 
 def test_invented_works_are_deterministic_and_claims_on_controls_are_false_claims():
@@ -122,10 +122,13 @@ def test_invented_works_are_deterministic_and_claims_on_controls_are_false_claim
     probe = pd.DataFrame({"category": ["canonical"] * 2 + ["pulp"] * 2 + ["llm"] * 4, "mode": "content",
                           "status": "ok", "recognised": [True, False, True, False, False, False, False, False],
                           "claimed": [True, False, True, False, True, False, False, False]})
-    out = recognition.claim_contrast(probe, n_boot=300, seed=2).set_index("mode")
-    assert out.loc["content", "false_claim_rate"] == 0.25 and out.loc["content", "excess_over_false_claims"] == 0.25
-    assert out.loc["content", "ci_low"] < 0.25 < out.loc["content", "ci_high"]
-    assert np.isnan(out.loc["title", "excess_over_false_claims"]) and out.loc["title", "note"]
+    # one criterion on both sides: claims 2/4 against 1/4 (excess 0.25); titles named 2/4 against 0/4 (0.5)
+    out = recognition.claim_contrast(probe, n_boot=300, seed=2).set_index(["mode", "criterion"])
+    claim, named = out.loc[("content", "claim")], out.loc[("content", "title named")]
+    assert claim["control_rate"] == 0.25 and claim["excess_over_control"] == 0.25
+    assert named["human_rate"] == 0.5 and named["control_rate"] == 0.0 and named["excess_over_control"] == 0.5
+    assert np.isnan(claim["ci_low"]) and "too few units (4 human stories)" in claim["note"]
+    assert np.isnan(out.loc[("title", "claim"), "excess_over_control"]) and out.loc[("title", "claim"), "note"]
 
 
 def test_cloze_overlap_is_the_stated_lcs_rule():
@@ -143,17 +146,21 @@ def test_cloze_overlap_is_the_stated_lcs_rule():
     assert meta[0]["truth"] == " ".join(f"w{i}" for i in range(60, 72))
     assert "w59" in reqs[0].messages[1].content and "w60" not in reqs[0].messages[1].content
     cloze = pd.DataFrame({"story_id": list("abcd"), "category": ["canonical"] * 2 + ["llm"] * 2,
-                          "overlap": [0.5, 0.7, 0.1, 0.1]})
+                          "overlap": [0.5, 0.7, 0.1, 0.1], "status": "ok",
+                          "truth": ["a b", "c d", "e f", "g h"], "reply": ["a b", "c x", "g h", "x x"]})
     table = recognition.cloze_table(cloze, n_boot=200).set_index(["category", "comparison"])
     assert table.loc[("canonical", "minus the LLM stories (control)"), "value"] == pytest.approx(0.5)
-    assert "no variation" in table.loc[("llm", "mean overlap"), "note"]
+    assert "too few stories (2)" in table.loc[("llm", "mean overlap"), "note"]
+    # chance: each reply against the other 3 truths; only "g h" (reply c) against truth d overlaps: 1 of 12
+    chance = table.xs("every story").iloc[0]
+    assert chance["value"] == pytest.approx(1 / 12) and "12 mismatched pairs" in chance["note"]
 
 
 # ---------------------------------------------------------------- planted: family, insertion, hardening
 
 def test_the_family_is_the_full_product_with_unique_ids():
     ids = [p.id for p in planted.FAMILY]
-    assert len(ids) == 24 == len(set(ids))
+    assert len(ids) == 30 == len(set(ids))
     assert {(p.direction, p.disguise, p.position) for p in planted.FAMILY} == {
         (d, g, q) for d in planted.DIRECTIONS for g in planted.DISGUISES for q in planted.POSITIONS}
     assert planted.family(["lower-editor-end"])[0].text.startswith("[Editor's note")
@@ -179,6 +186,26 @@ def test_insert_paragraph_on_four_paragraphs(position, expected):
     assert planted.insert_paragraph("A\n\nB\n\nC\n\nD", "N", position) == expected
 
 
+def test_the_fence_escapes_close_the_fence_as_sent_with_a_guessed_and_a_leaked_token():
+    """Hardened, the guessed escape closes a fence of another token; the leaked one closes the very
+    fence the prompt draws (its close line then occurs twice); plain and hardened arms send one text."""
+    from judgelab.sage.protocol.evaluation import EvalConfig
+
+    meta, reqs = planted.sage_requests([_sage_item()], EvalConfig(),
+                                       planted.family(["raise-fence-start", "raise-leaked-start"]), harden_too=True)
+    sent = {(m["perturbation"], m["hardened"]): r.messages[-1].content for m, r in zip(meta, reqs)}
+    leaked, guessed = sent[("raise-leaked-start", True)], sent[("raise-fence-start", True)]
+    token = leaked.split("<<<JUDGED TEXT ", 1)[1][:16]
+    assert leaked.count(f"<<<JUDGED TEXT {token} ENDS>>>") == 2 and planted.LEAK not in leaked
+    assert token != planted.GUESSED_TOKEN and guessed.count(f"<<<JUDGED TEXT {planted.GUESSED_TOKEN} ENDS>>>") == 1
+    real = guessed.split("<<<JUDGED TEXT ", 1)[1][:16]
+    assert real != planted.GUESSED_TOKEN and guessed.count(f"<<<JUDGED TEXT {real} ENDS>>>") == 1
+    assert f"<<<JUDGED TEXT {token} ENDS>>>" in sent[("raise-leaked-start", False)]   # the same text plain
+    hardened_system = next(r.messages[0].content for m, r in zip(meta, reqs)
+                           if m["perturbation"] == "raise-leaked-start" and m["hardened"])
+    assert f"<<<JUDGED TEXT {token} ENDS>>>" in hardened_system
+
+
 def test_insert_paragraph_middle_of_three_and_of_one():
     assert planted.insert_paragraph("A\n\nB\n\nC", "N", "middle") == "A\n\nN\n\nB\n\nC"
     assert planted.insert_paragraph("A", "N", "middle") == "N\n\nA"
@@ -200,7 +227,8 @@ def test_fence_draws_a_boundary_the_text_cannot_close():
     fenced = planted.fence(text)               # the fence-escape attack can now be fenced
     open_, close = planted.fence_lines(text)
     assert fenced == f"{open_}\n{text}\n{close}" and planted.boundary_token(text) in open_
-    assert fenced.count(close) == 1 and close not in text and planted.OLD_CLOSE in text
+    assert fenced.count(close) == 1 and close not in text
+    assert f"<<<JUDGED TEXT {planted.GUESSED_TOKEN} ENDS>>>" in text     # the current format, a guessed token
     assert planted.fence_lines(text) == planted.fence_lines(text)        # the same text, the same token
     assert planted.fence_lines(text) != planted.fence_lines("Once upon a time.")
     msgs = [Message(role="system", content="S"), Message(role="user", content="before X after")]
@@ -238,16 +266,19 @@ def test_sage_baseline_is_the_blind_request_the_protocol_sends():
     evaluate(rec, item, cfg)
     sent = next(r for r in rec.requests if r.tags["track"] == BLIND)
     meta, reqs = planted.sage_requests([item], cfg, planted.family(["raise-plain-start", "lower-plain-start"]),
-                                       repeats=2)
+                                       seeds=3)
     arms = ["none", "neutral-plain-start", "raise-plain-start", "lower-plain-start"]
-    assert [m["perturbation"] for m in meta] == arms * 2 + ["none", "none"]
-    assert [m["arm"] for m in meta][-2:] == ["repeat", "repeat"] and [m["repeat"] for m in meta][-2:] == [1, 2]
-    assert [m["hardened"] for m in meta] == [False] * 4 + [True] * 4 + [False] * 2
+    assert [m["perturbation"] for m in meta] == [a for a in arms for _ in range(3)] * 2
+    assert [m["seed_index"] for m in meta] == [0, 1, 2] * 8
+    assert [m["hardened"] for m in meta] == [False] * 12 + [True] * 12
     assert request_key(IDENTITY, reqs[0]) == request_key(IDENTITY, sent)      # a cache hit
-    assert len({request_key(IDENTITY, r) for r in reqs}) == 10                # every repeat a fresh call
-    rep1 = reqs[-2]
+    assert len({request_key(IDENTITY, r) for r in reqs}) == 24                # every other call fresh
+    rep1 = reqs[1]
     assert rep1.messages == sent.messages and rep1.sampling.seed == sent.sampling.seed + 1
     assert rep1.replicate == planted.REPEAT_REPLICATE + 1 and rep1.sampling.temperature == sent.sampling.temperature
+    raise1 = reqs[7]                                                          # the raise arm at the same seed
+    assert raise1.sampling.seed == sent.sampling.seed + 1 and raise1.replicate == rep1.replicate
+    reqs = [r for m, r in zip(meta, reqs) if m["seed_index"] == 0]
     raised, neutral = reqs[2].messages[1].content, reqs[1].messages[1].content
     note = planted.TEXTS[("raise", "plain")]
     assert raised.count(note) == 1 and raised.index(note) < raised.index("Paragraph 0")
@@ -272,15 +303,17 @@ def test_narrative_baseline_is_agent_zero_of_notebook_09():
                                            explanations=knobs["explanations"], reasoning_chars=knobs["reasoning_chars"])
     sent = {m["mode"]: r for m, r in zip(meta09, reqs09) if m["agent"] == 0}
     meta, reqs = planted.narrative_requests(paths, knobs, planted.family(["raise-editor-middle"]), ("simple", "cot"),
-                                            repeats=1)
-    base = {m["mode"]: r for m, r in zip(meta, reqs) if m["arm"] == "baseline" and not m["hardened"]}
+                                            seeds=2)
+    base = {m["mode"]: r for m, r in zip(meta, reqs) if m["arm"] == "baseline" and not m["hardened"]
+            and m["seed_index"] == 0}
     for mode in ("simple", "cot"):
         assert request_key(IDENTITY, base[mode]) == request_key(IDENTITY, sent[mode])
     pert = next(r for m, r in zip(meta, reqs) if m["perturbation"] == "raise-editor-middle" and not m["hardened"])
     assert "2. Beta " + planted.TEXTS[("raise", "editor")] in pert.messages[1].content
-    # (none, neutral, 1 instruction) x 2 modes x (plain, hardened) + 1 repeat x 2 modes
-    assert len(reqs) == 3 * 2 * 2 + 2 and {m["unit"] for m in meta} == {"news:3"}
-    rep = next(r for m, r in zip(meta, reqs) if m["arm"] == "repeat" and m["mode"] == "simple")
+    # (none, neutral, 1 instruction) x 2 modes x (plain, hardened) x 2 seeds
+    assert len(reqs) == 3 * 2 * 2 * 2 and {m["unit"] for m in meta} == {"news:3"}
+    rep = next(r for m, r in zip(meta, reqs) if m["arm"] == "baseline" and m["seed_index"] == 1
+               and m["mode"] == "simple" and not m["hardened"])
     assert rep.messages == base["simple"].messages and rep.replicate == planted.REPEAT_REPLICATE + 1
 
 
@@ -327,86 +360,101 @@ def test_recognition_rows_record_the_sampling_as_sent():
     assert row["seed"] == 7
 
 
-def _planted_rows(score, units=("a", "b", "c", "d"), study="sage"):
-    """Rows of a planted run whose score is ``score(unit, arm, direction, repeat)``."""
+def _planted_rows(score, units=("a", "b", "c", "d"), study="sage", seeds=2):
+    """Rows of a planted run whose score is ``score(unit, arm, direction, seed_index)``: every arm at
+    the same ``seeds`` seed indices."""
     rows = []
     for u in units:
-        for arm, direction, rep in (("baseline", "none", 0), ("neutral", "neutral", 0), ("instruction", "raise", 0),
-                                    ("instruction", "lower", 0), ("repeat", "none", 1)):
-            rows.append({"study": study, "unit": u, "item": u, "group": "canonical", "layer": "L4", "mode": "content",
-                         "perturbation": "none" if arm in ("baseline", "repeat") else f"{direction}-plain-start",
-                         "arm": arm, "direction": direction, "disguise": "plain" if arm not in ("baseline", "repeat") else "none",
-                         "position": "start" if arm not in ("baseline", "repeat") else "none", "hardened": False,
-                         "repeat": rep, "score": score(u, arm, direction, rep), "status": "ok"})
+        for arm, direction in (("baseline", "none"), ("neutral", "neutral"), ("instruction", "raise"),
+                               ("instruction", "lower")):
+            for r in range(seeds):
+                cell = arm != "baseline"
+                rows.append({"study": study, "unit": u, "item": u, "group": "canonical", "layer": "L4",
+                             "mode": "content", "perturbation": f"{direction}-plain-start" if cell else "none",
+                             "arm": arm, "direction": direction, "disguise": "plain" if cell else "none",
+                             "position": "start" if cell else "none", "hardened": False, "seed_index": r,
+                             "score": score(u, arm, direction, r), "status": "ok"})
     return pd.DataFrame(rows)
 
 
 def test_effects_separate_obedience_from_insertion_and_noise():
-    """A judge that obeys (+-0.8 on top of a 0.5 insertion effect) and has unit noise of +-0.1."""
-    base = {"a": 3.0, "b": 2.0, "c": 4.0, "d": 2.5}
-    noise = {"a": 0.1, "b": -0.1, "c": 0.1, "d": -0.1}
+    """A judge that obeys (+-0.8 on top of a 0.5 insertion effect) and whose second seed moves every
+    arm of a unit by +-0.1: the contrasts, taken within a seed, do not see it; the seed sd of each
+    arm is 0.1 / sqrt(2) and the noise floor of a 2-seed contrast sqrt(2 (0.1^2 / 2) / 2)."""
+    units = "abcdefghij"
+    base = {u: 2.0 + 0.2 * i for i, u in enumerate(units)}
+    noise = {u: 0.1 if i % 2 else -0.1 for i, u in enumerate(units)}
     obey = {"raise": 0.8, "lower": -0.8, "neutral": 0.0, "none": 0.0}
 
     def score(u, arm, d, rep):
         return base[u] + (0.5 if arm in ("neutral", "instruction") else 0) + obey[d] + (noise[u] if rep else 0)
 
-    eff = planted.effects(_planted_rows(score))
-    table = planted.effect_table(eff, by=("study", "estimand"), n_boot=300, seed=1).set_index("estimand")
+    eff = planted.effects(_planted_rows(score, units=tuple(units)))
+    table = planted.effect_table(eff, by=("study", "estimand")).set_index("estimand")
     assert table.loc["obedience (raise)", "mean"] == pytest.approx(0.8)
     assert table.loc["obedience (lower)", "mean"] == pytest.approx(0.8)
     assert table.loc["contrast (raise - lower)", "mean"] == pytest.approx(1.6)
     assert table.loc["contrast (raise - lower)", "mean_scale"] == pytest.approx(1.6 / 4)
     assert table.loc["insertion", "mean"] == pytest.approx(0.5)
-    assert table.loc["noise", "mean"] == pytest.approx(0.0, abs=1e-9) and np.allclose(table["noise_floor"], 0.1)
+    assert table.loc["seed sd", "mean"] == pytest.approx(0.1 / np.sqrt(2))
+    assert np.allclose(table["noise_floor"], np.sqrt(2 * 0.1 ** 2 / 2 / 2))
     # constant effects: the mean, no interval, and a note that says so (never a zero-width interval)
     assert table.loc["insertion", "ci_low"] != table.loc["insertion", "ci_low"]
     assert "no variation" in table.loc["insertion", "note"] and "t-test" in table.loc["insertion", "note"]
-    assert table.loc["noise", "ci_low"] < 0 < table.loc["noise", "ci_high"]
-    assert (table["n_units"] == 4).all() and {"p_holm", "mc_family", "unit", "ci_method"} <= set(table.columns)
+    assert np.isnan(table.loc["seed sd", "p_holm"])                       # a spread, not a tested effect
+    assert (table["n_units"] == 10).all() and {"p_holm", "mc_family", "unit", "ci_method"} <= set(table.columns)
 
 
 def test_planted_tables_and_noise_floors_are_the_studys_own():
-    """Repeats differ from the baseline by +-0.1 (SAGE) and +-1.0 (narrative): the floors are 0.1
-    and 1.0 points; notebook 12's tables are the study's functions of the same rows."""
+    """The second seed moves every arm by +-0.1 (SAGE) and +-1.0 (narrative): seed sd noise / sqrt(2),
+    floors sqrt(2 sd^2 / 2) = noise / sqrt(2) points; notebook 12's tables are the study's functions
+    of the same rows."""
     noise = {"sage": 0.1, "narrative": 1.0}
     rows = pd.concat([_planted_rows(lambda u, arm, d, rep, s=s: 3.0 + (noise[s] if rep and u in "ac" else
                                                                        -noise[s] if rep else 0.0), study=s)
                       for s in noise], ignore_index=True).assign(cached=False)
-    eff, tables = planted.tables(rows, {"n_boot": 200, "boot_seed": 3})
-    assert planted.noise_floors(eff).to_dict() == pytest.approx(noise)
+    eff, tables = planted.tables(rows, {})
+    assert planted.noise_floors(eff).to_dict() == pytest.approx({k: v / np.sqrt(2) for k, v in noise.items()})
     assert list(tables) == ["behaviour_planted_calls", "behaviour_planted_baseline_cache",
                             "behaviour_planted_shifts", "behaviour_planted_hardening"]
-    pd.testing.assert_frame_equal(tables["behaviour_planted_shifts"], planted.effect_table(eff, n_boot=200, seed=3))
+    pd.testing.assert_frame_equal(tables["behaviour_planted_shifts"], planted.effect_table(eff))
     assert tables["behaviour_planted_calls"] is rows
 
 
 def test_a_judge_that_reacts_to_any_insertion_shows_no_obedience():
     rng = np.random.default_rng(4)
-    base = {u: rng.uniform(2, 4) for u in "abcdefgh"}
+    base = {u: rng.uniform(2, 4) for u in "abcdefghijkl"}
     jitter = {(u, a, d): rng.normal(0, 0.05) for u in base for a in ("neutral", "instruction") for d in ("raise", "lower", "neutral")}
 
     def score(u, arm, d, rep):
         return base[u] + (-1.0 + jitter[(u, arm, d)] if arm in ("neutral", "instruction") else 0.0)
 
-    table = planted.effect_table(planted.effects(_planted_rows(score, units=tuple(base))), by=("estimand",),
-                                 n_boot=500, seed=2).set_index("estimand")
+    table = planted.effect_table(planted.effects(_planted_rows(score, units=tuple(base))),
+                                 by=("estimand",)).set_index("estimand")
     assert table.loc["insertion", "mean"] == pytest.approx(-1.0, abs=0.05)
     assert table.loc["insertion", "ci_high"] < 0
     for est in ("obedience (raise)", "obedience (lower)", "contrast (raise - lower)"):
         assert abs(table.loc[est, "mean"]) < 0.1 and table.loc[est, "ci_low"] < 0 < table.loc[est, "ci_high"], est
 
 
-def test_the_unit_is_resampled_whole_and_one_unit_has_no_interval():
-    # two paths (items) of one endpoint pair share the unit: 2 units, not 4
-    rows = _planted_rows(lambda u, arm, d, rep: 3.0 + (d == "raise") * (1.0 if u in "ab" else 2.0), units="abcd")
-    rows["unit"] = rows["item"].map({"a": "p1", "b": "p1", "c": "p2", "d": "p2"})
-    table = planted.effect_table(planted.effects(rows), by=("estimand",), n_boot=300).set_index("estimand")
-    assert table.loc["obedience (raise)", "n_units"] == 2 and table.loc["obedience (raise)", "n_rows"] == 4
-    lo, hi = table.loc["obedience (raise)", ["ci_low", "ci_high"]]
-    assert lo == pytest.approx(1.0) and hi == pytest.approx(2.0)          # only p1 / only p2 / both
-    one = planted.effect_table(planted.effects(rows[rows["unit"] == "p1"]), by=("estimand",), n_boot=100)
-    assert one["ci_low"].isna().all() and one["note"].str.contains("1 units < 2").all()
-    assert one["p"].isna().all()
+def test_the_unit_is_the_endpoint_pair_and_too_few_units_have_no_interval():
+    """Two paths (items) of one endpoint pair share the unit: 12 units, not 24, and the interval is
+    Student's t over the 12 unit means (scipy, computed here); below MIN_UNITS no interval."""
+    from scipy import stats
+
+    items = [f"i{k}" for k in range(24)]
+    effect = {it: 1.0 + (k % 7) * 0.3 for k, it in enumerate(items)}
+    rows = _planted_rows(lambda u, arm, d, rep: 3.0 + (d == "raise") * effect[u], units=items)
+    rows["unit"] = rows["item"].map({it: f"p{k // 2}" for k, it in enumerate(items)})
+    table = planted.effect_table(planted.effects(rows), by=("estimand",)).set_index("estimand")
+    row = table.loc["obedience (raise)"]
+    assert row["n_units"] == 12 and row["n_rows"] == 24
+    means = np.array([(effect[items[2 * k]] + effect[items[2 * k + 1]]) / 2 for k in range(12)])
+    lo, hi = stats.t.interval(0.95, 11, loc=means.mean(), scale=stats.sem(means))
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
+    few = rows[rows["unit"].isin(["p0", "p1", "p2"])]
+    one = planted.effect_table(planted.effects(few), by=("estimand",))
+    assert one["ci_low"].isna().all() and one["note"].str.contains("too few units \\(3\\)").all()
 
 
 def test_hardening_compares_obedience_plain_and_hardened_on_held_out_attacks():
@@ -420,13 +468,30 @@ def test_hardening_compares_obedience_plain_and_hardened_on_held_out_attacks():
             part.loc[cells, "disguise"] = g
             rows.append(part if g == "plain" else part[cells])
     eff = planted.effects(pd.concat(rows, ignore_index=True))
-    out = planted.hardening_table(eff, n_boot=200).set_index(["disguise", "estimand"])
+    out = planted.hardening_table(eff).set_index(["disguise", "estimand"])
     assert out.loc[("plain", "obedience (raise)"), "hardening_effect"] == pytest.approx(0.8)
     assert out.loc[("fence", "obedience (raise)"), "hardening_effect"] == pytest.approx(0.0)
     assert bool(out.loc[("fence", "obedience (raise)"), "held_out"]) and not bool(out.loc[("plain", "obedience (raise)"), "held_out"])
-    assert out["note"].str.contains("no variation").all()
+    assert out["note"].str.contains("too few units").all()
     empty = planted.hardening_table(eff[~eff["hardened"]])
     assert empty["note"].str.contains("no hardened arm").all()
+
+
+def test_hardening_is_the_change_in_absolute_obedience_with_its_sign():
+    """A judge that moves against the instruction by 0.5 plain and by 1.0 hardened reacts *more*
+    under hardening: |−0.5| − |−1.0| = −0.5 (plain − hardened would have said +0.5, 'reduced')."""
+    parts = []
+    for hardened, shift in ((False, -0.5), (True, -1.0)):
+        part = _planted_rows(lambda u, arm, d, rep, s=shift: 3.0 + (d == "raise") * s
+                             + 0.02 * "abcdefghijkl".index(u) * (d == "raise") * s * (rep + 1),
+                             units=tuple("abcdefghijkl"))
+        parts.append(part.assign(hardened=hardened))
+    out = planted.hardening_table(planted.effects(pd.concat(parts, ignore_index=True)))
+    row = out.set_index("estimand").loc["obedience (raise)"]
+    assert row["mean_plain"] < 0 and row["direction_plain"] == "against"
+    assert row["hardening_effect"] == pytest.approx(abs(row["mean_plain"]) - abs(row["mean_hardened"]))
+    assert row["hardening_effect"] == pytest.approx(-0.5 - 0.5 * 0.02 * 5.5 * 1.5, abs=1e-9)
+    assert row["hardening_effect_ci_high"] < 0
 
 
 # ---------------------------------------------------------------- length: planted slopes
@@ -490,12 +555,34 @@ def test_narrative_length_slope_at_equal_minimum_coherence():
     (row,) = length.narrative_length_models(judged).to_dict("records")
     assert row["slope_length"] == pytest.approx(0.3, abs=0.02) and row["n_pairs"] == n // 2
     assert row["slope_length_ci_low"] < 0.3 < row["slope_length_ci_high"]
+    assert row["partial_r_n_pairs"] == n // 2 and row["partial_r_ci_low"] > 0.5
+
+
+def test_a_length_association_between_pairs_only_is_not_a_within_pair_one():
+    """Longer pairs score higher (between pairs) but within a pair length does nothing: the paired
+    partial r (n = pairs) holds 0; correlating the 2n narratives would report r near 0.9."""
+    rng = np.random.default_rng(11)
+    pairs = 8
+    level = rng.normal(0, 1, pairs)
+    rows = []
+    for p in range(pairs):
+        for m in ("maxcap", "random"):
+            rows.append({"collection": "news", "mode": "simple", "pair_id": p, "method": m,
+                         "min_coherence": rng.uniform(0.2, 0.8), "length": 6 + 3 * level[p] + rng.normal(0, 1),
+                         "score_mean": 5 + 2 * level[p] + rng.normal(0, 0.3)})
+    judged = pd.DataFrame(rows)
+    (row,) = length.narrative_length_models(judged).to_dict("records")
+    assert row["partial_r_n_pairs"] == pairs
+    assert row["partial_r_ci_low"] < 0 < row["partial_r_ci_high"]
+    naive = length.partial_correlation(judged, "length", "score_mean", ["min_coherence"])
+    assert naive["r"] > 0.8                                                 # what the unpaired r said
 
 
 def test_a_constant_narrative_score_gives_nan_slopes_with_a_note():
-    judged = pd.DataFrame({"collection": "news", "mode": "simple", "pair_id": [0, 0, 1, 1, 2, 2],
-                           "method": ["maxcap", "random"] * 3, "min_coherence": [0.2, 0.4, 0.3, 0.5, 0.6, 0.1],
-                           "length": [3, 5, 4, 7, 6, 3], "score_mean": 6.0})
+    judged = pd.DataFrame({"collection": "news", "mode": "simple", "pair_id": np.repeat(np.arange(7), 2),
+                           "method": ["maxcap", "random"] * 7,
+                           "min_coherence": [0.2, 0.4, 0.3, 0.5, 0.6, 0.1, 0.3, 0.2, 0.5, 0.7, 0.4, 0.45, 0.25, 0.6],
+                           "length": [3, 5, 4, 7, 6, 3, 5, 8, 4, 4, 9, 6, 7, 3], "score_mean": 6.0})
     (row,) = length.narrative_length_models(judged).to_dict("records")
     assert np.isnan(row["slope_length"]) and np.isnan(row["slope_length_ci_low"]) and np.isnan(row["partial_r"])
     assert "no variation: every score_mean equals 6" in row["note"]
@@ -519,12 +606,12 @@ def test_resize_cuts_and_pads_with_the_storys_own_paragraphs():
 def test_intervention_table_shifts_per_fraction_and_the_within_story_slope():
     rng = np.random.default_rng(1)
     rows = []
-    for s in range(6):
+    for s in range(10):
         base_tokens = rng.uniform(300, 600)
         for f in (1.0, 0.5, 1.5):
-            rows.append({"story_id": f"s{s}", "fraction": f, "input_tokens": base_tokens * f, "status": "ok",
+            rows.append({"story_id": f"s{s}", "fraction": f, "story_tokens": base_tokens * f, "status": "ok",
                          "score": 2.0 + 0.1 * s + 0.5 * np.log(f) + rng.normal(0, 0.01)})
-    out = length.intervention_table(pd.DataFrame(rows), noise_floor=0.2, n_boot=300).set_index("fraction", drop=False)
+    out = length.intervention_table(pd.DataFrame(rows), noise_floor=0.2).set_index("fraction", drop=False)
     assert out.loc[0.5, "value"] == pytest.approx(0.5 * np.log(0.5), abs=0.02)
     assert out.loc[1.5, "value_scale"] == pytest.approx(0.5 * np.log(1.5) / 4, abs=0.01)
     slope = out[out["fraction"].isna()].iloc[0]
@@ -583,10 +670,11 @@ def test_estimate_counts_the_fresh_calls_of_the_smoke_profile(monkeypatch):
     monkeypatch.setattr(narr_estimate, "real_paths", lambda profile=None: paths)
     calls, note = est.behaviour_calls("smoke", TokenCounter.for_settings("openai", "gpt-5-mini"))
     # the smoke counts of profiles.toml [smoke.behaviour]: recognition 1 story x 2 modes + 1 invented work;
-    # 1 cloze; planted SAGE: neutral, raise, lower, 1 repeat; planted narrative: (2 neutrals + 3
-    # instructions) plain and hardened + the hardened baseline + 1 repeat; length: 2 fractions
-    assert calls["track"].value_counts().to_dict() == {"recognition": 3, "cloze": 1, "planted_sage": 4,
-                                                       "planted_narrative": 12, "length": 2}
+    # 1 cloze; every planted and length call at 2 seeds, less the cached baseline at the first:
+    # planted SAGE (baseline, neutral, raise, lower) x 2 - 1; planted narrative (baseline, 2 neutrals,
+    # 3 instructions) x (plain, hardened) x 2 - 1; length (1, 0.5, 1.5) x 2 - 1
+    assert calls["track"].value_counts().to_dict() == {"recognition": 3, "cloze": 1, "planted_sage": 7,
+                                                       "planted_narrative": 23, "length": 5}
     assert (calls["input_min"] > 0).all() and (calls["notebook"] == "12").all()
     assert "notebook 08's paths" in note
 
@@ -708,20 +796,31 @@ def test_a_judge_that_obeys_by_rule_gives_its_set_effects(tmp_path):
         gw = Gateway(OpenAIBackend("fake-model", srv.base_url, api_key="sk-test-behaviour"),
                      ResponseCache(tmp_path / "c.sqlite"), progress=False)
         meta, reqs = planted.narrative_requests(paths, knobs, chosen, ("simple",), harden_too=True, gw=gw,
-                                                agent_design="temperature", repeats=1)
+                                                agent_design="temperature", seeds=2)
         rows = planted.run(gw, meta, reqs, "smoke")
-        assert srv.n_calls == len(reqs) == 4 * (2 * 7 + 1)   # every arm and the repeat is a fresh call
+        assert srv.n_calls == len(reqs) == 4 * 2 * 7 * 2   # every arm at both seeds is a fresh call
     assert (rows["status"] == "ok").all()
     eff = planted.effects(rows)
-    table = planted.effect_table(eff, n_boot=200).set_index(["hardened", "disguise", "estimand"])
+    table = planted.effect_table(eff).set_index(["hardened", "disguise", "estimand"])
     assert table.loc[(False, "plain", "insertion"), "mean"] == -1
     assert table.loc[(False, "plain", "obedience (raise)"), "mean"] == 2
     assert table.loc[(False, "fence", "obedience (lower)"), "mean"] == 2
     assert table.loc[(False, "plain", "contrast (raise - lower)"), "mean_scale"] == pytest.approx(4 / 9)
     assert table.loc[(True, "plain", "obedience (raise)"), "mean"] == 0
-    assert table.loc[(False, "none", "noise"), "mean"] == 0 and "no variation" in table.loc[(False, "none", "noise"), "note"]
-    assert (table["n_units"].drop((False, "none", "noise")) == 2).all()      # endpoint pairs, not paths
-    hard = planted.hardening_table(eff, n_boot=200).set_index(["disguise", "estimand"])
+    assert table.loc[(False, "none", "seed sd"), "mean"] == 0 and (table["noise_floor"] == 0).all()
+    assert (table["n_units"] == 2).all() and table["note"].str.contains("too few units \\(2\\)").all()
+    hard = planted.hardening_table(eff).set_index(["disguise", "estimand"])
     assert hard.loc[("plain", "obedience (raise)"), "hardening_effect"] == 2
     assert hard.loc[("fence", "obedience (raise)"), "hardening_effect"] == 0
     assert bool(hard.loc[("fence", "obedience (raise)"), "held_out"])
+
+
+def test_one_seed_per_arm_gives_contrasts_and_no_noise_floor_with_a_note():
+    """The demo's design (seeds = 1): the contrasts are there, the noise floor is not, and each row
+    says why; no seed-sd rows."""
+    rows = _planted_rows(lambda u, arm, d, rep: 3.0 + 0.5 * (d == "raise"), seeds=1).assign(cached=False)
+    eff, tables = planted.tables(rows, {})
+    shifts = tables["behaviour_planted_shifts"]
+    assert planted.SEED_SD not in set(eff["estimand"]) and shifts["noise_floor"].isna().all()
+    assert shifts["note"].str.contains("one seed per arm \\(seeds = 1\\): no noise floor").all()
+    assert shifts.set_index("estimand").loc["obedience (raise)", "mean"] == pytest.approx(0.5)

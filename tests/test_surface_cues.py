@@ -124,3 +124,41 @@ def test_on_the_texts_as_sent_the_audit_can_fail_and_finds_a_cue_planted_in_huma
     planted = [t.replace(", ", "; ") if p else t for t, p in zip(human["text"], pseudo)]
     hit = sc.classify_cv(sc.punctuation_rates(planted).to_numpy(), pseudo, n_permutations=19, seed=0, n_boot=500)
     assert hit["auc"] > 0.95 and hit["p_perm"] == pytest.approx(1 / 20), hit
+
+
+def _plain_corpus(n: int = 8, seed: int = 0, n_human: int = 30) -> pd.DataFrame:
+    """``n_human`` human and ``n`` LLM stories drawn from one word model (no cue between them)."""
+    rng = np.random.default_rng(seed)
+    words = "the mill river lantern widow cart harbour winter letter sister candle bridge storm".split()
+    rows = []
+    for i in range(n + n_human):
+        sentences = [" ".join(rng.choice(words, rng.integers(6, 14))).capitalize() + ", and "
+                     + " ".join(rng.choice(words, rng.integers(3, 8))) + "." for _ in range(30)]
+        rows.append({"story_id": f"s{i}", "category": "llm" if i >= n_human else "canonical",
+                     "text": "\n\n".join(" ".join(sentences[k:k + 5]) for k in range(0, 30, 5))})
+    return pd.DataFrame(rows)
+
+
+def test_a_planted_cue_adds_exactly_its_dose():
+    text = _plain_corpus(1).loc[0, "text"]
+    rng = np.random.default_rng(1)
+    out = sc.plant_cue(text, "semicolons", 20.0, rng)
+    assert out.count(";") == round(20.0 * count_words(text) / 1000) and out.count(", ") == text.count(", ") - out.count(";")
+    assert sc.plant_cue(text, "spaced ellipsis", 3, rng).count(" ...") == 3
+    planted = sc.plant(_plain_corpus(), "spaced ellipsis", "share", 0.25, seed=2)
+    assert planted["text"].str.contains(" \\.\\.\\.").sum() == 2 and not planted.loc[:29, "text"].str.contains(" \\.\\.\\.").any()
+    split = sc.pseudo_split(_plain_corpus(), seed=4)
+    assert len(split) == 30 and (split["category"] == "llm").sum() == 8
+
+
+def test_the_audits_sensitivity_finds_a_large_dose_and_not_a_null_one():
+    """On random splits of human stories: semicolons at +40 per 1,000 words in the group labelled LLM
+    are detected by the punctuation set in every replicate (its smallest dose reported); with nothing
+    planted each feature set is 'detected' in at most 2 of 8 splits (the criterion's false positives)."""
+    out = sc.sensitivity_table(_plain_corpus(), replicates=8, seed=3,
+                               doses=(("none", "per_1k", 0.0), ("semicolons", "per_1k", 40.0)))
+    punct = out[out["features"] == sc.FEATURE_SETS[0]].set_index("dose")
+    assert punct.loc[40.0, "detection_rate"] == 1.0 and punct.loc[40.0, "smallest_dose"] == 40.0
+    null = out[out["cue"] == "none"]
+    assert (null["detection_rate"] <= 2 / 8).all(), null[["features", "detection_rate"]]
+    assert null["note"].str.contains("false-positive").all()

@@ -138,6 +138,12 @@ def test_paratext_only_human_stories_carried_is_removed_and_the_prose_stays(corp
     assert cthulhu.text.startswith("The most merciful thing in the world")
     # a numbered note is not a heading
     assert not tp.is_section_marker("1. One hundred kopeks make a rouble.", headings_by_form=True)
+    # a section numbered in words is (The Red Circle's "Two"); speech and prose that begin with one are not
+    red = _sent(corpus, "doyle_red_circle")
+    assert ("section_marker", "Two") in red.dropped and "\n\nTwo\n\n" not in red.text
+    assert tp.is_section_marker("Two") and tp.is_section_marker("PART THREE.")
+    for prose in ('"Two."', "Two great fires leaped and flickered.", "two"):
+        assert not tp.is_section_marker(prose, headings_by_form=True), prose
 
 
 def test_no_story_of_any_category_is_sent_a_spaced_ellipsis(corpus):

@@ -60,9 +60,9 @@ def recognition_rates(rates: pd.DataFrame) -> plt.Figure:
 
 
 def planted_shifts(table: pd.DataFrame) -> plt.Figure:
-    """Each estimand of the planted study (insertion, obedience, contrast, noise) per disguise, in
+    """Each estimand of the planted study (insertion, obedience, contrast, seed sd) per disguise, in
     scale units (fraction of the scale's range), plain and hardened, one panel per study; error
-    bars: cluster bootstrap 95% over units (none where the table gives none)."""
+    bars: the table's Student t 95% over unit means (none where the table gives none: too few units)."""
     studies = list(dict.fromkeys(table["study"])) or ["none"]
     labels = sorted({f"{e} | {d}" for e, d in zip(table["estimand"], table["disguise"])}) if len(table) else []
     fig, axes = style.subplots(len(studies), 1, width=4.6, height=0.32 * max(4, len(labels)) + 1.4)

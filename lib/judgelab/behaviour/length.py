@@ -24,7 +24,7 @@ import pandas as pd
 import pingouin as pg
 import statsmodels.formula.api as smf
 
-from judgelab.stats import resampling, rules
+from judgelab.stats import rules
 from judgelab.stats.tests import adjust
 
 CATEGORY_ORDER = ("canonical", "pulp", "llm")
@@ -146,10 +146,25 @@ def _adjust_slopes(out: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out.merge(one.drop(columns="slope_p"), on=keys, how="left")
 
 
+def pair_differences(g: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Per endpoint pair, the first method's path minus the second's (methods in sorted order:
+    maxcap - random) in ``score_mean``, ``length`` and ``min_coherence``: one row per pair, the unit.
+    ("", why) when the pairs do not hold exactly two methods."""
+    methods = sorted(g["method"].unique())
+    if len(methods) != 2:
+        return pd.DataFrame(), f"within-pair differences need two methods per pair, not {len(methods)}"
+    cols = ["score_mean", "length", "min_coherence"]
+    w = g.pivot_table(index="pair", columns="method", values=cols, aggfunc="mean")
+    d = pd.DataFrame({c: w[(c, methods[0])] - w[(c, methods[1])] for c in cols}).dropna()
+    return d.reset_index(), f"{methods[0]} - {methods[1]}"
+
+
 def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
     """Per collection x mode: ``score_mean ~ length + min_coherence + C(method) + C(pair)`` (OLS, the
-    endpoint pair a fixed effect) and the partial correlation of score and length given minimum
-    coherence; unit: narrative (path), paired by endpoint pair."""
+    endpoint pair a fixed effect) and the partial correlation of the within-pair differences of
+    score and length given the difference of minimum coherence (:func:`pair_differences`): the
+    endpoint pair is the unit of both, so a length-score association *between* pairs counts for
+    neither."""
     rows = []
     for (coll, mode), g in judged.dropna(subset=["score_mean"]).groupby(["collection", "mode"], sort=True):
         g = g.assign(length=g["length"].astype(float), pair=g["pair_id"].astype(str))
@@ -158,18 +173,22 @@ def narrative_length_models(judged: pd.DataFrame) -> pd.DataFrame:
         problem = ols_problem(g, "score_mean", "length", n_params)
         fit = ols_terms(g, "score_mean ~ " + " + ".join(terms)) if not problem else {}
         slope = fit.get("length", (np.nan,) * 4)
-        pc = partial_correlation(g, "length", "score_mean", ["min_coherence"])
+        diffs, what = pair_differences(g)
+        pc = (partial_correlation(diffs, "length", "score_mean", ["min_coherence"]) if len(diffs)
+              else {"n": 0, "r": np.nan, "r_ci_low": np.nan, "r_ci_high": np.nan, "p": np.nan, "note": what})
         rows.append({"collection": coll, "mode": mode, "n": len(g), "n_pairs": g["pair"].nunique(),
                      "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
-                     "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"],
+                     "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"], "partial_r_n_pairs": pc["n"],
                      "slope_length": slope[0], "slope_length_ci_low": slope[1], "slope_length_ci_high": slope[2],
                      "slope_p": slope[3],
                      "note": rules.join(f"partial r: {pc['note']}" if pc["note"] else "",
                                         f"slope: {problem}" if problem else ("" if fit else "slope: no residual variance"))})
     out = _adjust_slopes(pd.DataFrame(rows), ["collection", "mode"])
-    return out.assign(unit="narrative (path), paired by endpoint pair",
+    return out.assign(unit="endpoint pair",
                       model="score_mean ~ length + min_coherence + C(method) + C(pair)",
-                      ci_method="partial r: pingouin (Fisher z); slope: OLS t interval (statsmodels)",
+                      partial_r_on="within-pair differences (maxcap - random) of score and length, given that of "
+                                   "minimum coherence; n = endpoint pairs",
+                      ci_method="partial r: pingouin (Fisher z over pairs); slope: OLS t interval (statsmodels)",
                       mc_family="the length slope of every collection x mode (t-test of the OLS coefficient)")
 
 
@@ -197,8 +216,10 @@ def resize(text: str, fraction: float) -> str:
     return "\n\n".join(out)
 
 
-def length_requests(items, cfg, fractions) -> tuple[list[dict], list]:
-    """(meta, requests): each item's blind validator call at fraction 1 and at ``fractions``."""
+def length_requests(items, cfg, fractions, seeds: int = 1) -> tuple[list[dict], list]:
+    """(meta, requests): each item's blind validator call at fraction 1 and at ``fractions``, every
+    one at the planted study's ``seeds`` seed indices (:func:`judgelab.behaviour.planted.at_seed`);
+    ``meta["text"]`` is the story as sent (counted, then dropped, by :func:`run_intervention`)."""
     from judgelab.behaviour import planted
 
     meta, reqs = [], []
@@ -210,63 +231,83 @@ def length_requests(items, cfg, fractions) -> tuple[list[dict], list]:
             if f != 1.0:
                 req = req.model_copy(update={"template_version": f"{req.template_version}+{LENGTH_VERSION}",
                                              "tags": {**req.tags, "notebook": "12", "probe": "length", "fraction": f}})
-            reqs.append(req)
-            meta.append({"study": "sage", "unit": it.story_id, "story_id": it.story_id, "category": it.category,
-                         "layer": it.layer, "fraction": f, "words_sent": len(text.split())})
+            for r in range(int(seeds)):
+                reqs.append(planted.at_seed(req, r) if r else req)
+                meta.append({"study": "sage", "unit": it.story_id, "story_id": it.story_id, "category": it.category,
+                             "layer": it.layer, "fraction": f, "seed_index": r, "words_sent": len(text.split()),
+                             "cut_before": bool(it.prepared.truncated), "text": text})
     return meta, reqs
 
 
 def run_study(gw, corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile: str) -> pd.DataFrame:
     """The intervention on the planted study's stories (``planted_per_category``, its layer, content
-    mode), cut and padded to ``knobs["length_fractions"]``: :func:`run_intervention`'s frame."""
+    mode), cut and padded to ``knobs["length_fractions"]`` at the planted study's ``seeds``:
+    :func:`run_intervention`'s frame."""
     from judgelab.behaviour import selection
 
     items, cfg = selection.planted_items(corpus, stories, knobs, profile, gw.count_tokens)
-    return run_intervention(gw, items, cfg, knobs["length_fractions"], profile)
+    return run_intervention(gw, items, cfg, knobs["length_fractions"], profile, int(knobs["seeds"]))
 
 
-def run_intervention(gw, items, cfg, fractions, profile: str) -> pd.DataFrame:
-    """Send :func:`length_requests` through the gateway: one row per call, score and tokens sent."""
+def run_intervention(gw, items, cfg, fractions, profile: str, seeds: int = 1) -> pd.DataFrame:
+    """Send :func:`length_requests` through the gateway: one row per call, its score and
+    ``story_tokens`` (the story as sent, the judge's tokenizer: the scale the observational model
+    uses); ``cut_before``: SAGE's preparation had already cut the story (head and tail kept)."""
     from judgelab.behaviour import planted
     from judgelab.gateway.types import sent_columns
 
-    meta, reqs = length_requests(items, cfg, fractions)
+    meta, reqs = length_requests(items, cfg, fractions, seeds)
     rows = []
-    for m, r, q in zip(meta, gw.run_batch(reqs, desc="length intervention"), reqs):
+    for m, r in zip(meta, gw.run_batch(reqs, desc="length intervention")):
         ok = r.status == "ok" and r.parsed is not None
-        rows.append({**m, "input_tokens": gw.count_tokens(q.messages[-1].content),
+        m = dict(m)
+        text = m.pop("text")
+        rows.append({**m, "story_tokens": gw.count_tokens(text),
                      "score": planted.sage_score(r.parsed) if ok else np.nan, "status": "ok" if ok else "failed",
                      "cached": bool(r.cached), **sent_columns(r), "backend": r.backend, "model": r.model,
                      "profile": profile})
     return pd.DataFrame(rows)
 
 
-def intervention_table(calls: pd.DataFrame, noise_floor: float = np.nan, n_boot: int = 2000,
-                       seed: int = 0) -> pd.DataFrame:
-    """Per fraction: the shift resized - baseline (points and scale units, cluster bootstrap over
-    stories) beside the noise floor; and one row with the within-story slope of score on log
-    tokens sent (``score ~ log_tokens + C(story_id)``, OLS t interval)."""
+def intervention_table(calls: pd.DataFrame, noise_floor: float = np.nan) -> pd.DataFrame:
+    """Per fraction: the shift resized - baseline, taken within a seed and averaged over the seeds
+    (points and scale units; Student t over stories, none below ``planted.MIN_UNITS``) beside the
+    planted study's noise floor from the same seeds; and one row with the within-story slope of
+    score on the log of the story's tokens as sent (``score ~ log_story_tokens + C(story_id)``, OLS
+    t interval). The note says when SAGE's preparation had cut a story before it was resized."""
     from judgelab.behaviour import planted
 
     ok = calls[calls["status"] == "ok"]
-    base = ok[ok["fraction"] == 1.0].set_index("story_id")["score"]
+    seed_col = ok["seed_index"] if "seed_index" in ok else pd.Series(0, index=ok.index)
+    ok = ok.assign(seed_index=seed_col)
+    base = ok[ok["fraction"] == 1.0].set_index(["story_id", "seed_index"])["score"]
+    cut = sorted(set(ok.loc[ok.get("cut_before", pd.Series(False, index=ok.index)).astype(bool), "story_id"]))
+    cut_note = (f"{len(cut)} of {ok['story_id'].nunique()} stories were already cut (head and tail kept) "
+                "before resizing: their fractions are of the cut text" if cut else "")
     rows = []
     for f, g in ok[ok["fraction"] != 1.0].groupby("fraction", sort=True):
-        shift = g["score"].to_numpy() - g["story_id"].map(base).to_numpy(dtype=float)
-        m = planted.unit_mean(shift, g["story_id"], n_boot, seed, "stories")
-        rows.append({"estimand": f"shift at {f:g} x the words (resized - baseline)", "fraction": f,
-                     "n_units": m["n_units"], "value": m["mean"], "ci_low": m["ci_low"], "ci_high": m["ci_high"],
+        idx = pd.MultiIndex.from_arrays([g["story_id"], g["seed_index"]])
+        shift = g["score"].to_numpy() - base.reindex(idx).to_numpy(dtype=float)
+        m = planted.unit_mean(shift, g["story_id"], "stories")
+        rows.append({"estimand": f"shift at {f:g} x the words (resized - baseline, within seed)", "fraction": f,
+                     "n_units": m["n_units"], "n_seeds": int(g["seed_index"].nunique()), "value": m["mean"],
+                     "ci_low": m["ci_low"], "ci_high": m["ci_high"],
                      "value_scale": m["mean"] / planted.SCALE_RANGE["sage"], "noise_floor": noise_floor,
-                     "note": m["note"]})
-    d = ok.assign(log_tokens=np.log(ok["input_tokens"].astype(float)), story=ok["story_id"].astype(str))
+                     "note": rules.join(m["note"], cut_note)})
+    d = ok.assign(log_tokens=np.log(ok["story_tokens"].astype(float)), story=ok["story_id"].astype(str))
     n_params = 2 + d["story"].nunique() - 1
     problem = ols_problem(d, "score", "log_tokens", n_params)
     fit = ols_terms(d, "score ~ log_tokens" + (" + C(story)" if d["story"].nunique() > 1 else "")) if not problem else {}
     slope = fit.get("log_tokens", (np.nan,) * 4)
-    rows.append({"estimand": "within-story slope per log token sent", "fraction": np.nan,
-                 "n_units": d["story"].nunique(), "value": slope[0], "ci_low": slope[1], "ci_high": slope[2],
+    n_stories = d["story"].nunique()
+    # the story is the unit: below planted.MIN_UNITS stories the slope is shown without an interval
+    few = planted.too_few_units(n_stories).replace("units", "stories", 1) if n_stories < planted.MIN_UNITS else ""
+    rows.append({"estimand": "within-story slope per log story token sent", "fraction": np.nan,
+                 "n_units": n_stories, "n_seeds": int(d["seed_index"].nunique()), "value": slope[0],
+                 "ci_low": np.nan if few else slope[1], "ci_high": np.nan if few else slope[2],
                  "value_scale": slope[0] / planted.SCALE_RANGE["sage"], "noise_floor": noise_floor,
-                 "note": problem or ("" if fit else "no residual variance: no interval")})
+                 "note": rules.join(few, problem or ("" if fit else "no residual variance: no interval"), cut_note)})
     return pd.DataFrame(rows).assign(
         unit="story", filler="the story's own paragraphs repeated from the first",
-        ci_method="shifts: " + resampling.ci_method(n_boot, seed, "story") + "; slope: OLS t interval (statsmodels)")
+        tokens="the story's tokens as sent (the judge's tokenizer), as in the observational model",
+        ci_method=f"shifts: {planted.CI_METHOD}; slope: OLS t interval (statsmodels)")

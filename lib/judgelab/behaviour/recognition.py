@@ -182,6 +182,9 @@ def tidy(meta: list[dict], results: list, stories: pd.DataFrame, profile: str) -
 
 READINGS = {"content": "recognition (the text only)", "title": "echo (the title is in the prompt)"}
 CONTROLS = {"llm": "false-claim control: unpublished LLM stories", "fabricated": "false-claim control: invented works"}
+#: (category, mode) of the controls: in title mode an LLM story's author line is the model's id, so
+#: its row is no control (the judge may know the model)
+CONTROL_GROUPS = {("llm", "content"), ("fabricated", "title")}
 
 
 def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
@@ -198,7 +201,8 @@ def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
         ok = g[g["status"] == "ok"]
         rate = intervals.proportion_ci(int(ok["recognised"].astype(bool).sum()), len(ok))
         claim = intervals.proportion_ci(int(ok["claimed"].astype(bool).sum()), len(ok))
-        rows.append({"category": cat, "mode": mode, "reading": READINGS.get(mode, mode), "control": CONTROLS.get(cat, ""),
+        control = CONTROLS.get(cat, "") if (cat, mode) in CONTROL_GROUPS else ""
+        rows.append({"category": cat, "mode": mode, "reading": READINGS.get(mode, mode), "control": control,
                      "n": len(ok), "n_failed": int(len(g) - len(ok)),
                      "recognition_rate": rate[0], "recognition_rate_ci_low": rate[1], "recognition_rate_ci_high": rate[2],
                      "claim_rate": claim[0], "claim_rate_ci_low": claim[1], "claim_rate_ci_high": claim[2],
@@ -208,35 +212,51 @@ def rate_table(probe: pd.DataFrame) -> pd.DataFrame:
     return out.assign(unit="story", ci_method="Wilson score interval")
 
 
+#: the fewest stories per group at which :func:`diff_with_note` gives an interval: the two-sample
+#: percentile bootstrap of a difference of means covers within 2 points of 95% from here on
+#: (normal data; 89% at 5 per group, 92% at 10; simulated in tests/test_behaviour_known.py)
+MIN_PER_GROUP = 20
+
+
 def diff_with_note(x, y, n_boot: int, seed: int, what: tuple[str, str] = ("x", "y")) -> dict:
-    """mean(x) - mean(y), two-sample percentile bootstrap; NaN and a note when degenerate."""
+    """mean(x) - mean(y), two-sample percentile bootstrap; no interval below :data:`MIN_PER_GROUP`
+    values in either group ("too few units (n)") nor when both are constant, with a note saying so."""
     a, b = (np.asarray(v, float) for v in (x, y))
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     d, lo, hi = intervals.diff_ci(a, b, n_boot, seed)
-    few = rules.join(*(rules.too_few(len(v), 2, f"values in {w}") for v, w in zip((a, b), what) if len(v) < 2))
+    few = rules.join(*(f"too few units ({len(v)} {w})" for v, w in zip((a, b), what) if len(v) < MIN_PER_GROUP))
     if few:
-        return {"diff": d, "ci_low": np.nan, "ci_high": np.nan, "note": few + ": no interval"}
+        return {"diff": d, "ci_low": np.nan, "ci_high": np.nan,
+                "note": few + f": no interval below {MIN_PER_GROUP} per group, where it would cover less than 93%"}
     if rules.is_constant(a) and rules.is_constant(b):
         return {"diff": d, "ci_low": np.nan, "ci_high": np.nan, "note": "no variation within either side: no interval"}
     return {"diff": d, "ci_low": lo, "ci_high": hi, "note": ""}
 
 
+CRITERIA = {"claim": ("claimed", "the judge says it knows the work"),
+            "title named": ("recognised", "the judge says it knows the work and names its title (Jaccard rule)")}
+
+
 def claim_contrast(probe: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
-    """Per mode: the human stories' recognition rate against the false-claim rate of that mode's
-    control (content: the LLM stories; title: the invented works), and the difference with a
-    two-sample percentile-bootstrap interval over stories."""
+    """Per mode and criterion (:data:`CRITERIA`: the bare claim; the claim with the title named),
+    the human stories' rate against the same criterion's rate on that mode's control (content: the
+    LLM stories; title: the invented works), and the difference with a two-sample percentile-bootstrap
+    interval over stories. One criterion on both sides: a control's title can be named too (its own
+    title, from the text or, in title mode, from the prompt)."""
     rows = []
     ok = probe[probe["status"] == "ok"]
     for mode, control in (("content", "llm"), ("title", "fabricated")):
         g = ok[ok["mode"] == mode]
-        human = g[g["category"].isin(["canonical", "pulp"])]["recognised"].astype(float)
-        false = g[g["category"] == control]["claimed"].astype(float)
-        d = diff_with_note(human, false, n_boot, seed, ("human stories", CONTROLS[control]))
-        rows.append({"mode": mode, "reading": READINGS[mode], "control": CONTROLS[control], "n_human": len(human),
-                     "n_control": len(false), "human_recognition_rate": human.mean() if len(human) else np.nan,
-                     "false_claim_rate": false.mean() if len(false) else np.nan,
-                     "excess_over_false_claims": d["diff"], "ci_low": d["ci_low"], "ci_high": d["ci_high"],
-                     "note": d["note"]})
+        for criterion, (col, meaning) in CRITERIA.items():
+            human = g[g["category"].isin(["canonical", "pulp"])][col].astype(float)
+            false = g[g["category"] == control][col].astype(float)
+            d = diff_with_note(human, false, n_boot, seed, ("human stories", CONTROLS[control]))
+            rows.append({"mode": mode, "reading": READINGS[mode], "criterion": criterion, "meaning": meaning,
+                         "control": CONTROLS[control], "n_human": len(human), "n_control": len(false),
+                         "human_rate": human.mean() if len(human) else np.nan,
+                         "control_rate": false.mean() if len(false) else np.nan,
+                         "excess_over_control": d["diff"], "ci_low": d["ci_low"], "ci_high": d["ci_high"],
+                         "note": d["note"]})
     return pd.DataFrame(rows).assign(unit="story", ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot)
                                      + " (two samples)")
 
@@ -362,13 +382,29 @@ def cloze_tidy(meta: list[dict], results: list, profile: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def chance_overlap(cloze: pd.DataFrame) -> dict:
+    """The continuation probe's chance level: the mean :func:`cloze_overlap` of each answered reply
+    against every *other* story's true continuation (what a reply scores on a text it was not
+    written for: common words, the scoring rule's floor)."""
+    ok = cloze[(cloze["status"] == "ok")] if "status" in cloze else cloze
+    replies, truths = list(ok["reply"]), list(ok["truth"])
+    vals = [cloze_overlap(r, t) for i, r in enumerate(replies) for j, t in enumerate(truths) if i != j]
+    if not vals:
+        return {"n": len(replies), "value": np.nan, "note": rules.too_few(len(replies), 2, "answered replies")}
+    return {"n": len(replies), "value": float(np.mean(vals)), "note": f"mean over {len(vals)} mismatched pairs"}
+
+
 def cloze_table(cloze: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Mean overlap per category (cluster bootstrap over stories), each human one vs LLM."""
     rows = []
     for cat, g in cloze.groupby("category", sort=True):
-        m = unit_mean(g["overlap"], g["story_id"], n_boot, seed, "stories")
+        m = unit_mean(g["overlap"], g["story_id"], "stories")
         rows.append({"category": cat, "comparison": "mean overlap", "n": m["n_units"], "value": m["mean"],
                      "ci_low": m["ci_low"], "ci_high": m["ci_high"], "note": m["note"]})
+    chance = chance_overlap(cloze)
+    rows.append({"category": "every story", "comparison": "chance: each reply against the other stories' "
+                 "continuations", "n": chance["n"], "value": chance["value"], "ci_low": np.nan, "ci_high": np.nan,
+                 "note": chance["note"]})
     llm = cloze.loc[cloze["category"] == "llm", "overlap"]
     for cat in sorted(set(cloze["category"]) - {"llm"}):
         d = diff_with_note(cloze.loc[cloze["category"] == cat, "overlap"], llm, n_boot, seed, (cat, "llm"))
@@ -376,7 +412,9 @@ def cloze_table(cloze: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.Da
                      "n": int((cloze["category"] == cat).sum()), "value": d["diff"], "ci_low": d["ci_low"],
                      "ci_high": d["ci_high"], "note": d["note"]})
     return pd.DataFrame(rows).assign(unit="story", rule="LCS of normalised words / continuation length",
-                                     ci_method=intervals.BOOT_METHOD.format(unit="stories", n=n_boot))
+                                     ci_method="mean overlap: Student t over stories (none below 10); differences: "
+                                               + intervals.BOOT_METHOD.format(unit="stories", n=n_boot)
+                                               + " (two samples)")
 
 
 def run_probe(gw, items: Sequence, knobs: dict, stories: pd.DataFrame, profile: str,

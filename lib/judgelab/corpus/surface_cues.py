@@ -180,3 +180,118 @@ def feature_means(versions: dict[str, pd.DataFrame]) -> pd.DataFrame:
         m.insert(0, "text", name)
         frames.append(m.reset_index())
     return pd.concat(frames, ignore_index=True).fillna(0.0)
+
+
+# ---------------------------------------------------------------- the audit's sensitivity
+
+#: planted cues: (name, kind, dose). ``semicolons``: in every story of the planted group, ", "
+#: becomes "; " until that many more semicolons per 1,000 words (5 is the size of the real LLM-human
+#: gap); ``spaced ellipsis``: that share of the group gets three sentence ends written " ..." (the old
+#: transcription cue's form); ``none``: nothing planted, the criterion's false-positive rate
+CUE_DOSES = (("none", "per_1k", 0.0), ("semicolons", "per_1k", 1.0), ("semicolons", "per_1k", 5.0),
+             ("semicolons", "per_1k", 20.0), ("spaced ellipsis", "share", 0.10), ("spaced ellipsis", "share", 0.25))
+DETECTION_POWER = 0.8
+_COMMA = re.compile(r", ")
+_SENTENCE_STOP = re.compile(r"(?<=[a-z])\.(?=\s)")
+
+
+def plant_cue(text: str, cue: str, amount: float, rng: np.random.Generator) -> str:
+    """``text`` with a planted cue: ``semicolons`` (``amount`` per 1,000 words: that many ", " made
+    "; ", as many as the text has), ``spaced ellipsis`` (``amount`` sentence ends made " ...") or
+    ``none`` (unchanged)."""
+    if cue == "none":
+        return text
+    if cue == "semicolons":
+        spots = [m.start() for m in _COMMA.finditer(text)]
+        k = min(len(spots), int(round(amount * count_words(text) / 1000.0)))
+        pattern = ";"
+    elif cue == "spaced ellipsis":
+        spots = [m.start() for m in _SENTENCE_STOP.finditer(text)]
+        k = min(len(spots), int(amount))
+        pattern = " ..."
+    else:
+        raise ValueError(f"unknown planted cue {cue!r}; choose none, semicolons or spaced ellipsis")
+    chosen = sorted(rng.choice(spots, size=k, replace=False)) if k else []
+    out, last = [], 0
+    for i in chosen:
+        out += [text[last:i], pattern]
+        last = i + 1
+    return "".join(out) + text[last:]
+
+
+def plant(texts: pd.DataFrame, cue: str, kind: str, dose: float, seed: int) -> pd.DataFrame:
+    """``texts`` (story_id, category, text) with ``cue`` planted in the stories labelled ``llm`` at
+    ``dose`` (``kind`` per_1k: in every one; share: in that share of them, three marks each)."""
+    rng = np.random.default_rng(seed)
+    llm = np.flatnonzero(texts["category"].eq("llm").to_numpy())
+    if kind == "share":
+        chosen = rng.choice(llm, size=max(1, int(round(dose * len(llm)))), replace=False)
+        amount = 3.0
+    else:
+        chosen, amount = llm, dose
+    out = texts.copy()
+    col = out.columns.get_loc("text")
+    for i in chosen:
+        out.iat[i, col] = plant_cue(out.iat[i, col], cue, amount, rng)
+    return out
+
+
+def detected(x, y, seed: int) -> tuple[float, bool]:
+    """(cross-validated AUC, detected): detected when the AUC's percentile interval over stories
+    lies above 0.5 (:func:`classify_cv` without permutations)."""
+    res = classify_cv(x, y, n_permutations=0, seed=seed, n_boot=500)
+    return res["auc"], bool(res["auc_ci_low"] > 0.5)
+
+
+def pseudo_split(texts: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The human stories of ``texts`` with as many of them as there are LLM stories, drawn at
+    random, labelled ``llm``: two groups with no cue between them but chance."""
+    human = texts[texts["category"] != "llm"].reset_index(drop=True)
+    n = int(texts["category"].eq("llm").sum())
+    if not 5 <= n <= len(human) - 5:
+        raise ValueError(f"sensitivity: needs at least 5 LLM and 5 more human stories than LLM ones, got "
+                         f"{n} LLM and {len(human)} human")
+    pick = np.random.default_rng(seed).choice(len(human), n, replace=False)
+    cat = np.where(np.isin(np.arange(len(human)), pick), "llm", "human")
+    return human.assign(category=cat)
+
+
+def sensitivity_table(texts: pd.DataFrame, *, replicates: int = 10, seed: int = 0,
+                      doses=CUE_DOSES) -> pd.DataFrame:
+    """The audit's sensitivity: the human stories split at random into two groups of the real
+    design's sizes (:func:`pseudo_split`, a new split per replicate), a cue planted in the one
+    labelled LLM (:func:`plant`), the audit's classifier run on it. Per cue x dose x feature set:
+    the share of ``replicates`` detected (:func:`detected`; the ``none`` row is the criterion's
+    false-positive rate) and the mean AUC; per cue x feature set the smallest dose detected in >=
+    80% (``smallest_dose``; NaN with a note when none was), so that an audit at chance reads as
+    "no cue of this kind larger than the smallest dose"."""
+    _labels(texts, "sensitivity_table")
+    rows = []
+    for cue, kind, dose in doses:
+        hits, aucs = {}, {}
+        for r in range(int(replicates)):
+            planted_texts = plant(pseudo_split(texts, seed + r), cue, kind, dose, seed + r)
+            y = planted_texts["category"].eq("llm").to_numpy(int)
+            for label, (x, _) in feature_matrices(planted_texts["text"]).items():
+                auc, hit = detected(x, y, seed + r)
+                hits.setdefault(label, []).append(hit)
+                aucs.setdefault(label, []).append(auc)
+        for label in hits:
+            k, n = int(sum(hits[label])), int(replicates)
+            _, lo, hi = proportion_ci(k, n)
+            rows.append({"cue": cue, "dose": dose, "dose_unit": "per 1,000 words, every story of the group"
+                         if kind == "per_1k" else "share of the group's stories (3 marks each)", "features": label,
+                         "replicates": n, "detection_rate": k / n, "detection_rate_ci_low": lo,
+                         "detection_rate_ci_high": hi, "mean_auc": float(np.mean(aucs[label]))})
+    out = pd.DataFrame(rows)
+    found = out[(out["detection_rate"] >= DETECTION_POWER) & (out["cue"] != "none")]
+    smallest = found.groupby(["cue", "features"])["dose"].min().rename("smallest_dose")
+    out = out.merge(smallest, on=["cue", "features"], how="left")
+    out["note"] = np.where(out["smallest_dose"].isna() & (out["cue"] != "none"),
+                           f"no planted dose detected in {DETECTION_POWER:.0%} of replicates: the audit cannot rule "
+                           "out a cue of this kind up to the largest dose", "")
+    out.loc[out["cue"] == "none", "note"] = "nothing planted: the detection criterion's false-positive rate"
+    return out.assign(unit="story", design="human stories split at random into groups of the real sizes, the "
+                      "cue planted in the one labelled LLM, a new split per replicate",
+                      detection=f"AUC's 95% percentile interval over stories above 0.5 (5-fold CV, 500 resamples); "
+                      f"power {DETECTION_POWER:.0%}", ci_method="detection rate: Wilson over replicates")

@@ -19,11 +19,12 @@ from judgelab.narrative import settings as narrative_settings
 def _rows(meta: list[dict], reqs: list, counter: TokenCounter, track: str) -> list[dict]:
     rows = []
     for m, req in zip(meta, reqs):
-        if (m.get("arm") == "baseline" and not m.get("hardened")) or m.get("fraction") == 1.0:
-            continue  # notebook 02's / 09's own request: a cache hit
+        first = not m.get("seed_index")
+        if first and ((m.get("arm") == "baseline" and not m.get("hardened")) or m.get("fraction") == 1.0):
+            continue  # notebook 02's / 09's own request (at the first seed): a cache hit
         rows.append({"notebook": "12", "study": "behaviour", "layer": m.get("layer", ""), "mode": m.get("mode", "content"),
                      "item": f"{m.get('item', m.get('story_id'))}:{m.get('perturbation', m.get('fraction', 'probe'))}"
-                             f"{':hardened' if m.get('hardened') else ''}{':repeat' if m.get('repeat') else ''}",
+                             f"{':hardened' if m.get('hardened') else ''}{'' if first else ':seed' + str(m['seed_index'])}",
                      "track": track, "round": 1, "first_round": True, **counter.one_turn(req)})
     return rows
 
@@ -57,7 +58,7 @@ def behaviour_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, 
     built = planted.study_requests(corpus, stories, paths, judge_knobs, knobs, profile, counter.text_counter())
     rows += _rows(*built["sage"], counter, "planted_sage") + _rows(*built["narrative"], counter, "planted_narrative")
     p_items, cfg = selection.planted_items(corpus, stories, knobs, profile, counter.text_counter())
-    rows += _rows(*length.length_requests(p_items, cfg, knobs["length_fractions"]), counter, "length")
+    rows += _rows(*length.length_requests(p_items, cfg, knobs["length_fractions"], int(knobs["seeds"])), counter, "length")
     return pd.DataFrame(rows), (f"exact: recognition {len(items)} probes + {len(works)} invented works, "
                                 f"planted SAGE and length {len(p_items)} stories; "
                                 f"planted narrative on {how}; baselines = 02/09's cached calls, not counted")

@@ -65,6 +65,9 @@ _CHAPTER = re.compile(
     re.IGNORECASE,
 )
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+# a section numbered in words, alone on its line (The Red Circle's "Two"); a quoted "Two." is speech
+_SPELLED_NUMERAL = re.compile(r"[*_#\s]*(?:Part\s+)?(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|"
+                              r"Twelve|ONE|TWO|THREE|FOUR|FIVE|SIX|SEVEN|EIGHT|NINE|TEN|ELEVEN|TWELVE)[.*_\s]*")
 _NUMBERED_TITLE = re.compile(r"[*_\s]*(?:\d{1,2}|[IVXLC]+)\.\s+([^\W\d_][^.!?*_]*)\.?[*_\s]*")
 # an asterisk footnote (Poe's "men * have thought" with "* Watson, Dr. Percival, ..." below it)
 _ASTERISK_NOTE = re.compile(r"\*\s+[A-Z]")
@@ -169,12 +172,13 @@ def _title_cased(par: str) -> bool:
 
 
 def is_section_marker(par: str, headings_by_form: bool = False) -> bool:
-    """A chapter heading, a markdown heading, a section numeral or a separator line.
+    """A chapter heading, a markdown heading, a section numeral (in figures, Roman or words) or a
+    separator line.
 
     ``headings_by_form`` (the normal form): a markdown ``#`` line is a heading only if it reads as
     one (a chapter heading, or title-cased words); "# potentially." in a degenerate generation is
     the story's own text and keeps its words (its ``#`` is stripped as markdown)."""
-    if _SEPARATOR.fullmatch(par) or _ROMAN.fullmatch(par):
+    if _SEPARATOR.fullmatch(par) or _ROMAN.fullmatch(par) or _SPELLED_NUMERAL.fullmatch(par):
         return True
     if _MD_HEADING.match(par) and len(words(par)) <= 15:
         return not headings_by_form or bool(_CHAPTER.match(par)) or _title_cased(par)
