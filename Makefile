@@ -55,7 +55,7 @@ help:
 	@echo "make bench      benchmarks -> results/bench/*.json"
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make panel NB=09 PANEL=panel.toml  notebooks once per judge of a panel -> results/panel/ (docs/panel.md)"
-	@echo "make lab        open JupyterLab on notebooks/"
+	@echo "make lab        open JupyterLab on notebooks/ (LAB_ARGS=\"--port 8899 --no-browser\")"
 	@echo "make site       static website of every table, figure and notebook -> site/index.html"
 
 all: setup data notebooks
@@ -150,9 +150,14 @@ notebooks: | $(DATA_STAMP)
 notebook-stamps: $(foreach n,$(NB_RUN),$(STAMPS)/$(n).$(PROFILE))
 
 # JupyterLab at the project root, the file browser on notebooks/ (each NN_*.py opens as a
-# notebook); the executed copies of the last run are in results/executed/.
+# notebook; no news pop-up: jupyter/lab/settings/overrides.json); the executed copies of the last
+# run are in results/executed/. As root (a container) it adds --allow-root itself, which Jupyter
+# otherwise demands and refuses to start without. LAB_ARGS goes to `jupyter lab` as given, e.g.
+# `make lab LAB_ARGS="--port 8899 --no-browser"`.
+LAB_ARGS    ?=
+LAB_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+	$(VENV)/bin/jupyter lab $(LAB_ROOT) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
 
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
