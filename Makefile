@@ -10,7 +10,7 @@ PY          := $(VENV)/bin/python
 PIP         := $(PY) -m pip
 DATA_MIRROR ?= ../shared/mirror
 export DATA_MIRROR
-# `make paper BATCH=1`: every LLM call through the OpenAI Batch API (README, "Half price: Batch mode").
+# `make paper BATCH=1`: every LLM call through the OpenAI Batch API (docs/openai.md, "Half price: Batch mode").
 ifdef BATCH
 export JUDGELAB_BATCH := $(BATCH)
 endif
@@ -67,26 +67,33 @@ smoke demo paper:
 # ---------------------------------------------------------------- environment
 setup: $(SETUP_STAMP) $(LAB_OVERRIDES) chromium
 
+# One line per step (pip is quiet): the whole setup takes about 8 minutes on 2 cores, once.
 $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
+	@echo "setup: the Python environment $(VENV) (about 8 minutes on 2 cores, once; later runs skip it)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip wheel setuptools
-	# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -r requirements.lock -r requirements-extra.txt
-	$(PIP) install -q --no-deps -e .
-	$(PY) -m judgelab.tokens
-	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@echo "setup 1/4: pip, wheel, setuptools"
+	@$(PIP) install -q --upgrade pip wheel setuptools
+	@# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
+	@echo "setup 2/4: torch, CPU build (the largest download)"
+	@$(PIP) install -q torch==2.13.0
+	@echo "setup 3/4: the pinned packages of requirements.lock and requirements-extra.txt"
+	@$(PIP) install -q -r requirements.lock -r requirements-extra.txt
+	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
+	@$(PIP) install -q --no-deps -e .
+	@$(PY) -m judgelab.tokens
+	@$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $@
 	@echo "setup done: $(VENV)"
 
 $(LAB_OVERRIDES): jupyter/lab/settings/overrides.json | $(SETUP_STAMP)
-	install -D -m 644 $< $@
+	@install -D -m 644 $< $@
 
 # ---------------------------------------------------------------- data
 data: $(DATA_STAMP)
 
 $(DATA_STAMP): data/corpus/stories.csv data/manifests/external_files.csv | $(SETUP_STAMP)
-	$(PY) -m judgelab.corpus.manifest
+	@echo "data: the stories, collections and human-rated sets of data/manifests/external_files.csv -> data/raw/"
+	@$(PY) -m judgelab.corpus.manifest
 	@touch $@
 
 # ---------------------------------------------------------------- notebooks
@@ -130,10 +137,10 @@ ifeq ($(strip $(ARGS)),)
 nb-$(1): $(STAMPS)/$(1).$(PROFILE)
 else
 nb-$(1): | $(DATA_STAMP)
-	$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE) $(ARGS)
+	@$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE) $(ARGS)
 endif
 $(STAMPS)/$(1).$(PROFILE): $(wildcard notebooks/$(1)_*.py) $(NB_LIB_$(1)) $(foreach d,$(NB_UP_$(1)),$(STAMPS)/$(d).$(PROFILE)) | $(DATA_STAMP)
-	$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE)
+	@$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE)
 endef
 $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
 
@@ -145,7 +152,9 @@ notebooks: | $(DATA_STAMP)
 	@$(PY) -m judgelab.pipeline progress start --profile $(PROFILE)
 	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebook-stamps NB_THREADS=$(NB_LANE_THREADS)
 	@$(PY) -m judgelab.pipeline progress end
-	$(PY) -m judgelab.runrecord write --profile $(PROFILE)
+	@$(PY) -m judgelab.runrecord write --profile $(PROFILE)
+	@echo "done: tables in $(OUTPUT_ROOT)/results/tables/, figures in $(OUTPUT_ROOT)/figures/, executed notebooks in $(OUTPUT_ROOT)/results/executed/"
+	@echo "next: make site (every table beside the paper's values -> site/index.html), make lab (the notebooks in JupyterLab), docs/teaching.md (exercises)"
 
 notebook-stamps: $(foreach n,$(NB_RUN),$(STAMPS)/$(n).$(PROFILE))
 
@@ -182,11 +191,14 @@ site: setup
 
 # Headless Chromium for the site's browser tests (tests/test_site_browser.py): Debian's package,
 # installed only when missing, as root, on a machine with apt-get; elsewhere those tests skip.
+# apt's own output (about 110 lines) goes to .cache/chromium-install.log; one line says what happens.
 chromium:
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) \
-	    || echo "chromium: apt-get install failed; the browser tests will be skipped"; \
+	  echo "setup: installing Debian's chromium with apt-get for the site's browser tests and screenshots (a minute or two; log: .cache/chromium-install.log)"; \
+	  mkdir -p .cache; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) >.cache/chromium-install.log 2>&1 \
+	    || echo "chromium: apt-get install failed (.cache/chromium-install.log); the browser tests will be skipped"; \
 	else echo "chromium: not installed (needs root and apt-get); the browser tests will be skipped"; fi
 
 # ---------------------------------------------------------------- tests and benchmarks
