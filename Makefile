@@ -41,7 +41,7 @@ NB_NUMBERS  := $(foreach s,$(NB_SOURCES),$(shell basename $(s) | cut -c1-2))
 # changes; plain $(PYTHON) suffices (that module needs only the standard library).
 NB_DEPS_MK  := $(OUTPUT_ROOT)/results/.notebook-deps.mk
 LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache__/*' 2>/dev/null)
-NO_DEPS_GOALS := help clean clean-results setup site chromium panel
+NO_DEPS_GOALS := help clean clean-results setup site chromium panel lab
 
 PHONY_PROFILES := smoke demo paper
 .PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site chromium estimate panel $(addprefix nb-,$(NB_NUMBERS))
