@@ -1,4 +1,4 @@
-"""Agreement among the K judge agents (paper 002, section 5.4, Table 3; Table 8).
+"""Agreement among the K judge agents (the Narrative paper, section 5.4, Table 3; Table 8).
 
 A *reliability matrix* has one row per item (a narrative: collection, endpoint pair, path method)
 and one column per agent, holding the agent's overall score; NaN where an agent's call failed.
