@@ -61,3 +61,12 @@ def test_the_papers_are_named_not_numbered():
                 and p.is_file() for i, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
                 if re.search(r"\bpaper 00[02]\b", line)]
     assert not numbered, "say 'the SAGE paper' or 'the Narrative paper': " + ", ".join(numbered)
+
+
+def test_no_table_row_of_a_page_is_there_twice():
+    twice = []
+    for page in PAGES:
+        rows = [line for line in page.read_text(encoding="utf-8").splitlines()
+                if line.startswith("|") and not set(line) <= set("|-: ")]
+        twice += [f"{page.relative_to(ROOT)}: {r[:80]}" for r in sorted(set(rows)) if rows.count(r) > 1]
+    assert not twice, "\n".join(twice)
