@@ -41,10 +41,10 @@ NB_NUMBERS  := $(foreach s,$(NB_SOURCES),$(shell basename $(s) | cut -c1-2))
 # changes; plain $(PYTHON) suffices (that module needs only the standard library).
 NB_DEPS_MK  := $(OUTPUT_ROOT)/results/.notebook-deps.mk
 LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache__/*' 2>/dev/null)
-NO_DEPS_GOALS := help clean clean-results setup site chromium panel lab
+NO_DEPS_GOALS := help clean clean-results setup site chromium panel lab screenshots
 
 PHONY_PROFILES := smoke demo paper
-.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site chromium estimate panel $(addprefix nb-,$(NB_NUMBERS))
+.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site screenshots chromium estimate panel $(addprefix nb-,$(NB_NUMBERS))
 
 help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
@@ -57,6 +57,7 @@ help:
 	@echo "make panel NB=09 PANEL=panel.toml  notebooks once per judge of a panel -> results/panel/ (docs/panel.md)"
 	@echo "make lab        open JupyterLab on notebooks/ (LAB_ARGS=\"--port 8899 --no-browser\")"
 	@echo "make site       static website of every table, figure and notebook -> site/index.html"
+	@echo "make screenshots  the docs' pictures of the site, retaken from the last run (docs/site_landing.png)"
 
 all: setup data notebooks
 
@@ -188,6 +189,12 @@ panel: | $(DATA_STAMP)
 # named with the notebook to run).
 site: setup
 	$(PY) -m judgelab.site.build
+
+# The docs' screenshots of the site (docs/site_landing.png and its sidecar .json), from the output
+# root's last run, in headless Chromium; tests/test_docs.py fails when the site's templates or
+# stylesheet changed since they were taken (`python -m judgelab.site.screenshots --check`).
+screenshots: setup chromium
+	$(PY) -m judgelab.site.screenshots
 
 # Headless Chromium for the site's browser tests (tests/test_site_browser.py): Debian's package,
 # installed only when missing, as root, on a machine with apt-get; elsewhere those tests skip.

@@ -70,3 +70,17 @@ def test_no_table_row_of_a_page_is_there_twice():
                 if line.startswith("|") and not set(line) <= set("|-: ")]
         twice += [f"{page.relative_to(ROOT)}: {r[:80]}" for r in sorted(set(rows)) if rows.count(r) > 1]
     assert not twice, "\n".join(twice)
+
+
+def test_the_docs_screenshots_show_the_site_this_code_builds(tmp_path):
+    """docs/site_landing.png was taken of the current templates and stylesheet (`make screenshots`
+    retakes it); a sidecar from another version of the site, or none, is named as stale."""
+    from judgelab.site import screenshots
+
+    assert screenshots.stale() == []
+    for name in screenshots.SHOTS:
+        (tmp_path / name).write_bytes(b"png")
+    assert len(screenshots.stale(tmp_path)) == len(screenshots.SHOTS)          # no sidecar
+    for name in screenshots.SHOTS:
+        (tmp_path / name).with_suffix(".json").write_text('{"site_fingerprint": "an older site"}')
+    assert all("older site" in s for s in screenshots.stale(tmp_path))
