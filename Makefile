@@ -172,7 +172,8 @@ lab: setup
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
 # SAGE_PER_CATEGORY=50,30,20 (canonical, pulp, LLM) and/or NARRATIVE_PAIRS=400,200 (the profile's
-# collections in order) price a run of that size, scaled from a few measured units, in seconds.
+# collections in order) price the whole run at that size: 02-04 and 09 scaled from a few measured
+# units, 10-12 at the profile's design (their own knobs); a line per notebook as it is built.
 # With PANEL=panel.toml (and NB="02 03 04"): each panel member's notebooks on its own judge.
 estimate: setup data
 	$(if $(PANEL),$(PY) -m judgelab.estimate.panel --panel $(PANEL) --profile $(PROFILE) $(if $(NB),--notebooks "$(NB)"),$(PY) -m judgelab.estimate --profile $(PROFILE) $(if $(SAGE_PER_CATEGORY),--sage-per-category $(SAGE_PER_CATEGORY)) $(if $(NARRATIVE_PAIRS),--narrative-pairs $(NARRATIVE_PAIRS)))
