@@ -10,7 +10,7 @@ PY          := $(VENV)/bin/python
 PIP         := $(PY) -m pip
 DATA_MIRROR ?= ../shared/mirror
 export DATA_MIRROR
-# `make paper BATCH=1`: every LLM call through the OpenAI Batch API (README, "Half price: Batch mode").
+# `make paper BATCH=1`: every LLM call through the OpenAI Batch API (docs/openai.md, "Half price: Batch mode").
 ifdef BATCH
 export JUDGELAB_BATCH := $(BATCH)
 endif
@@ -41,10 +41,10 @@ NB_NUMBERS  := $(foreach s,$(NB_SOURCES),$(shell basename $(s) | cut -c1-2))
 # changes; plain $(PYTHON) suffices (that module needs only the standard library).
 NB_DEPS_MK  := $(OUTPUT_ROOT)/results/.notebook-deps.mk
 LIB_SOURCES := $(shell find lib/judgelab prompts -type f -not -path '*/__pycache__/*' 2>/dev/null)
-NO_DEPS_GOALS := help clean clean-results setup site chromium panel
+NO_DEPS_GOALS := help clean clean-results setup site chromium panel lab screenshots
 
 PHONY_PROFILES := smoke demo paper
-.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site chromium estimate panel $(addprefix nb-,$(NB_NUMBERS))
+.PHONY: all $(PHONY_PROFILES) setup data notebooks notebook-stamps test test-unit record-smoke bench clean clean-results help lab site screenshots chromium estimate panel $(addprefix nb-,$(NB_NUMBERS))
 
 help:
 	@echo "make all        setup + data + every notebook (PROFILE=$(PROFILE); smoke|demo|paper)"
@@ -56,8 +56,9 @@ help:
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make panel NB=09 PANEL=panel.toml  notebooks once per judge of a panel -> results/panel/ (docs/panel.md)"
 	@echo "make own STORIES=<folder> | COLLECTION=<file> TEXT= DATE= TITLE=  your own texts -> results/own/<name>/ (docs/own_texts.md)"
-	@echo "make lab        open JupyterLab on notebooks/"
+	@echo "make lab        open JupyterLab on notebooks/ (LAB_ARGS=\"--port 8899 --no-browser\")"
 	@echo "make site       static website of every table, figure and notebook -> site/index.html"
+	@echo "make screenshots  the docs' pictures of the site, retaken from the last run (docs/site_landing.png)"
 
 all: setup data notebooks
 
@@ -68,26 +69,33 @@ smoke demo paper:
 # ---------------------------------------------------------------- environment
 setup: $(SETUP_STAMP) $(LAB_OVERRIDES) chromium
 
+# One line per step (pip is quiet): the whole setup takes about 8 minutes on 2 cores, once.
 $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
+	@echo "setup: the Python environment $(VENV) (about 8 minutes on 2 cores, once; later runs skip it)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip wheel setuptools
-	# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -r requirements.lock -r requirements-extra.txt
-	$(PIP) install -q --no-deps -e .
-	$(PY) -m judgelab.tokens
-	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@echo "setup 1/4: pip, wheel, setuptools"
+	@$(PIP) install -q --upgrade pip wheel setuptools
+	@# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
+	@echo "setup 2/4: torch, CPU build (the largest download)"
+	@$(PIP) install -q torch==2.13.0
+	@echo "setup 3/4: the pinned packages of requirements.lock and requirements-extra.txt"
+	@$(PIP) install -q -r requirements.lock -r requirements-extra.txt
+	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
+	@$(PIP) install -q --no-deps -e .
+	@$(PY) -m judgelab.tokens
+	@$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $@
 	@echo "setup done: $(VENV)"
 
 $(LAB_OVERRIDES): jupyter/lab/settings/overrides.json | $(SETUP_STAMP)
-	install -D -m 644 $< $@
+	@install -D -m 644 $< $@
 
 # ---------------------------------------------------------------- data
 data: $(DATA_STAMP)
 
 $(DATA_STAMP): data/corpus/stories.csv data/manifests/external_files.csv | $(SETUP_STAMP)
-	$(PY) -m judgelab.corpus.manifest
+	@echo "data: the stories, collections and human-rated sets of data/manifests/external_files.csv -> data/raw/"
+	@$(PY) -m judgelab.corpus.manifest
 	@touch $@
 
 # ---------------------------------------------------------------- notebooks
@@ -131,10 +139,10 @@ ifeq ($(strip $(ARGS)),)
 nb-$(1): $(STAMPS)/$(1).$(PROFILE)
 else
 nb-$(1): | $(DATA_STAMP)
-	$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE) $(ARGS)
+	@$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE) $(ARGS)
 endif
 $(STAMPS)/$(1).$(PROFILE): $(wildcard notebooks/$(1)_*.py) $(NB_LIB_$(1)) $(foreach d,$(NB_UP_$(1)),$(STAMPS)/$(d).$(PROFILE)) | $(DATA_STAMP)
-	$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE)
+	@$$(NB_ENV) $(PY) -m judgelab.pipeline run $(1) --profile $(PROFILE)
 endef
 $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
 
@@ -146,19 +154,27 @@ notebooks: | $(DATA_STAMP)
 	@$(PY) -m judgelab.pipeline progress start --profile $(PROFILE)
 	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebook-stamps NB_THREADS=$(NB_LANE_THREADS)
 	@$(PY) -m judgelab.pipeline progress end
-	$(PY) -m judgelab.runrecord write --profile $(PROFILE)
+	@$(PY) -m judgelab.runrecord write --profile $(PROFILE)
+	@echo "done: tables in $(OUTPUT_ROOT)/results/tables/, figures in $(OUTPUT_ROOT)/figures/, executed notebooks in $(OUTPUT_ROOT)/results/executed/"
+	@echo "next: make site (every table beside the paper's values -> site/index.html), make lab (the notebooks in JupyterLab), docs/teaching.md (exercises)"
 
 notebook-stamps: $(foreach n,$(NB_RUN),$(STAMPS)/$(n).$(PROFILE))
 
 # JupyterLab at the project root, the file browser on notebooks/ (each NN_*.py opens as a
-# notebook); the executed copies of the last run are in results/executed/.
+# notebook; no news pop-up: jupyter/lab/settings/overrides.json); the executed copies of the last
+# run are in results/executed/. As root (a container) it adds --allow-root itself, which Jupyter
+# otherwise demands and refuses to start without. LAB_ARGS goes to `jupyter lab` as given, e.g.
+# `make lab LAB_ARGS="--port 8899 --no-browser"`.
+LAB_ARGS    ?=
+LAB_ROOT    := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+	$(VENV)/bin/jupyter lab $(LAB_ROOT) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks $(LAB_ARGS)
 
 # Cost and time before spending: builds every LLM notebook's requests offline (no key, no network,
 # no model load) for PROFILE and the JUDGELAB_BACKEND/MODEL settings -> results/estimate/.
 # SAGE_PER_CATEGORY=50,30,20 (canonical, pulp, LLM) and/or NARRATIVE_PAIRS=400,200 (the profile's
-# collections in order) price a run of that size, scaled from a few measured units, in seconds.
+# collections in order) price the whole run at that size: 02-04 and 09 scaled from a few measured
+# units, 10-12 at the profile's design (their own knobs); a line per notebook as it is built.
 # With PANEL=panel.toml (and NB="02 03 04"): each panel member's notebooks on its own judge.
 estimate: setup data
 	$(if $(PANEL),$(PY) -m judgelab.estimate.panel --panel $(PANEL) --profile $(PROFILE) $(if $(NB),--notebooks "$(NB)"),$(PY) -m judgelab.estimate --profile $(PROFILE) $(if $(SAGE_PER_CATEGORY),--sage-per-category $(SAGE_PER_CATEGORY)) $(if $(NARRATIVE_PAIRS),--narrative-pairs $(NARRATIVE_PAIRS)))
@@ -189,13 +205,22 @@ own: | $(SETUP_STAMP)
 site: setup
 	$(PY) -m judgelab.site.build
 
+# The docs' screenshots of the site (docs/site_landing.png and its sidecar .json), from the output
+# root's last run, in headless Chromium; tests/test_docs.py fails when the site's templates or
+# stylesheet changed since they were taken (`python -m judgelab.site.screenshots --check`).
+screenshots: setup chromium
+	$(PY) -m judgelab.site.screenshots
+
 # Headless Chromium for the site's browser tests (tests/test_site_browser.py): Debian's package,
 # installed only when missing, as root, on a machine with apt-get; elsewhere those tests skip.
+# apt's own output (about 110 lines) goes to .cache/chromium-install.log; one line says what happens.
 chromium:
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) \
-	    || echo "chromium: apt-get install failed; the browser tests will be skipped"; \
+	  echo "setup: installing Debian's chromium with apt-get for the site's browser tests and screenshots (a minute or two; log: .cache/chromium-install.log)"; \
+	  mkdir -p .cache; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium) >.cache/chromium-install.log 2>&1 \
+	    || echo "chromium: apt-get install failed (.cache/chromium-install.log); the browser tests will be skipped"; \
 	else echo "chromium: not installed (needs root and apt-get); the browser tests will be skipped"; fi
 
 # ---------------------------------------------------------------- tests and benchmarks

@@ -13,7 +13,7 @@
 # %% [markdown]
 # # 09 · LLM judges of extracted narratives: four prompt modes, K agents
 #
-# The central experiment of the Narrative Trails judge study (paper 002, sections 3.3–3.4 and
+# The central experiment of the Narrative Trails judge study (the Narrative paper, sections 3.3–3.4 and
 # 5.2–5.5): can an LLM, shown only the titles of a narrative's documents as a numbered list,
 # stand in for the mathematical coherence of the path?
 #

@@ -13,7 +13,7 @@
 # %% [markdown]
 # # 10 · What the judges cost, whether they catch adversarial narratives, and follow-ups
 #
-# The practical verdict of the Narrative Trails judge study (paper 002, sections 5.6–5.9,
+# The practical verdict of the Narrative Trails judge study (the Narrative paper, sections 5.6–5.9,
 # Tables 5–8, Figure 9):
 #
 # * **Cost (Table 5).** Per prompt mode: input tokens per narrative counted with tiktoken and as

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -390,3 +392,92 @@ def test_the_command_parses_sizes_in_the_profiles_order_or_by_name():
     assert parse_sizes("llm=40", names, "sage per category") == {"llm": 40}
     with pytest.raises(SystemExit, match="4 counts for 3"):
         parse_sizes("1,2,3,4", names, "sage per category")
+
+
+def _measured_sample():
+    """A measured sample as :func:`judgelab.estimate.measure` returns it, built by hand: SAGE L4 (02)
+    on 3 stories per category, each a conversation of 7 calls (5 rounds, validator, review); the
+    narrative judges (09) on 3 pairs per collection x 2 methods x 2 agents, one call each; and the
+    notebooks no size scales: 10 (4 calls), 11 (3), 12 (2 planted SAGE calls on canonical stories,
+    the categories a size does scale in 02)."""
+    from judgelab.estimate import Estimate, SAMPLE_UNITS, summarize, timing
+
+    rows = []
+
+    def add(nb, study, item, n, layer="", mode="content", category="", agent=0):
+        for step in range(n):
+            track, rnd = ("evaluator", step + 1) if step < 5 else (("validator_blind", "validator_review")[step - 5], 1)
+            rows.append({"notebook": nb, "study": study, "item": item, "layer": layer, "mode": mode,
+                         "category": category, "agent": agent, "first_round": step == 0, "model": "m",
+                         "track": track, "round": rnd})
+
+    for cat in ("canonical", "pulp", "llm"):
+        for i in range(SAMPLE_UNITS):
+            add("02", "sage", f"{cat}{i}", 7, layer="L4", category=cat)
+    # Table 9's anonymous-author run: a second conversation of one story in title mode, beside the
+    # first one (the same 7 steps, the same batches)
+    for mode in ("title", "title"):
+        add("02", "sage", "llm0", 7, layer="L4", mode=mode, category="llm")
+    for coll in ("news", "vispub"):
+        for i in range(SAMPLE_UNITS):
+            for method in ("maxcap", "random"):
+                for agent in (0, 1):
+                    add("09", "narrative", f"{coll}:p{i}:{method}", 1, mode="simple", agent=agent)
+    add("10", "narrative", "vispub:cost0:maxcap", 4, mode="simple")
+    add("11", "human", "confederacy:s1", 3, layer="L5")
+    add("12", "sage", "canonical0", 1, layer="L4", category="canonical")
+    add("12", "sage", "canonical1", 1, layer="L4", category="canonical")
+    calls = pd.DataFrame(rows)
+    rng = np.random.default_rng(5)
+    n = len(calls)
+    calls["max_tokens"] = 500
+    for q, base in (("input", 1000), ("cached", 0), ("output", 100)):
+        low = rng.integers(base // 2, base + 1, n)
+        calls[f"{q}_low"], calls[f"{q}_typical"], calls[f"{q}_high"] = low, low * 2, low * 4
+    for k in ("standard", "cached", "batch"):
+        low = rng.uniform(0.001, 0.01, n)
+        calls[f"usd_{k}_low"], calls[f"usd_{k}_typical"], calls[f"usd_{k}_high"] = low, 2 * low, 5 * low
+    speed = timing.Speed(0.6, 10_000.0, 100.0)
+    settings = {"rpm": None, "tpm": None, "speed": speed.__dict__, "workers": dict.fromkeys(calls["notebook"], 4),
+                "what": {}, "reasoning_model": False}
+    summary = summarize(calls, SimpleNamespace(rpm=None, tpm=None), speed, settings["workers"], {})
+    return Estimate("paper", "openai", "m", "tok", calls, summary, {nb: "" for nb in calls["notebook"].unique()},
+                    settings)
+
+
+def test_a_sized_estimate_prices_every_llm_notebook_and_more_never_costs_less(monkeypatch):
+    """The sized run is the whole run: every LLM notebook of the estimate is in it (measure asks for
+    all of them; 10-12 at the profile's design, their calls counted once, notebook 12's SAGE calls
+    not scaled with the run's stories), and doubling every size doubles the scaled notebooks' calls
+    while no column of the total (calls, tokens, USD, wall time) falls. The Batch bound counts each
+    notebook's longest conversation: 7 for SAGE, 1 per judge call, 24 h each."""
+    from judgelab import estimate as est_mod
+    from judgelab.estimate import NOTEBOOKS, SAMPLE_UNITS, profile_sizes, sized
+
+    sample = _measured_sample()
+    asked = {}
+    monkeypatch.setattr(est_mod, "estimate", lambda *a, **k: asked.update(k) or sample)
+    measured = est_mod.measure("paper")
+    assert set(asked["notebooks"]) == set(NOTEBOOKS)
+
+    own = profile_sizes("paper")
+    base = sized(measured, own["sage"], own["narrative"])
+    double = sized(measured, {k: 2 * v for k, v in own["sage"].items()}, {k: 2 * v for k, v in own["narrative"].items()})
+    assert list(base.summary["notebook"]) == ["02", "09", "10", "11", "12"]
+    b, d = base.summary.set_index("notebook"), double.summary.set_index("notebook")
+    # the profile's design: sum of its stories x 7 calls; pairs x 2 methods x 2 agents
+    # per llm story 7 calls, plus 14 for the one sampled story of the three with two title conversations
+    assert b.loc["02", "calls"] == round(sum(own["sage"].values()) * 7 + own["sage"]["llm"] * 14 / SAMPLE_UNITS)
+    assert b.loc["09", "calls"] == sum(own["narrative"].values()) * 2 * 2
+    assert d.loc["02", "calls"] == pytest.approx(2 * b.loc["02", "calls"], abs=1) and d.loc["09", "calls"] == 2 * b.loc["09", "calls"]
+    assert (b.loc[["10", "11", "12"], "calls"].to_list() == [4, 3, 2])
+    pd.testing.assert_frame_equal(b.loc[["10", "11", "12"]], d.loc[["10", "11", "12"]])
+    tb, td = base.total(), double.total()
+    assert (td >= tb).all(), tb[td < tb]
+    assert td["usd_standard_typical"] > tb["usd_standard_typical"]
+
+    # 10: one conversation of 4 calls; 11: 3; the SAGE conversations 7 steps, also the story with two
+    assert base.batch_waits().to_dict() == {"02": 7, "09": 1, "10": 4, "11": 3, "12": 1}
+    assert base.batch_bound_h() == (7 + 1 + 4 + 3 + 1) * 24
+    advice = base.budget_advice()
+    assert f"${tb['usd_standard_typical']:,.2f}" in advice and f"${tb['usd_standard_high']:,.2f}" in advice

@@ -1,9 +1,12 @@
-"""`make lab`: JupyterLab opens notebooks/NN_*.py as notebooks, not in the text editor.
+"""`make lab`: JupyterLab starts for every user and opens notebooks/NN_*.py as notebooks.
 
 The project ships JupyterLab's settings override (``jupyter/lab/settings/overrides.json``: the
-document manager's default viewer for Python files is jupytext's notebook) and ``make setup``
-installs it where JupyterLab in the venv reads it. Here a real JupyterLab starts on a free port
-with that settings folder and empty user settings, headless Chromium (the system's, as in
+document manager's default viewer for Python files is jupytext's notebook, and no news pop-up)
+and ``make setup`` installs it where JupyterLab in the venv reads it. Here the Makefile's own
+recipe (``make lab``, setup taken as done, ``LAB_ARGS`` for a free port, no browser, a token and
+that settings folder) starts a real JupyterLab with empty user settings: as root too, which
+Jupyter refuses without ``--allow-root``. The server must answer, open a notebook source as a
+notebook over HTTP and serve the news setting off; headless Chromium (the system's, as in
 tests/test_site_browser.py) double-clicks a notebook source in the file browser, and the test
 finds the notebook's cells.
 """
@@ -13,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -63,28 +67,50 @@ def _wait_for(url: str, proc: subprocess.Popen, timeout: float = 180) -> None:
     raise TimeoutError(f"jupyter lab did not answer {url} within {timeout:.0f} s")
 
 
-@pytest.fixture
-def lab(tmp_path):
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab started by `make lab` (its setup prerequisite taken as done: -o setup; VENV: the
+    environment running the tests), with empty user settings and the project's overrides."""
+    tmp_path = tmp_path_factory.mktemp("lab")
     port, token = _free_port(), "judgelab-test-token"
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt"),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user-settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"), "PYTHONPATH": str(ROOT / "lib")}
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--port={port}", "--ip=127.0.0.1",
-           f"--ServerApp.token={token}", f"--ServerApp.root_dir={ROOT}",
-           f"--LabApp.app_settings_dir={OVERRIDES.parent}"]
+    lab_args = (f"--no-browser --port={port} --ip=127.0.0.1 --ServerApp.token={token} "
+                f"--LabApp.app_settings_dir={OVERRIDES.parent}")
+    cmd = ["make", "--no-print-directory", "-o", "setup", "lab", f"VENV={sys.prefix}", f"LAB_ARGS={lab_args}"]
     log = open(tmp_path / "lab.log", "w")
-    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}", proc)
+        try:
+            _wait_for(f"http://127.0.0.1:{port}/api/status?token={token}", proc)
+        except (RuntimeError, TimeoutError) as exc:
+            raise AssertionError(f"make lab: {exc}\n{(tmp_path / 'lab.log').read_text()[-2000:]}") from None
         yield f"http://127.0.0.1:{port}", token
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)  # make and the jupyter it started (its own session)
         try:  # the server waits for the kernel the browser opened; nothing of it is tested after this
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
         log.close()
+
+
+def _get(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=60) as r:
+        return json.loads(r.read())
+
+
+def test_make_lab_starts_opens_a_notebook_source_as_a_notebook_and_fetches_no_news(lab):
+    base, token = lab
+    doc = _get(f"{base}/api/contents/notebooks/{NOTEBOOK}?type=notebook&content=1&token={token}")
+    assert doc["type"] == "notebook"
+    sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in doc["content"]["cells"]]
+    assert len(sources) >= 5 and any("CONVERGENCE_THRESHOLD = 0.3" in s for s in sources)
+    news = _get(f"{base}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={token}")
+    # an override replaces the schema's default (no user setting here): "false" is JupyterLab's "Never"
+    assert news["schema"]["properties"]["fetchNews"]["default"] == "false", sorted(news)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (`make setup` as root installs "

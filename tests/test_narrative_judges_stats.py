@@ -50,6 +50,17 @@ def test_identical_agents_give_perfect_agreement():
     assert res["k_agents"] == 5 and res["n_items"] == 8
 
 
+def test_an_agent_that_gives_one_score_to_every_item_is_noted_as_degenerate():
+    """The cot case of a demo run: agent 1 gave 10 to every narrative, agent 0 varied; the row
+    says so (its ICC measures the constant agent's missing spread), and a varied table says nothing."""
+    m = np.column_stack([[6, 9, 7, 8], [10, 10, 10, 10]]).astype(float)
+    res = ag.agreement_table(tidy(m, mode="cot")).iloc[0]
+    assert "degenerate: agent 1 gave 10 to all 4 items" in res["note"]
+    assert "agent 0 gave" not in res["note"]
+    varied = ag.agreement_table(tidy(SHROUT_FLEISS)).iloc[0]
+    assert "degenerate" not in varied["note"]
+
+
 def test_icc_matches_shrout_fleiss_1979():
     out = ag.agreement_stats(pd.DataFrame(SHROUT_FLEISS))
     assert out["icc2_1"] == pytest.approx(0.29, abs=0.005)

@@ -204,3 +204,31 @@ def test_no_text_of_the_explorer_overlaps_its_plot(site, browser):
             page.screenshot(path=str(shots / f"explorer_{path.stem.removeprefix('narr_explorer_')}_1400.png"))
     finally:
         page.close()
+
+
+
+def test_a_wide_long_table_scrolls_inside_the_window(page, tmp_path):
+    """A table page's table (the markup of templates/table.html.j2, 60 columns x 300 rows, with the
+    site's stylesheet) scrolls in its own box, and that box ends inside the window: its horizontal
+    scrollbar is in view at once (not below the last row), the columns past the page's width can be
+    reached, and the header row stays in view while the rows scroll."""
+    from judgelab.site import build
+
+    css = Path(build.__file__).with_name("site.css").resolve().as_uri()
+    head = "".join(f"<th>column_{j}</th>" for j in range(60))
+    rows = "".join("<tr>" + "".join(f"<td>{i * j:.4f}</td>" for j in range(60)) + "</tr>" for i in range(300))
+    html = (f'<!doctype html><html><head><link rel="stylesheet" href="{css}"></head><body><main><h1>wide</h1>'
+            f'<div class="scroll"><table class="data"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+            "</div></main></body></html>")
+    (tmp_path / "wide.html").write_text(html, encoding="utf-8")
+    page.goto(_url(tmp_path / "wide.html"))
+    box = page.evaluate("""() => {
+        const t = document.querySelector('table.data'), s = t.closest('.scroll'), r = s.getBoundingClientRect();
+        const before = s.scrollLeft; s.scrollLeft = 1e6; const after = s.scrollLeft;
+        s.scrollTop = 1e6; const head = t.querySelector('th').getBoundingClientRect();
+        return {bottom: r.bottom, top: r.top, client: s.clientWidth, scroll: s.scrollWidth, before, after,
+                headTop: head.top, window: window.innerHeight};
+    }""")
+    assert box["scroll"] > box["client"] and box["after"] > box["before"], f"the table does not scroll: {box}"
+    assert box["bottom"] <= box["window"], f"its scroll box ends below the window, scrollbar out of view: {box}"
+    assert box["top"] - 1 <= box["headTop"] <= box["bottom"], f"the header row scrolled away: {box}"

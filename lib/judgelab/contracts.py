@@ -42,8 +42,8 @@ TRUST_LEVELS = ("high", "medium", "low")
 PATH_METHODS = ("maxcap", "random")
 STRATA = ("within_short", "within_long", "cross_close", "cross_far", "hub_peripheral", "spatial_extremes")
 JUDGE_MODES = ("simple", "cot", "standard", "complex")
-SAGE_SCORE_RANGE = (1.0, 5.0)      # paper 000, Table 13
-JUDGE_SCORE_RANGE = (1.0, 10.0)    # paper 002, section 3.3 (1-10 per criterion)
+SAGE_SCORE_RANGE = (1.0, 5.0)      # the SAGE paper, Table 13
+JUDGE_SCORE_RANGE = (1.0, 10.0)    # the Narrative paper, section 3.3 (1-10 per criterion)
 
 
 class ContractError(ValueError):

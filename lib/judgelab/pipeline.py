@@ -308,6 +308,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
             pm.execute_notebook(
                 str(src_ipynb), str(out), parameters=params, kernel_name=kernel,
                 cwd=str(source.parent), progress_bar=False, log_output=False,
+                config=kernel_config(Path(tmp)),
             )
         finally:
             for k, v in saved.items():
@@ -317,6 +318,15 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
                     os.environ[k] = v
     _mark_done(source, profile)
     return out
+
+
+def kernel_config(tmp: Path):
+    """The notebook kernel talks to papermill over Unix sockets in ``tmp`` (IPC transport), not
+    over TCP on localhost: nothing listens on a port, and the kernel no longer warns, once per
+    notebook, that its TCP traffic is unencrypted and "susceptible to eavesdropping"."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(tmp / "kernel")}})
 
 
 def param_value(text: str):

@@ -1,7 +1,7 @@
 """Each study's judge: the papers' own choice on OpenAI, overridable per study.
 
-- ``sage`` (notebooks 02-04): gpt-5-mini at reasoning effort medium (paper 000, "Implementation");
-- ``narrative`` (09, 10): gpt-4.1, K agents at temperatures 0.3-0.7 (paper 002, section 3.3);
+- ``sage`` (notebooks 02-04): gpt-5-mini at reasoning effort medium (the SAGE paper, "Implementation");
+- ``narrative`` (09, 10): gpt-4.1, K agents at temperatures 0.3-0.7 (the Narrative paper, section 3.3);
 - ``holistic`` (11, the appendix): gpt-4.1, the narrative paper's non-reasoning judge.
 
 The model of a study, first that applies: the notebook's ``MODEL`` parameter;
@@ -32,8 +32,8 @@ class PaperJudge:
 
 
 PAPER_JUDGES: dict[str, PaperJudge] = {
-    "sage": PaperJudge("sage", "gpt-5-mini", "medium", "paper 000 (SAGE), Implementation: GPT-5-mini, effort medium"),
-    "narrative": PaperJudge("narrative", "gpt-4.1", None, "paper 002, section 3.3: GPT-4.1"),
+    "sage": PaperJudge("sage", "gpt-5-mini", "medium", "the SAGE paper, Implementation: GPT-5-mini, effort medium"),
+    "narrative": PaperJudge("narrative", "gpt-4.1", None, "the Narrative paper, section 3.3: GPT-4.1"),
     "holistic": PaperJudge("holistic", "gpt-4.1", None, "appendix: the narrative paper's GPT-4.1"),
 }
 #: the study whose judge each LLM notebook uses

@@ -12,6 +12,8 @@ against a ledger.
 from __future__ import annotations
 
 import json
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -49,6 +51,32 @@ class Estimate:
         """The sums over notebooks (``wall_s_*`` too: the notebooks run one after another)."""
         num = self.summary.drop(columns=["notebook", "what", "model"])
         return num.sum(min_count=1)
+
+    def batch_waits(self) -> pd.Series:
+        """Per notebook, the batches it waits for one after another in Batch mode (:func:`timing.batch_waits`)."""
+        return timing.batch_waits(self.calls)
+
+    def batch_bound_h(self) -> float:
+        """The whole run's longest wall time in Batch mode, hours: every sequential batch of every
+        notebook (they run one at a time on an API backend) taking the full completion window."""
+        return float(self.batch_waits().sum()) * timing.BATCH_WINDOW_H
+
+    def budget_advice(self) -> str:
+        """What to budget: the typical figure, and what the high one assumes and where it comes from."""
+        tot = self.total()
+        ty, hi, lo = tot["usd_standard_typical"], tot["usd_standard_high"], tot["usd_standard_low"]
+        if pd.isna(ty) or pd.isna(hi):
+            return "Budget: no price for this model in prices.csv, so no figure to budget."
+        gap = (self.summary["usd_standard_high"] - self.summary["usd_standard_typical"]).fillna(0)
+        top = self.summary.loc[gap.idxmax()] if gap.sum() > 0 else None
+        where = (f"; notebook {top['notebook']} ({top['what']}) makes {gap.max() / gap.sum():.0%} of the gap"
+                 if top is not None else "")
+        reasoning = " and a reasoning model spending its whole allowance" if self.settings.get("reasoning_model") else ""
+        return (f"Budget: the typical ${ty:,.2f} (${tot['usd_batch_typical']:,.2f} with Batch) is what this run "
+                f"should cost, with replies of the length such judges usually give; ${lo:,.2f} is every reply at its "
+                f"shortest. The high ${hi:,.2f} ({hi / ty:.1f}x) is a ceiling, not a forecast: every reply filling "
+                f"its max_tokens budget{reasoning}{where}. Budget the typical figure with a margin, and set the "
+                f"provider account's spending limit no higher than the high one.")
 
 
 def _workers(backend: str, concurrency: int, profile_concurrency: int | None) -> int:
@@ -95,33 +123,46 @@ def _builder(notebook: str):
     return "cost sample + OOD judges", narrative.cost_ood_calls
 
 
-def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, sample: int | None = None):
+def _progress(message: str) -> None:
+    """One line on stderr while an estimate builds its requests (a paper-size one takes minutes)."""
+    print(f"[estimate] {message}", file=sys.stderr, flush=True)
+
+
+def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, sample: int | None = None,
+                  progress: bool = False):
     """(every request's row, how each notebook's inputs were known, what each notebook is);
-    ``sample``: stories per category and pairs per collection (:func:`sized`)."""
+    ``sample``: stories per category and pairs per collection of the notebooks a size scales
+    (:data:`SIZED_NOTEBOOKS`); the others are built at the profile's own design (:func:`sized`).
+    ``progress``: a line on stderr per notebook, with the seconds it took."""
     from judgelab.estimate import narrative, sage
 
-    if sample is not None and set(notebooks) - set(SIZED_NOTEBOOKS):
-        raise ValueError(f"a sized estimate covers notebooks {', '.join(SIZED_NOTEBOOKS)} only (the units a claim "
-                         f"counts), not {', '.join(sorted(set(notebooks) - set(SIZED_NOTEBOOKS)))}")
     parts, notes, what = [], {}, {}
     layers = [lay for lay, nb in sage.NOTEBOOK.items() if nb in notebooks]
     if layers:
+        t0 = time.perf_counter()
         parts.append(sage.sage_calls(profile, counter, layers, per_category=sample))
         for lay in layers:
             what[sage.NOTEBOOK[lay]] = f"SAGE {lay}"
             notes[sage.NOTEBOOK[lay]] = ("exact first rounds (runner.build_items + evaluation.evaluate); "
                                          "rounds 2-5 and review bounded by reply size")
+        if progress:
+            _progress(f"notebooks {', '.join(sage.NOTEBOOK[lay] for lay in layers)} (SAGE {', '.join(layers)}): "
+                      f"{len(parts[-1]):,} requests built on {counter.model} in {time.perf_counter() - t0:.0f} s")
     for nb in ("09", "10", "11", "12"):
         if nb in notebooks:
+            t0 = time.perf_counter()
             what[nb], build = _builder(nb)
             df, notes[nb] = (narrative.judge_calls(profile, counter, sample) if nb == "09" and sample
                              else build(profile, counter))
             parts.append(df)
+            if progress:
+                _progress(f"notebook {nb} ({what[nb]}): {len(df):,} requests built on {counter.model} "
+                          f"in {time.perf_counter() - t0:.0f} s")
     return pd.concat([p for p in parts if not p.empty], ignore_index=True), notes, what
 
 
 def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS,
-                 sample: int | None = None):
+                 sample: int | None = None, progress: bool = False):
     """Every notebook's calls on its study's judge, budgets as sent, costs; notes, labels and
     tokenizers."""
     from judgelab.study_models import NOTEBOOK_STUDY, resolve_judge
@@ -137,7 +178,7 @@ def judged_calls(profile: str, backend: str | None, model: str | None, notebooks
     parts, notes, what, tokenizers = [], {}, {}, {}
     for judge, share in by_judge.values():
         counter = TokenCounter.for_settings(judge.backend, judge.model)
-        calls, n, w = collect_calls(profile, counter, tuple(dict.fromkeys(nb for nb, _ in share)), sample)
+        calls, n, w = collect_calls(profile, counter, tuple(dict.fromkeys(nb for nb, _ in share)), sample, progress)
         calls = _judge_share(calls, share)
         calls = pricing.with_sent_sampling(calls.assign(model=counter.model), judge.backend, counter.model, judge.reasoning)
         parts.append(pricing.add_costs(pricing.add_bounds(calls), counter.model))
@@ -184,15 +225,17 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
 
 
 def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
-             notebooks=NOTEBOOKS, speed: timing.Speed | None = None, sample: int | None = None) -> Estimate:
+             notebooks=NOTEBOOKS, speed: timing.Speed | None = None, sample: int | None = None,
+             progress: bool = False) -> Estimate:
     """Estimate notebooks' calls for ``profile``, each on its study's judge (``model``: one for
-    all); ``sample``: that many stories per category and pairs per collection (:func:`measure`)."""
+    all); ``sample``: that many stories per category and pairs per collection (:func:`measure`);
+    ``progress``: a line on stderr as each notebook's requests are built."""
     from judgelab import params, profiles, settings_file
     from judgelab.gateway.settings import resolve
 
     profiles.check(profile)
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
-    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample)
+    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample, progress)
     reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
     conc = {"09": profiles.knobs("narrative_judges", profile).get("concurrency")}
@@ -243,16 +286,21 @@ def write(est: Estimate) -> tuple[Path, Path]:
 # Counting every request of a paper-size run takes minutes, and its calls and tokens grow linearly
 # in stories and pairs: a run of another size is priced from a few of each, per unit, multiplied.
 
-#: notebooks a sized estimate covers: the SAGE layers (stories) and the narrative judges (pairs)
+#: notebooks whose calls a size scales: the SAGE layers (stories per category) and the narrative
+#: judges (pairs per collection). The other LLM notebooks (10 cost sample and OOD narratives, 11
+#: the human-rated stories, 12 judge behaviour) have sizes of their own knobs (n_cost_pairs, n_ood,
+#: human.n_stories, behaviour.planted_*): a sized estimate prices them at the profile's design, so
+#: its total is the whole run's and a larger size never costs less than the profile's own estimate.
 SIZED_NOTEBOOKS = ("02", "03", "04", "09")
 #: stories per category and endpoint pairs per collection measured (the profile's own first ones)
 SAMPLE_UNITS = 3
 
 
 def measure(profile: str, backend: str | None = None, model: str | None = None, *,
-            notebooks=SIZED_NOTEBOOKS, speed: timing.Speed | None = None) -> Estimate:
-    """:func:`estimate` of :data:`SAMPLE_UNITS` stories per category and pairs per collection."""
-    return estimate(profile, backend, model, notebooks=notebooks, speed=speed, sample=SAMPLE_UNITS)
+            notebooks=NOTEBOOKS, speed: timing.Speed | None = None, progress: bool = False) -> Estimate:
+    """:func:`estimate` of :data:`SAMPLE_UNITS` stories per category and pairs per collection for
+    :data:`SIZED_NOTEBOOKS`, the other notebooks at the profile's design."""
+    return estimate(profile, backend, model, notebooks=notebooks, speed=speed, sample=SAMPLE_UNITS, progress=progress)
 
 
 def _unit(calls: pd.DataFrame) -> pd.Series:
@@ -280,11 +328,15 @@ def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
     unit = _unit(calls)
     key = calls["item"].astype(str).str.rsplit(":", n=1).str[0].where(calls["study"] != "sage", calls["item"].astype(str))
     sampled = key.groupby([calls["notebook"], unit]).transform("nunique")
-    calls["weight"] = unit.map(target).fillna(0).to_numpy() / sampled.to_numpy()
+    scaled = calls["notebook"].isin(SIZED_NOTEBOOKS)
+    # a notebook a size does not scale counts its calls once (its own design); notebook 12's SAGE
+    # calls have categories too, but their number is the planted study's, not the run's stories
+    calls["weight"] = (unit.map(target).fillna(0) / sampled).where(scaled, 1.0).to_numpy()
     s = measured.settings
     limits = SimpleNamespace(rpm=s["rpm"], tpm=s["tpm"])
     summary = summarize(calls, limits, timing.Speed(**s["speed"]), s["workers"], s.get("what", {}))
-    notes = {nb: f"sized: {SAMPLE_UNITS} sampled units per category / collection, scaled per unit ({n})"
+    notes = {nb: (f"sized: {SAMPLE_UNITS} sampled units per category / collection, scaled per unit ({n})"
+                  if nb in SIZED_NOTEBOOKS else f"at the profile's design, which the sizes do not change ({n})")
              for nb, n in measured.notes.items()}
     return Estimate(measured.profile, measured.backend, measured.model, measured.tokenizer, calls, summary, notes,
                     {**s, "sizes": target}, measured.models, measured.warnings)

@@ -16,6 +16,7 @@ import time
 import pandas as pd
 
 from judgelab.estimate import NOTEBOOKS, SIZED_NOTEBOOKS, Estimate, estimate, measure, profile_sizes, sized, write
+from judgelab.estimate import timing
 from judgelab.estimate.timing import Speed, speed_for
 
 
@@ -47,6 +48,13 @@ def render(est: Estimate, seconds: float | None = None) -> str:
     if s.get("batch_mode"):
         out.append("  batch mode is on (JUDGELAB_BATCH): the run pays the 'USD batch' line; each SAGE round and each "
                    "judge notebook waits for its batch (up to 24 h each), which the wall time below does not include")
+    if est.backend != "llamacpp":
+        waits = est.batch_waits()
+        out.append(f"  with Batch (BATCH=1) the whole run waits for {int(waits.sum())} batches one after another ("
+                   + ", ".join(f"{nb}: {n}" for nb, n in waits.items())
+                   + f"; a conversation's next call waits for the batch before it, notebooks run one at a time): "
+                   f"at most {est.batch_bound_h():,.0f} h ({est.batch_bound_h() / 24:.0f} days) if every batch takes "
+                   f"its {timing.BATCH_WINDOW_H:.0f} h window; usually far less, but no sooner than the slowest batch")
     if s.get("reasoning_model"):
         out.append("  reasoning model: budgets as the gateway sends them (the profile's + the reasoning allowance, "
                    "judgelab.gateway.reasoning); typical output adds an assumed reasoning spend at the effort in force "
@@ -65,6 +73,8 @@ def render(est: Estimate, seconds: float | None = None) -> str:
         out.append(f"    USD cached    {_range(r, 'usd_cached', _usd)}   (prompt caching)")
         out.append(f"    USD batch     {_range(r, 'usd_batch', _usd)}   (Batch API)")
         out.append(f"    wall time     {_range(r, 'wall_s', _time)}")
+    if est.backend != "llamacpp":
+        out.append("\n" + est.budget_advice())
     for w in est.warnings:
         out.append(f"\nWARNING {w}")
     if seconds is not None:
@@ -127,10 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         own = profile_sizes(args.profile)
         sizes = (parse_sizes(args.sage_per_category, list(own["sage"]), "sage per category"),
                  parse_sizes(args.narrative_pairs, list(own["narrative"]), "narrative pairs"))
-        est = sized(measure(args.profile, args.backend, args.model, speed=base), *sizes)
-        print(f"sized run (notebooks {', '.join(SIZED_NOTEBOOKS)}): " + ", ".join(f"{k} {v}" for k, v in est.settings["sizes"].items()))
+        est = sized(measure(args.profile, args.backend, args.model, speed=base, progress=True), *sizes)
+        print(f"sized run (notebooks {', '.join(SIZED_NOTEBOOKS)} scaled, the others at the profile's design): "
+              + ", ".join(f"{k} {v}" for k, v in est.settings["sizes"].items()))
     else:
-        est = estimate(args.profile, args.backend, args.model, notebooks=tuple(args.notebooks.split(",")), speed=base)
+        est = estimate(args.profile, args.backend, args.model, notebooks=tuple(args.notebooks.split(",")), speed=base,
+                       progress=True)
     paths = write(est)
     calls_path = paths[0].with_name(paths[0].stem + "_calls.csv")
     est.calls.to_csv(calls_path, index=False)  # what `compare` reads

@@ -46,3 +46,31 @@ def wall_seconds(calls: pd.DataFrame, bound: str, workers: int, speed: Speed,
     if tpm:
         bounds.append(float(((calls[f"input_{bound}"] + calls["max_tokens"]) * w).sum()) / tpm * 60.0)
     return max(bounds)
+
+
+#: the Batch API's completion window, hours (judgelab.gateway.batch_api sends completion_window="24h"):
+#: a batch not done by then expires, so it is the longest one wait can last
+BATCH_WINDOW_H = 24.0
+
+
+def _chains(calls: pd.DataFrame) -> pd.core.groupby.DataFrameGroupBy:
+    """One group per conversation (a judge call without a layer is its own conversation too)."""
+    return calls.groupby([calls["notebook"], calls["layer"], calls["mode"], calls["item"],
+                          calls.get("agent", pd.Series(0, index=calls.index)).fillna(0)], dropna=False)
+
+
+def batch_waits(calls: pd.DataFrame) -> pd.Series:
+    """Per notebook, how many batches it submits one after another in Batch mode: its longest
+    conversation's steps (a conversation's next call is built from the reply before it, so each of
+    its steps waits for the previous batch; SAGE: five evaluator rounds, the blind validator and
+    the review, 7)."""
+    if calls.empty:
+        return pd.Series(dtype=int)
+    if {"track", "round"} <= set(calls.columns):
+        # a step is a (track, round): two conversations of one story, layer and mode (Table 9's
+        # anonymous-author run beside the main one) go in the same batches, not one after the other
+        step = calls["track"].astype(str) + ":" + calls["round"].astype(str)
+        lengths = _chains(calls.assign(_step=step))["_step"].nunique()
+    else:
+        lengths = _chains(calls).size()
+    return lengths.groupby(level=0).max().astype(int)

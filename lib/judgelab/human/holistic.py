@@ -1,6 +1,6 @@
 """The short holistic judge: one 1–10 quality score per story (``prompts/human/holistic.md``).
 
-It follows the narrative judge's *simple* mode (paper 002, section 3.4.1: one score, no
+It follows the narrative judge's *simple* mode (the Narrative paper, section 3.4.1: one score, no
 rubric), applied to a whole story, so that a judge's overall impression can be set against the
 human ratings.
 

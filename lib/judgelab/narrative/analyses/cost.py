@@ -1,4 +1,4 @@
-"""What each judge mode costs in tokens, seconds and dollars (paper 002, section 5.6, Table 5).
+"""What each judge mode costs in tokens, seconds and dollars (the Narrative paper, section 5.6, Table 5).
 
 The paper judged 60 VisPub narratives (30 endpoint pairs x max-capacity / random) with one agent
 (K = 1) and counted input tokens with tiktoken over "the evaluation prompt and the narrative

@@ -1,4 +1,4 @@
-"""Where the judges disagree: with each other by score range (paper 002, section 5.8.2), with the
+"""Where the judges disagree: with each other by score range (the Narrative paper, section 5.8.2), with the
 coherence per narrative (section 5.8, Figure 9e), and both side by side per method (Figure 9f).
 
 Table 8 itself (mean SD and CoV of the K agents per mode) is

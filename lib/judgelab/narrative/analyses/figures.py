@@ -1,4 +1,4 @@
-"""Figures of notebook 10: Figure 9's six panels (paper 002, section 5.8) and the OOD comparison.
+"""Figures of notebook 10: Figure 9's six panels (the Narrative paper, section 5.8) and the OOD comparison.
 
 Each function takes the tidy frames of the follow-up analyses (the follow-up table of
 :func:`judgelab.narrative.analyses.inputs.narrative_table` and the tables made from it) or of the

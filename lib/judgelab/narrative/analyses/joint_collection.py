@@ -1,5 +1,5 @@
 """News and VisPub in ONE embedding space, with the landscape and coherence fitted on their union
-(paper 002, section 5.7: what the out-of-distribution narratives are drawn from).
+(the Narrative paper, section 5.7: what the out-of-distribution narratives are drawn from).
 
 Both collections are embedded with the same backend (by default the bundled MiniLM: the authors'
 OpenAI vectors exist for news only, and mixing them would put the collections in different

@@ -1,4 +1,4 @@
-"""Out-of-distribution and perturbed narratives: how they are made (paper 002, section 5.7, and
+"""Out-of-distribution and perturbed narratives: how they are made (the Narrative paper, section 5.7, and
 two families beyond it).
 
 The paper's two adversarial kinds mix news and VisPub on the joint index of

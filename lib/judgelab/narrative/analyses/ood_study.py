@@ -1,4 +1,4 @@
-"""The out-of-distribution study end to end (paper 002, section 5.7, and two families beyond it).
+"""The out-of-distribution study end to end (the Narrative paper, section 5.7, and two families beyond it).
 
 :func:`run_ood_study`: mixed narratives on the joint news + VisPub collection (coherence on the
 joint landscape, lengths from notebook 08's max-capacity paths); perturbed copies of notebook 09's

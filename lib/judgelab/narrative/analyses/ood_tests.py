@@ -1,4 +1,4 @@
-"""Statistics of the out-of-distribution study by narrative kind (paper 002, section 5.7).
+"""Statistics of the out-of-distribution study by narrative kind (the Narrative paper, section 5.7).
 
 Input: one row per narrative and mode with ``kind`` (maxcap / random, alternating / random_mixed,
 shuffled / off_topic), ``score_mean`` (the K agents' mean score) and the narrative's minimum and

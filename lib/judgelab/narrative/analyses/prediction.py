@@ -1,4 +1,4 @@
-"""Predicting the LLM score from the coherence metrics (paper 002, section 5.8.1, Tables 6 and 7).
+"""Predicting the LLM score from the coherence metrics (the Narrative paper, section 5.8.1, Tables 6 and 7).
 
 Scikit-learn regressors on the follow-up table; R² = 1 − SS_res / SS_tot on held-out folds of
 endpoint pairs (:func:`judgelab.narrative.analyses.stability.pair_folds`). Table 6's interval is

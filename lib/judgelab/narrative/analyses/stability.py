@@ -1,4 +1,4 @@
-"""Folds over endpoint pairs and the stability of the findings over them (paper 002, sections
+"""Folds over endpoint pairs and the stability of the findings over them (the Narrative paper, sections
 5.8.1 and 5.9, Figure 9).
 
 The paper does not say how it split its narratives. Here the folds are drawn over endpoint pairs:

@@ -1,4 +1,4 @@
-"""Agreement among the K judge agents (paper 002, section 5.4, Table 3; Table 8).
+"""Agreement among the K judge agents (the Narrative paper, section 5.4, Table 3; Table 8).
 
 A *reliability matrix* has one row per item (a narrative: collection, endpoint pair, path method)
 and one column per agent, holding the agent's overall score; NaN where an agent's call failed.
@@ -117,10 +117,23 @@ def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
         "exact_agreement": est["exact_agreement"], **ci["exact_agreement"],
         "within1_agreement": est["within1_agreement"], **ci["within1_agreement"],
         "unit": UNIT, "ci_method": rs.ci_method(n_boot, seed),
-        "note": rules.join(*(f"{k}: {v}" for k, v in notes.items() if v),
+        "note": rules.join(constant_agents_note(matrix), *(f"{k}: {v}" for k, v in notes.items() if v),
                            *(rs.interval_note(k, boot.get(k, nan), v, len(np.unique(_pairs_of(matrix))))
                              for k, v in est.items() if k.startswith("icc"))),
     }
+
+
+def constant_agents_note(matrix: pd.DataFrame) -> str:
+    """The note of a degenerate reliability matrix: an agent that gave one score to every item (two
+    or more) ranks nothing, so ICC, alpha and W there (often 0 with an interval [0, 0]) say that
+    agent's scores have no spread, not that the agents disagree; "" when every agent varies."""
+    constant = {a: matrix[a].dropna() for a in matrix.columns}
+    constant = {a: s.iloc[0] for a, s in constant.items() if len(s) >= 2 and s.nunique() == 1}
+    if not constant:
+        return ""
+    who = "; ".join(f"agent {a} gave {v:g} to all {int(matrix[a].notna().sum())} items" for a, v in constant.items())
+    return (f"degenerate: {who}: a constant agent has no ordering to agree on, so ICC, alpha and W measure "
+            "its missing spread, not disagreement between agents")
 
 
 def agreement_table(

@@ -1,4 +1,4 @@
-"""Render the narrative judge's four prompt modes (paper 002, section 3.4; notebook 09).
+"""Render the narrative judge's four prompt modes (the Narrative paper, section 3.4; notebook 09).
 
 The prompts, ``prompts/narrative/judge_<mode>.md``, follow the paper's described design, not its
 wording. Each has a front matter ``version`` (part of the gateway's cache key), then ``## system``,

@@ -1,4 +1,4 @@
-"""Run the K-agent narrative judges through the gateway (paper 002, sections 3.3–3.4).
+"""Run the K-agent narrative judges through the gateway (the Narrative paper, sections 3.3–3.4).
 
 For each narrative (a path of notebook 08), each prompt mode and each of K agents, one chat
 request goes to :meth:`judgelab.gateway.Gateway.run_batch`. The agents differ in temperature

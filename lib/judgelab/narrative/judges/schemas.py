@@ -1,7 +1,8 @@
-"""Output schemas of the narrative judge, one pydantic model per prompt mode (paper 002, 4.2).
+"""Output schemas of the narrative judge, one pydantic model per prompt mode (the Narrative paper, 4.2).
 
 Scores are an ``enum`` of the integers 1..10, not an integer with bounds: llama.cpp's JSON-schema
-grammar ignores ``minimum``/``maximum`` but enforces enums (docs/design.md, "Facts measured").
+grammar ignores ``minimum``/``maximum`` but enforces enums (docs/design.md, "Engines: embedded by
+default, live by configuration").
 Every string has a ``maxLength`` so that a small model cannot run a free-text field into
 ``max_tokens``. Explanations are optional and off by default (the paper: "require_explanations
 was set to False"); the chain-of-thought mode's three reasoning steps are the mode itself, so

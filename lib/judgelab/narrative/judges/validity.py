@@ -1,4 +1,4 @@
-"""Do the LLM judges track mathematical coherence? (paper 002, sections 5.2, 5.3, 5.5;
+"""Do the LLM judges track mathematical coherence? (the Narrative paper, sections 5.2, 5.3, 5.5;
 Tables 2 and 4; Figure 8).
 
 A *narrative* (collection, endpoint pair, method) is what the judge scores: its LLM score in a
