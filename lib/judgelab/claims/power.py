@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from judgelab.claims import intervals
-from judgelab.claims.verdicts import REPRODUCED, decide
+from judgelab.claims.verdicts import CODES, REPRODUCING, decide_many
 from judgelab.stats import resampling as rs
 
 TARGET_POWER = 0.8
@@ -141,15 +141,13 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
 
 def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *,
              n_sim: int = 1000, seed: int = 0, resample: str | None = None) -> float:
-    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``reproduced``."""
+    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict sides with the paper
+    (``reproduced``, or for a bound ``reproduced within the margin``)."""
     rng = np.random.default_rng([seed, n])
     sims = simulate(kind, truth, n, n_sim, rng, resample)
-    hits = 0
-    for est, lo, hi, p in zip(sims["est"], sims["lo"], sims["hi"], sims["p"]):
-        v = decide(rule, paper_value=paper_value, estimate=float(est), ci_low=float(lo), ci_high=float(hi),
-                   p=None if np.isnan(p) else float(p))
-        hits += v.verdict == REPRODUCED
-    return hits / n_sim
+    codes = decide_many(rule, paper_value=paper_value, estimate=sims["est"], ci_low=sims["lo"], ci_high=sims["hi"],
+                        p=sims["p"])
+    return float(np.isin(codes, [CODES.index(v) for v in REPRODUCING]).mean())
 
 
 def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *, power: float = TARGET_POWER,

@@ -263,6 +263,7 @@ def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | Non
 PAPER_CHECK_EMPTY = {"paper_check": "", "paper_check_verdict": ""}
 PAPER_MEETS = "the paper's value meets its bound"
 PAPER_FAILS = "the paper's own value fails its bound"
+PAPER_WITHIN = "the paper's own value misses its bound, by less than the margin"
 
 
 def _paper_sizes(claim: Claim) -> tuple[float, float] | None:
@@ -284,10 +285,12 @@ def paper_check(claim: Claim) -> dict:
     if claim.rule["type"] in ("above", "below") and pv is not None and "bound" in claim.rule:
         b, m = claim.rule["bound"], claim.margin
         t = b - m if claim.rule["type"] == "above" else b + m
-        meets = pv > t if claim.rule["type"] == "above" else pv < t
-        side = ">" if claim.rule["type"] == "above" else "<"
+        above = claim.rule["type"] == "above"
+        meets = pv > b if above else pv < b
+        within = pv > t if above else pv < t
+        side = ">" if above else "<"
         return {"paper_check": f"the paper's own value {pv:g} against its bound {side} {b:g} (margin {m:g})",
-                "paper_check_verdict": PAPER_MEETS if meets else PAPER_FAILS}
+                "paper_check_verdict": PAPER_MEETS if meets else PAPER_WITHIN if within else PAPER_FAILS}
     sizes = _paper_sizes(claim)
     if pv is None or sizes is None or claim.kind not in ("mean_diff", "cohens_d"):
         return dict(PAPER_CHECK_EMPTY)

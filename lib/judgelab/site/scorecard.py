@@ -15,7 +15,8 @@ SCORECARD = "claims_scorecard"
 #: The verdict's CSS class (colour-blind-safe colours in site.css; the verdict is also written out).
 #: The site reads the CSV only, so the vocabulary (judgelab.claims.verdicts.VERDICTS) is spelled out
 #: here; tests/test_site_claims.py checks the two agree.
-VERDICT_CLASS = {"reproduced": "v-reproduced", "not reproduced": "v-not-reproduced", "inconclusive": "v-inconclusive",
+VERDICT_CLASS = {"reproduced": "v-reproduced", "reproduced within the margin": "v-reproduced-within",
+                 "not reproduced": "v-not-reproduced", "inconclusive": "v-inconclusive",
                  "not comparable": "v-not-comparable", "not testable by this judge": "v-not-testable",
                  "not run": "v-not-run"}
 
@@ -79,7 +80,7 @@ def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
 
 def chance(rows_: list[dict], confidence: float = 0.95) -> str:
     """(1 - confidence) x the decided verdicts, in words (the site may not import claims)."""
-    decided = sum(r["verdict"] in ("reproduced", "not reproduced") for r in rows_)
+    decided = sum(r["verdict"] in ("reproduced", "reproduced within the margin", "not reproduced") for r in rows_)
     if not rows_:
         return ""
     return (f"about {(1 - confidence) * decided:.1f} of the {decided} decided "
