@@ -18,7 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from judgelab.claims import design, intervals, power, register, scorecard
 from judgelab.stats import resampling as rs
 from judgelab.claims.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, NOT_REPRODUCED, NOT_RUN, NOT_TESTABLE,
-                                      REPRODUCED, VERDICTS, decide, expected_by_chance)
+                                      REPRODUCED, REPRODUCED_WITHIN, VERDICTS, decide, expected_by_chance)
 
 
 def verdict(rule, paper=None, est=None, lo=None, hi=None, p=None):
@@ -53,12 +53,14 @@ def test_no_interval_is_inconclusive_with_too_few_units():
 def test_bounds_above_and_below_with_their_margin():
     above = {"type": "above", "bound": 0.92, "margin": 0.02}                      # threshold 0.90
     assert verdict(above, None, 0.96, 0.93, 0.98).verdict == REPRODUCED
-    assert verdict(above, None, 0.921, 0.915, 0.927).verdict == REPRODUCED      # precise, within the margin
+    # precise, reaching the bound, within the margin: its own verdict, not "reproduced"
+    assert verdict(above, None, 0.921, 0.915, 0.927).verdict == REPRODUCED_WITHIN
     assert verdict(above, None, 0.86, 0.84, 0.89).verdict == NOT_REPRODUCED
     v = verdict(above, None, 0.91, 0.85, 0.97)
     assert v.verdict == INCONCLUSIVE and v.decisive_width == pytest.approx(0.02)
     below = {"type": "below", "bound": 0.7, "margin": 0.05}                       # threshold 0.75
-    assert verdict(below, None, 0.65, 0.60, 0.74).verdict == REPRODUCED
+    assert verdict(below, None, 0.65, 0.60, 0.69).verdict == REPRODUCED
+    assert verdict(below, None, 0.65, 0.60, 0.74).verdict == REPRODUCED_WITHIN
     assert verdict(below, None, 0.85, 0.80, 0.90).verdict == NOT_REPRODUCED
     assert verdict(below, None, 0.72, 0.60, 0.80).verdict == INCONCLUSIVE
 
@@ -75,9 +77,11 @@ def test_direction_uses_the_papers_alpha_and_tells_a_precise_null_from_a_wide_in
     assert verdict(rule, 0.13, 0.2, 0.1, 0.3, p=0.0004).verdict == REPRODUCED
     assert verdict(rule, 0.13, 0.2, 0.05, 0.35, p=0.004).verdict == INCONCLUSIVE  # p < .05 but not < .001
     assert verdict(rule, 0.13, -0.2, -0.3, -0.1, p=0.0001).verdict == NOT_REPRODUCED  # the other way round
-    # a precise null: no effect of 0.1 or more on the claimed side
-    v = verdict(rule, 0.13, 0.01, -0.04, 0.06, p=0.6)
+    # a precise null: no effect of 0.1 or more on the claimed side at the paper's alpha (99.9%)
+    v = verdict(rule, 0.13, -0.01, -0.02, 0.0, p=0.6)
     assert v.verdict == NOT_REPRODUCED and "0.1 or more" in v.reason
+    # an estimate on the claimed side is never a refutation, however precise
+    assert verdict(rule, 0.13, 0.01, 0.0, 0.02, p=0.6).verdict == INCONCLUSIVE
     # without a p-value the CI must exclude 0 on the claimed side
     neg = {"type": "direction", "sign": -1, "margin": 0.2}
     assert verdict(neg, None, -0.5, -0.9, -0.1).verdict == REPRODUCED
@@ -667,7 +671,10 @@ def test_simulated_genre_direction_at_the_papers_design_matches_the_analytic_pow
     tiny = _shares(c, "mean_diff", {**truth, "delta": c.margin / 4}, 80)
     assert tiny[INCONCLUSIVE] > 0.9        # neither shown nor excluded at 80 stories
     false = _shares(c, "mean_diff", {**truth, "delta": -0.3}, 80)
-    assert false[NOT_REPRODUCED] > 0.8
+    # refuted when the paper's-alpha (99.9%) interval excludes every gap of t = min(m, the paper's 0.27)
+    sp = math.sqrt((49 * 0.57 ** 2 + 29 * 0.56 ** 2) / 78) * math.sqrt(1 / 50 + 1 / 30)
+    ref = stats.t.cdf((c.margin - (-0.3)) / sp - stats.t.ppf(1 - c.rule["alpha"] / 2, 78), 78)
+    assert false[NOT_REPRODUCED] == pytest.approx(ref, abs=0.06) and false[REPRODUCED] == 0
 
 
 def test_simulated_icc_bound_and_math_effect_size_at_the_papers_design():

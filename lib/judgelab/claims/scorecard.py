@@ -28,6 +28,8 @@ import pandas as pd
 from judgelab import provenance
 from judgelab.claims import design, intervals, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
+from judgelab.stats.intervals import proportion_ci_design_effect
+from judgelab.claims.verdicts import CODES as VERDICT_CODES
 from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_RUN, NOT_TESTABLE, VERDICTS,
                                       decide, expected_by_chance)
 
@@ -169,20 +171,15 @@ def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
     return float(sum(ns)) if ns else math.nan
 
 
-def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
-    """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
+def power_model(claim: Claim, paper_value: float | None) -> tuple[dict | None, list[str]]:
+    """(truth, notes): the truth a claim's runs are simulated from at the paper's design (its
+    power spec: the statistic at ``paper_value``, the paper's SDs, stated assumptions), or (None,
+    why there is none)."""
     spec = claim.power
-    out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     if not claim.llm:
-        out["power_note"] = "deterministic: no judge variance to simulate"
-        return out
+        return None, ["deterministic: no judge variance to simulate"]
     if not spec:
-        out["power_note"] = "no power simulation for this claim (see the register's note)"
-        return out
-    out["power_unit"] = spec.get("unit", claim.unit)
-    units = paper_units(claim)
-    if units:
-        out["n_paper"] = sum(v for _, _, v in units) * spec.get("paper_n", {}).get("times", 1)
+        return None, ["no power simulation for this claim (see the register's note)"]
     truth = {k: (paper_value if v == "paper" else _num(pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
              for k, v in spec.get("truth", {}).items()}
     if "share" in spec:  # a group's share of the units, from the paper's design (e.g. 50 of 70 stories)
@@ -193,15 +190,73 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
     notes = [spec["assumption"]] if spec.get("assumption") else []
     needed = {"mean_diff": ("sd_a", "sd_b"), "mean": ("sd",), "paired_diff": ("sd", "rho")}.get(claim.kind, ())
     if any(k not in truth for k in needed):
-        notes.append("the paper gives no SD and the register states none")
-    elif all(np.isfinite(v) for v in truth.values()):
-        out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, resample=spec.get("resample"),
+        return None, notes + ["the paper gives no SD and the register states none"]
+    if not all(v is not None and np.isfinite(v) for v in truth.values()):
+        return None, notes + ["the paper's value or a spread is missing"]
+    return truth, notes
+
+
+def n_paper(claim: Claim) -> float:
+    """The paper's design in the claim's power units (NaN where the register names none)."""
+    units = paper_units(claim)
+    if not units:
+        return math.nan
+    return sum(v for _, _, v in units) * (claim.power or {}).get("paper_n", {}).get("times", 1)
+
+
+def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
+    """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
+    out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
+    truth, notes = power_model(claim, paper_value)
+    if claim.power and claim.llm:
+        out["power_unit"] = claim.power.get("unit", claim.unit)
+        out["n_paper"] = n_paper(claim)
+    if truth is not None:
+        out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, resample=claim.power.get("resample"),
                                              n_sim=knobs["power_simulations"], n_max=knobs["power_n_max"],
                                              seed=knobs["power_seed"])
     if math.isinf(out["n_80_paper"]):
         notes.append(f"not reached by n = {knobs['power_n_max']}")
     out["power_note"] = "; ".join(notes)
     return out
+
+
+OPERATING_COLUMNS = ["claim_id", "rule", "kind", "power_unit", "n_paper", "scenario", "truth", "status",
+                     *VERDICT_CODES, "error", "note"]
+
+
+def operating_table(claims: list[Claim], n_sim: int, seed: int = 0) -> pd.DataFrame:
+    """Each registered claim's operating characteristics at the paper's design (docs/claims.md):
+    its runs simulated (:func:`judgelab.claims.power.operating`: the claim's unit, ``n_paper``,
+    the interval its table uses, its own rule) at the paper's value, the edge of the margin and
+    beyond it on each side; one row per claim and scenario, and one row saying why for a claim
+    with no power model."""
+    rows = []
+    for c in claims:
+        pv = c.paper_value()
+        truth, notes = power_model(c, pv)
+        base = {"claim_id": c.id, "rule": c.rule["type"], "kind": c.kind,
+                "power_unit": (c.power or {}).get("unit", c.unit), "n_paper": n_paper(c) if c.power else math.nan}
+        n = base["n_paper"]
+        if truth is not None and not np.isfinite(n):
+            truth, notes = None, notes + ["the register names no paper design size (power.paper_n or power.share)"]
+        if truth is None:
+            rows.append({**base, "note": "; ".join(notes)})
+            continue
+        for r in power.operating(c.kind, truth, c.rule, pv, int(n), n_sim=n_sim, seed=seed,
+                                 resample=c.power.get("resample")):
+            rows.append({**base, **r, "note": "; ".join(notes)})
+    return pd.DataFrame(rows, columns=OPERATING_COLUMNS)
+
+
+def worst_errors(table: pd.DataFrame) -> pd.DataFrame:
+    """Per claim with a power model: its largest error rate at a truth where the claim is true
+    (refuted) and where it is false (reproduced)."""
+    t = table.dropna(subset=["error"])
+    t = t.assign(kind_of_error=np.where(t["status"] == power.TRUE, "refutes a true paper value",
+                                        "reproduces a false one"))
+    return (t.groupby(["claim_id", "kind_of_error"])["error"].max().unstack()
+            .reindex(columns=["refutes a true paper value", "reproduces a false one"]))
 
 
 #: the paper-design references a run's size is made of: SAGE's stories per category, the
@@ -374,6 +429,13 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         if claim.p_column:
             p = float(pd.to_numeric(row.get(claim.p_column), errors="coerce"))
         rec["n"] = _n_units(claim, row, tables_dir)
+        if claim.kind == "proportion" and rec["ci_source"] == "table" and np.isfinite(rec["n"]) and np.isfinite(est):
+            # a share's cluster bootstrap undercovers near 0 and 1 (a constant at 0 or 1): the verdict
+            # reads Wilson's interval at the effective n, the design effect from the bootstrap's SE
+            se = (hi - lo) / (2 * intervals.Z95) if np.isfinite(lo) and np.isfinite(hi) else math.nan
+            est, lo, hi = proportion_ci_design_effect(est, rec["n"], se)
+            rec["ci_method"] = (f"Wilson at the effective n (n / design effect, from the table's "
+                                f"{rec['ci_method'] or 'interval'})")
         if "tidy" in claim.inputs and interim_dir is not None:
             values = tidy_values(claim, Path(interim_dir))
             rec["n"] = float(len(values)) if values is not None else math.nan
