@@ -409,7 +409,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     est = lo = hi = p = math.nan
     if row is not None:
         est = float(pd.to_numeric(row[claim.column], errors="coerce"))
-        if claim.ci_low_column in row.index and claim.ci_high_column in row.index:
+        if claim.ci_columns != "fallback" and claim.ci_low_column in row.index and claim.ci_high_column in row.index:
             lo, hi = (float(pd.to_numeric(row[c], errors="coerce")) for c in (claim.ci_low_column, claim.ci_high_column))
             rec["ci_source"] = "table"
             rec["ci_method"] = str(row["ci_method"]) if "ci_method" in row.index else ""
