@@ -102,7 +102,9 @@ knobs
 
 # %%
 claims = register.load(REGISTER)
-display(Markdown(f"Margins and designs fixed on **{claims[0].fixed}**."))
+ident = register.identity(REGISTER)  # sha256 and the commit that last changed it; another register says so
+display(Markdown(f"Register: **{ident.label}**. Margins and designs fixed on **{claims[0].fixed}**; every later "
+                 "change is a dated entry of the register's `changelog`."))
 display(register.as_frame(claims)[["claim_id", "location", "paper_value", "statistic", "rule", "margin",
                                    "depends_on", "margin_reason"]])
 
@@ -113,12 +115,13 @@ display(register.as_frame(claims)[["claim_id", "location", "paper_value", "stati
 # A table that no notebook wrote in this run gives `not run` (with the notebook to run).
 
 # %%
-card = scorecard.scorecard(claims, paths.tables_dir(), knobs, paths.interim_dir())
+card = scorecard.scorecard(claims, paths.tables_dir(), knobs, paths.interim_dir(), register_identity=ident)
 run.judge(*scorecard.run_judge(card))  # the judge behind the tables read
 run.banner()
 run.table(card, "claims_scorecard")
-display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin", "decisive_width",
-              "reason"]])
+display(Markdown(scorecard.first_screen(card)))
+display(scorecard.decided_first(card)[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin",
+                                       "decisive_width", "reason"]])
 
 # %% [markdown]
 # Where the paper's estimand is not this compendium's main reading (SAGE's r and d are over story x
@@ -149,6 +152,28 @@ display(card.groupby(["study", "ci_source"], dropna=False).size().rename("claims
 fig = figure.plot_scorecard(card, {c.id: c.rule for c in claims})
 run.figure(fig, "claims_fig_scorecard", "Claims scorecard: paper value (|), our value and 95% CI in units of "
            "each claim's margin; verdict by colour and label.")
+
+# %% [markdown]
+# ## How often each rule errs: operating characteristics at the paper's design
+#
+# For every claim with a power model, its runs simulated at the paper's own design (the claim's
+# unit and n, the interval its verdict reads, its own rule), with the truth at the paper's value,
+# at the edge of the margin and beyond it on each side: the share of runs given each verdict.
+# `error` is P(not reproduced) where the claim is true and P(reproduced, within the margin
+# included) where it is false; `tests/test_claims_operating.py` fails when any exceeds 5%. A claim
+# with no power model says why (`note`). A claim that is inconclusive at nearly every truth is one
+# **the paper's own design cannot decide** at its margin.
+
+# %%
+operating = scorecard.operating_table(claims, n_sim=knobs["operating_simulations"], seed=knobs["power_seed"])
+run.table(operating, "claims_operating_characteristics")
+worst = scorecard.worst_errors(operating)
+display(Markdown(f"Worst error of any claim, over {knobs['operating_simulations']} simulated runs per truth: refutes a "
+                 f"true paper value {worst.iloc[:, 0].max():.1%}, reproduces a false one {worst.iloc[:, 1].max():.1%} "
+                 f"({worst.notna().any(axis=1).sum()} claims simulated; "
+                 f"{operating['error'].isna().sum()} without a power model, each with its reason)."))
+display(worst.sort_values("reproduces a false one", ascending=False).head(10))
+display(operating.loc[operating["error"].isna(), ["claim_id", "note"]].groupby("note").size().rename("claims").to_frame())
 
 # %% [markdown]
 # ## What a live run must include

@@ -548,6 +548,8 @@ def _target(claim, truth: str) -> tuple[float, float, float, float]:
     if kind in ("value", "equivalence"):
         c = 0.0 if kind == "equivalence" else claim.paper_value()
         est = {"true": c, "false": c + 3 * m, "unclear": c + m}[truth]
+        if claim.kind == "proportion" and est > 1:   # a share above 1 has no data: the other side
+            est = {"true": c, "false": c - 3 * m, "unclear": c - m}[truth]
         half = m / 4 if truth != "unclear" else 2 * m
         return est, est - half, est + half, math.nan
     if kind in ("above", "below"):
@@ -577,7 +579,21 @@ def _synthetic_table(tmp_path, claim, truth, sidecar):
     named += [claim.units_column] if claim.units_column else []
     for col in named:   # a design's counts (200 pairs, 100 stories) and spreads
         row.setdefault(col, 0.3 if "sd" in col else 200.0)
-    pd.DataFrame([row]).to_csv(tmp_path / f"{claim.table}.csv", index=False)
+    rows = [row]
+    # an analytic interval reads the counts, not the table's interval: counts that make it as narrow
+    count = 20000.0 if claim.ci_columns == "analytic" else 200.0
+    for spec in claim.inputs.values():   # a count read from another row of the same table (the story rows)
+        if isinstance(spec, dict) and "column" in spec and "table" not in spec and spec.get("where"):
+            other = {k: str(v) for k, v in spec["where"].items()}
+            if all(str(row.get(k)) == v for k, v in other.items()):
+                row.setdefault(spec["column"], count)
+                continue
+            match = next((r for r in rows[1:] if all(str(r.get(k)) == v for k, v in other.items())), None)
+            if match is None:
+                match = {**{k: v for k, v in row.items() if k in claim.where}, **other}
+                rows.append(match)
+            match[spec["column"]] = count
+    pd.DataFrame(rows).to_csv(tmp_path / f"{claim.table}.csv", index=False)
     (tmp_path / f"{claim.table}.provenance.json").write_text(json.dumps(sidecar))
 
 
@@ -883,3 +899,37 @@ def test_an_r_claim_reads_the_papers_story_x_mode_rows_and_shows_the_story_means
     rec = scorecard.evaluate(c, tmp_path, CHEAP)
     assert rec["estimate"] == 0.66 and rec["verdict"] == REPRODUCED          # the paper's 0.649, within the margin 0.15
     assert (rec["other_reading"], rec["other_estimate"], rec["other_ci_low"]) == ("analysis story", 0.5, 0.48)
+
+
+def test_the_register_read_is_identified_and_another_register_is_labelled_on_every_row(tmp_path):
+    import hashlib
+    import shutil
+
+    ours = register.identity()
+    assert ours.committed_register and ours.sha256 == hashlib.sha256(register.REGISTER.read_bytes()).hexdigest()
+    other = tmp_path / "wider.yaml"
+    shutil.copy(register.REGISTER, other)
+    ident = register.identity(other)
+    assert not ident.committed_register and ident.commit is None and "OTHER REGISTER" in ident.label
+    claim = BY_ID["narr-math-d-min-news"]
+    card = scorecard.scorecard([claim], tmp_path, {"power_simulations": 10, "power_n_max": 50, "power_seed": 0},
+                               register_identity=ident)
+    assert card["register"].str.contains("OTHER REGISTER").all() and card["reason"].str.startswith("[another").all()
+    # a change after the fixed date without a dated entry of its reason is refused
+    text = other.read_text().replace('  - date: "2026-12-05"\n', '  - date: "2026-12-01"\n', 1)
+    other.write_text(text)
+    with pytest.raises(register.RegisterError, match="predates fixed"):
+        register.load(other)
+
+
+def test_the_first_screen_names_the_judge_counts_what_is_decided_and_puts_it_first():
+    card = pd.DataFrame({
+        "claim_id": ["a", "b", "c", "d", "e"], "study": ["sage"] * 5,
+        "verdict": [NOT_TESTABLE, NOT_COMPARABLE, REPRODUCED, NOT_RUN, REPRODUCED_WITHIN],
+        "judge": ["llamacpp:smollm2-135m"] * 2 + ["none"] * 3, "embedded_judge": [True, True, False, False, False],
+        "design_differences": ["", "profile demo, not paper (the paper's design)", "", "", ""]})
+    text = scorecard.first_screen(card)
+    assert text.startswith("**Warning: this run's judge is the embedded small model (llamacpp:smollm2-135m)")
+    assert "decides 2 of 5 claims" in text and "1 not testable by this judge" in text
+    assert "profile demo, not paper" in text
+    assert list(scorecard.decided_first(card)["claim_id"]) == ["c", "e", "b", "a", "d"]

@@ -217,8 +217,54 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
                                              seed=knobs["power_seed"])
     if math.isinf(out["n_80_paper"]):
         notes.append(f"not reached by n = {knobs['power_n_max']}")
+    if out["n_80_paper"] > out["n_paper"]:   # NaN compares False: only where both are known
+        notes.insert(0, UNDECIDABLE_AT_PAPER)
     out["power_note"] = "; ".join(notes)
     return out
+
+
+UNDECIDABLE_AT_PAPER = "the paper's own design cannot decide this at its margin (n_80_paper > n_paper)"
+#: the order the first screen shows verdicts in: what the run decided first
+SCREEN_ORDER = (*DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_TESTABLE, NOT_RUN)
+
+
+def decided_first(card: pd.DataFrame) -> pd.DataFrame:
+    """The scorecard with decided claims first (reproduced, within the margin, not reproduced),
+    then inconclusive, not comparable, not testable, not run; the register's order within each."""
+    rank = card["verdict"].map({v: i for i, v in enumerate(SCREEN_ORDER)}).fillna(len(SCREEN_ORDER))
+    return card.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
+
+
+def first_screen(card: pd.DataFrame) -> str:
+    """Markdown for the top of the scorecard: the judge (the embedded-model warning first), how many
+    claims this run decides, and why the others are not decided, each reason counted."""
+    backend, model = run_judge(card)
+    embedded = bool(card["embedded_judge"].fillna(False).astype(bool).any())
+    n = card["verdict"].value_counts()
+    lines = []
+    if embedded:
+        lines.append(f"**Warning: this run's judge is the embedded small model ({backend}:{model}).** It shows that the "
+                     "pipeline runs; its judgements are close to random, so no claim about an LLM's judgements is "
+                     "tested here (those rows say *not testable by this judge*).")
+    else:
+        lines.append(f"Judge of this run: **{backend}:{model}**." if model else "Judge: none read (no LLM table).")
+    decided = sum(int(n.get(v, 0)) for v in DECIDED)
+    lines.append(f"**This run decides {decided} of {len(card)} claims**: "
+                 + ", ".join(f"{int(n.get(v, 0))} {v}" for v in DECIDED) + ".")
+    why = {INCONCLUSIVE: "the interval is too wide to tell (or there is none)",
+           NOT_TESTABLE: "a claim about an LLM's judgements, and this run's judge cannot test it",
+           NOT_COMPARABLE: "the run's design differs from the paper's in what the claim depends on",
+           NOT_RUN: "the table or row is not in this run"}
+    rest = [f"{int(n[v])} {v} ({why[v]})" for v in why if n.get(v, 0)]
+    if rest:
+        lines.append("Not decided: " + "; ".join(rest) + ".")
+    nc = card.loc[card["verdict"] == NOT_COMPARABLE, "design_differences"].fillna("").str.split("; ").explode()
+    if len(nc) and nc.str.len().gt(0).any():
+        top = nc[nc.str.len() > 0].value_counts().head(3)
+        lines.append("Most frequent design differences: " + "; ".join(f"{k} ({v})" for k, v in top.items()) + ".")
+    if "register" in card.columns and len(card):
+        lines.append(f"Register: {card['register'].iloc[0]}.")
+    return "\n\n".join(lines)
 
 
 OPERATING_COLUMNS = ["claim_id", "rule", "kind", "power_unit", "n_paper", "scenario", "truth", "status",
@@ -409,7 +455,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     est = lo = hi = p = math.nan
     if row is not None:
         est = float(pd.to_numeric(row[claim.column], errors="coerce"))
-        if claim.ci_columns != "fallback" and claim.ci_low_column in row.index and claim.ci_high_column in row.index:
+        if claim.ci_columns != "analytic" and claim.ci_low_column in row.index and claim.ci_high_column in row.index:
             lo, hi = (float(pd.to_numeric(row[c], errors="coerce")) for c in (claim.ci_low_column, claim.ci_high_column))
             rec["ci_source"] = "table"
             rec["ci_method"] = str(row["ci_method"]) if "ci_method" in row.index else ""
@@ -453,9 +499,18 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     return rec
 
 
-def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> pd.DataFrame:
-    """The scorecard of every claim (one row each, :data:`COLUMNS`), in the register's order."""
-    return pd.DataFrame([evaluate(c, tables_dir, knobs, interim_dir) for c in claims], columns=COLUMNS)
+def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: Path | None = None,
+              register_identity=None) -> pd.DataFrame:
+    """The scorecard of every claim (one row each, :data:`COLUMNS`), in the register's order;
+    ``register_identity`` (:func:`judgelab.claims.register.identity`) labels every row with the
+    register read (its sha256 and fixing commit; another register says so on every row)."""
+    card = pd.DataFrame([evaluate(c, tables_dir, knobs, interim_dir) for c in claims], columns=COLUMNS)
+    if register_identity is not None:
+        card["register"] = register_identity.label
+        card["register_sha256"] = register_identity.sha256
+        if not register_identity.committed_register:
+            card["reason"] = "[another register] " + card["reason"].astype(str)
+    return card
 
 
 def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
