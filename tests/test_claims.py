@@ -933,3 +933,13 @@ def test_the_first_screen_names_the_judge_counts_what_is_decided_and_puts_it_fir
     assert "decides 2 of 5 claims" in text and "1 not testable by this judge" in text
     assert "profile demo, not paper" in text
     assert list(scorecard.decided_first(card)["claim_id"]) == ["c", "e", "b", "a", "d"]
+
+
+def test_n_counts_the_claims_unit_not_its_paths(tmp_path):
+    c = BY_ID["narr-math-d-min-news"]
+    row = {**{k: str(v).replace("*", "") for k, v in c.where.items()}, c.column: 1.5, c.ci_low_column: 1.2,
+           c.ci_high_column: 1.8, "n_maxcap": 60, "n_random": 60}
+    pd.DataFrame([row]).to_csv(tmp_path / f"{c.table}.csv", index=False)
+    (tmp_path / f"{c.table}.provenance.json").write_text(json.dumps(_sidecar("demo")))
+    rec = scorecard.evaluate(c, tmp_path, CHEAP)
+    assert rec["n"] == 60          # 60 endpoint pairs, each with a max-capacity and a random path

@@ -70,6 +70,9 @@ class Claim:
     note: str = ""
     family: str = ""
     units_column: str | None = None        # the row's count of design units (depends_on: min_units)
+    n_units: Any = None                    # the count of the claim's unit (the scorecard's ``n``) where the
+                                           # inputs count something else: paths (two per endpoint pair),
+                                           # story x mode rows (two per story); a column or {column, where}
     collections: tuple = ()                # where the numbers come from when ``where`` names none
     margin_reason: str = ""
     depends_on: tuple = ()

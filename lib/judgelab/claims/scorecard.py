@@ -166,6 +166,12 @@ def reciprocal(est: float, lo: float, hi: float, offset: float = 0.0) -> tuple[f
 
 
 def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
+    """The count of the claim's unit: ``n_units`` where the register names it (NaN where the table
+    lacks that column), else the inputs' counts summed."""
+    if claim.n_units is not None:
+        if isinstance(claim.n_units, str) and claim.n_units not in row.index:
+            return math.nan
+        return _num(row, claim.n_units, claim, "n_units", tables_dir)
     keys = ("n1",) if claim.kind == "ratio" else ("n", "n1", "n2")
     ns = [_num(row, claim.inputs[k], claim, f"inputs.{k}", tables_dir) for k in keys if k in claim.inputs]
     return float(sum(ns)) if ns else math.nan
