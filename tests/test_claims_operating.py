@@ -43,9 +43,13 @@ def test_the_simulation_sees_the_truth_it_is_given(table):
     """Each scenario's verdicts move the way the truth does: at the paper's value of a value claim
     that is decidable at the paper's design, reproduced dominates; beyond the margin, not reproduced."""
     t = table.set_index(["claim_id", "scenario"])
+    d = t.loc["narr-llm-d-news-simple"]
+    assert d.loc["the paper's value", REPRODUCED] > 0.9
+    assert d.loc["beyond the margin, above", NOT_REPRODUCED] > 0.5
+    # a category's mean at the paper's 50 stories: its margin (below the paper's smallest gap between
+    # categories) is narrower than the design can resolve, so it is inconclusive at every truth
     mean = t.loc["sage-mean-canonical-L4"]
-    assert mean.loc["the paper's value", REPRODUCED] > 0.5
-    assert mean.loc["beyond the margin, above", NOT_REPRODUCED] > 0.5
+    assert (mean[INCONCLUSIVE].iloc[:3] > 0.9).all()
     # a bound: reproduced outright well above it; at the bound itself 50 + 20 stories cannot tell
     bound = t.loc["sage-d-canonical-llm-above-1.5-L4"]
     assert bound.loc["the paper's value", REPRODUCED] > 0.9
