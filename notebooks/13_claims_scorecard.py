@@ -19,7 +19,7 @@
 # retyped), the statistic, the table and column this compendium computes it in, and the
 # **verdict rule**, and the claim's **family**: its margin of equivalence and what its design
 # depends on, fixed (with the date) before any run. This notebook reads the tables the other
-# notebooks wrote and gives each claim one of six verdicts, asking in this order:
+# notebooks wrote and gives each claim one of seven verdicts, asking in this order:
 #
 # 1. **not run** — the claim's table is not in this run (the notebook to run is named), or, once
 #    the judge can test it, the row it needs (with the design differences that explain why);
@@ -31,20 +31,26 @@
 #    (text-embedding-3-small; VisPub and the OOD study's joint landscape use MiniLM here), a subset
 #    of the collection, fewer units than the claim's minimum, or a profile other than `paper`
 #    (`judgelab.claims.design`; each difference is named in `reason`);
-# 4. only then does the rule read our 95% interval against the paper's value and the margin *m*:
-#    * **reproduced** — the interval lies within *m* of the paper's value (or of its bound), or
-#      excludes the null on the paper's side (direction claims, at the paper's α);
-#    * **not reproduced** — the interval excludes the paper's value by more than *m*, lies on the
-#      wrong side of its bound, or excludes every effect of *m* or more on the claimed side;
+# 4. only then does the rule read our interval against the paper's value and the margin *m*:
+#    * **reproduced** — the interval lies within *m* of the paper's value, wholly on the claimed
+#      side of its bound, or (a direction) excludes 0 on the paper's side at the paper's α (its p,
+#      or the 95% interval widened to 1 − α; never the 95% one in its place);
+#    * **reproduced within the margin** — a bound only: the interval reaches the bound and excludes
+#      every value *m* or more on its wrong side (the bound may be missed, by less than *m*);
+#    * **not reproduced** — the interval excludes the paper's value by more than *m*, lies beyond
+#      the bound's margin on its wrong side, or (a direction) the estimate is not on the claimed
+#      side and the interval excludes every effect of min(*m*, the paper's effect); an interval
+#      that holds the paper's own value is never *not reproduced*;
 #    * **inconclusive** — neither: too wide to tell; `decisive_width` is the width an interval on
-#      the same estimate would need to decide. No interval at all (too few units) is inconclusive.
+#      the same estimate would need to decide. No interval at all (too few units), or one of zero
+#      width, is inconclusive.
 #
 # A smoke or demo run of SAGE, or any run on the embedded model, therefore decides nothing about the
 # papers: its verdicts say why. The mathematics of Narrative Trails (coherence, paths) needs no
 # judge and is decided on any run over the whole news collection with at least 30 endpoint pairs.
 #
 # **Margins** come from the science, not from interval widths: each family in `claims.yaml` states
-# the smallest difference that would matter and why (a tenth of the scale's range for a category's
+# the smallest difference that would matter and why (a tenth of a score point for a category's
 # mean, half a standard deviation for a d, ...). The scorecard shows the margin beside the interval.
 #
 # **By chance.** Each interval is a 95% one: when a claim's truth sits on its rule's threshold a
