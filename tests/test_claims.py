@@ -773,9 +773,14 @@ def _paper_texts() -> dict[str, str]:
     import os
     from pathlib import Path
 
-    folder = os.environ.get("JUDGELAB_PAPER_TEXTS")
-    if not folder or not Path(folder).is_dir():
-        pytest.skip("set JUDGELAB_PAPER_TEXTS to a folder with the papers' texts")
+    # the papers' texts beside the repository (CI: $(repo)/../shared/papers), else the variable's folder
+    repo = Path(__file__).resolve().parents[1]
+    candidates = [os.environ.get("JUDGELAB_PAPER_TEXTS"), repo.parent / "shared" / "papers",
+                  repo.parent.parent / "shared" / "papers"]   # a worktree under <root>/wt/<name>
+    folder = next((Path(c) for c in candidates if c and Path(c).is_dir()), None)
+    if folder is None:
+        pytest.skip(f"the papers' texts are not beside the repository ({repo.parent / 'shared' / 'papers'}) "
+                    "and JUDGELAB_PAPER_TEXTS is not set")
     found = {}
     for f in sorted(Path(folder).glob("*.txt")):
         head = f.read_text(encoding="utf-8", errors="replace")[:400]
@@ -784,7 +789,7 @@ def _paper_texts() -> dict[str, str]:
                 found[study] = _normalised(f.read_text(encoding="utf-8", errors="replace"))
     missing = set(PAPER_TITLES) - set(found)
     if missing:
-        pytest.skip(f"no text of {', '.join(sorted(missing))} in $JUDGELAB_PAPER_TEXTS")
+        pytest.skip(f"no text of {', '.join(sorted(missing))} in {folder}")
     return found
 
 
