@@ -62,6 +62,7 @@ from judgelab.run import Run
 settings = landscape_settings(PROFILE, collections=COLLECTIONS, jsd_base=JSD_BASE, seed=SEED,
                               sensitivity_seeds=SENSITIVITY_SEEDS)
 run = Run.open("07", profile=PROFILE, knobs=settings.knobs)
+run.choose(settings.choices())  # recorded in every sidecar: the claims scorecard compares them with the paper's
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]
 

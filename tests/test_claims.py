@@ -483,9 +483,13 @@ def test_the_scorecard_figure_standardises_each_claim_and_lets_no_text_collide(t
 
 # ----------------------------------------------------------------------------- the run's design against the paper's
 
-def _sidecar(profile, model=None, embedded=False):
+PAPER_CHOICES = ["jsd_base=e", "temporal=True", "parameter_set.news=32/8", "parameter_set.vispub=32/8"]
+
+
+def _sidecar(profile, model=None, embedded=False, choices=PAPER_CHOICES, dirty=False):
+    """A sidecar as notebooks 07-08 write it: the run's analysis choices (the paper's by default)."""
     return {"profile": profile, "model": model, "judge": f"x:{model}" if model else "none",
-            "embedded_small_model": embedded}
+            "embedded_small_model": embedded, "choices": list(choices), "git_dirty": dirty}
 
 
 BY_ID = {c.id: c for c in CLAIMS}
@@ -511,6 +515,38 @@ def test_design_differences_name_each_dependency():
     assert design.differences(conv, _sidecar("paper", "gpt-4.1")) == ["judge gpt-4.1, not the paper's gpt-5-mini"]
     assert design.differences(conv, _sidecar("demo", "gpt-5-mini")) == ["profile demo, not paper (the paper's design)"]
     assert design.differences(conv, None) == ["the run's design is unknown (no provenance sidecar)"]
+
+
+def test_a_run_whose_analysis_choice_differs_from_the_papers_is_not_comparable():
+    c = BY_ID["narr-math-d-min-news"]
+    assert design.differences(c, _sidecar("demo"), units=60) == []
+    jsd2 = design.differences(c, _sidecar("demo", choices=["jsd_base=2", *PAPER_CHOICES[1:]]), units=60)
+    assert jsd2 == ["JSD base 2, not the paper's e"]
+    stored = ["jsd_base=2.71828", *PAPER_CHOICES[1:]]                 # notebook 08 records the stored base
+    assert design.differences(c, _sidecar("demo", choices=stored), units=60) == []
+    other_set = design.differences(c, _sidecar("demo", choices=[*PAPER_CHOICES[:2], "parameter_set.news=16/4"]), 60)
+    assert other_set == ["news: parameter set 16/4, not the paper's 32/8"]
+    no_time = design.differences(c, _sidecar("demo", choices=["jsd_base=e", "temporal=False"]), units=60)
+    assert len(no_time) == 1 and no_time[0].startswith("temporal rule False")
+    assert "not recorded" in design.differences(c, _sidecar("demo", choices=[]), units=60)[0]
+    assert "uncommitted changes" in design.differences(c, _sidecar("demo", dirty=True), units=60)[0]
+    # SAGE's claims depend on none of the narrative choices
+    assert design.differences(BY_ID["sage-convergence"], _sidecar("paper", "gpt-5-mini", choices=[], dirty=True)) == []
+
+
+def test_notebooks_07_and_08_record_their_analysis_choices_in_every_sidecar():
+    from judgelab.narrative.settings import landscape_settings, path_settings
+    from judgelab.run import Run
+
+    land = landscape_settings("demo", jsd_base=2).choices()
+    assert land["jsd_base"] == "2" and land["parameter_set.news"] == "32/8" and land["embedding.news"] == "precomputed"
+    paths_ = path_settings("demo", n_pairs=12, temporal="off").choices({"news": math.e}, {"news": "16/4"})
+    assert paths_["temporal"] == "False" and paths_["n_pairs.news"] == "12" and paths_["date_rule"] == "strict"
+    assert paths_["parameter_set.news"] == "16/4" and float(paths_["jsd_base"]) == pytest.approx(math.e, rel=1e-5)
+    run = Run("07_coherence_graph", "demo")
+    run.choose(land)
+    assert "jsd_base=2" in run.context()["choices"] and "parameter_set.news=32/8" in run.context()["choices"]
+    assert design.recorded_choices(run.context())["jsd_base"] == "2"
 
 
 def test_the_joint_landscape_is_embedded_with_minilm_as_the_design_module_says():
