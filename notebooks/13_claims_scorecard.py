@@ -29,8 +29,10 @@
 # 3. **not comparable** — the run's design differs from the paper's in something the claim depends
 #    on: the judge model (the paper's, `judgelab.study_models.PAPER_JUDGES`), the embedding model
 #    (text-embedding-3-small; VisPub and the OOD study's joint landscape use MiniLM here), a subset
-#    of the collection, fewer units than the claim's minimum, or a profile other than `paper`
-#    (`judgelab.claims.design`; each difference is named in `reason`);
+#    of the collection, fewer units than the claim's minimum, a profile other than `paper`, an
+#    analysis choice notebooks 07-08 recorded other than the paper's (JSD base, temporal rule,
+#    parameter set), or tables written from uncommitted code (`judgelab.claims.design`; each
+#    difference is named in `reason`);
 # 4. only then does the rule read our interval against the paper's value and the margin *m*:
 #    * **reproduced** — the interval lies within *m* of the paper's value, wholly on the claimed
 #      side of its bound, or (a direction) excludes 0 on the paper's side at the paper's α (its p,
