@@ -31,6 +31,7 @@ def _tree(tmp_path, with_scorecard=True):
         pd.DataFrame([
             {"claim_id": "sage-mean-llm-L4", "study": "sage", "label": "SAGE: mean LLM, L4",
              "verdict": "not testable by this judge", "reason": "embedded", "paper_value": 2.55, "estimate": 2.5,
+             "power_note": "the paper's own design cannot decide this at its margin (n_80_paper > n_paper)",
              "ci_low": 2.1, "ci_high": 2.9, "ci_width": 0.8, "n": 4, "n_80_paper": 41,
              "power_unit": "LLM observations", "table": "sage_table11_genre_comparison", "notebook": 6,
              "function": "judgelab.sage.analysis.paper_tables:table11_genre_comparison",
@@ -58,6 +59,7 @@ def test_the_landing_page_opens_with_the_scorecard_and_links_each_claim(tmp_path
     row = index[index.index('id="claim-sage-mean-llm-L4"'):]
     row = row[:row.index("</tr>")]
     assert 'class="v-not-testable"' in row and ">not testable by this judge<" in row
+    assert "the paper&#39;s own design cannot decide this" in row or "the paper's own design cannot decide this" in row
     assert 'href="tables/sage_table11_genre_comparison.html"' in row
     assert f'href="notebooks/06_toy.html#cell-id={nb.cells[2].id}"' in row     # the section saving the table
     from judgelab.sage.analysis import paper_tables

@@ -73,6 +73,8 @@ def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str],
             "embedded": str(r.get("embedded_judge")).lower() == "true",
             "differences": r.get("design_differences") if isinstance(r.get("design_differences"), str) else "",
             "register": r.get("register") if isinstance(r.get("register"), str) else "",
+            # the claims package's words (scorecard.UNDECIDABLE_AT_PAPER) where n_80 exceeds the paper's n
+            "undecidable": "the paper's own design cannot decide this" in str(r.get("power_note") or ""),
         })
     order = {v: i for i, v in enumerate(DECIDED + UNDECIDED)}   # decided claims first, the register's order within
     return sorted(out, key=lambda r: order.get(r["verdict"], len(order)))
