@@ -257,7 +257,7 @@ def first_screen(card: pd.DataFrame) -> str:
     decided = sum(int(n.get(v, 0)) for v in DECIDED)
     lines.append(f"**This run decides {decided} of {len(card)} claims**: "
                  + ", ".join(f"{int(n.get(v, 0))} {v}" for v in DECIDED) + ".")
-    why = {INCONCLUSIVE: "the interval is too wide to tell (or there is none)",
+    why = {INCONCLUSIVE: "the interval is too wide to tell, or there is none",
            NOT_TESTABLE: "a claim about an LLM's judgements, and this run's judge cannot test it",
            NOT_COMPARABLE: "the run's design differs from the paper's in what the claim depends on",
            NOT_RUN: "the table or row is not in this run"}
