@@ -182,8 +182,8 @@ def power_model(claim: Claim, paper_value: float | None) -> tuple[dict | None, l
     power spec: the statistic at ``paper_value``, the paper's SDs, stated assumptions), or (None,
     why there is none)."""
     spec = claim.power
-    if not claim.llm:
-        return None, ["deterministic: no judge variance to simulate"]
+    if not claim.llm and not spec:
+        return None, ["no judge; the register gives no sampling model over its units"]
     if not spec:
         return None, ["no power simulation for this claim (see the register's note)"]
     truth = {k: (paper_value if v == "paper" else _num(pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
@@ -214,7 +214,7 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
     """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
     out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
     truth, notes = power_model(claim, paper_value)
-    if claim.power and claim.llm:
+    if claim.power:
         out["power_unit"] = claim.power.get("unit", claim.unit)
         out["n_paper"] = n_paper(claim)
     if truth is not None:
