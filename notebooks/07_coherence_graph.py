@@ -73,6 +73,7 @@ if COLLECTION_FILE is not None:  # your own collection, checked row by row befor
     settings = own_collection.with_collection(settings, COLLECTION_FILE, text=TEXT_COLUMN, date=DATE_COLUMN,
                                               title=TITLE_COLUMN, embeddings=EMBEDDINGS)
 run = Run.open("07", profile=PROFILE, knobs=settings.knobs)
+run.choose(settings.choices())  # recorded in every sidecar: the claims scorecard compares them with the paper's
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]
 

@@ -85,6 +85,7 @@ settings
 
 # %%
 study = extraction.extract_study(settings)
+run.choose(study.choices())  # recorded in every sidecar: the claims scorecard compares them with the paper's
 study.overview()
 
 # %%

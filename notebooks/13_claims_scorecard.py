@@ -19,7 +19,7 @@
 # retyped), the statistic, the table and column this compendium computes it in, and the
 # **verdict rule**, and the claim's **family**: its margin of equivalence and what its design
 # depends on, fixed (with the date) before any run. This notebook reads the tables the other
-# notebooks wrote and gives each claim one of six verdicts, asking in this order:
+# notebooks wrote and gives each claim one of seven verdicts, asking in this order:
 #
 # 1. **not run** — the claim's table is not in this run (the notebook to run is named), or, once
 #    the judge can test it, the row it needs (with the design differences that explain why);
@@ -29,22 +29,30 @@
 # 3. **not comparable** — the run's design differs from the paper's in something the claim depends
 #    on: the judge model (the paper's, `judgelab.study_models.PAPER_JUDGES`), the embedding model
 #    (text-embedding-3-small; VisPub and the OOD study's joint landscape use MiniLM here), a subset
-#    of the collection, fewer units than the claim's minimum, or a profile other than `paper`
-#    (`judgelab.claims.design`; each difference is named in `reason`);
-# 4. only then does the rule read our 95% interval against the paper's value and the margin *m*:
-#    * **reproduced** — the interval lies within *m* of the paper's value (or of its bound), or
-#      excludes the null on the paper's side (direction claims, at the paper's α);
-#    * **not reproduced** — the interval excludes the paper's value by more than *m*, lies on the
-#      wrong side of its bound, or excludes every effect of *m* or more on the claimed side;
+#    of the collection, fewer units than the claim's minimum, a profile other than `paper`, an
+#    analysis choice notebooks 07-08 recorded other than the paper's (JSD base, temporal rule,
+#    parameter set), or tables written from uncommitted code (`judgelab.claims.design`; each
+#    difference is named in `reason`);
+# 4. only then does the rule read our interval against the paper's value and the margin *m*:
+#    * **reproduced** — the interval lies within *m* of the paper's value, wholly on the claimed
+#      side of its bound, or (a direction) excludes 0 on the paper's side at the paper's α (its p,
+#      or the 95% interval widened to 1 − α; never the 95% one in its place);
+#    * **reproduced within the margin** — a bound only: the interval reaches the bound and excludes
+#      every value *m* or more on its wrong side (the bound may be missed, by less than *m*);
+#    * **not reproduced** — the interval excludes the paper's value by more than *m*, lies beyond
+#      the bound's margin on its wrong side, or (a direction) the estimate is not on the claimed
+#      side and the interval excludes every effect of min(*m*, the paper's effect); an interval
+#      that holds the paper's own value is never *not reproduced*;
 #    * **inconclusive** — neither: too wide to tell; `decisive_width` is the width an interval on
-#      the same estimate would need to decide. No interval at all (too few units) is inconclusive.
+#      the same estimate would need to decide. No interval at all (too few units), or one of zero
+#      width, is inconclusive.
 #
 # A smoke or demo run of SAGE, or any run on the embedded model, therefore decides nothing about the
 # papers: its verdicts say why. The mathematics of Narrative Trails (coherence, paths) needs no
 # judge and is decided on any run over the whole news collection with at least 30 endpoint pairs.
 #
 # **Margins** come from the science, not from interval widths: each family in `claims.yaml` states
-# the smallest difference that would matter and why (a tenth of the scale's range for a category's
+# the smallest difference that would matter and why (a tenth of a score point for a category's
 # mean, half a standard deviation for a d, ...). The scorecard shows the margin beside the interval.
 #
 # **By chance.** Each interval is a 95% one: when a claim's truth sits on its rule's threshold a
@@ -102,7 +110,9 @@ knobs
 
 # %%
 claims = register.load(REGISTER)
-display(Markdown(f"Margins and designs fixed on **{claims[0].fixed}**."))
+ident = register.identity(REGISTER)  # sha256 and the commit that last changed it; another register says so
+display(Markdown(f"Register: **{ident.label}**. Margins and designs fixed on **{claims[0].fixed}**; every later "
+                 "change is a dated entry of the register's `changelog`."))
 display(register.as_frame(claims)[["claim_id", "location", "paper_value", "statistic", "rule", "margin",
                                    "depends_on", "margin_reason"]])
 
@@ -113,12 +123,13 @@ display(register.as_frame(claims)[["claim_id", "location", "paper_value", "stati
 # A table that no notebook wrote in this run gives `not run` (with the notebook to run).
 
 # %%
-card = scorecard.scorecard(claims, paths.tables_dir(), knobs, paths.interim_dir())
+card = scorecard.scorecard(claims, paths.tables_dir(), knobs, paths.interim_dir(), register_identity=ident)
 run.judge(*scorecard.run_judge(card))  # the judge behind the tables read
 run.banner()
 run.table(card, "claims_scorecard")
-display(card[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin", "decisive_width",
-              "reason"]])
+display(Markdown(scorecard.first_screen(card)))
+display(scorecard.decided_first(card)[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin",
+                                       "decisive_width", "reason"]])
 
 # %% [markdown]
 # Where the paper's estimand is not this compendium's main reading (SAGE's r and d are over story x
@@ -149,6 +160,28 @@ display(card.groupby(["study", "ci_source"], dropna=False).size().rename("claims
 fig = figure.plot_scorecard(card, {c.id: c.rule for c in claims})
 run.figure(fig, "claims_fig_scorecard", "Claims scorecard: paper value (|), our value and 95% CI in units of "
            "each claim's margin; verdict by colour and label.")
+
+# %% [markdown]
+# ## How often each rule errs: operating characteristics at the paper's design
+#
+# For every claim with a power model, its runs simulated at the paper's own design (the claim's
+# unit and n, the interval its verdict reads, its own rule), with the truth at the paper's value,
+# at the edge of the margin and beyond it on each side: the share of runs given each verdict.
+# `error` is P(not reproduced) where the claim is true and P(reproduced, within the margin
+# included) where it is false; `tests/test_claims_operating.py` fails when any exceeds 5%. A claim
+# with no power model says why (`note`). A claim that is inconclusive at nearly every truth is one
+# **the paper's own design cannot decide** at its margin.
+
+# %%
+operating = scorecard.operating_table(claims, n_sim=knobs["operating_simulations"], seed=knobs["power_seed"])
+run.table(operating, "claims_operating_characteristics")
+worst = scorecard.worst_errors(operating)
+display(Markdown(f"Worst error of any claim, over {knobs['operating_simulations']} simulated runs per truth: refutes a "
+                 f"true paper value {worst.iloc[:, 0].max():.1%}, reproduces a false one {worst.iloc[:, 1].max():.1%} "
+                 f"({worst.notna().any(axis=1).sum()} claims simulated; "
+                 f"{operating['error'].isna().sum()} without a power model, each with its reason)."))
+display(worst.sort_values("reproduces a false one", ascending=False).head(10))
+display(operating.loc[operating["error"].isna(), ["claim_id", "note"]].groupby("note").size().rename("claims").to_frame())
 
 # %% [markdown]
 # ## What a live run must include

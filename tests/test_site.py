@@ -144,10 +144,18 @@ def test_the_site_links_each_table_to_its_notebook_section_and_library_function(
     line = inspect.getsourcelines(paper_tables.table08_reliability)[1]
     assert f'href="../src/judgelab.sage.analysis.paper_tables.html#line-{line}"' in page
     assert f'id="line-{line}"' in (site / "src" / "judgelab.sage.analysis.paper_tables.html").read_text()
-    # 0.99 vs 1.0 agrees; 0.90 vs "> 0.94" differs; 0.5 vs 0.988 differs
+    # the embedded model made this table: its values stand beside the paper's uncoloured, never "agrees"
+    assert 'class="agrees"' not in page and 'class="differs"' not in page
+    assert len(re.findall(r'<td class="embedded-value" title="paper ([^;]+);', page)) == 3
+    assert "commit 0123456789" in page and "judge llamacpp:smollm2-135m" in page and escape(SMALL_MODEL_WARNING) in page
+    # the same table from the paper's judge: 0.99 vs 1.0 agrees; 0.90 vs "> 0.94" differs; 0.5 vs 0.988 differs
+    side = root / "results" / "tables" / "sage_table08_reliability.provenance.json"
+    side.write_text(json.dumps({**json.loads(side.read_text()), "judge": "openai:gpt-5-mini", "backend": "openai",
+                                "model": "gpt-5-mini", "embedded_small_model": False}))
+    build.build_site(root=root)
+    page = (site / "tables" / "sage_table08_reliability.html").read_text()
     cells = re.findall(r'<td class="(agrees|differs)" title="paper ([^;]+);', page)
     assert cells == [("agrees", "1"), ("differs", "0.94"), ("differs", "0.988")]
-    assert "commit 0123456789" in page and "judge llamacpp:smollm2-135m" in page and escape(SMALL_MODEL_WARNING) in page
 
 
 def test_the_landing_page_names_the_judge_and_lists_what_is_missing(tree):

@@ -31,6 +31,7 @@ def _tree(tmp_path, with_scorecard=True):
         pd.DataFrame([
             {"claim_id": "sage-mean-llm-L4", "study": "sage", "label": "SAGE: mean LLM, L4",
              "verdict": "not testable by this judge", "reason": "embedded", "paper_value": 2.55, "estimate": 2.5,
+             "power_note": "the paper's own design cannot decide this at its margin (n_80_paper > n_paper)",
              "ci_low": 2.1, "ci_high": 2.9, "ci_width": 0.8, "n": 4, "n_80_paper": 41,
              "power_unit": "LLM observations", "table": "sage_table11_genre_comparison", "notebook": 6,
              "function": "judgelab.sage.analysis.paper_tables:table11_genre_comparison",
@@ -52,8 +53,13 @@ def test_the_landing_page_opens_with_the_scorecard_and_links_each_claim(tmp_path
     index = (root / "site" / "index.html").read_text()
     # the scorecard comes before everything else on the page
     assert index.index('id="scorecard"') < index.index("Who produced these numbers") < index.index("Contents")
-    row = index[index.index('id="claim-sage-mean-llm-L4"'):index.index('id="claim-narr-math-d-min-news"')]
+    # decided claims first: the reproduced news claim above the untestable SAGE one
+    assert index.index('id="claim-narr-math-d-min-news"') < index.index('id="claim-sage-mean-llm-L4"')
+    assert "This run decides 1 of 2 claims" in index and "1 <em>not testable by this judge</em>" in index
+    row = index[index.index('id="claim-sage-mean-llm-L4"'):]
+    row = row[:row.index("</tr>")]
     assert 'class="v-not-testable"' in row and ">not testable by this judge<" in row
+    assert "the paper&#39;s own design cannot decide this" in row or "the paper's own design cannot decide this" in row
     assert 'href="tables/sage_table11_genre_comparison.html"' in row
     assert f'href="notebooks/06_toy.html#cell-id={nb.cells[2].id}"' in row     # the section saving the table
     from judgelab.sage.analysis import paper_tables
@@ -75,11 +81,25 @@ def test_the_landing_page_opens_with_the_scorecard_and_links_each_claim(tmp_path
     assert "by chance alone, at 95% per interval: about 0.1 of the 1 decided (0.1 were all 2 claims decided)." in index
 
 
+def test_an_embedded_judge_is_the_first_thing_the_scorecard_says(tmp_path):
+    root, _ = _tree(tmp_path)
+    csv = root / "results" / "tables" / "claims_scorecard.csv"
+    card = pd.read_csv(csv).assign(judge=["llamacpp:smollm2-135m", "none"], embedded_judge=[True, False])
+    card.to_csv(csv, index=False)
+    build.build_site(root=root)
+    index = (root / "site" / "index.html").read_text()
+    section = index[index.index('id="scorecard"'):]
+    warning = section.index("this run's judge is the embedded small model (llamacpp:smollm2-135m)")
+    assert warning < section.index("This run decides") < section.index("<table")
+
+
 def test_the_site_knows_every_verdict_of_the_vocabulary():
     from judgelab.claims.verdicts import VERDICTS
     from judgelab.site import scorecard
 
     assert tuple(scorecard.VERDICT_CLASS) == VERDICTS
+    from judgelab.claims.verdicts import DECIDED
+    assert scorecard.DECIDED == DECIDED and set(scorecard.DECIDED + scorecard.UNDECIDED) == set(VERDICTS)
     css = Path(build.__file__).with_name("site.css").read_text()
     assert all(f".{cls} " in css for cls in scorecard.VERDICT_CLASS.values())
 

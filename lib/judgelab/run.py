@@ -43,6 +43,7 @@ class Run:
     base_url: str | None = None
     ledgers: list = field(default_factory=list)
     root: Path | None = None  # the output root it was opened in (its ledger goes there, even at exit)
+    choices: dict[str, Any] = field(default_factory=dict)  # analysis choices the outputs rest on (choose)
 
     @classmethod
     def open(cls, notebook: str, *, profile: str, knobs: dict | None = None) -> "Run":
@@ -72,10 +73,18 @@ class Run:
         self.seeds.update({k: v for k, v in knobs.items() if k == "seed" or k.endswith("_seed")})
         return knobs
 
+    def choose(self, choices: dict[str, Any]) -> dict[str, Any]:
+        """Note the analysis ``choices`` the outputs rest on (JSD base, parameter set, date rule,
+        ...): every later sidecar lists them as ``choices`` ("<name>=<value>"); return them."""
+        self.choices.update(choices)
+        return choices
+
     def context(self) -> dict[str, Any]:
-        """The sidecar fields of an output written now (:func:`judgelab.provenance.context`)."""
-        return provenance.context(notebook=self.notebook, profile=self.profile, backend=self.backend, model=self.model,
-                                  base_url=self.base_url, prompt_versions=self.prompt_versions, seeds=self.seeds)
+        """The sidecar fields of an output written now (:func:`judgelab.provenance.context`), with
+        the run's ``choices``."""
+        ctx = provenance.context(notebook=self.notebook, profile=self.profile, backend=self.backend, model=self.model,
+                                 base_url=self.base_url, prompt_versions=self.prompt_versions, seeds=self.seeds)
+        return {**ctx, "choices": [f"{k}={v}" for k, v in sorted(self.choices.items())]}
 
     @property
     def caption_line(self) -> str:

@@ -14,12 +14,13 @@ import pandas as pd
 
 from judgelab import style
 from judgelab.claims.verdicts import (INCONCLUSIVE, NOT_COMPARABLE, NOT_REPRODUCED, NOT_RUN, NOT_TESTABLE,
-                                      REPRODUCED)
+                                      REPRODUCED, REPRODUCED_WITHIN)
 
 CLIP = 3.0
 #: Okabe–Ito colours (colour-blind safe), with a marker each so that colour is never the only cue.
 VERDICT_STYLE = {
     REPRODUCED: ("#009E73", "o"),
+    REPRODUCED_WITHIN: ("#56B4E9", "h"),
     NOT_REPRODUCED: ("#D55E00", "X"),
     INCONCLUSIVE: ("#E69F00", "D"),
     NOT_COMPARABLE: ("#0072B2", "P"),

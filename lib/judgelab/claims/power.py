@@ -31,8 +31,9 @@ import math
 import numpy as np
 
 from judgelab.claims import intervals
-from judgelab.claims.verdicts import REPRODUCED, decide
+from judgelab.claims.verdicts import CODES, REPRODUCING, decide_many
 from judgelab.stats import resampling as rs
+from judgelab.stats.intervals import proportion_ci_design_effect
 
 TARGET_POWER = 0.8
 SIM_KINDS = ("proportion", "mean", "paired_diff", "mean_diff", "cohens_d", "correlation", "icc")
@@ -78,7 +79,10 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
             rate = np.full((n_sim, n), pt)
         share = rng.binomial(m, rate) / m
         est = share.mean(1)
-        lo, hi = _percentiles(rs.weighted_mean(share, _weights(n, rng)))
+        # the scorecard's interval of a clustered share: Wilson at the effective n, the design
+        # effect from the cluster bootstrap's SE (a percentile bootstrap undercovers near 0 and 1)
+        se = rs.weighted_mean(share, _weights(n, rng)).std(1, ddof=1)
+        est, lo, hi = proportion_ci_design_effect(est, n * m, se)
     elif kind == "proportion":
         est, lo, hi = intervals.proportion(rng.binomial(n, truth["p"], n_sim), n)
     elif kind == "mean":
@@ -141,15 +145,13 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
 
 def power_at(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *,
              n_sim: int = 1000, seed: int = 0, resample: str | None = None) -> float:
-    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict is ``reproduced``."""
+    """The share of ``n_sim`` simulated runs of ``n`` units whose verdict sides with the paper
+    (``reproduced``, or for a bound ``reproduced within the margin``)."""
     rng = np.random.default_rng([seed, n])
     sims = simulate(kind, truth, n, n_sim, rng, resample)
-    hits = 0
-    for est, lo, hi, p in zip(sims["est"], sims["lo"], sims["hi"], sims["p"]):
-        v = decide(rule, paper_value=paper_value, estimate=float(est), ci_low=float(lo), ci_high=float(hi),
-                   p=None if np.isnan(p) else float(p))
-        hits += v.verdict == REPRODUCED
-    return hits / n_sim
+    codes = decide_many(rule, paper_value=paper_value, estimate=sims["est"], ci_low=sims["lo"], ci_high=sims["hi"],
+                        p=sims["p"])
+    return float(np.isin(codes, [CODES.index(v) for v in REPRODUCING]).mean())
 
 
 def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *, power: float = TARGET_POWER,
@@ -172,3 +174,69 @@ def n_required(kind: str, truth: dict, rule: dict, paper_value: float | None, *,
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return float(hi)
+
+
+# ------------------------------------------------------------------ operating characteristics
+#: the truth parameter of each simulated kind that carries the claim's statistic
+STATISTIC_KEY = {"proportion": "p", "mean": "mean", "paired_diff": "mean", "mean_diff": "delta", "cohens_d": "d",
+                 "correlation": "r", "icc": "icc"}
+#: the range a truth may take (a scenario outside it is not simulated: a share of 1.04 has no data)
+DOMAIN = {"p": (0.0, 1.0), "r": (-0.99, 0.99), "icc": (0.0, 0.99)}
+#: the error a verdict rule may make at a truth: refute a true paper value, or reproduce a false one
+ERROR_LIMIT = 0.05
+TRUE, EDGE, FALSE = "true", "edge of the margin (false)", "beyond the margin (false)"
+
+
+def scenarios(rule: dict, paper_value: float | None) -> list[tuple[str, float, str]]:
+    """(what, truth, status) of each truth a claim's operating characteristics are simulated at:
+    the paper's value, the edge of the margin, and beyond it on each side (``status``: the claim
+    is :data:`TRUE` there, or false at the :data:`EDGE` or :data:`FALSE` beyond it)."""
+    kind, m = rule["type"], float(rule["margin"])
+    if kind in ("value", "equivalence"):
+        c = 0.0 if kind == "equivalence" else float(paper_value)
+        what = "the paper's value" if kind == "value" else "no effect (the claim)"
+        return [(what, c, TRUE), ("its margin's lower edge", c - m, EDGE), ("its margin's upper edge", c + m, EDGE),
+                ("beyond the margin, below", c - 2 * m, FALSE), ("beyond the margin, above", c + 2 * m, FALSE)]
+    if kind in ("above", "below"):
+        s = 1 if kind == "above" else -1
+        b = float(rule.get("bound", paper_value))
+        step = m if m > 0 else 0.1 * max(abs(b), 0.1)
+        out = []
+        if paper_value is not None and math.isfinite(paper_value) and not math.isclose(paper_value, b):
+            out.append(("the paper's value", float(paper_value), TRUE))
+        return out + [("the bound", b, TRUE), ("beyond the bound, on the claim's side", b + s * step, TRUE),
+                      ("the margin's edge", b - s * m, EDGE), ("beyond the margin", b - s * (m + step), FALSE)]
+    # direction
+    s = rule.get("sign", 1)
+    v = float(paper_value) if paper_value is not None and math.isfinite(paper_value) and s * paper_value > 0 else s * m
+    step = max(abs(v), m)
+    return [("the paper's value", v, TRUE), ("beyond it, on the claimed side", v + s * step, TRUE),
+            ("no effect", 0.0, EDGE), ("the opposite effect", -s * step, FALSE)]
+
+
+def verdict_rates(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *, n_sim: int,
+                  seed: int = 0, resample: str | None = None) -> dict:
+    """The share of ``n_sim`` simulated runs of ``n`` units drawn from ``truth`` given each verdict
+    by the claim's own rule (keys: the verdicts of :data:`judgelab.claims.verdicts.CODES`)."""
+    sims = simulate(kind, truth, n, n_sim, np.random.default_rng([seed, n]), resample)
+    codes = decide_many(rule, paper_value=paper_value, estimate=sims["est"], ci_low=sims["lo"], ci_high=sims["hi"],
+                        p=sims["p"])
+    return {v: float((codes == i).mean()) for i, v in enumerate(CODES)}
+
+
+def operating(kind: str, truth: dict, rule: dict, paper_value: float | None, n: int, *, n_sim: int,
+              seed: int = 0, resample: str | None = None) -> list[dict]:
+    """One row per scenario (:func:`scenarios`): the truth, its status, the verdicts' shares and
+    ``error``: P(not reproduced) where the claim is true, P(reproduced, within the margin
+    included) where it is false. Scenarios outside the statistic's range are left out."""
+    key = STATISTIC_KEY[kind]
+    lo, hi = DOMAIN.get(key, (-math.inf, math.inf))
+    rows = []
+    for i, (what, value, status) in enumerate(scenarios(rule, paper_value)):
+        if not lo <= value <= hi:
+            continue
+        rates = verdict_rates(kind, {**truth, key: value}, rule, paper_value, n, n_sim=n_sim, seed=seed + i,
+                              resample=resample)
+        error = rates[CODES[3]] if status == TRUE else rates[CODES[1]] + rates[CODES[2]]
+        rows.append({"scenario": what, "truth": value, "status": status, **rates, "error": error})
+    return rows

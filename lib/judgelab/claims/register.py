@@ -25,7 +25,7 @@ from judgelab.claims.verdicts import RULE_TYPES
 
 REGISTER = Path(__file__).with_name("claims.yaml")
 STUDIES = ("sage", "narrative")
-CI_SOURCES = ("table", "fallback", "none")
+CI_SOURCES = ("table", "fallback", "analytic", "none")
 REQUIRED = ("id", "study", "label", "wording", "location", "statistic", "kind", "unit", "table", "column",
             "rule", "llm", "notebook", "function", "family")
 FAMILY_FIELDS = {"margin", "reason", "depends_on", "min_units", "min_units_reason"}
@@ -57,7 +57,10 @@ class Claim:
     p_column: str | None = None
     power: dict | None = None
     ci_columns: str = "fallback"   # "table": the table has the CI columns; "fallback": the scorecard computes
-                                   # it from ``inputs``; "none": neither can (a point estimate only)
+                                   # it from ``inputs``; "analytic": the table has a bootstrap interval but
+                                   # the verdict reads the kind's analytic one from ``inputs`` (the bootstrap
+                                   # undercovers at the claim's n; the claim's note says by how much);
+                                   # "none": neither can (a point estimate only)
     ci_low: str | None = None      # the CI columns' names when they differ from <column>_ci_low / _ci_high
     ci_high: str | None = None
     offset: float = 0.0            # the kind's statistic is estimate + offset (a ratio - 1 read as a ratio)
@@ -67,6 +70,9 @@ class Claim:
     note: str = ""
     family: str = ""
     units_column: str | None = None        # the row's count of design units (depends_on: min_units)
+    n_units: Any = None                    # the count of the claim's unit (the scorecard's ``n``) where the
+                                           # inputs count something else: paths (two per endpoint pair),
+                                           # story x mode rows (two per story); a column or {column, where}
     collections: tuple = ()                # where the numbers come from when ``where`` names none
     margin_reason: str = ""
     depends_on: tuple = ()
@@ -202,6 +208,66 @@ def _check(entry: dict, i: int, families: dict | None = None, fixed: str = "") -
     return claim
 
 
+def _changelog(data: dict, path: Path) -> list[dict]:
+    """The register's dated changes after ``fixed`` (each ``{date, change, reason}``), checked."""
+    log = data.get("changelog", [])
+    if not isinstance(log, list):
+        raise RegisterError(f"{path}: changelog must be a list of {{date, change, reason}}")
+    for i, e in enumerate(log):
+        if not isinstance(e, dict) or set(e) != {"date", "change", "reason"} or not all(str(e[k]).strip() for k in e):
+            raise RegisterError(f"{path}: changelog entry {i + 1} needs exactly date, change and reason")
+        if str(e["date"]) < str(data["fixed"]):
+            raise RegisterError(f"{path}: changelog entry {i + 1} ({e['date']}) predates fixed ({data['fixed']})")
+    return log
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Which register a scorecard read: its path, sha256, whether it is the committed one, the
+    commit that last changed it (None: uncommitted or outside the repository), the date its
+    margins were fixed and its last dated change."""
+    path: str
+    sha256: str
+    committed_register: bool
+    commit: str | None
+    fixed: str
+    last_change: str
+
+    @property
+    def label(self) -> str:
+        """One line for every scorecard row and the page: the committed register, or another one."""
+        if self.committed_register and self.commit:
+            return f"committed register {self.sha256[:12]} (commit {self.commit[:10]}, fixed {self.fixed}{self.last_change})"
+        if self.committed_register:
+            return f"committed register with uncommitted changes {self.sha256[:12]} (fixed {self.fixed}{self.last_change})"
+        return f"OTHER REGISTER {self.path} {self.sha256[:12]}: not the compendium's committed register"
+
+
+def identity(path: Path | None = None) -> Identity:
+    """The :class:`Identity` of the register at ``path`` (None: the committed ``claims.yaml``). A
+    register is the committed one when it is ``claims.yaml`` beside this module and the file is
+    as git last committed it."""
+    import hashlib
+    import subprocess
+
+    path = Path(path or REGISTER).resolve()
+    raw = path.read_bytes()
+    data = yaml.safe_load(raw.decode("utf-8")) or {}
+    log = _changelog(data, path) if isinstance(data, dict) and "fixed" in data else []
+    commit = None
+    ours = path == REGISTER.resolve()
+    if ours:
+        try:
+            git = dict(cwd=path.parent, capture_output=True, text=True, timeout=10)
+            clean = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path.name], **git).returncode == 0
+            out = subprocess.run(["git", "log", "-1", "--format=%H", "--", path.name], **git).stdout.strip()
+            commit = out if clean and out else None
+        except (OSError, subprocess.SubprocessError):
+            commit = None
+    last = f"; changed {log[-1]['date']}" if log else ""
+    return Identity(str(path), hashlib.sha256(raw).hexdigest(), ours, commit, str(data.get("fixed", "")), last)
+
+
 def load(path: Path | None = None) -> list[Claim]:
     """Every claim of the register, checked (:class:`RegisterError` on the first bad one)."""
     path = Path(path or REGISTER)
@@ -210,6 +276,7 @@ def load(path: Path | None = None) -> list[Claim]:
         raise RegisterError(f"{path}: expected a mapping with a list under 'claims'")
     if not isinstance(data.get("families"), dict) or not str(data.get("fixed", "")).strip():
         raise RegisterError(f"{path}: expected 'families' (margins and designs) and the date they were 'fixed'")
+    _changelog(data, path)
     fixed = str(data["fixed"])
     claims = [_check(e, i, data["families"], fixed) for i, e in enumerate(data["claims"])]
     seen: set[str] = set()

@@ -28,6 +28,8 @@ import pandas as pd
 from judgelab import provenance
 from judgelab.claims import design, intervals, power
 from judgelab.claims.register import Claim, RegisterError, _lookup
+from judgelab.stats.intervals import proportion_ci_design_effect
+from judgelab.claims.verdicts import CODES as VERDICT_CODES
 from judgelab.claims.verdicts import (DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_RUN, NOT_TESTABLE, VERDICTS,
                                       decide, expected_by_chance)
 
@@ -164,25 +166,26 @@ def reciprocal(est: float, lo: float, hi: float, offset: float = 0.0) -> tuple[f
 
 
 def _n_units(claim: Claim, row: pd.Series, tables_dir: Path) -> float:
+    """The count of the claim's unit: ``n_units`` where the register names it (NaN where the table
+    lacks that column), else the inputs' counts summed."""
+    if claim.n_units is not None:
+        if isinstance(claim.n_units, str) and claim.n_units not in row.index:
+            return math.nan
+        return _num(row, claim.n_units, claim, "n_units", tables_dir)
     keys = ("n1",) if claim.kind == "ratio" else ("n", "n1", "n2")
     ns = [_num(row, claim.inputs[k], claim, f"inputs.{k}", tables_dir) for k in keys if k in claim.inputs]
     return float(sum(ns)) if ns else math.nan
 
 
-def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
-    """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
+def power_model(claim: Claim, paper_value: float | None) -> tuple[dict | None, list[str]]:
+    """(truth, notes): the truth a claim's runs are simulated from at the paper's design (its
+    power spec: the statistic at ``paper_value``, the paper's SDs, stated assumptions), or (None,
+    why there is none)."""
     spec = claim.power
-    out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
-    if not claim.llm:
-        out["power_note"] = "deterministic: no judge variance to simulate"
-        return out
+    if not claim.llm and not spec:
+        return None, ["no judge; the register gives no sampling model over its units"]
     if not spec:
-        out["power_note"] = "no power simulation for this claim (see the register's note)"
-        return out
-    out["power_unit"] = spec.get("unit", claim.unit)
-    units = paper_units(claim)
-    if units:
-        out["n_paper"] = sum(v for _, _, v in units) * spec.get("paper_n", {}).get("times", 1)
+        return None, ["no power simulation for this claim (see the register's note)"]
     truth = {k: (paper_value if v == "paper" else _num(pd.Series(dtype=float), v, claim, f"power.truth.{k}"))
              for k, v in spec.get("truth", {}).items()}
     if "share" in spec:  # a group's share of the units, from the paper's design (e.g. 50 of 70 stories)
@@ -193,15 +196,119 @@ def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
     notes = [spec["assumption"]] if spec.get("assumption") else []
     needed = {"mean_diff": ("sd_a", "sd_b"), "mean": ("sd",), "paired_diff": ("sd", "rho")}.get(claim.kind, ())
     if any(k not in truth for k in needed):
-        notes.append("the paper gives no SD and the register states none")
-    elif all(np.isfinite(v) for v in truth.values()):
-        out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, resample=spec.get("resample"),
+        return None, notes + ["the paper gives no SD and the register states none"]
+    if not all(v is not None and np.isfinite(v) for v in truth.values()):
+        return None, notes + ["the paper's value or a spread is missing"]
+    return truth, notes
+
+
+def n_paper(claim: Claim) -> float:
+    """The paper's design in the claim's power units (NaN where the register names none)."""
+    units = paper_units(claim)
+    if not units:
+        return math.nan
+    return sum(v for _, _, v in units) * (claim.power or {}).get("paper_n", {}).get("times", 1)
+
+
+def claim_power(claim: Claim, paper_value: float | None, knobs: dict) -> dict:
+    """``n_80_paper``: the units at which the rule reproduces with 80% power (paper's spread)."""
+    out = {"n_80_paper": math.nan, "n_paper": math.nan, "power_unit": "", "power_note": ""}
+    truth, notes = power_model(claim, paper_value)
+    if claim.power:
+        out["power_unit"] = claim.power.get("unit", claim.unit)
+        out["n_paper"] = n_paper(claim)
+    if truth is not None:
+        out["n_80_paper"] = power.n_required(claim.kind, truth, claim.rule, paper_value, resample=claim.power.get("resample"),
                                              n_sim=knobs["power_simulations"], n_max=knobs["power_n_max"],
                                              seed=knobs["power_seed"])
     if math.isinf(out["n_80_paper"]):
         notes.append(f"not reached by n = {knobs['power_n_max']}")
+    if out["n_80_paper"] > out["n_paper"]:   # NaN compares False: only where both are known
+        notes.insert(0, UNDECIDABLE_AT_PAPER)
     out["power_note"] = "; ".join(notes)
     return out
+
+
+UNDECIDABLE_AT_PAPER = "the paper's own design cannot decide this at its margin (n_80_paper > n_paper)"
+#: the order the first screen shows verdicts in: what the run decided first
+SCREEN_ORDER = (*DECIDED, INCONCLUSIVE, NOT_COMPARABLE, NOT_TESTABLE, NOT_RUN)
+
+
+def decided_first(card: pd.DataFrame) -> pd.DataFrame:
+    """The scorecard with decided claims first (reproduced, within the margin, not reproduced),
+    then inconclusive, not comparable, not testable, not run; the register's order within each."""
+    rank = card["verdict"].map({v: i for i, v in enumerate(SCREEN_ORDER)}).fillna(len(SCREEN_ORDER))
+    return card.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
+
+
+def first_screen(card: pd.DataFrame) -> str:
+    """Markdown for the top of the scorecard: the judge (the embedded-model warning first), how many
+    claims this run decides, and why the others are not decided, each reason counted."""
+    backend, model = run_judge(card)
+    embedded = bool(card["embedded_judge"].fillna(False).astype(bool).any())
+    n = card["verdict"].value_counts()
+    lines = []
+    if embedded:
+        lines.append(f"**Warning: this run's judge is the embedded small model ({backend}:{model}).** It shows that the "
+                     "pipeline runs; its judgements are close to random, so no claim about an LLM's judgements is "
+                     "tested here (those rows say *not testable by this judge*).")
+    else:
+        lines.append(f"Judge of this run: **{backend}:{model}**." if model else "Judge: none read (no LLM table).")
+    decided = sum(int(n.get(v, 0)) for v in DECIDED)
+    lines.append(f"**This run decides {decided} of {len(card)} claims**: "
+                 + ", ".join(f"{int(n.get(v, 0))} {v}" for v in DECIDED) + ".")
+    why = {INCONCLUSIVE: "the interval is too wide to tell, or there is none",
+           NOT_TESTABLE: "a claim about an LLM's judgements, and this run's judge cannot test it",
+           NOT_COMPARABLE: "the run's design differs from the paper's in what the claim depends on",
+           NOT_RUN: "the table or row is not in this run"}
+    rest = [f"{int(n[v])} {v} ({why[v]})" for v in why if n.get(v, 0)]
+    if rest:
+        lines.append("Not decided: " + "; ".join(rest) + ".")
+    nc = card.loc[card["verdict"] == NOT_COMPARABLE, "design_differences"].fillna("").str.split("; ").explode()
+    if len(nc) and nc.str.len().gt(0).any():
+        top = nc[nc.str.len() > 0].value_counts().head(3)
+        lines.append("Most frequent design differences: " + "; ".join(f"{k} ({v})" for k, v in top.items()) + ".")
+    if "register" in card.columns and len(card):
+        lines.append(f"Register: {card['register'].iloc[0]}.")
+    return "\n\n".join(lines)
+
+
+OPERATING_COLUMNS = ["claim_id", "rule", "kind", "power_unit", "n_paper", "scenario", "truth", "status",
+                     *VERDICT_CODES, "error", "note"]
+
+
+def operating_table(claims: list[Claim], n_sim: int, seed: int = 0) -> pd.DataFrame:
+    """Each registered claim's operating characteristics at the paper's design (docs/claims.md):
+    its runs simulated (:func:`judgelab.claims.power.operating`: the claim's unit, ``n_paper``,
+    the interval its table uses, its own rule) at the paper's value, the edge of the margin and
+    beyond it on each side; one row per claim and scenario, and one row saying why for a claim
+    with no power model."""
+    rows = []
+    for c in claims:
+        pv = c.paper_value()
+        truth, notes = power_model(c, pv)
+        base = {"claim_id": c.id, "rule": c.rule["type"], "kind": c.kind,
+                "power_unit": (c.power or {}).get("unit", c.unit), "n_paper": n_paper(c) if c.power else math.nan}
+        n = base["n_paper"]
+        if truth is not None and not np.isfinite(n):
+            truth, notes = None, notes + ["the register names no paper design size (power.paper_n or power.share)"]
+        if truth is None:
+            rows.append({**base, "note": "; ".join(notes)})
+            continue
+        for r in power.operating(c.kind, truth, c.rule, pv, int(n), n_sim=n_sim, seed=seed,
+                                 resample=c.power.get("resample")):
+            rows.append({**base, **r, "note": "; ".join(notes)})
+    return pd.DataFrame(rows, columns=OPERATING_COLUMNS)
+
+
+def worst_errors(table: pd.DataFrame) -> pd.DataFrame:
+    """Per claim with a power model: its largest error rate at a truth where the claim is true
+    (refuted) and where it is false (reproduced)."""
+    t = table.dropna(subset=["error"])
+    t = t.assign(kind_of_error=np.where(t["status"] == power.TRUE, "refutes a true paper value",
+                                        "reproduces a false one"))
+    return (t.groupby(["claim_id", "kind_of_error"])["error"].max().unstack()
+            .reindex(columns=["refutes a true paper value", "reproduces a false one"]))
 
 
 #: the paper-design references a run's size is made of: SAGE's stories per category, the
@@ -263,6 +370,7 @@ def _units(claim: Claim, row: pd.Series | None, tables_dir: Path) -> float | Non
 PAPER_CHECK_EMPTY = {"paper_check": "", "paper_check_verdict": ""}
 PAPER_MEETS = "the paper's value meets its bound"
 PAPER_FAILS = "the paper's own value fails its bound"
+PAPER_WITHIN = "the paper's own value misses its bound, by less than the margin"
 
 
 def _paper_sizes(claim: Claim) -> tuple[float, float] | None:
@@ -284,10 +392,12 @@ def paper_check(claim: Claim) -> dict:
     if claim.rule["type"] in ("above", "below") and pv is not None and "bound" in claim.rule:
         b, m = claim.rule["bound"], claim.margin
         t = b - m if claim.rule["type"] == "above" else b + m
-        meets = pv > t if claim.rule["type"] == "above" else pv < t
-        side = ">" if claim.rule["type"] == "above" else "<"
+        above = claim.rule["type"] == "above"
+        meets = pv > b if above else pv < b
+        within = pv > t if above else pv < t
+        side = ">" if above else "<"
         return {"paper_check": f"the paper's own value {pv:g} against its bound {side} {b:g} (margin {m:g})",
-                "paper_check_verdict": PAPER_MEETS if meets else PAPER_FAILS}
+                "paper_check_verdict": PAPER_MEETS if meets else PAPER_WITHIN if within else PAPER_FAILS}
     sizes = _paper_sizes(claim)
     if pv is None or sizes is None or claim.kind not in ("mean_diff", "cohens_d"):
         return dict(PAPER_CHECK_EMPTY)
@@ -351,7 +461,7 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     est = lo = hi = p = math.nan
     if row is not None:
         est = float(pd.to_numeric(row[claim.column], errors="coerce"))
-        if claim.ci_low_column in row.index and claim.ci_high_column in row.index:
+        if claim.ci_columns != "analytic" and claim.ci_low_column in row.index and claim.ci_high_column in row.index:
             lo, hi = (float(pd.to_numeric(row[c], errors="coerce")) for c in (claim.ci_low_column, claim.ci_high_column))
             rec["ci_source"] = "table"
             rec["ci_method"] = str(row["ci_method"]) if "ci_method" in row.index else ""
@@ -371,6 +481,13 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
         if claim.p_column:
             p = float(pd.to_numeric(row.get(claim.p_column), errors="coerce"))
         rec["n"] = _n_units(claim, row, tables_dir)
+        if claim.kind == "proportion" and rec["ci_source"] == "table" and np.isfinite(rec["n"]) and np.isfinite(est):
+            # a share's cluster bootstrap undercovers near 0 and 1 (a constant at 0 or 1): the verdict
+            # reads Wilson's interval at the effective n, the design effect from the bootstrap's SE
+            se = (hi - lo) / (2 * intervals.Z95) if np.isfinite(lo) and np.isfinite(hi) else math.nan
+            est, lo, hi = proportion_ci_design_effect(est, rec["n"], se)
+            rec["ci_method"] = (f"Wilson at the effective n (n / design effect, from the table's "
+                                f"{rec['ci_method'] or 'interval'})")
         if "tidy" in claim.inputs and interim_dir is not None:
             values = tidy_values(claim, Path(interim_dir))
             rec["n"] = float(len(values)) if values is not None else math.nan
@@ -388,9 +505,18 @@ def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | No
     return rec
 
 
-def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> pd.DataFrame:
-    """The scorecard of every claim (one row each, :data:`COLUMNS`), in the register's order."""
-    return pd.DataFrame([evaluate(c, tables_dir, knobs, interim_dir) for c in claims], columns=COLUMNS)
+def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: Path | None = None,
+              register_identity=None) -> pd.DataFrame:
+    """The scorecard of every claim (one row each, :data:`COLUMNS`), in the register's order;
+    ``register_identity`` (:func:`judgelab.claims.register.identity`) labels every row with the
+    register read (its sha256 and fixing commit; another register says so on every row)."""
+    card = pd.DataFrame([evaluate(c, tables_dir, knobs, interim_dir) for c in claims], columns=COLUMNS)
+    if register_identity is not None:
+        card["register"] = register_identity.label
+        card["register_sha256"] = register_identity.sha256
+        if not register_identity.committed_register:
+            card["reason"] = "[another register] " + card["reason"].astype(str)
+    return card
 
 
 def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:

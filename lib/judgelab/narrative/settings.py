@@ -84,6 +84,17 @@ class LandscapeSettings:
         """How many of the first seeds notebook 08 repeats its paths on (per collection override)."""
         return int(self.collection_knobs(name).get("path_seeds", self.knobs["path_seeds"]))
 
+    def choices(self) -> dict:
+        """The analysis choices the landscapes rest on, for the outputs' sidecars (the claims
+        scorecard compares them with the paper's): JSD base, and per collection the embedding,
+        the subset and the UMAP/HDBSCAN parameter set."""
+        out = {"jsd_base": str(self.jsd_base)}
+        for c in self.collections:
+            k = self.collection_knobs(c)
+            out.update({f"embedding.{c}": str(k.get("embedding")), f"subset.{c}": str(k.get("subset")),
+                        f"parameter_set.{c}": f"{k.get('n_neighbors')}/{k.get('min_cluster_size')}"})
+        return out
+
 
 def landscape_settings(profile: str, collections=None, jsd_base=None, seed=None,
                        sensitivity_seeds=None) -> LandscapeSettings:
@@ -124,6 +135,21 @@ class PathSettings:
         if rule not in ("inclusive", "strict"):
             raise ValueError(f"baseline_dates must be 'inclusive' or 'strict', got {rule!r}")
         return rule == "strict"
+
+    def choices(self, jsd_bases: dict[str, float], params: dict[str, str] | None = None) -> dict:
+        """The analysis choices the paths rest on, for the outputs' sidecars: the landscape's JSD
+        base (``jsd_bases``: per collection, as notebook 07 stored it), the graph's temporal rule,
+        the random baseline's date rule, the endpoint strata, and per collection the pairs, the
+        embedding and the parameter set (``params``: the landscape's, else the profile's knobs)."""
+        bases = {f"{b:.6g}" for b in jsd_bases.values()}
+        out = {"jsd_base": bases.pop() if len(bases) == 1 else ",".join(sorted(bases)), "temporal": str(self.temporal),
+               "date_rule": "strict" if self.strict_dates else "inclusive",
+               "endpoint_strata": "paper proportions, quartile cut-offs (judgelab.narrative.paths.endpoints.STRATA)"}
+        for c in jsd_bases:
+            k = self.knobs["collections"][c]
+            out.update({f"n_pairs.{c}": str(self.pairs_for(c)), f"embedding.{c}": str(k.get("embedding")),
+                        f"parameter_set.{c}": (params or {}).get(c) or f"{k.get('n_neighbors')}/{k.get('min_cluster_size')}"})
+        return out
 
     def alt_params(self, name: str) -> str | None:
         """The other published parameter set for ``name`` (a key of :data:`PARAM_SETS`), or None."""

@@ -149,13 +149,18 @@ def beside_order(columns, pairs: list[compare.Pair]) -> list[str]:
     return order
 
 
-def table_cells(df: pd.DataFrame, entry: catalog.PaperTable | None) -> tuple[list[dict], list[list[dict]], dict]:
+def table_cells(df: pd.DataFrame, entry: catalog.PaperTable | None,
+                embedded: bool = False) -> tuple[list[dict], list[list[dict]], dict]:
     """Header and body cells of a table page: recomputed cells that have a paper partner carry
     their verdict (class ``agrees`` / ``differs``) and a tooltip with the paper's value and the
-    difference; paper columns carry class ``paper``."""
+    difference; paper columns carry class ``paper``. A table the embedded small model made
+    (``embedded``) is set beside the paper uncoloured: its values are no test of the paper's
+    (the scorecard calls such claims not testable), so no cell is marked as agreeing."""
     pairs = compare.paper_pairs(df.columns, entry.pairs if entry else None)
     df = df[beside_order(df.columns, pairs)]
     verdicts = compare.cell_verdicts(df, pairs)
+    if embedded:
+        verdicts = verdicts.mask(verdicts.isin(["agrees", "differs"]), "embedded")
     partner = {p.ours: p for p in pairs}
     paper_cols = {c for c in df.columns if c.startswith("paper_")}
     head = [{"text": c, "cls": "paper" if c in paper_cols else ("compared" if c in partner else "")}
@@ -172,6 +177,9 @@ def table_cells(df: pd.DataFrame, entry: catalog.PaperTable | None) -> tuple[lis
                 paper = row_values[paper_at[j]]
                 cell["cls"] = row_marks[j]
                 cell["title"] = f"paper {_fmt(paper)}; recomputed - paper = {_fmt(float(v) - float(paper))}"
+            elif row_marks[j] == "embedded":
+                cell["cls"] = "embedded-value"
+                cell["title"] = f"paper {_fmt(row_values[paper_at[j]])}; the embedded model's value, not compared"
             row.append(cell)
         body.append(row)
     return head, body, compare.summary(verdicts)
@@ -265,6 +273,7 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
     _write(env, out, "index.html", "index.html.j2", up="", judges=judges, studies=_toc(tables, figures),
            explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
            claims=claims, claim_counts=scorecard.counts(claims or []), claim_chance=scorecard.chance(claims or []),
+           claim_screen=scorecard.first_screen(claims or []),
            scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None),
            teaching=teaching, own_name=own_name, own_runs=own_runs)
     for run in own_runs:
@@ -334,7 +343,7 @@ def _table_page(env, out: Path, project: Path, csv: Path, entry, nbs, papers: bo
                     "href": f"../{render_source(project, found[0], out)}#line-{found[1]}" if found else None,
                     "paper_values": entry.paper_values,
                     "paper_href": f"../{render_source(project, pv[0], out)}#line-{pv[1]}" if pv else None}
-    head, body, summary = table_cells(df, entry)
+    head, body, summary = table_cells(df, entry, embedded=_embedded(prov or {}))
     page = f"tables/{csv.stem}.html"
     _write(env, out, page, "table.html.j2", up="../", name=csv.stem, entry=entry, head=head, body=body,
            summary=summary, n_rows=len(df), provenance=provenance_line(prov, nb), function=function,

@@ -78,4 +78,4 @@ def cell_verdicts(df: pd.DataFrame, pairs: list[Pair]) -> pd.DataFrame:
 def summary(verdicts: pd.DataFrame) -> dict[str, int]:
     """How many compared cells agree, differ, or lack a number on one side."""
     flat = pd.Series(verdicts.to_numpy().ravel())
-    return {k: int((flat == k).sum()) for k in ("agrees", "differs", "missing")}
+    return {k: int((flat == k).sum()) for k in ("agrees", "differs", "missing", "embedded")}

@@ -15,7 +15,8 @@ SCORECARD = "claims_scorecard"
 #: The verdict's CSS class (colour-blind-safe colours in site.css; the verdict is also written out).
 #: The site reads the CSV only, so the vocabulary (judgelab.claims.verdicts.VERDICTS) is spelled out
 #: here; tests/test_site_claims.py checks the two agree.
-VERDICT_CLASS = {"reproduced": "v-reproduced", "not reproduced": "v-not-reproduced", "inconclusive": "v-inconclusive",
+VERDICT_CLASS = {"reproduced": "v-reproduced", "reproduced within the margin": "v-reproduced-within",
+                 "not reproduced": "v-not-reproduced", "inconclusive": "v-inconclusive",
                  "not comparable": "v-not-comparable", "not testable by this judge": "v-not-testable",
                  "not run": "v-not-run"}
 
@@ -68,8 +69,43 @@ def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str],
             "notebook": nb.stem if nb else None,
             "notebook_href": (nb.page + (f"#{anchor}" if anchor else "")) if nb else None,
             "function": r["function"], "function_href": function_href(str(r["function"])),
+            "judge": r.get("judge") if isinstance(r.get("judge"), str) else "",
+            "embedded": str(r.get("embedded_judge")).lower() == "true",
+            "differences": r.get("design_differences") if isinstance(r.get("design_differences"), str) else "",
+            "register": r.get("register") if isinstance(r.get("register"), str) else "",
+            # the claims package's words (scorecard.UNDECIDABLE_AT_PAPER) where n_80 exceeds the paper's n
+            "undecidable": "the paper's own design cannot decide this" in str(r.get("power_note") or ""),
         })
-    return out
+    order = {v: i for i, v in enumerate(DECIDED + UNDECIDED)}   # decided claims first, the register's order within
+    return sorted(out, key=lambda r: order.get(r["verdict"], len(order)))
+
+
+#: the first screen's order and words (the site reads the CSV only, so the vocabulary is spelled
+#: out here as in VERDICT_CLASS; tests/test_site_claims.py checks it against judgelab.claims)
+DECIDED = ("reproduced", "reproduced within the margin", "not reproduced")
+UNDECIDED = ("inconclusive", "not comparable", "not testable by this judge", "not run")
+WHY_NOT = {"inconclusive": "the interval is too wide to tell, or there is none",
+           "not comparable": "this run's design differs from the paper's in what the claim depends on",
+           "not testable by this judge": "a claim about an LLM's judgements, made here by a judge that cannot test it",
+           "not run": "its table or row is not in this run"}
+
+
+def first_screen(rows_: list[dict]) -> dict:
+    """What the scorecard's first screen says above the table: the judges behind the claims'
+    tables (``embedded``: the small model answered), how many claims this run decides, and why
+    the others are not decided, each reason counted; the register read."""
+    judges = sorted({r["judge"] for r in rows_ if ":" in r.get("judge", "")})
+    embedded = sorted({r["judge"] for r in rows_ if r.get("embedded") and ":" in r.get("judge", "")})
+    why = [(v, WHY_NOT[v], n) for v in UNDECIDED if (n := sum(r["verdict"] == v for r in rows_))]
+    diffs: dict[str, int] = {}
+    for r in rows_:
+        if r["verdict"] == "not comparable":
+            for d in filter(None, (r.get("differences") or "").split("; ")):
+                diffs[d] = diffs.get(d, 0) + 1
+    return {"judges": judges, "embedded": embedded, "total": len(rows_),
+            "decided": sum(r["verdict"] in DECIDED for r in rows_), "why_not": why,
+            "differences": sorted(diffs.items(), key=lambda kv: -kv[1])[:3],
+            "register": next((r["register"] for r in rows_ if r.get("register")), "")}
 
 
 def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
@@ -79,7 +115,7 @@ def counts(rows_: list[dict]) -> list[tuple[str, str, int]]:
 
 def chance(rows_: list[dict], confidence: float = 0.95) -> str:
     """(1 - confidence) x the decided verdicts, in words (the site may not import claims)."""
-    decided = sum(r["verdict"] in ("reproduced", "not reproduced") for r in rows_)
+    decided = sum(r["verdict"] in ("reproduced", "reproduced within the margin", "not reproduced") for r in rows_)
     if not rows_:
         return ""
     return (f"about {(1 - confidence) * decided:.1f} of the {decided} decided "

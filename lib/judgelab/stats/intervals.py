@@ -309,3 +309,45 @@ def diff_ci(x, y, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> tuple[
 
 def _mean_difference(u, v, axis=-1):
     return np.mean(u, axis=axis) - np.mean(v, axis=axis)
+
+
+def proportion_ci_design_effect(share, n, se, ci: float = 0.95):
+    """A share of clustered trials with Wilson's interval at its effective sample size.
+
+    The design effect is deff = se² / (share (1 − share) / n), from ``se``, the share's standard
+    error under the clustering (a cluster bootstrap's), floored at 1; Wilson's interval is then
+    taken at n / deff trials (Kish 1965, *Survey Sampling*, §8.2; effective-n intervals for
+    clustered proportions: Korn & Graubard 1998, *Survey Methodology* 24:193). Valid where a
+    percentile bootstrap is not: a share of 0 or 1, whose bootstrap is a constant, has no
+    measurable design effect and gets Wilson's interval at n (independent trials).
+
+    Parameters
+    ----------
+    share, n, se : float or array
+        The share, its number of trials, its clustered standard error (NaN: unknown, deff = 1).
+    ci : float
+        Confidence level, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(share, low, high)``, arrays where the input is; NaN where ``n`` < 1.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in proportion_ci_design_effect(1.0, 12, 0.0)]
+    [1.0, 0.7575, 1.0]
+    >>> [round(float(v), 4) for v in proportion_ci_design_effect(0.8, 100, 0.08)]  # deff 4: Wilson at 25
+    [0.8, 0.6087, 0.9114]
+    """
+    share, n, se = (np.asarray(v, float) for v in (share, n, se))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        deff = se ** 2 / (share * (1 - share) / n)
+    deff = np.where(np.isfinite(deff), np.maximum(deff, 1.0), 1.0)
+    n_eff = np.where(n < 1, np.nan, n / deff)
+    from statsmodels.stats.proportion import proportion_confint
+
+    with np.errstate(invalid="ignore"):
+        lo, hi = proportion_confint(share * n_eff, n_eff, alpha=1 - ci, method="wilson")
+    out = (share, np.asarray(lo, float), np.asarray(hi, float))
+    return tuple(float(v) for v in out) if share.ndim == 0 else out

@@ -206,6 +206,12 @@ class PathStudy:
     alt_paths: pd.DataFrame | None = None   # main seed under each collection's other parameter set
     default_params: dict[str, str] | None = None   # collection -> PARAM_SETS key of notebook 07's landscape
 
+    def choices(self) -> dict:
+        """The analysis choices behind these paths (:meth:`PathSettings.choices`), the JSD base and
+        parameter set as notebook 07's landscapes were built."""
+        return self.settings.choices({c: float(land["jsd_base"]) for c, land in self.landscapes.items()},
+                                     self.default_params)
+
     @cached_property
     def seeds(self) -> pd.DataFrame:
         """Every seed's paths (``narr_paths_seeds``)."""
