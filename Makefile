@@ -22,6 +22,7 @@ export TOKENIZERS_PARALLELISM := false
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 SETUP_STAMP := $(VENV)/.setup-done
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 # JupyterLab's settings overrides in the venv: a double-click opens notebooks/NN_*.py as a notebook
 # (jupytext's viewer), also for a plain `jupyter lab` started from the venv.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -78,7 +79,12 @@ $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
 	@echo "setup 2/4: torch, CPU build (the largest download)"
 	@$(PIP) install -q torch==2.13.0
-	@echo "setup 3/4: the pinned packages of requirements.lock and requirements-extra.txt"
+	@# llama.cpp is compiled here (about 6 minutes). On x86-64 it is built for a portable level (AVX2, FMA,
+	@# F16C) rather than -march=native: on machines of this kind whose CPU announces AMX, the native
+	@# build crashes (segmentation fault in libggml-cpu) at the first multi-token decode. No pip cache:
+	@# a wheel cached from a native build would be taken whatever CMAKE_ARGS says.
+	@echo "setup 3/4: llama-cpp-python, compiled (about 6 minutes), then the pinned packages of requirements.lock and requirements-extra.txt"
+	@$(if $(filter x86_64,$(shell uname -m)),CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") $(PIP) install -q --no-cache-dir --no-deps $$(grep -i '^llama[-_]cpp[-_]python==' requirements.lock)
 	@$(PIP) install -q -r requirements.lock -r requirements-extra.txt
 	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
 	@$(PIP) install -q --no-deps -e .
