@@ -82,7 +82,7 @@ from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tabl
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
 
-run = Run.open("06", profile=PROFILE)
+run = Run.open("06", profile=PROFILE, params=globals())
 BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 

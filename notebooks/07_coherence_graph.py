@@ -61,7 +61,7 @@ from judgelab.run import Run
 
 settings = landscape_settings(PROFILE, collections=COLLECTIONS, jsd_base=JSD_BASE, seed=SEED,
                               sensitivity_seeds=SENSITIVITY_SEEDS)
-run = Run.open("07", profile=PROFILE, knobs=settings.knobs)
+run = Run.open("07", profile=PROFILE, knobs=settings.knobs, params=globals())
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]
 

@@ -73,7 +73,7 @@ from judgelab.narrative.settings import path_settings
 from judgelab.run import Run
 
 settings = path_settings(PROFILE, n_pairs=N_PAIRS, temporal=TEMPORAL, investigate_lengths=INVESTIGATE_LENGTHS)
-run = Run.open("08", profile=PROFILE, knobs=settings.knobs)
+run = Run.open("08", profile=PROFILE, knobs=settings.knobs, params=globals())
 settings
 
 # %% [markdown]

@@ -75,7 +75,7 @@ from judgelab.narrative.settings import judge_knobs
 from judgelab.run import Run
 
 knobs = judge_knobs(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
-run = Run.open("09", profile=PROFILE, knobs=knobs)
+run = Run.open("09", profile=PROFILE, knobs=knobs, params=globals())
 pd.set_option("display.precision", 3)
 knobs
 

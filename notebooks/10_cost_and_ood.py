@@ -70,7 +70,7 @@ from judgelab.run import Run
 
 knobs = cost_ood_knobs(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
                        k=K, ood_modes=OOD_MODES)
-run = Run.open("10", profile=PROFILE, knobs=knobs)
+run = Run.open("10", profile=PROFILE, knobs=knobs, params=globals())
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
 knobs

@@ -58,7 +58,7 @@ from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
 from judgelab.run import Run
 
-run = Run.open("11", profile=PROFILE)
+run = Run.open("11", profile=PROFILE, params=globals())
 knobs = run.knobs(profiles.knobs("human", PROFILE))
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)

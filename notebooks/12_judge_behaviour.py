@@ -57,7 +57,7 @@ from judgelab.narrative import settings as narrative_settings
 from judgelab.run import Run
 from judgelab.sage import LAYERS
 
-run = Run.open("12", profile=PROFILE)
+run = Run.open("12", profile=PROFILE, params=globals())
 knobs = run.knobs(profiles.knobs("behaviour", PROFILE))
 if not params.is_unset(HARDEN):
     knobs["harden"] = ("sage", "narrative") if params.as_bool(HARDEN, name="HARDEN") else ()

@@ -87,7 +87,7 @@ from judgelab.claims import figure, register, scorecard
 from judgelab.run import Run
 
 knobs = profiles.knobs("claims", PROFILE)
-run = Run.open("13", profile=PROFILE, knobs=knobs)
+run = Run.open("13", profile=PROFILE, knobs=knobs, params=globals())
 if POWER_SIMULATIONS is not None:
     knobs["power_simulations"] = int(POWER_SIMULATIONS)
 pd.set_option("display.max_columns", 30, "display.width", 180, "display.precision", 3,

@@ -2,6 +2,8 @@
 environment variables, and the generated docs/settings.md."""
 from __future__ import annotations
 
+import ast
+import dataclasses
 import re
 import subprocess
 import sys
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judgelab import profiles, settings_file
+from judgelab import config, profiles, settings_file
 from judgelab.study_models import PAPER_JUDGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +100,17 @@ def test_a_custom_profile_inherits_and_changes_only_what_it_names(custom):
     assert narr["collections"]["news"] == {"n_pairs": 10, "subset": None}   # tables merge key by key
     assert narr["seed"] == 42
     shown = profiles.show("class", custom)
-    assert "  seed = 7    (base)" in shown and "  collections.news.n_pairs = 10    (class)" in shown
+    assert "  seed = 7    (profile base)" in shown and "  collections.news.n_pairs = 10    (profile class)" in shown
+    # an inline table overridden in the child is the child's, not the parent's
+    assert "  per_category = canonical=1; pulp=1; llm=1    (profile class)" in shown
+
+
+def test_an_inline_table_changed_in_part_names_each_parts_profile(tmp_path):
+    path = tmp_path / "profiles.toml"
+    path.write_text(CUSTOM.replace("per_category = { canonical = 1, pulp = 1, llm = 1 }", "per_category = { pulp = 0 }"))
+    s = config.resolve("class", path=path).setting("sage.per_category")
+    assert s.value == {"canonical": 2, "pulp": 0, "llm": 2}
+    assert s.source == "profile base: canonical, llm; class: pulp"
 
 
 def test_unknown_and_circular_profiles_are_clear_errors(custom):
@@ -152,10 +164,81 @@ def test_only_the_settings_file_module_reads_the_environment(monkeypatch):
 def test_show_says_where_each_setting_came_from(monkeypatch):
     monkeypatch.setenv("JUDGELAB_MODEL", "gpt-4.1")
     monkeypatch.setenv("JUDGELAB_API_KEY", "a-secret-key-value")
+    monkeypatch.setenv("JUDGELAB_BASE_URL", "http://127.0.0.1:8080/v1")
     shown = profiles.show("demo")
-    assert "  per_category = canonical=2; pulp=2; llm=2    (demo)" in shown
-    assert "  gateway.model = gpt-4.1    (from JUDGELAB_MODEL)" in shown
-    assert "a-secret-key-value" not in shown and "gateway.api_key = (set, not shown)" in shown
+    assert "  per_category = canonical=2; pulp=2; llm=2    (profile demo)" in shown
+    sage = shown.split("[judges.sage]")[1].split("[judges.narrative]")[0]
+    # a base URL chooses openai-compatible; its key comes from JUDGELAB_API_KEY, shown by name only
+    assert "  backend = openai-compatible    (default (a base URL chooses openai-compatible))" in sage
+    assert "  model = gpt-4.1    (environment JUDGELAB_MODEL)" in sage
+    assert "  key_variable = JUDGELAB_API_KEY" in sage
+    assert "  concurrency = 8    (default)" in shown.split("[gateway]")[1]
+    assert "a-secret-key-value" not in shown
+
+
+# ---------------------------------------------------------------- the resolved configuration
+
+
+def test_each_studys_judge_resolves_from_paper_environment_or_parameter():
+    env = {"JUDGELAB_BACKEND": "openai", "OPENAI_API_KEY": "sk-never-shown", "JUDGELAB_NARRATIVE_MODEL": "gpt-4o",
+           "JUDGELAB_SAGE_REASONING_EFFORT": "low"}
+    cfg = config.resolve("paper", environ=env)
+    sage, narr, hol = (cfg.judges[s] for s in ("sage", "narrative", "holistic"))
+    assert (sage.model.value, sage.model.source) == ("gpt-5-mini", PAPER_JUDGES["sage"].source)
+    assert (sage.reasoning_effort.value, sage.reasoning_effort.source) == ("low", "environment JUDGELAB_SAGE_REASONING_EFFORT")
+    assert (narr.model.value, narr.model.source) == ("gpt-4o", "environment JUDGELAB_NARRATIVE_MODEL")
+    assert (hol.model.value, hol.backend.source) == ("gpt-4.1", "environment JUDGELAB_BACKEND")
+    assert {j.key_variable for j in (sage, narr, hol)} == {"OPENAI_API_KEY"}
+    assert "sk-never-shown" not in cfg.show() and "sk-never-shown" not in repr(cfg)
+    # a notebook's MODEL wins over the environment, for every study of that run
+    cfg = config.resolve("paper", "09", {"MODEL": "gpt-4.1-mini"}, environ=env)
+    assert (cfg.judges["narrative"].model.value, cfg.judges["narrative"].model.source) == ("gpt-4.1-mini", "parameter MODEL")
+    # the embedded default needs no key
+    local = config.resolve("demo", environ={})
+    assert local.judges["sage"].backend.value == "llamacpp" and local.judges["sage"].key_variable is None
+
+
+def test_a_notebook_parameter_overrides_its_knob_and_none_keeps_the_profiles():
+    base = config.resolve("demo", "05", {"CONVERGENCE_THRESHOLD": None, "PROFILE": "demo"}, environ={})
+    assert base.setting("sage.convergence_threshold") == config.Setting(0.3, "profile demo")
+    assert base.parameters == {"PROFILE": "demo"}
+    # papermill's -p passes text: read as the knob's type
+    cfg = config.resolve("demo", "05", {"CONVERGENCE_THRESHOLD": "0.1"}, environ={})
+    assert cfg.setting("sage.convergence_threshold") == config.Setting(0.1, "parameter CONVERGENCE_THRESHOLD")
+    assert cfg.parameters == {"CONVERGENCE_THRESHOLD": "0.1"}
+    assert config.resolve("demo", "02", {"MODES": "content"}, environ={})["sage.modes"] == ("content",)
+    assert config.resolve("demo", "08", {"N_PAIRS": 5}, environ={}).knobs("narrative")["collections"]["news"]["n_pairs"] == 5
+    seeds = config.resolve("demo", "07", {"SEED": "7"}, environ={})
+    assert seeds.setting("narrative.seed") == config.Setting(7, "parameter SEED")
+    with pytest.raises(settings_file.ProfileError, match=r'profiles.toml: notebook 05\'s parameter SEED is not declared'):
+        config.resolve("demo", "05", {"SEED": 7}, environ={})
+
+
+def test_the_configuration_is_frozen():
+    cfg = config.resolve("demo", environ={})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.profile = "paper"
+    with pytest.raises(TypeError):
+        cfg.settings["sage.seed"] = config.Setting(1, "me")
+    knobs = cfg.knobs("sage")
+    knobs["seed"] = 99  # a copy: the configuration is unchanged
+    assert cfg["sage.seed"] == 7
+    assert all(f.__doc__ or f.name for f in dataclasses.fields(cfg))
+
+
+def test_every_notebook_parameter_is_declared_and_none_means_the_profiles():
+    """Each notebook's parameters cell and the settings file's [parameters] name the same
+    parameters; a parameter that sets a knob defaults to None in the notebook (no second default)."""
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
+        cell = nb.read_text().split('# %% tags=["parameters"]', 1)[1].split("\n# %%", 1)[0]
+        defaults = {t.id: n.value for n in ast.parse(cell).body if isinstance(n, ast.Assign) for t in n.targets}
+        declared = config.declared_parameters(nb.stem[:2])
+        assert set(defaults) == set(declared), nb.name
+        for name, spec in declared.items():
+            assert ("knob" in spec) != ("reads" in spec) and spec.get("meaning"), (nb.name, name)
+            if "knob" in spec:
+                assert isinstance(defaults[name], ast.Constant) and defaults[name].value is None, (nb.name, name)
+                assert config.resolve("demo", nb.stem[:2], {name: None}, environ={})  # the knob exists
 
 
 def test_show_on_the_command_line():

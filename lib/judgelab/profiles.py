@@ -6,8 +6,8 @@ knobs as the code uses them ("none" -> None, arrays -> tuples). The environment 
 declared overrides of named settings (``[overrides]``), read only through
 :func:`judgelab.settings_file.env` (the floor below, so that paths and the gateway use it too).
 
-``python -m judgelab.profiles show demo`` prints a run's effective settings and where each came
-from; ``python -m judgelab.profiles docs`` writes ``docs/settings.md``.
+``python -m judgelab.profiles show demo`` prints a run's resolved configuration
+(:mod:`judgelab.config`), each value with its source; ``python -m judgelab.profiles docs`` writes ``docs/settings.md``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judgelab.settings_file import FILE, ProfileError, declared, env, load, names
+from judgelab.settings_file import FILE, ProfileError, declared, load, names
 
 DOCS = FILE.parent / "docs" / "settings.md"
 NONE = "none"
@@ -95,15 +95,15 @@ def knobs(study: str, name: str, path: Path = FILE) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- show and docs
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
     if value is None:
         return NONE
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, tuple):
-        return ", ".join(_fmt(v) for v in value)
+        return ", ".join(fmt(v) for v in value)
     if isinstance(value, dict):
-        return "; ".join(f"{k}={_fmt(v)}" for k, v in value.items())
+        return "; ".join(f"{k}={fmt(v)}" for k, v in value.items())
     return str(value)
 
 
@@ -119,22 +119,12 @@ def _flat(knobs_: dict, prefix: str = "") -> dict[str, Any]:
 
 
 def show(name: str, path: Path = FILE) -> str:
-    """The effective settings of a run of profile ``name``: each knob with the profile it came from,
-    then every declared variable that is set, with the setting it overrides."""
-    lines = [f"profile {name}: {load(path)[check(name, path)].get('description', '')}".rstrip(": ")]
-    for study in studies(name, path):
-        values, sources = resolved(study, name, path)
-        lines.append(f"\n[{study}]")
-        for key, value in _flat(values).items():
-            lines.append(f"  {key} = {_fmt(value)}    ({sources.get(key, name)})")
-    lines.append("\nenvironment overrides:")
-    set_vars = [(var, spec) for var, spec in declared(path).items() if env(var) is not None]
-    for var, spec in set_vars:
-        shown = "(set, not shown)" if spec.get("type") == "secret" else env(var)
-        lines.append(f"  {spec['key']} = {shown}    (from {var})")
-    if not set_vars:
-        lines.append("  none set: every gateway, path and judge setting has its default")
-    return "\n".join(lines)
+    """What a run of profile ``name`` gets, each value with its source: every knob, each study's
+    judge (backend, model, effort, the key's variable, never the key), the gateway and the paths
+    (:meth:`judgelab.config.Config.show`)."""
+    from judgelab import config
+
+    return config.resolve(name, path=path).show()
 
 
 _SECTION = re.compile(r"^\[([\w.]+)\]")
@@ -177,7 +167,7 @@ def docs(path: Path = FILE) -> str:
     out += ["", "| knob | " + " | ".join(f"`{p}`" for p in profs) + " | what it does |",
             "| --- |" + " --- |" * (len(profs) + 1)]
     for key, values in rows.items():
-        cells = [_cell(_fmt(values[p])) if p in values else "" for p in profs]
+        cells = [_cell(fmt(values[p])) if p in values else "" for p in profs]
         meaning = about.get(key) or about.get(re.sub(r"collections\.\w+\.", "collections.news.", key), "")
         out.append(f"| `{key}` | " + " | ".join(cells) + f" | {_cell(meaning)} |")
     out += ["", "## Environment variables", "",
@@ -187,6 +177,14 @@ def docs(path: Path = FILE) -> str:
     for var, spec in declared(path).items():
         what = ("internal: " if spec.get("internal") else "") + spec["meaning"]
         out.append(f"| `{var}` | `{spec['key']}` | {_cell(spec['type'])} | {_cell(what)} |")
+    out += ["", "## Notebook parameters", "",
+            "Each notebook's papermill parameters; a parameter with a knob overrides it (None in the",
+            "notebook means the profile's value), and the sidecars record every parameter given a value.", "",
+            "| notebook | parameter | sets | what it does |", "| --- | --- | --- | --- |"]
+    for nb, table in load(path).get("parameters", {}).items():
+        for name, spec in table.items():
+            sets = f"`{spec['knob']}`" if "knob" in spec else spec.get("reads", "")
+            out.append(f"| {nb} | `{name}` | {sets} | {_cell(spec.get('meaning', ''))} |")
     return "\n".join(out) + "\n"
 
 

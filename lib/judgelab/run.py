@@ -2,23 +2,41 @@
 
 ::
 
-    run = Run.open("09", profile=PROFILE, knobs=knobs)
+    run = Run.open("09", profile=PROFILE, params=globals())   # resolves run.config once
     gw = run.use(open_gateway("narrative", ...))   # its judge names the outputs; its calls are counted
     run.banner()                                   # once: which judge answered (a warning for the 135M model)
     run.table(df, "narr_table02_correlations")     # CSV + provenance sidecar; returns df to show
+    run.table(df, "sage_recognition", study="sage")  # a notebook with two judges: that table's own
     run.figure(fig, "narr_fig08_pvalues", "Fig. 8(l) p-values.")   # PNG/PDF, caption + judge line, shown
 
 The run holds what the sidecars say (:mod:`judgelab.provenance`), in the object, not in module
-state: notebook, profile, prompt versions, judge (of its gateways, or :meth:`Run.judge`), seeds.
+state: notebook, profile, the resolved configuration (:mod:`judgelab.config`: the notebook's
+parameters applied, so the seeds recorded are the seeds used and a variant's parameters are
+named), prompt versions (the pipeline's, or found from the notebook's imports when it is run by
+hand), each study's judge (of its gateways, or :meth:`Run.judge`).
 """
 from __future__ import annotations
 
 import atexit
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgelab import config as _config
 from judgelab import paths, profiles, provenance, reporting, settings_file
+
+
+def _prompt_versions(stem: str) -> list[str]:
+    """The prompt versions the notebook's imports reach (:func:`judgelab.pipeline.prompt_versions`):
+    what the pipeline passes its kernel, found here when the notebook is run by hand."""
+    source = paths.project_root() / "notebooks" / f"{stem}.py"
+    if not source.is_file():
+        return []
+    # imported by name: the pipeline reads a notebook's imports, so a plain import here would make
+    # every notebook "reach" the pipeline's own files (and their prompt folders)
+    pipeline = importlib.import_module("judgelab.pipeline")
+    return pipeline.prompt_versions(source)
 
 
 def _notebook_stem(number: str) -> str:
@@ -43,39 +61,66 @@ class Run:
     base_url: str | None = None
     ledgers: list = field(default_factory=list)
     root: Path | None = None  # the output root it was opened in (its ledger goes there, even at exit)
+    config: _config.Config | None = None  # the resolved configuration (judgelab.config), once per run
+    judges: dict[str, tuple] = field(default_factory=dict)  # study -> (backend, model, base_url)
 
     @classmethod
-    def open(cls, notebook: str, *, profile: str, knobs: dict | None = None) -> "Run":
-        """Notebook ``notebook``'s run (``"09"`` or its stem) in ``profile``, with ``knobs``' seeds."""
+    def open(cls, notebook: str, *, profile: str, knobs: dict | None = None, params: dict | None = None) -> "Run":
+        """Notebook ``notebook``'s run (``"09"`` or its stem) in ``profile``: resolves its
+        configuration once with ``params`` (the notebook's parameters: a dict, or ``globals()``,
+        whose declared names are taken), notes ``knobs``' seeds and then the seeds the parameters set."""
+        stem = _notebook_stem(notebook)
+        cfg = _config.resolve(profiles.check(profile), stem.split("_")[0],
+                              _config.notebook_parameters(stem.split("_")[0], params or {}))
         env_prompts = [v for v in (settings_file.env(provenance.ENV_PROMPTS) or "").split(",") if v]
-        run = cls(_notebook_stem(notebook), profiles.check(profile), env_prompts, root=paths.output_root())
+        run = cls(stem, cfg.profile, env_prompts or _prompt_versions(stem), root=paths.output_root(), config=cfg)
         run.knobs(knobs or {})
         atexit.register(run.write_ledger)  # the calls made after the last output count too
         return run
 
     # -- who made the numbers
     def use(self, *gateways):
-        """Count ``gateways``' calls in the ledger, the last one's judge names the outputs; returns the first."""
+        """Count ``gateways``' calls in the ledger; each names its study's outputs (the last one
+        those written without a study); returns the first."""
         for gw in gateways:
             if not any(lg is gw.ledger for lg in self.ledgers):
                 self.ledgers.append(gw.ledger)
-            self.judge(gw.backend_name, gw.model_name, getattr(gw, "base_url", None))
+            self.judge(gw.backend_name, gw.model_name, getattr(gw, "base_url", None), study=getattr(gw, "study", None))
         return gateways[0]
 
-    def judge(self, backend: str | None, model: str | None, base_url: str | None = None) -> None:
-        """Name the judge whose numbers this notebook shows (read from rows another notebook wrote)."""
+    def judge(self, backend: str | None, model: str | None, base_url: str | None = None, *,
+              study: str | None = None) -> None:
+        """Name the judge whose numbers this notebook shows (read from rows another notebook wrote);
+        ``study``: the study whose tables it made (``run.table(..., study=...)``)."""
         if backend or model:
             self.backend, self.model, self.base_url = backend, model, base_url
+            if study:
+                self.judges[study] = (backend, model, base_url)
 
     def knobs(self, knobs: dict[str, Any]) -> dict[str, Any]:
-        """Note ``knobs``' seed knobs (``seed``, ``*_seed``) for the sidecars; return ``knobs``."""
+        """Note ``knobs``' seed knobs (``seed``, ``*_seed``) for the sidecars, then those a notebook
+        parameter set (the seed used, not the profile's); return ``knobs``."""
         self.seeds.update({k: v for k, v in knobs.items() if k == "seed" or k.endswith("_seed")})
+        if self.config is not None:
+            for key, s in self.config.settings.items():
+                name = key.rsplit(".", 1)[-1]
+                if s.source.startswith("parameter") and (name == "seed" or name.endswith("_seed")):
+                    self.seeds[name] = s.value
         return knobs
 
-    def context(self) -> dict[str, Any]:
-        """The sidecar fields of an output written now (:func:`judgelab.provenance.context`)."""
-        return provenance.context(notebook=self.notebook, profile=self.profile, backend=self.backend, model=self.model,
-                                  base_url=self.base_url, prompt_versions=self.prompt_versions, seeds=self.seeds)
+    def context(self, study: str | None = None) -> dict[str, Any]:
+        """The sidecar fields of an output written now (:func:`judgelab.provenance.context`);
+        ``study``: the study whose judge made it (a KeyError if the run has no judge of it)."""
+        backend, model, base_url = self.backend, self.model, self.base_url
+        if study is not None:
+            if study not in self.judges:
+                raise KeyError(f"{self.notebook}: no judge of study {study!r} in this run "
+                               f"(its judges: {', '.join(self.judges) or 'none'}); run.use its gateway first")
+            backend, model, base_url = self.judges[study]
+        changed = {k: v for k, v in (self.config.parameters if self.config else {}).items() if k != "PROFILE"}
+        return provenance.context(notebook=self.notebook, profile=self.profile, backend=backend, model=model,
+                                  base_url=base_url, prompt_versions=self.prompt_versions, seeds=self.seeds,
+                                  parameters=changed)
 
     @property
     def caption_line(self) -> str:
@@ -92,19 +137,20 @@ class Run:
         display(Markdown(self.banner_text()))
 
     # -- what the notebook writes
-    def table(self, df, name: str, *, index: bool = False):
-        """Write ``df`` as ``results/tables/<name>.csv`` with its sidecar; return ``df`` to show."""
-        reporting.save_table(df, name, index=index, context=self.context())
+    def table(self, df, name: str, *, index: bool = False, study: str | None = None):
+        """Write ``df`` as ``results/tables/<name>.csv`` with its sidecar (naming ``study``'s judge
+        when given); return ``df`` to show."""
+        reporting.save_table(df, name, index=index, context=self.context(study))
         self.write_ledger()
         return df
 
     def figure(self, fig, name: str, caption: str = "", *, judged: bool = True, judge_line: str | None = None,
-               show: bool = True) -> list[Path]:
+               show: bool = True, study: str | None = None) -> list[Path]:
         """Write ``fig`` under ``figures/`` with ``caption`` and the run's :attr:`caption_line` (the
         profile alone if ``judged=False``; ``judge_line`` for several judges); show it, or close it."""
         import matplotlib.pyplot as plt  # only figure-making notebooks need it
         line = judge_line or (self.caption_line if judged else reporting.caption_line(self.profile))
-        outs = reporting.save_figure(fig, name, f"{caption} {line}" if caption else line, context=self.context())
+        outs = reporting.save_figure(fig, name, f"{caption} {line}" if caption else line, context=self.context(study))
         self.write_ledger()
         plt.show() if show else plt.close(fig)
         return outs

@@ -9,11 +9,11 @@ import functools
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 FILE = Path(__file__).resolve().parents[2] / "profiles.toml"
 #: top-level tables of the file that are not profiles
-RESERVED = ("overrides",)
+RESERVED = ("overrides", "parameters")
 
 
 class ProfileError(ValueError):
@@ -40,9 +40,16 @@ def declared(path: Path = FILE) -> dict[str, dict[str, Any]]:
     return load(path).get("overrides", {})
 
 
-def env(name: str) -> str | None:
-    """``name``'s stripped value, None if unset or blank; a ``JUDGELAB_`` name must be declared."""
-    if name.startswith("JUDGELAB_") and name not in declared():
+def env(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """``name``'s stripped value in ``environ`` (None: the process's environment, read here and
+    nowhere else), None if unset or blank; the name must be declared in ``[overrides]``."""
+    if name not in declared():
         raise ProfileError(f"{name} is not declared in {FILE.name} [overrides]; declare it there first")
-    value = os.environ.get(name)
+    value = (os.environ if environ is None else environ).get(name)
     return value.strip() if value and value.strip() else None
+
+
+def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The declared variables that are set in ``environ`` (None: the process's), stripped: what a
+    run's configuration (:func:`judgelab.config.resolve`) reads, once."""
+    return {name: value for name in declared() if (value := env(name, environ)) is not None}

@@ -37,7 +37,7 @@ def writer(run, gateways: dict, profile: str):
     def write(tables: dict, study: str = "sage") -> dict:
         out = {name: mark(df, gateways, profile, study) for name, df in tables.items()}
         for name, df in out.items():
-            run.table(df, name)
+            run.table(df, name, study=study)  # the sidecar names this study's judge
         return out
     return write
 
