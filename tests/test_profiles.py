@@ -264,3 +264,95 @@ def test_notebook_12_reads_the_summaries_of_every_profiles_planted_layer():
     for name in profiles.PROFILES:
         layer = profiles.knobs("behaviour", name)["planted_layer"]
         assert f"sage_summary_{layer}" in READS["12"], (name, layer)
+
+
+# ---------------------------------------------------------------- every knob acts
+
+
+def _knob_reads(path: Path) -> tuple[set[str], set[str]]:
+    """(names read from a knobs dict: ``x["name"]``, ``x.get("name")``, the fields of a dataclass
+    built by ``from_settings(knobs)``; every string constant) of one source file."""
+    tree, reads, literals = ast.parse(path.read_text()), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            reads.add(node.slice.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+              and node.func.attr in ("get", "pop", "setdefault") and isinstance(node.args[0], ast.Constant)):
+            reads.add(node.args[0].value)
+        elif isinstance(node, ast.ClassDef) and any(isinstance(f, ast.FunctionDef) and f.name == "from_settings"
+                                                    for f in node.body):
+            reads |= {f.target.id for f in node.body if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)}
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            literals.add(node.value)
+    return reads, literals
+
+
+#: the modules that hold and print the settings, not the ones that use them
+_SETTINGS_MODULES = {"config.py", "profiles.py", "settings_file.py"}
+
+
+def unread_knobs(root: Path = ROOT) -> list[str]:
+    """The knobs of any profile that no notebook reads: a knob ``study.name`` is read when a
+    notebook's code (the notebook and the library files it reaches, judgelab.pipeline) names the
+    study and reads ``name`` from a knobs dict, or anywhere reads the full key ``"study.name"``
+    from the resolved configuration."""
+    from judgelab import pipeline
+
+    index, parsed = pipeline._current_index(), {}
+    reach = []
+    for nb in sorted((root / "notebooks").glob("[0-9][0-9]_*.py")):
+        files = [nb] + [f for f in pipeline.lib_files(nb, index) if f.suffix == ".py" and f.name not in _SETTINGS_MODULES]
+        reads, literals = set(), set()
+        for f in files:
+            r, lit = parsed.setdefault(f, _knob_reads(f))
+            reads, literals = reads | r, literals | lit
+        reach.append((reads, literals))
+    keys = {re.sub(r"collections\.\w+\.", "collections.*.", k)
+            for p in profiles.names() for k in config.resolve(p, environ={}).settings}
+    unread = []
+    for key in sorted(keys):
+        study, _, rest = key.partition(".")
+        name = rest.rsplit(".", 1)[-1]
+        if not any((study in lit and name in reads) or key in lit for reads, lit in reach):
+            unread.append(key)
+    return unread
+
+
+def test_every_knob_is_read_by_a_notebooks_code():
+    """A knob no code reads would show in `profiles show` and change nothing: the test fails on it
+    (tried: notebook 05 back on its own CONVERGENCE_THRESHOLD = 0.3 leaves sage.convergence_threshold unread)."""
+    assert unread_knobs() == []
+
+
+def test_cost_or_time_knobs_are_declared_and_exist():
+    declared = settings_file.load()["effects"]["cost_or_time"]
+    keys = set(config.resolve("demo", environ={}).settings)
+    assert declared and set(declared) <= keys
+
+
+def test_a_custom_convergence_threshold_changes_table_8(tmp_path):
+    """The settings file's sage.convergence_threshold, resolved as notebook 05 resolves it, changes
+    Table 8's convergence row; the agreement threshold its agreement row."""
+    from judgelab.sage.analysis import paper_tables
+
+    path = tmp_path / "profiles.toml"
+    path.write_text(settings_file.FILE.read_text() + '\n[mine]\ninherits = "demo"\n[mine.sage]\nconvergence_threshold = 0.15\nagreement_threshold = 0.1\n')
+    from sage_synthetic import evaluation_records, rows_from_records
+
+    rows = rows_from_records(evaluation_records("s1", "L4", "content", {4: [3.0] * 4, 5: [3.0, 3.2, 3.2, 3.4]},
+                                                validator_blind=[3.0] * 4))
+    summary = None
+
+    def table8(profile):
+        cfg = config.resolve(profile, "05", {"PROFILE": profile}, environ={}, path=path)
+        return paper_tables.table08_reliability(rows, summary, convergence_threshold=cfg["sage.convergence_threshold"],
+                                                agreement_threshold=cfg["sage.agreement_threshold"], n_boot=20, seed=0)
+
+    demo, mine = table8("demo"), table8("mine")
+    conv = [t.set_index("metric").loc["convergence_rate"] for t in (demo, mine)]
+    assert "< 0.3" in conv[0]["definition"] and "< 0.15" in conv[1]["definition"]
+    # by hand: |R5 - R4| of the toy rows is 0.0, 0.2, 0.2, 0.4 -> 3 of 4 below 0.3, 1 of 4 below 0.15
+    assert [conv[0]["value"], conv[1]["value"]] == pytest.approx([0.75, 0.25])
+    # the validator differs from R5 by the same 0.0, 0.2, 0.2, 0.4: 4 of 4 below 0.5, 1 of 4 below 0.1
+    agree = [t.set_index(["metric", "track"]).loc[("peer_agreement", "validator_blind"), "value"] for t in (demo, mine)]
+    assert agree == pytest.approx([1.0, 0.25])

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 FILE = Path(__file__).resolve().parents[2] / "profiles.toml"
 #: top-level tables of the file that are not profiles
-RESERVED = ("overrides", "parameters")
+RESERVED = ("overrides", "parameters", "effects")
 
 
 class ProfileError(ValueError):
