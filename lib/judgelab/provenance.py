@@ -9,7 +9,9 @@ object (strings, numbers, booleans, null, or lists of strings):
   ``"figure"``, the file described (the PNG for figures) and its SHA-256 (hex);
 - ``notebook`` (``09_judge_modes``) and ``profile``, null when unknown;
 - ``judge`` (``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers), ``backend``,
-  ``model`` and ``base_url_host`` (host[:port] of the endpoint, never a key or credentials);
+  ``model`` and ``base_url_host`` (host[:port] of the endpoint, never a key or credentials) of the
+  study whose table it is; ``judges`` (``"<study>=<backend>:<model>"``) the judge of each study
+  the output covers (a notebook with two judges: each table its own);
 - ``embedded_small_model`` and ``warning``: true and :data:`SMALL_MODEL_WARNING` when the bundled
   SmolLM2-135M answered, else false and ``""``;
 - ``prompt_versions`` (of the prompt files the notebook reaches; empty without a judge),
@@ -89,7 +91,8 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
 
 def context(*, notebook: str | None = None, profile: str | None = None, backend: str | None = None,
             model: str | None = None, base_url: str | None = None, prompt_versions: list[str] | None = None,
-            seeds: dict[str, Any] | None = None, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+            seeds: dict[str, Any] | None = None, parameters: dict[str, Any] | None = None,
+            judges: dict[str, str] | None = None) -> dict[str, Any]:
     """A sidecar's fields (module docstring) but output, file and hash; all None: outside a run."""
     judged = bool(backend or model)
     small = judged and is_embedded_small_model(backend, model)
@@ -98,6 +101,7 @@ def context(*, notebook: str | None = None, profile: str | None = None, backend:
         "notebook": notebook,
         "profile": profile,
         "judge": f"{backend or '?'}:{model or '?'}" if judged else "none",
+        "judges": [f"{s}={j}" for s, j in (judges or {}).items()],
         "backend": backend if judged else None,
         "model": model if judged else None,
         "base_url_host": url_host(base_url) if judged else None,

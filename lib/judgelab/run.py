@@ -108,19 +108,21 @@ class Run:
                     self.seeds[name] = s.value
         return knobs
 
-    def context(self, study: str | None = None) -> dict[str, Any]:
+    def context(self, study: str | tuple[str, ...] | None = None) -> dict[str, Any]:
         """The sidecar fields of an output written now (:func:`judgelab.provenance.context`);
-        ``study``: the study whose judge made it (a KeyError if the run has no judge of it)."""
-        backend, model, base_url = self.backend, self.model, self.base_url
-        if study is not None:
-            if study not in self.judges:
-                raise KeyError(f"{self.notebook}: no judge of study {study!r} in this run "
-                               f"(its judges: {', '.join(self.judges) or 'none'}); run.use its gateway first")
-            backend, model, base_url = self.judges[study]
+        ``study``: the study (or studies) whose judge made it, else every judge of the run is listed
+        and the last one used is named (a KeyError for a study the run has no judge of)."""
+        studies = (study,) if isinstance(study, str) else tuple(study or ())
+        missing = [s for s in studies if s not in self.judges]
+        if missing:
+            raise KeyError(f"{self.notebook}: no judge of study {missing[0]!r} in this run "
+                           f"(its judges: {', '.join(self.judges) or 'none'}); run.use its gateway first")
+        backend, model, base_url = self.judges[studies[0]] if studies else (self.backend, self.model, self.base_url)
+        judges = {s: self.judges[s] for s in (studies or self.judges)}
         changed = {k: v for k, v in (self.config.parameters if self.config else {}).items() if k != "PROFILE"}
         return provenance.context(notebook=self.notebook, profile=self.profile, backend=backend, model=model,
                                   base_url=base_url, prompt_versions=self.prompt_versions, seeds=self.seeds,
-                                  parameters=changed)
+                                  parameters=changed, judges={s: f"{b or '?'}:{m or '?'}" for s, (b, m, _) in judges.items()})
 
     @property
     def caption_line(self) -> str:
@@ -137,7 +139,7 @@ class Run:
         display(Markdown(self.banner_text()))
 
     # -- what the notebook writes
-    def table(self, df, name: str, *, index: bool = False, study: str | None = None):
+    def table(self, df, name: str, *, index: bool = False, study: str | tuple[str, ...] | None = None):
         """Write ``df`` as ``results/tables/<name>.csv`` with its sidecar (naming ``study``'s judge
         when given); return ``df`` to show."""
         reporting.save_table(df, name, index=index, context=self.context(study))
@@ -145,7 +147,7 @@ class Run:
         return df
 
     def figure(self, fig, name: str, caption: str = "", *, judged: bool = True, judge_line: str | None = None,
-               show: bool = True, study: str | None = None) -> list[Path]:
+               show: bool = True, study: str | tuple[str, ...] | None = None) -> list[Path]:
         """Write ``fig`` under ``figures/`` with ``caption`` and the run's :attr:`caption_line` (the
         profile alone if ``judged=False``; ``judge_line`` for several judges); show it, or close it."""
         import matplotlib.pyplot as plt  # only figure-making notebooks need it
