@@ -73,7 +73,7 @@ appendix.run_settings(PROFILE, knobs, n_stories)
 # Every call goes through the gateway (cache, structured output, retries, ledger).
 
 # %%
-gw = run.use(open_gateway("holistic", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+gw = run.use(open_gateway("holistic", config=run.config))
 run.banner()
 display(Markdown(appendix.judge_note(gw)))
 

@@ -74,8 +74,8 @@ knobs
 # %%
 # Each study's calls on its own judge (judgelab.study_models: SAGE's and the narrative judges' defaults
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
-gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+gw = open_gateway("sage", config=run.config)
+gw_narr = open_gateway("narrative", config=run.config)
 run.use(gw, gw_narr)
 JUDGES = {"sage": gw, "narrative": gw_narr}
 # a figure names the judges of the calls it draws (one line when they agree)

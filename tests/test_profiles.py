@@ -356,3 +356,18 @@ def test_a_custom_convergence_threshold_changes_table_8(tmp_path):
     # the validator differs from R5 by the same 0.0, 0.2, 0.2, 0.4: 4 of 4 below 0.5, 1 of 4 below 0.1
     agree = [t.set_index(["metric", "track"]).loc[("peer_agreement", "validator_blind"), "value"] for t in (demo, mine)]
     assert agree == pytest.approx([1.0, 0.25])
+
+
+def test_a_study_gateway_is_built_from_the_resolved_configuration_not_the_environment(tmp_path, monkeypatch):
+    """open_gateway(study, config=...) takes backend, model, endpoint and cache mode from the run's
+    configuration; a variable set in the process after it was resolved changes nothing."""
+    from judgelab.study_models import open_gateway
+
+    env = {"JUDGELAB_BASE_URL": "http://127.0.0.1:9/v1", "JUDGELAB_NARRATIVE_MODEL": "judge-m"}
+    cfg = config.resolve("smoke", "09", {"CACHE_MODE": "replay"}, environ=env)
+    monkeypatch.setenv("JUDGELAB_NARRATIVE_MODEL", "another-model")
+    monkeypatch.setenv("JUDGELAB_CACHE_MODE", "refresh")
+    gw = open_gateway("narrative", config=cfg, cache_path=tmp_path / "c.sqlite", transcripts=False)
+    assert (gw.backend_name, gw.model_name, gw.cache_mode, gw.study) == ("openai-compatible", "judge-m", "replay", "narrative")
+    with pytest.raises(TypeError, match="not both"):
+        open_gateway("narrative", model="x", config=cfg)

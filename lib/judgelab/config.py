@@ -91,6 +91,12 @@ class Config:
     """Output root, project root, acquired data, the data mirror."""
     parameters: Mapping[str, Any] = field(default_factory=dict)
     """The notebook parameters given a value (not None): what a variant run changed."""
+    kernel: Mapping[str, Setting] = field(default_factory=dict)
+    """What ``python -m judgelab.pipeline run`` tells a notebook's kernel: ``notebook`` (its stem)
+    and ``prompt_versions`` (a tuple); None when the notebook is run by hand."""
+    gateways: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """Each study's :class:`judgelab.gateway.settings.Settings` (its judge, reasoning policy, cache,
+    limits, canary), what :func:`judgelab.study_models.open_gateway` builds the study's gateway from."""
 
     def setting(self, key: str) -> Setting:
         """The :class:`Setting` of ``"study.knob"``; a KeyError naming the file otherwise."""
@@ -273,6 +279,22 @@ def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
     return out
 
 
+def _gateway_settings(environ: Mapping[str, str], gateway: Mapping[str, Setting], backend: str | None,
+                      model: str | None, base_url: str | None, cache_mode: str | None) -> dict[str, Any]:
+    from judgelab.gateway.progress import setting
+    from judgelab.gateway.settings import resolve as resolve_gateway
+    from judgelab.study_models import PAPER_JUDGES, resolve_judge
+
+    out = {}
+    for study in PAPER_JUDGES:
+        j = resolve_judge(study, backend, model, base_url, environ=environ)
+        out[study] = resolve_gateway(backend=backend, model=j.model, base_url=base_url, cache_mode=cache_mode,
+                                     progress=setting(_var(environ, "JUDGELAB_PROGRESS") or "")[0], environ=environ,
+                                     reasoning=j.reasoning, study=study, canary=gateway["canary"].value,
+                                     stop_after=gateway["stop_after"].value)
+    return out
+
+
 def _paths(environ: Mapping[str, str]) -> dict[str, Setting]:
     from judgelab import paths
 
@@ -315,8 +337,15 @@ def resolve(profile: str, notebook: str | None = None, params: Mapping[str, Any]
                 settings[key] = Setting(_cast(value, settings[key].value, name), f"parameter {name}")
     backend, model, base_url, cache_mode = (given.get(k) for k in ("BACKEND", "MODEL", "BASE_URL", "CACHE_MODE"))
     description = settings_file.load(path)[profiles.check(profile, path)].get("description", "")
+    gateway = _gateway(environ, backend, base_url, cache_mode)
+    # the pipeline sets both; a notebook that reaches no prompt gets an empty list (not None: run by hand)
+    kernel_nb, prompts = _var(environ, "JUDGELAB_RUN_NOTEBOOK"), _var(environ, "JUDGELAB_RUN_PROMPT_VERSIONS")
+    kernel = {"notebook": Setting(kernel_nb, "environment JUDGELAB_RUN_NOTEBOOK"),
+              "prompt_versions": Setting(tuple(v for v in (prompts or "").split(",") if v) if (prompts or kernel_nb)
+                                         else None, "environment JUDGELAB_RUN_PROMPT_VERSIONS")}
     return Config(profile, description, notebook, _frozen(settings), _frozen(_judges(environ, backend, model, base_url)),
-                  _frozen(_gateway(environ, backend, base_url, cache_mode)), _frozen(_paths(environ)), _frozen(given))
+                  _frozen(gateway), _frozen(_paths(environ)), _frozen(given), _frozen(kernel),
+                  _frozen(_gateway_settings(environ, gateway, backend, model, base_url, cache_mode)))
 
 
 def _glob(pattern: str, key: str) -> bool:

@@ -88,8 +88,11 @@ def studies(name: str, path: Path = FILE) -> list[str]:
     return found
 
 
-def knobs(study: str, name: str, path: Path = FILE) -> dict[str, Any]:
-    """The knobs of ``study`` in profile ``name`` (a notebook gives them to its run for the seeds)."""
+def knobs(study: str, name, path: Path = FILE) -> dict[str, Any]:
+    """The knobs of ``study`` in profile ``name``, or in a run's resolved configuration
+    (:class:`judgelab.config.Config`: the notebook's parameters applied)."""
+    if not isinstance(name, str):
+        return name.knobs(study)
     return resolved(study, name, path)[0]
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from judgelab import config as _config
-from judgelab import paths, profiles, provenance, reporting, settings_file
+from judgelab import paths, profiles, provenance, reporting
 
 
 def _prompt_versions(stem: str) -> list[str]:
@@ -39,11 +39,10 @@ def _prompt_versions(stem: str) -> list[str]:
     return pipeline.prompt_versions(source)
 
 
-def _notebook_stem(number: str) -> str:
+def _notebook_stem(number: str, kernel: str | None) -> str:
     """``"09"`` -> ``"09_judge_modes"``: the pipeline's name for the kernel it runs, else the file's."""
-    env = settings_file.env(provenance.ENV_NOTEBOOK)
-    if env and env.split("_")[0] == number.split("_")[0]:
-        return env
+    if kernel and kernel.split("_")[0] == number.split("_")[0]:
+        return kernel
     found = sorted((paths.project_root() / "notebooks").glob(f"{number}_*.py"))
     return found[0].stem if found else number
 
@@ -69,11 +68,12 @@ class Run:
         """Notebook ``notebook``'s run (``"09"`` or its stem) in ``profile``: resolves its
         configuration once with ``params`` (the notebook's parameters: a dict, or ``globals()``,
         whose declared names are taken), notes ``knobs``' seeds and then the seeds the parameters set."""
-        stem = _notebook_stem(notebook)
-        cfg = _config.resolve(profiles.check(profile), stem.split("_")[0],
-                              _config.notebook_parameters(stem.split("_")[0], params or {}))
-        env_prompts = [v for v in (settings_file.env(provenance.ENV_PROMPTS) or "").split(",") if v]
-        run = cls(stem, cfg.profile, env_prompts or _prompt_versions(stem), root=paths.output_root(), config=cfg)
+        number = notebook.split("_")[0]
+        cfg = _config.resolve(profiles.check(profile), number, _config.notebook_parameters(number, params or {}))
+        stem = _notebook_stem(notebook, cfg.kernel["notebook"].value)
+        prompts = cfg.kernel["prompt_versions"].value
+        run = cls(stem, cfg.profile, list(prompts) if prompts is not None else _prompt_versions(stem),
+                  root=paths.output_root(), config=cfg)
         run.knobs(knobs or {})
         atexit.register(run.write_ledger)  # the calls made after the last output count too
         return run

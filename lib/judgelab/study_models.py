@@ -90,9 +90,20 @@ def resolve_judge(study: str, backend: str | None = None, model: str | None = No
 
 
 def open_gateway(study: str, backend: str | None = None, model: str | None = None, base_url: str | None = None,
-                 cache_mode: str | None = None, **kwargs):
-    """:meth:`judgelab.gateway.Gateway.from_settings` on ``study``'s judge (:func:`resolve_judge`)."""
+                 cache_mode: str | None = None, *, config=None, **kwargs):
+    """:meth:`judgelab.gateway.Gateway.from_settings` on ``study``'s judge: as a run's resolved
+    ``config`` (:class:`judgelab.config.Config`, the notebook's parameters applied) holds it, else
+    :func:`resolve_judge` on these arguments and the environment. ``kwargs``: other gateway settings."""
+    import dataclasses
+
     from judgelab.gateway import Gateway
+
+    if config is not None:
+        if any(v is not None for v in (backend, model, base_url, cache_mode)):
+            raise TypeError("open_gateway: give the run's config or backend/model/base_url/cache_mode, not both "
+                            "(the config already holds the notebook's parameters)")
+        check_study(study)
+        return Gateway.from_settings(dataclasses.replace(config.gateways[study], **kwargs))
 
     judge = resolve_judge(study, backend, model, base_url)
     return Gateway.from_settings(backend=backend, model=judge.model, base_url=base_url, cache_mode=cache_mode,
