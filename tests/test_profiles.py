@@ -234,6 +234,13 @@ def test_every_notebook_parameter_is_declared_and_none_means_the_profiles():
         defaults = {t.id: n.value for n in ast.parse(cell).body if isinstance(n, ast.Assign) for t in n.targets}
         declared = config.declared_parameters(nb.stem[:2])
         assert set(defaults) == set(declared), nb.name
+        body = ast.parse(nb.read_text().split('# %% tags=["parameters"]', 1)[1].split("\n# %%", 1)[1])
+        loads = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        assert "Run.open(" in ast.unparse(body) and "params=globals()" in ast.unparse(body), nb.name
+        # a knob's parameter, a judge's and the cache mode act through run.config (tests above); the
+        # others (a scope, a selection) are read by the notebook's own code
+        assert {k for k, v in declared.items() if v.get("reads") in ("scope", "selection")} <= loads, nb.name
+        assert {v.get("reads") for v in declared.values()} <= {None, "profile", "judge", "gateway", "scope", "selection"}
         for name, spec in declared.items():
             assert ("knob" in spec) != ("reads" in spec) and spec.get("meaning"), (nb.name, name)
             if "knob" in spec:
