@@ -208,6 +208,11 @@ def test_a_notebook_parameter_overrides_its_knob_and_none_keeps_the_profiles():
     assert cfg.parameters == {"CONVERGENCE_THRESHOLD": "0.1"}
     assert config.resolve("demo", "02", {"MODES": "content"}, environ={})["sage.modes"] == ("content",)
     assert config.resolve("demo", "08", {"N_PAIRS": 5}, environ={}).knobs("narrative")["collections"]["news"]["n_pairs"] == 5
+    # the library's knob readers take the resolved configuration too (notebooks 09, 10 and 13)
+    cfg = config.resolve("demo", "09", {"MODES": "simple,cot", "EXPLANATIONS": "on"}, environ={})
+    from judgelab.narrative.settings import judge_knobs
+    assert (judge_knobs(cfg)["modes"], judge_knobs(cfg)["explanations"]) == (("simple", "cot"), True)
+    assert profiles.knobs("claims", config.resolve("demo", "13", {"POWER_SIMULATIONS": 40}, environ={}))["power_simulations"] == 40
     seeds = config.resolve("demo", "07", {"SEED": "7"}, environ={})
     assert seeds.setting("narrative.seed") == config.Setting(7, "parameter SEED")
     with pytest.raises(settings_file.ProfileError, match=r'profiles.toml: notebook 05\'s parameter SEED is not declared'):

@@ -124,16 +124,6 @@ class Config:
             raise KeyError(f"profile {self.profile!r} has no [{self.profile}.{study}] table in {settings_file.FILE.name}")
         return out
 
-    def seeds(self, *studies: str) -> dict[str, Any]:
-        """The seed knobs (``seed``, ``*_seed``) of ``studies`` as used, for the sidecars."""
-        out = {}
-        for key, s in self.settings.items():
-            study, _, knob = key.partition(".")
-            name = knob.rsplit(".", 1)[-1]
-            if study in studies and (name == "seed" or name.endswith("_seed")):
-                out[knob if len(studies) == 1 else key] = s.value
-        return out
-
     def show(self) -> str:
         """The configuration as ``profiles show`` prints it: every value with its source."""
         lines = [f"profile {self.profile}: {self.description}".rstrip(": ")]
