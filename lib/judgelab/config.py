@@ -162,6 +162,24 @@ def declared_parameters(notebook: str | None, path: Path = settings_file.FILE) -
     return dict(table.get(notebook.split("_")[0], {}))
 
 
+def notebook_defaults(stem: str, root: Path | None = None) -> dict[str, Any]:
+    """The values the notebook's own ``parameters`` cell gives (``notebooks/<stem>.py``), to tell
+    a variant's parameters from the defaults; {} when the source is not there."""
+    import ast
+
+    from judgelab import paths
+
+    source = (root or paths.project_root()) / "notebooks" / f"{stem}.py"
+    if not source.is_file():
+        return {}
+    parts = source.read_text(encoding="utf-8").split('# %% tags=["parameters"]', 1)
+    if len(parts) < 2:
+        return {}
+    cell = ast.parse(parts[1].split("\n# %%", 1)[0])
+    return {t.id: ast.literal_eval(n.value) for n in cell.body if isinstance(n, ast.Assign)
+            for t in n.targets if isinstance(t, ast.Name)}
+
+
 def notebook_parameters(notebook: str | None, namespace: Mapping[str, Any]) -> dict[str, Any]:
     """The declared parameters of ``notebook`` found in ``namespace`` (a dict, or a notebook's
     ``globals()``); a plain dict without a notebook is taken as it is."""
