@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from judgelab import params as _params
-from judgelab import profiles, settings_file
+from judgelab import settings_file
 
 DEFAULT = "default"
 
@@ -63,6 +63,19 @@ class StudyJudge:
     def label(self) -> str:
         """``backend:model`` as the sidecars name a judge."""
         return f"{self.backend.value}:{self.model.value or 'default'}"
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return settings_file.NONE
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, tuple):
+        return ", ".join(fmt(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}={fmt(v)}" for k, v in value.items())
+    return str(value)
+
 
 
 def _frozen(mapping: Mapping) -> Mapping:
@@ -135,17 +148,17 @@ class Config:
             if head != study:
                 study = head
                 lines.append(f"\n[{study}]")
-            lines.append(f"  {rest} = {profiles.fmt(s.value)}    ({s.source})")
+            lines.append(f"  {rest} = {fmt(s.value)}    ({s.source})")
         for j in self.judges.values():
             lines.append(f"\n[judges.{j.study}]")
             for name in ("backend", "model", "base_url", "reasoning_effort"):
                 s = getattr(j, name)
-                shown = "none (the backend's default)" if name == "model" and s.value is None else profiles.fmt(s.value)
+                shown = "none (the backend's default)" if name == "model" and s.value is None else fmt(s.value)
                 lines.append(f"  {name} = {shown}    ({s.source})")
             lines.append(f"  key_variable = {j.key_variable or 'none (in process, no key)'}    (its name only: a key is never shown)")
         for title, group in (("gateway", self.gateway), ("paths", self.paths)):
             lines.append(f"\n[{title}]")
-            lines += [f"  {k} = {profiles.fmt(s.value)}    ({s.source})" for k, s in group.items()]
+            lines += [f"  {k} = {fmt(s.value)}    ({s.source})" for k, s in group.items()]
         if self.parameters:
             lines.append("\n[parameters]")
             lines += [f"  {k} = {v!r}" for k, v in self.parameters.items()]
@@ -324,8 +337,8 @@ def resolve(profile: str, notebook: str | None = None, params: Mapping[str, Any]
     for ``notebook`` is an error naming the file."""
     environ = settings_file.environment() if environ is None else settings_file.environment(environ)
     settings: dict[str, Setting] = {}
-    for study in profiles.studies(profile, path):
-        values, sources = profiles.resolved(study, profile, path)
+    for study in settings_file.studies(profile, path):
+        values, sources = settings_file.resolved(study, profile, path)
         settings.update({f"{study}.{k}": s for k, s in _flat_sources(values, sources, profile).items()})
     given = {k: v for k, v in (params or {}).items() if not _params.is_unset(v)}
     declared = declared_parameters(notebook, path)
@@ -344,7 +357,7 @@ def resolve(profile: str, notebook: str | None = None, params: Mapping[str, Any]
             for key in targets:
                 settings[key] = Setting(_cast(value, settings[key].value, name), f"parameter {name}")
     backend, model, base_url, cache_mode = (given.get(k) for k in ("BACKEND", "MODEL", "BASE_URL", "CACHE_MODE"))
-    description = settings_file.load(path)[profiles.check(profile, path)].get("description", "")
+    description = settings_file.load(path)[settings_file.check(profile, path)].get("description", "")
     gateway = _gateway(environ, backend, base_url, cache_mode)
     # the pipeline sets both; a notebook that reaches no prompt gets an empty list (not None: run by hand)
     kernel_nb, prompts = _var(environ, "JUDGELAB_RUN_NOTEBOOK"), _var(environ, "JUDGELAB_RUN_PROMPT_VERSIONS")

@@ -4,10 +4,12 @@ A profile (``smoke``, ``demo``, ``paper``, or a new section such as ``[class]`` 
 ``inherits = "demo"``) holds one table of knobs per study; :func:`knobs` returns one study's
 knobs as the code uses them ("none" -> None, arrays -> tuples). The environment variables are
 declared overrides of named settings (``[overrides]``), read only through
-:func:`judgelab.settings_file.env` (the floor below, so that paths and the gateway use it too).
+:mod:`judgelab.settings_file` (the floor below, which also applies a profile's ``inherits``:
+:func:`resolved`, :func:`studies`, :func:`check`, re-exported here).
 
 ``python -m judgelab.profiles show demo`` prints a run's resolved configuration
-(:mod:`judgelab.config`), each value with its source; ``python -m judgelab.profiles docs`` writes ``docs/settings.md``.
+(:mod:`judgelab.config`), each value with its source; ``python -m judgelab.profiles docs``
+writes ``docs/settings.md``.
 """
 from __future__ import annotations
 
@@ -16,76 +18,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judgelab.settings_file import FILE, ProfileError, declared, load, names
+from judgelab import config
+from judgelab.config import fmt
+from judgelab.settings_file import (FILE, NONE, ProfileError, check, declared, load, names,  # noqa: F401 (the API)
+                                     resolved, studies)
 
 DOCS = FILE.parent / "docs" / "settings.md"
-NONE = "none"
-#: keys of a profile's own table that are not studies
-PROFILE_KEYS = ("inherits", "description")
 
 
 PROFILES = names()
-
-
-def check(name: str, path: Path = FILE) -> str:
-    """Return ``name`` if the settings file declares it; otherwise a ValueError that lists them."""
-    if name not in names(path):
-        raise ProfileError(f"unknown PROFILE {name!r}; choose one of {', '.join(names(path))} "
-                           f"(or add a [{name}] section to {path.name})")
-    return name
-
-
-def _chain(name: str, path: Path) -> list[str]:
-    """``name`` and the profiles it inherits from, the root last."""
-    chain = [check(name, path)]
-    while (parent := load(path)[chain[-1]].get("inherits")) is not None:
-        if parent in chain:
-            raise ProfileError(f"{path.name}: [{name}] inherits in a circle ({' -> '.join(chain + [parent])})")
-        chain.append(check(parent, path))
-    return chain
-
-
-def _merge(base: dict, top: dict, origin: str, sources: dict, prefix: str = "") -> dict:
-    out = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value, origin, sources, f"{prefix}{key}.")
-        else:
-            out[key] = value
-            sources[prefix + key] = origin
-    return out
-
-
-def _value(value: Any) -> Any:
-    if isinstance(value, str) and value == NONE:
-        return None
-    if isinstance(value, list):
-        return tuple(_value(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _value(v) for k, v in value.items()}
-    return value
-
-
-def resolved(study: str, name: str, path: Path = FILE) -> tuple[dict[str, Any], dict[str, str]]:
-    """(knobs, {knob: the profile that set it}) of ``study`` in profile ``name``, inheritance applied."""
-    merged: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for origin in reversed(_chain(name, path)):
-        table = load(path)[origin].get(study)
-        if table is not None:
-            merged = _merge(merged, table, origin, sources)
-    if not merged:
-        raise ProfileError(f"{path.name}: profile {name!r} has no [{name}.{study}] table (nor inherits one)")
-    return _value(merged), sources
-
-
-def studies(name: str, path: Path = FILE) -> list[str]:
-    """The studies profile ``name`` sets, in file order."""
-    found: list[str] = []
-    for origin in reversed(_chain(name, path)):
-        found += [k for k, v in load(path)[origin].items()
-                  if k not in PROFILE_KEYS and isinstance(v, dict) and k not in found]
-    return found
 
 
 def knobs(study: str, name, path: Path = FILE) -> dict[str, Any]:
@@ -97,18 +38,6 @@ def knobs(study: str, name, path: Path = FILE) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- show and docs
-
-def fmt(value: Any) -> str:
-    if value is None:
-        return NONE
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, tuple):
-        return ", ".join(fmt(v) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{k}={fmt(v)}" for k, v in value.items())
-    return str(value)
-
 
 def _flat(knobs_: dict, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -125,8 +54,6 @@ def show(name: str, path: Path = FILE) -> str:
     """What a run of profile ``name`` gets, each value with its source: every knob, each study's
     judge (backend, model, effort, the key's variable, never the key), the gateway and the paths
     (:meth:`judgelab.config.Config.show`)."""
-    from judgelab import config
-
     return config.resolve(name, path=path).show()
 
 
