@@ -59,13 +59,9 @@ class StudyJudge:
     """The environment variable the key is read from when a call is made (never the key itself);
     None for the in-process backend."""
 
-    @property
-    def label(self) -> str:
-        """``backend:model`` as the sidecars name a judge."""
-        return f"{self.backend.value}:{self.model.value or 'default'}"
-
 
 def fmt(value: Any) -> str:
+    """A value as the settings file and ``profiles show`` write it (None as ``none``)."""
     if value is None:
         return settings_file.NONE
     if isinstance(value, bool):
@@ -75,7 +71,6 @@ def fmt(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}={fmt(v)}" for k, v in value.items())
     return str(value)
-
 
 
 def _frozen(mapping: Mapping) -> Mapping:
@@ -103,7 +98,8 @@ class Config:
     paths: Mapping[str, Setting] = field(default_factory=dict)
     """Output root, project root, acquired data, the data mirror."""
     parameters: Mapping[str, Any] = field(default_factory=dict)
-    """The notebook parameters given a value (not None): what a variant run changed."""
+    """The notebook parameters given a value (not None); the sidecars name those that differ from
+    the notebook's own defaults (:func:`notebook_defaults`): what a variant run changed."""
     kernel: Mapping[str, Setting] = field(default_factory=dict)
     """What ``python -m judgelab.pipeline run`` tells a notebook's kernel: ``notebook`` (its stem)
     and ``prompt_versions`` (a tuple); None when the notebook is run by hand."""
