@@ -39,7 +39,8 @@
 # CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
 # N_STORIES: stories judged per data set (None = the profile's; smoke 2, demo 26 + 6, paper all).
 # DATASETS: "confederacy", "artifice" or both, comma-separated (None = both).
-# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs); true/false, on/off, 1/0.
+# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs); true/false, on/off, 1/0
+# (None = the profile's human.run_sage).
 PROFILE = "demo"
 BACKEND = None
 MODEL = None
@@ -47,7 +48,7 @@ BASE_URL = None
 CACHE_MODE = None
 N_STORIES = None
 DATASETS = None
-RUN_SAGE = True
+RUN_SAGE = None
 
 # %%
 import pandas as pd
@@ -147,7 +148,7 @@ holistic_rows[["dataset", "story", "score", "status", "input_tokens", "output_to
 # granularity, ENC emotional-narrative coherence).
 
 # %%
-sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=RUN_SAGE)
+sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=run.config["human.run_sage"])
 appendix.sage_overview(sage_run)
 
 # %%

@@ -233,7 +233,8 @@ def test_the_configuration_is_frozen():
 
 def test_every_notebook_parameter_is_declared_and_none_means_the_profiles():
     """Each notebook's parameters cell and the settings file's [parameters] name the same
-    parameters; a parameter that sets a knob defaults to None in the notebook (no second default)."""
+    parameters; every parameter but PROFILE defaults to None in the notebook (no second default:
+    None is the profile's value, the environment's judge, or everything)."""
     for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
         cell = nb.read_text().split('# %% tags=["parameters"]', 1)[1].split("\n# %%", 1)[0]
         defaults = {t.id: n.value for n in ast.parse(cell).body if isinstance(n, ast.Assign) for t in n.targets}
@@ -246,6 +247,7 @@ def test_every_notebook_parameter_is_declared_and_none_means_the_profiles():
         # others (a scope, a selection) are read by the notebook's own code
         assert {k for k, v in declared.items() if v.get("reads") in ("scope", "selection")} <= loads, nb.name
         assert {v.get("reads") for v in declared.values()} <= {None, "profile", "judge", "gateway", "scope", "selection"}
+        assert all(isinstance(v, ast.Constant) and v.value is None for k, v in defaults.items() if k != "PROFILE"), nb.name
         for name, spec in declared.items():
             assert ("knob" in spec) != ("reads" in spec) and spec.get("meaning"), (nb.name, name)
             if "knob" in spec:

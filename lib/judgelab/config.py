@@ -98,8 +98,8 @@ class Config:
     paths: Mapping[str, Setting] = field(default_factory=dict)
     """Output root, project root, acquired data, the data mirror."""
     parameters: Mapping[str, Any] = field(default_factory=dict)
-    """The notebook parameters given a value (not None); the sidecars name those that differ from
-    the notebook's own defaults (:func:`notebook_defaults`): what a variant run changed."""
+    """The notebook parameters given a value (every parameter but ``PROFILE`` defaults to None in its
+    notebook, "the profile's"): what a variant run changed, as the sidecars name them."""
     kernel: Mapping[str, Setting] = field(default_factory=dict)
     """What ``python -m judgelab.pipeline run`` tells a notebook's kernel: ``notebook`` (its stem)
     and ``prompt_versions`` (a tuple); None when the notebook is run by hand."""
@@ -169,24 +169,6 @@ def declared_parameters(notebook: str | None, path: Path = settings_file.FILE) -
         return {}
     table = settings_file.load(path).get("parameters", {})
     return dict(table.get(notebook.split("_")[0], {}))
-
-
-def notebook_defaults(stem: str, root: Path | None = None) -> dict[str, Any]:
-    """The values the notebook's own ``parameters`` cell gives (``notebooks/<stem>.py``), to tell
-    a variant's parameters from the defaults; {} when the source is not there."""
-    import ast
-
-    from judgelab import paths
-
-    source = (root or paths.project_root()) / "notebooks" / f"{stem}.py"
-    if not source.is_file():
-        return {}
-    parts = source.read_text(encoding="utf-8").split('# %% tags=["parameters"]', 1)
-    if len(parts) < 2:
-        return {}
-    cell = ast.parse(parts[1].split("\n# %%", 1)[0])
-    return {t.id: ast.literal_eval(n.value) for n in cell.body if isinstance(n, ast.Assign)
-            for t in n.targets if isinstance(t, ast.Name)}
 
 
 def notebook_parameters(notebook: str | None, namespace: Mapping[str, Any]) -> dict[str, Any]:

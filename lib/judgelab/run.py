@@ -119,9 +119,7 @@ class Run:
                            f"(its judges: {', '.join(self.judges) or 'none'}); run.use its gateway first")
         backend, model, base_url = self.judges[studies[0]] if studies else (self.backend, self.model, self.base_url)
         judges = {s: self.judges[s] for s in (studies or self.judges)}
-        defaults = _config.notebook_defaults(self.notebook) if self.config else {}
-        changed = {k: v for k, v in (self.config.parameters if self.config else {}).items()
-                   if k != "PROFILE" and (k not in defaults or v != defaults[k])}
+        changed = {k: v for k, v in (self.config.parameters if self.config else {}).items() if k != "PROFILE"}
         return provenance.context(notebook=self.notebook, profile=self.profile, backend=backend, model=model,
                                   base_url=base_url, prompt_versions=self.prompt_versions, seeds=self.seeds,
                                   parameters=changed, judges={s: f"{b or '?'}:{m or '?'}" for s, (b, m, _) in judges.items()})
