@@ -40,7 +40,7 @@ from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
 from judgelab.run import Run
 
-run = Run.open("01", profile=PROFILE)
+run = Run.open("01", profile=PROFILE, params=globals())
 if STORY_FOLDER is None:
     corpus = manifest.load_corpus()
     print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")

@@ -92,7 +92,7 @@ ANONYMOUS_AUTHOR_SENSITIVITY = None
 from judgelab.run import Run
 from judgelab.sage.report import layer_notebook
 
-run = Run.open("04", profile=PROFILE)
+run = Run.open("04", profile=PROFILE, params=globals())
 report = layer_notebook(run, "L6", BACKEND, MODEL, BASE_URL, stories=STORIES, modes=MODES,
                         context_policy=CONTEXT_POLICY, mask_title_in_body=MASK_TITLE_IN_BODY,
                         anonymous_author_sensitivity=ANONYMOUS_AUTHOR_SENSITIVITY)

@@ -67,11 +67,14 @@
 
 # %% tags=["parameters"]
 PROFILE = "demo"
-# paper, Table 7: a dimension converges when |R5 - R4| < 0.3
-CONVERGENCE_THRESHOLD = 0.3
-# paper, Table 7: evaluator and validator agree when they differ by < 0.5
-AGREEMENT_THRESHOLD = 0.5
-LAYERS = ["L4", "L5", "L6"]
+# CONVERGENCE_THRESHOLD: |R5 - R4| below which a dimension converged (None = the profile's
+# sage.convergence_threshold; paper, Table 7: 0.3)
+CONVERGENCE_THRESHOLD = None
+# AGREEMENT_THRESHOLD: evaluator and validator agree when they differ by less (None = the profile's
+# sage.agreement_threshold, which notebooks 02-04 flag with too; paper, Table 7: 0.5)
+AGREEMENT_THRESHOLD = None
+# LAYERS: the layers analysed, e.g. ["L4"] (None = the profile's sage_analysis.layers: L4-L6)
+LAYERS = None
 
 # %%
 import pandas as pd
@@ -80,7 +83,10 @@ from IPython.display import Markdown, display
 from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability, scores
 
-run = Run.open("05", profile=PROFILE)
+run = Run.open("05", profile=PROFILE, params=globals())
+CONVERGENCE_THRESHOLD = run.config["sage.convergence_threshold"]  # the parameter, else the profile's
+AGREEMENT_THRESHOLD = run.config["sage.agreement_threshold"]
+LAYERS = list(run.config["sage_analysis.layers"])
 BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 40, "display.width", 160, "display.precision", 3)
 

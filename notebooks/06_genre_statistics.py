@@ -66,11 +66,13 @@
 # %% tags=["parameters"]
 PROFILE = "demo"
 # GENRE_UNIT: the unit of the saved pairwise-tests table, "story_mode" (the paper's reading), "story",
-# "content" or "title"; Tables 10 and 11 show every unit (the story first)
-GENRE_UNIT = "story_mode"
-# the unit of the dimension-level table: "story" (a story's modes averaged), "content", "title", "story_mode"
-DIMENSION_UNIT = "story"
-LAYERS = ["L4", "L5", "L6"]
+# "content" or "title"; Tables 10 and 11 show every unit (None = the profile's sage_analysis.genre_unit)
+GENRE_UNIT = None
+# DIMENSION_UNIT: the unit of the dimension-level table: "story" (a story's modes averaged), "content",
+# "title", "story_mode" (None = the profile's sage_analysis.dimension_unit)
+DIMENSION_UNIT = None
+# LAYERS: the layers analysed (None = the profile's sage_analysis.layers)
+LAYERS = None
 
 # %%
 import pandas as pd
@@ -82,7 +84,9 @@ from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tabl
 from judgelab.sage.analysis import independence as indep
 from judgelab.sage.analysis import paper_values as pv
 
-run = Run.open("06", profile=PROFILE)
+run = Run.open("06", profile=PROFILE, params=globals())
+GENRE_UNIT, DIMENSION_UNIT = run.config["sage_analysis.genre_unit"], run.config["sage_analysis.dimension_unit"]
+LAYERS = list(run.config["sage_analysis.layers"])
 BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 

@@ -72,7 +72,7 @@ settings = landscape_settings(PROFILE, collections=COLLECTIONS if COLLECTION_FIL
 if COLLECTION_FILE is not None:  # your own collection, checked row by row before any embedding
     settings = own_collection.with_collection(settings, COLLECTION_FILE, text=TEXT_COLUMN, date=DATE_COLUMN,
                                               title=TITLE_COLUMN, embeddings=EMBEDDINGS)
-run = Run.open("07", profile=PROFILE, knobs=settings.knobs)
+run = Run.open("07", profile=PROFILE, knobs=settings.knobs, params=globals())
 run.choose(settings.choices())  # recorded in every sidecar: the claims scorecard compares them with the paper's
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]

@@ -59,10 +59,11 @@
 # %% tags=["parameters"]
 # N_PAIRS: None = the profile's number of endpoint pairs per collection;
 # TEMPORAL: the temporal constraint (u -> v only if date_u <= date_v); "off"/"false" turn it off
+# (None = the profile's narrative.temporal: on, the paper's)
 # INVESTIGATE_LENGTHS: None = the profile's; the path-length investigation (full news collection)
 PROFILE = "demo"
 N_PAIRS = None
-TEMPORAL = True
+TEMPORAL = None
 INVESTIGATE_LENGTHS = None
 
 # %%
@@ -72,8 +73,10 @@ from judgelab.narrative.paths import paper_tables as math_tables
 from judgelab.narrative.settings import path_settings
 from judgelab.run import Run
 
-settings = path_settings(PROFILE, n_pairs=N_PAIRS, temporal=TEMPORAL, investigate_lengths=INVESTIGATE_LENGTHS)
-run = Run.open("08", profile=PROFILE, knobs=settings.knobs)
+run = Run.open("08", profile=PROFILE, params=globals())
+settings = path_settings(PROFILE, n_pairs=N_PAIRS, temporal=run.config["narrative.temporal"],
+                         investigate_lengths=INVESTIGATE_LENGTHS)
+run.knobs(settings.knobs)
 settings
 
 # %% [markdown]

@@ -74,8 +74,8 @@ from judgelab.narrative.judges import validity
 from judgelab.narrative.settings import judge_knobs
 from judgelab.run import Run
 
-knobs = judge_knobs(PROFILE, k=K, modes=MODES, n_pairs=N_PAIRS, explanations=EXPLANATIONS)
-run = Run.open("09", profile=PROFILE, knobs=knobs)
+run = Run.open("09", profile=PROFILE, params=globals())  # MODES, EXPLANATIONS, BACKEND ... resolved into run.config
+knobs = run.knobs(judge_knobs(run.config, k=K, n_pairs=N_PAIRS))
 pd.set_option("display.precision", 3)
 knobs
 
@@ -87,7 +87,7 @@ knobs
 # works, not what the paper found.
 
 # %%
-gw = run.use(open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+gw = run.use(open_gateway("narrative", config=run.config))
 run.banner()
 
 # %% [markdown]

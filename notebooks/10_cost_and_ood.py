@@ -68,9 +68,8 @@ from judgelab.narrative.judges import agreement, paper_tables as judge_tables
 from judgelab.narrative.settings import cost_ood_knobs
 from judgelab.run import Run
 
-knobs = cost_ood_knobs(PROFILE, n_cost_sample=N_COST_SAMPLE, n_ood=N_OOD, n_perturbed=N_PERTURBED,
-                       k=K, ood_modes=OOD_MODES)
-run = Run.open("10", profile=PROFILE, knobs=knobs)
+run = Run.open("10", profile=PROFILE, params=globals())  # N_OOD, OOD_MODES, BACKEND ... resolved into run.config
+knobs = run.knobs(cost_ood_knobs(run.config, n_cost_sample=N_COST_SAMPLE, n_perturbed=N_PERTURBED, k=K))
 SEED = knobs["seed"]
 pd.set_option("display.precision", 3)
 knobs
@@ -83,7 +82,7 @@ knobs
 # runs, not what the paper found.
 
 # %%
-gw = run.use(open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+gw = run.use(open_gateway("narrative", config=run.config))
 run.banner()
 
 # %% [markdown]

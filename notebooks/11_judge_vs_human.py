@@ -39,7 +39,8 @@
 # CACHE_MODE: normal | replay | refresh (None = $JUDGELAB_CACHE_MODE, else normal).
 # N_STORIES: stories judged per data set (None = the profile's; smoke 2, demo 26 + 6, paper all).
 # DATASETS: "confederacy", "artifice" or both, comma-separated (None = both).
-# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs); true/false, on/off, 1/0.
+# RUN_SAGE: also run SAGE L5 on the stories (the holistic judge always runs); true/false, on/off, 1/0
+# (None = the profile's human.run_sage).
 PROFILE = "demo"
 BACKEND = None
 MODEL = None
@@ -47,7 +48,7 @@ BASE_URL = None
 CACHE_MODE = None
 N_STORIES = None
 DATASETS = None
-RUN_SAGE = True
+RUN_SAGE = None
 
 # %%
 import pandas as pd
@@ -58,7 +59,7 @@ from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
 from judgelab.run import Run
 
-run = Run.open("11", profile=PROFILE)
+run = Run.open("11", profile=PROFILE, params=globals())
 knobs = run.knobs(profiles.knobs("human", PROFILE))
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)
@@ -73,7 +74,7 @@ appendix.run_settings(PROFILE, knobs, n_stories)
 # Every call goes through the gateway (cache, structured output, retries, ledger).
 
 # %%
-gw = run.use(open_gateway("holistic", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE))
+gw = run.use(open_gateway("holistic", config=run.config))
 run.banner()
 display(Markdown(appendix.judge_note(gw)))
 
@@ -147,7 +148,7 @@ holistic_rows[["dataset", "story", "score", "status", "input_tokens", "output_to
 # granularity, ENC emotional-narrative coherence).
 
 # %%
-sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=RUN_SAGE)
+sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=run.config["human.run_sage"])
 appendix.sage_overview(sage_run)
 
 # %%

@@ -57,7 +57,7 @@ from judgelab.narrative import settings as narrative_settings
 from judgelab.run import Run
 from judgelab.sage import LAYERS
 
-run = Run.open("12", profile=PROFILE)
+run = Run.open("12", profile=PROFILE, params=globals())
 knobs = run.knobs(profiles.knobs("behaviour", PROFILE))
 if not params.is_unset(HARDEN):
     knobs["harden"] = ("sage", "narrative") if params.as_bool(HARDEN, name="HARDEN") else ()
@@ -74,8 +74,8 @@ knobs
 # %%
 # Each study's calls on its own judge (judgelab.study_models: SAGE's and the narrative judges' defaults
 # differ on OpenAI), so that the unperturbed requests are exactly those of notebooks 02 and 09.
-gw = open_gateway("sage", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
-gw_narr = open_gateway("narrative", backend=BACKEND, model=MODEL, base_url=BASE_URL, cache_mode=CACHE_MODE)
+gw = open_gateway("sage", config=run.config)
+gw_narr = open_gateway("narrative", config=run.config)
 run.use(gw, gw_narr)
 JUDGES = {"sage": gw, "narrative": gw_narr}
 # a figure names the judges of the calls it draws (one line when they agree)

@@ -90,14 +90,12 @@ POWER_SIMULATIONS = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import paths, profiles
+from judgelab import paths
 from judgelab.claims import figure, register, scorecard
 from judgelab.run import Run
 
-knobs = profiles.knobs("claims", PROFILE)
-run = Run.open("13", profile=PROFILE, knobs=knobs)
-if POWER_SIMULATIONS is not None:
-    knobs["power_simulations"] = int(POWER_SIMULATIONS)
+run = Run.open("13", profile=PROFILE, params=globals())
+knobs = run.knobs(run.config.knobs("claims"))  # POWER_SIMULATIONS applied
 pd.set_option("display.max_columns", 30, "display.width", 180, "display.precision", 3,
               "display.max_colwidth", 60)
 knobs

@@ -2,6 +2,8 @@
 environment variables, and the generated docs/settings.md."""
 from __future__ import annotations
 
+import ast
+import dataclasses
 import re
 import subprocess
 import sys
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judgelab import profiles, settings_file
+from judgelab import config, profiles, settings_file
 from judgelab.study_models import PAPER_JUDGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +100,17 @@ def test_a_custom_profile_inherits_and_changes_only_what_it_names(custom):
     assert narr["collections"]["news"] == {"n_pairs": 10, "subset": None}   # tables merge key by key
     assert narr["seed"] == 42
     shown = profiles.show("class", custom)
-    assert "  seed = 7    (base)" in shown and "  collections.news.n_pairs = 10    (class)" in shown
+    assert "  seed = 7    (profile base)" in shown and "  collections.news.n_pairs = 10    (profile class)" in shown
+    # an inline table overridden in the child is the child's, not the parent's
+    assert "  per_category = canonical=1; pulp=1; llm=1    (profile class)" in shown
+
+
+def test_an_inline_table_changed_in_part_names_each_parts_profile(tmp_path):
+    path = tmp_path / "profiles.toml"
+    path.write_text(CUSTOM.replace("per_category = { canonical = 1, pulp = 1, llm = 1 }", "per_category = { pulp = 0 }"))
+    s = config.resolve("class", path=path).setting("sage.per_category")
+    assert s.value == {"canonical": 2, "pulp": 0, "llm": 2}
+    assert s.source == "profile base: canonical, llm; class: pulp"
 
 
 def test_unknown_and_circular_profiles_are_clear_errors(custom):
@@ -152,10 +164,95 @@ def test_only_the_settings_file_module_reads_the_environment(monkeypatch):
 def test_show_says_where_each_setting_came_from(monkeypatch):
     monkeypatch.setenv("JUDGELAB_MODEL", "gpt-4.1")
     monkeypatch.setenv("JUDGELAB_API_KEY", "a-secret-key-value")
+    monkeypatch.setenv("JUDGELAB_BASE_URL", "http://127.0.0.1:8080/v1")
     shown = profiles.show("demo")
-    assert "  per_category = canonical=2; pulp=2; llm=2    (demo)" in shown
-    assert "  gateway.model = gpt-4.1    (from JUDGELAB_MODEL)" in shown
-    assert "a-secret-key-value" not in shown and "gateway.api_key = (set, not shown)" in shown
+    assert "  per_category = canonical=2; pulp=2; llm=2    (profile demo)" in shown
+    sage = shown.split("[judges.sage]")[1].split("[judges.narrative]")[0]
+    # a base URL chooses openai-compatible; its key comes from JUDGELAB_API_KEY, shown by name only
+    assert "  backend = openai-compatible    (default (a base URL chooses openai-compatible))" in sage
+    assert "  model = gpt-4.1    (environment JUDGELAB_MODEL)" in sage
+    assert "  key_variable = JUDGELAB_API_KEY" in sage
+    assert "  concurrency = 8    (default)" in shown.split("[gateway]")[1]
+    assert "a-secret-key-value" not in shown
+
+
+# ---------------------------------------------------------------- the resolved configuration
+
+
+def test_each_studys_judge_resolves_from_paper_environment_or_parameter():
+    env = {"JUDGELAB_BACKEND": "openai", "OPENAI_API_KEY": "sk-never-shown", "JUDGELAB_NARRATIVE_MODEL": "gpt-4o",
+           "JUDGELAB_SAGE_REASONING_EFFORT": "low"}
+    cfg = config.resolve("paper", environ=env)
+    sage, narr, hol = (cfg.judges[s] for s in ("sage", "narrative", "holistic"))
+    assert (sage.model.value, sage.model.source) == ("gpt-5-mini", PAPER_JUDGES["sage"].source)
+    assert (sage.reasoning_effort.value, sage.reasoning_effort.source) == ("low", "environment JUDGELAB_SAGE_REASONING_EFFORT")
+    assert (narr.model.value, narr.model.source) == ("gpt-4o", "environment JUDGELAB_NARRATIVE_MODEL")
+    assert (hol.model.value, hol.backend.source) == ("gpt-4.1", "environment JUDGELAB_BACKEND")
+    assert {j.key_variable for j in (sage, narr, hol)} == {"OPENAI_API_KEY"}
+    assert "sk-never-shown" not in cfg.show() and "sk-never-shown" not in repr(cfg)
+    # a notebook's MODEL wins over the environment, for every study of that run
+    cfg = config.resolve("paper", "09", {"MODEL": "gpt-4.1-mini"}, environ=env)
+    assert (cfg.judges["narrative"].model.value, cfg.judges["narrative"].model.source) == ("gpt-4.1-mini", "parameter MODEL")
+    # the embedded default needs no key
+    local = config.resolve("demo", environ={})
+    assert local.judges["sage"].backend.value == "llamacpp" and local.judges["sage"].key_variable is None
+
+
+def test_a_notebook_parameter_overrides_its_knob_and_none_keeps_the_profiles():
+    base = config.resolve("demo", "05", {"CONVERGENCE_THRESHOLD": None, "PROFILE": "demo"}, environ={})
+    assert base.setting("sage.convergence_threshold") == config.Setting(0.3, "profile demo")
+    assert base.parameters == {"PROFILE": "demo"}
+    # papermill's -p passes text: read as the knob's type
+    cfg = config.resolve("demo", "05", {"CONVERGENCE_THRESHOLD": "0.1"}, environ={})
+    assert cfg.setting("sage.convergence_threshold") == config.Setting(0.1, "parameter CONVERGENCE_THRESHOLD")
+    assert cfg.parameters == {"CONVERGENCE_THRESHOLD": "0.1"}
+    assert config.resolve("demo", "02", {"MODES": "content"}, environ={})["sage.modes"] == ("content",)
+    assert config.resolve("demo", "08", {"N_PAIRS": 5}, environ={}).knobs("narrative")["collections"]["news"]["n_pairs"] == 5
+    # the library's knob readers take the resolved configuration too (notebooks 09, 10 and 13)
+    cfg = config.resolve("demo", "09", {"MODES": "simple,cot", "EXPLANATIONS": "on"}, environ={})
+    from judgelab.narrative.settings import judge_knobs
+    assert (judge_knobs(cfg)["modes"], judge_knobs(cfg)["explanations"]) == (("simple", "cot"), True)
+    assert profiles.knobs("claims", config.resolve("demo", "13", {"POWER_SIMULATIONS": 40}, environ={}))["power_simulations"] == 40
+    seeds = config.resolve("demo", "07", {"SEED": "7"}, environ={})
+    assert seeds.setting("narrative.seed") == config.Setting(7, "parameter SEED")
+    with pytest.raises(settings_file.ProfileError, match=r'profiles.toml: notebook 05\'s parameter SEED is not declared'):
+        config.resolve("demo", "05", {"SEED": 7}, environ={})
+
+
+def test_the_configuration_is_frozen():
+    cfg = config.resolve("demo", environ={})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.profile = "paper"
+    with pytest.raises(TypeError):
+        cfg.settings["sage.seed"] = config.Setting(1, "me")
+    knobs = cfg.knobs("sage")
+    knobs["seed"] = 99  # a copy: the configuration is unchanged
+    assert cfg["sage.seed"] == 7
+    assert all(f.__doc__ or f.name for f in dataclasses.fields(cfg))
+
+
+def test_every_notebook_parameter_is_declared_and_none_means_the_profiles():
+    """Each notebook's parameters cell and the settings file's [parameters] name the same
+    parameters; every parameter but PROFILE defaults to None in the notebook (no second default:
+    None is the profile's value, the environment's judge, or everything)."""
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
+        cell = nb.read_text().split('# %% tags=["parameters"]', 1)[1].split("\n# %%", 1)[0]
+        defaults = {t.id: n.value for n in ast.parse(cell).body if isinstance(n, ast.Assign) for t in n.targets}
+        declared = config.declared_parameters(nb.stem[:2])
+        assert set(defaults) == set(declared), nb.name
+        body = ast.parse(nb.read_text().split('# %% tags=["parameters"]', 1)[1].split("\n# %%", 1)[1])
+        loads = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        assert "Run.open(" in ast.unparse(body) and "params=globals()" in ast.unparse(body), nb.name
+        # a knob's parameter, a judge's and the cache mode act through run.config (tests above); the
+        # others (a scope, a selection) are read by the notebook's own code
+        assert {k for k, v in declared.items() if v.get("reads") in ("scope", "selection")} <= loads, nb.name
+        assert {v.get("reads") for v in declared.values()} <= {None, "profile", "judge", "gateway", "scope", "selection"}
+        assert all(isinstance(v, ast.Constant) and v.value is None for k, v in defaults.items() if k != "PROFILE"), nb.name
+        for name, spec in declared.items():
+            assert ("knob" in spec) != ("reads" in spec) and spec.get("meaning"), (nb.name, name)
+            if "knob" in spec:
+                assert isinstance(defaults[name], ast.Constant) and defaults[name].value is None, (nb.name, name)
+                assert config.resolve("demo", nb.stem[:2], {name: None}, environ={})  # the knob exists
 
 
 def test_show_on_the_command_line():
@@ -181,3 +278,110 @@ def test_notebook_12_reads_the_summaries_of_every_profiles_planted_layer():
     for name in profiles.PROFILES:
         layer = profiles.knobs("behaviour", name)["planted_layer"]
         assert f"sage_summary_{layer}" in READS["12"], (name, layer)
+
+
+# ---------------------------------------------------------------- every knob acts
+
+
+def _knob_reads(path: Path) -> tuple[set[str], set[str]]:
+    """(names read from a knobs dict: ``x["name"]``, ``x.get("name")``, the fields of a dataclass
+    built by ``from_settings(knobs)``; every string constant) of one source file."""
+    tree, reads, literals = ast.parse(path.read_text()), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            reads.add(node.slice.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+              and node.func.attr in ("get", "pop", "setdefault") and isinstance(node.args[0], ast.Constant)):
+            reads.add(node.args[0].value)
+        elif isinstance(node, ast.ClassDef) and any(isinstance(f, ast.FunctionDef) and f.name == "from_settings"
+                                                    for f in node.body):
+            reads |= {f.target.id for f in node.body if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)}
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            literals.add(node.value)
+    return reads, literals
+
+
+#: the modules that hold and print the settings, not the ones that use them
+_SETTINGS_MODULES = {"config.py", "profiles.py", "settings_file.py"}
+
+
+def unread_knobs(root: Path = ROOT) -> list[str]:
+    """The knobs of any profile that no notebook reads: a knob ``study.name`` is read when a
+    notebook's code (the notebook and the library files it reaches, judgelab.pipeline) names the
+    study and reads ``name`` from a knobs dict, or anywhere reads the full key ``"study.name"``
+    from the resolved configuration."""
+    from judgelab import pipeline
+
+    index, parsed = pipeline._current_index(), {}
+    reach = []
+    for nb in sorted((root / "notebooks").glob("[0-9][0-9]_*.py")):
+        files = [nb] + [f for f in pipeline.lib_files(nb, index) if f.suffix == ".py" and f.name not in _SETTINGS_MODULES]
+        reads, literals = set(), set()
+        for f in files:
+            r, lit = parsed.setdefault(f, _knob_reads(f))
+            reads, literals = reads | r, literals | lit
+        reach.append((reads, literals))
+    keys = {re.sub(r"collections\.\w+\.", "collections.*.", k)
+            for p in profiles.names() for k in config.resolve(p, environ={}).settings}
+    unread = []
+    for key in sorted(keys):
+        study, _, rest = key.partition(".")
+        name = rest.rsplit(".", 1)[-1]
+        if not any((study in lit and name in reads) or key in lit for reads, lit in reach):
+            unread.append(key)
+    return unread
+
+
+def test_every_knob_is_read_by_a_notebooks_code():
+    """A knob no code reads would show in `profiles show` and change nothing: the test fails on it
+    (tried: notebook 05 back on its own CONVERGENCE_THRESHOLD = 0.3 leaves sage.convergence_threshold unread)."""
+    assert unread_knobs() == []
+
+
+def test_cost_or_time_knobs_are_declared_and_exist():
+    declared = settings_file.load()["effects"]["cost_or_time"]
+    keys = set(config.resolve("demo", environ={}).settings)
+    assert declared and set(declared) <= keys
+
+
+def test_a_custom_convergence_threshold_changes_table_8(tmp_path):
+    """The settings file's sage.convergence_threshold, resolved as notebook 05 resolves it, changes
+    Table 8's convergence row; the agreement threshold its agreement row."""
+    from judgelab.sage.analysis import paper_tables
+
+    path = tmp_path / "profiles.toml"
+    path.write_text(settings_file.FILE.read_text() + '\n[mine]\ninherits = "demo"\n[mine.sage]\nconvergence_threshold = 0.15\nagreement_threshold = 0.1\n')
+    from sage_synthetic import evaluation_records, rows_from_records
+
+    rows = rows_from_records(evaluation_records("s1", "L4", "content", {4: [3.0] * 4, 5: [3.0, 3.2, 3.2, 3.4]},
+                                                validator_blind=[3.0] * 4))
+    summary = None
+
+    def table8(profile):
+        cfg = config.resolve(profile, "05", {"PROFILE": profile}, environ={}, path=path)
+        return paper_tables.table08_reliability(rows, summary, convergence_threshold=cfg["sage.convergence_threshold"],
+                                                agreement_threshold=cfg["sage.agreement_threshold"], n_boot=20, seed=0)
+
+    demo, mine = table8("demo"), table8("mine")
+    conv = [t.set_index("metric").loc["convergence_rate"] for t in (demo, mine)]
+    assert "< 0.3" in conv[0]["definition"] and "< 0.15" in conv[1]["definition"]
+    # by hand: |R5 - R4| of the toy rows is 0.0, 0.2, 0.2, 0.4 -> 3 of 4 below 0.3, 1 of 4 below 0.15
+    assert [conv[0]["value"], conv[1]["value"]] == pytest.approx([0.75, 0.25])
+    # the validator differs from R5 by the same 0.0, 0.2, 0.2, 0.4: 4 of 4 below 0.5, 1 of 4 below 0.1
+    agree = [t.set_index(["metric", "track"]).loc[("peer_agreement", "validator_blind"), "value"] for t in (demo, mine)]
+    assert agree == pytest.approx([1.0, 0.25])
+
+
+def test_a_study_gateway_is_built_from_the_resolved_configuration_not_the_environment(tmp_path, monkeypatch):
+    """open_gateway(study, config=...) takes backend, model, endpoint and cache mode from the run's
+    configuration; a variable set in the process after it was resolved changes nothing."""
+    from judgelab.study_models import open_gateway
+
+    env = {"JUDGELAB_BASE_URL": "http://127.0.0.1:9/v1", "JUDGELAB_NARRATIVE_MODEL": "judge-m"}
+    cfg = config.resolve("smoke", "09", {"CACHE_MODE": "replay"}, environ=env)
+    monkeypatch.setenv("JUDGELAB_NARRATIVE_MODEL", "another-model")
+    monkeypatch.setenv("JUDGELAB_CACHE_MODE", "refresh")
+    gw = open_gateway("narrative", config=cfg, cache_path=tmp_path / "c.sqlite", transcripts=False)
+    assert (gw.backend_name, gw.model_name, gw.cache_mode, gw.study) == ("openai-compatible", "judge-m", "replay", "narrative")
+    with pytest.raises(TypeError, match="not both"):
+        open_gateway("narrative", model="x", config=cfg)

@@ -213,3 +213,73 @@ def test_pipeline_gives_the_kernel_notebook_profile_and_the_prompt_versions_it_r
 def test_a_missing_sidecar_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="no provenance sidecar"):
         provenance.read_sidecar(tmp_path / "absent.csv")
+
+
+# ---------------------------------------------------------------- from the resolved configuration
+
+
+class _Judge:
+    """What a run reads of a gateway: its study, judge and ledger (empty)."""
+
+    def __init__(self, study, backend, model):
+        self.study, self.backend_name, self.model_name, self.base_url = study, backend, model, None
+        self.ledger = Ledger(PriceTable.load())
+
+
+def test_a_notebook_with_two_judges_names_each_tables_own(out_root):
+    from judgelab.behaviour.marking import writer
+
+    run = Run.open("12", profile="smoke")
+    sage, narr = _Judge("sage", "openai", "gpt-5-mini"), _Judge("narrative", "openai", "gpt-4.1")
+    run.use(sage, narr)  # the narrative judge last: it used to name every table
+    write = writer(run, {"sage": sage, "narrative": narr}, "smoke")
+    write({"toy_sage": pd.DataFrame({"a": [1]})}, "sage")
+    write({"toy_narr": pd.DataFrame({"a": [1]})}, "narrative")
+    write({"toy_both": pd.DataFrame({"study": ["narrative", "sage"], "a": [1, 2]})})
+    side = {n: provenance.read_sidecar(out_root / "results" / "tables" / f"{n}.csv") for n in ("toy_sage", "toy_narr", "toy_both")}
+    assert (side["toy_sage"]["judge"], side["toy_sage"]["judges"]) == ("openai:gpt-5-mini", ["sage=openai:gpt-5-mini"])
+    assert (side["toy_narr"]["judge"], side["toy_narr"]["judges"]) == ("openai:gpt-4.1", ["narrative=openai:gpt-4.1"])
+    assert side["toy_both"]["judges"] == ["narrative=openai:gpt-4.1", "sage=openai:gpt-5-mini"]
+    with pytest.raises(KeyError, match="no judge of study 'holistic'"):
+        run.table(pd.DataFrame({"a": [1]}), "toy_none", study="holistic")
+
+
+def test_the_seed_a_parameter_sets_is_the_seed_recorded_and_the_parameter_named(out_root):
+    """Notebook 07's SEED overrides the profile's main seed: the sidecar says the seed used."""
+    params = {"PROFILE": "smoke", "COLLECTIONS": None, "JSD_BASE": None, "SEED": 7, "SENSITIVITY_SEEDS": None}
+    run = Run.open("07", profile="smoke", knobs=profiles.knobs("narrative", "smoke"), params=params)
+    run.table(pd.DataFrame({"a": [1]}), "variant")
+    side = provenance.read_sidecar(out_root / "results" / "tables" / "variant.csv")
+    assert profiles.knobs("narrative", "smoke")["seed"] == 42 and side["seeds"] == ["seed=7"]
+    assert side["parameters"] == ["SEED=7"]
+    plain = Run.open("07", profile="smoke", knobs=profiles.knobs("narrative", "smoke"), params={**params, "SEED": None})
+    assert plain.context()["seeds"] == ["seed=42"] and plain.context()["parameters"] == []
+    off = Run.open("08", profile="smoke", params={"PROFILE": "smoke", "TEMPORAL": "off", "N_PAIRS": 3})
+    assert off.context()["parameters"] == ["N_PAIRS=3", "TEMPORAL='off'"]
+
+
+def test_a_notebook_run_by_hand_records_the_prompt_versions_it_reaches(out_root):
+    """Without the pipeline's environment (JupyterLab), the versions come from the notebook's imports:
+    notebook 09 reaches the narrative judge prompts, whose front matter declares them."""
+    declared = sorted(re.search(r"^version:\s*(\S+)", p.read_text(), re.MULTILINE).group(1)
+                      for p in (ROOT / "prompts" / "narrative").glob("judge_*.md"))
+    run = Run.open("09", profile="smoke")
+    run.judge("openai", "gpt-4.1")
+    assert declared and run.context()["prompt_versions"] == declared
+
+
+def test_the_git_state_is_read_for_each_output_not_once_per_process(tmp_path):
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "f.txt").write_text("a")
+    git("add", "f.txt")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "one")
+    first = provenance.git_state(str(tmp_path))
+    assert first[1] is False
+    (tmp_path / "f.txt").write_text("b")  # an edit between two outputs of one kernel
+    assert provenance.git_state(str(tmp_path)) == (first[0], True)
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "two")
+    second = provenance.git_state(str(tmp_path))
+    assert second[0] != first[0] and second[1] is False

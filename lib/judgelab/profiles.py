@@ -4,10 +4,12 @@ A profile (``smoke``, ``demo``, ``paper``, or a new section such as ``[class]`` 
 ``inherits = "demo"``) holds one table of knobs per study; :func:`knobs` returns one study's
 knobs as the code uses them ("none" -> None, arrays -> tuples). The environment variables are
 declared overrides of named settings (``[overrides]``), read only through
-:func:`judgelab.settings_file.env` (the floor below, so that paths and the gateway use it too).
+:mod:`judgelab.settings_file` (the floor below, which also applies a profile's ``inherits``:
+:func:`resolved`, :func:`studies`, :func:`check`, re-exported here).
 
-``python -m judgelab.profiles show demo`` prints a run's effective settings and where each came
-from; ``python -m judgelab.profiles docs`` writes ``docs/settings.md``.
+``python -m judgelab.profiles show demo`` prints a run's resolved configuration
+(:mod:`judgelab.config`), each value with its source; ``python -m judgelab.profiles docs``
+writes ``docs/settings.md``.
 """
 from __future__ import annotations
 
@@ -16,96 +18,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judgelab.settings_file import FILE, ProfileError, declared, env, load, names
+from judgelab import config
+from judgelab.config import fmt
+from judgelab.settings_file import (FILE, NONE, ProfileError, check, declared, load, names,  # noqa: F401 (the API)
+                                     resolved, studies)
 
 DOCS = FILE.parent / "docs" / "settings.md"
-NONE = "none"
-#: keys of a profile's own table that are not studies
-PROFILE_KEYS = ("inherits", "description")
 
 
 PROFILES = names()
 
 
-def check(name: str, path: Path = FILE) -> str:
-    """Return ``name`` if the settings file declares it; otherwise a ValueError that lists them."""
-    if name not in names(path):
-        raise ProfileError(f"unknown PROFILE {name!r}; choose one of {', '.join(names(path))} "
-                           f"(or add a [{name}] section to {path.name})")
-    return name
-
-
-def _chain(name: str, path: Path) -> list[str]:
-    """``name`` and the profiles it inherits from, the root last."""
-    chain = [check(name, path)]
-    while (parent := load(path)[chain[-1]].get("inherits")) is not None:
-        if parent in chain:
-            raise ProfileError(f"{path.name}: [{name}] inherits in a circle ({' -> '.join(chain + [parent])})")
-        chain.append(check(parent, path))
-    return chain
-
-
-def _merge(base: dict, top: dict, origin: str, sources: dict, prefix: str = "") -> dict:
-    out = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value, origin, sources, f"{prefix}{key}.")
-        else:
-            out[key] = value
-            sources[prefix + key] = origin
-    return out
-
-
-def _value(value: Any) -> Any:
-    if isinstance(value, str) and value == NONE:
-        return None
-    if isinstance(value, list):
-        return tuple(_value(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _value(v) for k, v in value.items()}
-    return value
-
-
-def resolved(study: str, name: str, path: Path = FILE) -> tuple[dict[str, Any], dict[str, str]]:
-    """(knobs, {knob: the profile that set it}) of ``study`` in profile ``name``, inheritance applied."""
-    merged: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for origin in reversed(_chain(name, path)):
-        table = load(path)[origin].get(study)
-        if table is not None:
-            merged = _merge(merged, table, origin, sources)
-    if not merged:
-        raise ProfileError(f"{path.name}: profile {name!r} has no [{name}.{study}] table (nor inherits one)")
-    return _value(merged), sources
-
-
-def studies(name: str, path: Path = FILE) -> list[str]:
-    """The studies profile ``name`` sets, in file order."""
-    found: list[str] = []
-    for origin in reversed(_chain(name, path)):
-        found += [k for k, v in load(path)[origin].items()
-                  if k not in PROFILE_KEYS and isinstance(v, dict) and k not in found]
-    return found
-
-
-def knobs(study: str, name: str, path: Path = FILE) -> dict[str, Any]:
-    """The knobs of ``study`` in profile ``name`` (a notebook gives them to its run for the seeds)."""
+def knobs(study: str, name, path: Path = FILE) -> dict[str, Any]:
+    """The knobs of ``study`` in profile ``name``, or in a run's resolved configuration
+    (:class:`judgelab.config.Config`: the notebook's parameters applied)."""
+    if not isinstance(name, str):
+        return name.knobs(study)
     return resolved(study, name, path)[0]
 
 
 # ---------------------------------------------------------------- show and docs
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return NONE
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, tuple):
-        return ", ".join(_fmt(v) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{k}={_fmt(v)}" for k, v in value.items())
-    return str(value)
-
 
 def _flat(knobs_: dict, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -119,22 +51,10 @@ def _flat(knobs_: dict, prefix: str = "") -> dict[str, Any]:
 
 
 def show(name: str, path: Path = FILE) -> str:
-    """The effective settings of a run of profile ``name``: each knob with the profile it came from,
-    then every declared variable that is set, with the setting it overrides."""
-    lines = [f"profile {name}: {load(path)[check(name, path)].get('description', '')}".rstrip(": ")]
-    for study in studies(name, path):
-        values, sources = resolved(study, name, path)
-        lines.append(f"\n[{study}]")
-        for key, value in _flat(values).items():
-            lines.append(f"  {key} = {_fmt(value)}    ({sources.get(key, name)})")
-    lines.append("\nenvironment overrides:")
-    set_vars = [(var, spec) for var, spec in declared(path).items() if env(var) is not None]
-    for var, spec in set_vars:
-        shown = "(set, not shown)" if spec.get("type") == "secret" else env(var)
-        lines.append(f"  {spec['key']} = {shown}    (from {var})")
-    if not set_vars:
-        lines.append("  none set: every gateway, path and judge setting has its default")
-    return "\n".join(lines)
+    """What a run of profile ``name`` gets, each value with its source: every knob, each study's
+    judge (backend, model, effort, the key's variable, never the key), the gateway and the paths
+    (:meth:`judgelab.config.Config.show`)."""
+    return config.resolve(name, path=path).show()
 
 
 _SECTION = re.compile(r"^\[([\w.]+)\]")
@@ -177,7 +97,7 @@ def docs(path: Path = FILE) -> str:
     out += ["", "| knob | " + " | ".join(f"`{p}`" for p in profs) + " | what it does |",
             "| --- |" + " --- |" * (len(profs) + 1)]
     for key, values in rows.items():
-        cells = [_cell(_fmt(values[p])) if p in values else "" for p in profs]
+        cells = [_cell(fmt(values[p])) if p in values else "" for p in profs]
         meaning = about.get(key) or about.get(re.sub(r"collections\.\w+\.", "collections.news.", key), "")
         out.append(f"| `{key}` | " + " | ".join(cells) + f" | {_cell(meaning)} |")
     out += ["", "## Environment variables", "",
@@ -187,6 +107,14 @@ def docs(path: Path = FILE) -> str:
     for var, spec in declared(path).items():
         what = ("internal: " if spec.get("internal") else "") + spec["meaning"]
         out.append(f"| `{var}` | `{spec['key']}` | {_cell(spec['type'])} | {_cell(what)} |")
+    out += ["", "## Notebook parameters", "",
+            "Each notebook's papermill parameters; a parameter with a knob overrides it (None in the",
+            "notebook means the profile's value), and the sidecars record every parameter given a value.", "",
+            "| notebook | parameter | sets | what it does |", "| --- | --- | --- | --- |"]
+    for nb, table in load(path).get("parameters", {}).items():
+        for name, spec in table.items():
+            sets = f"`{spec['knob']}`" if "knob" in spec else spec.get("reads", "")
+            out.append(f"| {nb} | `{name}` | {sets} | {_cell(spec.get('meaning', ''))} |")
     return "\n".join(out) + "\n"
 
 

@@ -9,22 +9,27 @@ object (strings, numbers, booleans, null, or lists of strings):
   ``"figure"``, the file described (the PNG for figures) and its SHA-256 (hex);
 - ``notebook`` (``09_judge_modes``) and ``profile``, null when unknown;
 - ``judge`` (``"<backend>:<model>"``, or ``"none"`` when no LLM made these numbers), ``backend``,
-  ``model`` and ``base_url_host`` (host[:port] of the endpoint, never a key or credentials);
+  ``model`` and ``base_url_host`` (host[:port] of the endpoint, never a key or credentials) of the
+  study whose table it is; ``judges`` (``"<study>=<backend>:<model>"``) the judge of each study
+  the output covers (a notebook with two judges: each table its own);
 - ``embedded_small_model`` and ``warning``: true and :data:`SMALL_MODEL_WARNING` when the bundled
   SmolLM2-135M answered, else false and ``""``;
-- ``prompt_versions`` (of the prompt files the notebook reaches; empty without a judge) and
-  ``seeds`` (``"<knob>=<value>"`` of every seed knob the notebook read);
+- ``prompt_versions`` (of the prompt files the notebook reaches; empty without a judge),
+  ``seeds`` (``"<knob>=<value>"`` of every seed knob the notebook read, as used: a parameter that
+  set one wins over the profile) and ``parameters`` (``"<NAME>=<value>"`` of each notebook
+  parameter given a value: what a variant run changed; empty for a plain run);
 - ``git_commit``, ``git_dirty`` (tracked files differ from it) and ``written_at`` (UTC, ISO 8601).
 
 ``notebook`` and ``prompt_versions`` come from the kernel's environment (:data:`ENV_NOTEBOOK`,
-:data:`ENV_PROMPTS`, set by ``python -m judgelab.pipeline run``), the rest from the run. The
+:data:`ENV_PROMPTS`, set by ``python -m judgelab.pipeline run``) or, run by hand, from the
+notebook's file and imports; the rest from the run (a notebook with two judges names each
+table's own). The
 gateways' ledgers are summed into ``results/runs/ledgers/<notebook>.json`` (:func:`write_ledger`)
 for :mod:`judgelab.runrecord`.
 """
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 import json
 import subprocess
@@ -70,9 +75,9 @@ def url_host(url: str | None) -> str | None:
 
 # ---------------------------------------------------------------- reading it
 
-@functools.lru_cache(maxsize=None)
 def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
-    """(commit, dirty: a tracked file differs) at ``root``; (None, None) without git."""
+    """(commit, dirty: a tracked file differs) at ``root`` now (not cached: a commit or an edit
+    between two outputs of one kernel shows); (None, None) without git."""
     root = root or str(paths.project_root())
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
@@ -86,7 +91,8 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
 
 def context(*, notebook: str | None = None, profile: str | None = None, backend: str | None = None,
             model: str | None = None, base_url: str | None = None, prompt_versions: list[str] | None = None,
-            seeds: dict[str, Any] | None = None) -> dict[str, Any]:
+            seeds: dict[str, Any] | None = None, parameters: dict[str, Any] | None = None,
+            judges: dict[str, str] | None = None) -> dict[str, Any]:
     """A sidecar's fields (module docstring) but output, file and hash; all None: outside a run."""
     judged = bool(backend or model)
     small = judged and is_embedded_small_model(backend, model)
@@ -95,6 +101,7 @@ def context(*, notebook: str | None = None, profile: str | None = None, backend:
         "notebook": notebook,
         "profile": profile,
         "judge": f"{backend or '?'}:{model or '?'}" if judged else "none",
+        "judges": [f"{s}={j}" for s, j in (judges or {}).items()],
         "backend": backend if judged else None,
         "model": model if judged else None,
         "base_url_host": url_host(base_url) if judged else None,
@@ -102,6 +109,7 @@ def context(*, notebook: str | None = None, profile: str | None = None, backend:
         "warning": SMALL_MODEL_WARNING if small else "",
         "prompt_versions": list(prompt_versions or []) if judged else [],
         "seeds": [f"{k}={v}" for k, v in sorted((seeds or {}).items())],
+        "parameters": [f"{k}={v!r}" for k, v in sorted((parameters or {}).items())],
         "git_commit": commit,
         "git_dirty": dirty,
         "written_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

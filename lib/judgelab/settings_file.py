@@ -1,7 +1,9 @@
 """The settings file, ``profiles.toml`` at the root, and the environment variables it declares.
 
 The lowest floor (it imports nothing of judgelab), so that :mod:`judgelab.paths` and the gateway
-read their variables through :func:`env` too; profiles and their knobs: :mod:`judgelab.profiles`.
+read their variables through :func:`env` too. A profile's knobs with its inheritance applied
+(:func:`resolved`) are read here too, for :mod:`judgelab.config` (a run's resolved configuration)
+and :mod:`judgelab.profiles` (the knobs API, ``show`` and ``docs``).
 """
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ import functools
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 FILE = Path(__file__).resolve().parents[2] / "profiles.toml"
 #: top-level tables of the file that are not profiles
-RESERVED = ("overrides",)
+RESERVED = ("overrides", "parameters", "effects")
 
 
 class ProfileError(ValueError):
@@ -40,9 +42,84 @@ def declared(path: Path = FILE) -> dict[str, dict[str, Any]]:
     return load(path).get("overrides", {})
 
 
-def env(name: str) -> str | None:
-    """``name``'s stripped value, None if unset or blank; a ``JUDGELAB_`` name must be declared."""
-    if name.startswith("JUDGELAB_") and name not in declared():
+def env(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """``name``'s stripped value in ``environ`` (None: the process's environment, read here and
+    nowhere else), None if unset or blank; the name must be declared in ``[overrides]``."""
+    if name not in declared():
         raise ProfileError(f"{name} is not declared in {FILE.name} [overrides]; declare it there first")
-    value = os.environ.get(name)
+    value = (os.environ if environ is None else environ).get(name)
     return value.strip() if value and value.strip() else None
+
+
+def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The declared variables that are set in ``environ`` (None: the process's), stripped: what a
+    run's configuration (:func:`judgelab.config.resolve`) reads, once."""
+    return {name: value for name in declared() if (value := env(name, environ)) is not None}
+
+
+# ---------------------------------------------------------------- profiles and inheritance
+
+NONE = "none"
+#: keys of a profile's own table that are not studies
+PROFILE_KEYS = ("inherits", "description")
+
+
+def check(name: str, path: Path = FILE) -> str:
+    """Return ``name`` if the settings file declares it; otherwise a ValueError that lists them."""
+    if name not in names(path):
+        raise ProfileError(f"unknown PROFILE {name!r}; choose one of {', '.join(names(path))} "
+                           f"(or add a [{name}] section to {path.name})")
+    return name
+
+
+def _chain(name: str, path: Path) -> list[str]:
+    """``name`` and the profiles it inherits from, the root last."""
+    chain = [check(name, path)]
+    while (parent := load(path)[chain[-1]].get("inherits")) is not None:
+        if parent in chain:
+            raise ProfileError(f"{path.name}: [{name}] inherits in a circle ({' -> '.join(chain + [parent])})")
+        chain.append(check(parent, path))
+    return chain
+
+
+def _merge(base: dict, top: dict, origin: str, sources: dict, prefix: str = "") -> dict:
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value, origin, sources, f"{prefix}{key}.")
+        else:
+            out[key] = value
+            sources[prefix + key] = origin
+    return out
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, str) and value == NONE:
+        return None
+    if isinstance(value, list):
+        return tuple(_value(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _value(v) for k, v in value.items()}
+    return value
+
+
+def resolved(study: str, name: str, path: Path = FILE) -> tuple[dict[str, Any], dict[str, str]]:
+    """(knobs, {knob: the profile that set it}) of ``study`` in profile ``name``, inheritance applied."""
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for origin in reversed(_chain(name, path)):
+        table = load(path)[origin].get(study)
+        if table is not None:
+            merged = _merge(merged, table, origin, sources)
+    if not merged:
+        raise ProfileError(f"{path.name}: profile {name!r} has no [{name}.{study}] table (nor inherits one)")
+    return _value(merged), sources
+
+
+def studies(name: str, path: Path = FILE) -> list[str]:
+    """The studies profile ``name`` sets, in file order."""
+    found: list[str] = []
+    for origin in reversed(_chain(name, path)):
+        found += [k for k, v in load(path)[origin].items()
+                  if k not in PROFILE_KEYS and isinstance(v, dict) and k not in found]
+    return found

@@ -55,10 +55,10 @@ class Judge:
     source: str
 
 
-def _env(name: str) -> str | None:
+def _env(name: str, environ=None) -> str | None:
     from judgelab import settings_file
 
-    return settings_file.env(name)
+    return settings_file.env(name, environ)
 
 
 def check_study(study: str) -> PaperJudge:
@@ -68,40 +68,54 @@ def check_study(study: str) -> PaperJudge:
 
 
 def resolve_judge(study: str, backend: str | None = None, model: str | None = None,
-                  base_url: str | None = None) -> Judge:
-    """The judge of ``study`` for these arguments and the environment (module docstring)."""
+                  base_url: str | None = None, environ=None) -> Judge:
+    """The judge of ``study`` for these arguments and the environment (module docstring);
+    ``environ``: another run's variables (None: this process's)."""
     from judgelab.gateway.settings import resolve
 
     paper = check_study(study)
     var = f"JUDGELAB_{study.upper()}_MODEL"
-    chosen_backend = resolve(backend=backend, base_url=base_url, cache_path="/dev/null", progress=False).backend
-    for name, value in (("the notebook's MODEL", model), (var, _env(var)), ("JUDGELAB_MODEL", _env("JUDGELAB_MODEL"))):
+    chosen_backend = resolve(backend=backend, base_url=base_url, cache_path="/dev/null", progress=False,
+                             environ=environ).backend
+    for name, value in (("the notebook's MODEL", model), (var, _env(var, environ)),
+                        ("JUDGELAB_MODEL", _env("JUDGELAB_MODEL", environ))):
         if value:
             picked, source = value, name
             break
     else:
         picked, source = (paper.model, paper.source) if chosen_backend == "openai" else (None, "the backend's default")
     effort_var = f"JUDGELAB_{study.upper()}_REASONING_EFFORT"
-    policy = ReasoningPolicy(default=paper.reasoning_effort, override=check_effort(_env(effort_var), effort_var))
+    policy = ReasoningPolicy(default=paper.reasoning_effort, override=check_effort(_env(effort_var, environ), effort_var))
     return Judge(study, chosen_backend, picked, policy, source)
 
 
 def open_gateway(study: str, backend: str | None = None, model: str | None = None, base_url: str | None = None,
-                 cache_mode: str | None = None, **kwargs):
-    """:meth:`judgelab.gateway.Gateway.from_settings` on ``study``'s judge (:func:`resolve_judge`)."""
+                 cache_mode: str | None = None, *, config=None, **kwargs):
+    """:meth:`judgelab.gateway.Gateway.from_settings` on ``study``'s judge: as a run's resolved
+    ``config`` (:class:`judgelab.config.Config`, the notebook's parameters applied) holds it, else
+    :func:`resolve_judge` on these arguments and the environment. ``kwargs``: other gateway settings."""
+    import dataclasses
+
     from judgelab.gateway import Gateway
+
+    if config is not None:
+        if any(v is not None for v in (backend, model, base_url, cache_mode)):
+            raise TypeError("open_gateway: give the run's config or backend/model/base_url/cache_mode, not both "
+                            "(the config already holds the notebook's parameters)")
+        check_study(study)
+        return Gateway.from_settings(dataclasses.replace(config.gateways[study], **kwargs))
 
     judge = resolve_judge(study, backend, model, base_url)
     return Gateway.from_settings(backend=backend, model=judge.model, base_url=base_url, cache_mode=cache_mode,
                                  reasoning=judge.reasoning, study=study, **kwargs)
 
 
-def agent_design(value: str | None = None) -> str:
+def agent_design(value: str | None = None, environ=None) -> str:
     """How the narrative judges' K agents differ: ``temperature`` (the paper: spread over
     0.3-0.7, and seeds) or ``seed-only`` (no temperature sent, seeds only: the only design a
     model that rejects temperature can run). ``value``, else ``JUDGELAB_NARRATIVE_AGENTS``, else
     ``temperature``."""
-    raw = (value or _env("JUDGELAB_NARRATIVE_AGENTS") or "temperature").strip().lower().replace("_", "-")
+    raw = (value or _env("JUDGELAB_NARRATIVE_AGENTS", environ) or "temperature").strip().lower().replace("_", "-")
     if raw not in AGENT_DESIGNS:
         raise ConfigError(f"JUDGELAB_NARRATIVE_AGENTS must be one of {', '.join(AGENT_DESIGNS)}, got {value or raw!r}")
     return raw

@@ -37,7 +37,8 @@ def writer(run, gateways: dict, profile: str):
     def write(tables: dict, study: str = "sage") -> dict:
         out = {name: mark(df, gateways, profile, study) for name, df in tables.items()}
         for name, df in out.items():
-            run.table(df, name)
+            studies = tuple(dict.fromkeys(df["study"])) if "study" in df.columns and len(df) else study
+            run.table(df, name, study=studies)  # the sidecar names this table's own judge(s)
         return out
     return write
 

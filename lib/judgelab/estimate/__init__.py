@@ -162,9 +162,9 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, samp
 
 
 def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS,
-                 sample: int | None = None, progress: bool = False):
+                 sample: int | None = None, environ=None, progress: bool = False):
     """Every notebook's calls on its study's judge, budgets as sent, costs; notes, labels and
-    tokenizers."""
+    tokenizers. ``environ``: the variables of the run priced (None: this process's)."""
     from judgelab.study_models import NOTEBOOK_STUDY, resolve_judge
 
     by_judge: dict = {}
@@ -173,7 +173,7 @@ def judged_calls(profile: str, backend: str | None, model: str | None, notebooks
     shares = [(nb, NOTEBOOK_STUDY[nb], None) for nb in notebooks]
     shares += [(nb, study, track) for nb in notebooks for track, study in SPLIT_TRACKS.get(nb, {}).items()]
     for nb, study, track in shares:
-        judge = resolve_judge(study, backend, model)
+        judge = resolve_judge(study, backend, model, environ=environ)
         by_judge.setdefault((judge.model, judge.reasoning), (judge, []))[1].append((nb, track))
     parts, notes, what, tokenizers = [], {}, {}, {}
     for judge, share in by_judge.values():
@@ -207,12 +207,12 @@ def _judge_share(calls: pd.DataFrame, share: list[tuple[str, str | None]]) -> pd
     return calls[keep].reset_index(drop=True)
 
 
-def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
+def design_warnings(calls: pd.DataFrame, backend: str, environ=None) -> list[str]:
     """The narrative notebooks a temperature-rejecting judge would refuse (judgelab.study_models.agent_design)."""
     from judgelab.gateway.reasoning import reasoning_applies
     from judgelab.study_models import agent_design
 
-    if agent_design() != "temperature":
+    if agent_design(environ=environ) != "temperature":
         return []
     out = []
     for nb in ("09", "10"):
@@ -226,16 +226,18 @@ def design_warnings(calls: pd.DataFrame, backend: str) -> list[str]:
 
 def estimate(profile: str, backend: str | None = None, model: str | None = None, *,
              notebooks=NOTEBOOKS, speed: timing.Speed | None = None, sample: int | None = None,
-             progress: bool = False) -> Estimate:
+             environ=None, progress: bool = False) -> Estimate:
     """Estimate notebooks' calls for ``profile``, each on its study's judge (``model``: one for
     all); ``sample``: that many stories per category and pairs per collection (:func:`measure`);
+    ``environ``: the declared variables of the run priced (None: this process's, read once here);
     ``progress``: a line on stderr as each notebook's requests are built."""
-    from judgelab import params, profiles, settings_file
+    from judgelab import profiles, settings_file
     from judgelab.gateway.settings import resolve
 
     profiles.check(profile)
-    s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False)
-    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample, progress)
+    environ = settings_file.environment(environ)
+    s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False, environ=environ)
+    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample, environ, progress)
     reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
     conc = {"09": profiles.knobs("narrative_judges", profile).get("concurrency")}
@@ -246,9 +248,9 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
     models = {nb: str(m) for nb, m in calls.groupby("notebook")["model"].first().items()}
     settings = {"concurrency": s.concurrency, "workers": workers, "rpm": s.rpm, "tpm": s.tpm,
                 "base_url": s.base_url, "reasoning_model": reasoning, "models": models,
-                "batch_mode": params.as_bool(settings_file.env("JUDGELAB_BATCH") or "0", name="JUDGELAB_BATCH"),
+                "batch_mode": s.batch,
                 "speed": speed.__dict__, "what": what}
-    warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend)
+    warnings = pricing.budget_warnings(calls) + design_warnings(calls, s.backend, environ)
     label = "+".join(dict.fromkeys(models.values()))
     return Estimate(profile, s.backend, label, "; ".join(f"{m}: {t}" for m, t in tokenizers.items()), calls,
                     summary, notes, settings, models, warnings)

@@ -1,20 +1,19 @@
 """A judge panel's price: each member's estimate of the panel's notebooks, on that member's judge.
 
 ``python -m judgelab.estimate.panel --panel panel.toml --profile paper --notebooks 09``
-(``make estimate PANEL=panel.toml NB=09``): :func:`judgelab.estimate.estimate` per member in the
-environment its run gets (no key is read), one row per member and notebook, and the total.
+(``make estimate PANEL=panel.toml NB=09``): :func:`judgelab.estimate.estimate` per member on the
+variables its run gets (passed as a mapping: this process's environment is left alone; no key is
+read), one row per member and notebook, and the total.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
-from unittest import mock
 
 import pandas as pd
 
-from judgelab import panel, paths
+from judgelab import panel, paths, settings_file
 from judgelab.estimate import NOTEBOOKS, estimate
 
 
@@ -22,12 +21,12 @@ def panel_estimate(panel_file, profile: str, notebooks=NOTEBOOKS) -> pd.DataFram
     """Every member's per-notebook summary (:attr:`judgelab.estimate.Estimate.summary`) with a
     ``member`` column, then a ``total`` row summed over members and notebooks."""
     members, parts = panel.read_panel(panel_file), []
+    parent = settings_file.environment()  # the declared variables, read once
     for m in members:
-        env = panel.member_env(dataclasses.replace(m, key_env=None), members, dict(os.environ))
+        env = panel.member_env(dataclasses.replace(m, key_env=None), members, parent)
         # the inputs the member's run is seeded with are the main root's (judgelab.panel.seed_member)
         env["JUDGELAB_OUTPUT_ROOT"] = str(paths.output_root())
-        with mock.patch.dict(os.environ, env, clear=True):
-            est = estimate(profile, m.backend, m.model, notebooks=tuple(notebooks))
+        est = estimate(profile, m.backend, m.model, notebooks=tuple(notebooks), environ=env)
         parts.append(est.summary.assign(member=m.name, backend=m.backend))
     table = pd.concat(parts, ignore_index=True)
     total = table.select_dtypes("number").sum(min_count=1).to_frame().T.assign(member="total", notebook="all")

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from judgelab.gateway.cache import CACHE_MODES
 from judgelab.gateway.errors import ConfigError
 from judgelab.settings_file import env as _env
+from judgelab.settings_file import env as _read
 
 if TYPE_CHECKING:
     from judgelab.gateway.retry import RetryPolicy
@@ -115,11 +116,11 @@ def is_openai_url(url: str | None) -> bool:
     return parts.scheme == "https" and (host == "api.openai.com" or host.endswith(".api.openai.com"))
 
 
-def api_key_for(base_url: str | None) -> tuple[str | None, str]:
+def api_key_for(base_url: str | None, environ=None) -> tuple[str | None, str]:
     """(key or None, the variable it is read from) for calls to ``base_url`` (None: OpenAI's);
-    a third-party server never receives the OpenAI key."""
+    a third-party server never receives the OpenAI key. ``environ``: another run's variables."""
     var = OPENAI_KEY_VAR if base_url is None or is_openai_url(base_url) else OTHER_KEY_VAR
-    return _env(var), var
+    return _env(var, environ), var
 
 
 def sends_account_headers(base_url: str | None, key_var: str) -> bool:
@@ -159,9 +160,9 @@ def endpoint_identity(base_url: str | None, part: str = DEFAULT_CACHE_ENDPOINT) 
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-def resolve_batch_fallback(value: str | None = None) -> str:
+def resolve_batch_fallback(value: str | None = None, environ=None) -> str:
     """The batch fallback: the argument, else ``JUDGELAB_BATCH_FALLBACK``, else ``stop``."""
-    choice = (value or _env("JUDGELAB_BATCH_FALLBACK") or DEFAULT_BATCH_FALLBACK).strip().lower()
+    choice = (value or _env("JUDGELAB_BATCH_FALLBACK", environ) or DEFAULT_BATCH_FALLBACK).strip().lower()
     if choice not in BATCH_FALLBACKS:
         raise ConfigError(f"JUDGELAB_BATCH_FALLBACK must be one of {', '.join(BATCH_FALLBACKS)}, got {choice!r}")
     return choice
@@ -188,12 +189,17 @@ def resolve(
     batch: bool | None = None,
     batch_poll_s: float | None = None,
     batch_fallback: str | None = None,
+    environ=None,
     **options,
 ) -> Settings:
     """Arguments win over the environment; with neither, the embedded llamacpp model. ``options``:
     the :class:`Settings` fields read from arguments only. The base URL: the argument, else
     ``JUDGELAB_BASE_URL`` (either chooses ``openai-compatible`` when no backend is named), else for
-    the OpenAI-protocol backends ``OPENAI_BASE_URL``."""
+    the OpenAI-protocol backends ``OPENAI_BASE_URL``. ``environ``: the variables of another run
+    (a panel member's; None: this process's)."""
+    def _env(name: str) -> str | None:
+        return _read(name, environ)
+
     base_url = base_url or _env("JUDGELAB_BASE_URL")
     backend = backend or _env("JUDGELAB_BACKEND") or ("openai-compatible" if base_url else "llamacpp")
     backend = normalize_backend(backend)
@@ -233,7 +239,7 @@ def resolve(
         batch_poll_s=_number("JUDGELAB_BATCH_POLL_S", batch_poll_s or _env("JUDGELAB_BATCH_POLL_S"), float)
         or DEFAULT_BATCH_POLL_S,
         llama_states_mb=_states_mb(_env("JUDGELAB_LLAMA_STATES_MB")),
-        batch_fallback=resolve_batch_fallback(batch_fallback),
+        batch_fallback=resolve_batch_fallback(batch_fallback, environ),
         **({"cache_endpoint": (_env("JUDGELAB_CACHE_ENDPOINT") or DEFAULT_CACHE_ENDPOINT).strip().lower()}
            if "cache_endpoint" not in options else {}),
         **options,

@@ -159,16 +159,17 @@ class PathSettings:
         return key
 
 
-def path_settings(profile: str, n_pairs=None, temporal=True, investigate_lengths=None) -> PathSettings:
+def path_settings(profile: str, n_pairs=None, temporal=None, investigate_lengths=None) -> PathSettings:
     """Resolve notebook 08's parameters: ``n_pairs``, ``temporal`` (yes/no) and
-    ``investigate_lengths`` (None: the profile's)."""
+    ``investigate_lengths`` (None: the profile's ``temporal`` / ``investigate_lengths``)."""
     knobs = profiles.knobs("narrative", profile)
     pairs = as_optional_int(n_pairs, name="N_PAIRS")
     if pairs is not None and pairs < 1:
         raise ValueError(f"N_PAIRS must be >= 1, got {pairs}")
     invest = (bool(knobs.get("investigate_lengths", False)) if is_unset(investigate_lengths)
               else as_bool(investigate_lengths, name="INVESTIGATE_LENGTHS"))
-    return PathSettings(profile, knobs, pairs, as_bool(temporal, name="TEMPORAL"), invest)
+    temporal = bool(knobs["temporal"]) if is_unset(temporal) else as_bool(temporal, name="TEMPORAL")
+    return PathSettings(profile, knobs, pairs, temporal, invest)
 
 
 K_BY_COLLECTION: dict[str, int] = {"news": 5, "vispub": 3}

@@ -205,7 +205,9 @@ class LayerReport:
         if gateway is None:  # SAGE's judge (judgelab.study_models: the paper's gpt-5-mini on openai)
             from judgelab.study_models import open_gateway
 
-            gateway = run.use(open_gateway("sage", backend=backend, model=model, base_url=base_url))
+            explicit = any(v is not None for v in (backend, model, base_url))
+            gateway = run.use(open_gateway("sage", config=run.config) if run.config is not None and not explicit
+                              else open_gateway("sage", backend=backend, model=model, base_url=base_url))
         corpus = interim.read("corpus") if corpus is None else corpus
         mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
             (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
