@@ -49,7 +49,7 @@
 # JSD_BASE: None = the profile's ("e"), or 2; SEED: None = the profile's main seed (42);
 # SENSITIVITY_SEEDS: None = the profile's number of UMAP seeds for the sensitivity study
 # COLLECTION_FILE: your own dated collection (CSV/JSONL/Parquet; `make own COLLECTION=...`,
-# docs/own_texts.md) with its TEXT_COLUMN, DATE_COLUMN, TITLE_COLUMN (None: the text's start) and
+# docs/own_texts.md) with its TEXT_COLUMN (None: text), DATE_COLUMN (None: date), TITLE_COLUMN (None: the text's start) and
 # EMBEDDINGS (a column of vectors or a .npy file; None: the profile's embedding); None = the profile's
 PROFILE = "demo"
 COLLECTIONS = None
@@ -57,8 +57,8 @@ JSD_BASE = None
 SEED = None
 SENSITIVITY_SEEDS = None
 COLLECTION_FILE = None
-TEXT_COLUMN = "text"
-DATE_COLUMN = "date"
+TEXT_COLUMN = None
+DATE_COLUMN = None
 TITLE_COLUMN = None
 EMBEDDINGS = None
 

@@ -43,9 +43,9 @@ def scripted(body: dict) -> dict:
 
 @pytest.fixture
 def gateway(tmp_path):
-    def make(server):
+    def make(server, **options):
         return Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=server.base_url,
-                                     cache_path=tmp_path / "cache.sqlite", progress=False)
+                                     cache_path=tmp_path / "cache.sqlite", progress=False, **options)
     return make
 
 
@@ -95,7 +95,9 @@ def test_unparseable_replies_are_failures_not_scores(gateway):
         return scripted(body)
 
     with FakeChatServer(script) as srv:
-        df = run_judges(gateway(srv), paths_frame(), modes=("simple",), k=2, seed=1, max_tokens=32)
+        # two agents whose three replies each fail (repairs included): six alike failures in a row,
+        # which the default stop (4, every failed reply counted) would end; here the stop is above them
+        df = run_judges(gateway(srv, stop_after=8), paths_frame(), modes=("simple",), k=2, seed=1, max_tokens=32)
     bad = df[(df["pair_id"] == 1) & (df["method"] == "random")]
     assert (bad["status"] == "failed").all() and bad["score"].isna().all()
     assert (df.drop(bad.index)["status"] == "ok").all()

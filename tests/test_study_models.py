@@ -25,7 +25,7 @@ def models(**kw):
 def test_the_papers_judges_on_openai(env):
     assert models(backend="openai") == {"sage": "gpt-5-mini", "narrative": "gpt-4.1", "holistic": "gpt-4.1"}
     sage = study_models.resolve_judge("sage", backend="openai")
-    assert sage.reasoning.default == "medium" and sage.reasoning.override is None and "000" in sage.source
+    assert sage.reasoning.default == "medium" and sage.reasoning.override is None and "SAGE" in sage.source
     assert study_models.resolve_judge("narrative", backend="openai").reasoning.default is None
     # the embedded model stays the default backend, and gets no paper model
     assert models() == {"sage": None, "narrative": None, "holistic": None}

@@ -7,7 +7,7 @@ notebook's parameters, resolved once into one frozen object, each value with its
     cfg["sage.convergence_threshold"]          # 0.2
     cfg.setting("sage.convergence_threshold")  # Setting(value=0.2, source='parameter CONVERGENCE_THRESHOLD')
     cfg.knobs("sage")                          # the study's knobs as a plain dict, overrides applied
-    cfg.judges["sage"].model                   # Setting(value='gpt-5-mini', source='paper 000 ...') on openai
+    cfg.judges["sage"].model                   # Setting(value='gpt-5-mini', source='the SAGE paper ...') on openai
 
 Precedence, first that applies: a notebook parameter (declared in the settings file's
 ``[parameters]`` with the knob it sets; None there means "the profile's"), a declared environment

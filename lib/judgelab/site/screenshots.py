@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -56,7 +55,9 @@ def stale(docs: Path | None = None) -> list[str]:
 
 
 def chromium() -> str | None:
-    return os.environ.get("JUDGELAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    from judgelab.settings_file import env
+
+    return env("JUDGELAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def take(root: Path | None = None, docs: Path | None = None) -> list[Path]:

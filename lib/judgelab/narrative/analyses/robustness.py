@@ -92,9 +92,6 @@ CHOICES: dict[str, dict[str, dict]] = {
 }
 SEED_WHY = "the paper fixes no UMAP seed (the authors' notebooks use 42); UMAP's layout moves with it"
 DIMENSIONS = ("embedding", "params", "seed", "jsd_base", "strata", "baseline_dates")
-#: The ``[<profile>.robustness]`` knob listing each dimension's values.
-KNOB = {"embedding": "embeddings", "params": "params", "seed": "seeds", "jsd_base": "jsd_bases",
-        "strata": "strata", "baseline_dates": "baseline_dates"}
 #: The Table 1 / 4 columns of one specification, by the register's table names.
 TABLES = ("narr_table01_path_lengths", "narr_table04_effect_sizes")
 ROBUST, FRAGILE, TOO_WIDE = "robust", "fragile", "too wide to tell"
@@ -154,9 +151,12 @@ def grid_settings(profile: str, *, n_pairs=None) -> GridSettings:
             "params": _check("params", params_key(col["n_neighbors"], col["min_cluster_size"])),
             "seed": int(narr["seed"]), "jsd_base": _check("jsd_base", narr["jsd_base"]),
             "strata": "ours", "baseline_dates": _check("baseline_dates", narr.get("baseline_dates", "strict"))}
+    # each dimension's values, from its [<profile>.robustness] knob
+    listed = {"embedding": knobs["embeddings"], "params": knobs["params"], "seed": knobs["seeds"],
+              "jsd_base": knobs["jsd_bases"], "strata": knobs["strata"], "baseline_dates": knobs["baseline_dates"]}
     values = {}
     for dim in DIMENSIONS:
-        raw = knobs[KNOB[dim]]
+        raw = listed[dim]
         got = [int(v) for v in raw] if dim == "seed" else [_check(dim, v) for v in raw]
         values[dim] = _main_first(got, main[dim])
     pairs = int(n_pairs) if n_pairs is not None else (int(col["n_pairs"]) if knobs["n_pairs"] is None

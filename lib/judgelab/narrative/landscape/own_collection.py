@@ -182,12 +182,12 @@ def load(path: Path | str, *, text: str, date: str, title: str | None = None,
     return DocumentCollection(NAME, docs, emb, source, {"source": str(path)})
 
 
-def with_collection(settings, path: Path | str, *, text: str, date: str, title: str | None = None,
-                    embeddings: str | None = None):
+def with_collection(settings, path: Path | str, *, text: str | None = None, date: str | None = None,
+                    title: str | None = None, embeddings: str | None = None):
     """Notebook 07's settings with the user's collection loaded (:func:`load`, checked against the
-    profile's knobs for ``own``) as its only collection."""
+    profile's knobs for ``own``) as its only collection; ``text``/``date`` None: columns ``text``, ``date``."""
     from dataclasses import replace
 
-    col = load(path, text=text, date=date, title=title, embeddings=embeddings,
+    col = load(path, text=text or "text", date=date or "date", title=title, embeddings=embeddings,
                knobs=settings.collection_knobs(NAME))
     return replace(settings, collections=[NAME], sources={NAME: col})
