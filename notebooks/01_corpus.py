@@ -206,14 +206,16 @@ else:
 # than the smallest dose".
 
 # %%
-if cue_knobs["sensitivity_replicates"]:
+if audit_ok and cue_knobs["sensitivity_replicates"]:
     cue_sensitivity = surface_cues.sensitivity_table(list(cue_versions.values())[-1], seed=0,
                                                      replicates=cue_knobs["sensitivity_replicates"])
     run.table(cue_sensitivity, "sage_surface_cue_sensitivity")
     display(cue_sensitivity.pivot_table(index=["cue", "dose"], columns="features", values="detection_rate").round(2))
     display(cue_sensitivity.drop_duplicates(["cue", "features"])[["cue", "features", "smallest_dose", "note"]])
-else:
+elif audit_ok:
     print("The audit's sensitivity is not run in this profile (sensitivity_replicates = 0 in profiles.toml).")
+else:
+    print(audit_reason)
 
 # %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features

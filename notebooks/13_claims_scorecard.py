@@ -214,7 +214,9 @@ by_id = {c.id: c for c in claims}
 too_small = power_table[power_table["n_80_paper"] > power_table["n_paper"]].set_index("claim_id")
 sizes = {cid: scorecard.run_sizes(by_id[cid], r["n_80_paper"]) for cid, r in too_small.iterrows()}
 sizes = {cid: s for cid, s in sizes.items() if s}
-measured = estimate.measure("paper", backend="openai") if sizes else None
+# only the notebooks a claim below is priced on (the SAGE layers and the judges of 09): building
+# notebooks 10-12's requests too would take minutes and price nothing here
+measured = estimate.measure("paper", backend="openai", notebooks=estimate.SIZED_NOTEBOOKS) if sizes else None
 prices = []
 for cid, size in sizes.items():
     c = by_id[cid]

@@ -107,7 +107,7 @@ def test_make_lab_starts_opens_a_notebook_source_as_a_notebook_and_fetches_no_ne
     doc = _get(f"{base}/api/contents/notebooks/{NOTEBOOK}?type=notebook&content=1&token={token}")
     assert doc["type"] == "notebook"
     sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"] for c in doc["content"]["cells"]]
-    assert len(sources) >= 5 and any("CONVERGENCE_THRESHOLD = 0.3" in s for s in sources)
+    assert len(sources) >= 5 and any("CONVERGENCE_THRESHOLD = None" in s for s in sources)
     news = _get(f"{base}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={token}")
     # an override replaces the schema's default (no user setting here): "false" is JupyterLab's "Never"
     assert news["schema"]["properties"]["fetchNews"]["default"] == "false", sorted(news)
@@ -133,7 +133,7 @@ def test_a_double_click_opens_a_notebook_source_as_a_notebook(lab):
             n_cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").count()
             text = page.locator(".jp-NotebookPanel .jp-Notebook").first.inner_text()
             assert n_cells >= 5, f"{NOTEBOOK} opened with {n_cells} cells"
-            assert "CONVERGENCE_THRESHOLD = 0.3" in text and "# %%" not in text  # code cells, not the percent source
+            assert "CONVERGENCE_THRESHOLD = None" in text and "# %%" not in text  # code cells, not the percent source
             assert page.locator(".jp-FileEditor").count() == 0
             from judgelab import paths
 
