@@ -71,23 +71,28 @@ smoke demo paper:
 setup: $(SETUP_STAMP) $(LAB_OVERRIDES) chromium
 
 # One line per step (pip is quiet): the whole setup takes about 8 minutes on 2 cores, once.
+# A machine's pip configuration may name local package folders that do not exist there; pip then
+# warns once per package ("Location ... is ignored"), some 230 lines that say nothing about this
+# project. They are dropped; pipefail keeps pip's own failure the recipe's.
+PIP_QUIET   := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+
 $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@echo "setup: the Python environment $(VENV) (about 8 minutes on 2 cores, once; later runs skip it)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "setup 1/4: pip, wheel, setuptools"
-	@$(PIP) install -q --upgrade pip wheel setuptools
+	@set -o pipefail; $(PIP) install -q --upgrade pip wheel setuptools $(PIP_QUIET)
 	@# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
 	@echo "setup 2/4: torch, CPU build (the largest download)"
-	@$(PIP) install -q torch==2.13.0
+	@set -o pipefail; $(PIP) install -q torch==2.13.0 $(PIP_QUIET)
 	@# llama.cpp is compiled here (about 6 minutes). On x86-64 it is built for a portable level (AVX2, FMA,
 	@# F16C) rather than -march=native: on machines of this kind whose CPU announces AMX, the native
 	@# build crashes (segmentation fault in libggml-cpu) at the first multi-token decode. No pip cache:
 	@# a wheel cached from a native build would be taken whatever CMAKE_ARGS says.
 	@echo "setup 3/4: llama-cpp-python, compiled (about 6 minutes), then the pinned packages of requirements.lock and requirements-extra.txt"
-	@$(if $(filter x86_64,$(shell uname -m)),CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") $(PIP) install -q --no-cache-dir --no-deps $$(grep -i '^llama[-_]cpp[-_]python==' requirements.lock)
-	@$(PIP) install -q -r requirements.lock -r requirements-extra.txt
+	@set -o pipefail; $(if $(filter x86_64,$(shell uname -m)),CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") $(PIP) install -q --no-cache-dir --no-deps $$(grep -i '^llama[-_]cpp[-_]python==' requirements.lock) $(PIP_QUIET)
+	@set -o pipefail; $(PIP) install -q -r requirements.lock -r requirements-extra.txt $(PIP_QUIET)
 	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
-	@$(PIP) install -q --no-deps -e .
+	@set -o pipefail; $(PIP) install -q --no-deps -e . $(PIP_QUIET)
 	@$(PY) -m judgelab.tokens
 	@$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $@
