@@ -317,7 +317,7 @@ def behaviour_tables_are_in_range_and_planted_baselines_come_from_the_cache(root
     # no interval without a note: a NaN bound or a zero-width interval says why
     bare = shifts[(shifts["ci_low"].isna() | (shifts["ci_low"] == shifts["ci_high"])) & shifts["note"].fillna("").eq("")]
     assert bare.empty, bare
-    assert {"noise", "insertion", "contrast (raise - lower)"} <= set(shifts["estimand"])
+    assert {"seed sd", "insertion", "contrast (raise - lower)"} <= set(shifts["estimand"])
     lengths = read_table(root, "behaviour_length_intervention")
     assert lengths["fraction"].dropna().tolist() == [0.5, 1.5]
     sage_len = read_table(root, "behaviour_sage_length")
