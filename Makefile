@@ -23,6 +23,10 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 SETUP_STAMP := $(VENV)/.setup-done
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+LLAMA_PIN   := $(shell grep -i '^llama[-_]cpp[-_]python==' requirements.lock)
+# Where the compiled llama-cpp-python wheel is kept, one folder per version, CMake arguments,
+# machine architecture and (appended in the recipe) Python version.
+LLAMA_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/judgelab/wheels/$(subst ==,-,$(LLAMA_PIN))-$(shell echo '$(LLAMA_CMAKE_ARGS) $(shell uname -m)' | sha1sum | cut -c1-10)
 # JupyterLab's settings overrides in the venv: a double-click opens notebooks/NN_*.py as a notebook
 # (jupytext's viewer), also for a plain `jupyter lab` started from the venv.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -84,12 +88,17 @@ $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@# The CPU build of torch first: a plain `torch` requirement would pull a CUDA build of several GB.
 	@echo "setup 2/4: torch, CPU build (the largest download)"
 	@set -o pipefail; $(PIP) install -q torch==2.13.0 $(PIP_QUIET)
-	@# llama.cpp is compiled here (about 6 minutes). On x86-64 it is built for a portable level (AVX2, FMA,
-	@# F16C) rather than -march=native: on machines of this kind whose CPU announces AMX, the native
-	@# build crashes (segmentation fault in libggml-cpu) at the first multi-token decode. No pip cache:
-	@# a wheel cached from a native build would be taken whatever CMAKE_ARGS says.
-	@echo "setup 3/4: llama-cpp-python, compiled (about 6 minutes), then the pinned packages of requirements.lock and requirements-extra.txt"
-	@set -o pipefail; $(if $(filter x86_64,$(shell uname -m)),CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") $(PIP) install -q --no-cache-dir --no-deps $$(grep -i '^llama[-_]cpp[-_]python==' requirements.lock) $(PIP_QUIET)
+	@# llama.cpp is compiled once per machine (a few minutes) into LLAMA_WHEELS, then installed from
+	@# there; a second clone on the same machine reuses the wheel. On x86-64 it is built for a portable
+	@# level (AVX2, FMA, F16C) rather than -march=native: on machines of this kind whose CPU announces
+	@# AMX, the native build crashes (segmentation fault in libggml-cpu) at the first multi-token decode.
+	@# Not pip's cache: pip keys a built wheel by its source archive alone, so a wheel built with other
+	@# CMake arguments (a native one) would be taken whatever CMAKE_ARGS says.
+	@set -o pipefail; dir="$(LLAMA_WHEELS)-$$($(PY) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"; \
+	  if ls "$$dir"/*.whl >/dev/null 2>&1; then echo "setup 3/4: llama-cpp-python from the wheel compiled earlier on this machine ($$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
+	  else echo "setup 3/4: llama-cpp-python, compiled once per machine (about 4 minutes; kept in $$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
+	    rm -rf "$$dir.tmp"; $(if $(filter x86_64,$(shell uname -m)),CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") $(PIP) wheel -q --no-cache-dir --no-deps -w "$$dir.tmp" $(LLAMA_PIN) $(PIP_QUIET) && mv "$$dir.tmp" "$$dir"; fi && \
+	  $(PIP) install -q --no-deps --no-index --find-links "$$dir" $(LLAMA_PIN) $(PIP_QUIET)
 	@set -o pipefail; $(PIP) install -q -r requirements.lock -r requirements-extra.txt $(PIP_QUIET)
 	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
 	@set -o pipefail; $(PIP) install -q --no-deps -e . $(PIP_QUIET)
@@ -141,6 +150,13 @@ NB_ENV      := $(foreach v,JUDGELAB_LLAMA_THREADS OMP_NUM_THREADS MKL_NUM_THREAD
 # 05 (statistics only) and 13. New notebooks come last.
 NB_ORDER    := 01 11 02 03 04 07 08 09 10 12 06 05 13
 NB_RUN      := $(filter $(NB_NUMBERS),$(NB_ORDER)) $(filter-out $(NB_ORDER),$(NB_NUMBERS))
+# In a whole run, 07 (which reads no notebook) waits for 01. When both slots are busy, make queues
+# the next notebook in NB_ORDER that is ready and starts it as soon as a slot frees: without this,
+# 07 would take the slot 01 frees and 02, the head of the critical path 01 -> 02 -> 04, would wait
+# for it (44 s in the demo). `make nb-07` alone is not held back.
+ifneq ($(filter notebook-stamps,$(MAKECMDGOALS)),)
+$(STAMPS)/07.$(PROFILE): | $(STAMPS)/01.$(PROFILE)
+endif
 
 # `make nb-05 ARGS="-p CONVERGENCE_THRESHOLD 0.1"`: one notebook with changed parameters, run
 # by itself (its upstream notebooks' outputs are read from the output root) into its own output

@@ -207,6 +207,32 @@ def test_make_runs_two_notebooks_at_a_time_with_half_the_cores_each(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+def test_in_two_slots_02_takes_the_slot_01_frees(tmp_path):
+    """Run the real make -j2 over stand-in notebooks (each logs its start, sleeps, writes its stamp):
+    01 is short and 11 long, so the slot 01 frees is the first to go; it must go to 02 (the head
+    of the critical path 01 -> 02 -> 04), not to 07, which reads no notebook and would otherwise be
+    queued first."""
+    log = tmp_path / "started.log"
+    fake = tmp_path / "fake_python"
+    fake.write_text(f"""#!/bin/bash
+# called as: <python> -m judgelab.pipeline run NN --profile P
+echo "$4" >> {log}
+case "$4" in 01) sleep 1 ;; 11) sleep 3 ;; *) sleep 0.2 ;; esac
+mkdir -p "$JUDGELAB_OUTPUT_ROOT/results/executed/.stamps" && touch "$JUDGELAB_OUTPUT_ROOT/results/executed/.stamps/$4.$6"
+""")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGELAB_")} | {"JUDGELAB_OUTPUT_ROOT": str(tmp_path)}
+    out = subprocess.run(["make", "-j2", "--no-print-directory", "notebook-stamps", "PROFILE=smoke", f"PY={fake}",
+                          f"JUDGELAB_OUTPUT_ROOT={tmp_path}"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    started = log.read_text().split()
+    assert sorted(started) == [src.name[:2] for src in pipeline.notebook_sources()]
+    assert started[:2] in (["01", "11"], ["11", "01"])
+    assert started.index("02") < started.index("07"), started
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
 @pytest.mark.parametrize("env", [{"JUDGELAB_BACKEND": "openai"}, {"JUDGELAB_BASE_URL": "http://127.0.0.1:8080/v1"},
                                  {"NB_JOBS": "1"}])
 def test_an_api_backend_or_nb_jobs_1_runs_one_notebook_at_a_time_with_every_core(tmp_path, env):
