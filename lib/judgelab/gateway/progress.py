@@ -12,7 +12,7 @@ import time
 
 from tqdm import tqdm
 
-from judgelab import settings_file
+from judgelab.gateway.settings import variable  # the gateway reads the environment there only
 from judgelab.provenance import ENV_NOTEBOOK
 
 ENV_PROGRESS = "JUDGELAB_PROGRESS"
@@ -25,7 +25,7 @@ def setting(value: str | None = None) -> tuple[bool, str | None]:
     """(shown, ``"live"``/``"final"``/None for the default way) of ``JUDGELAB_PROGRESS`` (or
     ``value``): one reader for the gateway's settings and the bar, so every documented value
     works in both and any other is an error."""
-    text = ((settings_file.env(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
+    text = ((variable(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
     if text in ("live", "final"):
         return True, text
     if not text or text in _SHOW:
@@ -40,7 +40,7 @@ def final_only() -> bool:
     _, mode = setting()
     if mode is not None:
         return mode == "final"
-    return bool(settings_file.env(ENV_NOTEBOOK))
+    return bool(variable(ENV_NOTEBOOK))
 
 
 class BatchProgress:

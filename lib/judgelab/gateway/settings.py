@@ -160,6 +160,24 @@ def endpoint_identity(base_url: str | None, part: str = DEFAULT_CACHE_ENDPOINT) 
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def default_cache_path(environ=None) -> Path:
+    """The response cache's file: ``JUDGELAB_CACHE_PATH``, else ``results/cache/llm_cache.sqlite``
+    under the output root."""
+    env_path = _env("JUDGELAB_CACHE_PATH", environ)
+    if env_path:
+        return Path(env_path)
+    from judgelab import paths
+
+    return paths.cache_dir() / "llm_cache.sqlite"
+
+
+def variable(name: str, environ=None) -> str | None:
+    """A declared gateway variable (``[overrides]``) as this process (or ``environ``) sets it: the
+    gateway's parts (progress bar, canary, redaction, llama.cpp threads) read the environment
+    through this module only."""
+    return _env(name, environ)
+
+
 def resolve_batch_fallback(value: str | None = None, environ=None) -> str:
     """The batch fallback: the argument, else ``JUDGELAB_BATCH_FALLBACK``, else ``stop``."""
     choice = (value or _env("JUDGELAB_BATCH_FALLBACK", environ) or DEFAULT_BATCH_FALLBACK).strip().lower()
@@ -209,13 +227,7 @@ def resolve(
     if mode not in CACHE_MODES:
         raise ConfigError(f"unknown cache mode {mode!r}; choose one of {', '.join(CACHE_MODES)}")
     if cache_path is None:
-        env_path = _env("JUDGELAB_CACHE_PATH")
-        if env_path:
-            cache_path = Path(env_path)
-        else:
-            from judgelab import paths
-
-            cache_path = paths.cache_dir() / "llm_cache.sqlite"
+        cache_path = default_cache_path(environ)
     if progress is not None:
         show = progress
     else:
