@@ -235,18 +235,11 @@ def variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return settings_file.environment(environ)
 
 
-#: the locations the environment may move (each declared in ``[overrides]``): ``key -> variable``
-PATH_VARIABLES = {"output_root": "JUDGELAB_OUTPUT_ROOT", "project_root": "JUDGELAB_PROJECT_ROOT",
-                  "data_raw": "JUDGELAB_DATA_RAW", "data_mirror": "DATA_MIRROR",
-                  "tiktoken_cache": "TIKTOKEN_CACHE_DIR"}
-
-
 def path_setting(key: str, environ: Mapping[str, str] | None = None) -> Setting:
-    """The location ``key`` of :data:`PATH_VARIABLES` as the environment sets it (the variable's
-    text), else ``Setting(None, "default")``: :mod:`judgelab.paths` then uses its own default."""
-    var = PATH_VARIABLES[key]
-    value = settings_file.env(var, environ)
-    return Setting(value, f"environment {var}") if value else Setting(None, DEFAULT)
+    """The location ``key`` (:data:`judgelab.settings_file.PATH_VARIABLES`) as the environment sets
+    it, else ``Setting(None, "default")``."""
+    value = settings_file.path_variable(key, environ)
+    return Setting(value, f"environment {settings_file.PATH_VARIABLES[key]}") if value else Setting(None, DEFAULT)
 
 
 def _gateway(environ: Mapping[str, str], backend: str | None, base_url: str | None,
@@ -307,7 +300,7 @@ def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
 
 def _gateway_settings(environ: Mapping[str, str], gateway: Mapping[str, Setting], backend: str | None,
                       model: str | None, base_url: str | None, cache_mode: str | None) -> dict[str, Any]:
-    from judgelab.gateway.progress import setting
+    from judgelab.gateway.settings import progress_setting as setting
     from judgelab.gateway.settings import resolve as resolve_gateway
     from judgelab.study_models import PAPER_JUDGES, resolve_judge
 
@@ -328,7 +321,7 @@ def _paths(environ: Mapping[str, str]) -> dict[str, Setting]:
     defaults = {"output_root": root, "project_root": root, "data_raw": Path(root) / "data" / "raw",
                 "data_mirror": None, "tiktoken_cache": Path(root) / ".cache" / "tiktoken"}
     out = {}
-    for key in PATH_VARIABLES:
+    for key in settings_file.PATH_VARIABLES:
         s = path_setting(key, environ)
         out[key] = s if s.value else Setting(None if defaults[key] is None else str(defaults[key]), DEFAULT)
     return out

@@ -2,18 +2,18 @@
 
 All generated files live under one output root (the project root, or ``$JUDGELAB_OUTPUT_ROOT``)
 so that a smoke run in the tests never overwrites a demo run. The variables are read by the
-resolver (:func:`judgelab.config.path_setting`), not here.
+settings file's reader (:func:`judgelab.settings_file.path_variable`), not here.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from judgelab.config import path_setting
+from judgelab.settings_file import path_variable
 
 
 def project_root() -> Path:
     """The repository root: ``$JUDGELAB_PROJECT_ROOT``, else :func:`found_root`."""
-    env = path_setting("project_root").value
+    env = path_variable("project_root")
     return Path(env).resolve() if env else found_root()
 
 
@@ -27,7 +27,7 @@ def found_root() -> Path:
 
 
 def output_root() -> Path:
-    env = path_setting("output_root").value
+    env = path_variable("output_root")
     return Path(env).resolve() if env else project_root()
 
 
@@ -62,13 +62,13 @@ def bench_dir() -> Path:
 
 def data_raw() -> Path:
     """Acquired third-party files: ``$JUDGELAB_DATA_RAW`` or ``<project>/data/raw``."""
-    env = path_setting("data_raw").value
+    env = path_variable("data_raw")
     return _ensure(Path(env).resolve() if env else project_root() / "data" / "raw")
 
 
 def data_mirror() -> Path | None:
     """The local mirror directory named by ``$DATA_MIRROR`` (relative to the project root), or None."""
-    env = path_setting("data_mirror").value
+    env = path_variable("data_mirror")
     if not env:
         return None
     p = Path(env)

@@ -62,6 +62,19 @@ def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return {name: value for name in declared() if (value := env(name, environ)) is not None}
 
 
+#: the locations the environment may move (each declared in ``[overrides]``): ``key -> variable``
+PATH_VARIABLES = {"output_root": "JUDGELAB_OUTPUT_ROOT", "project_root": "JUDGELAB_PROJECT_ROOT",
+                  "data_raw": "JUDGELAB_DATA_RAW", "data_mirror": "DATA_MIRROR",
+                  "tiktoken_cache": "TIKTOKEN_CACHE_DIR"}
+
+
+def path_variable(key: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The location ``key`` of :data:`PATH_VARIABLES` as the environment sets it, None if unset:
+    :mod:`judgelab.paths` and :mod:`judgelab.tokens` then use their defaults (here, not in
+    :mod:`judgelab.config`, because the gateway that config resolves stands on paths)."""
+    return env(PATH_VARIABLES[key], environ)
+
+
 def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's whole environment with ``extra`` on top: what a subprocess is started with."""
     return {**os.environ, **(extra or {})}

@@ -56,7 +56,7 @@ class Judge:
 
 
 def _env(name: str, environ=None) -> str | None:
-    from judgelab.config import variable
+    from judgelab.gateway.settings import variable
 
     return variable(name, environ)
 

@@ -33,10 +33,9 @@ _O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "c
 def cache_dir() -> Path:
     """``$TIKTOKEN_CACHE_DIR``, defaulting to ``<project>/.cache/tiktoken`` (and exporting it)."""
     from judgelab import settings_file
-    from judgelab.config import path_setting
     from judgelab.paths import project_root
 
-    env = path_setting("tiktoken_cache").value
+    env = settings_file.path_variable("tiktoken_cache")
     if env:
         return Path(env)
     path = project_root() / ".cache" / "tiktoken"

@@ -160,6 +160,25 @@ def endpoint_identity(base_url: str | None, part: str = DEFAULT_CACHE_ENDPOINT) 
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+ENV_PROGRESS = "JUDGELAB_PROGRESS"
+_SHOW, _HIDE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def progress_setting(value: str | None = None) -> tuple[bool, str | None]:
+    """(shown, ``"live"``/``"final"``/None for the default way) of ``JUDGELAB_PROGRESS`` (or
+    ``value``): one reader for the gateway's settings and the bar
+    (:mod:`judgelab.gateway.progress`), so every documented value works in both and any other is
+    an error."""
+    text = ((_env(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
+    if text in ("live", "final"):
+        return True, text
+    if not text or text in _SHOW:
+        return True, None
+    if text in _HIDE:
+        return False, None
+    raise ValueError(f"{ENV_PROGRESS}={text!r}: expected 1 or 0 (yes/no, on/off), or 'live' or 'final'")
+
+
 def default_cache_path(environ=None) -> Path:
     """The response cache's file: ``JUDGELAB_CACHE_PATH``, else ``results/cache/llm_cache.sqlite``
     under the output root."""
@@ -231,10 +250,8 @@ def resolve(
     if progress is not None:
         show = progress
     else:
-        from judgelab.gateway.progress import setting
-
         try:
-            show = setting()[0]
+            show = progress_setting()[0]
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
     return Settings(
