@@ -374,12 +374,6 @@ def test_every_knob_is_read_by_a_notebooks_code():
     assert unread_knobs() == []
 
 
-def test_cost_or_time_knobs_are_declared_and_exist():
-    declared = settings_file.load()["effects"]["cost_or_time"]
-    keys = set(config.resolve("demo", environ={}).settings)
-    assert declared and set(declared) <= keys
-
-
 def test_a_custom_convergence_threshold_changes_table_8(tmp_path):
     """The settings file's sage.convergence_threshold, resolved as notebook 05 resolves it, changes
     Table 8's convergence row; the agreement threshold its agreement row."""
