@@ -61,6 +61,14 @@ def _judged_pairs(cfg):  # notebook 09: judges.select_pairs(all_paths, knobs["n_
     return sorted(select_pairs(paths, k["n_pairs"], k["seed"])["pair_id"].unique().tolist())
 
 
+def _preview(cfg):  # notebook 09: judges.prompt_preview(titles, collection, knobs["modes"], knobs["explanations"])
+    from judgelab.narrative.judges.run import prompt_preview
+    from judgelab.narrative.settings import judge_knobs
+
+    k = judge_knobs(cfg)
+    return prompt_preview(["A storm", "The harbour closes", "Boats return"], "news", k["modes"], k["explanations"])
+
+
 def _jsd(cfg):  # notebook 07: landscape_settings(...).jsd_base -> the coherence's log base
     from judgelab.narrative.landscape.coherence import js_distance_block
     from judgelab.narrative.settings import landscape_settings, log_base
@@ -106,6 +114,8 @@ PROBES = {
     "narrative_judges.k": (3, _agents),
     "narrative_judges.seed": (7, _agents),
     "narrative_judges.n_pairs": (5, _judged_pairs),
+    "narrative_judges.modes": (["simple", "cot"], _preview),
+    "narrative_judges.explanations": (True, _preview),
     "narrative.jsd_base": (2, _jsd),
     "sage_bootstrap.n_boot": (50, _table08),
     "sage_bootstrap.boot_seed": (1, _table08),
