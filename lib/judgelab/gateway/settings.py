@@ -1,6 +1,7 @@
 """Gateway configuration from arguments, then the environment, then the embedded default. Every
 variable is declared in the settings file's ``[overrides]`` (``profiles.toml``,
-``docs/settings.md``) and read with :func:`judgelab.settings_file.env`.
+``docs/settings.md``) and read with :func:`judgelab.settings_file.env`, here only: the gateway's
+parts (progress bar, canary, redaction, llama.cpp threads) ask :func:`variable`.
 
 Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` goes only to OpenAI's own API (``api.openai.com`` or
 a regional ``<region>.api.openai.com``, over https); any other base URL gets ``JUDGELAB_API_KEY`` or
