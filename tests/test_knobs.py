@@ -27,6 +27,8 @@ BASE = "smoke"  # the fastest profile: its bootstrap draws 200 resamples
 
 def _toml(value) -> str:
     """A knob value as TOML (json's spelling is TOML's for numbers, strings, booleans and arrays)."""
+    if isinstance(value, dict):  # an inline table
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
     return json.dumps(list(value) if isinstance(value, tuple) else value)
 
 
@@ -67,6 +69,18 @@ def _preview(cfg):  # notebook 09: judges.prompt_preview(titles, collection, kno
 
     k = judge_knobs(cfg)
     return prompt_preview(["A storm", "The harbour closes", "Boats return"], "news", k["modes"], k["explanations"])
+
+
+def _landscape_seeds(cfg):  # notebook 07: the UMAP seeds its landscape and sensitivity run on
+    from judgelab.narrative.settings import landscape_settings
+
+    return landscape_settings(cfg).seeds
+
+
+def _human_stories(cfg):  # notebook 11: stories judged per data set
+    from judgelab.human.appendix import stories_per_dataset
+
+    return stories_per_dataset(cfg.knobs("human"), ["confederacy", "artifice"])
 
 
 def _jsd(cfg):  # notebook 07: landscape_settings(...).jsd_base -> the coherence's log base
@@ -117,6 +131,9 @@ PROBES = {
     "narrative_judges.modes": (["simple", "cot"], _preview),
     "narrative_judges.explanations": (True, _preview),
     "narrative.jsd_base": (2, _jsd),
+    "narrative.seed": (7, _landscape_seeds),
+    "narrative.sensitivity_seeds": (3, _landscape_seeds),
+    "human.n_stories": ({"confederacy": 1, "artifice": 1}, _human_stories),
     "sage_bootstrap.n_boot": (50, _table08),
     "sage_bootstrap.boot_seed": (1, _table08),
     "sage.evidence_chars": (16, _validator_schema),
