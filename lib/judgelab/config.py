@@ -222,6 +222,26 @@ def _var(environ: Mapping[str, str], name: str) -> str | None:
     return settings_file.env(name, environ)
 
 
+def variable(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """One declared variable as this process (or ``environ``) sets it, for the resolvers of what a
+    :class:`Config` holds (the judges in :mod:`judgelab.study_models`, the embeddings' endpoint):
+    with :mod:`judgelab.gateway.settings`, the only readers of the environment besides this module."""
+    return settings_file.env(name, environ)
+
+
+def variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every declared variable this process (or ``environ``) sets: the parent of a child run's
+    environment (a panel member's, :mod:`judgelab.estimate.panel`)."""
+    return settings_file.environment(environ)
+
+
+def path_setting(key: str, environ: Mapping[str, str] | None = None) -> Setting:
+    """The location ``key`` (:data:`judgelab.settings_file.PATH_VARIABLES`) as the environment sets
+    it, else ``Setting(None, "default")``."""
+    value = settings_file.path_variable(key, environ)
+    return Setting(value, f"environment {settings_file.PATH_VARIABLES[key]}") if value else Setting(None, DEFAULT)
+
+
 def _gateway(environ: Mapping[str, str], backend: str | None, base_url: str | None,
              cache_mode: str | None) -> dict[str, Setting]:
     from judgelab.gateway import canary
@@ -280,7 +300,7 @@ def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
 
 def _gateway_settings(environ: Mapping[str, str], gateway: Mapping[str, Setting], backend: str | None,
                       model: str | None, base_url: str | None, cache_mode: str | None) -> dict[str, Any]:
-    from judgelab.gateway.progress import setting
+    from judgelab.gateway.settings import progress_setting as setting
     from judgelab.gateway.settings import resolve as resolve_gateway
     from judgelab.study_models import PAPER_JUDGES, resolve_judge
 
@@ -297,14 +317,13 @@ def _gateway_settings(environ: Mapping[str, str], gateway: Mapping[str, Setting]
 def _paths(environ: Mapping[str, str]) -> dict[str, Setting]:
     from judgelab import paths
 
+    root = path_setting("project_root", environ).value or paths.found_root()
+    defaults = {"output_root": root, "project_root": root, "data_raw": Path(root) / "data" / "raw",
+                "data_mirror": None, "tiktoken_cache": Path(root) / ".cache" / "tiktoken"}
     out = {}
-    for key, var, default in (("output_root", "JUDGELAB_OUTPUT_ROOT", paths.project_root),
-                              ("project_root", "JUDGELAB_PROJECT_ROOT", paths.project_root),
-                              ("data_raw", "JUDGELAB_DATA_RAW", lambda: paths.project_root() / "data" / "raw"),
-                              ("data_mirror", "DATA_MIRROR", lambda: None)):
-        value = _var(environ, var)
-        out[key] = Setting(value, f"environment {var}") if value else Setting(
-            None if default() is None else str(default()), DEFAULT)
+    for key in settings_file.PATH_VARIABLES:
+        s = path_setting(key, environ)
+        out[key] = s if s.value else Setting(None if defaults[key] is None else str(defaults[key]), DEFAULT)
     return out
 
 

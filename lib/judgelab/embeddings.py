@@ -12,7 +12,6 @@ once per model, ever (:class:`EmbeddingCache`, keyed by model and sha256 of the 
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from judgelab import paths, settings_file
+from judgelab import config, paths, settings_file
 
 
 def text_hash(text: str) -> str:
@@ -188,8 +187,8 @@ class MiniLMEmbeddings(CachedBackend):
 
     def _load(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            settings_file.export_default("HF_HUB_OFFLINE", "1")  # the model is local: never ask the Hub
+            settings_file.export_default("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
             self._model = SentenceTransformer(self.model_path or minilm_model_path(), device="cpu")
         return self._model
@@ -210,7 +209,7 @@ class OpenAIEmbeddings(CachedBackend):
         self.model = model
         self.name = f"openai:{model}"
         self.batch_size = int(batch_size)
-        self.base_url = base_url or settings_file.env("OPENAI_BASE_URL") or settings_file.env("JUDGELAB_BASE_URL")
+        self.base_url = base_url or config.variable("OPENAI_BASE_URL") or config.variable("JUDGELAB_BASE_URL")
         from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for
 
         env_key, self.key_var = api_key_for(self.base_url)  # never OPENAI_API_KEY to another host

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgelab import paths, settings_file
+
 from judgelab.gateway.cache import ResponseCache
 
 TURN_KEYS = ("track", "round")
@@ -40,8 +40,9 @@ class Exchange:
 
 
 def default_cache_path() -> Path:
-    env = settings_file.env("JUDGELAB_CACHE_PATH")
-    return Path(env) if env else paths.output_root() / "results" / "cache" / "llm_cache.sqlite"
+    from judgelab.gateway.settings import default_cache_path as resolved
+
+    return resolved()
 
 
 def elide(text: str | None, limit: int = 700) -> str:

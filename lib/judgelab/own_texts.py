@@ -14,7 +14,6 @@ the papers' runs), so it never touches the papers' outputs, and ends with its ru
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -64,9 +63,7 @@ def _for_each(sources: list[Path], params: dict) -> dict[Path, dict]:
 def _run(numbers, profile: str, params: dict, root: Path) -> None:
     sources = [pipeline.find_notebook(n) for n in numbers]
     given = _for_each(sources, params)
-    before = settings_file.env("JUDGELAB_OUTPUT_ROOT")
-    os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)  # the notebooks' kernels inherit it
-    try:
+    with settings_file.exported({"JUDGELAB_OUTPUT_ROOT": str(root)}):  # the notebooks' kernels inherit it
         for source in sources:
             print(f"[judgelab own] running {source.name} (profile={profile}) -> {root}", flush=True)
             started = time.monotonic()
@@ -74,11 +71,6 @@ def _run(numbers, profile: str, params: dict, root: Path) -> None:
             took = int(time.monotonic() - started)
             print(f"[judgelab own] wrote {out} in {took // 60} min {took % 60:02d} s", flush=True)
         print(f"[judgelab own] run record {runrecord.write(profile)}", flush=True)
-    finally:
-        if before is None:
-            os.environ.pop("JUDGELAB_OUTPUT_ROOT", None)
-        else:
-            os.environ["JUDGELAB_OUTPUT_ROOT"] = before
 
 
 def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PROFILE,
@@ -99,7 +91,7 @@ def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PRO
     if estimate:  # notebook 01 (no judge), then the judge notebooks priced offline, nothing called
         _run(["01"], profile, {"STORY_FOLDER": str(folder)}, root)
         priced = [sys.executable, "-m", "judgelab.estimate", "--profile", profile, "--notebooks", ",".join(JUDGE_NOTEBOOKS)]
-        subprocess.run(priced, check=True, env={**os.environ, "JUDGELAB_OUTPUT_ROOT": str(root)})
+        subprocess.run(priced, check=True, env=settings_file.child_environment({"JUDGELAB_OUTPUT_ROOT": str(root)}))
         return root
     _run(numbers, profile, {"STORY_FOLDER": str(folder), "STORIES": ",".join(own.corpus["story_id"]),
                             **(extra or {})}, root)

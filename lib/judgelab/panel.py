@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgelab import interim, paths, profiles
+from judgelab import interim, paths, profiles, settings_file
 from judgelab.gateway.errors import ConfigError
 from judgelab.gateway.settings import OPENAI_KEY_VAR, OTHER_KEY_VAR, api_key_for, normalize_backend
 from judgelab.study_models import NOTEBOOK_STUDY, PAPER_JUDGES
@@ -129,7 +128,7 @@ def run(panel_file: str | Path, numbers: list[str], profile: str) -> list[Member
         seed_member(root, numbers, base)
         print(f"[judgelab] panel member {m.name} ({m.backend}, {m.model or 'default model'}) -> {root}", flush=True)
         cmd = [sys.executable, "-m", "judgelab.pipeline", "run", *numbers, "--profile", profile]
-        if subprocess.run(cmd, env=member_env(m, panel, dict(os.environ), base), cwd=paths.project_root()).returncode:
+        if subprocess.run(cmd, env=member_env(m, panel, settings_file.child_environment(), base), cwd=paths.project_root()).returncode:
             raise SystemExit(f"panel member {m.name}: notebook run failed (its output root: {root})")
     (base / "results" / "panel" / MANIFEST).write_text(
         json.dumps([asdict(m) for m in panel], indent=2), encoding="utf-8")

@@ -1,20 +1,24 @@
 """Where the compendium reads committed inputs and writes generated outputs.
 
 All generated files live under one output root (the project root, or ``$JUDGELAB_OUTPUT_ROOT``)
-so that a smoke run in the tests never overwrites a demo run.
+so that a smoke run in the tests never overwrites a demo run. The variables are read by the
+settings file's reader (:func:`judgelab.settings_file.path_variable`), not here.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from judgelab import settings_file
+from judgelab.settings_file import path_variable
 
 
 def project_root() -> Path:
-    """The repository root (the folder holding ``pyproject.toml``)."""
-    env = settings_file.env("JUDGELAB_PROJECT_ROOT")
-    if env:
-        return Path(env).resolve()
+    """The repository root: ``$JUDGELAB_PROJECT_ROOT``, else :func:`found_root`."""
+    env = path_variable("project_root")
+    return Path(env).resolve() if env else found_root()
+
+
+def found_root() -> Path:
+    """The folder above this file holding ``pyproject.toml`` and ``lib/`` (else the working directory)."""
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "pyproject.toml").exists() and (parent / "lib").is_dir():
@@ -23,7 +27,7 @@ def project_root() -> Path:
 
 
 def output_root() -> Path:
-    env = settings_file.env("JUDGELAB_OUTPUT_ROOT")
+    env = path_variable("output_root")
     return Path(env).resolve() if env else project_root()
 
 
@@ -58,13 +62,13 @@ def bench_dir() -> Path:
 
 def data_raw() -> Path:
     """Acquired third-party files: ``$JUDGELAB_DATA_RAW`` or ``<project>/data/raw``."""
-    env = settings_file.env("JUDGELAB_DATA_RAW")
+    env = path_variable("data_raw")
     return _ensure(Path(env).resolve() if env else project_root() / "data" / "raw")
 
 
 def data_mirror() -> Path | None:
     """The local mirror directory named by ``$DATA_MIRROR`` (relative to the project root), or None."""
-    env = settings_file.env("DATA_MIRROR")
+    env = path_variable("data_mirror")
     if not env:
         return None
     p = Path(env)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import os
 import re
 import shutil
 import sys
@@ -302,20 +301,12 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
         src_ipynb = Path(tmp) / f"{source.stem}.ipynb"
         jupytext.write(nb, src_ipynb)
         params = {"PROFILE": profile, **(parameters or {})}
-        saved = {k: settings_file.env(k) for k in env}
-        os.environ.update(env)  # the kernel is a child process: it inherits these
-        try:
+        with settings_file.exported(env):  # the kernel is a child process: it inherits these
             pm.execute_notebook(
                 str(src_ipynb), str(out), parameters=params, kernel_name=kernel,
                 cwd=str(source.parent), progress_bar=False, log_output=False,
                 config=kernel_config(Path(tmp)),
             )
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     _mark_done(source, profile)
     return out
 
@@ -424,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         base = paths.output_root()
         root = variant_root([s.name[:2] for s in sources], extra, base)
         seed_variant(root, base)
-        os.environ["JUDGELAB_OUTPUT_ROOT"] = str(root)
+        settings_file.export("JUDGELAB_OUTPUT_ROOT", str(root))
         print(f"[judgelab] parameters {extra}: writing to {root} (--in-place: over {base})", flush=True)
     for src in sources:
         print(f"[judgelab] running {src.name} (profile={args.profile})", flush=True)

@@ -26,7 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from judgelab import paths, profiles, provenance, settings_file
+from judgelab import config, paths, profiles, provenance
 from judgelab.corpus.acquire import sha256_file
 
 LOCK_FILES = ("requirements.lock", "requirements-extra.txt")
@@ -127,8 +127,8 @@ SETTINGS = ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_CACHE_MODE", "JUDGEL
 
 def judge_settings() -> dict[str, str | None]:
     """The judge's settings from the environment (module docstring), the base URL as a host only."""
-    out = {name: settings_file.env(name) for name in SETTINGS}
-    url = settings_file.env("JUDGELAB_BASE_URL") or settings_file.env("OPENAI_BASE_URL")
+    out = {name: config.variable(name) for name in SETTINGS}
+    url = config.variable("JUDGELAB_BASE_URL") or config.variable("OPENAI_BASE_URL")
     out["base_url_host"] = provenance.url_host(url)
     return out
 

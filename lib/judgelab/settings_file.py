@@ -1,12 +1,17 @@
 """The settings file, ``profiles.toml`` at the root, and the environment variables it declares.
 
-The lowest floor (it imports nothing of judgelab), so that :mod:`judgelab.paths` and the gateway
-read their variables through :func:`env` too. A profile's knobs with its inheritance applied
+The lowest floor (it imports nothing of judgelab) and the one module that touches the process's
+environment: :func:`env` and :func:`environment` read it (for the resolvers, :mod:`judgelab.config`
+and :mod:`judgelab.gateway.settings`; every other module asks them), :func:`exported` and
+:func:`export_default` write it (for child processes and third-party libraries that read it
+themselves), :func:`child_environment` copies it for a subprocess. ``tests/test_config.py`` fails
+when any other module reads or writes the environment. A profile's knobs with its inheritance applied
 (:func:`resolved`) are read here too, for :mod:`judgelab.config` (a run's resolved configuration)
 and :mod:`judgelab.profiles` (the knobs API, ``show`` and ``docs``).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import tomllib
@@ -55,6 +60,51 @@ def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The declared variables that are set in ``environ`` (None: the process's), stripped: what a
     run's configuration (:func:`judgelab.config.resolve`) reads, once."""
     return {name: value for name in declared() if (value := env(name, environ)) is not None}
+
+
+#: the locations the environment may move (each declared in ``[overrides]``): ``key -> variable``
+PATH_VARIABLES = {"output_root": "JUDGELAB_OUTPUT_ROOT", "project_root": "JUDGELAB_PROJECT_ROOT",
+                  "data_raw": "JUDGELAB_DATA_RAW", "data_mirror": "DATA_MIRROR",
+                  "tiktoken_cache": "TIKTOKEN_CACHE_DIR"}
+
+
+def path_variable(key: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The location ``key`` of :data:`PATH_VARIABLES` as the environment sets it, None if unset:
+    :mod:`judgelab.paths` and :mod:`judgelab.tokens` then use their defaults (here, not in
+    :mod:`judgelab.config`, because the gateway that config resolves stands on paths)."""
+    return env(PATH_VARIABLES[key], environ)
+
+
+def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's whole environment with ``extra`` on top: what a subprocess is started with."""
+    return {**os.environ, **(extra or {})}
+
+
+@contextlib.contextmanager
+def exported(values: Mapping[str, str]):
+    """Set ``values`` in this process's environment for the block (a notebook kernel or another
+    child inherits them), then restore each variable as it was (unset ones unset again)."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update({k: str(v) for k, v in values.items()})
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def export(name: str, value: str) -> None:
+    """Set ``name`` for the rest of the process and its children (a variant run's output root)."""
+    os.environ[name] = str(value)
+
+
+def export_default(name: str, value: str) -> str:
+    """Set ``name`` unless it is set (for a library that reads it itself: tiktoken, Hugging Face);
+    return the value in force."""
+    return os.environ.setdefault(name, str(value))
 
 
 # ---------------------------------------------------------------- profiles and inheritance

@@ -56,9 +56,9 @@ class Judge:
 
 
 def _env(name: str, environ=None) -> str | None:
-    from judgelab import settings_file
+    from judgelab.gateway.settings import variable
 
-    return settings_file.env(name, environ)
+    return variable(name, environ)
 
 
 def check_study(study: str) -> PaperJudge:

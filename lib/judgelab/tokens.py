@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -33,14 +32,15 @@ _O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "c
 
 def cache_dir() -> Path:
     """``$TIKTOKEN_CACHE_DIR``, defaulting to ``<project>/.cache/tiktoken`` (and exporting it)."""
-    env = os.environ.get("TIKTOKEN_CACHE_DIR")
-    if env:
-        return Path(env)
+    from judgelab import settings_file
     from judgelab.paths import project_root
 
+    env = settings_file.path_variable("tiktoken_cache")
+    if env:
+        return Path(env)
     path = project_root() / ".cache" / "tiktoken"
     # tiktoken reads the variable itself, so the default must be exported before it loads.
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(path)
+    settings_file.export_default("TIKTOKEN_CACHE_DIR", str(path))
     return path
 
 

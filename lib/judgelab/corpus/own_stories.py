@@ -194,11 +194,11 @@ def open_folder(folder: Path | str, profile: str) -> OwnStories:
     is too long only when ``context_policy = "error"``: then it must fit ``max_text_tokens``,
     counted with tiktoken's encoding of the configured model, ``judgelab.tokens``)."""
     from judgelab import profiles, tokens
-    from judgelab.settings_file import env
+    from judgelab.study_models import resolve_judge
 
     own, sage = profiles.knobs("own_texts", profile), profiles.knobs("sage", profile)
     whole = sage["context_policy"] == "error"
-    model = env("JUDGELAB_SAGE_MODEL") or env("JUDGELAB_MODEL")
+    model = resolve_judge("sage").model  # the model the SAGE notebooks will call
     out = load_folder(folder, default_category=own["default_category"],
                       max_tokens=int(sage["max_text_tokens"]) if whole else None,
                       count_tokens=(lambda t: tokens.count_tokens(t, model)) if whole else None)

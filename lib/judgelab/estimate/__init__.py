@@ -231,11 +231,11 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
     all); ``sample``: that many stories per category and pairs per collection (:func:`measure`);
     ``environ``: the declared variables of the run priced (None: this process's, read once here);
     ``progress``: a line on stderr as each notebook's requests are built."""
-    from judgelab import profiles, settings_file
+    from judgelab import config, profiles
     from judgelab.gateway.settings import resolve
 
     profiles.check(profile)
-    environ = settings_file.environment(environ)
+    environ = config.variables(environ)
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False, environ=environ)
     calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample, environ, progress)
     reasoning = bool(calls["reasoning"].any())

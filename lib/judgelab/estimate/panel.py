@@ -13,7 +13,7 @@ import sys
 
 import pandas as pd
 
-from judgelab import panel, paths, settings_file
+from judgelab import config, panel, paths
 from judgelab.estimate import NOTEBOOKS, estimate
 
 
@@ -21,7 +21,7 @@ def panel_estimate(panel_file, profile: str, notebooks=NOTEBOOKS) -> pd.DataFram
     """Every member's per-notebook summary (:attr:`judgelab.estimate.Estimate.summary`) with a
     ``member`` column, then a ``total`` row summed over members and notebooks."""
     members, parts = panel.read_panel(panel_file), []
-    parent = settings_file.environment()  # the declared variables, read once
+    parent = config.variables()  # the declared variables, read once
     for m in members:
         env = panel.member_env(dataclasses.replace(m, key_env=None), members, parent)
         # the inputs the member's run is seeded with are the main root's (judgelab.panel.seed_member)

@@ -21,12 +21,9 @@ from judgelab.gateway.ledger import DEFAULT_PRICES, PriceTable
 def _cache_path(arg: str | None) -> Path:
     if arg:
         return Path(arg)
-    from judgelab import paths, settings_file
+    from judgelab.gateway.settings import default_cache_path
 
-    if settings_file.env("JUDGELAB_CACHE_PATH"):
-        return Path(settings_file.env("JUDGELAB_CACHE_PATH"))
-
-    return paths.cache_dir() / "llm_cache.sqlite"
+    return default_cache_path()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,7 @@ import re
 import threading
 from typing import Any, Callable
 
-from judgelab import settings_file
+from judgelab.gateway.settings import variable  # the gateway reads the environment there only
 from judgelab.gateway.errors import ConfigError, GatewayError
 from judgelab.gateway.types import ChatRequest, ChatResult
 
@@ -108,13 +108,13 @@ def canary_enabled(backend: str, value: Any = None) -> bool:
     from judgelab.gateway.settings import _flag
 
     if value is None:
-        value = settings_file.env("JUDGELAB_CANARY")
+        value = variable("JUDGELAB_CANARY")
     return _flag("JUDGELAB_CANARY", value) if value is not None else backend != "llamacpp"
 
 
 def stop_after_setting(value: int | None = None) -> int:
     """Consecutive alike failures that stop a fan-out: ``value``, else ``JUDGELAB_STOP_AFTER``, else 4."""
-    raw = value if value is not None else settings_file.env("JUDGELAB_STOP_AFTER") or DEFAULT_STOP_AFTER
+    raw = value if value is not None else variable("JUDGELAB_STOP_AFTER") or DEFAULT_STOP_AFTER
     try:
         n = int(raw)
     except (TypeError, ValueError) as exc:

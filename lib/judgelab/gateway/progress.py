@@ -12,27 +12,10 @@ import time
 
 from tqdm import tqdm
 
-from judgelab import settings_file
+# the gateway reads the environment in its settings module only; the bar's setting is read there too
+from judgelab.gateway.settings import ENV_PROGRESS, variable
+from judgelab.gateway.settings import progress_setting as setting  # noqa: F401 (the API)
 from judgelab.provenance import ENV_NOTEBOOK
-
-ENV_PROGRESS = "JUDGELAB_PROGRESS"
-
-
-_SHOW, _HIDE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
-
-def setting(value: str | None = None) -> tuple[bool, str | None]:
-    """(shown, ``"live"``/``"final"``/None for the default way) of ``JUDGELAB_PROGRESS`` (or
-    ``value``): one reader for the gateway's settings and the bar, so every documented value
-    works in both and any other is an error."""
-    text = ((settings_file.env(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
-    if text in ("live", "final"):
-        return True, text
-    if not text or text in _SHOW:
-        return True, None
-    if text in _HIDE:
-        return False, None
-    raise ValueError(f"{ENV_PROGRESS}={text!r}: expected 1 or 0 (yes/no, on/off), or 'live' or 'final'")
 
 
 def final_only() -> bool:
@@ -40,7 +23,7 @@ def final_only() -> bool:
     _, mode = setting()
     if mode is not None:
         return mode == "final"
-    return bool(settings_file.env(ENV_NOTEBOOK))
+    return bool(variable(ENV_NOTEBOOK))
 
 
 class BatchProgress:

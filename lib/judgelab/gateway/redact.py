@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from judgelab import settings_file
+from judgelab.gateway.settings import variable  # the gateway reads the environment there only
 
 MASK = "[REDACTED]"
 #: shorter strings are not treated as secrets: replacing them would mangle ordinary text
@@ -17,7 +17,7 @@ MIN_SECRET_LEN = 8
 def configured_secrets(*extra: str | None) -> tuple[str, ...]:
     """The secrets to redact: ``$OPENAI_API_KEY``, ``$JUDGELAB_API_KEY`` and any key passed
     explicitly (``extra``)."""
-    found = [settings_file.env("OPENAI_API_KEY"), settings_file.env("JUDGELAB_API_KEY"), *extra]
+    found = [variable("OPENAI_API_KEY"), variable("JUDGELAB_API_KEY"), *extra]
     return tuple(dict.fromkeys(s.strip() for s in found if s and len(s.strip()) >= MIN_SECRET_LEN))
 
 

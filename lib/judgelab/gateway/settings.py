@@ -1,6 +1,7 @@
 """Gateway configuration from arguments, then the environment, then the embedded default. Every
 variable is declared in the settings file's ``[overrides]`` (``profiles.toml``,
-``docs/settings.md``) and read with :func:`judgelab.settings_file.env`.
+``docs/settings.md``) and read with :func:`judgelab.settings_file.env`, here only: the gateway's
+parts (progress bar, canary, redaction, llama.cpp threads) ask :func:`variable`.
 
 Keys (:func:`api_key_for`): ``OPENAI_API_KEY`` goes only to OpenAI's own API (``api.openai.com`` or
 a regional ``<region>.api.openai.com``, over https); any other base URL gets ``JUDGELAB_API_KEY`` or
@@ -160,6 +161,43 @@ def endpoint_identity(base_url: str | None, part: str = DEFAULT_CACHE_ENDPOINT) 
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+ENV_PROGRESS = "JUDGELAB_PROGRESS"
+_SHOW, _HIDE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def progress_setting(value: str | None = None) -> tuple[bool, str | None]:
+    """(shown, ``"live"``/``"final"``/None for the default way) of ``JUDGELAB_PROGRESS`` (or
+    ``value``): one reader for the gateway's settings and the bar
+    (:mod:`judgelab.gateway.progress`), so every documented value works in both and any other is
+    an error."""
+    text = ((_env(ENV_PROGRESS) or "") if value is None else str(value)).strip().lower()
+    if text in ("live", "final"):
+        return True, text
+    if not text or text in _SHOW:
+        return True, None
+    if text in _HIDE:
+        return False, None
+    raise ValueError(f"{ENV_PROGRESS}={text!r}: expected 1 or 0 (yes/no, on/off), or 'live' or 'final'")
+
+
+def default_cache_path(environ=None) -> Path:
+    """The response cache's file: ``JUDGELAB_CACHE_PATH``, else ``results/cache/llm_cache.sqlite``
+    under the output root."""
+    env_path = _env("JUDGELAB_CACHE_PATH", environ)
+    if env_path:
+        return Path(env_path)
+    from judgelab import paths
+
+    return paths.cache_dir() / "llm_cache.sqlite"
+
+
+def variable(name: str, environ=None) -> str | None:
+    """A declared gateway variable (``[overrides]``) as this process (or ``environ``) sets it: the
+    gateway's parts (progress bar, canary, redaction, llama.cpp threads) read the environment
+    through this module only."""
+    return _env(name, environ)
+
+
 def resolve_batch_fallback(value: str | None = None, environ=None) -> str:
     """The batch fallback: the argument, else ``JUDGELAB_BATCH_FALLBACK``, else ``stop``."""
     choice = (value or _env("JUDGELAB_BATCH_FALLBACK", environ) or DEFAULT_BATCH_FALLBACK).strip().lower()
@@ -209,20 +247,12 @@ def resolve(
     if mode not in CACHE_MODES:
         raise ConfigError(f"unknown cache mode {mode!r}; choose one of {', '.join(CACHE_MODES)}")
     if cache_path is None:
-        env_path = _env("JUDGELAB_CACHE_PATH")
-        if env_path:
-            cache_path = Path(env_path)
-        else:
-            from judgelab import paths
-
-            cache_path = paths.cache_dir() / "llm_cache.sqlite"
+        cache_path = default_cache_path(environ)
     if progress is not None:
         show = progress
     else:
-        from judgelab.gateway.progress import setting
-
         try:
-            show = setting()[0]
+            show = progress_setting()[0]
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
     return Settings(

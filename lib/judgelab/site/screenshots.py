@@ -55,9 +55,9 @@ def stale(docs: Path | None = None) -> list[str]:
 
 
 def chromium() -> str | None:
-    from judgelab.settings_file import env
+    from judgelab.config import variable
 
-    return env("JUDGELAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    return variable("JUDGELAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def take(root: Path | None = None, docs: Path | None = None) -> list[Path]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from judgelab import settings_file
+from judgelab.gateway.settings import variable  # the gateway reads the environment there only
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.schema import grammar_schema
 from judgelab.gateway.types import Sampling, Usage
@@ -64,7 +64,7 @@ def default_threads() -> int:
     """``$JUDGELAB_LLAMA_THREADS``, else every core: on 2 idle cores two threads were 1.3x faster
     than one (5.4 s vs 7.0 s for 1,000 + 100 tokens), but llama.cpp's threads spin while waiting, so
     on an oversubscribed machine one thread was ~4x faster (2 cores at load 10)."""
-    env = settings_file.env("JUDGELAB_LLAMA_THREADS")
+    env = variable("JUDGELAB_LLAMA_THREADS")
     if env:
         try:
             return max(1, int(env))
