@@ -11,6 +11,7 @@ boxes of a figure's text that the saved layout records.
 """
 from __future__ import annotations
 
+import contextlib
 import textwrap
 from itertools import combinations
 from typing import Iterable, Sequence
@@ -96,6 +97,21 @@ def subplots(n_cols: int = 1, n_rows: int = 1, *, width: float = PANEL_WIDTH, he
     fig, axes = plt.subplots(n_rows, n_cols, figsize=(width * n_cols, height * n_rows), squeeze=False,
                              layout="constrained", **kwargs)
     return fig, axes
+
+
+@contextlib.contextmanager
+def fixed_jitter(seed: int = 0):
+    """seaborn's stripplot jitters its dots with numpy's global generator, unseeded: the same data
+    drawn twice give two different images (and two sha256s in the run record). Inside this block
+    the global generator starts from ``seed``; its state is restored afterwards."""
+    import numpy as np
+
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
 
 
 def empty_panel(ax, text: str) -> None:

@@ -38,7 +38,8 @@ def plot_corpus_words_years(corpus: pd.DataFrame, word_range: tuple[int, int]):
 
     fig, axes = style.subplots(2, 1, width=5.0, height=3.8)
     left, right = axes[0]
-    sns.stripplot(data=corpus, x="words", y="category", hue="in_range", ax=left, jitter=0.25, size=4)
+    with style.fixed_jitter():
+        sns.stripplot(data=corpus, x="words", y="category", hue="in_range", ax=left, jitter=0.25, size=4)
     for w in word_range:
         left.axvline(w, color=style.GREY, ls="--", lw=0.8)
     left.set(title="Word count by category", xlabel="words (cleaned text)")

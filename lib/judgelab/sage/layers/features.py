@@ -150,7 +150,8 @@ def plot_features_by_category(features: pd.DataFrame, shown: dict[str, str] | No
         if len(data):
             order = [c for c in style.CATEGORY_COLOURS if c in set(data["category"])]  # canonical, pulp, llm
             sns.boxplot(data=data, x="category", y=col, order=order, ax=ax, color="#dddddd", fliersize=0)
-            sns.stripplot(data=data, x="category", y=col, order=order, ax=ax, size=3, jitter=0.2, color="#333333")
+            with style.fixed_jitter():
+                sns.stripplot(data=data, x="category", y=col, order=order, ax=ax, size=3, jitter=0.2, color="#333333")
         else:
             style.empty_panel(ax, "not computed\nin this profile")
             ax.set(xticks=[], yticks=[])
