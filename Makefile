@@ -22,7 +22,9 @@ export TOKENIZERS_PARALLELISM := false
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 SETUP_STAMP := $(VENV)/.setup-done
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+# llama.cpp's build: no multimodal library (the judges read text only; a tenth of the compile),
+# and on x86-64 a portable instruction level (see the setup recipe).
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON)
 LLAMA_PIN   := $(shell grep -i '^llama[-_]cpp[-_]python==' requirements.lock)
 # Where the compiled llama-cpp-python wheel is kept, one folder per version, CMake arguments,
 # machine architecture and (appended in the recipe) Python version.
@@ -97,7 +99,7 @@ $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@set -o pipefail; dir="$(LLAMA_WHEELS)-$$($(PY) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"; \
 	  if ls "$$dir"/*.whl >/dev/null 2>&1; then echo "setup 3/4: llama-cpp-python from the wheel compiled earlier on this machine ($$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
 	  else echo "setup 3/4: llama-cpp-python, compiled once per machine (about 4 minutes; kept in $$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
-	    rm -rf "$$dir.tmp"; $(if $(filter x86_64,$(shell uname -m)),CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)") $(PIP) wheel -q --no-cache-dir --no-deps -w "$$dir.tmp" $(LLAMA_PIN) $(PIP_QUIET) && mv "$$dir.tmp" "$$dir"; fi && \
+	    rm -rf "$$dir.tmp"; CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) wheel -q --no-cache-dir --no-deps -w "$$dir.tmp" $(LLAMA_PIN) $(PIP_QUIET) && mv "$$dir.tmp" "$$dir"; fi && \
 	  $(PIP) install -q --no-deps --no-index --find-links "$$dir" $(LLAMA_PIN) $(PIP_QUIET)
 	@set -o pipefail; $(PIP) install -q -r requirements.lock -r requirements-extra.txt $(PIP_QUIET)
 	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
