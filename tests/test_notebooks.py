@@ -338,6 +338,11 @@ def every_claim_has_one_row_and_a_smoke_run_decides_none(root: Path) -> None:
     both = card[card["ci_low"].notna() & card["ci_high"].notna()]
     assert (both["ci_low"] <= both["ci_high"]).all()
     assert np.allclose(card["margin"], [claims[i].margin for i in card["claim_id"]])   # the margin beside the interval
+    # notebook 14 ran first: its label beside each claim it covers, read from its own table
+    robust = read_table(root, "narr_claims_robustness").set_index("claim_id")["robustness"]
+    shown = card.set_index("claim_id")["robustness"]
+    assert len(robust) and shown.reindex(robust.index).tolist() == robust.tolist()
+    assert shown.drop(robust.index).isna().all()
     for r in card.itertuples():
         c = claims[r.claim_id]
         if r.verdict not in (verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE):

@@ -365,7 +365,8 @@ def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     all reproduce: the rest inconclusive) or ``not comparable`` (the run's design is not
     the paper's in what the claim depends on, :func:`judgelab.claims.design.differences`: a subset
     of the collection, fewer pairs than the claim's minimum; as the scorecard, no rule is applied).
-    The scorecard joins on ``claim_id`` (:func:`scorecard_columns`)."""
+    Notebook 13 shows it beside each verdict (:func:`judgelab.claims.scorecard.with_robustness`,
+    joined on ``claim_id``)."""
     d = estimates[estimates["defensible"]]
     rows = []
     for cid, g in d.groupby("claim_id", sort=False):
@@ -382,14 +383,6 @@ def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
                      "paper_value": float(g["paper_value"].iloc[0]), "robustness": label,
                      "n_specifications_shown": int((estimates["claim_id"] == cid).sum())})
     return pd.DataFrame(rows)
-
-
-def scorecard_columns(robustness: pd.DataFrame) -> pd.DataFrame:
-    """The columns the scorecard shows beside a verdict, keyed by ``claim_id`` (a left join:
-    ``card.merge(scorecard_columns(t), on="claim_id", how="left")``)."""
-    out = robustness[["claim_id", "n_specifications", "share_reproduced", "estimate_min", "estimate_max",
-                      "robustness"]].copy()
-    return out.rename(columns={c: f"robustness_{c}" for c in out.columns if c not in ("claim_id", "robustness")})
 
 
 def choice_effects(estimates: pd.DataFrame) -> pd.DataFrame:
