@@ -387,6 +387,11 @@ def main_specification_is_table_4s_row_and_each_claim_has_one_label(root: Path) 
     stability = read_table(root, "sage_robustness_stability")
     assert stability["stability"].isin(["same under every analysis", "depends on the analysis", "undefined"]).all()
     assert (stability["n_same_conclusion"] <= stability["n_defined"]).all()
+    # each analysis (modes pooled or one mode) judged by the register's claims; the smoke judge is
+    # the embedded model, so none is testable, the rule's verdict shown beside
+    v = read_table(root, "sage_robustness_verdicts")
+    assert {"content mode only", "title mode only"} <= set(v["mode_pooling"])
+    assert len(v) and (v["verdict"] == "not testable by this judge").all()
 
 
 def _p_of(root: Path, claim) -> float | None:
