@@ -112,6 +112,10 @@ def test_main_specification_equals_notebook_08_tables_for_every_news_claim(monke
     blocked = rb.claim_estimates(res)
     assert (blocked["verdict"] == verdicts.NOT_COMPARABLE).all()
     assert blocked["reason"].str.contains("below the claim's minimum of 30").all()
+    # in the paper profile that is the only difference: the JSD base and the parameter set are the
+    # grid's own choices (judged under each), the temporal rule the paper's; nothing "not recorded"
+    paper = rb.claim_estimates(run(replace(settings(jsd_base=["e", "2"], params=["32/8", "16/4"]), profile="paper")))
+    assert paper["reason"].str.fullmatch(r"design differs: \d+ units \(\w+\) below the claim's minimum of 30").all()
     monkeypatch.setattr(rb.design, "differences", lambda *a, **k: [])   # the rules themselves, below
     est = rb.claim_estimates(res)
     claims = {c.id: c for c in rb.news_math_claims()}

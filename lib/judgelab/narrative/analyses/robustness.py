@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -315,6 +315,20 @@ def _row(claim, t: pd.DataFrame) -> pd.Series | None:
     return hit.iloc[0] if len(hit) == 1 else None
 
 
+#: The register's design dependencies the grid varies itself (the JSD base, the parameter set):
+#: each specification is judged by the claim's rule under its own value, and :data:`CHOICES`
+#: says which values count towards the label, so they are no design difference here.
+GRID_VARIED = ("jsd_base", "parameter_set")
+#: What every specification holds fixed, as a sidecar records it (the paper's temporal rule:
+#: :func:`extract_narratives` keeps ``temporal=True``).
+GRID_SIDECAR = {"choices": ["temporal=True"]}
+
+
+def _grid_design(claim):
+    """The claim with the dependencies the grid varies (:data:`GRID_VARIED`) left out."""
+    return replace(claim, depends_on=tuple(d for d in claim.depends_on if d not in GRID_VARIED))
+
+
 def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
     """One row per specification x claim: the estimate, its 95% interval and p from the columns the
     scorecard reads, the paper's value, and the claim's own verdict
@@ -329,7 +343,7 @@ def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
             est, lo, hi = f(c.column), f(c.ci_low_column), f(c.ci_high_column)
             p = f(c.p_column) if c.p_column else math.nan
             units = f(c.units_column) if c.units_column else None
-            diffs = design.differences(c, {"profile": result.settings.profile}, units)
+            diffs = design.differences(_grid_design(c), GRID_SIDECAR | {"profile": result.settings.profile}, units)
             v = verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=est, ci_low=lo, ci_high=hi,
                                 p=p if math.isfinite(p) else None)
             if diffs:   # as the scorecard: numbers shown, no rule applied
