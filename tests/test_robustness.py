@@ -335,7 +335,8 @@ def test_sage_verdict_per_analysis_is_each_claims_rule_on_that_analysis_interval
     outside; else inconclusive)."""
     from judgelab.sage.analysis import robustness as srb
 
-    claim = next(c for c in register.load() if c.id == "sage-gap-canonical-llm-L4")
+    register_claims = register.load()
+    claim = next(c for c in register_claims if c.id == "sage-gap-canonical-llm-L4")
     v, m = claim.paper_value(), claim.margin
     nan = float("nan")
     planted = pd.DataFrame([
@@ -353,7 +354,7 @@ def test_sage_verdict_per_analysis_is_each_claims_rule_on_that_analysis_interval
             return verdicts.REPRODUCED
         return verdicts.NOT_REPRODUCED if lo > v + m or hi < v - m else verdicts.INCONCLUSIVE
 
-    paper = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "paper")
+    paper = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "paper", register_claims)
     mine = paper[paper["claim_id"] == claim.id]
     assert len(mine) == 4 and set(paper["claim_id"]) == {claim.id}      # only the claims about this finding
     assert mine["rule_verdict"].tolist() == [by_hand(lo, hi) for lo, hi in zip(planted["ci_low"], planted["ci_high"])]
@@ -363,16 +364,18 @@ def test_sage_verdict_per_analysis_is_each_claims_rule_on_that_analysis_interval
     assert mine["reason"].iloc[3] == srb.RANK_TEST
     assert mine["mode_pooling"].tolist()[:2] == ["pooled: a story's modes averaged", "title mode only"]
     # the embedded model's scores: not testable, the rule's verdict shown beside for looking at
-    small = srb.analysis_verdicts(planted, "llamacpp", "smollm2-135m-instruct", "demo")
+    small = srb.analysis_verdicts(planted, "llamacpp", "smollm2-135m-instruct", "demo", register_claims)
     assert (small["verdict"] == verdicts.NOT_TESTABLE).all() and small["embedded_judge"].all()
     assert small["rule_verdict"].tolist() == mine["rule_verdict"].tolist()
     assert small["reason"].str.contains("embedded small model").all()
     # the paper's judge in the demo profile: not comparable, the profile named
-    demo = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "demo")
+    demo = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "demo", register_claims)
     assert (demo["verdict"] == verdicts.NOT_COMPARABLE).all() and demo["reason"].str.contains("profile demo").all()
     # on real findings every genre gap and mode claim of the register is matched to its finding
-    table = srb.findings_under_choices(sage_story_scores())
-    ids = set(srb.analysis_verdicts(table, "openai", "gpt-5-mini", "paper")["claim_id"])
+    story = sage_story_scores()
+    table = pd.concat([srb.genre_under_choices(story, units=("story",), tests=("welch",), mixed=False),
+                       srb.mode_under_choices(story)], ignore_index=True)
+    ids = set(srb.analysis_verdicts(table, "openai", "gpt-5-mini", "paper", register_claims)["claim_id"])
     assert {"sage-gap-canonical-llm-average", "sage-canonical-gt-pulp-L5", "sage-mode-invariance-L6",
             "sage-mode-invariance-overall"} <= ids
 
