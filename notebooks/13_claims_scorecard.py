@@ -122,12 +122,32 @@ display(register.as_frame(claims)[["claim_id", "location", "paper_value", "stati
 
 # %%
 card = scorecard.scorecard(claims, paths.tables_dir(), knobs, paths.interim_dir(), register_identity=ident)
+# notebook 14's robustness beside each verdict it covers (absent, with a note, when 14 has not run)
+card = scorecard.with_robustness(card, paths.tables_dir(), run.profile)
 run.judge(*scorecard.run_judge(card))  # the judge behind the tables read
 run.banner()
 run.table(card, "claims_scorecard")
 display(Markdown(scorecard.first_screen(card)))
 display(scorecard.decided_first(card)[["claim_id", "verdict", "paper_value", "estimate", "ci_low", "ci_high", "margin",
                                        "decisive_width", "reason"]])
+
+# %% [markdown]
+# ## Across the analysis choices (notebook 14)
+#
+# For each claim notebook 14's specification grid covers (the news mathematics of Tables 1 and
+# 4): over the *defensible* specifications (parameter set, JSD base, date rule, strata cut-offs,
+# UMAP seed), how many reproduce the claim, the range of its estimate, and its label: *robust*
+# (every one reproduces it), *fragile* (some reproduce it, some decide against it), *not
+# reproduced under any*, *too wide to tell*, or *not comparable* (docs/robustness.md). The share
+# describes the grid: its specifications share documents and most endpoints, so it is not a
+# probability.
+
+# %%
+covered = card["robustness"].notna()
+display(Markdown(f"**{covered.sum()} claims** labelled across the analysis choices." if covered.any()
+                 else f"**No robustness column:** {card['robustness_note'].iloc[0]}."))
+display(card.loc[covered, ["claim_id", "verdict", "estimate", "robustness", "robustness_n_reproduced",
+                           "robustness_n_specifications", "robustness_estimate_min", "robustness_estimate_max"]])
 
 # %% [markdown]
 # Where the paper's estimand is not this compendium's main reading (SAGE's r and d are over story x

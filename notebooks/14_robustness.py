@@ -152,26 +152,50 @@ if len(emb):
 emb
 
 # %% [markdown]
-# ## SAGE: do the genre and mode findings depend on the unit and the test?
+# ## SAGE: do the genre and mode findings depend on mode pooling, the unit and the test?
 #
 # The paper reads SAGE's statistics one way: every story × mode evaluation one observation, t-tests.
-# Here each genre gap (canonical − pulp, canonical − LLM, per layer and on average) is tested over
-# the story (its two modes averaged; the main analysis) and over the paper's story × mode rows,
-# by Welch's t and by Mann–Whitney U, and by a mixed model with a story random intercept; each
-# mode difference (title − content) by the paired t and Wilcoxon, over stories and over the
-# paper's pooled story × layer pairs. `conclusion` is read at the paper's α = 0.05; a finding
-# *depends on the analysis* when a defined analysis reaches another conclusion than the main one.
-# The numbers are the judge's of notebooks 02–04, named in the banner below: on the embedded
-# 135M model they show the pipeline runs, not the paper's findings.
+# Here each genre gap (canonical − pulp, canonical − LLM, per layer and on average) is tested with
+# the two modes **pooled** (a story's modes averaged: the main analysis; or both modes as rows, the
+# paper's story × mode reading, which counts a story twice) or **per mode** (content only, title
+# only), by Welch's t (with its interval) and by Mann–Whitney U, and by a mixed model with a story
+# random intercept (modes as repeated measures); each mode difference (title − content) by the
+# paired t and Wilcoxon, over stories and over the paper's pooled story × layer pairs.
+# `conclusion` is read at the paper's α = 0.05; a finding *depends on the analysis* when a defined
+# analysis reaches another conclusion than the main one.
+#
+# **Verdicts per analysis.** Each analysis is then judged by every register claim about its finding
+# (the genre gaps' values, canonical > pulp, mode invariance), by the claim's own rule and margin on
+# the analysis's own interval (`rule_verdict`). `verdict` is the scorecard's: on the embedded 135M
+# model's scores (named in the banner below) it is *not testable by this judge* — those numbers
+# show the pipeline runs, not the paper's findings — and *not comparable* when the run's judge or
+# profile is not the paper's.
 
 # %%
+from IPython.display import display
+
 from judgelab.sage.analysis import evaluations
 from judgelab.sage.analysis import robustness as sage_robustness
 from judgelab.sage.analysis import scores as sage_scores
 
-ev = evaluations.load_evaluations()
-run.judge(ev.backend, ev.model)  # the judge of notebooks 02-04's rows names the SAGE tables below
-run.banner()
-findings = run.table(sage_robustness.findings_under_choices(sage_scores.story_scores(ev.rows)),
-                     "sage_robustness_findings")
-run.table(sage_robustness.finding_stability(findings), "sage_robustness_stability")
+try:
+    ev = evaluations.load_evaluations()
+except evaluations.SageStatsError as exc:   # no SAGE run in this output root (e.g. a mathematics-only run)
+    ev = None
+    print(f"No SAGE section: {exc}")
+if ev is not None:
+    run.judge(ev.backend, ev.model)  # the judge of notebooks 02-04's rows names the SAGE tables below
+    run.banner()
+    findings = run.table(sage_robustness.findings_under_choices(sage_scores.story_scores(ev.rows)),
+                         "sage_robustness_findings")
+    display(run.table(sage_robustness.finding_stability(findings), "sage_robustness_stability"))
+
+# %%
+if ev is not None:
+    sage_profile = ", ".join(sorted(ev.rows["profile"].astype(str).unique()))
+    sage_verdicts = run.table(sage_robustness.analysis_verdicts(findings, ev.backend, ev.model, sage_profile),
+                              "sage_robustness_verdicts")
+    display(sage_verdicts.pivot_table(index="claim_id", columns="rule_verdict", values="test", aggfunc="count",
+                                      fill_value=0) if len(sage_verdicts) else sage_verdicts)
+    display(sage_verdicts[["claim_id", "mode_pooling", "test", "diff", "ci_low", "ci_high", "paper_value",
+                           "rule_verdict", "verdict"]].head(24) if len(sage_verdicts) else sage_verdicts)

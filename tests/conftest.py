@@ -184,6 +184,10 @@ def pytest_collection_modifyitems(config, items):
     # the notebooks that read both chains' outputs (notebook_files.LATE_NOTEBOOKS: 12, 13) run
     # first among the late tests, once the notebooks they read have a status (test_notebooks.py)
     summary = [item for item in items if notebook_number(item) in LATE_NOTEBOOKS]
+    # a late notebook after the late ones it reads (13 reads 14's robustness table): one worker
+    # runs them in this order, so 13 before 14 would wait on it until its timeout
+    from judgelab import pipeline
+    summary.sort(key=lambda item: len(pipeline.upstream(notebook_number(item)) & LATE_NOTEBOOKS))
     late = summary + [item for item in items if item.get_closest_marker("after_notebooks")]
     rest = [item for item in items if not item.get_closest_marker("after_notebooks") and item not in summary]
     _longer_timeouts(config, items)

@@ -338,6 +338,11 @@ def every_claim_has_one_row_and_a_smoke_run_decides_none(root: Path) -> None:
     both = card[card["ci_low"].notna() & card["ci_high"].notna()]
     assert (both["ci_low"] <= both["ci_high"]).all()
     assert np.allclose(card["margin"], [claims[i].margin for i in card["claim_id"]])   # the margin beside the interval
+    # notebook 14 ran first: its label beside each claim it covers, read from its own table
+    robust = read_table(root, "narr_claims_robustness").set_index("claim_id")["robustness"]
+    shown = card.set_index("claim_id")["robustness"]
+    assert len(robust) and shown.reindex(robust.index).tolist() == robust.tolist()
+    assert shown.drop(robust.index).isna().all()
     for r in card.itertuples():
         c = claims[r.claim_id]
         if r.verdict not in (verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE):
@@ -382,6 +387,11 @@ def main_specification_is_table_4s_row_and_each_claim_has_one_label(root: Path) 
     stability = read_table(root, "sage_robustness_stability")
     assert stability["stability"].isin(["same under every analysis", "depends on the analysis", "undefined"]).all()
     assert (stability["n_same_conclusion"] <= stability["n_defined"]).all()
+    # each analysis (modes pooled or one mode) judged by the register's claims; the smoke judge is
+    # the embedded model, so none is testable, the rule's verdict shown beside
+    v = read_table(root, "sage_robustness_verdicts")
+    assert {"content mode only", "title mode only"} <= set(v["mode_pooling"])
+    assert len(v) and (v["verdict"] == "not testable by this judge").all()
 
 
 def _p_of(root: Path, claim) -> float | None:

@@ -112,6 +112,10 @@ def test_main_specification_equals_notebook_08_tables_for_every_news_claim(monke
     blocked = rb.claim_estimates(res)
     assert (blocked["verdict"] == verdicts.NOT_COMPARABLE).all()
     assert blocked["reason"].str.contains("below the claim's minimum of 30").all()
+    # in the paper profile that is the only difference: the JSD base and the parameter set are the
+    # grid's own choices (judged under each), the temporal rule the paper's; nothing "not recorded"
+    paper = rb.claim_estimates(run(replace(settings(jsd_base=["e", "2"], params=["32/8", "16/4"]), profile="paper")))
+    assert paper["reason"].str.fullmatch(r"design differs: \d+ units \(\w+\) below the claim's minimum of 30").all()
     monkeypatch.setattr(rb.design, "differences", lambda *a, **k: [])   # the rules themselves, below
     est = rb.claim_estimates(res)
     claims = {c.id: c for c in rb.news_math_claims()}
@@ -168,9 +172,9 @@ def test_robust_only_when_every_defensible_specification_reproduces():
     assert (t["n_specifications"] == 4).all() and (t["n_specifications_shown"] == 5).all()
     assert (t["estimate_min"] == 1.0).all() and (t["estimate_max"] == 4.0).all()
     assert (t["main_estimate"] == 1.0).all()
-    joined = rb.scorecard_columns(t.reset_index())
-    assert list(joined.columns) == ["claim_id", "robustness_n_specifications", "robustness_share_reproduced",
-                                    "robustness_estimate_min", "robustness_estimate_max", "robustness"]
+    # every column the scorecard shows (claims.scorecard.with_robustness) is in the table
+    from judgelab.claims.scorecard import ROBUSTNESS_COLUMNS
+    assert set(ROBUSTNESS_COLUMNS) <= set(t.reset_index().columns)
 
 
 def test_grid_settings_put_the_profiles_main_choices_first_and_name_a_bad_value(monkeypatch):
@@ -275,18 +279,28 @@ def test_sage_genre_findings_under_each_unit_and_test_match_scipy_on_the_same_un
 
     story = sage_story_scores()
     t = srb.genre_under_choices(story)
-    assert set(t["unit"]) == {"story", "story_x_mode", "story (random intercept)"}
+    assert set(t["unit"]) == {"story", "story_x_mode", "content", "title", "story (random intercept)"}
     assert set(t["test"]) == {"welch", "mann-whitney", "mixed model"}
-    # reference: scipy on the story means (a story's two modes averaged) and on the story x mode rows
+    assert set(t["mode_pooling"]) == {"pooled: a story's modes averaged", "pooled: both modes as rows",
+                                      "content mode only", "title mode only", "pooled: modes as repeated measures"}
+    # reference: scipy on the story means (a story's two modes averaged), on the story x mode rows
+    # and on each mode alone; Welch's interval from its textbook formula (se, Welch-Satterthwaite df)
     l4 = story[story.layer == "L4"]
     means = l4.groupby(["story_id", "category"])["score"].mean().reset_index()
-    for unit, obs in (("story", means), ("story_x_mode", l4)):
+    for unit, obs in (("story", means), ("story_x_mode", l4), ("content", l4[l4["mode"] == "content"]),
+                      ("title", l4[l4["mode"] == "title"])):
         x, y = (obs.loc[obs.category == c, "score"].to_numpy() for c in ("canonical", "llm"))
         row = t[(t.layer == "L4") & (t.contrast == "canonical - llm") & (t.unit == unit)].set_index("test")
         assert row.loc["welch", "p"] == pytest.approx(sps.ttest_ind(x, y, equal_var=False).pvalue, rel=1e-9)
         assert row.loc["mann-whitney", "p"] == pytest.approx(sps.mannwhitneyu(x, y).pvalue, rel=1e-9)
         assert row.loc["welch", "diff"] == pytest.approx(x.mean() - y.mean())
-        assert row.loc["welch", "n_a"] == (8 if unit == "story" else 16)   # the paper's rows count a story twice
+        assert row.loc["welch", "n_a"] == (16 if unit == "story_x_mode" else 8)   # the paper's rows count a story twice
+        a, b = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
+        df = (a + b) ** 2 / (a ** 2 / (len(x) - 1) + b ** 2 / (len(y) - 1))
+        half = sps.t.ppf(0.975, df) * np.sqrt(a + b)
+        assert (row.loc["welch", "ci_low"], row.loc["welch", "ci_high"]) == pytest.approx(
+            (x.mean() - y.mean() - half, x.mean() - y.mean() + half), rel=1e-9)
+        assert np.isnan(row.loc["mann-whitney", "ci_low"])
     # the synthetic canonical - LLM gap (1.4 points in L4) is found under every analysis
     stab = srb.finding_stability(t).set_index("finding")
     assert stab.loc["genre: canonical - llm, L4", "stability"] == "same under every analysis"
@@ -312,6 +326,58 @@ def test_sage_mode_findings_and_a_finding_that_depends_on_the_analysis():
     s = srb.finding_stability(hand).set_index("finding")
     assert s.loc["f", "stability"] == "depends on the analysis" and s.loc["f", "n_same_conclusion"] == 2
     assert s.loc["g", "stability"] == "same under every analysis" and s.loc["g", "n_defined"] == 1
+
+
+def test_sage_verdict_per_analysis_is_each_claims_rule_on_that_analysis_interval():
+    """A planted finding whose verdict depends on mode pooling: canonical - LLM in L4 inside the
+    claim's margin when the modes are pooled, beyond it in the title mode alone; the value rule
+    written out here (reproduced: the interval inside [v - m, v + m]; not reproduced: wholly
+    outside; else inconclusive)."""
+    from judgelab.sage.analysis import robustness as srb
+
+    register_claims = register.load()
+    claim = next(c for c in register_claims if c.id == "sage-gap-canonical-llm-L4")
+    v, m = claim.paper_value(), claim.margin
+    nan = float("nan")
+    planted = pd.DataFrame([
+        {"unit": "story", "test": "welch", "diff": v, "ci_low": v - m / 2, "ci_high": v + m / 2},      # inside
+        {"unit": "title", "test": "welch", "diff": v + 3 * m, "ci_low": v + 2 * m, "ci_high": v + 4 * m},  # beyond
+        {"unit": "content", "test": "welch", "diff": v, "ci_low": v - 2 * m, "ci_high": v + 2 * m},    # too wide
+        {"unit": "story", "test": "mann-whitney", "diff": v, "ci_low": nan, "ci_high": nan},
+    ]).assign(layer="L4", contrast="canonical - llm", p=0.01, conclusion="a > b", finding="genre: canonical - llm, L4")
+    planted["mode_pooling"] = planted["unit"].map(srb.MODE_POOLING)
+
+    def by_hand(lo, hi):
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            return ""
+        if v - m <= lo and hi <= v + m:
+            return verdicts.REPRODUCED
+        return verdicts.NOT_REPRODUCED if lo > v + m or hi < v - m else verdicts.INCONCLUSIVE
+
+    paper = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "paper", register_claims)
+    mine = paper[paper["claim_id"] == claim.id]
+    assert len(mine) == 4 and set(paper["claim_id"]) == {claim.id}      # only the claims about this finding
+    assert mine["rule_verdict"].tolist() == [by_hand(lo, hi) for lo, hi in zip(planted["ci_low"], planted["ci_high"])]
+    assert mine["rule_verdict"].tolist()[:3] == [verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE]
+    assert mine["verdict"].tolist() == [verdicts.REPRODUCED, verdicts.NOT_REPRODUCED, verdicts.INCONCLUSIVE,
+                                        verdicts.INCONCLUSIVE]
+    assert mine["reason"].iloc[3] == srb.RANK_TEST
+    assert mine["mode_pooling"].tolist()[:2] == ["pooled: a story's modes averaged", "title mode only"]
+    # the embedded model's scores: not testable, the rule's verdict shown beside for looking at
+    small = srb.analysis_verdicts(planted, "llamacpp", "smollm2-135m-instruct", "demo", register_claims)
+    assert (small["verdict"] == verdicts.NOT_TESTABLE).all() and small["embedded_judge"].all()
+    assert small["rule_verdict"].tolist() == mine["rule_verdict"].tolist()
+    assert small["reason"].str.contains("embedded small model").all()
+    # the paper's judge in the demo profile: not comparable, the profile named
+    demo = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "demo", register_claims)
+    assert (demo["verdict"] == verdicts.NOT_COMPARABLE).all() and demo["reason"].str.contains("profile demo").all()
+    # on real findings every genre gap and mode claim of the register is matched to its finding
+    story = sage_story_scores()
+    table = pd.concat([srb.genre_under_choices(story, units=("story",), tests=("welch",), mixed=False),
+                       srb.mode_under_choices(story)], ignore_index=True)
+    ids = set(srb.analysis_verdicts(table, "openai", "gpt-5-mini", "paper", register_claims)["claim_id"])
+    assert {"sage-gap-canonical-llm-average", "sage-canonical-gt-pulp-L5", "sage-mode-invariance-L6",
+            "sage-mode-invariance-overall"} <= ids
 
 
 def test_label_error_rates_match_the_normal_tail_at_known_truth():

@@ -40,10 +40,11 @@ READS: dict[str, list[str]] = {
     "14": ["narr_landscape_*", "narr_documents_*", *_SAGE_EVALUATIONS],
 }
 #: Notebooks that read other notebooks' tables (``results/tables/*.csv``) rather than interim
-#: files: the claims scorecard (13) reads the paper tables of 05-10, so it runs after them.
+#: files: the claims scorecard (13) reads the paper tables of 05-10 and notebook 14's robustness
+#: table (shown beside each verdict), so it runs after them.
 #: Their upstream notebooks are these plus the writers of what they read.
 AFTER_TABLES: dict[str, list[str]] = {
-    "13": ["05", "06", "07", "08", "09", "10"],
+    "13": ["05", "06", "07", "08", "09", "10", "14"],
 }
 #: Notebooks that read the outputs of both studies' chains (12 the interim files of 01-04 and
 #: 08-09, 13 the tables of 05-10, 14 the interim files of 02-04 and 07). In the test suite they join no chain (joining would merge the

@@ -519,6 +519,49 @@ def scorecard(claims: list[Claim], tables_dir: Path, knobs: dict, interim_dir: P
     return card
 
 
+#: Notebook 14's table of each claim across the analysis choices
+#: (:func:`judgelab.narrative.analyses.robustness.claims_robustness`), and the columns of it the
+#: scorecard shows beside a verdict, under their scorecard names.
+ROBUSTNESS_TABLE = "narr_claims_robustness"
+ROBUSTNESS_COLUMNS = {"robustness": "robustness", "n_specifications": "robustness_n_specifications",
+                      "n_reproduced": "robustness_n_reproduced", "share_reproduced": "robustness_share_reproduced",
+                      "estimate_min": "robustness_estimate_min", "estimate_max": "robustness_estimate_max"}
+ROBUSTNESS_NOT_RUN = "notebook 14 (robustness) has not run in this output root: no claim is labelled robust or fragile"
+ROBUSTNESS_NOT_IN_GRID = "not in notebook 14's grid (only the news mathematics of Tables 1 and 4 is)"
+
+
+def with_robustness(card: pd.DataFrame, tables_dir: Path, profile: str | None) -> pd.DataFrame:
+    """``card`` with notebook 14's robustness beside each verdict: for each claim its grid covers,
+    the label (robust / fragile / ...), the defensible specifications, how many and what share
+    reproduce the claim, and the range of the estimate (:data:`ROBUSTNESS_COLUMNS`, a left join
+    on ``claim_id``); ``robustness_note`` says why a row has none: the claim is not in the grid,
+    notebook 14 has not run, or its table is of another profile than ``profile`` (the scorecard's)."""
+    out = card.drop(columns=[*ROBUSTNESS_COLUMNS.values(), "robustness_note"], errors="ignore")
+    csv = Path(tables_dir) / f"{ROBUSTNESS_TABLE}.csv"
+    note = ""
+    if not csv.exists():
+        note = ROBUSTNESS_NOT_RUN
+    else:
+        sidecar = provenance.read_sidecar(csv) if provenance.sidecar_path(csv).exists() else {}
+        theirs = sidecar.get("profile")
+        if profile is not None and theirs != profile:
+            note = (f"{csv.name} is of profile {theirs or 'unknown (no provenance sidecar)'}, this scorecard of "
+                    f"{profile}: re-run notebook 14 with --profile {profile}")
+    if note:
+        return out.assign(**{c: math.nan for c in ROBUSTNESS_COLUMNS.values()}, robustness_note=note)
+    table = pd.read_csv(csv)
+    missing = ({"claim_id", *ROBUSTNESS_COLUMNS}) - set(table.columns)
+    if missing:
+        raise ValueError(f"{csv}: missing column(s) {', '.join(sorted(missing))}; re-run notebook 14")
+    if table["claim_id"].duplicated().any():
+        raise ValueError(f"{csv}: claim_id {table.loc[table['claim_id'].duplicated(), 'claim_id'].iloc[0]!r} "
+                         "appears twice; re-run notebook 14")
+    cols = table[["claim_id", *ROBUSTNESS_COLUMNS]].rename(columns=ROBUSTNESS_COLUMNS)
+    out = out.merge(cols, on="claim_id", how="left", validate="one_to_one")
+    out["robustness_note"] = np.where(out["robustness"].isna(), ROBUSTNESS_NOT_IN_GRID, "")
+    return out
+
+
 def verdict_counts(card: pd.DataFrame) -> pd.DataFrame:
     """Claims per study and verdict, the verdicts in their vocabulary's order."""
     counts = card.groupby(["study", "verdict"]).size().unstack(fill_value=0)

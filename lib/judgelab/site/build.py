@@ -274,6 +274,7 @@ def build_site(root: Path | None = None, out: Path | None = None, project: Path 
            explorers=explorers, notebooks=nb_pages, missing=report.missing, warning=SMALL_MODEL_WARNING,
            claims=claims, claim_counts=scorecard.counts(claims or []), claim_chance=scorecard.chance(claims or []),
            claim_screen=scorecard.first_screen(claims or []),
+           claim_robustness_note=scorecard.robustness_note(claims or []),
            scorecard_figure=next((f for f in figures if f["name"] == "claims_fig_scorecard"), None),
            teaching=teaching, own_name=own_name, own_runs=own_runs)
     for run in own_runs:

@@ -75,9 +75,32 @@ def rows(tables_dir: Path, nbs: list[notebooks.Notebook], table_pages: set[str],
             "register": r.get("register") if isinstance(r.get("register"), str) else "",
             # the claims package's words (scorecard.UNDECIDABLE_AT_PAPER) where n_80 exceeds the paper's n
             "undecidable": "the paper's own design cannot decide this" in str(r.get("power_note") or ""),
+            **robustness_cell(r),
         })
     order = {v: i for i, v in enumerate(DECIDED + UNDECIDED)}   # decided claims first, the register's order within
     return sorted(out, key=lambda r: order.get(r["verdict"], len(order)))
+
+
+def robustness_cell(r: dict) -> dict:
+    """Notebook 14's robustness of one scorecard row (the claims package's ``with_robustness``
+    columns): the label, "k of n specifications reproduce it", the estimate's range; the note
+    when there is none (empty strings for a scorecard written before the columns existed)."""
+    label = r.get("robustness")
+    if not isinstance(label, str) or not label:
+        note = r.get("robustness_note")
+        return {"robustness": "", "robustness_detail": "", "robustness_note": note if isinstance(note, str) else ""}
+    n, k = _n(r.get("robustness_n_specifications")), _n(r.get("robustness_n_reproduced"))
+    lo, hi = _num(r.get("robustness_estimate_min"), 3), _num(r.get("robustness_estimate_max"), 3)
+    detail = f"{k} of {n} specifications reproduce it" + (f"; estimate {lo} to {hi}" if lo and hi else "")
+    return {"robustness": label, "robustness_detail": detail, "robustness_note": ""}
+
+
+def robustness_note(rows_: list[dict]) -> str:
+    """The page's line when no claim has a robustness label (notebook 14 not run, or of another
+    profile): the scorecard's note; empty when some claim has one, or the CSV has no such column."""
+    if any(r.get("robustness") for r in rows_):
+        return ""
+    return next((r["robustness_note"] for r in rows_ if r.get("robustness_note")), "")
 
 
 #: the first screen's order and words (the site reads the CSV only, so the vocabulary is spelled

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -315,6 +315,20 @@ def _row(claim, t: pd.DataFrame) -> pd.Series | None:
     return hit.iloc[0] if len(hit) == 1 else None
 
 
+#: The register's design dependencies the grid varies itself (the JSD base, the parameter set):
+#: each specification is judged by the claim's rule under its own value, and :data:`CHOICES`
+#: says which values count towards the label, so they are no design difference here.
+GRID_VARIED = ("jsd_base", "parameter_set")
+#: What every specification holds fixed, as a sidecar records it (the paper's temporal rule:
+#: :func:`extract_narratives` keeps ``temporal=True``).
+GRID_SIDECAR = {"choices": ["temporal=True"]}
+
+
+def _grid_design(claim):
+    """The claim with the dependencies the grid varies (:data:`GRID_VARIED`) left out."""
+    return replace(claim, depends_on=tuple(d for d in claim.depends_on if d not in GRID_VARIED))
+
+
 def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
     """One row per specification x claim: the estimate, its 95% interval and p from the columns the
     scorecard reads, the paper's value, and the claim's own verdict
@@ -329,7 +343,7 @@ def claim_estimates(result: GridResult, claims=None) -> pd.DataFrame:
             est, lo, hi = f(c.column), f(c.ci_low_column), f(c.ci_high_column)
             p = f(c.p_column) if c.p_column else math.nan
             units = f(c.units_column) if c.units_column else None
-            diffs = design.differences(c, {"profile": result.settings.profile}, units)
+            diffs = design.differences(_grid_design(c), GRID_SIDECAR | {"profile": result.settings.profile}, units)
             v = verdicts.decide(c.rule, paper_value=c.paper_value(), estimate=est, ci_low=lo, ci_high=hi,
                                 p=p if math.isfinite(p) else None)
             if diffs:   # as the scorecard: numbers shown, no rule applied
@@ -365,7 +379,8 @@ def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
     all reproduce: the rest inconclusive) or ``not comparable`` (the run's design is not
     the paper's in what the claim depends on, :func:`judgelab.claims.design.differences`: a subset
     of the collection, fewer pairs than the claim's minimum; as the scorecard, no rule is applied).
-    The scorecard joins on ``claim_id`` (:func:`scorecard_columns`)."""
+    Notebook 13 shows it beside each verdict (:func:`judgelab.claims.scorecard.with_robustness`,
+    joined on ``claim_id``)."""
     d = estimates[estimates["defensible"]]
     rows = []
     for cid, g in d.groupby("claim_id", sort=False):
@@ -382,14 +397,6 @@ def claims_robustness(estimates: pd.DataFrame) -> pd.DataFrame:
                      "paper_value": float(g["paper_value"].iloc[0]), "robustness": label,
                      "n_specifications_shown": int((estimates["claim_id"] == cid).sum())})
     return pd.DataFrame(rows)
-
-
-def scorecard_columns(robustness: pd.DataFrame) -> pd.DataFrame:
-    """The columns the scorecard shows beside a verdict, keyed by ``claim_id`` (a left join:
-    ``card.merge(scorecard_columns(t), on="claim_id", how="left")``)."""
-    out = robustness[["claim_id", "n_specifications", "share_reproduced", "estimate_min", "estimate_max",
-                      "robustness"]].copy()
-    return out.rename(columns={c: f"robustness_{c}" for c in out.columns if c not in ("claim_id", "robustness")})
 
 
 def choice_effects(estimates: pd.DataFrame) -> pd.DataFrame:
