@@ -584,11 +584,14 @@ def test_a_run_with_other_k_stories_or_effort_is_not_comparable_for_exactly_the_
 
 def test_a_dirty_tree_notes_the_row_unless_it_touches_the_claims_code(tmp_path):
     c = BY_ID["narr-math-d-min-news"]
-    elsewhere = _sidecar("demo", dirty=True, changed=["lib/judgelab/sage/protocol/prompts.py", "docs/teaching.md"])
+    elsewhere = _sidecar("demo", dirty=True, changed=["lib/judgelab/sage/protocol/prompts.py", "docs/teaching.md",
+                                                      "lib/judgelab/claims/claims.yaml"])
     assert design.differences(c, elsewhere, units=60) == []
     assert design.notes(c, elsewhere) == ["run from uncommitted changes: lib/judgelab/sage/protocol/prompts.py, "
-                                          "docs/teaching.md (none in the code this claim depends on)"]
-    for path in ("lib/judgelab/narrative/paths/extraction.py", "lib/judgelab/stats/effects.py", "notebooks/08_path_extraction.py"):
+                                          "docs/teaching.md, lib/judgelab/claims/claims.yaml (none in the code this "
+                                          "claim depends on)"]
+    for path in ("lib/judgelab/narrative/paths/extraction.py", "lib/judgelab/narrative/landscape/graph.py",
+                 "lib/judgelab/stats/effects.py", "notebooks/08_path_extraction.py"):
         touched = design.differences(c, _sidecar("demo", dirty=True, changed=[path, "docs/x.md"]), units=60)
         assert touched == [f"written from uncommitted changes to the code this claim depends on ({path}): no commit holds it"]
         assert design.notes(c, _sidecar("demo", dirty=True, changed=[path])) == []

@@ -200,11 +200,13 @@ def sage_choices(rows, backend: str | None, model: str | None, policy,
 
 
 def claim_code(claim) -> tuple[str, ...]:
-    """The repository paths whose change can move ``claim``'s numbers: the package of the function
-    that computes it, the statistics floor, the claims package and the notebook that runs it."""
+    """The repository paths whose change can move the numbers of ``claim``'s table: the study
+    package of the function that computes it (its whole study: a path's numbers rest on the
+    landscape's code too), the statistics floor, the embeddings and the notebook that writes it.
+    Not the claims package: the verdict is recomputed from the register at scoring time."""
     module = claim.function.partition(":")[0]
-    package = PurePosixPath("lib", *module.split(".")[:-1])
-    return (f"{package}/", "lib/judgelab/stats/", "lib/judgelab/claims/", f"notebooks/{claim.notebook}_")
+    study = PurePosixPath("lib", *module.split(".")[:2])
+    return (f"{study}/", "lib/judgelab/stats/", "lib/judgelab/embeddings.py", f"notebooks/{claim.notebook}_")
 
 
 def dirty_code(claim, sidecar: dict | None) -> tuple[list[str], list[str]]:
