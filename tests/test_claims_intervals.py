@@ -78,3 +78,27 @@ def test_alpha_and_critical_claims_read_the_intervals_the_tables_write():
     # the columns authors_critical_comparison writes (tests/test_narrative_landscape_steps.py checks their values)
     assert crit.ci_columns == "table"
     assert (crit.column, crit.ci_low_column, crit.ci_high_column) == ("seeds_mean", "seeds_pi_low", "seeds_pi_high")
+
+
+def test_the_vispub_length_ratio_reads_table_1s_column_with_a_delta_method_interval(tmp_path):
+    """Table 1's length_vs_news (paths.paper_tables) and the claim's interval from the two rows:
+    log-scale delta method, se = sqrt(s1^2 / (n1 m1^2) + s2^2 / (n2 m2^2)), by hand."""
+    import json
+
+    from judgelab.claims import scorecard
+    from judgelab.narrative.paths.paper_tables import _length_vs_news
+
+    rows = pd.DataFrame([
+        {"collection": c, "method": m, "params": "32/8 (default)", "baseline_dates": d, "role": r, "mean": mu, "std": sd, "n": n}
+        for c, mu, sd, n in (("news", 4.7, 2.0, 200), ("vispub", 5.9, 4.1, 100))
+        for m, d, r in (("maxcap", "n/a (graph path)", "max-capacity"), ("random", "strict", "main rule"))])
+    table = _length_vs_news(rows)
+    assert table.loc[table.collection == "news", "length_vs_news"].eq(1.0).all()
+    table.to_csv(tmp_path / "narr_table01_path_lengths.csv", index=False)
+    (tmp_path / "narr_table01_path_lengths.provenance.json").write_text(json.dumps({"profile": "paper", "choices": []}))
+    claim = {c.id: c for c in register.load()}["narr-math-length-ratio-maxcap"]
+    rec = scorecard.evaluate(claim, tmp_path, {"power_simulations": 20, "power_n_max": 50, "power_seed": 0})
+    se = np.sqrt(4.1 ** 2 / (100 * 5.9 ** 2) + 2.0 ** 2 / (200 * 4.7 ** 2))
+    assert rec["estimate"] == pytest.approx(5.9 / 4.7)
+    assert (rec["ci_low"], rec["ci_high"]) == pytest.approx((5.9 / 4.7 * np.exp(-1.959964 * se), 5.9 / 4.7 * np.exp(1.959964 * se)), rel=1e-5)
+    assert rec["n"] == 100 and rec["verdict"] == "not comparable"      # VisPub is embedded with MiniLM here
