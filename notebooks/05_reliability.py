@@ -80,6 +80,7 @@ LAYERS = None
 import pandas as pd
 from IPython.display import Markdown, display
 
+from judgelab.claims import design
 from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, paper_figures, paper_tables, reliability, scores
 
@@ -93,6 +94,8 @@ pd.set_option("display.max_columns", 40, "display.width", 160, "display.precisio
 ev = evaluations.load_evaluations(LAYERS)
 rows, summary = ev.rows, ev.summary
 run.judge(ev.backend, ev.model)  # the judge of notebooks 02-04's rows
+run.choose(design.sage_choices(rows, ev.backend, ev.model, getattr(run.config.gateways.get("sage"), "reasoning", None),
+                               CONVERGENCE_THRESHOLD))  # in every sidecar: the claims scorecard compares them with the paper's
 run.banner()
 print(ev.description())
 

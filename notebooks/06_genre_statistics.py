@@ -79,6 +79,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from judgelab import interim, profiles
+from judgelab.claims import design
 from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores
 from judgelab.sage.analysis import independence as indep
@@ -93,6 +94,7 @@ pd.set_option("display.max_columns", 60, "display.width", 160, "display.precisio
 ev = evaluations.load_evaluations(LAYERS)
 rows = ev.rows
 run.judge(ev.backend, ev.model)  # the judge of notebooks 02-04's rows
+run.choose(design.sage_choices(rows, ev.backend, ev.model, getattr(run.config.gateways.get("sage"), "reasoning", None)))
 run.banner()
 display(ev.coverage())
 display(Markdown(ev.notes_markdown()))

@@ -72,6 +72,7 @@ from judgelab.narrative.judges import run as judges
 from judgelab.narrative.judges import scores as judge_scores
 from judgelab.narrative.judges import validity
 from judgelab.narrative.settings import judge_knobs
+from judgelab.claims import design
 from judgelab.run import Run
 
 run = Run.open("09", profile=PROFILE, params=globals())  # MODES, EXPLANATIONS, BACKEND ... resolved into run.config
@@ -125,6 +126,7 @@ scores = judges.run_judges(
     reasoning_chars=knobs["reasoning_chars"], profile=PROFILE, concurrency=knobs["concurrency"],
 )
 interim.write(scores, "narr_judge_scores")
+run.choose(design.judge_choices(scores, run.backend, run.model, gw.reasoning))  # K, pairs, effort: in every sidecar
 judges.call_summary(scores)
 
 # %% [markdown]

@@ -66,6 +66,7 @@ from judgelab.narrative.analyses import (correlations, cost, disagreement, input
 from judgelab.narrative.analyses import figures as analyses_figures, paper_tables as analyses_tables
 from judgelab.narrative.judges import agreement, paper_tables as judge_tables
 from judgelab.narrative.settings import cost_ood_knobs
+from judgelab.claims import design
 from judgelab.run import Run
 
 run = Run.open("10", profile=PROFILE, params=globals())  # N_OOD, OOD_MODES, BACKEND ... resolved into run.config
@@ -95,6 +96,7 @@ run.banner()
 # %%
 found = inputs.load()
 all_paths, scores = found.paths, found.scores
+run.choose(design.judge_choices(scores, run.backend, run.model, gw.reasoning))  # notebook 09's K, pairs; the effort
 print(found.summary())
 
 # %% [markdown]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -486,12 +487,22 @@ def test_the_scorecard_figure_standardises_each_claim_and_lets_no_text_collide(t
 # ----------------------------------------------------------------------------- the run's design against the paper's
 
 PAPER_CHOICES = ["jsd_base=e", "temporal=True", "parameter_set.news=32/8", "parameter_set.vispub=32/8"]
+# the paper's stated design as notebooks 05-06 and 09-10 record it (SAGE Table 5; NT section 3.4.3,
+# 200 news and 100 VisPub endpoint pairs; GPT-5-mini at medium effort, GPT-4.1 without reasoning)
+SAGE_PAPER = ["story_count.canonical=50", "story_count.pulp=30", "story_count.llm=20", "reasoning_effort=medium",
+              "convergence_threshold=0.3"]
+JUDGES_PAPER = ["k_agents.news=5", "k_agents.vispub=3", "pairs_judged.news=200", "pairs_judged.vispub=100",
+                "reasoning_effort=none"]
 
 
-def _sidecar(profile, model=None, embedded=False, choices=PAPER_CHOICES, dirty=False):
-    """A sidecar as notebooks 07-08 write it: the run's analysis choices (the paper's by default)."""
+def _sidecar(profile, model=None, embedded=False, choices=None, dirty=False, changed=None):
+    """A sidecar as the notebooks write it: the run's analysis choices (by default the paper's:
+    07-08's and those of the study whose paper judge ``model`` is, SAGE's for gpt-5-mini)."""
+    if choices is None:
+        choices = [*PAPER_CHOICES, *(SAGE_PAPER if str(model).startswith("gpt-5-mini") else JUDGES_PAPER)]
     return {"profile": profile, "model": model, "judge": f"x:{model}" if model else "none",
-            "embedded_small_model": embedded, "choices": list(choices), "git_dirty": dirty}
+            "embedded_small_model": embedded, "choices": list(choices), "git_dirty": dirty,
+            "git_changed": list(changed or [])}
 
 
 BY_ID = {c.id: c for c in CLAIMS}
@@ -512,10 +523,10 @@ def test_design_differences_name_each_dependency():
     assert any("joint" in d for d in design.differences(BY_ID["narr-ood-coherence-alternating"], _sidecar("paper"), 30))
     # SAGE: the paper's judge (or a dated snapshot of it) in the paper profile, nothing else
     conv = BY_ID["sage-convergence"]
-    assert design.differences(conv, _sidecar("paper", "gpt-5-mini")) == []
-    assert design.differences(conv, _sidecar("paper", "gpt-5-mini-2025-08-07")) == []
-    assert design.differences(conv, _sidecar("paper", "gpt-4.1")) == ["judge gpt-4.1, not the paper's gpt-5-mini"]
-    assert design.differences(conv, _sidecar("demo", "gpt-5-mini")) == ["profile demo, not paper (the paper's design)"]
+    assert design.differences(conv, _sidecar("paper", "gpt-5-mini", choices=SAGE_PAPER)) == []
+    assert design.differences(conv, _sidecar("paper", "gpt-5-mini-2025-08-07", choices=SAGE_PAPER)) == []
+    assert design.differences(conv, _sidecar("paper", "gpt-4.1", choices=SAGE_PAPER)) == ["judge gpt-4.1, not the paper's gpt-5-mini"]
+    assert design.differences(conv, _sidecar("demo", "gpt-5-mini", choices=SAGE_PAPER)) == ["profile demo, not paper (the paper's design)"]
     assert design.differences(conv, None) == ["the run's design is unknown (no provenance sidecar)"]
 
 
@@ -531,9 +542,77 @@ def test_a_run_whose_analysis_choice_differs_from_the_papers_is_not_comparable()
     no_time = design.differences(c, _sidecar("demo", choices=["jsd_base=e", "temporal=False"]), units=60)
     assert len(no_time) == 1 and no_time[0].startswith("temporal rule False")
     assert "not recorded" in design.differences(c, _sidecar("demo", choices=[]), units=60)[0]
-    assert "uncommitted changes" in design.differences(c, _sidecar("demo", dirty=True), units=60)[0]
     # SAGE's claims depend on none of the narrative choices
-    assert design.differences(BY_ID["sage-convergence"], _sidecar("paper", "gpt-5-mini", choices=[], dirty=True)) == []
+    assert design.differences(BY_ID["sage-convergence"], _sidecar("paper", "gpt-5-mini", choices=SAGE_PAPER, dirty=True)) == []
+
+
+def test_a_run_with_other_k_stories_or_effort_is_not_comparable_for_exactly_the_claims_that_depend_on_them():
+    """K = 2 agents on news where the paper used 5: every news claim of the judges' families is not
+    comparable, and no other claim changes (VisPub's, the cost claims', SAGE's, the mathematics')."""
+    paper = [*PAPER_CHOICES, *SAGE_PAPER, *JUDGES_PAPER]
+    k2 = [c if c != "k_agents.news=5" else "k_agents.news=2" for c in paper]
+
+    def diffs(choices):
+        """Each claim's differences, its study's sidecar holding ``choices`` (SAGE's or the judges')."""
+        out = {}
+        for c in CLAIMS:
+            model, own, other = {"sage": ("gpt-5-mini", SAGE_PAPER, JUDGES_PAPER),
+                                 "narrative": ("gpt-4.1", JUDGES_PAPER, SAGE_PAPER)}[c.study]
+            mine = [x for x in choices if x not in other or x in own]
+            out[c.id] = design.differences(c, _sidecar("paper", model, choices=mine), units=1e6)
+        return out
+    before, after = diffs(paper), diffs(k2)
+    changed = {i for i in before if before[i] != after[i]}
+    expected = {c.id for c in CLAIMS if "k_agents" in c.depends_on and "news" in c.claim_collections}
+    assert changed == expected and len(expected) >= 20
+    assert all(after[i][-1] == "k_agents.news = 2, not the paper's 5" for i in changed)
+    # each other recorded choice, the same way: 10 canonical stories, SAGE at low effort, a threshold of 0.5
+    for old, new, dep in (("story_count.canonical=50", "story_count.canonical=10", "story_count"),
+                          ("reasoning_effort=medium", "reasoning_effort=low", "story_count"),   # SAGE's effort
+                          ("convergence_threshold=0.3", "convergence_threshold=0.5", "convergence_threshold"),
+                          ("pairs_judged.vispub=100", "pairs_judged.vispub=40", "pairs_judged")):
+        other = diffs([c if c != old else new for c in paper])
+        moved = {i for i in before if before[i] != other[i]}
+        want = {c.id for c in CLAIMS if dep in c.depends_on
+                and (dep != "pairs_judged" or "vispub" in c.claim_collections)
+                and (dep != "story_count" or c.study == "sage")}
+        assert moved == want and want, (old, sorted(moved ^ want)[:5])
+    # a choice the run did not record is not comparable either, and says so
+    missing = diffs([c for c in paper if not c.startswith("k_agents.news")])
+    assert all("k_agents.news is not recorded" in missing[i][-1] for i in expected)
+
+
+def test_a_dirty_tree_notes_the_row_unless_it_touches_the_claims_code(tmp_path):
+    c = BY_ID["narr-math-d-min-news"]
+    elsewhere = _sidecar("demo", dirty=True, changed=["lib/judgelab/sage/protocol/prompts.py", "docs/teaching.md",
+                                                      "lib/judgelab/claims/claims.yaml"])
+    assert design.differences(c, elsewhere, units=60) == []
+    assert design.notes(c, elsewhere) == ["run from uncommitted changes: lib/judgelab/sage/protocol/prompts.py, "
+                                          "docs/teaching.md, lib/judgelab/claims/claims.yaml (none in the code this "
+                                          "claim depends on)"]
+    for path in ("lib/judgelab/narrative/paths/extraction.py", "lib/judgelab/narrative/landscape/graph.py",
+                 "lib/judgelab/stats/effects.py", "notebooks/08_path_extraction.py"):
+        touched = design.differences(c, _sidecar("demo", dirty=True, changed=[path, "docs/x.md"]), units=60)
+        assert touched == [f"written from uncommitted changes to the code this claim depends on ({path}): no commit holds it"]
+        assert design.notes(c, _sidecar("demo", dirty=True, changed=[path])) == []
+    assert design.notes(c, _sidecar("demo")) == []                       # a clean tree: nothing to say
+    # the scorecard row: verdict as on a clean tree, the note beside it
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    row = {"collection": "news", "method": "max_capacity", "params": "32/8", "baseline_dates": "strict",
+           "n": 200, "min_coherence_d": 1.9, "min_coherence_d_ci_low": 1.6, "min_coherence_d_ci_high": 2.2}
+    pd.DataFrame([row]).to_csv(tables / f"{c.table}.csv", index=False)
+    side = {**elsewhere, "profile": "paper"}
+    (tables / f"{c.table}.provenance.json").write_text(json.dumps(side))
+    knobs = {"power_simulations": 20, "power_n_max": 50, "power_seed": 0}
+    own = replace(c, where={"collection": "news"}, column="min_coherence_d", units_column="n", power=None,
+                  ci_columns="table", ci_low=None, ci_high=None, p_column=None, n_units="n", inputs={}, other_reading={})
+    dirty = scorecard.evaluate(own, tables, knobs)
+    (tables / f"{c.table}.provenance.json").write_text(json.dumps({**side, "git_dirty": False, "git_changed": []}))
+    clean = scorecard.evaluate(own, tables, knobs)
+    assert dirty["verdict"] == clean["verdict"] and dirty["verdict"] not in ("not comparable",)
+    assert "run from uncommitted changes" in dirty["run_note"] and dirty["run_note"] in dirty["reason"]
+    assert clean["run_note"] == ""
 
 
 def test_notebooks_07_and_08_record_their_analysis_choices_in_every_sidecar():

@@ -161,9 +161,15 @@ def test_authors_critical_comparison_runs_their_parameters_here(fits, monkeypatc
     study = toy_study({"news": col}, knobs=DEFAULT_KNOBS)
     params_seen.clear()
     row = comparison.authors_critical_comparison(study).iloc[0]
-    assert params_seen == [(16, 4, 42)]                       # one refit, at the authors' set and seed
+    # one refit per UMAP seed of the study, at the authors' set
+    assert params_seen == [(16, 4, 42), (16, 4, 43), (16, 4, 44)]
     expected = build.build_landscape(col, AUTHORS_KNOBS, 42, "e").critical
     assert row["value"] == pytest.approx(expected) and row["value_source"] == "authors' method run here"
+    # over the seeds: one new seed's 95% prediction interval, mean -+ t(2, .975) sd sqrt(1 + 1/3)
+    v = np.array([build.build_landscape(col, AUTHORS_KNOBS, s, "e").critical for s in (42, 43, 44)])
+    half = 4.302653 * v.std(ddof=1) * np.sqrt(4 / 3)
+    assert row["n_seeds"] == 3 and row["seeds_mean"] == pytest.approx(v.mean())
+    assert (row["seeds_pi_low"], row["seeds_pi_high"]) == pytest.approx((v.mean() - half, v.mean() + half), rel=1e-6)
     assert row["paper_value"] == AUTHORS_CRITICAL_NEWS and "their machine" in row["paper_source"]
     assert row["difference"] == pytest.approx(expected - AUTHORS_CRITICAL_NEWS)
     assert row["params"] == "16/4 (authors' examples notebook)"
@@ -171,6 +177,9 @@ def test_authors_critical_comparison_runs_their_parameters_here(fits, monkeypatc
     theirs = toy_study({"news": col}, knobs=AUTHORS_KNOBS)
     params_seen.clear()
     assert comparison.authors_method_here(theirs) == pytest.approx(theirs.collections["news"].main_by_base["e"].critical)
+    sens = theirs.collections["news"].sensitivity
+    assert comparison.authors_method_here(theirs, seed=43) == pytest.approx(
+        sens[(sens.seed == 43) & (sens.jsd_base == "e")]["critical"].item())
     assert params_seen == []
     # a subset: computed, but nothing to compare with
     sub = comparison.authors_critical_comparison(toy_study({"news": toy_collection(140, "news")}, knobs=DEFAULT_KNOBS))

@@ -18,7 +18,8 @@ object (strings, numbers, booleans, null, or lists of strings):
   ``seeds`` (``"<knob>=<value>"`` of every seed knob the notebook read, as used: a parameter that
   set one wins over the profile) and ``parameters`` (``"<NAME>=<value>"`` of each notebook
   parameter given a value: what a variant run changed; empty for a plain run);
-- ``git_commit``, ``git_dirty`` (tracked files differ from it) and ``written_at`` (UTC, ISO 8601).
+- ``git_commit``, ``git_dirty`` (tracked files differ from it), ``git_changed`` (which: the claims
+  scorecard reads them) and ``written_at`` (UTC, ISO 8601).
 
 ``notebook`` and ``prompt_versions`` come from the kernel's environment (:data:`ENV_NOTEBOOK`,
 :data:`ENV_PROMPTS`, set by ``python -m judgelab.pipeline run``) or, run by hand, from the
@@ -89,6 +90,19 @@ def git_state(root: str | None = None) -> tuple[str | None, bool | None]:
     return commit or None, bool(status.strip())
 
 
+def changed_files(root: str | None = None) -> list[str] | None:
+    """The tracked files that differ from HEAD (paths relative to the repository), sorted; None
+    without git. A sidecar lists them (``git_changed``), so the claims scorecard can tell whether
+    uncommitted changes touch the code a claim depends on."""
+    root = root or str(paths.project_root())
+    try:
+        out = subprocess.run(["git", "diff", "--name-only", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sorted(line.strip() for line in out.splitlines() if line.strip())
+
+
 def context(*, notebook: str | None = None, profile: str | None = None, backend: str | None = None,
             model: str | None = None, base_url: str | None = None, prompt_versions: list[str] | None = None,
             seeds: dict[str, Any] | None = None, parameters: dict[str, Any] | None = None,
@@ -112,6 +126,7 @@ def context(*, notebook: str | None = None, profile: str | None = None, backend:
         "parameters": [f"{k}={v!r}" for k, v in sorted((parameters or {}).items())],
         "git_commit": commit,
         "git_dirty": dirty,
+        "git_changed": (changed_files() or []) if dirty else [],
         "written_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
 

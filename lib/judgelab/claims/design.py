@@ -10,14 +10,17 @@ design would read as a verdict on the paper.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import re
+from pathlib import PurePosixPath
 
 from judgelab import profiles
 from judgelab.study_models import PAPER_JUDGES
 
 DEPENDENCIES = ("judge_model", "embedding_model", "collection_subset", "min_units", "profile",
-                "jsd_base", "temporal", "parameter_set", "git_state")
+                "jsd_base", "temporal", "parameter_set", "git_state",
+                "k_agents", "pairs_judged", "story_count", "reasoning_effort", "convergence_threshold")
 #: the analysis choices a run records in its sidecars (``choices``: notebooks 07 and 08,
 #: judgelab.run.Run.choose) and that a claim may depend on; the paper's value of each is the
 #: paper profile's (its knobs are the paper's stated design)
@@ -95,6 +98,142 @@ def _choice_differences(claim, deps, sidecar: dict) -> list[str]:
     return out
 
 
+#: the paper's stated value of each recorded design choice a claim may depend on (the run records
+#: ``<name>`` or, per collection or category, ``<name>.<key>`` through judgelab.run.Run.choose;
+#: notebooks 05-06 SAGE's, 09-10 the narrative judges'): a cited constant (``module:NAME``, keyed
+#: by collection or category), read when a claim is compared, so that this package imports no study
+PAPER_DESIGN = {
+    "k_agents": "judgelab.narrative.settings:K_BY_COLLECTION",            # NT section 3.4.3: 5 news, 3 VisPub
+    "story_count": "judgelab.sage.analysis.paper_values:CORPUS_DESIGN",   # SAGE Table 5: 50 / 30 / 20 stories
+    "convergence_threshold": "judgelab.sage.analysis.paper_values:CONVERGENCE_THRESHOLD",  # |R5 - R4| < 0.3
+}
+#: SAGE's story categories (its CORPUS_DESIGN also holds the LLM stories' quality tiers)
+SAGE_CATEGORIES = ("canonical", "pulp", "llm")
+RECORDED = ("k_agents", "pairs_judged", "story_count", "reasoning_effort", "convergence_threshold")
+
+
+def _cited(ref: str):
+    module, _, name = ref.partition(":")
+    value = getattr(importlib.import_module(module), name)
+    return getattr(value, "value", value)
+
+
+def paper_design(name: str, claim) -> dict[str, str]:
+    """The paper's value of a recorded design choice for ``claim``, as ``{key: value}`` (the
+    sidecar's spelling: ``name`` or ``name.<collection | category>``)."""
+    collections = [c for c in claim.claim_collections if c != JOINT]
+    if name == "k_agents":
+        table = _cited(PAPER_DESIGN[name])
+        return {f"k_agents.{c}": str(int(table[c])) for c in collections if c in table}
+    if name == "pairs_judged":   # the paper judged every endpoint pair it extracted
+        knobs = profiles.knobs("narrative", PAPER_PROFILE)["collections"]
+        return {f"pairs_judged.{c}": str(int(knobs[c]["n_pairs"])) for c in collections if c in knobs}
+    if name == "story_count":
+        table = _cited(PAPER_DESIGN[name])
+        return {f"story_count.{c}": str(int(getattr(table[c], "value", table[c]))) for c in SAGE_CATEGORIES}
+    if name == "convergence_threshold":
+        return {name: f"{float(_cited(PAPER_DESIGN[name])):g}"}
+    if name == "reasoning_effort":
+        paper = PAPER_JUDGES.get(claim.study)
+        return {name: str((paper.reasoning_effort if paper else None) or "none")}
+    raise KeyError(name)
+
+
+def _same(got: str, want: str) -> bool:
+    try:
+        return math.isclose(float(got), float(want), rel_tol=1e-9)
+    except ValueError:
+        return got == want
+
+
+def _recorded_differences(claim, deps, sidecar: dict) -> list[str]:
+    """Each recorded design choice (:data:`RECORDED`) of the run that is not the paper's stated one."""
+    wanted = [d for d in RECORDED if d in deps]
+    if not wanted:
+        return []
+    run = recorded_choices(sidecar) or {}
+    out = []
+    for name in wanted:
+        for key, want in paper_design(name, claim).items():
+            got = run.get(key)
+            if got is None:
+                out.append(f"the run's {key} is not recorded (re-run notebook {claim.notebook})")
+            elif not _same(got, want):
+                out.append(f"{key} = {got}, not the paper's {want}")
+    return out
+
+
+def effort_of(backend: str | None, model: str | None, policy) -> str:
+    """The reasoning effort a run's judge works at (what the gateway sends when a request states
+    none: the policy's override, its default, else the model's lowest); "none" for a model that
+    takes no reasoning effort. Notebooks record it (``reasoning_effort``)."""
+    from judgelab.gateway.reasoning import lowest_effort, reasoning_applies
+
+    if not backend or not model or not reasoning_applies(backend, model):
+        return "none"
+    return (getattr(policy, "override", None) or getattr(policy, "default", None) or lowest_effort(model))
+
+
+def judge_choices(scores, backend: str | None, model: str | None, policy) -> dict[str, str]:
+    """The narrative judges' design a run records (notebooks 09-10, :meth:`judgelab.run.Run.choose`):
+    ``k_agents.<collection>`` and ``pairs_judged.<collection>`` as the tidy ``scores`` (collection,
+    pair_id, agent) hold them, and the judge's ``reasoning_effort`` (:func:`effort_of`)."""
+    out = {}
+    for c, g in scores.groupby("collection", sort=True):
+        out[f"k_agents.{c}"] = str(int(g["agent"].nunique()))
+        out[f"pairs_judged.{c}"] = str(int(g["pair_id"].nunique()))
+    out["reasoning_effort"] = effort_of(backend, model, policy)
+    return out
+
+
+def sage_choices(rows, backend: str | None, model: str | None, policy,
+                 convergence_threshold=None) -> dict[str, str]:
+    """SAGE's design a run records (notebooks 05-06): ``story_count.<category>`` (stories with a
+    row, 0 for an absent category), the judge's ``reasoning_effort`` and, where the notebook uses
+    one, the ``convergence_threshold``."""
+    n = rows.groupby("category")["story_id"].nunique() if len(rows) else {}
+    out = {f"story_count.{c}": str(int(n.get(c, 0))) for c in SAGE_CATEGORIES}
+    out["reasoning_effort"] = effort_of(backend, model, policy)
+    if convergence_threshold is not None:
+        out["convergence_threshold"] = f"{float(convergence_threshold):g}"
+    return out
+
+
+def claim_code(claim) -> tuple[str, ...]:
+    """The repository paths whose change can move the numbers of ``claim``'s table: the study
+    package of the function that computes it (its whole study: a path's numbers rest on the
+    landscape's code too), the statistics floor, the embeddings and the notebook that writes it.
+    Not the claims package: the verdict is recomputed from the register at scoring time."""
+    module = claim.function.partition(":")[0]
+    study = PurePosixPath("lib", *module.split(".")[:2])
+    return (f"{study}/", "lib/judgelab/stats/", "lib/judgelab/embeddings.py", f"notebooks/{claim.notebook}_")
+
+
+def dirty_code(claim, sidecar: dict | None) -> tuple[list[str], list[str]]:
+    """(changed files that touch ``claim``'s code (:func:`claim_code`), the other changed files) of a
+    run written from a tree with uncommitted changes; both empty for a clean tree."""
+    if not sidecar or not sidecar.get("git_dirty"):
+        return [], []
+    changed = [str(f) for f in sidecar.get("git_changed") or []]
+    prefixes = claim_code(claim)
+    touching = [f for f in changed if f.startswith(prefixes)]
+    return touching, [f for f in changed if f not in touching]
+
+
+def notes(claim, sidecar: dict | None) -> list[str]:
+    """What the row should say about the run that does not change its verdict: uncommitted
+    changes that do not touch the claim's code (:func:`dirty_code`)."""
+    if "git_state" not in claim.depends_on or not sidecar or not sidecar.get("git_dirty"):
+        return []
+    touching, other = dirty_code(claim, sidecar)
+    if touching:
+        return []
+    if not other:
+        return ["run from uncommitted changes (which files: not recorded)"]
+    return [f"run from uncommitted changes: {', '.join(other[:5])}{' ...' if len(other) > 5 else ''} "
+            "(none in the code this claim depends on)"]
+
+
 def differences(claim, sidecar: dict | None, units: float | None = None) -> list[str]:
     """Every way this run's design differs from the paper's in what ``claim`` depends on; empty
     when it is comparable. ``sidecar``: the claim's table's provenance (None: unknown design);
@@ -134,8 +273,11 @@ def differences(claim, sidecar: dict | None, units: float | None = None) -> list
             if "collection_subset" in deps and subset is not None:
                 out.append(f"{c}: a subset of about {subset} documents, not the whole collection")
     out += _choice_differences(claim, deps, sidecar)
-    if "git_state" in deps and sidecar.get("git_dirty"):
-        out.append("written from a tree with uncommitted changes (git_dirty): no commit holds the code behind it")
+    out += _recorded_differences(claim, deps, sidecar)
+    touching, _ = dirty_code(claim, sidecar)
+    if "git_state" in deps and touching:
+        out.append(f"written from uncommitted changes to the code this claim depends on "
+                   f"({', '.join(touching[:5])}{' ...' if len(touching) > 5 else ''}): no commit holds it")
     if "min_units" in deps:
         if units is None or not math.isfinite(units):
             out.append(f"the run's count of units ({claim.units_column}) is unknown")

@@ -32,6 +32,7 @@ import numpy as np
 
 from judgelab.claims import intervals
 from judgelab.claims.verdicts import CODES, REPRODUCING, decide_many
+from judgelab.stats import effects
 from judgelab.stats import resampling as rs
 from judgelab.stats.intervals import proportion_ci_design_effect
 
@@ -114,8 +115,7 @@ def simulate(kind: str, truth: dict, n: int, n_sim: int, rng: np.random.Generato
         ma, sa, mb, sb = a.mean(1), a.std(1, ddof=1), b.mean(1), b.std(1, ddof=1)
         est, lo, hi, p = intervals.mean_diff(ma, sa, n_a, mb, sb, n_b)
         if kind == "cohens_d":
-            sp = np.sqrt(((n_a - 1) * sa ** 2 + (n_b - 1) * sb ** 2) / (n_a + n_b - 2))
-            est, lo, hi = intervals.cohens_d((ma - mb) / sp, n_a, n_b)
+            est, lo, hi = intervals.cohens_d(effects.cohens_d_from_summary(ma, sa, n_a, mb, sb, n_b), n_a, n_b)
         if resample:
             # the pair's rows drawn together (one weight per pair), or the stories of each group apart
             wa = _weights(n_a, rng)

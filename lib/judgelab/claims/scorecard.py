@@ -37,7 +37,7 @@ NO_INTERVAL = "none (no interval in the table)"
 COLUMNS = ["claim_id", "study", "label", "verdict", "reason", "paper_value", "estimate", "ci_low", "ci_high",
            "ci_width", "margin", "decisive_width", "ci_method", "ci_source", "other_reading", "other_estimate",
            "other_ci_low", "other_ci_high", "unit", "n", "judge", "embedded_judge",
-           "llm_claim", "rule", "depends_on", "design_differences", "n_80_paper", "n_paper", "power_unit",
+           "llm_claim", "rule", "depends_on", "design_differences", "run_note", "n_80_paper", "n_paper", "power_unit",
            "power_note", "paper_check", "paper_check_verdict", "margin_reason", "table", "column", "notebook", "function", "location", "wording"]
 
 
@@ -419,7 +419,20 @@ def paper_check(claim: Claim) -> dict:
 
 
 def evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
-    """One scorecard row for ``claim``, by the questions of the module docstring."""
+    """One scorecard row for ``claim``, by the questions of the module docstring; ``run_note`` (and
+    the reason's end) says what of the run does not change the verdict but should be seen: a tree
+    with uncommitted changes outside the claim's code (:func:`judgelab.claims.design.notes`)."""
+    rec = _evaluate(claim, tables_dir, knobs, interim_dir)
+    csv = Path(tables_dir) / f"{claim.table}.csv"
+    prov = provenance.read_sidecar(csv) if csv.exists() and provenance.sidecar_path(csv).exists() else None
+    note = "; ".join(design.notes(claim, prov))
+    rec["run_note"] = note
+    if note and rec.get("verdict") not in (NOT_RUN, NOT_TESTABLE):
+        rec["reason"] = f"{rec['reason']} [{note}]"
+    return rec
+
+
+def _evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | None = None) -> dict:
     pv = claim.paper_value()
     rec = {c: None for c in COLUMNS}
     rec.update(claim_id=claim.id, study=claim.study, label=claim.label, paper_value=pv, llm_claim=claim.llm,

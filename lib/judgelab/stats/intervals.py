@@ -188,6 +188,34 @@ def t_interval_from_summary(m, sd, n, ci: float = 0.95) -> tuple:
     return _nan_where(n < 2, m, m - half, m + half)
 
 
+def prediction_interval_from_summary(m, sd, n, ci: float = 0.95) -> tuple:
+    """Student's t prediction interval for one new value of a normal variable from n values' mean
+    and SD, vectorised: m -+ t_(n-1, (1+ci)/2) sd sqrt(1 + 1/n) (e.g. one more UMAP seed's critical
+    coherence, the paper's single landscape among this run's seeds).
+
+    Parameters
+    ----------
+    m, sd, n : float or array_like
+        Mean, sample SD (ddof = 1) and number of values.
+    ci : float
+        Coverage of the new value, default 0.95.
+
+    Returns
+    -------
+    tuple
+        ``(m, low, high)`` as float arrays; NaN where ``n`` < 2.
+
+    Examples
+    --------
+    Mean 10, SD 2, n 4: t_(3, 0.975) = 3.1824, half-width 3.1824 * 2 * sqrt(1.25) = 7.1162.
+
+    >>> [round(float(v), 4) for v in prediction_interval_from_summary(10.0, 2.0, 4)]
+    [10.0, 2.8838, 17.1162]
+    """
+    m, sd, n = (np.asarray(v, float) for v in (m, sd, n))
+    return t_interval_from_summary(m, sd * np.sqrt(n + 1), n, ci)
+
+
 def pooled_t_from_summary(m1, s1, n1, m2, s2, n2, ci: float = 0.95) -> tuple:
     """The difference of two independent means with its pooled-SD Student t interval and two-sided
     p, from summary numbers, vectorised (the independent-samples t-test of the SAGE paper).

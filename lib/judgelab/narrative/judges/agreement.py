@@ -10,7 +10,9 @@ denominator; pairs do not depend on K), and Table 8's mean SD (ddof = 1) and CoV
 Unit (docs/design.md, principle 12): the endpoint pair, which a max-capacity and a random
 narrative share. Every interval of Tables 3 and 8 is a seeded percentile cluster bootstrap over
 pairs; the Shrout-Fleiss F interval, which treats narratives as independent, stays beside it
-(``icc2_1_ci_low_f`` ...). Alpha and W have no interval (ICC is Table 3's headline); no p-values.
+(``icc2_1_ci_low_f`` ...). Krippendorff's alpha has the same bootstrap over pairs (all items,
+missing ratings as the method treats them: :func:`judgelab.stats.resampling.weighted_interval_alpha`);
+W has no interval; no p-values.
 """
 from __future__ import annotations
 
@@ -40,8 +42,9 @@ def _pairs_of(matrix: pd.DataFrame) -> np.ndarray:
 
 
 def bootstrap_agreement(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, np.ndarray]:
-    """Bootstrap values over endpoint pairs of ICC(2,1), ICC(2,k) (complete items), mean absolute
-    deviation, exact and within-1 agreement (items with >= 2 ratings), one (B,) array each."""
+    """Bootstrap values over endpoint pairs of ICC(2,1), ICC(2,k) (complete items), Krippendorff's
+    alpha (interval metric), mean absolute deviation, exact and within-1 agreement (items with >= 2
+    ratings), one (B,) array each."""
     x = matrix.to_numpy(dtype=float)
     pairs = _pairs_of(matrix)
     out = {}
@@ -57,6 +60,7 @@ def bootstrap_agreement(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 
         with np.errstate(invalid="ignore"):
             mad = np.nanmean(np.abs(y - np.nanmean(y, axis=1, keepdims=True)), axis=1)
         out["mean_abs_dev"] = rs.weighted_mean(mad, w)
+        out["krippendorff_alpha"] = rs.weighted_interval_alpha(y, w)
         j, l = np.triu_indices(x.shape[1], k=1)
         d = np.abs(y[:, j] - y[:, l])
         n_pairs = (~np.isnan(d)).sum(axis=1).astype(float)
@@ -101,7 +105,8 @@ def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
     boot = bootstrap_agreement(matrix, n_boot, seed) if len(matrix) else {}
     nan = np.full(1, np.nan)
     est = {"icc2_1": icc.loc["ICC2", "icc"], "icc2_k": icc.loc["ICC2k", "icc"], "mean_abs_dev": mad["mad"],
-           "exact_agreement": pairs.loc[0.0, "agreement"], "within1_agreement": pairs.loc[1.0, "agreement"]}
+           "exact_agreement": pairs.loc[0.0, "agreement"], "within1_agreement": pairs.loc[1.0, "agreement"],
+           "krippendorff_alpha": alpha["alpha"]}
     ci = {k: _ci(k, boot.get(k, nan), v) for k, v in est.items()}
     return {
         "n_items": int(len(matrix)),
@@ -111,7 +116,7 @@ def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
         "icc2_1_ci_low_f": icc.loc["ICC2", "ci_low"], "icc2_1_ci_high_f": icc.loc["ICC2", "ci_high"],
         "icc2_k_ci_low_f": icc.loc["ICC2k", "ci_low"], "icc2_k_ci_high_f": icc.loc["ICC2k", "ci_high"],
         "n_items_complete": int(icc["n_items"].iloc[0]),
-        "krippendorff_alpha": alpha["alpha"],
+        "krippendorff_alpha": est["krippendorff_alpha"], **ci["krippendorff_alpha"],
         "kendalls_w": w["w"],
         "mean_abs_dev": est["mean_abs_dev"], **ci["mean_abs_dev"],
         "exact_agreement": est["exact_agreement"], **ci["exact_agreement"],
@@ -119,7 +124,7 @@ def agreement_stats(matrix: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
         "unit": UNIT, "ci_method": rs.ci_method(n_boot, seed),
         "note": rules.join(constant_agents_note(matrix), *(f"{k}: {v}" for k, v in notes.items() if v),
                            *(rs.interval_note(k, boot.get(k, nan), v, len(np.unique(_pairs_of(matrix))))
-                             for k, v in est.items() if k.startswith("icc"))),
+                             for k, v in est.items() if k.startswith("icc") or k == "krippendorff_alpha")),
     }
 
 

@@ -20,6 +20,7 @@ from judgelab.narrative.landscape.build import LandscapeStudy, build_landscape
 from judgelab.narrative.paths.paper_values import (AUTHORS_CRITICAL_NEWS, AUTHORS_CRITICAL_PARAMS,
                                                    AUTHORS_CRITICAL_SOURCE)
 from judgelab.narrative.settings import PARAM_SETS, log_base, params_key, params_label
+from judgelab.stats.intervals import prediction_interval_from_summary
 
 NEWS_SIZE = 540
 """Articles in the authors' news collection; a subset (smoke profile) is not comparable."""
@@ -63,33 +64,54 @@ def critical_coherence_table(study: LandscapeStudy) -> pd.DataFrame:
     return out
 
 
-def authors_method_here(study: LandscapeStudy, collection: str = "news") -> float:
-    """This project's critical coherence at the authors' parameter set, main seed, natural log:
-    the main run's value when the landscape already uses that set, else one refit."""
+def authors_method_here(study: LandscapeStudy, collection: str = "news", seed: int | None = None) -> float:
+    """This project's critical coherence at the authors' parameter set, natural log, at ``seed``
+    (None: the main seed): the study's own value when its landscape already uses that set, else
+    one refit."""
     built = study.collections[collection]
-    if knobs_params(built.knobs) == AUTHORS_CRITICAL_PARAMS and "e" in built.main_by_base:
-        return float(built.main_by_base["e"].critical)
+    seed = study.settings.seed if seed is None else int(seed)
+    if knobs_params(built.knobs) == AUTHORS_CRITICAL_PARAMS:
+        if seed == study.settings.seed and "e" in built.main_by_base:
+            return float(built.main_by_base["e"].critical)
+        sens = built.sensitivity
+        hit = sens[(sens["seed"] == seed) & (sens["jsd_base"] == "e")]["critical"]
+        if len(hit):
+            return float(hit.iloc[0])
     p = PARAM_SETS[AUTHORS_CRITICAL_PARAMS]
     knobs = {**built.knobs, "n_neighbors": p["n_neighbors"], "min_cluster_size": p["min_cluster_size"]}
-    return float(build_landscape(built.collection, knobs, study.settings.seed, "e").critical)
+    return float(build_landscape(built.collection, knobs, seed, "e").critical)
+
+
+SEEDS_METHOD = ("95% prediction interval of one UMAP seed's value (Student t over the run's {n} seeds, "
+                "mean -+ t sd sqrt(1 + 1/n)); the platform's own spread (umap-learn, numba) is not in it")
 
 
 def authors_critical_comparison(study: LandscapeStudy) -> pd.DataFrame:
-    """One row (news, if built): "authors' method run here" beside "authors' notebook output
-    (their machine)" (NaN on a subset) and their difference (``narr_critical_vs_authors``)."""
+    """One row (news, if built): "authors' method run here" at the main seed beside "authors'
+    notebook output (their machine)" (NaN on a subset) and their difference; and the same method
+    over the study's UMAP seeds (``settings.seeds``): their mean, SD and the 95% prediction interval
+    of one seed's value, the interval the paper's single landscape is read against
+    (``narr_critical_vs_authors``)."""
     cols = ["collection", "params", "seed", "jsd_base", "n_docs", "value", "value_source", "paper_value",
-            "paper_source", "difference"]
+            "paper_source", "difference", "n_seeds", "seeds_mean", "seeds_sd", "seeds_pi_low", "seeds_pi_high",
+            "ci_method"]
     if "news" not in study.collections:
         return pd.DataFrame(columns=cols)
     n = len(study.collections["news"].collection)
     value = authors_method_here(study)
+    seeds = [int(s) for s in study.settings.seeds]
+    values = np.array([value if s == study.settings.seed else authors_method_here(study, seed=s) for s in seeds])
+    sd = float(values.std(ddof=1)) if len(values) >= 2 else float("nan")
+    mean, low, high = (float(v) for v in prediction_interval_from_summary(values.mean(), sd, len(values)))
     paper = authors_critical("news", n, "e")
     return pd.DataFrame([{"collection": "news", "params": params_label(AUTHORS_CRITICAL_PARAMS),
                           "seed": study.settings.seed, "jsd_base": "e", "n_docs": n, "value": value,
                           "value_source": "authors' method run here",
                           "paper_value": paper,
                           "paper_source": AUTHORS_CRITICAL_SOURCE if not np.isnan(paper) else "",
-                          "difference": value - paper}], columns=cols)
+                          "difference": value - paper, "n_seeds": len(values), "seeds_mean": mean,
+                          "seeds_sd": sd, "seeds_pi_low": low, "seeds_pi_high": high,
+                          "ci_method": SEEDS_METHOD.format(n=len(values))}], columns=cols)
 
 
 def authors_reference(study: LandscapeStudy) -> float | None:

@@ -95,6 +95,18 @@ def table01_path_lengths(main: pd.DataFrame, seeds: pd.DataFrame, alt: pd.DataFr
     t["mc_family"] = np.where(t["method"] == "random", "Table 1 length gaps, " + t["role"], "")
     t = _adjust(t, "gap_p")
     t["unit"], t["ci_method"] = UNIT, rs.ci_method(n_boot, seed)
+    return _length_vs_news(t)
+
+
+def _length_vs_news(t: pd.DataFrame) -> pd.DataFrame:
+    """``length_vs_news``: a collection's mean path length over the news collection's, same method,
+    parameter set, date rule and role (section 5.1: VisPub narratives "25 to 44% longer"); NaN where
+    the run has no news row to compare with. The claims scorecard gives it its delta-method interval
+    from the two rows' means, SDs and counts."""
+    keys = [k for k in ("method", "params", "baseline_dates", "role") if k in t.columns]
+    news = t[t["collection"] == "news"].set_index(keys)["mean"]
+    ref = [news.get(tuple(r) if len(keys) > 1 else r[0], np.nan) for r in t[keys].itertuples(index=False)]
+    t["length_vs_news"] = t["mean"].to_numpy(float) / np.asarray(ref, float)
     return t
 
 
