@@ -110,14 +110,14 @@ def _synthetic_evaluations(root: Path) -> None:
         interim.write(summary[summary["layer"] == layer].reset_index(drop=True), f"sage_summary_{layer}", directory)
 
 
-#: in the copy: one line per time it was made (the exercises check there is one), or why it failed
+#: beside the copy: one line per time it was made (the exercises check there is one); in it: why it failed
 BUILDS, FAILED = ".teaching-builds", ".teaching-failed"
 
 
 def _make_copy(root: Path, copy: Path) -> None:
-    shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("variants", "screenshots", "site"))
-    with open(copy / BUILDS, "a") as fh:
+    with open(copy.parent / BUILDS, "a") as fh:  # beside the copy, in the folder every worker shares
         fh.write(f"{os.getpid()}\n")
+    shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("variants", "screenshots", "site"))
     if any(nb in SAGE_STATS for _, nb, *_ in exercises()):
         _synthetic_evaluations(copy)
         for nb in SAGE_STATS:
@@ -143,7 +143,7 @@ def smoke_copy(tmp_path_factory):
     copy = shared / "root"
     with open(shared / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (copy / BUILDS).exists():
+        if not (shared / BUILDS).exists():
             shutil.rmtree(copy, ignore_errors=True)
             _make_copy(Path(root), copy)
     if (copy / FAILED).exists():
@@ -153,7 +153,7 @@ def smoke_copy(tmp_path_factory):
 
 @pytest.mark.parametrize("title, notebook, args, look, main", exercises(), ids=[e[0] for e in exercises()])
 def test_the_exercise_runs_and_changes_what_it_names(smoke_copy, title, notebook, args, look, main):
-    builds = (smoke_copy / BUILDS).read_text().split()
+    builds = (smoke_copy.parent / BUILDS).read_text().split()
     assert len(builds) == 1, f"the exercises' copy of the smoke run was made {len(builds)} times (processes {builds})"
     done = _run(smoke_copy, notebook, shlex.split(args))
     assert done.returncode == 0, f"{title}: {done.stderr[-3000:]}"
