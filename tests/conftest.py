@@ -205,8 +205,9 @@ def pytest_collection_modifyitems(config, items):
     # the model's tests (marker llm, up to 1.5 min each) early, so that none is the last to start
     units.sort(key=lambda item: item.get_closest_marker("llm") is None)
     # the late tests: one group of everything but the teaching exercises first, then each exercise
-    # (a notebook run on its worker's copy of the smoke root) a group of its own, so that whichever
-    # worker is free takes the next one and neither waits at the end for the other
+    # (a notebook run on the copy of the smoke root that the first of them makes for both workers,
+    # tests/test_teaching.py) a group of its own, so that whichever worker is free takes the next
+    # one and neither waits at the end for the other
     is_teaching = lambda item: item.nodeid.startswith("tests/test_teaching.py")  # noqa: E731
     late = [item for item in late if not is_teaching(item)] + [item for item in late if is_teaching(item)]
     items[:] = notebooks + units + late

@@ -1,4 +1,5 @@
-"""The gateway's progress bar: live for a person, one final line in a notebook run by the pipeline."""
+"""The gateway's progress bar: live for a person; in a notebook run by the pipeline, marked log lines
+(one at the end, one per ``LOG_EVERY_S`` at most while it works) that the pipeline relays to its log."""
 from __future__ import annotations
 
 import io
@@ -23,8 +24,45 @@ def test_pipeline_run_writes_one_final_line(monkeypatch):
     bar = _run(5, out)
     text = out.getvalue()
     assert "\r" not in text and text.count("\n") == 1
-    assert text.startswith("judging: 100%") and "5/5" in text and "cached=3, failed=1" in text
+    assert text.startswith(progress.LOG_MARK + "judging: 5 of 5 done (3 cached, 1 failed), 0 min 0")
     assert (bar.done, bar.cached, bar.failed) == (5, 3, 1)
+
+
+def test_a_long_fan_out_logs_at_most_one_line_per_interval(monkeypatch):
+    """Items done at 10, 70, 80, 100, 200 and 205 s with a 60 s interval: a line at 70 s and at 200 s
+    (60 s after the last line, not after the last item), then the closing line; none per item."""
+    monkeypatch.delenv(progress.ENV_PROGRESS, raising=False)
+    monkeypatch.setenv(ENV_NOTEBOOK, "02_l4_cultural")
+    now = [0.0]
+    out = io.StringIO()
+    with progress.BatchProgress(7, "SAGE L4", stream=out, every_s=60, clock=lambda: now[0]) as bar:
+        for t in (10, 70, 80, 100, 200, 205):
+            now[0] = t
+            bar.update(cached=False, failed=False)
+        now[0] = 250
+        bar.update(cached=True, failed=False)
+    assert out.getvalue().splitlines() == [
+        "[progress] SAGE L4: 2 of 7 done (0 cached, 0 failed), 1 min 10 s",
+        "[progress] SAGE L4: 5 of 7 done (0 cached, 0 failed), 3 min 20 s",
+        "[progress] SAGE L4: 7 of 7 done (1 cached, 0 failed), 4 min 10 s",
+    ]
+
+
+def test_the_pipeline_relays_only_marked_lines_named_by_their_notebook():
+    """papermill hands the relay the kernel's stderr in chunks that split lines anywhere; warnings and
+    other stderr text stay out of the log."""
+    from judgelab.pipeline import ProgressRelay
+
+    out = io.StringIO()
+    relay = ProgressRelay("02_l4_cultural", out)
+    for chunk in ("UserWarning: something\n[prog", "ress] SAGE L4: 1 of 3 done (0 cached, 0 failed), 1 min 02 s\n",
+                  "  warnings.warn(x)\nnot [progress] at the start\n[progress] SAGE L4: 3 of 3 ", "done"):
+        relay.write(chunk)
+    relay.write(" (0 cached, 0 failed), 2 min 00 s\n")
+    assert out.getvalue().splitlines() == [
+        "[judgelab] 02_l4_cultural: SAGE L4: 1 of 3 done (0 cached, 0 failed), 1 min 02 s",
+        "[judgelab] 02_l4_cultural: SAGE L4: 3 of 3 done (0 cached, 0 failed), 2 min 00 s",
+    ]
 
 
 def test_live_bar_redraws_for_a_person(monkeypatch):

@@ -14,9 +14,14 @@ no genres to compare and almost no rounds to converge. For those exercises the c
 evaluations are synthetic rows with known effects (``tests/sage_synthetic.py``: 8 / 6 / 4 stories
 per category, some dimensions not converged, validator noise), written where notebooks 02-04 write
 theirs; the main run of 05 and 06 is made again on them, in the copy, before the variants.
+
+The copy is made once per test session, whichever worker asks first (a file lock; the other waits
+and uses it): each exercise is its own xdist group (tests/conftest.py) so that both workers take
+them, and a copy per worker or per group would run notebooks 05 and 06 again each time.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shlex
@@ -105,27 +110,56 @@ def _synthetic_evaluations(root: Path) -> None:
         interim.write(summary[summary["layer"] == layer].reset_index(drop=True), f"sage_summary_{layer}", directory)
 
 
-@pytest.fixture(scope="module")
-def smoke_copy(tmp_path_factory):
-    """A copy of the smoke run's output root; its SAGE statistics remade on synthetic evaluations."""
-    root = os.environ.get("JUDGELAB_OUTPUT_ROOT")
-    if not root or not (Path(root) / "results" / "executed").is_dir():
-        pytest.skip("no smoke run to start from: run with tests/test_notebooks.py (or set JUDGELAB_OUTPUT_ROOT "
-                    "to the output root of a smoke run)")
-    copy = tmp_path_factory.mktemp("teaching") / "root"
+#: beside the copy: one line per time it was made (the exercises check there is one); in it: why it failed
+BUILDS, FAILED = ".teaching-builds", ".teaching-failed"
+
+
+def _make_copy(root: Path, copy: Path) -> None:
+    with open(copy.parent / BUILDS, "a") as fh:  # beside the copy, in the folder every worker shares
+        fh.write(f"{os.getpid()}\n")
     shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("variants", "screenshots", "site"))
     if any(nb in SAGE_STATS for _, nb, *_ in exercises()):
         _synthetic_evaluations(copy)
         for nb in SAGE_STATS:
             done = _run(copy, nb, [])
-            assert done.returncode == 0, f"notebook {nb} on synthetic evaluations: {done.stderr[-3000:]}"
+            if done.returncode != 0:
+                (copy / FAILED).write_text(f"notebook {nb} on synthetic evaluations: {done.stderr[-3000:]}")
+                return
+
+
+@pytest.fixture(scope="session")
+def smoke_copy(tmp_path_factory):
+    """A copy of the smoke run's output root, its SAGE statistics remade on synthetic evaluations:
+    made once per session in the workers' shared temporary folder (as conftest's ``smoke_root``)."""
+    from conftest import WORKER
+
+    root = os.environ.get("JUDGELAB_OUTPUT_ROOT")
+    if not root or not (Path(root) / "results" / "executed").is_dir():
+        pytest.skip("no smoke run to start from: run with tests/test_notebooks.py (or set JUDGELAB_OUTPUT_ROOT "
+                    "to the output root of a smoke run)")
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if WORKER else base) / "teaching"
+    shared.mkdir(exist_ok=True)
+    copy = shared / "root"
+    with open(shared / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / BUILDS).exists():
+            shutil.rmtree(copy, ignore_errors=True)
+            _make_copy(Path(root), copy)
+    if (copy / FAILED).exists():
+        pytest.fail((copy / FAILED).read_text())
     return copy
 
 
 @pytest.mark.parametrize("title, notebook, args, look, main", exercises(), ids=[e[0] for e in exercises()])
 def test_the_exercise_runs_and_changes_what_it_names(smoke_copy, title, notebook, args, look, main):
+    builds = (smoke_copy.parent / BUILDS).read_text().split()
+    assert len(builds) == 1, f"the exercises' copy of the smoke run was made {len(builds)} times (processes {builds})"
     done = _run(smoke_copy, notebook, shlex.split(args))
     assert done.returncode == 0, f"{title}: {done.stderr[-3000:]}"
+    if notebook == "09":  # its judges' fan-out: the kernel's progress line reaches the command's output
+        assert "[judgelab] 09_judge_modes: narrative judges: " in done.stdout, \
+            f"{title}: no progress line of the judges relayed to the log:\n{done.stdout[-2000:]}"
     variant = smoke_copy / look
     assert str(variant.parent.parent.parent) in done.stdout, f"{title}: the command did not print {variant.parent.parent.parent}"
     assert variant.is_file(), f"{title}: {look} not written"

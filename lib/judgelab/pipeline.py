@@ -283,10 +283,35 @@ def run_environment(source: Path) -> dict[str, str]:
     return {provenance.ENV_NOTEBOOK: source.stem, provenance.ENV_PROMPTS: ",".join(prompt_versions(source))}
 
 
+class ProgressRelay:
+    """The file papermill writes a notebook's stderr to, chunk by chunk: it passes on the kernel's
+    progress lines (those starting with ``gateway.progress.LOG_MARK``), named by the notebook, and
+    drops everything else, which stays in the executed notebook. So `make all`'s log says how far a
+    long notebook is without carrying the notebooks' warnings."""
+
+    def __init__(self, notebook: str, out=None):
+        from judgelab.gateway.progress import LOG_MARK
+
+        self.notebook, self.mark, self.out = notebook, LOG_MARK, out
+        self._pending = ""
+
+    def write(self, text: str) -> None:
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        for line in lines:
+            if line.startswith(self.mark):
+                out = self.out or sys.stdout
+                out.write(f"[judgelab] {self.notebook}: {line[len(self.mark):]}\n")
+
+    def flush(self) -> None:
+        (self.out or sys.stdout).flush()
+
+
 def run_notebook(source: Path, profile: str, parameters: dict | None = None, kernel: str = "python3") -> Path:
     """Execute one notebook source with papermill (environment: :func:`run_environment`); return
     the executed copy's path. The previous call ledger is removed first, so that a notebook making
-    no call this time is not credited with the last run's calls."""
+    no call this time is not credited with the last run's calls. The kernel's progress lines go to
+    this process's output as they come (:class:`ProgressRelay`)."""
     import jupytext
     import papermill as pm
 
@@ -305,6 +330,7 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
             pm.execute_notebook(
                 str(src_ipynb), str(out), parameters=params, kernel_name=kernel,
                 cwd=str(source.parent), progress_bar=False, log_output=False,
+                stderr_file=ProgressRelay(source.stem),
                 config=kernel_config(Path(tmp)),
             )
     _mark_done(source, profile)
