@@ -373,6 +373,37 @@ def test_length_intervention_recovers_the_planted_slope(judge_gateway, slope):
     assert half["n_units"] == 10 and half["n_seeds"] == 2
 
 
+@pytest.mark.parametrize("slope", [0.0, 0.5])
+def test_observational_length_model_recovers_the_slope_on_the_story_as_sent(judge_gateway, slope):
+    """24 stories of 80-1,200 words, the 4 longest cut head and tail by SAGE's preparation (a
+    1,100-token budget), scored once by a judge whose score rises by ``slope`` per unit log story
+    token: the observational model on the story's tokens as sent (not the whole message's) holds
+    the planted slope in its interval, leaves the cut texts out and counts them; where every text
+    is cut there is no model, and the note says the tokens measure the cut."""
+    from judgelab.sage.protocol.evaluation import EvalConfig, EvalItem
+    from judgelab.sage.protocol.modes import prepare_input
+
+    gw, _ = judge_gateway(Truth(length_slope=slope, seed_sd=0.1, item_sd=0.2, centre=3.0 - 6 * slope),
+                          story_of=_story_in)
+    paragraphs = np.r_[np.linspace(2, 22, 20).round().astype(int), [40, 45, 50, 55]]
+    items = [EvalItem(f"s{i}", ("canonical", "pulp")[i % 2], "", "L4", "content",
+                      prepare_input("content", text=_story(i, int(p)), title=f"Tale {i}", author="Ann Example",
+                                    max_text_tokens=1100, count_tokens=gw.count_tokens))
+             for i, p in enumerate(paragraphs)]
+    assert sum(it.prepared.truncated for it in items) == 4
+    calls = length.run_intervention(gw, items, EvalConfig(), [], "test")
+    assert (calls["status"] == "ok").all() and len(calls) == 24
+    summaries = calls.assign(mode="content").rename(columns={"score": "overall_score"})
+    units = length.story_units(summaries, length.sent_tokens(items))
+    row = length.sage_length_models(units).iloc[0]
+    assert (row["n"], row["n_cut"]) == (20, 4) and row["note"].startswith("4 of 24 stories cut head and tail")
+    assert row["slope_log_tokens_ci_low"] <= slope <= row["slope_log_tokens_ci_high"], row
+    if slope:
+        assert row["slope_log_tokens_ci_low"] > 0.5 * slope
+    every = length.sage_length_models(units.assign(cut=True)).iloc[0]
+    assert np.isnan(every["slope_log_tokens"]) and every["note"].startswith("every text (24) was cut")
+
+
 # ---------------------------------------------------------------- self-preference under realistic errors
 
 def _set_contrasts(rng, sims: int, n_sets: int, sp: float) -> np.ndarray:
