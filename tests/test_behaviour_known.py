@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from judgelab.behaviour import length, planted, recognition, self_preference
-from simulated_judge import SimulatedJudge, Truth
+from simulated_judge import Truth, judge_gateway, story_in  # noqa: F401 (a fixture)
 
 WORDS = ("river mill stone lantern orchard widow cart harbour winter letter sister candle ledger bridge "
          "storm garden clock shepherd violin kettle meadow soldier tailor chapel").split()
@@ -29,29 +29,6 @@ def _items(n: int, layer: str = "L4"):
     return [EvalItem(f"s{i}", "canonical", "", layer, "content",
                      prepare_input("content", text=_story(i), title=f"Tale {i}", author="Ann Example",
                                    max_text_tokens=10_000)) for i in range(n)]
-
-
-@pytest.fixture
-def judge_gateway(tmp_path):
-    """``open(truth, **judge_kwargs)`` -> a gateway whose backend is the simulated judge on the fake
-    server (the OpenAI-compatible client, real sockets, the gateway's cache and validation)."""
-    from judgelab.gateway import Gateway
-    from fake_openai_server import FakeChatServer
-
-    servers = []
-
-    def open_(truth: Truth, **kw):
-        judge = SimulatedJudge(truth, **kw)
-        srv = FakeChatServer(judge).start()
-        servers.append(srv)
-        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
-                                   cache_path=tmp_path / f"c{len(servers)}.sqlite")
-        judge.count = judge.count or gw.count_tokens
-        return gw, judge
-
-    yield open_
-    for srv in servers:
-        srv.stop()
 
 
 def _planted_run(gw, truth_units: int, seeds: int, ids=("raise-plain-start", "lower-plain-start")):
@@ -344,16 +321,6 @@ def test_recognition_probe_through_the_gateway_counts_true_and_false_claims(judg
 
 # ---------------------------------------------------------------- length, end to end
 
-def _story_in(message: str) -> str:
-    """The story inside a SAGE content-mode user message: between the material template's head and tail."""
-    from judgelab.sage.protocol import prompts
-
-    head, tail = prompts.material("content", text="\x00").split("\x00")
-    start = message.index(head.strip()) + len(head.strip())
-    end = message.rindex(tail.strip()) if tail.strip() else len(message)
-    return message[start:end]
-
-
 @pytest.mark.parametrize("slope", [0.0, 0.6])
 def test_length_intervention_recovers_the_planted_slope(judge_gateway, slope):
     """A judge whose score rises by ``slope`` per unit log story token: the within-story slope's
@@ -361,7 +328,7 @@ def test_length_intervention_recovers_the_planted_slope(judge_gateway, slope):
     from judgelab.sage.protocol.evaluation import EvalConfig
 
     gw, _ = judge_gateway(Truth(length_slope=slope, seed_sd=0.15, item_sd=0.3, centre=0.5),
-                          story_of=_story_in)
+                          story_of=story_in)
     calls = length.run_intervention(gw, _items(10), EvalConfig(), [0.5, 1.5], "test", seeds=2)
     assert (calls["status"] == "ok").all() and calls["seed_index"].nunique() == 2
     table = length.intervention_table(calls, 0.1)
@@ -384,7 +351,7 @@ def test_observational_length_model_recovers_the_slope_on_the_story_as_sent(judg
     from judgelab.sage.protocol.modes import prepare_input
 
     gw, _ = judge_gateway(Truth(length_slope=slope, seed_sd=0.1, item_sd=0.2, centre=3.0 - 6 * slope),
-                          story_of=_story_in)
+                          story_of=story_in)
     paragraphs = np.r_[np.linspace(2, 22, 20).round().astype(int), [40, 45, 50, 55]]
     items = [EvalItem(f"s{i}", ("canonical", "pulp")[i % 2], "", "L4", "content",
                       prepare_input("content", text=_story(i, int(p)), title=f"Tale {i}", author="Ann Example",
