@@ -201,7 +201,10 @@ else:
 # planted in the one labelled LLM at a known dose (semicolons at +1, +5, +20 per 1,000 words, the
 # real gap being about 5; a spaced ` ...` in 10% or 25% of the group's stories), and the same
 # classifier is run, `sensitivity_replicates` times per dose. `smallest_dose`: the smallest dose a
-# feature set detects (AUC interval above 0.5) in 80% of the replicates; the `none` row is the
+# feature set detects in 80% of the replicates, *detected* meaning the AUC interval lies above 0.5
+# and the permutation test (19 permutations) rejects at 5%: the interval alone treats the
+# out-of-fold scores as fixed and is liberal (8% false positives on random splits of simulated
+# stories, 4% with the permutation test; tests/test_surface_cues_judge.py). The `none` row is the
 # criterion's false-positive rate. An audit row at chance then reads "no cue of this kind larger
 # than the smallest dose".
 

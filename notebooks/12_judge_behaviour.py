@@ -149,7 +149,10 @@ rec["behaviour_recognition_cloze"]
 
 # %% [markdown]
 # SAGE's final scores and the mode difference (content - title), recognised against unrecognised
-# stories *within category* (recognised stories are mostly canonical), and pooled over categories.
+# stories *within category* (recognised stories are mostly canonical; an interval from 20 stories
+# per group), and pooled over the categories having both groups (weighted by stories; its
+# stratified bootstrap interval from 25 recognised and 25 unrecognised stories, where it covers
+# within 2 points of 95%; below, "too few units (n)").
 
 # %%
 rec["behaviour_sage_scores_by_recognition"]
@@ -210,9 +213,13 @@ write({"behaviour_length_calls": length_calls,
        "behaviour_length_intervention": length.intervention_table(length_calls, noise)})["behaviour_length_intervention"]
 
 # %% [markdown]
-# **Observation.** Per layer and mode, the partial correlation of final score and log tokens sent
-# (the story as the judge received it) within category, and OLS `score ~ C(category) [+ log_tokens]`
-# (unit: story). Title mode is the negative control: the judge sees no text there.
+# **Observation.** Per layer and mode, the partial correlation of final score and log tokens of the
+# story as sent (the story part of the message, after SAGE's preparation; not the whole message)
+# within category, and OLS `score ~ C(category) [+ log_tokens]` (unit: story). Title mode is the
+# negative control: the judge sees no text there. **Cut texts are left out** and counted (`n_cut`):
+# a story cut head and tail to SAGE's context budget is sent at about the budget's tokens whatever its
+# length, so among cut texts the tokens measure where the cut fell. Where every text is cut (the demo
+# profile's budget) there is no model, and the note says so.
 
 # %%
 units = length.story_units(summaries, length.sent_tokens(items))  # the recognition probe's L4 items

@@ -6,7 +6,7 @@ ask the study to recover: obedience to a planted instruction (a ``raise`` paragr
 prompt), insertion sensitivity (``insertion`` points for any inserted paragraph, the neutral one
 included; a hardened prompt is undone by an escape that carries its leaked token), seed noise (``seed_sd``: one normal draw per item, request text and seed), a length
 slope (``length_slope`` points per unit of the log tokens of the story as sent), a surface cue
-(``cue`` in the text adds ``cue_bonus`` points) and recognition (a work whose marker phrase is in the
+(``cue`` in the story as sent adds ``cue_bonus`` points) and recognition (a work whose marker phrase is in the
 material is recognised and named with probability ``true_claim``; any other work is claimed with
 probability ``false_claim``, under a title that is not its own).
 
@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import pytest
 
-from fake_openai_server import request_schema, synthesize
+from fake_openai_server import FakeChatServer, request_schema, synthesize
 
 FENCE = re.compile(r"<<<JUDGED TEXT [0-9a-f]+ (BEGINS|ENDS)>>>|<<<(BEGIN|END) JUDGED TEXT>>>")
 HARDENED_MARK = "data to be judged"
@@ -156,7 +157,9 @@ class SimulatedJudge:
         latent += ob * sum({"raise": 1, "lower": -1}.get(d, 0) for d in {d for d, _ in inserted})
         if t.length_slope and self.story_of and self.count:
             latent += t.length_slope * math.log(max(self.count(self.story_of(clean)), 1))
-        if t.cue and t.cue in clean:
+        # the cue is looked for in the story as sent when the story can be found (the prompt's own
+        # words may hold the mark, e.g. semicolons), else in the whole message
+        if t.cue and t.cue in (self.story_of(clean) if self.story_of else clean):
             latent += t.cue_bonus
         if t.seed_sd:
             latent += t.seed_sd * _normal("seed", user, system, seed)
@@ -176,3 +179,35 @@ class SimulatedJudge:
 def normal_draws(rng: np.random.Generator, shape, sd: float) -> np.ndarray:
     """Vectorised normal draws for the rate simulations (the same model as :class:`SimulatedJudge`)."""
     return rng.normal(0.0, sd, size=shape)
+
+
+def story_in(message: str) -> str:
+    """The story inside a SAGE content-mode user message: between the material template's head and tail."""
+    from judgelab.sage.protocol import prompts
+
+    head, tail = prompts.material("content", text="\x00").split("\x00")
+    start = message.index(head.strip()) + len(head.strip())
+    end = message.rindex(tail.strip()) if tail.strip() else len(message)
+    return message[start:end]
+
+
+@pytest.fixture
+def judge_gateway(tmp_path):
+    """``open(truth, **judge_kwargs)`` -> a gateway whose backend is the simulated judge on the fake
+    server (the OpenAI-compatible client, real sockets, the gateway's cache and validation)."""
+    from judgelab.gateway import Gateway
+
+    servers = []
+
+    def open_(truth: Truth, **kw):
+        judge = SimulatedJudge(truth, **kw)
+        srv = FakeChatServer(judge).start()
+        servers.append(srv)
+        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
+                                   cache_path=tmp_path / f"c{len(servers)}.sqlite")
+        judge.count = judge.count or gw.count_tokens
+        return gw, judge
+
+    yield open_
+    for srv in servers:
+        srv.stop()

@@ -105,7 +105,9 @@ def test_scores_by_recognition_are_contrasted_within_category():
     assert out.loc[("llm", "content"), "note"]
     pooled = out.loc[("within category (pooled)", "content")]
     assert pooled["diff"] == pytest.approx((4 * 1.1 + 3 * 0.8) / 7)
-    assert pooled["ci_low"] <= pooled["diff"] <= pooled["ci_high"]
+    # three recognised and four unrecognised stories in the categories having both: no interval
+    assert (pooled["n_recognised"], pooled["n_not_recognised"]) == (3, 4) and np.isnan(pooled["ci_low"])
+    assert pooled["note"].startswith("too few units (3 recognised, 4 not recognised")
     # two stories a group: no interval, and a note
     md = out.loc[("canonical", "mode_difference")]
     assert md["diff"] == pytest.approx(0.0) and np.isnan(md["ci_low"]) and "too few units (2" in md["note"]

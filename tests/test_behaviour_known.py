@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from judgelab.behaviour import length, planted, recognition, self_preference
-from simulated_judge import SimulatedJudge, Truth
+from simulated_judge import Truth, judge_gateway, story_in  # noqa: F401 (a fixture)
 
 WORDS = ("river mill stone lantern orchard widow cart harbour winter letter sister candle ledger bridge "
          "storm garden clock shepherd violin kettle meadow soldier tailor chapel").split()
@@ -29,29 +29,6 @@ def _items(n: int, layer: str = "L4"):
     return [EvalItem(f"s{i}", "canonical", "", layer, "content",
                      prepare_input("content", text=_story(i), title=f"Tale {i}", author="Ann Example",
                                    max_text_tokens=10_000)) for i in range(n)]
-
-
-@pytest.fixture
-def judge_gateway(tmp_path):
-    """``open(truth, **judge_kwargs)`` -> a gateway whose backend is the simulated judge on the fake
-    server (the OpenAI-compatible client, real sockets, the gateway's cache and validation)."""
-    from judgelab.gateway import Gateway
-    from fake_openai_server import FakeChatServer
-
-    servers = []
-
-    def open_(truth: Truth, **kw):
-        judge = SimulatedJudge(truth, **kw)
-        srv = FakeChatServer(judge).start()
-        servers.append(srv)
-        gw = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
-                                   cache_path=tmp_path / f"c{len(servers)}.sqlite")
-        judge.count = judge.count or gw.count_tokens
-        return gw, judge
-
-    yield open_
-    for srv in servers:
-        srv.stop()
 
 
 def _planted_run(gw, truth_units: int, seeds: int, ids=("raise-plain-start", "lower-plain-start")):
@@ -262,6 +239,65 @@ def test_recognition_rates_at_the_paper_design(p_true):
         assert named_hits / sims >= 0.90 and claim_hits / sims >= 0.90
 
 
+def _pooled_coverage(rng, design, skewed: bool, sims: int = 3000, boots: int = 600, delta: float = 0.3) -> float:
+    """Coverage of the pooled within-category contrast's interval, written apart from the library:
+    per category (n stories, k recognised; the recognition fixed) scores = category mean + ``delta``
+    if recognised + an error (normal, or gamma with skewness 1 rounded to SAGE's 0.1 steps); the
+    statistic is the stories-weighted mean over categories having both groups of the difference of
+    group means; stories resampled within category (multinomial weights, B = ``boots``); a resample
+    where a category lacks a group leaves it out, as the statistic does."""
+    num, den = np.zeros((sims, boots)), np.zeros(boots)
+    for n, k in design:
+        r = np.r_[np.ones(k), np.zeros(n - k)]
+        mu = rng.normal(0, 0.5)
+        err = np.round((rng.gamma(4, 0.5, (sims, n)) - 2) * 10) / 10 if skewed else rng.normal(0, 1, (sims, n))
+        y = mu + delta * r + err
+        w = rng.multinomial(n, np.full(n, 1 / n), size=boots).astype(float)
+        c_yes, c_no = w @ r, w @ (1 - r)
+        both = (c_yes > 0) & (c_no > 0)
+        m_yes = (y * r) @ w.T / np.maximum(c_yes, 1)
+        m_no = (y * (1 - r)) @ w.T / np.maximum(c_no, 1)
+        num += np.where(both, (m_yes - m_no) * n, 0.0)
+        den += np.where(both, n, 0.0)
+    valid = den > 0                                  # the same resamples for every run
+    lo, hi = np.quantile(num[:, valid] / den[valid], [0.025, 0.975], axis=1)
+    return float(np.mean((lo <= delta) & (delta <= hi)))
+
+
+def _paper_split(k: int) -> list[tuple[int, int]]:
+    """The paper's human stories (50 canonical, 30 pulp) with ``k`` recognised, three in four canonical."""
+    canon = round(0.75 * k)
+    return [(50, canon), (30, k - canon)]
+
+
+def test_pooled_recognition_contrast_has_an_interval_only_where_it_covers():
+    """At the paper's design the stratified bootstrap of the pooled within-category contrast covers
+    within 2 points of 95% (less 2 Monte-Carlo SE, 3,000 runs) from MIN_POOLED recognised stories on,
+    for normal and for skewed rounded scores, and not at 5 (the gate has teeth); scores_by_recognition
+    gives the interval at MIN_POOLED stories a group and none, with its note, one story below."""
+    rng = np.random.default_rng(2025)
+    floor = 0.93 - 2 * np.sqrt(0.05 * 0.95 / 3000)
+    n = recognition.MIN_POOLED
+    for skewed in (False, True):
+        assert _pooled_coverage(rng, _paper_split(n), skewed) >= floor, (skewed, n)
+        assert _pooled_coverage(rng, _paper_split(5), skewed) < 0.90, skewed
+    for k, shown in ((n, True), (n - 1, False)):
+        split = _paper_split(k)
+        rows = [{"story_id": f"{cat}{i}", "category": cat, "recognised": i < rec,
+                 "score": 3.0 + 0.5 * (i < rec) + rng.normal(0, 0.5)}
+                for (size, rec), cat in zip(split, ("canonical", "pulp")) for i in range(size)]
+        frame = pd.DataFrame(rows)
+        probe = frame.assign(mode="content", status="ok")[["story_id", "mode", "status", "recognised"]]
+        summ = frame.assign(layer="L4", mode="content").rename(columns={"score": "overall_score"})
+        out = recognition.scores_by_recognition(probe, summ, n_boot=150, seed=0)
+        pooled = out[(out["category"] == "within category (pooled)") & (out["statistic"] == "content")].iloc[0]
+        assert pooled["n_recognised"] == k and np.isfinite(pooled["diff"])
+        if shown:
+            assert pooled["ci_low"] < pooled["diff"] < pooled["ci_high"] and not pooled["note"]
+        else:
+            assert np.isnan(pooled["ci_low"]) and pooled["note"].startswith(f"too few units ({k} recognised")
+
+
 def test_recognition_probe_through_the_gateway_counts_true_and_false_claims(judge_gateway):
     """The judge knows two works (their marker phrase in the text) and claims 30% of the others:
     the probe's rows name the known titles; no LLM story is 'title named'."""
@@ -285,16 +321,6 @@ def test_recognition_probe_through_the_gateway_counts_true_and_false_claims(judg
 
 # ---------------------------------------------------------------- length, end to end
 
-def _story_in(message: str) -> str:
-    """The story inside a SAGE content-mode user message: between the material template's head and tail."""
-    from judgelab.sage.protocol import prompts
-
-    head, tail = prompts.material("content", text="\x00").split("\x00")
-    start = message.index(head.strip()) + len(head.strip())
-    end = message.rindex(tail.strip()) if tail.strip() else len(message)
-    return message[start:end]
-
-
 @pytest.mark.parametrize("slope", [0.0, 0.6])
 def test_length_intervention_recovers_the_planted_slope(judge_gateway, slope):
     """A judge whose score rises by ``slope`` per unit log story token: the within-story slope's
@@ -302,7 +328,7 @@ def test_length_intervention_recovers_the_planted_slope(judge_gateway, slope):
     from judgelab.sage.protocol.evaluation import EvalConfig
 
     gw, _ = judge_gateway(Truth(length_slope=slope, seed_sd=0.15, item_sd=0.3, centre=0.5),
-                          story_of=_story_in)
+                          story_of=story_in)
     calls = length.run_intervention(gw, _items(10), EvalConfig(), [0.5, 1.5], "test", seeds=2)
     assert (calls["status"] == "ok").all() and calls["seed_index"].nunique() == 2
     table = length.intervention_table(calls, 0.1)
@@ -312,6 +338,37 @@ def test_length_intervention_recovers_the_planted_slope(judge_gateway, slope):
         assert row["ci_low"] > 0
     half = table[table["fraction"] == 0.5].iloc[0]
     assert half["n_units"] == 10 and half["n_seeds"] == 2
+
+
+@pytest.mark.parametrize("slope", [0.0, 0.5])
+def test_observational_length_model_recovers_the_slope_on_the_story_as_sent(judge_gateway, slope):
+    """24 stories of 80-1,200 words, the 4 longest cut head and tail by SAGE's preparation (a
+    1,100-token budget), scored once by a judge whose score rises by ``slope`` per unit log story
+    token: the observational model on the story's tokens as sent (not the whole message's) holds
+    the planted slope in its interval, leaves the cut texts out and counts them; where every text
+    is cut there is no model, and the note says the tokens measure the cut."""
+    from judgelab.sage.protocol.evaluation import EvalConfig, EvalItem
+    from judgelab.sage.protocol.modes import prepare_input
+
+    gw, _ = judge_gateway(Truth(length_slope=slope, seed_sd=0.1, item_sd=0.2, centre=3.0 - 6 * slope),
+                          story_of=story_in)
+    paragraphs = np.r_[np.linspace(2, 22, 20).round().astype(int), [40, 45, 50, 55]]
+    items = [EvalItem(f"s{i}", ("canonical", "pulp")[i % 2], "", "L4", "content",
+                      prepare_input("content", text=_story(i, int(p)), title=f"Tale {i}", author="Ann Example",
+                                    max_text_tokens=1100, count_tokens=gw.count_tokens))
+             for i, p in enumerate(paragraphs)]
+    assert sum(it.prepared.truncated for it in items) == 4
+    calls = length.run_intervention(gw, items, EvalConfig(), [], "test")
+    assert (calls["status"] == "ok").all() and len(calls) == 24
+    summaries = calls.assign(mode="content").rename(columns={"score": "overall_score"})
+    units = length.story_units(summaries, length.sent_tokens(items))
+    row = length.sage_length_models(units).iloc[0]
+    assert (row["n"], row["n_cut"]) == (20, 4) and row["note"].startswith("4 of 24 stories cut head and tail")
+    assert row["slope_log_tokens_ci_low"] <= slope <= row["slope_log_tokens_ci_high"], row
+    if slope:
+        assert row["slope_log_tokens_ci_low"] > 0.5 * slope
+    every = length.sage_length_models(units.assign(cut=True)).iloc[0]
+    assert np.isnan(every["slope_log_tokens"]) and every["note"].startswith("every text (24) was cut")
 
 
 # ---------------------------------------------------------------- self-preference under realistic errors

@@ -154,11 +154,12 @@ def test_a_planted_cue_adds_exactly_its_dose():
 def test_the_audits_sensitivity_finds_a_large_dose_and_not_a_null_one():
     """On random splits of human stories: semicolons at +40 per 1,000 words in the group labelled LLM
     are detected by the punctuation set in every replicate (its smallest dose reported); with nothing
-    planted each feature set is 'detected' in at most 2 of 8 splits (the criterion's false positives)."""
-    out = sc.sensitivity_table(_plain_corpus(), replicates=8, seed=3,
+    planted each feature set is 'detected' in at most 1 of 5 splits (the criterion's false positives;
+    its rate is tested in tests/test_surface_cues_judge.py)."""
+    out = sc.sensitivity_table(_plain_corpus(), replicates=5, seed=3,
                                doses=(("none", "per_1k", 0.0), ("semicolons", "per_1k", 40.0)))
     punct = out[out["features"] == sc.FEATURE_SETS[0]].set_index("dose")
     assert punct.loc[40.0, "detection_rate"] == 1.0 and punct.loc[40.0, "smallest_dose"] == 40.0
     null = out[out["cue"] == "none"]
-    assert (null["detection_rate"] <= 2 / 8).all(), null[["features", "detection_rate"]]
+    assert (null["detection_rate"] <= 1 / 5).all(), null[["features", "detection_rate"]]
     assert null["note"].str.contains("false-positive").all()

@@ -21,8 +21,9 @@ CAPTIONS = {
     "behaviour_fig_planted_shifts": "Planted instructions: insertion, obedience, contrast and noise per disguise, in "
                                     "fractions of the scale's range (cluster bootstrap 95% over stories / endpoint "
                                     "pairs).",
-    "behaviour_fig_sage_length": "SAGE final score against log tokens sent by layer and mode (unit: story); title "
-                                 "mode: negative control.",
+    "behaviour_fig_sage_length": "SAGE final score against log tokens of the story as sent by layer and mode (unit: "
+                                 "story); hollow: texts cut head and tail, left out of the model; title mode: "
+                                 "negative control.",
     "behaviour_fig_narr_length": "Narrative judges' mean score against path length by mode (unit: narrative).",
 }
 
@@ -96,10 +97,17 @@ def sage_length(units: pd.DataFrame) -> plt.Figure:
         if g.empty:
             style.empty_panel(ax, "no scored stories")
             continue
+        cut = g["cut"].astype(bool) if "cut" in g else pd.Series(False, index=g.index)
         for cat, c in g.groupby("category", sort=False):
-            ax.scatter(c["log_tokens"], c["score"], s=18, color=style.CATEGORY_COLOURS.get(cat),
-                       marker=style.CATEGORY_MARKERS.get(cat, "o"), label=style.CATEGORY_LABELS.get(cat, cat))
-        ax.set(xlabel="log tokens sent", title=f"{layer}, {mode}", ylim=(0.8, 5.2))
+            colour, marker = style.CATEGORY_COLOURS.get(cat), style.CATEGORY_MARKERS.get(cat, "o")
+            whole = c[~cut.loc[c.index]]
+            ax.scatter(whole["log_tokens"], whole["score"], s=18, color=colour, marker=marker,
+                       label=style.CATEGORY_LABELS.get(cat, cat))
+            cut_c = c[cut.loc[c.index]]   # cut head and tail: left out of the model, drawn hollow
+            if len(cut_c):
+                ax.scatter(cut_c["log_tokens"], cut_c["score"], s=18, facecolors="none", edgecolors=colour,
+                           marker=marker)
+        ax.set(xlabel="log story tokens sent", title=f"{layer}, {mode}", ylim=(0.8, 5.2))
     axes[0][0].set_ylabel("final score (1-5)")
     style.figure_legend(fig, [a for row in axes for a in row])
     return fig

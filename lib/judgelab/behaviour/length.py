@@ -6,11 +6,15 @@ with its own paragraphs again (:func:`resize`); the shift from the cached unresi
 fraction, beside the planted study's noise floor, and the within-story slope on log tokens.
 
 **Observation (SAGE)**, per layer and mode, one row per story: its final score and the log of the
-**tokens sent** (``PreparedInput.text_tokens``, counted by the judge's tokenizer: the text as sent,
-not the corpus' word count): :func:`partial_correlation` (category held fixed) and
-:func:`sage_length_models` (each category's gap from canonical without and with the length term).
-Title mode is the **negative control**: the judge sees no text there, so a slope in title mode is
-the part of the association that is not the judge reading length.
+**story's tokens as sent** (``PreparedInput.text_tokens``, counted by the judge's tokenizer: the
+story part of the message after SAGE's preparation, not the whole message and not the corpus' word
+count): :func:`partial_correlation` (category held fixed) and :func:`sage_length_models` (each
+category's gap from canonical without and with the length term). Title mode is the **negative
+control**: the judge sees no text there, so a slope in title mode is the part of the association
+that is not the judge reading length. **Cut texts are left out**: a story SAGE cut head and tail to
+its context budget is sent at about the budget's tokens whatever its length, so among cut texts
+the tokens sent measure where the cut fell, not the story; each row counts the stories left out,
+and where every text was cut (the demo) there is no model, and the note says why.
 
 **Narrative judges** (:func:`narrative_length_models`): the endpoint pair as a fixed effect, so
 the length slope compares the two paths of one pair, at equal minimum coherence and method.
@@ -31,19 +35,23 @@ CATEGORY_ORDER = ("canonical", "pulp", "llm")
 
 
 def sent_tokens(items) -> pd.DataFrame:
-    """story_id and ``tokens_sent`` (the content-mode material's text tokens) of SAGE items."""
-    return pd.DataFrame([{"story_id": it.story_id, "tokens_sent": it.prepared.text_tokens}
+    """story_id, ``tokens_sent`` (the content-mode material's story tokens as sent), ``cut`` (SAGE's
+    preparation cut the story head and tail) and ``original_tokens`` (before the cut) of SAGE items."""
+    return pd.DataFrame([{"story_id": it.story_id, "tokens_sent": it.prepared.text_tokens,
+                          "cut": bool(it.prepared.truncated), "original_tokens": it.prepared.original_tokens}
                          for it in items if it.mode == "content"]).drop_duplicates("story_id")
 
 
 def story_units(summaries: pd.DataFrame, sent: pd.DataFrame) -> pd.DataFrame:
-    """One row per layer x mode x story: score, category, tokens sent and their log."""
+    """One row per layer x mode x story: score, category, tokens sent and their log, and ``cut``
+    (False where ``sent`` does not say)."""
     tokens = sent.set_index("story_id")["tokens_sent"]
+    cut = sent.set_index("story_id")["cut"].astype(bool) if "cut" in sent else pd.Series(False, index=tokens.index)
     missing = sorted(set(summaries["story_id"]) - set(tokens.index))
     if missing:
         raise ValueError(f"sage summaries name stories without a prepared text: {missing[:5]}")
     df = summaries[["story_id", "category", "layer", "mode", "overall_score"]].rename(columns={"overall_score": "score"})
-    df = df.assign(tokens_sent=df["story_id"].map(tokens).astype(float))
+    df = df.assign(tokens_sent=df["story_id"].map(tokens).astype(float), cut=df["story_id"].map(cut).astype(bool))
     if (df["tokens_sent"] <= 0).any():
         bad = df.loc[df["tokens_sent"] <= 0, "story_id"].tolist()
         raise ValueError(f"prepared texts: tokens sent must be positive to take their log (stories {bad[:5]})")
@@ -101,12 +109,31 @@ def ols_terms(df: pd.DataFrame, formula: str) -> dict[str, tuple[float, float, f
             for t in fit.params.index}
 
 
+def cut_note(n_cut: int, n_all: int, mode: str = "content") -> str:
+    """What leaving the cut texts out did to one layer x mode ("" when none was cut); title mode
+    leaves out the same stories, so that the negative control matches the content rows."""
+    if not n_cut:
+        return ""
+    if mode == "title":
+        return (f"{n_cut} of {n_all} stories left out, as in content mode (their content-mode text was cut head "
+                "and tail)" + ("; no model" if n_cut == n_all else ""))
+    if n_cut == n_all:
+        return (f"every text ({n_all}) was cut head and tail to SAGE's context budget: the tokens sent measure "
+                "where the cut fell, not the story's length; no model")
+    return (f"{n_cut} of {n_all} stories cut head and tail to SAGE's context budget left out (their tokens sent "
+            "measure the cut, not the story)")
+
+
 def sage_length_models(units: pd.DataFrame) -> pd.DataFrame:
-    """Per layer x mode: the length slope (per unit of log words) and its partial correlation, and
-    each category's gap from canonical without / with the length term (see the module docstring)."""
+    """Per layer x mode, on the stories sent whole (cut texts left out and counted, ``n_cut``): the
+    length slope (per unit of log story tokens sent) and its partial correlation, and each
+    category's gap from canonical without / with the length term (see the module docstring)."""
     rows = []
+    units = units.assign(cut=units["cut"].astype(bool)) if "cut" in units else units.assign(cut=False)
     for (layer, mode), g in units.groupby(["layer", "mode"], sort=True):
-        g, dummies = _dummies(g, "category")
+        n_all, n_cut = len(g), int(g["cut"].sum())
+        cut_why = cut_note(n_cut, n_all, mode)
+        g, dummies = _dummies(g[~g["cut"]], "category")
         pc = partial_correlation(g, "log_tokens", "score", dummies)
         cats = " + ".join(dummies)
         problem = ols_problem(g, "score", "log_tokens", len(dummies) + 2)
@@ -114,7 +141,8 @@ def sage_length_models(units: pd.DataFrame) -> pd.DataFrame:
         full = ols_terms(g, f"score ~ {cats + ' + ' if cats else ''}log_tokens") if not problem else {}
         slope = full.get("log_tokens", (np.nan,) * 4)
         role = "negative control: the judge sees no text" if mode == "title" else "the judge reads the text"
-        base = {"layer": layer, "mode": mode, "role": role, "n": len(g), "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
+        base = {"layer": layer, "mode": mode, "role": role, "n": len(g), "n_cut": n_cut,
+                "partial_r": pc["r"], "partial_r_ci_low": pc["r_ci_low"],
                 "partial_r_ci_high": pc["r_ci_high"], "partial_r_p": pc["p"],
                 "slope_log_tokens": slope[0], "slope_log_tokens_ci_low": slope[1], "slope_log_tokens_ci_high": slope[2],
                 "slope_p": slope[3]}
@@ -128,9 +156,13 @@ def sage_length_models(units: pd.DataFrame) -> pd.DataFrame:
                          "gap_without_length_ci_high": gap0[2],
                          "gap_with_length": gap1[0], "gap_with_length_ci_low": gap1[1], "gap_with_length_ci_high": gap1[2],
                          "gap_survives": survives,
-                         "note": rules.join(pc["note"], problem or ("" if full else "no residual variance: no interval"))})
+                         "note": rules.join(cut_why, "" if n_cut == n_all else pc["note"],
+                                            "" if n_cut == n_all else
+                                            (problem or ("" if full else "no residual variance: no interval")))})
     out = _adjust_slopes(pd.DataFrame(rows), ["layer", "mode"])
-    return out.assign(unit="story", covariate="log tokens of the story as sent (the judge's tokenizer)",
+    return out.assign(unit="story (cut texts left out)",
+                      covariate="log tokens of the story as sent (the judge's tokenizer; the story part of the "
+                                "message, not the whole message)",
                       ci_method="partial r: pingouin (Fisher z); coefficients: OLS t intervals (statsmodels)",
                       mc_family="the length slope of every layer x mode (t-test of the OLS coefficient)")
 

@@ -110,7 +110,7 @@ def classify_cv(x, y, *, n_permutations: int = 999, seed: int = 0, n_boot: int =
     (module docstring); ``x`` may be sparse (tf-idf)."""
     from scipy import sparse
     from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict, permutation_test_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
     y = np.asarray(y, dtype=int)
     if len(set(y)) < 2 or min(np.bincount(y)) < folds:
@@ -130,15 +130,24 @@ def classify_cv(x, y, *, n_permutations: int = 999, seed: int = 0, n_boot: int =
     w = np.stack([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(n_boot)])
     pos = y == 1
     boot = percentile_interval(weighted_auc(proba[pos], w[:, pos], proba[~pos], w[:, ~pos]))
-    p_perm = np.nan
-    if n_permutations > 0:
-        _, _, p_perm = permutation_test_score(_pipeline(is_sparse), x, y, cv=cv, scoring="roc_auc",
-                                              n_permutations=n_permutations, random_state=seed)
+    p_perm = permutation_p(x, y, n_permutations, seed, folds) if n_permutations > 0 else np.nan
     return {"n_features": x.shape[1], "n_stories": len(y), "n_llm": int(y.sum()), "accuracy": correct / len(y),
             "accuracy_ci_low": acc_lo, "accuracy_ci_high": acc_hi,
             "chance_accuracy": max(y.mean(), 1 - y.mean()), "auc": auc,
             "auc_ci_low": boot.low, "auc_ci_high": boot.high,
             "p_perm": float(p_perm), "n_permutations": n_permutations}
+
+
+def permutation_p(x, y, n_permutations: int, seed: int = 0, folds: int = 5) -> float:
+    """The permutation p of :func:`classify_cv`'s cross-validated AUC (scikit-learn's
+    ``permutation_test_score``: labels permuted, the CV redone; (k + 1) / (n_permutations + 1))."""
+    from scipy import sparse
+    from sklearn.model_selection import StratifiedKFold, permutation_test_score
+
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    _, _, p = permutation_test_score(_pipeline(sparse.issparse(x)), x, np.asarray(y, dtype=int), cv=cv,
+                                     scoring="roc_auc", n_permutations=int(n_permutations), random_state=seed)
+    return float(p)
 
 
 def _labels(texts: pd.DataFrame, where: str) -> np.ndarray:
@@ -191,6 +200,8 @@ def feature_means(versions: dict[str, pd.DataFrame]) -> pd.DataFrame:
 CUE_DOSES = (("none", "per_1k", 0.0), ("semicolons", "per_1k", 1.0), ("semicolons", "per_1k", 5.0),
              ("semicolons", "per_1k", 20.0), ("spaced ellipsis", "share", 0.10), ("spaced ellipsis", "share", 0.25))
 DETECTION_POWER = 0.8
+#: label permutations of :func:`detected`'s test: the fewest for which p reaches 0.05
+DETECTION_PERMUTATIONS = 19
 _COMMA = re.compile(r", ")
 _SENTENCE_STOP = re.compile(r"(?<=[a-z])\.(?=\s)")
 
@@ -238,9 +249,16 @@ def plant(texts: pd.DataFrame, cue: str, kind: str, dose: float, seed: int) -> p
 
 def detected(x, y, seed: int) -> tuple[float, bool]:
     """(cross-validated AUC, detected): detected when the AUC's percentile interval over stories
-    lies above 0.5 (:func:`classify_cv` without permutations)."""
+    lies above 0.5 (:func:`classify_cv` without permutations) *and* the permutation test of the
+    cross-validated AUC rejects at 5% (:func:`permutation_p`, :data:`DETECTION_PERMUTATIONS`; run
+    only when the interval is above 0.5). The interval alone is liberal: it treats the out-of-fold
+    scores as fixed and misses the refitting's variance (9 of 40 random splits of 80 + 20 simulated
+    stories "detected", tests/test_surface_cues_judge.py); the permutation test holds 5%
+    whatever the features, so the pair does too."""
     res = classify_cv(x, y, n_permutations=0, seed=seed, n_boot=500)
-    return res["auc"], bool(res["auc_ci_low"] > 0.5)
+    if not res["auc_ci_low"] > 0.5:
+        return res["auc"], False
+    return res["auc"], bool(permutation_p(x, y, DETECTION_PERMUTATIONS, seed) <= 0.05)
 
 
 def pseudo_split(texts: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -293,5 +311,6 @@ def sensitivity_table(texts: pd.DataFrame, *, replicates: int = 10, seed: int = 
     out.loc[out["cue"] == "none", "note"] = "nothing planted: the detection criterion's false-positive rate"
     return out.assign(unit="story", design="human stories split at random into groups of the real sizes, the "
                       "cue planted in the one labelled LLM, a new split per replicate",
-                      detection=f"AUC's 95% percentile interval over stories above 0.5 (5-fold CV, 500 resamples); "
-                      f"power {DETECTION_POWER:.0%}", ci_method="detection rate: Wilson over replicates")
+                      detection=f"AUC's 95% percentile interval over stories above 0.5 (5-fold CV, 500 resamples) "
+                      f"and permutation p <= 0.05 ({DETECTION_PERMUTATIONS} permutations); power "
+                      f"{DETECTION_POWER:.0%}", ci_method="detection rate: Wilson over replicates")
