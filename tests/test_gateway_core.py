@@ -381,6 +381,7 @@ def test_from_settings_takes_one_settings_object_or_resolves_its_arguments(tmp_p
                     gw.fresh.max_repairs, gw.canary.wording.study, gw.canary.stop_after, gw.fresh.transcripts) == (
                 "openai-compatible", "fake-model", "http://127.0.0.1:9/v1", "replay", 3, 5, "narrative", 4, None)
         assert a.key(base_request()) == b.key(base_request())
+        assert a.settings is s  # the resolved object itself, not a copy made field by field
     with pytest.raises(TypeError, match="backend=..."):
         Gateway.from_settings("openai-compatible", model="fake-model")
     with pytest.raises(TypeError, match="max_repair"):
