@@ -194,7 +194,7 @@ def test_batches_are_split_at_the_request_limit(tmp_path):
         batch_api.chunk_lines(lines, max_bytes=sizes[3])
     with FakeChatServer(echo) as srv:
         gw = batch_gw(srv, tmp_path)
-        gw._batch.max_requests = 2
+        gw.batch.collector.max_requests = 2
         results = gw.run_batch([req(i) for i in range(5)])
         assert all(r.ok for r in results) and [n for _, n in gw.batch_history] == [2, 2, 1]
 
@@ -261,7 +261,7 @@ def test_a_rerun_resumes_a_recorded_batch_that_holds_its_requests(tmp_path):
     reqs = [req(i) for i in range(4)]
     with FakeChatServer(echo) as srv:
         killed = batch_gw(srv, tmp_path)
-        killed._batch._start(sorted(batch_api.batch_lines(killed, reqs), key=lambda line: line["custom_id"]))
+        killed.batch.collector._start(sorted(batch_api.batch_lines(killed, reqs), key=lambda line: line["custom_id"]))
         killed.close()  # "killed": recorded and submitted, never collected
         plain = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                       cache_path=tmp_path / "c.sqlite", progress=False)

@@ -183,7 +183,7 @@ def test_a_recorded_failure_replays_as_that_failure_and_normal_mode_asks_again(t
     a failed row replays to that table instead of stopping at a miss; the export carries it."""
     def plain(path, mode="normal"):  # no canary: a failing first call would stop the fan-out by design
         gw = gw_for(srv, path, mode)
-        gw.canary = False
+        gw.canary.enabled = False
         return gw
 
     with FakeChatServer(lambda body: {"wrong": 1}) as srv:

@@ -376,10 +376,12 @@ def test_from_settings_takes_one_settings_object_or_resolves_its_arguments(tmp_p
     assert (s.max_repairs, s.study, s.stop_after, s.concurrency) == (5, "narrative", 4, 3)
     with Gateway.from_settings(s) as a, Gateway.from_settings(**chosen) as b:
         for gw in (a, b):
-            assert (gw.backend_name, gw.model_name, gw.base_url, gw.cache_mode, gw.concurrency, gw.max_repairs,
-                    gw.study, gw.stop_after, gw.transcripts) == (
+            # each setting as the part that acts on it holds it
+            assert (gw.backend_name, gw.model_name, gw.base_url, gw.lookup.mode, gw.fanout.concurrency,
+                    gw.fresh.max_repairs, gw.canary.wording.study, gw.canary.stop_after, gw.fresh.transcripts) == (
                 "openai-compatible", "fake-model", "http://127.0.0.1:9/v1", "replay", 3, 5, "narrative", 4, None)
         assert a.key(base_request()) == b.key(base_request())
+        assert a.settings is s  # the resolved object itself, not a copy made field by field
     with pytest.raises(TypeError, match="backend=..."):
         Gateway.from_settings("openai-compatible", model="fake-model")
     with pytest.raises(TypeError, match="max_repair"):

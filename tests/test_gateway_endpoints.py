@@ -176,7 +176,7 @@ def test_dead_endpoint_stops_the_run_after_the_breaker_limit(tmp_path, concurren
     calls = counting(gw)
     with pytest.raises(EndpointUnreachableError) as err:
         gw.run_batch([req(i) for i in range(32)], concurrency=concurrency)
-    limit = gw.breaker.limit
+    limit = gw.fresh.sender.breaker.limit
     assert limit == 3 and url in str(err.value) and f"{limit} consecutive" in str(err.value)
     # at most the limit, plus the attempts already in flight on the other workers when it opened
     # (without the breaker: 32 items x 6 attempts = 192)
@@ -224,7 +224,7 @@ def test_errors_that_will_repeat_are_tried_once(tmp_path, fault, attempts):
         assert srv.n_calls == attempts
     assert res.status == "failed" and res.n_attempts == attempts
     assert f"HTTP {fault.status}" in res.error and "item=x" in res.error
-    assert not gw.breaker.is_open  # the server answered: not a dead endpoint
+    assert not gw.fresh.sender.breaker.is_open  # the server answered: not a dead endpoint
 
 
 # -- keys ------------------------------------------------------------------------------------------

@@ -131,9 +131,9 @@ def test_repairs_are_bounded_then_failure_keeps_raw_text(tmp_path):
     with FakeChatServer(lambda body: bad) as srv:
         gw = make_gateway(srv, tmp_path)
         res = gw.chat(req("s3"))
-        assert srv.n_calls == 1 + gw.max_repairs
+        assert srv.n_calls == 1 + gw.fresh.max_repairs
     assert res.status == "failed" and res.parsed is None and res.text == bad
-    assert res.n_repairs == gw.max_repairs and "score" in res.error and "item=s3" in res.error
+    assert res.n_repairs == gw.fresh.max_repairs and "score" in res.error and "item=s3" in res.error
     assert len(gw.cache) == 0
     row = gw.ledger_frame().iloc[0]
     assert row["status"] == "failed" and row["item"] == "s3"

@@ -74,7 +74,7 @@ def test_dropped_and_cut_responses_are_retried_and_never_open_the_breaker(tmp_pa
         results = gw.run_batch([req(i) for i in range(16)])
         assert srv.n_calls == 48
     assert all(r.ok for r in results) and [r.n_attempts for r in results] == [3] * 16
-    assert not gw.breaker.is_open and gw.breaker.failures == 0
+    assert not gw.fresh.sender.breaker.is_open and gw.fresh.sender.breaker.failures == 0
 
 
 def test_a_response_dropped_every_time_fails_the_item_as_dropped(tmp_path):
@@ -82,7 +82,7 @@ def test_a_response_dropped_every_time_fails_the_item_as_dropped(tmp_path):
         gw = gateway(srv, tmp_path, retry=policy(max_attempts=3))
         res = gw.chat(req(1))
         assert srv.n_calls == 3
-    assert res.status == "failed" and res.n_attempts == 3 and not gw.breaker.is_open
+    assert res.status == "failed" and res.n_attempts == 3 and not gw.fresh.sender.breaker.is_open
     assert res.failure_detail == Failure(kind="dropped", url=gw.base_url, model="fake-model")
     assert gw.base_url in res.error and "cut before the reply was complete" in res.error
 

@@ -74,8 +74,9 @@ def test_rpm_and_tpm_settings_reach_the_gateways_limiter(tmp_path, monkeypatch):
     assert (s.rpm, s.tpm) == (30.0, 9000.0)
     gw = Gateway.from_settings(backend="openai-compatible", model="m", base_url="http://127.0.0.1:1/v1",
                                cache_path=tmp_path / "c.sqlite", progress=False)
-    assert gw.limiter.active
-    assert (gw.limiter._requests.capacity, gw.limiter._tokens.capacity) == (30.0, 9000.0)
+    limiter = gw.fresh.sender.limiter  # the part that waits before each call
+    assert limiter.active
+    assert (limiter._requests.capacity, limiter._tokens.capacity) == (30.0, 9000.0)
 
 
 def verdict(scale: int) -> type[BaseModel]:
@@ -122,5 +123,5 @@ def test_a_failure_after_repairs_keeps_every_turns_tokens(tmp_path):
     assert res.status == "failed" and res.n_repairs == 2
     (row,) = gw.ledger_frame().to_dict("records")
     assert (row["input_tokens"], row["output_tokens"]) == (30, 6)
-    price = gw.prices.lookup("gpt-4.1-mini")
+    price = gw.ledger.prices.lookup("gpt-4.1-mini")
     assert row["spent_usd"] == (30 * price.input + 6 * price.output) / 1e6  # a failed call is paid all the same

@@ -147,7 +147,7 @@ def test_narrative_judges_on_gpt5_mini_before_and_after(tmp_path, monkeypatch):
     n = len(judged_paths()) * 4 * 2  # narratives x modes x agents
     with FakeChatServer(judge_reply, reasoning=ReasoningRules()) as srv:
         # before: what the gateway sent until now (sampling as designed, temperature dropped by the backend)
-        monkeypatch.setattr("judgelab.gateway.call.sent_sampling", lambda s, *a: s.model_copy(
+        monkeypatch.setattr("judgelab.gateway.lookup.sent_sampling", lambda s, *a: s.model_copy(
             update={"temperature": None, "top_p": None}))
         before = run_judges(openai_gateway(srv, tmp_path, model="gpt-5-mini", canary=False), judged_paths(), k=2,
                             max_tokens=paper_budgets(), agent_design="seed-only")

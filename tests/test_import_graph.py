@@ -111,9 +111,9 @@ def test_no_import_cycles():
 
 
 def test_type_only_imports_are_edges():
-    # the batch collector names the core call's type (Caller) in its annotations only
-    assert ("judgelab.gateway.batch_collector", "judgelab.gateway.call") in edges(GRAPH)
-    assert ("judgelab.gateway.batch_collector", "judgelab.gateway.call") not in edges(imports.import_graph())
+    # the gateway's settings name the retry policy's type (RetryPolicy) in their annotations only
+    assert ("judgelab.gateway.settings", "judgelab.gateway.retry") in edges(GRAPH)
+    assert ("judgelab.gateway.settings", "judgelab.gateway.retry") not in edges(imports.import_graph())
 
 
 def test_the_gateway_stands_on_the_lowest_floor_only():

@@ -6,7 +6,11 @@ gw = Gateway.from_settings()          # env JUDGELAB_* -> embedded llamacpp Smol
 res = gw.chat(ChatRequest(messages=[Message(role="user", content="...")], schema=MyModel))
 ```
 
-Its layers: :mod:`~judgelab.gateway.core`. CLI: ``python -m judgelab.gateway stats|export|import``.
+Its parts, each in its own module and put together by :class:`~judgelab.gateway.core.Gateway`:
+the cache lookup (:mod:`.lookup`), the fresh call and its sender (:mod:`.fresh`), the call that
+joins them (:mod:`.call`), batch mode (:mod:`.batch_mode`), the fan-out (:mod:`.fanout`), the
+canary (:mod:`.canary`) and the per-thread call context (:mod:`.context`).
+CLI: ``python -m judgelab.gateway stats|export|import``.
 """
 from judgelab.gateway.cache import ResponseCache, request_key
 from judgelab.gateway.core import Gateway

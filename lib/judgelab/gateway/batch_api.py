@@ -1,5 +1,6 @@
 """The OpenAI Batch API, collected into the same cache: the pieces batch mode
 (:mod:`~judgelab.gateway.batch_collector`) and ``Gateway.submit_batch``/``collect_batch`` build on.
+Each function's ``gw`` is the :class:`~judgelab.gateway.core.Gateway` the batch belongs to.
 
 A batch line is the live request body (:meth:`OpenAIBackend.request_body`) under the cache key as
 ``custom_id``. A valid reply is cached exactly as a live call's, with no latency (0); a reply
@@ -10,15 +11,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.errors import ConfigError, ContextOverflowError
 from judgelab.gateway.parsing import parse_reply
 from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
-
-if TYPE_CHECKING:
-    from judgelab.gateway.call import Caller
 
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
 ENDPOINT = "/v1/chat/completions"
@@ -27,7 +25,7 @@ MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1024 * 1024
 
 
-def batch_backend(gw: "Caller"):
+def batch_backend(gw):
     """The gateway's OpenAI-protocol backend, or a ConfigError naming the backend in use."""
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
@@ -172,7 +170,7 @@ def line_failure(rec: dict, url: str | None = None, model: str | None = None) ->
     return Failure(kind="invalid_reply", url=url, model=model)
 
 
-def billed_failure(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
+def billed_failure(gw, key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
     """A failed result holding the tokens of a billed line that gave no valid reply (a 200 whose
     reply fails validation), or None for a line that was not billed (an error line)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
@@ -189,7 +187,7 @@ def billed_failure(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id
         u = (response.get("body") or {}).get("usage") or {}
         usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0), output_tokens=int(u.get("completion_tokens") or 0))
     else:
-        usage = reply.usage or gw._estimate([m.model_dump() for m in req.messages], reply.text)
+        usage = reply.usage or gw.fresh.estimate([m.model_dump() for m in req.messages], reply.text)
         failure = classify_reply(reply.text, reply.finish_reason)
     # ``failure`` is the class a live call of the same reply gets (invalid, empty, cut), so that the
     # stop on alike failures counts batch lines as it counts live calls; the detail keeps the kind
@@ -199,7 +197,7 @@ def billed_failure(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id
                       failure_detail=line_failure(rec, gw.base_url, gw.model_name), failure=failure)
 
 
-def batch_lines(gw: "Caller", requests: list[ChatRequest]) -> list[dict]:
+def batch_lines(gw, requests: list[ChatRequest]) -> list[dict]:
     """The Batch API input lines for the requests not yet cached (one per distinct key)."""
     be = batch_backend(gw)
     lines, seen = [], set()
@@ -218,7 +216,7 @@ def batch_lines(gw: "Caller", requests: list[ChatRequest]) -> list[dict]:
     return lines
 
 
-def store_line(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: str,
+def store_line(gw, key: str, req: ChatRequest, rec: dict, batch_id: str,
                note: str | None = None) -> tuple[ChatResult | None, str]:
     """Validate one output line and cache it; returns (result, "") or (None, error).
 
@@ -235,9 +233,9 @@ def store_line(gw: "Caller", key: str, req: ChatRequest, rec: dict, batch_id: st
     parsed, verr = parse_reply(reply.text, req.schema, reply.finish_reason, clipped)
     if verr is not None:
         return None, f"invalid reply in batch {batch_id}: {verr}"
-    usage = reply.usage or gw._estimate([m.model_dump() for m in req.messages], reply.text)
+    usage = reply.usage or gw.fresh.estimate([m.model_dump() for m in req.messages], reply.text)
     gw.cache.put(gw.redact({  # the key never reaches a file (judgelab.gateway.redact)
-        "key": key, "request": canonical_request(gw._identity, req), "text": reply.text,
+        "key": key, "request": canonical_request(gw.lookup.identity, req), "text": reply.text,
         "parsed": parsed.model_dump(mode="json") if req.schema is not None else None,
         "usage": usage.model_dump(), "latency_s": 0.0, "reported_model": reply.reported_model,
         "backend": gw.backend_name, "model": gw.model_name, "n_repairs": 0, "truncated": note is not None,

@@ -29,16 +29,13 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judgelab.gateway import batch_api
 from judgelab.gateway.cache import BatchJobs, fingerprint
 from judgelab.gateway.errors import BatchStoppedError, ConfigError, ContextOverflowError
 from judgelab.gateway.settings import BATCH_FALLBACKS
 from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
-
-if TYPE_CHECKING:
-    from judgelab.gateway.call import Caller
 
 log = logging.getLogger("judgelab.gateway.batch")
 
@@ -111,7 +108,7 @@ class WorkerGroup:
         """Wait until batches have answered all ``requests`` (keyed by cache key); one waiter."""
         with self.cond:
             mine = {}
-            owner = getattr(self.collector.gw._tls, "stats", None)
+            owner = self.collector.gw.context.stats
             for key, request in requests.items():
                 if key not in self.pending:
                     self.pending[key] = Pending(key, request, owner=owner)
@@ -165,9 +162,11 @@ class WorkerGroup:
 
 
 class BatchCollector:
-    """Runs a set of pending requests as Batch API jobs and fills in their results."""
+    """Runs a set of pending requests as Batch API jobs and fills in their results. ``gw``: the
+    :class:`~judgelab.gateway.core.Gateway` whose parts it uses (its backend, cache, fresh call,
+    ledger, transcripts and call context)."""
 
-    def __init__(self, gw: "Caller", poll_s: float = 30.0, fallback: str = "stop",
+    def __init__(self, gw, poll_s: float = 30.0, fallback: str = "stop",
                  max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
         if fallback not in BATCH_FALLBACKS:
             raise ConfigError("batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of "
@@ -200,7 +199,7 @@ class BatchCollector:
                 messages, notes[p.key] = self.backend.fit_messages(messages, req.sampling.max_tokens, req.truncation,
                                                                    req.item_label())
             except (ContextOverflowError, ValueError):
-                p.result = self.gw._fresh(req, p.key)  # records the overflow failure; makes no call
+                p.result = self.gw.fresh.ask(req, p.key)  # records the overflow failure; makes no call
                 continue
             lines.append(batch_api.batch_line(self.backend, p.key, messages, req))
             p.sent += 1

@@ -25,8 +25,11 @@ import re
 import threading
 from typing import Any, Callable
 
+from judgelab.gateway.backends.openai_backend import is_reasoning_model
 from judgelab.gateway.settings import variable  # the gateway reads the environment there only
 from judgelab.gateway.errors import ConfigError, GatewayError
+from judgelab.gateway.reasoning import REASONING_ALLOWANCE, reasoning_applies
+from judgelab.gateway.redact import redact
 from judgelab.gateway.types import ChatRequest, ChatResult
 
 DEFAULT_STOP_AFTER = 4
@@ -216,3 +219,88 @@ class FanOutGuard:
                 self.stopped = self.describe("streak", result, request, n)
         if self.stopped is not None and n >= self.stop_after:
             raise FanOutStopped(self.stopped)
+
+
+class StopWording:
+    """Words a fan-out's stop (:class:`FanOutGuard`'s ``describe``): what failed, where, and the
+    setting that would change the outcome, with the key redacted."""
+
+    def __init__(self, backend, study: str | None = None, secrets: tuple[str, ...] = ()):
+        self.backend = backend
+        self.study = study
+        self.secrets = tuple(secrets)
+
+    def __call__(self, why: str, result: ChatResult, request: ChatRequest, n: int) -> str:
+        """Why the fan-out stopped and which setting to change (``why``: canary | streak)."""
+        sent = request.sampling
+        head = (f"stopped after {'the canary call of this request shape' if why == 'canary' else f'{n} consecutive calls that failed alike'}"
+                f" ({result.failure}) at {self.backend.base_url or self.backend.name}, model {self.backend.model}, "
+                f"[{request.item_label()}]: {result.error}")
+        rerun = f" {RERUN}" if result.failure is not None and transient(result.failure) else ""
+        return redact(f"{head}. {self.remedy(result.failure, result.finish_reason, sent)}.{rerun}", self.secrets)
+
+    def remedy(self, failure: str | None, finish_reason: str | None, sent) -> str:
+        """The settings that would change the outcome of a ``failure``."""
+        study = (self.study or "").upper()
+        model_var = f"JUDGELAB_{study}_MODEL" if study else "JUDGELAB_MODEL"
+        effort_var = f"JUDGELAB_{study}_REASONING_EFFORT" if study else "the request's reasoning_effort"
+        reasoning = reasoning_applies(self.backend.name, self.backend.model)
+        if failure == "empty" and finish_reason != "length":
+            return f"The model answered nothing within its budget: choose another model ({model_var})"
+        if failure in ("empty", "cut"):
+            if reasoning:
+                allowance = REASONING_ALLOWANCE.get(sent.reasoning_effort, 0)
+                return (f"The reply did not fit max_completion_tokens={sent.max_tokens} (the profile's "
+                        f"max_tokens {sent.max_tokens - allowance} + a reasoning allowance of {allowance} for "
+                        f"reasoning_effort={sent.reasoning_effort}): raise the profile's max_tokens, lower "
+                        f"{effort_var} (minimal), or choose a non-reasoning model ({model_var}=gpt-4.1)")
+            return (f"The reply did not fit max_tokens={sent.max_tokens}: raise the profile's max_tokens for "
+                    f"this request, or choose another model ({model_var})")
+        if failure == "invalid":
+            return (f"The model's replies break the reply schema, repair turns included: choose another model "
+                    f"({model_var}), or check the study's schema and prompt version (a cap the reply must fit is "
+                    "stated in the schema's descriptions)")
+        if failure == "http_4xx":
+            key_var = getattr(self.backend, "key_var", None) or "no key"
+            hint = ""
+            if self.backend.name == "openai-compatible" and is_reasoning_model(self.backend.model or ""):
+                hint = (f"; {self.backend.model} is a reasoning model, sent here as designed (temperature, "
+                        "max_tokens): if this URL serves OpenAI's models, choose JUDGELAB_BACKEND=openai, which "
+                        "sends it reasoning_effort and max_completion_tokens")
+            return (f"The server rejects the request: check the model name and key ({model_var}, "
+                    f"{key_var}, the variable whose key was sent to this host) or the setting the server's "
+                    f"message names{hint}")
+        return (f"Every further item would fail the same way: fix the endpoint ({self.backend.base_url}) or the model "
+                f"({model_var}); JUDGELAB_STOP_AFTER sets how many alike failures stop a run")
+
+
+class Canary:
+    """One gateway's canary and streak: whether they run (``enabled``), the streak's
+    ``stop_after``, the request shapes answered so far (shared by its fan-outs), and the wording of
+    a stop (:class:`StopWording`)."""
+
+    def __init__(self, enabled: bool, stop_after: int, wording: "StopWording"):
+        self.enabled = enabled
+        self.stop_after = stop_after
+        self.wording = wording
+        self.passed: set = set()
+
+    def guard(self) -> FanOutGuard | None:
+        """A fresh guard for one fan-out (None when switched off)."""
+        return FanOutGuard(self.passed, self.stop_after, self.wording) if self.enabled else None
+
+    def first_requests(self, requests: list[ChatRequest], model: str,
+                       answered: Callable[[ChatRequest], bool]) -> list[ChatRequest]:
+        """The first request of every shape not answered before and not ``answered`` now (a cache
+        hit, or held by a recorded batch: such a shape counts as passed)."""
+        out, seen = [], set(self.passed)
+        for req in requests:
+            shape = shape_key(req, model)
+            if shape in seen:
+                continue
+            if answered(req):
+                self.passed.add(shape)
+            else:
+                out.append(req)
+            seen.add(shape)
+        return out

@@ -1,88 +1,104 @@
-"""The :class:`Gateway`: cache, backend, repairs, retries, limits, ledger and transcripts in one place.
+"""The :class:`Gateway`: the parts that answer a model request, put together.
 
-Flow of one :meth:`Gateway.chat` (:mod:`~judgelab.gateway.call`, steps 2-4 :mod:`~judgelab.gateway.fresh`):
+Flow of one :meth:`Gateway.chat` (:class:`~judgelab.gateway.call.Call`):
 
 1. the sampling as sent (:mod:`~judgelab.gateway.reasoning`) hashed into the cache key; a hit is
-   returned as is, a miss in replay mode raises :class:`ReplayMissError` naming the item;
+   returned as is, a miss in replay mode raises :class:`ReplayMissError` naming the item
+   (:class:`~judgelab.gateway.lookup.CacheLookup`);
 2. fit the prompt into the context (or record a failure, or cut the middle: ``head_tail``);
-3. call the backend through the rate limiter, the retry policy and the circuit breaker;
+3. call the backend through the rate limiter, the retry policy and the circuit breaker
+   (:class:`~judgelab.gateway.fresh.Sender`);
 4. validate the reply; on failure show the model its error and ask again, at most
-   ``max_repairs`` times; then record a failure, never a default value;
+   ``max_repairs`` times; then record a failure, never a default value (steps 2-5:
+   :class:`~judgelab.gateway.fresh.FreshCall`);
 5. cache successes only; write the ledger row and the transcript line, all redacted.
 
-The fan-out (:mod:`~judgelab.gateway.fanout`) adds a canary per request shape and a stop on
-repeated failures; batch mode (:mod:`~judgelab.gateway.batch_mode`) sends step 3 as Batch API jobs.
+The fan-out (:class:`~judgelab.gateway.fanout.FanOut`) adds a canary per request shape and a stop on
+repeated failures (:class:`~judgelab.gateway.canary.Canary`); batch mode
+(:class:`~judgelab.gateway.batch_mode.BatchMode`) sends step 3 as Batch API jobs.
 """
 from __future__ import annotations
 
-import threading
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from judgelab.gateway.batch_mode import NO_BATCH
+from judgelab.provenance import is_embedded_small_model
+from judgelab.gateway import batch_mode
+from judgelab.gateway.batch_mode import NO_BATCH, BatchMode
 from judgelab.gateway.cache import ResponseCache
-from judgelab.gateway.canary import canary_enabled, stop_after_setting
+from judgelab.gateway.call import Call
+from judgelab.gateway.canary import Canary, StopWording, canary_enabled, stop_after_setting
+from judgelab.gateway.context import CallContext
 from judgelab.gateway.errors import ConfigError
-from judgelab.gateway.fanout import FanOut
+from judgelab.gateway.fanout import FanOut, R, T
+from judgelab.gateway.fresh import FreshCall, Sender
 from judgelab.gateway.ledger import Ledger, PriceTable, TranscriptLog
 from judgelab.gateway.limiter import RateLimiter
-from judgelab.gateway.reasoning import ReasoningPolicy
-from judgelab.gateway.redact import configured_secrets
+from judgelab.gateway.lookup import CacheLookup
+from judgelab.gateway.reasoning import reasoning_applies
+from judgelab.gateway.redact import configured_secrets, redact
 from judgelab.gateway.retry import CircuitBreaker, RetryPolicy
-from judgelab.gateway.settings import Settings, resolve
+from judgelab.gateway.settings import DEFAULT_CONCURRENCY, Settings, resolve
+from judgelab.gateway.types import ChatRequest, ChatResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
-class Gateway(FanOut):
-    """The only object in the project that talks to a model. Thread-safe."""
+class Gateway:
+    """The only object in the project that talks to a model. Thread-safe.
 
-    def __init__(
-        self,
-        backend,
-        cache: ResponseCache,
-        cache_mode: str = "normal",
-        concurrency: int = 8,
-        max_repairs: int = 2,
-        retry: RetryPolicy | None = None,
-        limiter: RateLimiter | None = None,
-        prices: PriceTable | None = None,
-        transcripts: TranscriptLog | None = None,
-        progress: bool = True,
-        secrets: tuple[str, ...] | None = None,
-        breaker: CircuitBreaker | None = None,
-        batch: bool = False,
-        batch_poll_s: float = 30.0,
-        batch_fallback: str = "stop",
-        reasoning: ReasoningPolicy | None = None,
-        study: str | None = None,
-        canary: bool | None = None,
-        stop_after: int | None = None,
-    ):
+    ``settings``: what it does (:class:`~judgelab.gateway.settings.Settings`, as resolved for a run;
+    by default the fields' defaults for ``backend``), changed by ``changes`` (field names). Each
+    part reads its own fields: the lookup the cache mode and reasoning policy, the fresh call
+    ``max_repairs``, the retry policy ``retry``, batch mode ``batch*``, the canary ``canary``,
+    ``stop_after`` and ``study``, the fan-out ``concurrency`` and ``progress``. The keyword arguments before them replace a part built from
+    the settings: the rate ``limiter`` (``rpm``/``tpm``), the ``prices`` (``price_table``), the
+    ``transcripts`` log (none by default), the ``secrets`` redacted from every file (by default
+    ``$OPENAI_API_KEY`` and the backend's key) and the circuit ``breaker``.
+    """
+
+    def __init__(self, backend, cache: ResponseCache, settings: Settings | None = None, *,
+                 limiter: RateLimiter | None = None, prices: PriceTable | None = None,
+                 transcripts: TranscriptLog | None = None, secrets: Iterable[str] | None = None,
+                 breaker: CircuitBreaker | None = None, **changes: Any):
+        s = settings or Settings(backend=backend.name, model=backend.model, base_url=backend.base_url,
+                                 cache_mode="normal", concurrency=DEFAULT_CONCURRENCY, rpm=None, tpm=None,
+                                 cache_path=cache.path, progress=True)
+        s = dataclasses.replace(s, **changes) if changes else s
+        self.settings = s
         self.backend = backend
-        #: which effort a reasoning model gets where a request states none (gateway.reasoning)
-        self.reasoning = reasoning or ReasoningPolicy()
-        #: the study whose judge this is (judgelab.study_models), named in stop messages' settings
-        self.study = study
-        #: canary per request shape and stop on repeated failures in fan-outs (gateway.canary)
-        self.canary = canary_enabled(backend.name, canary)
-        self.stop_after = stop_after_setting(stop_after)
-        self._passed_shapes: set = set()
-        self._pending_batch_keys: set | None = None  # batch mode, per fan-out (_in_pending_batch)
-        #: redacted from every file the gateway writes ($OPENAI_API_KEY and the backend's key)
-        self.secrets = tuple(secrets) if secrets is not None else configured_secrets(getattr(backend, "api_key", None))
         self.cache = cache
-        self.cache_mode = cache_mode
-        self.concurrency = concurrency
-        self.max_repairs = max_repairs
-        self.retry = retry or RetryPolicy()
-        self.limiter = limiter or RateLimiter()
-        self.prices = prices or PriceTable.load()
-        self.ledger = Ledger(self.prices, self.secrets)
-        self.breaker = breaker or CircuitBreaker(backend.base_url)
+        self.secrets = tuple(secrets) if secrets is not None else configured_secrets(getattr(backend, "api_key", None))
         self.transcripts = transcripts
-        self.progress = progress
-        self._identity = backend.identity()
-        self._tls = threading.local()
-        self._inflight: dict[str, tuple[threading.Lock, int]] = {}
-        self._inflight_guard = threading.Lock()
-        self._batch = self._batch_collector(batch, batch_poll_s, batch_fallback)
+        self.ledger = Ledger(prices or PriceTable.load(s.price_table), self.secrets)
+        self.retry = s.retry or RetryPolicy()
+        self.context = CallContext()
+        self.lookup = CacheLookup(cache, backend, s.cache_mode, s.reasoning, self.secrets)
+        sender = Sender(backend, self.retry, limiter or RateLimiter(s.rpm, s.tpm),
+                        breaker or CircuitBreaker(backend.base_url))
+        self.fresh = FreshCall(backend, cache, sender, self.context, max_repairs=s.max_repairs,
+                               secrets=self.secrets, transcripts=transcripts)
+        self.batch = self._batch_mode(s)
+        self.call = Call(self.lookup, self.fresh, self.ledger, self.context, self.batch)
+        #: canary per request shape and stop on repeated failures in fan-outs (gateway.canary)
+        self.canary = Canary(canary_enabled(backend.name, s.canary), stop_after_setting(s.stop_after),
+                             StopWording(backend, s.study, self.secrets))
+        self.fanout = FanOut(self.call, self.canary, concurrency=s.concurrency,
+                             max_concurrency=backend.max_concurrency, progress=s.progress)
+
+    def _batch_mode(self, s: Settings) -> BatchMode | None:
+        """Batch mode, or None (not asked for, or replay). On a backend without a Batch API it is
+        an error, not a silent no-op: who asked for the batch price should know."""
+        if not s.batch or s.cache_mode == "replay":
+            return None
+        from judgelab.gateway.backends.openai_backend import OpenAIBackend
+        from judgelab.gateway.batch_collector import BatchCollector
+
+        if not isinstance(self.backend, OpenAIBackend):
+            raise ConfigError(NO_BATCH.format(backend=self.backend.name))
+        collector = BatchCollector(self, poll_s=s.batch_poll_s, fallback=s.batch_fallback)
+        return BatchMode(collector, self.lookup, self.fresh, self.ledger, self.context)
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, /, **choices) -> "Gateway":
@@ -109,14 +125,122 @@ class Gateway(FanOut):
             be = OpenAIBackend(s.model, s.base_url, compatible=s.backend == "openai-compatible",
                                timeout_s=s.timeout_s, schema_style=s.schema_style, prices=prices, offline=offline,
                                cache_endpoint=s.cache_endpoint)
-        secrets = configured_secrets(getattr(be, "api_key", None))
         log = None
         if s.transcripts:
+            secrets = configured_secrets(getattr(be, "api_key", None))
             log = TranscriptLog(s.cache_path.parent / "transcripts", f"{be.name}_{be.model}", secrets=list(secrets))
-        return cls(
-            be, ResponseCache(s.cache_path), cache_mode=s.cache_mode, concurrency=s.concurrency,
-            max_repairs=s.max_repairs, retry=s.retry, limiter=RateLimiter(s.rpm, s.tpm), prices=prices,
-            transcripts=log, progress=s.progress, secrets=secrets,
-            batch=s.batch, batch_poll_s=s.batch_poll_s, batch_fallback=s.batch_fallback,
-            reasoning=s.reasoning, study=s.study, canary=s.canary, stop_after=s.stop_after,
-        )
+        return cls(be, ResponseCache(s.cache_path), s, prices=prices, transcripts=log)
+
+    # -- who answers ----------------------------------------------------------------------------
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
+
+    @property
+    def model_name(self) -> str:
+        return self.backend.model
+
+    @property
+    def base_url(self) -> str | None:
+        return self.backend.base_url
+
+    @property
+    def cache_mode(self) -> str:
+        return self.settings.cache_mode
+
+    @property
+    def concurrency(self) -> int:
+        return self.settings.concurrency
+
+    @property
+    def study(self) -> str | None:
+        return self.settings.study
+
+    @property
+    def reasoning(self):
+        """Which effort a reasoning model gets where a request states none (:mod:`.reasoning`)."""
+        return self.lookup.reasoning
+
+    @property
+    def is_embedded_small_model(self) -> bool:
+        """True when answers come from the bundled SmolLM2-135M (say so in every caption)."""
+        return is_embedded_small_model(self.backend_name, self.model_name)
+
+    @property
+    def rejects_temperature(self) -> bool:
+        """True when this judge is sent no ``temperature``/``top_p`` (a reasoning model on OpenAI)."""
+        return reasoning_applies(self.backend_name, self.model_name)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` under the backend's own tokenizer (what the model will read)."""
+        return int(self.backend.count_tokens(text))
+
+    def redact(self, value: Any) -> Any:
+        """``value`` (text, or dicts/lists of it) with the configured key replaced; see :mod:`.redact`."""
+        return redact(value, self.secrets)
+
+    def key(self, request: ChatRequest) -> str:
+        """The cache key of ``request`` for this backend, with its sampling as sent (:meth:`as_sent`)."""
+        return self.lookup.key(request)
+
+    def as_sent(self, request: ChatRequest) -> ChatRequest:
+        """``request`` with the sampling this gateway sends (:func:`~.reasoning.sent_sampling`); idempotent."""
+        return self.lookup.as_sent(request)
+
+    # -- calls ----------------------------------------------------------------------------------
+    def chat(self, request: ChatRequest) -> ChatResult:
+        """Answer one request from the cache or the model; never raises for a model failure.
+        Raises :class:`ReplayMissError` on a replay miss, and inside :meth:`run_batch`/:meth:`map`
+        :class:`~.canary.FanOutStopped` (:mod:`.canary`)."""
+        return self.call.chat(request)
+
+    def run_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None,
+                  desc: str = "chat") -> list[ChatResult]:
+        """Answer many requests concurrently, in order (:meth:`.fanout.FanOut.run_batch`)."""
+        return self.fanout.run_batch(requests, concurrency, desc)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], concurrency: int | None = None,
+            desc: str = "items") -> list[R]:
+        """``fn(item)`` for every item, in order, under the canary and streak (:meth:`.fanout.FanOut.map`)."""
+        return self.fanout.map(fn, items, concurrency, desc)
+
+    # -- batch mode -----------------------------------------------------------------------------
+    @property
+    def batch_mode(self) -> bool:
+        """True when cache misses go through the OpenAI Batch API."""
+        return self.batch is not None
+
+    @property
+    def batch_history(self) -> list[tuple[str, int]]:
+        """(batch id, number of requests) of every batch submitted or resumed by this gateway."""
+        return self.batch.history if self.batch is not None else []
+
+    def submit_batch(self, requests: Iterable[ChatRequest], metadata: dict | None = None) -> str | None:
+        """Send the uncached requests as one batch; its id (None if all are cached): :func:`.batch_mode.submit_batch`."""
+        return batch_mode.submit_batch(self, requests, metadata)
+
+    def collect_batch(self, batch_id: str, requests: Iterable[ChatRequest], wait: bool = False,
+                      poll_s: float = 30.0, fill_missing: bool = False) -> list[ChatResult] | None:
+        """Cache a finished batch's replies and return results for ``requests``: :func:`.batch_mode.collect_batch`."""
+        return batch_mode.collect_batch(self, batch_id, requests, wait, poll_s, fill_missing)
+
+    # -- accounting -----------------------------------------------------------------------------
+    def ledger_frame(self) -> "pd.DataFrame":
+        """One row per call: tags, status, tokens (estimated flag), latency, cost, cached."""
+        return self.ledger.frame()
+
+    def close(self) -> None:
+        if self.batch is not None:
+            self.batch.close()
+        if self.transcripts is not None:
+            self.transcripts.close()
+        self.cache.close()
+
+    def __enter__(self) -> "Gateway":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Gateway(backend={self.backend_name!r}, model={self.model_name!r}, cache_mode={self.cache_mode!r})"

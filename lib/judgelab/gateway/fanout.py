@@ -1,20 +1,22 @@
-"""The fan-out of the :class:`~judgelab.gateway.core.Gateway`: ``run_batch`` and ``map``, in
-threads (they also run inside Jupyter's event loop), each guarded by a canary per request shape
-and a stop on repeated alike failures (:mod:`~judgelab.gateway.canary`).
+"""The fan-out: ``run_batch`` and ``map``, in threads (they also run inside Jupyter's event loop),
+each guarded by a canary per request shape and a stop on repeated alike failures
+(:class:`~judgelab.gateway.canary.Canary`); in batch mode their misses go through
+:class:`~judgelab.gateway.batch_mode.BatchMode`. Every request itself is a :class:`~judgelab.gateway.call.Call`.
 """
 from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
-from judgelab.gateway.backends.openai_backend import is_reasoning_model
-from judgelab.gateway.batch_mode import BatchMode, R, T
-from judgelab.gateway.canary import RERUN, FanOutGuard, shape_key, transient
+from judgelab.gateway.call import Call
+from judgelab.gateway.canary import Canary, FanOutGuard
 from judgelab.gateway.errors import GatewayError
 from judgelab.gateway.progress import BatchProgress
-from judgelab.gateway.reasoning import REASONING_ALLOWANCE, reasoning_applies
 from judgelab.gateway.types import ChatRequest, ChatResult
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class ItemCalls:
@@ -51,38 +53,71 @@ def unfinished_summary(chains: list[ItemCalls], n_items: int) -> str:
             f"({calls} call(s), {_usd(spent)} in all): {shown}{more}.")
 
 
-class FanOut(BatchMode):
-    """``run_batch`` and ``map`` of :class:`~judgelab.gateway.core.Gateway`."""
+class FanOut:
+    """``run_batch`` and ``map`` over one :class:`~judgelab.gateway.call.Call`. ``workers``: the
+    threads a fan-out uses at most (the gateway's concurrency within what the backend allows);
+    ``progress``: show a bar."""
+
+    def __init__(self, call: Call, canary: Canary, *, concurrency: int, max_concurrency: int,
+                 progress: bool = True):
+        self.call = call
+        self.canary = canary
+        self.concurrency = concurrency
+        self.max_concurrency = max_concurrency
+        self.progress = progress
 
     def _workers(self, concurrency: int | None) -> int:
-        return max(1, min(concurrency or self.concurrency, self.backend.max_concurrency))
+        return max(1, min(concurrency or self.concurrency, self.max_concurrency))
+
+    def _guard(self) -> FanOutGuard | None:
+        """A fresh guard for one fan-out (None when switched off or in replay, which never calls)."""
+        if self.call.lookup.mode == "replay":
+            return None
+        guard = self.canary.guard()
+        if guard is not None and self.call.batch is not None:
+            self.call.batch.new_fanout()
+        return guard
+
+    def _guarded(self, guard: FanOutGuard | None, fn: Callable[[T], R]) -> Callable[[T], R]:
+        """``fn`` run with ``guard`` watching the calls of this thread."""
+        if guard is None:
+            return fn
+
+        def run(item: T) -> R:
+            with self.call.context.using(guard=guard):
+                return fn(item)
+
+        return run
 
     def run_batch(self, requests: Iterable[ChatRequest], concurrency: int | None = None, desc: str = "chat") -> list[ChatResult]:
         """Answer many requests concurrently, in order. In replay every request is checked first
         (one ReplayMissError lists the misses); each shape's canary goes first, before the batch in
         batch mode (:mod:`judgelab.gateway.canary`)."""
-        requests = [self.as_sent(r) for r in requests]
-        if self.cache_mode == "replay":
-            self._check_replay(requests)
+        call, lookup, batch = self.call, self.call.lookup, self.call.batch
+        requests = [lookup.as_sent(r) for r in requests]
+        if lookup.mode == "replay":
+            lookup.check_replay(requests)
         guard = self._guard()
         with BatchProgress(len(requests), desc, self.progress) as bar:
             first: dict[str, ChatResult] = {}
-            if self._batch is not None and guard is not None:  # the canaries before the batch
-                canaries = self._canary_requests(requests)
-                done = self._parallel(self._guarded(guard, self.chat), canaries, self._workers(concurrency))
-                first = {self.key(r): res for r, res in zip(canaries, done)}
-            answered = self._batch_all([r for r in requests if self.key(r) not in first]) if self._batch is not None else {}
+            if batch is not None and guard is not None:  # the canaries before the batch
+                canaries = self.canary.first_requests(
+                    requests, call.fresh.model_name,
+                    lambda r: lookup.find(r, lookup.key(r)) is not None or batch.holds(lookup.key(r)))
+                done = self._parallel(self._guarded(guard, call.chat), canaries, self._workers(concurrency))
+                first = {lookup.key(r): res for r, res in zip(canaries, done)}
+            answered = batch.batch_all([r for r in requests if lookup.key(r) not in first]) if batch is not None else {}
 
             def one(req: ChatRequest) -> ChatResult:
-                key = self.key(req)
+                key = lookup.key(req)
                 res = first.pop(key, None)  # a canary's result (its ledger row is written), once
                 if res is None and key in answered:  # batch mode: the misses were answered together, in one batch
-                    res = self._answer(answered[key], req, key)
-                    self.ledger.record(res)
+                    res = batch.answer(answered[key], req, key)
+                    call.ledger.record(res)
                     if guard is not None:
                         guard.record(res, req)
                 elif res is None:
-                    res = self.chat(req)
+                    res = call.chat(req)
                 bar.update(res.cached, res.status == "failed")
                 return res
 
@@ -91,87 +126,9 @@ class FanOut(BatchMode):
             except BaseException:
                 # a stop cancels the requests not yet handed out, but their batch lines were
                 # already answered and billed: every one of them goes into the ledger all the same
-                self._record_unclaimed(answered)
+                if batch is not None:
+                    batch.record_unclaimed(answered)
                 raise
-
-    # -- canary and streak (gateway.canary) -----------------------------------------------------
-    def _guard(self) -> FanOutGuard | None:
-        """A fresh guard for one fan-out (None when switched off or in replay, which never calls)."""
-        if not self.canary or self.cache_mode == "replay":
-            return None
-        self._pending_batch_keys = None
-        return FanOutGuard(self._passed_shapes, self.stop_after, self._stop_message)
-
-    def _guarded(self, guard: FanOutGuard | None, fn: Callable[[T], R]) -> Callable[[T], R]:
-        """``fn`` run with ``guard`` watching the calls of this thread."""
-        if guard is None:
-            return fn
-
-        def run(item: T) -> R:
-            outer, self._tls.guard = getattr(self._tls, "guard", None), guard
-            try:
-                return fn(item)
-            finally:
-                self._tls.guard = outer
-
-        return run
-
-    def _canary_requests(self, requests: list[ChatRequest]) -> list[ChatRequest]:
-        """The first uncached request of every shape not answered before."""
-        out, seen = [], set(self._passed_shapes)
-        for req in requests:
-            shape = shape_key(req, self.model_name)
-            if shape in seen:
-                continue
-            if self._lookup(req, self.key(req)) is not None or self._in_pending_batch(self.key(req)):
-                self._passed_shapes.add(shape)
-            else:
-                out.append(req)
-            seen.add(shape)
-        return out
-
-    def _stop_message(self, why: str, result: ChatResult, request: ChatRequest, n: int) -> str:
-        """Why the fan-out stopped and which setting to change (``why``: canary | streak)."""
-        sent = request.sampling
-        head = (f"stopped after {'the canary call of this request shape' if why == 'canary' else f'{n} consecutive calls that failed alike'}"
-                f" ({result.failure}) at {self.base_url or self.backend_name}, model {self.model_name}, "
-                f"[{request.item_label()}]: {result.error}")
-        rerun = f" {RERUN}" if result.failure is not None and transient(result.failure) else ""
-        return self.redact(f"{head}. {self._remedy(result.failure, result.finish_reason, sent)}.{rerun}")
-
-    def _remedy(self, failure: str | None, finish_reason: str | None, sent) -> str:
-        """The settings that would change the outcome of a ``failure``."""
-        study = (self.study or "").upper()
-        model_var = f"JUDGELAB_{study}_MODEL" if study else "JUDGELAB_MODEL"
-        effort_var = f"JUDGELAB_{study}_REASONING_EFFORT" if study else "the request's reasoning_effort"
-        reasoning = reasoning_applies(self.backend_name, self.model_name)
-        if failure == "empty" and finish_reason != "length":
-            return f"The model answered nothing within its budget: choose another model ({model_var})"
-        if failure in ("empty", "cut"):
-            if reasoning:
-                allowance = REASONING_ALLOWANCE.get(sent.reasoning_effort, 0)
-                return (f"The reply did not fit max_completion_tokens={sent.max_tokens} (the profile's "
-                        f"max_tokens {sent.max_tokens - allowance} + a reasoning allowance of {allowance} for "
-                        f"reasoning_effort={sent.reasoning_effort}): raise the profile's max_tokens, lower "
-                        f"{effort_var} (minimal), or choose a non-reasoning model ({model_var}=gpt-4.1)")
-            return (f"The reply did not fit max_tokens={sent.max_tokens}: raise the profile's max_tokens for "
-                    f"this request, or choose another model ({model_var})")
-        if failure == "invalid":
-            return (f"The model's replies break the reply schema, repair turns included: choose another model "
-                    f"({model_var}), or check the study's schema and prompt version (a cap the reply must fit is "
-                    "stated in the schema's descriptions)")
-        if failure == "http_4xx":
-            key_var = getattr(self.backend, "key_var", None) or "no key"
-            hint = ""
-            if self.backend_name == "openai-compatible" and is_reasoning_model(self.model_name or ""):
-                hint = (f"; {self.model_name} is a reasoning model, sent here as designed (temperature, "
-                        "max_tokens): if this URL serves OpenAI's models, choose JUDGELAB_BACKEND=openai, which "
-                        "sends it reasoning_effort and max_completion_tokens")
-            return (f"The server rejects the request: check the model name and key ({model_var}, "
-                    f"{key_var}, the variable whose key was sent to this host) or the setting the server's "
-                    f"message names{hint}")
-        return (f"Every further item would fail the same way: fix the endpoint ({self.base_url}) or the model "
-                f"({model_var}); JUDGELAB_STOP_AFTER sets how many alike failures stop a run")
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], concurrency: int | None = None, desc: str = "items") -> list[R]:
         """``fn(item)`` (e.g. a conversation of ``chat`` calls) for every item, in order, under the
@@ -184,18 +141,15 @@ class FanOut(BatchMode):
         with BatchProgress(len(items), desc, self.progress) as bar:
             def one(pair: tuple[int, T]) -> R:
                 i, item = pair
-                self._tls.stats = chains[i]
-                try:
+                with self.call.context.using(stats=chains[i]):
                     out = fn(item)
-                finally:
-                    self._tls.stats = None
                 chains[i].finished = True
                 bar.update(chains[i].all_cached, chains[i].failed)
                 return out
 
             try:
-                if self._batch is not None:
-                    return self._map_batched(self._guarded(guard, one), list(enumerate(items)))
+                if self.call.batch is not None:
+                    return self.call.batch.map(self._guarded(guard, one), list(enumerate(items)))
                 return self._parallel(self._guarded(guard, one), list(enumerate(items)), self._workers(concurrency))
             except GatewayError as exc:  # a stop: say which items it left half done, and what they cost
                 exc.unfinished = [c for c in chains if not c.finished and c.calls]

@@ -1,6 +1,10 @@
 """A cache miss asked of the model (steps 2-5 of :mod:`judgelab.gateway.core`'s flow): fit, call
-through limiter, breaker and retries, validate and repair; cache a success, keep a failure apart
-for replay, write the transcript line; all of it redacted.
+through limiter, breaker and retries (:class:`Sender`), validate and repair; cache a success, keep a
+failure apart for replay, write the transcript line; all of it redacted (:class:`FreshCall`).
+
+Neither knows the cache key's making, the fan-out or batch mode: a :class:`FreshCall` is given a
+request and its key, and reads from the :class:`~judgelab.gateway.context.CallContext` only whether
+this call is a canary and which guard counts its failed replies.
 """
 from __future__ import annotations
 
@@ -11,14 +15,16 @@ from typing import Any
 from judgelab import tokens
 from judgelab.gateway.cache import canonical_request
 from judgelab.gateway.canary import classify_exception, classify_reply
+from judgelab.gateway.context import CallContext
 from judgelab.gateway.errors import ContextOverflowError, PermanentError, TransientError
 from judgelab.gateway.parsing import parse_reply, repair_message
+from judgelab.gateway.redact import redact
 from judgelab.gateway.types import ChatRequest, ChatResult, Failure, Usage
 
 
 @dataclass
 class _Outcome:
-    """What one fresh conversation produced (internal to :meth:`FreshCall._fresh`)."""
+    """What one fresh conversation produced (internal to :meth:`FreshCall.ask`)."""
 
     reported: str
     text: str | None = None
@@ -36,11 +42,72 @@ class _Outcome:
     clipped: list = field(default_factory=list)  # free text cut to its cap (parsing.clip_free_text)
 
 
-class FreshCall:
-    """The fresh conversation of :class:`~judgelab.gateway.core.Gateway` (its attributes are set
-    by ``Gateway.__init__``)."""
+class Sender:
+    """One backend call through the rate limiter, the circuit breaker and the retry policy."""
 
-    def _fresh(self, request: ChatRequest, key: str) -> ChatResult:
+    def __init__(self, backend, retry, limiter, breaker):
+        self.backend = backend
+        self.retry = retry
+        self.limiter = limiter
+        self.breaker = breaker
+
+    def send(self, messages: list[dict], request: ChatRequest, canary: bool = False):
+        """(reply, attempts used). A shape's canary is paid once whatever its failure: it gives up
+        at its first timeout (the server may still finish and bill it), where an ordinary call
+        tries once more."""
+        budget = (tokens.count_message_tokens(messages, self.backend.model) + request.sampling.max_tokens
+                  if self.limiter.active else 0)
+
+        def attempt():
+            self.breaker.check()  # an endpoint found dead stops every item, retries included
+            self.limiter.acquire(budget)
+            try:
+                reply = self.backend.complete(messages, request.schema, request.sampling)
+            except TransientError as exc:
+                if exc.connection_failed:
+                    self.breaker.record_failure(exc)  # raises EndpointUnreachableError at the limit
+                else:
+                    self.breaker.record_success()  # the server answered, with an error
+                raise
+            except PermanentError:
+                self.breaker.record_success()
+                raise
+            self.breaker.record_success()
+            return reply
+
+        return self.retry.call(attempt, max_timeouts=1 if canary else None)
+
+
+class FreshCall:
+    """Asks the model one request (a cache miss) and stores what came of it."""
+
+    def __init__(self, backend, cache, sender: Sender, context: CallContext, *, max_repairs: int = 2,
+                 secrets: tuple[str, ...] = (), transcripts=None):
+        self.backend = backend
+        self.cache = cache
+        self.sender = sender
+        self.context = context
+        self.max_repairs = max_repairs
+        self.secrets = tuple(secrets)
+        self.transcripts = transcripts
+        self._identity = backend.identity()
+
+    @property
+    def backend_name(self) -> str:
+        return self.backend.name
+
+    @property
+    def model_name(self) -> str:
+        return self.backend.model
+
+    @property
+    def base_url(self) -> str | None:
+        return self.backend.base_url
+
+    def redact(self, value: Any) -> Any:
+        return redact(value, self.secrets)
+
+    def ask(self, request: ChatRequest, key: str) -> ChatResult:
         """Ask the model (fit, call, validate, repair), then cache a success and log the transcript."""
         label = request.item_label()
         messages = [m.model_dump() for m in request.messages]
@@ -112,7 +179,7 @@ class FreshCall:
         times). Fills ``out``; returns the conversation as finally sent (repair turns included)."""
         for turn in range(self.max_repairs + 1):
             try:
-                reply, n = self._call(messages, request)
+                reply, n = self.sender.send(messages, request, self.context.canary)
             except TransientError as exc:
                 out.attempts += getattr(exc, "attempts", 1)
                 out.error = f"{label}: gave up after {out.attempts} attempt(s): {exc}"
@@ -127,7 +194,7 @@ class FreshCall:
                 return messages
             out.attempts += n
             out.latency += reply.latency_s
-            out.usage = out.usage + (reply.usage or self._estimate(messages, reply.text))
+            out.usage = out.usage + (reply.usage or self.estimate(messages, reply.text))
             out.text, out.reported = reply.text, reply.reported_model
             out.clipped = []  # the notes of the reply that is kept, not of a refused one
             out.parsed, verr = parse_reply(reply.text, request.schema, reply.finish_reason, out.clipped)
@@ -142,15 +209,15 @@ class FreshCall:
             # an empty reply cut at the budget (a reasoning model spent it all thinking) comes
             # back empty again on a repair turn with the same budget: do not pay for it twice;
             # nor for a canary's cut or empty reply, which stops its fan-out whatever a repair brings
-            cut_canary = (reply.finish_reason == "length" or out.failure == "empty") and getattr(self._tls, "canary", False)
+            cut_canary = (reply.finish_reason == "length" or out.failure == "empty") and self.context.canary
             if request.schema is None or turn == self.max_repairs or cut_canary or (
                     out.failure == "empty" and reply.finish_reason == "length"):
                 return messages
             # after its canary a shape's failed reply counts toward the fan-out's stop on alike
             # failures before a repair turn is paid, so a shape that turns bad costs at most the
             # stop's threshold plus the calls in flight (gateway.canary), not three calls an item
-            guard = getattr(self._tls, "guard", None)
-            counted = guard is not None and not getattr(self._tls, "canary", False)
+            guard = self.context.guard
+            counted = guard is not None and not self.context.canary
             if counted and not guard.count_failed_reply(out.failure):
                 return messages
             messages = messages + [
@@ -160,32 +227,7 @@ class FreshCall:
             out.repairs += 1
         return messages
 
-    def _call(self, messages: list[dict], request: ChatRequest):
-        """One backend call through the limiter and the retry policy; returns (reply, attempts)."""
-        budget = tokens.count_message_tokens(messages, self.model_name) + request.sampling.max_tokens if self.limiter.active else 0
-
-        def attempt():
-            self.breaker.check()  # an endpoint found dead stops every item, retries included
-            self.limiter.acquire(budget)
-            try:
-                reply = self.backend.complete(messages, request.schema, request.sampling)
-            except TransientError as exc:
-                if exc.connection_failed:
-                    self.breaker.record_failure(exc)  # raises EndpointUnreachableError at the limit
-                else:
-                    self.breaker.record_success()  # the server answered, with an error
-                raise
-            except PermanentError:
-                self.breaker.record_success()
-                raise
-            self.breaker.record_success()
-            return reply
-
-        # a shape's canary is paid once whatever its failure: it gives up at its first timeout (the
-        # server may still finish and bill it), where an ordinary call tries once more
-        return self.retry.call(attempt, max_timeouts=1 if getattr(self._tls, "canary", False) else None)
-
-    def _estimate(self, messages: list[dict], text: str) -> Usage:
+    def estimate(self, messages: list[dict], text: str) -> Usage:
         """tiktoken counts when the backend reported no usage (labelled as an estimate)."""
         return Usage(input_tokens=tokens.count_message_tokens(messages, self.model_name),
                      output_tokens=tokens.count_tokens(text or "", self.model_name), estimated=True)
