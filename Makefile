@@ -148,9 +148,10 @@ NB_ENV      := $(foreach v,JUDGELAB_LLAMA_THREADS OMP_NUM_THREADS MKL_NUM_THREAD
 # long independent work first, so that both slots stay busy to the end. On the demo: 11 (its own
 # LLM judges) beside 01; 02 as soon as 01 is done; 03 when 11 is done, behind 02, so that it loads
 # the prefix state 02 stored for each story instead of prefilling the story again; 04 after 02;
-# 07-10 after 03; 12 (the judge-behaviour calls; it reads 02's layer only) beside 04, then 06,
-# 05 (statistics only) and 13. New notebooks come last.
-NB_ORDER    := 01 11 02 03 04 07 08 09 10 12 06 05 13
+# 07-10 after 03; 12 (the judge-behaviour calls; it reads 02's layer only) beside 04; once 04
+# ends, 14 (the robustness grid, the longest of the rest) beside 06 and 05 (statistics only),
+# then 13, which reads them all. New notebooks come last.
+NB_ORDER    := 01 11 02 03 04 07 08 09 10 12 14 06 05 13
 NB_RUN      := $(filter $(NB_NUMBERS),$(NB_ORDER)) $(filter-out $(NB_ORDER),$(NB_NUMBERS))
 # In a whole run, 07 (which reads no notebook) waits for 01. When both slots are busy, make queues
 # the next notebook in NB_ORDER that is ready and starts it as soon as a slot frees: without this,
