@@ -47,9 +47,8 @@ if STORY_FOLDER is None:
 else:  # your own stories: every problem is named here, before any judge is called
     own = own_stories.open_folder(STORY_FOLDER, PROFILE)
     corpus = own.corpus
-    run.table(own.files, "sage_own_stories")
-    run.table(own.skipped, "sage_own_skipped")
-    run.table(own.genre_decision, "sage_own_genre_decision")
+    for table, name in ((own.files, "stories"), (own.skipped, "skipped"), (own.genre_decision, "genre_decision")):
+        run.table(table, f"sage_own_{name}")
     display(own.files, own.skipped)
     print(own.genre_decision["reason"].iloc[0])
 
@@ -184,9 +183,7 @@ if audit_ok:
     cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
     run.table(cue_audit, "sage_surface_cue_audit")
     display(cue_audit.round(3))
-    n_perm, n_rows = cue_knobs["n_permutations"], len(cue_audit)
-    print(f"With {n_perm} permutations the smallest p is {1 / (n_perm + 1):.3f}, and {min(1.0, n_rows / (n_perm + 1)):.2f} "
-          f"after Holm over the {n_rows} rows: a p at that floor means no permutation did as well as the labels.")
+    print(surface_cues.permutation_floor_note(cue_knobs["n_permutations"], len(cue_audit)))
     cue_means = surface_cues.feature_means(cue_versions)
     run.table(cue_means, "sage_surface_cue_features_by_category")
     print("The authors' style (kept, not normalised): words per paragraph and per sentence, semicolons and "
@@ -209,16 +206,14 @@ else:
 # than the smallest dose".
 
 # %%
-if audit_ok and cue_knobs["sensitivity_replicates"]:
+if not (audit_ok and cue_knobs["sensitivity_replicates"]):  # no audit, or no sensitivity in this profile
+    print(audit_reason or "The audit's sensitivity is not run in this profile (sensitivity_replicates = 0).")
+else:
     cue_sensitivity = surface_cues.sensitivity_table(list(cue_versions.values())[-1], seed=0,
                                                      replicates=cue_knobs["sensitivity_replicates"])
     run.table(cue_sensitivity, "sage_surface_cue_sensitivity")
     display(cue_sensitivity.pivot_table(index=["cue", "dose"], columns="features", values="detection_rate").round(2))
     display(cue_sensitivity.drop_duplicates(["cue", "features"])[["cue", "features", "smallest_dose", "note"]])
-elif audit_ok:
-    print("The audit's sensitivity is not run in this profile (sensitivity_replicates = 0 in profiles.toml).")
-else:
-    print(audit_reason)
 
 # %% [markdown]
 # ## Rule-based layers L1–L3: lexical, narrative-structure and thematic features

@@ -92,6 +92,7 @@ from IPython.display import Markdown, display
 
 from judgelab import paths
 from judgelab.claims import figure, register, scorecard
+from judgelab.estimate import decide
 from judgelab.run import Run
 
 run = Run.open("13", profile=PROFILE, params=globals())
@@ -227,31 +228,7 @@ display(power_table)
 # replies); `make estimate PROFILE=paper SAGE_PER_CATEGORY=... NARRATIVE_PAIRS=...` prints the same.
 
 # %%
-from judgelab import estimate
-from judgelab.estimate.sage import NOTEBOOK as SAGE_NOTEBOOK
-
-by_id = {c.id: c for c in claims}
-too_small = power_table[power_table["n_80_paper"] > power_table["n_paper"]].set_index("claim_id")
-sizes = {cid: scorecard.run_sizes(by_id[cid], r["n_80_paper"]) for cid, r in too_small.iterrows()}
-sizes = {cid: s for cid, s in sizes.items() if s}
-# only the notebooks a claim below is priced on (the SAGE layers and the judges of 09): building
-# notebooks 10-12's requests too would take minutes and price nothing here
-measured = estimate.measure("paper", backend="openai", notebooks=estimate.SIZED_NOTEBOOKS) if sizes else None
-prices = []
-for cid, size in sizes.items():
-    c = by_id[cid]
-    nbs = ([SAGE_NOTEBOOK[c.where["layer"]]] if c.where.get("layer") in SAGE_NOTEBOOK else list(SAGE_NOTEBOOK.values())
-           ) if c.study == "sage" else ["09"]
-    run = estimate.sized(measured, size["sage"] or None, size["narrative"] or None).summary
-    run = run[run["notebook"].isin(nbs)].drop(columns=["notebook", "what", "model"]).sum()
-    prices.append({"claim_id": cid, "n_80_paper": too_small.loc[cid, "n_80_paper"], "n_paper": too_small.loc[cid, "n_paper"],
-                   "power_unit": too_small.loc[cid, "power_unit"],
-                   "run": ", ".join(f"{k} {v}" for part in size.values() for k, v in part.items()),
-                   "notebooks": ", ".join(nbs), "calls": int(run["calls"]),
-                   "input_tokens_typical": int(run["input_typical"]), "output_tokens_typical": int(run["output_typical"]),
-                   "usd_typical": run["usd_standard_typical"], "usd_low": run["usd_standard_low"],
-                   "usd_high": run["usd_standard_high"]})
-price_table = pd.DataFrame(prices)
+price_table, measured = decide.price_to_decide(claims, power_table)
 if measured is not None:
     display(Markdown(f"Estimated on the OpenAI backend, judges {measured.models} (tokens: {measured.tokenizer}); "
                      "USD at standard prices, an estimate."))

@@ -1082,3 +1082,14 @@ def test_no_margin_is_wider_than_the_smallest_difference_the_paper_concludes_fro
     ood = abs(PAPER_OOD["alternating"]["score_mean"] - PAPER_OOD["random_mixed"]["score_mean"])
     scores = [c for c in CLAIMS if c.family == "narr-ood-score"]
     assert scores and all(c.margin < ood for c in scores)
+
+
+def test_a_claim_is_priced_on_the_notebooks_it_reads_and_nothing_is_built_when_none_needs_it():
+    from judgelab.estimate import decide as pricing
+
+    assert pricing.notebooks_of(BY_ID["sage-gap-canonical-pulp-L6"]) == ["04"]     # L6 is notebook 04
+    assert pricing.notebooks_of(BY_ID["narr-llm-d-news-simple"]) == ["09"]
+    enough = pd.DataFrame({"claim_id": ["sage-gap-canonical-pulp-L6"], "n_80_paper": [40.0], "n_paper": [80.0],
+                           "power_unit": ["story"]})
+    table, measured = pricing.price_to_decide(CLAIMS, enough)
+    assert table.empty and measured is None

@@ -174,6 +174,14 @@ def audit_table(versions: dict[str, pd.DataFrame], *, n_permutations: int = 999,
     return out[TABLE_COLUMNS]
 
 
+def permutation_floor_note(n_permutations: int, n_rows: int) -> str:
+    """What the audit's smallest p can be: with n permutations no p is below 1/(n+1), and Holm over
+    the table's rows multiplies that floor by up to the number of rows."""
+    floor = 1 / (n_permutations + 1)
+    return (f"With {n_permutations} permutations the smallest p is {floor:.3f}, and {min(1.0, n_rows * floor):.2f} "
+            f"after Holm over the {n_rows} rows: a p at that floor means no permutation did as well as the labels.")
+
+
 def feature_means(versions: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Mean per text version and category of the shape features, contractions per 1,000 words and
     every mark's rate (what the classifier sees, and what is the authors' style: :data:`STYLE_FEATURES`)."""
