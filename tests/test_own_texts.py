@@ -348,3 +348,109 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     assert 'href="own/archive/index.html"' in (site / "index.html").read_text(encoding="utf-8")
     page = (site / "own" / "archive" / "tables" / "narr_critical_coherence.html").read_text(encoding="utf-8")
     assert "critical_main_seed" in page and "paper_value" not in page and "paper_source" not in page
+    # `make own ... ENDPOINTS=`: notebook 08 again on the same landscape, between the pairs named
+    # in a CSV beside the collection (by title, one given later-first, and by number)
+    (tmp_path / "pairs.csv").write_text("source,target\nReport 50,Report 2\n5,40\n", encoding="utf-8")
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    own_texts.run_collection(path, None, text="body", date="published", title="headline", embeddings="archive.npy",
+                             endpoints="pairs.csv", profile="own", numbers=("08",))
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
+    named = interim.read("narr_paths")
+    assert set(named["stratum"]) == {"named"} and set(named["method"]) == {"maxcap", "random"}
+    status = pd.read_csv(root / "results" / "tables" / "narr_own_endpoints.csv")
+    assert status[["source", "target", "turned"]].values.tolist() == [[2, 50, True], [5, 40, False]]
+    ends = named[named["method"] == "maxcap"].set_index("pair_id")[["source", "target"]]
+    expected = status[status["seeds_without_path"] == 0].set_index("pair_id")[["source", "target"]]
+    assert ends.loc[expected.index].values.tolist() == expected.values.tolist() and len(expected) >= 1
+
+
+# ---------------------------------------------------------------- endpoint pairs the user names
+
+def _documents(n: int = 6) -> pd.DataFrame:
+    titles = [f"Report {i}" for i in range(n)]
+    titles[4] = titles[2]  # one title held twice
+    return pd.DataFrame({"doc": np.arange(n), "title": titles,
+                         "date": pd.date_range("2020-01-01", periods=n, freq="D")})
+
+
+def test_named_endpoints_match_numbers_and_titles_and_run_forward_in_time(tmp_path):
+    from judgelab.narrative.paths import named_endpoints
+
+    docs = _documents()
+    inline = named_endpoints.load("0 -> Report 3;  report 5 -> 1", docs)
+    assert inline[["source", "target"]].values.tolist() == [[0, 3], [1, 5]]
+    assert inline["turned"].tolist() == [False, True] and inline["where"].tolist() == ["ENDPOINTS, pair 1", "ENDPOINTS, pair 2"]
+    (tmp_path / "pairs.csv").write_text("source,target\nReport 1,Report 5\n", encoding="utf-8")
+    # a CSV named relative to the collection file is found beside it
+    from_file = named_endpoints.load("pairs.csv", docs, beside=tmp_path / "archive.csv")
+    assert from_file[["source", "target"]].values.tolist() == [[1, 5]] and "pairs.csv, line 2" in from_file["where"][0]
+
+
+def test_every_bad_named_endpoint_is_named_with_file_line_and_field(tmp_path):
+    from judgelab.narrative.paths import named_endpoints
+    from judgelab.narrative.paths.named_endpoints import EndpointError
+
+    (tmp_path / "pairs.csv").write_text("source,target\n0,1\n9,Report 1\nNo such story,Report 2\n3,3\n"
+                                        "1,0\n,2\n", encoding="utf-8")
+    with pytest.raises(EndpointError) as err:
+        named_endpoints.load(str(tmp_path / "pairs.csv"), _documents())
+    assert any(p.endswith("line 7, field source: empty; name a document by its number or title") for p in err.value.problems)
+    with pytest.raises(EndpointError) as err:
+        (tmp_path / "pairs.csv").write_text("source,target\n0,1\n9,Report 1\nNo such story,Report 2\n3,3\n1,0\n",
+                                            encoding="utf-8")
+        named_endpoints.load(str(tmp_path / "pairs.csv"), _documents())
+    text = str(err.value)
+    assert "pairs.csv, line 3, field source: no document number 9 (the collection has 6, numbered 0 to 5)" in text
+    assert "pairs.csv, line 4, field source: no document titled 'No such story'" in text
+    assert "pairs.csv, line 4, field target: title 'Report 2' is shared by documents 2, 4" in text
+    assert "pairs.csv, line 5: source and target are the same document (3)" in text
+    assert "pairs.csv, line 6: the same pair as" in text and "line 2 (0, 1)" in text
+    assert len(err.value.problems) == 5 and "nothing was embedded or judged" in text
+    with pytest.raises(EndpointError, match=r"ENDPOINTS, pair 2 \('3 to 4'\): write it as 'source -> target'"):
+        named_endpoints.parse("0 -> 1; 3 to 4")
+    with pytest.raises(EndpointError, match=r"ENDPOINTS=gone\.csv: file not found"):
+        named_endpoints.parse("gone.csv", beside=tmp_path / "archive.csv")
+    (tmp_path / "bad.csv").write_text("from,to\n0,1\n", encoding="utf-8")
+    with pytest.raises(EndpointError, match=r"bad\.csv: no column\(s\) \['source', 'target'\]"):
+        named_endpoints.parse(str(tmp_path / "bad.csv"))
+
+
+def test_named_pairs_replace_the_stratified_sample_and_pairs_without_a_path_are_listed():
+    """On a chain graph (coherence high between neighbours in time only) the named pairs are the
+    paths' endpoints, one pair with no forward path is counted and listed, not dropped."""
+    from judgelab.narrative.paths import extraction, named_endpoints
+
+    n = 8
+    c = np.full((n, n), 0.1)
+    for i in range(n - 1):
+        c[i, i + 1] = c[i + 1, i] = 0.9
+    c[3, 4] = c[4, 3] = 0.05          # the chain broken between 3 and 4: 0-3 and 4-7 are its two parts
+    np.fill_diagonal(c, 1.0)
+    dates = np.arange(n) * 10
+    docs = pd.DataFrame({"doc": np.arange(n), "title": [f"d{i}" for i in range(n)],
+                         "date": pd.to_datetime(dates, unit="D")})
+    named = named_endpoints.load("0 -> 3; d7 -> d4; 1 -> 6", docs)
+    paths = extraction.extract_narratives("own", c, 0.9, dates, docs["title"], np.zeros(n, int),
+                                          np.eye(n), n_pairs=99, seed=1, named=named)
+    mc = paths[paths["method"] == "maxcap"].set_index("pair_id")
+    assert set(paths["stratum"]) == {"named"} and sorted(mc.index) == [0, 1]
+    assert mc.loc[0, "path"] == [0, 1, 2, 3] and mc.loc[1, "path"] == [4, 5, 6, 7]  # turned round: 4 before 7
+    assert paths.attrs["rejected"] == {"named": 1}
+    status = named_endpoints.path_status(named, paths)
+    assert status["maxcap_length_seed1"].isna().tolist() == [False, False, True]
+    assert status["maxcap_length_seed1"].iloc[:2].tolist() == [4, 4]
+    assert status["seeds_without_path"].tolist() == [0, 0, 1]
+    contracts.check(paths, "narr_paths", "test", when="write")
+
+
+def test_make_own_stops_on_bad_endpoints_before_any_notebook(tmp_path, monkeypatch, capsys):
+    from judgelab import own_texts
+
+    path = clustered_collection(tmp_path)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran = []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda *a, **k: ran.append(a))
+    code = own_texts.main(["collection", str(path), "--text", "body", "--date", "published", "--title", "headline",
+                           "--embeddings", "archive.npy", "--endpoints", "Report 1 -> Report 99"])
+    assert code == 2 and "ENDPOINTS, pair 1, field target: no document titled 'Report 99'" in capsys.readouterr().err
+    assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
