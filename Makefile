@@ -204,13 +204,14 @@ panel: | $(DATA_STAMP)
 # your own texts through the same numbered notebooks into results/own/<NAME>/ (default: the
 # folder's or file's name), with OWN_PROFILE's settings (profiles.toml [own]). The input is checked
 # first and every problem named before any judge call (docs/own_texts.md). With ESTIMATE=1 (stories):
-# notebook 01, then notebooks 02-04 priced offline as `make estimate` does, nothing called.
+# notebook 01, then notebooks 02-04 priced offline as `make estimate` does, nothing called; (a
+# collection): its embedding priced (EMBEDDINGS=openai:text-embedding-3-small), nothing run.
 .PHONY: own
 OWN_PROFILE ?= own
 own: | $(SETUP_STAMP)
 	@test -n "$(STORIES)$(COLLECTION)" || { echo 'usage: make own STORIES=<folder>  or  make own COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>]'; exit 2; }
 	$(if $(STORIES),$(NB_ENV) $(PY) -m judgelab.own_texts stories "$(STORIES)" --profile $(OWN_PROFILE) $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
-	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(NAME),--name "$(NAME)"))
+	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
 
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).

@@ -454,3 +454,85 @@ def test_make_own_stops_on_bad_endpoints_before_any_notebook(tmp_path, monkeypat
                            "--embeddings", "archive.npy", "--endpoints", "Report 1 -> Report 99"])
     assert code == 2 and "ENDPOINTS, pair 1, field target: no document titled 'Report 99'" in capsys.readouterr().err
     assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
+
+
+# ---------------------------------------------------------------- EMBEDDINGS=openai:<model>
+
+def test_openai_embedding_route_priced_first_retried_cached_and_checked(tmp_path, monkeypatch):
+    """`make own COLLECTION=... EMBEDDINGS=openai:text-embedding-3-small`: ESTIMATE=1 prices the
+    texts the cache lacks (tiktoken counted here independently, at OpenAI's $0.02 per million); the
+    embedding goes through notebook 07's own preparation to the fake server, survives a 500, sends
+    no OpenAI key to a local host; a rerun pays nothing; an empty reply stops at its one call."""
+    import tiktoken
+    from fake_openai_server import FakeChatServer, Fault
+    from judgelab import own_texts
+    from judgelab.embeddings import EmbeddingCache
+    from judgelab.narrative.landscape import build
+    from judgelab.narrative.settings import landscape_settings
+
+    path = clustered_collection(tmp_path)
+    spec = "openai:text-embedding-3-small"
+    base = tmp_path / "root"
+    for var, value in {"JUDGELAB_OUTPUT_ROOT": str(base), "OPENAI_API_KEY": "sk-openai-must-stay-home"}.items():
+        monkeypatch.setenv(var, value)
+    for var in ("JUDGELAB_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    texts = pd.read_csv(path)["body"].tolist()
+    enc = tiktoken.get_encoding("cl100k_base")
+    tokens = sum(len(enc.encode(t)) for t in texts)
+    args = ["collection", str(path), "--text", "body", "--date", "published", "--embeddings", spec, "--estimate"]
+
+    def priced():
+        assert own_texts.main(args) == 0
+        return pd.read_csv(base / "results" / "own" / "archive" / "results" / "estimate" / "own_embeddings.csv").iloc[0]
+
+    first = priced()
+    assert (first["to_embed"], first["cached"], first["calls"], first["input_tokens"]) == (60, 0, 1, tokens)
+    assert first["usd_standard"] == pytest.approx(tokens * 0.02 / 1e6) and first["usd_batch"] == pytest.approx(tokens * 0.01 / 1e6)
+    assert not (base / "results" / "own" / "archive" / "results" / "cache").exists()  # the estimate made nothing
+
+    root = own_texts.own_root("archive")
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))  # as make own runs notebook 07
+    def embed():  # notebook 07's first cells: the collection read afresh, then embedded
+        settings = own_collection.with_collection(landscape_settings("own", collections="own"), path, text="body",
+                                                  date="published", embeddings=spec)
+        assert settings.choices()["embedding.own"] == spec
+        return build.prepare_collection("own", settings.collection_knobs("own"), settings.sources["own"])
+
+    expected = np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    with FakeChatServer(embeddings=[Fault.server_error(500)]) as srv:
+        monkeypatch.setenv("JUDGELAB_BASE_URL", srv.base_url)
+        col = embed()
+        assert srv.count("/v1/embeddings") == 2 and srv.embedding_calls[-1]["model"] == "text-embedding-3-small"
+        assert np.allclose(col.embeddings, expected, atol=1e-6) and col.embedding_source == spec
+        assert set(srv.authorizations) == {"Bearer no-key"}  # the OpenAI key goes to OpenAI only
+        embed()
+        assert srv.count("/v1/embeddings") == 2  # the rerun: every text from the cache
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(base))
+    again = priced()
+    assert (again["to_embed"], again["cached"], again["calls"], again["usd_standard"]) == (0, 60, 0, 0)
+
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "fresh"))
+    usage = {"prompt_tokens": 0, "total_tokens": 0}
+    empty = {"object": "list", "data": [], "model": "text-embedding-3-small", "usage": usage}
+    short = {**empty, "data": [{"object": "embedding", "index": 0, "embedding": [1.0, 0.0, 1.0]}]}
+    with FakeChatServer(embeddings=[empty, short]) as srv:
+        monkeypatch.setenv("JUDGELAB_BASE_URL", srv.base_url)
+        with pytest.raises(ValueError, match="No embedding data received"):  # the openai client's own check
+            embed()
+        assert srv.count("/v1/embeddings") == 1
+        with pytest.raises(RuntimeError, match=r"openai:text-embedding-3-small, call 1 \(60 texts\): 1 vectors returned"):
+            embed()
+        assert srv.count("/v1/embeddings") == 2
+    assert EmbeddingCache(tmp_path / "fresh" / "results" / "cache" / "embeddings.sqlite").count() == 0
+
+
+def test_an_invalid_embedding_reply_is_refused_whole():
+    from judgelab.embeddings import checked_reply
+
+    assert checked_reply("m", [[1, 2], [3, 4]], 2, 1).shape == (2, 2)
+    for vectors, message in (([[1, 2]], r"1 vectors returned for 2 texts"), ([[1, 2], [3]], r"vectors of length\(s\) \[1, 2\]"),
+                             ([[], []], r"vectors of length\(s\) \[0\]"), ([[1, 2], [float("nan"), 0]], r"non-finite values in vector\(s\) \[1\]")):
+        with pytest.raises(RuntimeError, match=r"m, call 4 \(2 texts\): " + message):
+            checked_reply("m", vectors, 2, 4)

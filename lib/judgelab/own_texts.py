@@ -125,13 +125,40 @@ def check_endpoints(spec: str, file: Path, *, text: str, date: str, title: str |
     return str(located) if located else spec
 
 
+def estimate_collection(file: Path, root: Path, *, text: str, date: str, title: str | None,
+                        embeddings: str | None, profile: str) -> Path:
+    """Price the collection's embedding before any call (``ESTIMATE=1``): the texts the output
+    root's embedding cache lacks, their tokens, calls and USD (:mod:`judgelab.estimate.embeddings`),
+    into ``results/estimate/own_embeddings.csv``; nothing is embedded or judged."""
+    from judgelab.embeddings import is_backend_spec
+    from judgelab.estimate.embeddings import embedding_cost
+
+    knobs = profiles.knobs("narrative", profile)["collections"][own_collection.NAME]
+    col = own_collection.load(file, text=text, date=date, title=title, embeddings=embeddings, knobs=knobs)
+    spec = embeddings if is_backend_spec(embeddings) else ("precomputed" if embeddings else knobs["embedding"])
+    texts = col.every_kth(knobs.get("subset")).docs["text"].tolist()
+    cost = embedding_cost(texts, spec, cache_path=root / "results" / "cache" / "embeddings.sqlite")
+    out = root / "results" / "estimate" / "own_embeddings.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cost.to_csv(out, index=False)
+    r = cost.iloc[0]
+    print(f"[judgelab own] embedding {r['embedding']}: {r['texts']:,} texts ({r['distinct']:,} distinct, {r['cached']:,} "
+          f"in the cache), {r['to_embed']:,} to embed in {r['calls']:,} call(s), {r['input_tokens']:,} input tokens, "
+          f"USD {r['usd_standard']:.4f} (Batch API {r['usd_batch']:.4f}); {r['note']}; nothing was sent", flush=True)
+    return out
+
+
 def run_collection(file: Path | str, name: str | None, *, text: str, date: str, title: str | None = None,
                    embeddings: str | None = None, endpoints: str | None = None, profile: str = DEFAULT_PROFILE,
-                   numbers=COLLECTION_NOTEBOOKS, extra: dict | None = None) -> Path:
+                   numbers=COLLECTION_NOTEBOOKS, extra: dict | None = None, estimate: bool = False) -> Path:
     """Run notebooks 07-09 on the collection in ``file`` (07 checks it before any embedding);
-    ``endpoints``: the user's pairs for notebook 08 (:mod:`named_endpoints`), checked first."""
+    ``endpoints``: the user's pairs for notebook 08 (:mod:`named_endpoints`), checked first;
+    ``estimate``: price the embedding only (:func:`estimate_collection`), run nothing."""
     file = Path(file).resolve()
     root = own_root(name or file.stem)
+    if estimate:
+        estimate_collection(file, root, text=text, date=date, title=title, embeddings=embeddings, profile=profile)
+        return root
     params = {"COLLECTION_FILE": str(file), "TEXT_COLUMN": text, "DATE_COLUMN": date,
               "TITLE_COLUMN": title, "EMBEDDINGS": embeddings, **(extra or {})}
     if endpoints:
@@ -158,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--profile", default=DEFAULT_PROFILE, choices=profiles.PROFILES)
         p.add_argument("--notebooks", default=None, help="a subset, e.g. '01 02'")
     s.add_argument("--estimate", action="store_true", help="notebook 01, then 02-04 priced offline (no call)")
+    c.add_argument("--estimate", action="store_true", help="price the embedding offline (no call, no notebook)")
     args = parser.parse_args(argv)
     try:
         if args.cmd == "stories":
@@ -167,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             nbs = args.notebooks.split() if args.notebooks else COLLECTION_NOTEBOOKS
             root = run_collection(args.file, args.name, text=args.text, date=args.date, title=args.title,
                                   embeddings=args.embeddings, endpoints=args.endpoints, profile=args.profile,
-                                  numbers=nbs)
+                                  numbers=nbs, estimate=args.estimate)
     except (own_stories.OwnTextError, ValueError) as exc:
         print(f"[judgelab own] {exc}", file=sys.stderr)
         return 2
