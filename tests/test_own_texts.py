@@ -536,3 +536,49 @@ def test_an_invalid_embedding_reply_is_refused_whole():
                              ([[], []], r"vectors of length\(s\) \[0\]"), ([[1, 2], [float("nan"), 0]], r"non-finite values in vector\(s\) \[1\]")):
         with pytest.raises(RuntimeError, match=r"m, call 4 \(2 texts\): " + message):
             checked_reply("m", vectors, 2, 4)
+
+
+# ---------------------------------------------------------------- scale: the nearest-neighbour route
+
+def _small_landscape(n: int = 150, seed: int = 3):
+    """Clustered embeddings, soft topic memberships and dates (no UMAP needed for the graph)."""
+    rng = np.random.default_rng(seed)
+    topic = rng.integers(0, 4, n)
+    emb = rng.normal(size=(4, 16))[topic] * 2 + rng.normal(size=(n, 16))
+    memb = rng.dirichlet(np.full(4, 0.3), n)
+    memb[np.arange(n), topic] += 2
+    return emb, memb / memb.sum(axis=1, keepdims=True), rng.integers(0, 60, n)
+
+
+def test_knn_route_is_the_exact_graph_when_every_neighbour_is_a_candidate_and_never_above_it_otherwise():
+    from judgelab.narrative.landscape.coherence import coherence, coherence_matrix
+    from judgelab.narrative.landscape.graph import critical_coherence, sparse_edges
+    from judgelab.narrative.landscape.knn_graph import knn_coherence_graph
+    from judgelab.narrative.paths.widest import widest_path, widest_path_sparse
+
+    emb, memb, dates = _small_landscape()
+    n = len(emb)
+    c = coherence_matrix(emb, memb)
+    tau = critical_coherence(c)
+    full = knn_coherence_graph(emb, memb, k=n - 1, dates=dates)
+    assert full.exact_neighbours and full.components == 1 and full.candidate_edges == n * (n - 1) // 2
+    assert full.critical == pytest.approx(tau, abs=1e-6)
+    # the same edges as the dense graph (an edge within float32 rounding of tau may go either way)
+    u, v, w = sparse_edges(c, tau, dates)
+    dense = {(a, b) for a, b, x in zip(u, v, w) if abs(x - tau) > 1e-6}
+    knn = full.graph.tocoo()
+    ours = {(a, b) for a, b, x in zip(knn.row, knn.col, knn.data) if abs(x - tau) > 1e-6}
+    assert ours == dense
+    # theta on an edge is eq. 1 as the per-pair reference (scipy's jensenshannon) computes it
+    for a, b in list(ours)[:5]:
+        assert full.graph[a, b] == pytest.approx(coherence(emb[a], emb[b], memb[a], memb[b]), abs=1e-6)
+    for s, t in [(int(np.argmin(dates)), int(np.argmax(dates))), (3, 40), (10, 99)]:
+        if dates[s] > dates[t]:
+            s, t = t, s
+        exact = widest_path(c, s, t, threshold=tau, dates=dates)
+        assert widest_path_sparse(full.graph, s, t, dates=dates)[0] == exact[0]
+    # fewer candidates: a subgraph, so its critical value is never above the exact one
+    few = knn_coherence_graph(emb, memb, k=6, dates=dates)
+    assert few.candidate_edges < n * 6 and few.critical <= tau + 1e-6
+    part = few.graph.tocoo()
+    assert np.allclose(part.data, c[part.row, part.col], atol=1e-6)  # every kept edge has its exact theta
