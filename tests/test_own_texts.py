@@ -443,7 +443,7 @@ def test_named_pairs_replace_the_stratified_sample_and_pairs_without_a_path_are_
     contracts.check(paths, "narr_paths", "test", when="write")
 
 
-def test_make_own_stops_on_bad_endpoints_before_any_notebook(tmp_path, monkeypatch, capsys):
+def test_make_own_stops_on_bad_endpoints_before_any_notebook(tmp_path, monkeypatch, capfd):
     from judgelab import own_texts
 
     path = clustered_collection(tmp_path)
@@ -452,7 +452,7 @@ def test_make_own_stops_on_bad_endpoints_before_any_notebook(tmp_path, monkeypat
     monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda *a, **k: ran.append(a))
     code = own_texts.main(["collection", str(path), "--text", "body", "--date", "published", "--title", "headline",
                            "--embeddings", "archive.npy", "--endpoints", "Report 1 -> Report 99"])
-    assert code == 2 and "ENDPOINTS, pair 1, field target: no document titled 'Report 99'" in capsys.readouterr().err
+    assert code == 2 and "ENDPOINTS, pair 1, field target: no document titled 'Report 99'" in capfd.readouterr().err
     assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
 
 

@@ -24,8 +24,6 @@ from pathlib import Path
 
 from judgelab import paths, pipeline, profiles, runrecord, settings_file
 from judgelab.corpus import own_stories
-from judgelab.narrative.landscape import own_collection
-from judgelab.narrative.paths import named_endpoints
 
 STORY_NOTEBOOKS = ("01", "02", "03", "04", "05")
 GENRE_NOTEBOOK = "06"
@@ -112,40 +110,38 @@ def run_stories(folder: Path | str, name: str | None, profile: str = DEFAULT_PRO
     return root
 
 
+class OwnCollectionStop(ValueError):
+    """A check of the collection (its endpoints, its price) stopped; the check printed why."""
+
+
+def _module(args: list[str], capture: bool = False) -> str:
+    """``python -m <args>`` (a study's or the estimate's own entry point: this floor module imports
+    neither); its exit 2 (bad input, already printed) becomes :class:`OwnCollectionStop`."""
+    done = subprocess.run([sys.executable, "-m", *args], stdout=subprocess.PIPE if capture else None, text=True)
+    if done.returncode == 2:
+        raise OwnCollectionStop(f"{args[0]} stopped on your input (above); nothing was embedded or judged")
+    if done.returncode != 0:
+        raise RuntimeError(f"python -m {args[0]} failed (exit {done.returncode})")
+    return (done.stdout or "").strip().splitlines()[-1] if capture else ""
+
+
+def _columns(text: str, date: str, title: str | None) -> list[str]:
+    return ["--text", text, "--date", date, *(["--title", title] if title else [])]
+
+
 def check_endpoints(spec: str, file: Path, *, text: str, date: str, title: str | None) -> str:
-    """The user's ``ENDPOINTS`` matched to the documents of ``file`` (raises
-    :class:`named_endpoints.EndpointError` or the collection's own error, before any notebook);
-    returns the spec notebook 08 is given: a CSV's absolute path, or the inline pairs."""
-    located = named_endpoints.locate_file(spec, beside=file)
-    col = own_collection.load(file, text=text, date=date, title=title)  # documents in the landscape's order
-    named = named_endpoints.load(str(located or spec), col.docs)
-    turned = int(named["turned"].sum())
-    print(f"[judgelab own] {len(named)} endpoint pair(s) named ({'file ' + str(located) if located else 'inline'})"
-          + (f"; {turned} turned round to run forward in time" if turned else ""), flush=True)
-    return str(located) if located else spec
+    """The user's ``ENDPOINTS`` matched to the documents of ``file`` before any notebook
+    (``judgelab.narrative.paths.named_endpoints``); returns the spec notebook 08 is given."""
+    return _module(["judgelab.narrative.paths.named_endpoints", spec, str(file), *_columns(text, date, title)],
+                   capture=True)
 
 
 def estimate_collection(file: Path, root: Path, *, text: str, date: str, title: str | None,
-                        embeddings: str | None, profile: str) -> Path:
-    """Price the collection's embedding before any call (``ESTIMATE=1``): the texts the output
-    root's embedding cache lacks, their tokens, calls and USD (:mod:`judgelab.estimate.embeddings`),
-    into ``results/estimate/own_embeddings.csv``; nothing is embedded or judged."""
-    from judgelab.embeddings import is_backend_spec
-    from judgelab.estimate.embeddings import embedding_cost
-
-    knobs = profiles.knobs("narrative", profile)["collections"][own_collection.NAME]
-    col = own_collection.load(file, text=text, date=date, title=title, embeddings=embeddings, knobs=knobs)
-    spec = embeddings if is_backend_spec(embeddings) else ("precomputed" if embeddings else knobs["embedding"])
-    texts = col.every_kth(knobs.get("subset")).docs["text"].tolist()
-    cost = embedding_cost(texts, spec, cache_path=root / "results" / "cache" / "embeddings.sqlite")
-    out = root / "results" / "estimate" / "own_embeddings.csv"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cost.to_csv(out, index=False)
-    r = cost.iloc[0]
-    print(f"[judgelab own] embedding {r['embedding']}: {r['texts']:,} texts ({r['distinct']:,} distinct, {r['cached']:,} "
-          f"in the cache), {r['to_embed']:,} to embed in {r['calls']:,} call(s), {r['input_tokens']:,} input tokens, "
-          f"USD {r['usd_standard']:.4f} (Batch API {r['usd_batch']:.4f}); {r['note']}; nothing was sent", flush=True)
-    return out
+                        embeddings: str | None, profile: str) -> None:
+    """Price the collection's embedding before any call (``ESTIMATE=1``,
+    ``judgelab.estimate.embeddings``): nothing is embedded or judged."""
+    _module(["judgelab.estimate.embeddings", str(file), "--root", str(root), "--profile", profile,
+             *_columns(text, date, title), *(["--embeddings", embeddings] if embeddings else [])])
 
 
 def run_collection(file: Path | str, name: str | None, *, text: str, date: str, title: str | None = None,

@@ -9,8 +9,10 @@ input limit are counted: the API refuses them (split or shorten them first). A l
 """
 from __future__ import annotations
 
+import argparse
 import inspect
 import math
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -55,3 +57,54 @@ def embedding_cost(texts, spec: str, cache_path: Path | str | None = None,
                           "note": (f"{over} text(s) above the model's {OPENAI_INPUT_LIMIT:,}-token input limit: the API "
                                    "refuses them; shorten or split them" if over else
                                    "the embedding's price; notebook 09's judge calls are priced once 08 has run")}])
+
+
+def price_collection(file: Path | str, root: Path | str, *, text: str, date: str, title: str | None,
+                     embeddings: str | None, profile: str) -> Path:
+    """``make own COLLECTION=... ESTIMATE=1``: the collection read and checked as notebook 07 reads
+    it (its subset kept), its embedding priced (:func:`embedding_cost`) against ``root``'s cache,
+    into ``<root>/results/estimate/own_embeddings.csv``; nothing is embedded or judged."""
+    from judgelab import profiles
+    from judgelab.embeddings import is_backend_spec
+    from judgelab.narrative.landscape import own_collection
+
+    root = Path(root)
+    knobs = profiles.knobs("narrative", profile)["collections"][own_collection.NAME]
+    col = own_collection.load(Path(file), text=text, date=date, title=title, embeddings=embeddings, knobs=knobs)
+    spec = embeddings if is_backend_spec(embeddings) else ("precomputed" if embeddings else knobs["embedding"])
+    texts = col.every_kth(knobs.get("subset")).docs["text"].tolist()
+    cost = embedding_cost(texts, spec, cache_path=root / "results" / "cache" / "embeddings.sqlite")
+    out = root / "results" / "estimate" / "own_embeddings.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cost.to_csv(out, index=False)
+    r = cost.iloc[0]
+    print(f"[judgelab own] embedding {r['embedding']}: {r['texts']:,} texts ({r['distinct']:,} distinct, {r['cached']:,} "
+          f"in the cache), {r['to_embed']:,} to embed in {r['calls']:,} call(s), {r['input_tokens']:,} input tokens, "
+          f"USD {r['usd_standard']:.4f} (Batch API {r['usd_batch']:.4f}); {r['note']}; nothing was sent; "
+          f"written to {out}", flush=True)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m judgelab.estimate.embeddings COLLECTION --root R --text T --date D [--title X]
+    [--embeddings E] [--profile P]`` (what ``make own ... ESTIMATE=1`` runs for a collection)."""
+    ap = argparse.ArgumentParser(prog="python -m judgelab.estimate.embeddings", description=__doc__.split("\n")[0])
+    ap.add_argument("collection")
+    ap.add_argument("--root", required=True, help="the run's output folder, results/own/<name>")
+    ap.add_argument("--text", default="text")
+    ap.add_argument("--date", default="date")
+    ap.add_argument("--title", default=None)
+    ap.add_argument("--embeddings", default=None)
+    ap.add_argument("--profile", default="own")
+    args = ap.parse_args(argv)
+    try:
+        price_collection(args.collection, args.root, text=args.text, date=args.date, title=args.title,
+                         embeddings=args.embeddings, profile=args.profile)
+    except ValueError as exc:
+        print(f"[judgelab own] {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

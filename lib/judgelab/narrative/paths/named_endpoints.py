@@ -16,6 +16,8 @@ when a pair was turned round. A pair without a path in a landscape seed is not d
 """
 from __future__ import annotations
 
+import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,3 +194,42 @@ def path_status(named: pd.DataFrame, paths: pd.DataFrame) -> pd.DataFrame:
     seeds = [c for c in out.columns if c.startswith("maxcap_length_seed")]
     out["seeds_without_path"] = out[seeds].isna().sum(axis=1) if seeds else 0
     return out
+
+
+def check_file(spec: str, collection: Path | str, *, text: str, date: str, title: str | None = None) -> str:
+    """``ENDPOINTS`` matched to the documents of the user's collection file (``make own`` runs this
+    before notebook 07: the collection's own errors and every endpoint problem, nothing embedded);
+    returns the spec notebook 08 is given: a CSV's absolute path, or the inline pairs."""
+    from judgelab.narrative.landscape import own_collection
+
+    collection = Path(collection)
+    located = locate_file(spec, beside=collection)
+    col = own_collection.load(collection, text=text, date=date, title=title)  # the landscape's order
+    named = load(str(located or spec), col.docs)
+    turned = int(named["turned"].sum())
+    print(f"[judgelab own] {len(named)} endpoint pair(s) named ({'file ' + str(located) if located else 'inline'})"
+          + (f"; {turned} turned round to run forward in time" if turned else ""), file=sys.stderr, flush=True)
+    return str(located) if located else spec
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m judgelab.narrative.paths.named_endpoints SPEC COLLECTION --text T --date D
+    [--title X]``: exit 0 printing the spec for notebook 08, or exit 2 with every problem."""
+    ap = argparse.ArgumentParser(prog="python -m judgelab.narrative.paths.named_endpoints",
+                                 description="check ENDPOINTS against a collection file")
+    ap.add_argument("spec")
+    ap.add_argument("collection")
+    ap.add_argument("--text", default="text")
+    ap.add_argument("--date", default="date")
+    ap.add_argument("--title", default=None)
+    args = ap.parse_args(argv)
+    try:
+        print(check_file(args.spec, args.collection, text=args.text, date=args.date, title=args.title))
+    except ValueError as exc:  # EndpointError, the collection's OwnCollectionError
+        print(f"[judgelab own] {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
