@@ -10,7 +10,8 @@ resampling real MiniLM vectors (``--vectors``: an .npz of the embedding cache, o
 new vector a random mixture of two real ones plus Gaussian noise, so that no two coincide), random
 dates over five years, then: UMAP (the own profile's 32 neighbours, 48 dimensions) -> HDBSCAN
 (min_cluster_size 8) -> the nearest-neighbour coherence graph (k = 32) -> widest paths between
-random pairs. Each step's wall time and the process's peak resident memory are printed as they
+random pairs (``--topics K``: memberships drawn over K topics instead of UMAP + HDBSCAN, the
+graph's and paths' own cost). Each step's wall and CPU time and the peak resident memory are printed as they
 finish, and all of them as one JSON line at the end (``--out``). Run it under ``nice -n 10``
 and state the load average beside the times.
 """
@@ -26,14 +27,27 @@ from pathlib import Path
 import numpy as np
 
 
+def cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+_CPU = [0.0]
+
+
 def step(record: dict, name: str, started: float) -> float:
-    record[name] = {"seconds": round(time.perf_counter() - started, 1), "peak_rss_mb": round(peak_mb())}
-    print(f"[scale] {name}: {record[name]['seconds']} s, peak RSS {record[name]['peak_rss_mb']} MB, "
-          f"load {open('/proc/loadavg').read().split()[0]}", flush=True)
+    """Wall and CPU seconds since the last step (CPU: this process's own, what a loaded machine
+    does not inflate), peak resident memory so far."""
+    now = cpu_s()
+    record[name] = {"seconds": round(time.perf_counter() - started, 1), "cpu_seconds": round(now - _CPU[0], 1),
+                    "peak_rss_mb": round(peak_mb())}
+    _CPU[0] = now
+    print(f"[scale] {name}: {record[name]['seconds']} s wall, {record[name]['cpu_seconds']} CPU-s, peak RSS "
+          f"{record[name]['peak_rss_mb']} MB, load {open('/proc/loadavg').read().split()[0]}", flush=True)
     return time.perf_counter()
 
 
@@ -66,7 +80,7 @@ def resampled(n: int, vectors: Path, seed: int) -> np.ndarray:
     return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
 
 
-def landscape(n: int, vectors: Path, pairs: int, seed: int = 42) -> dict:
+def landscape(n: int, vectors: Path, pairs: int, seed: int = 42, topics: int | None = None) -> dict:
     from judgelab.narrative.landscape.knn_graph import knn_coherence_graph
     from judgelab.narrative.landscape.projection import topic_memberships, umap_project
     from judgelab.narrative.paths.widest import widest_path_sparse
@@ -76,13 +90,18 @@ def landscape(n: int, vectors: Path, pairs: int, seed: int = 42) -> dict:
     emb = resampled(n, vectors, seed)
     dates = np.random.default_rng(seed).integers(0, 5 * 365, n)
     t = step(record, "vectors", t)
-    reduced = umap_project(emb, 48, 32, seed)
-    reduced -= reduced.mean(axis=0)
-    t = step(record, "umap", t)
-    memb, labels = topic_memberships(reduced, 8)
-    record["topics"] = int(memb.shape[1])
-    record["noise_share"] = round(float((labels < 0).mean()), 3)
-    t = step(record, "hdbscan", t)
+    if topics:  # the graph and paths alone: soft memberships drawn, not fitted (stated in the record)
+        rng = np.random.default_rng(seed)
+        memb = rng.dirichlet(np.full(topics, 0.05), n)
+        record.update(topics=topics, memberships=f"drawn: Dirichlet(0.05) over {topics} topics, no UMAP/HDBSCAN")
+    else:
+        reduced = umap_project(emb, 48, 32, seed)
+        reduced -= reduced.mean(axis=0)
+        t = step(record, "umap", t)
+        memb, labels = topic_memberships(reduced, 8)
+        record["topics"] = int(memb.shape[1])
+        record["noise_share"] = round(float((labels < 0).mean()), 3)
+        t = step(record, "hdbscan", t)
     g = knn_coherence_graph(emb, memb, k=32, dates=dates, seed=seed)
     record.update(critical=round(g.critical, 4), components=g.components, candidate_edges=g.candidate_edges,
                   graph_edges=int(g.graph.nnz), graph_mb=round(g.nbytes / 1e6, 1), exact_neighbours=g.exact_neighbours,
@@ -109,9 +128,11 @@ def main(argv=None) -> int:
     ap.add_argument("--vectors", type=Path, default=None, help="real vectors to resample (.npz cache export or .npy)")
     ap.add_argument("--pairs", type=int, default=20)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--topics", type=int, default=None, help="landscape: draw memberships over this many topics "
+                    "instead of fitting UMAP + HDBSCAN (the graph and paths' own cost)")
     args = ap.parse_args(argv)
     load = open("/proc/loadavg").read().split()[:3]
-    rec = minilm(args.n) if args.what == "minilm" else landscape(args.n, args.vectors, args.pairs)
+    rec = minilm(args.n) if args.what == "minilm" else landscape(args.n, args.vectors, args.pairs, topics=args.topics)
     rec.update(load_before=load, load_after=open("/proc/loadavg").read().split()[:3], peak_rss_mb=round(peak_mb()))
     line = json.dumps(rec)
     print(line, flush=True)
