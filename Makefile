@@ -62,7 +62,7 @@ help:
 	@echo "make bench      benchmarks -> results/bench/*.json (BENCH_ARGS=--quick: seconds each)"
 	@echo "make estimate   calls, tokens, USD and wall time of the LLM notebooks, before any call (offline)"
 	@echo "make panel NB=09 PANEL=panel.toml  notebooks once per judge of a panel -> results/panel/ (docs/panel.md)"
-	@echo "make own STORIES=<folder> | COLLECTION=<file> TEXT= DATE= TITLE=  your own texts -> results/own/<name>/ (docs/own_texts.md)"
+	@echo "make own STORIES=<folder> | COLLECTION=<file> TEXT= DATE= TITLE= [ENDPOINTS=]  your own texts -> results/own/<name>/ (docs/own_texts.md)"
 	@echo "make lab        open JupyterLab on notebooks/ (LAB_ARGS=\"--port 8899 --no-browser\")"
 	@echo "make site       static website of every table, figure and notebook -> site/index.html"
 	@echo "make screenshots  the docs' pictures of the site, retaken from the last run (docs/site_landing.png)"
@@ -218,17 +218,19 @@ panel: | $(DATA_STAMP)
 	$(NB_ENV) $(PY) -m judgelab.pipeline run 12 --profile $(PROFILE)
 
 # `make own STORIES=<folder>` (every .txt/.md a story, optional stories.csv) or `make own
-# COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column or .npy>]`:
+# COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column or .npy>]
+# [ENDPOINTS=<pairs.csv or 'a -> b; c -> d'>]`:
 # your own texts through the same numbered notebooks into results/own/<NAME>/ (default: the
 # folder's or file's name), with OWN_PROFILE's settings (profiles.toml [own]). The input is checked
 # first and every problem named before any judge call (docs/own_texts.md). With ESTIMATE=1 (stories):
-# notebook 01, then notebooks 02-04 priced offline as `make estimate` does, nothing called.
+# notebook 01, then notebooks 02-04 priced offline as `make estimate` does, nothing called; (a
+# collection): its embedding priced (EMBEDDINGS=openai:text-embedding-3-small), nothing run.
 .PHONY: own
 OWN_PROFILE ?= own
 own: | $(SETUP_STAMP)
-	@test -n "$(STORIES)$(COLLECTION)" || { echo 'usage: make own STORIES=<folder>  or  make own COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>]'; exit 2; }
+	@test -n "$(STORIES)$(COLLECTION)" || { echo 'usage: make own STORIES=<folder>  or  make own COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column, .npy or openai:<model>>] [ENDPOINTS=<pairs.csv or "a -> b; c -> d">] [ESTIMATE=1]'; exit 2; }
 	$(if $(STORIES),$(NB_ENV) $(PY) -m judgelab.own_texts stories "$(STORIES)" --profile $(OWN_PROFILE) $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
-	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(NAME),--name "$(NAME)"))
+	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
 
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).

@@ -50,7 +50,8 @@
 # SENSITIVITY_SEEDS: None = the profile's number of UMAP seeds for the sensitivity study
 # COLLECTION_FILE: your own dated collection (CSV/JSONL/Parquet; `make own COLLECTION=...`,
 # docs/own_texts.md) with its TEXT_COLUMN (None: text), DATE_COLUMN (None: date), TITLE_COLUMN (None: the text's start) and
-# EMBEDDINGS (a column of vectors or a .npy file; None: the profile's embedding); None = the profile's
+# EMBEDDINGS (a column of vectors, a .npy file, or a model: minilm, openai:text-embedding-3-small;
+# None: the profile's embedding); None = the profile's
 PROFILE = "demo"
 COLLECTIONS = None
 JSD_BASE = None

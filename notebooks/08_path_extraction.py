@@ -61,10 +61,13 @@
 # TEMPORAL: the temporal constraint (u -> v only if date_u <= date_v); "off"/"false" turn it off
 # (None = the profile's narrative.temporal: on, the paper's)
 # INVESTIGATE_LENGTHS: None = the profile's; the path-length investigation (full news collection)
+# ENDPOINTS: None = stratified endpoints; else your own pairs (`make own ... ENDPOINTS=`,
+# docs/own_texts.md): a CSV file (source,target) or "a -> b; c -> d", by document number or title
 PROFILE = "demo"
 N_PAIRS = None
 TEMPORAL = None
 INVESTIGATE_LENGTHS = None
+ENDPOINTS = None
 
 # %%
 from judgelab.narrative.landscape import explorer
@@ -87,7 +90,7 @@ settings
 # short of a stratum's quota, and the pooled edge median behind the weak-link ratio.
 
 # %%
-study = extraction.extract_study(settings)
+study = extraction.extract_study(settings, endpoints=ENDPOINTS)
 run.choose(study.choices())  # recorded in every sidecar: the claims scorecard compares them with the paper's
 study.overview()
 
@@ -97,6 +100,15 @@ study.rejections
 # %%
 extraction.save_paths(study)
 study.main.head()
+
+# %% [markdown]
+# With `ENDPOINTS`: every pair you named, the documents it was matched to, whether it was turned
+# round to run forward in time, and its max-capacity path length on each seed (empty: no path on
+# that seed; such a pair has no row in the tables below for that seed).
+
+# %%
+if study.named:
+    run.table(study.named_status(), "narr_own_endpoints")
 
 # %% [markdown]
 # ## Table 1 — path lengths by method

@@ -10,6 +10,10 @@ test goes through the official ``openai`` client, real sockets and real timeouts
   is created). ``hold_batches()`` keeps every batch ``in_progress`` until ``release_batches()``
   (to kill a client while it polls); ``batch_status="expired"`` (or ``"failed"``) ends batches
   that way, with no output file.
+* ``POST /v1/embeddings`` — only when asked (``embeddings=True`` or a script of per-request
+  items: a ``Fault``, a dict sent as the HTTP 200 body, or None for the normal answer); a text's
+  vector is (len(text), its count of "a", 1), floats or base64 as requested, ``data`` out of
+  order; without it the route is a 404, as before.
 
 Usage in a test::
 
@@ -380,6 +384,7 @@ class FakeChatServer:
         reasoning: ReasoningRules | None = None,
         strict: StrictRules | None = None,
         batch_replies: Iterable[Any] | Callable[[dict], Any] | None = None,
+        embeddings: Iterable[Any] | bool | None = None,
     ):
         #: reasoning-model rules (None: every model is answered as a plain chat model)
         self.reasoning = reasoning
@@ -409,6 +414,12 @@ class FakeChatServer:
         self.authorizations: list[str | None] = []
         #: (OpenAI-Organization, OpenAI-Project) headers of every request (None when absent)
         self.account_headers: list[tuple[str | None, str | None]] = []
+        #: ``/v1/embeddings``: None = no such route (404); True = each text's vector is
+        #: (len(text), its count of "a", 1); an iterable = per request, in order, a Fault, a dict sent
+        #: as the HTTP 200 body (an invalid reply), or None (the normal answer); then normal answers
+        self._embeddings = embeddings if embeddings is None or embeddings is True else iter(list(embeddings))
+        #: the body of every /v1/embeddings request, faulted ones included
+        self.embedding_calls: list[dict] = []
         self._held = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -652,6 +663,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/v1/batches":
             self._count(path)
             self._create_batch(json.loads(raw or b"{}"))
+        elif path == "/v1/embeddings" and self.fake._embeddings is not None:
+            self._count(path)
+            self._embed(json.loads(raw or b"{}"))
         else:
             self._count(path)
             self._send(404, {"error": {"message": f"no route {path}"}})
@@ -683,6 +697,32 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._stop.wait(reply.latency_s)
         self.fake.bill(comp, batch=False)
         self._send(200, comp, headers=reply.headers)
+
+    def _embed(self, body: dict) -> None:
+        """One /v1/embeddings request: the scripted item (a Fault, a raw dict body) or the vectors."""
+        with self.fake._lock:
+            self.fake.embedding_calls.append(body)
+            script = self.fake._embeddings
+            item = next(script, None) if script is not True else None
+        if isinstance(item, Fault):
+            self._fault(item, body)
+            return
+        if isinstance(item, dict):
+            self._send(200, item)
+            return
+        import base64
+        import struct
+
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = []
+        for i, t in enumerate(texts):
+            vec = [float(len(t)), float(t.count("a")), 1.0]
+            if body.get("encoding_format") == "base64":  # what the openai client asks for by default
+                vec = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii")
+            data.append({"object": "embedding", "index": i, "embedding": vec})
+        tokens = sum(len(t.split()) for t in texts)
+        self._send(200, {"object": "list", "data": data[::-1], "model": body.get("model"),  # out of order on purpose
+                         "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     def _fault(self, fault: Fault, body: dict) -> None:
         if fault.kind in ("status", "echo_auth"):

@@ -348,3 +348,237 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     assert 'href="own/archive/index.html"' in (site / "index.html").read_text(encoding="utf-8")
     page = (site / "own" / "archive" / "tables" / "narr_critical_coherence.html").read_text(encoding="utf-8")
     assert "critical_main_seed" in page and "paper_value" not in page and "paper_source" not in page
+    # `make own ... ENDPOINTS=`: notebook 08 again on the same landscape, between the pairs named
+    # in a CSV beside the collection (by title, one given later-first, and by number)
+    (tmp_path / "pairs.csv").write_text("source,target\nReport 50,Report 2\n5,40\n", encoding="utf-8")
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    own_texts.run_collection(path, None, text="body", date="published", title="headline", embeddings="archive.npy",
+                             endpoints="pairs.csv", profile="own", numbers=("08",))
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
+    named = interim.read("narr_paths")
+    assert set(named["stratum"]) == {"named"} and set(named["method"]) == {"maxcap", "random"}
+    status = pd.read_csv(root / "results" / "tables" / "narr_own_endpoints.csv")
+    assert status[["source", "target", "turned"]].values.tolist() == [[2, 50, True], [5, 40, False]]
+    ends = named[named["method"] == "maxcap"].set_index("pair_id")[["source", "target"]]
+    expected = status[status["seeds_without_path"] == 0].set_index("pair_id")[["source", "target"]]
+    assert ends.loc[expected.index].values.tolist() == expected.values.tolist() and len(expected) >= 1
+
+
+# ---------------------------------------------------------------- endpoint pairs the user names
+
+def _documents(n: int = 6) -> pd.DataFrame:
+    titles = [f"Report {i}" for i in range(n)]
+    titles[4] = titles[2]  # one title held twice
+    return pd.DataFrame({"doc": np.arange(n), "title": titles,
+                         "date": pd.date_range("2020-01-01", periods=n, freq="D")})
+
+
+def test_named_endpoints_match_numbers_and_titles_and_run_forward_in_time(tmp_path):
+    from judgelab.narrative.paths import named_endpoints
+
+    docs = _documents()
+    inline = named_endpoints.load("0 -> Report 3;  report 5 -> 1", docs)
+    assert inline[["source", "target"]].values.tolist() == [[0, 3], [1, 5]]
+    assert inline["turned"].tolist() == [False, True] and inline["where"].tolist() == ["ENDPOINTS, pair 1", "ENDPOINTS, pair 2"]
+    (tmp_path / "pairs.csv").write_text("source,target\nReport 1,Report 5\n", encoding="utf-8")
+    # a CSV named relative to the collection file is found beside it
+    from_file = named_endpoints.load("pairs.csv", docs, beside=tmp_path / "archive.csv")
+    assert from_file[["source", "target"]].values.tolist() == [[1, 5]] and "pairs.csv, line 2" in from_file["where"][0]
+
+
+def test_every_bad_named_endpoint_is_named_with_file_line_and_field(tmp_path):
+    from judgelab.narrative.paths import named_endpoints
+    from judgelab.narrative.paths.named_endpoints import EndpointError
+
+    (tmp_path / "pairs.csv").write_text("source,target\n0,1\n9,Report 1\nNo such story,Report 2\n3,3\n"
+                                        "1,0\n,2\n", encoding="utf-8")
+    with pytest.raises(EndpointError) as err:
+        named_endpoints.load(str(tmp_path / "pairs.csv"), _documents())
+    assert any(p.endswith("line 7, field source: empty; name a document by its number or title") for p in err.value.problems)
+    with pytest.raises(EndpointError) as err:
+        (tmp_path / "pairs.csv").write_text("source,target\n0,1\n9,Report 1\nNo such story,Report 2\n3,3\n1,0\n",
+                                            encoding="utf-8")
+        named_endpoints.load(str(tmp_path / "pairs.csv"), _documents())
+    text = str(err.value)
+    assert "pairs.csv, line 3, field source: no document number 9 (the collection has 6, numbered 0 to 5)" in text
+    assert "pairs.csv, line 4, field source: no document titled 'No such story'" in text
+    assert "pairs.csv, line 4, field target: title 'Report 2' is shared by documents 2, 4" in text
+    assert "pairs.csv, line 5: source and target are the same document (3)" in text
+    assert "pairs.csv, line 6: the same pair as" in text and "line 2 (0, 1)" in text
+    assert len(err.value.problems) == 5 and "nothing was embedded or judged" in text
+    with pytest.raises(EndpointError, match=r"ENDPOINTS, pair 2 \('3 to 4'\): write it as 'source -> target'"):
+        named_endpoints.parse("0 -> 1; 3 to 4")
+    with pytest.raises(EndpointError, match=r"ENDPOINTS=gone\.csv: file not found"):
+        named_endpoints.parse("gone.csv", beside=tmp_path / "archive.csv")
+    (tmp_path / "bad.csv").write_text("from,to\n0,1\n", encoding="utf-8")
+    with pytest.raises(EndpointError, match=r"bad\.csv: no column\(s\) \['source', 'target'\]"):
+        named_endpoints.parse(str(tmp_path / "bad.csv"))
+
+
+def test_named_pairs_replace_the_stratified_sample_and_pairs_without_a_path_are_listed():
+    """On a chain graph (coherence high between neighbours in time only) the named pairs are the
+    paths' endpoints, one pair with no forward path is counted and listed, not dropped."""
+    from judgelab.narrative.paths import extraction, named_endpoints
+
+    n = 8
+    c = np.full((n, n), 0.1)
+    for i in range(n - 1):
+        c[i, i + 1] = c[i + 1, i] = 0.9
+    c[3, 4] = c[4, 3] = 0.05          # the chain broken between 3 and 4: 0-3 and 4-7 are its two parts
+    np.fill_diagonal(c, 1.0)
+    dates = np.arange(n) * 10
+    docs = pd.DataFrame({"doc": np.arange(n), "title": [f"d{i}" for i in range(n)],
+                         "date": pd.to_datetime(dates, unit="D")})
+    named = named_endpoints.load("0 -> 3; d7 -> d4; 1 -> 6", docs)
+    paths = extraction.extract_narratives("own", c, 0.9, dates, docs["title"], np.zeros(n, int),
+                                          np.eye(n), n_pairs=99, seed=1, named=named)
+    mc = paths[paths["method"] == "maxcap"].set_index("pair_id")
+    assert set(paths["stratum"]) == {"named"} and sorted(mc.index) == [0, 1]
+    assert mc.loc[0, "path"] == [0, 1, 2, 3] and mc.loc[1, "path"] == [4, 5, 6, 7]  # turned round: 4 before 7
+    assert paths.attrs["rejected"] == {"named": 1}
+    status = named_endpoints.path_status(named, paths)
+    assert status["maxcap_length_seed1"].isna().tolist() == [False, False, True]
+    assert status["maxcap_length_seed1"].iloc[:2].tolist() == [4, 4]
+    assert status["seeds_without_path"].tolist() == [0, 0, 1]
+    contracts.check(paths, "narr_paths", "test", when="write")
+
+
+def test_make_own_stops_on_bad_endpoints_before_any_notebook(tmp_path, monkeypatch, capfd):
+    from judgelab import own_texts
+
+    path = clustered_collection(tmp_path)
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    ran = []
+    monkeypatch.setattr(own_texts.pipeline, "run_notebook", lambda *a, **k: ran.append(a))
+    code = own_texts.main(["collection", str(path), "--text", "body", "--date", "published", "--title", "headline",
+                           "--embeddings", "archive.npy", "--endpoints", "Report 1 -> Report 99"])
+    assert code == 2 and "ENDPOINTS, pair 1, field target: no document titled 'Report 99'" in capfd.readouterr().err
+    assert ran == [] and not (tmp_path / "root" / "results" / "own").exists()
+
+
+# ---------------------------------------------------------------- EMBEDDINGS=openai:<model>
+
+def test_openai_embedding_route_priced_first_retried_cached_and_checked(tmp_path, monkeypatch):
+    """`make own COLLECTION=... EMBEDDINGS=openai:text-embedding-3-small`: ESTIMATE=1 prices the
+    texts the cache lacks (tiktoken counted here independently, at OpenAI's $0.02 per million); the
+    embedding goes through notebook 07's own preparation to the fake server, survives a 500, sends
+    no OpenAI key to a local host; a rerun pays nothing; an empty reply stops at its one call."""
+    import tiktoken
+    from fake_openai_server import FakeChatServer, Fault
+    from judgelab import own_texts
+    from judgelab.embeddings import EmbeddingCache
+    from judgelab.narrative.landscape import build
+    from judgelab.narrative.settings import landscape_settings
+
+    path = clustered_collection(tmp_path)
+    spec = "openai:text-embedding-3-small"
+    base = tmp_path / "root"
+    for var, value in {"JUDGELAB_OUTPUT_ROOT": str(base), "OPENAI_API_KEY": "sk-openai-must-stay-home"}.items():
+        monkeypatch.setenv(var, value)
+    for var in ("JUDGELAB_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    texts = pd.read_csv(path)["body"].tolist()
+    enc = tiktoken.get_encoding("cl100k_base")
+    tokens = sum(len(enc.encode(t)) for t in texts)
+    args = ["collection", str(path), "--text", "body", "--date", "published", "--embeddings", spec, "--estimate"]
+
+    def priced():
+        assert own_texts.main(args) == 0
+        return pd.read_csv(base / "results" / "own" / "archive" / "results" / "estimate" / "own_embeddings.csv").iloc[0]
+
+    first = priced()
+    assert (first["to_embed"], first["cached"], first["calls"], first["input_tokens"]) == (60, 0, 1, tokens)
+    assert first["usd_standard"] == pytest.approx(tokens * 0.02 / 1e6) and first["usd_batch"] == pytest.approx(tokens * 0.01 / 1e6)
+    assert not (base / "results" / "own" / "archive" / "results" / "cache").exists()  # the estimate made nothing
+
+    root = own_texts.own_root("archive")
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))  # as make own runs notebook 07
+    def embed():  # notebook 07's first cells: the collection read afresh, then embedded
+        settings = own_collection.with_collection(landscape_settings("own", collections="own"), path, text="body",
+                                                  date="published", embeddings=spec)
+        assert settings.choices()["embedding.own"] == spec
+        return build.prepare_collection("own", settings.collection_knobs("own"), settings.sources["own"])
+
+    expected = np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    with FakeChatServer(embeddings=[Fault.server_error(500)]) as srv:
+        monkeypatch.setenv("JUDGELAB_BASE_URL", srv.base_url)
+        col = embed()
+        assert srv.count("/v1/embeddings") == 2 and srv.embedding_calls[-1]["model"] == "text-embedding-3-small"
+        assert np.allclose(col.embeddings, expected, atol=1e-6) and col.embedding_source == spec
+        assert set(srv.authorizations) == {"Bearer no-key"}  # the OpenAI key goes to OpenAI only
+        embed()
+        assert srv.count("/v1/embeddings") == 2  # the rerun: every text from the cache
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(base))
+    again = priced()
+    assert (again["to_embed"], again["cached"], again["calls"], again["usd_standard"]) == (0, 60, 0, 0)
+
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "fresh"))
+    usage = {"prompt_tokens": 0, "total_tokens": 0}
+    empty = {"object": "list", "data": [], "model": "text-embedding-3-small", "usage": usage}
+    short = {**empty, "data": [{"object": "embedding", "index": 0, "embedding": [1.0, 0.0, 1.0]}]}
+    with FakeChatServer(embeddings=[empty, short]) as srv:
+        monkeypatch.setenv("JUDGELAB_BASE_URL", srv.base_url)
+        with pytest.raises(ValueError, match="No embedding data received"):  # the openai client's own check
+            embed()
+        assert srv.count("/v1/embeddings") == 1
+        with pytest.raises(RuntimeError, match=r"openai:text-embedding-3-small, call 1 \(60 texts\): 1 vectors returned"):
+            embed()
+        assert srv.count("/v1/embeddings") == 2
+    assert EmbeddingCache(tmp_path / "fresh" / "results" / "cache" / "embeddings.sqlite").count() == 0
+
+
+def test_an_invalid_embedding_reply_is_refused_whole():
+    from judgelab.embeddings import checked_reply
+
+    assert checked_reply("m", [[1, 2], [3, 4]], 2, 1).shape == (2, 2)
+    for vectors, message in (([[1, 2]], r"1 vectors returned for 2 texts"), ([[1, 2], [3]], r"vectors of length\(s\) \[1, 2\]"),
+                             ([[], []], r"vectors of length\(s\) \[0\]"), ([[1, 2], [float("nan"), 0]], r"non-finite values in vector\(s\) \[1\]")):
+        with pytest.raises(RuntimeError, match=r"m, call 4 \(2 texts\): " + message):
+            checked_reply("m", vectors, 2, 4)
+
+
+# ---------------------------------------------------------------- scale: the nearest-neighbour route
+
+def _small_landscape(n: int = 150, seed: int = 3):
+    """Clustered embeddings, soft topic memberships and dates (no UMAP needed for the graph)."""
+    rng = np.random.default_rng(seed)
+    topic = rng.integers(0, 4, n)
+    emb = rng.normal(size=(4, 16))[topic] * 2 + rng.normal(size=(n, 16))
+    memb = rng.dirichlet(np.full(4, 0.3), n)
+    memb[np.arange(n), topic] += 2
+    return emb, memb / memb.sum(axis=1, keepdims=True), rng.integers(0, 60, n)
+
+
+def test_knn_route_is_the_exact_graph_when_every_neighbour_is_a_candidate_and_never_above_it_otherwise():
+    from judgelab.narrative.landscape.coherence import coherence, coherence_matrix
+    from judgelab.narrative.landscape.graph import critical_coherence, sparse_edges
+    from judgelab.narrative.landscape.knn_graph import knn_coherence_graph
+    from judgelab.narrative.paths.widest import widest_path, widest_path_sparse
+
+    emb, memb, dates = _small_landscape()
+    n = len(emb)
+    c = coherence_matrix(emb, memb)
+    tau = critical_coherence(c)
+    full = knn_coherence_graph(emb, memb, k=n - 1, dates=dates)
+    assert full.exact_neighbours and full.components == 1 and full.candidate_edges == n * (n - 1) // 2
+    assert full.critical == pytest.approx(tau, abs=1e-6)
+    # the same edges as the dense graph (an edge within float32 rounding of tau may go either way)
+    u, v, w = sparse_edges(c, tau, dates)
+    dense = {(a, b) for a, b, x in zip(u, v, w) if abs(x - tau) > 1e-6}
+    knn = full.graph.tocoo()
+    ours = {(a, b) for a, b, x in zip(knn.row, knn.col, knn.data) if abs(x - tau) > 1e-6}
+    assert ours == dense
+    # theta on an edge is eq. 1 as the per-pair reference (scipy's jensenshannon) computes it
+    for a, b in list(ours)[:5]:
+        assert full.graph[a, b] == pytest.approx(coherence(emb[a], emb[b], memb[a], memb[b]), abs=1e-6)
+    for s, t in [(int(np.argmin(dates)), int(np.argmax(dates))), (3, 40), (10, 99)]:
+        if dates[s] > dates[t]:
+            s, t = t, s
+        exact = widest_path(c, s, t, threshold=tau, dates=dates)
+        assert widest_path_sparse(full.graph, s, t, dates=dates)[0] == exact[0]
+    # fewer candidates: a subgraph, so its critical value is never above the exact one
+    few = knn_coherence_graph(emb, memb, k=6, dates=dates)
+    assert few.candidate_edges < n * 6 and few.critical <= tau + 1e-6
+    part = few.graph.tocoo()
+    assert np.allclose(part.data, c[part.row, part.col], atol=1e-6)  # every kept edge has its exact theta

@@ -41,6 +41,8 @@ EVIDENCE_STRENGTHS = ("strong", "moderate", "weak", "absent", "")
 TRUST_LEVELS = ("high", "medium", "low")
 PATH_METHODS = ("maxcap", "random")
 STRATA = ("within_short", "within_long", "cross_close", "cross_far", "hub_peripheral", "spatial_extremes")
+#: a pair the user named (ENDPOINTS, judgelab.narrative.paths.named_endpoints) instead of a sampled stratum
+NAMED_STRATUM = "named"
 JUDGE_MODES = ("simple", "cot", "standard", "complex")
 SAGE_SCORE_RANGE = (1.0, 5.0)      # the SAGE paper, Table 13
 JUDGE_SCORE_RANGE = (1.0, 10.0)    # the Narrative paper, section 3.3 (1-10 per criterion)
@@ -219,7 +221,7 @@ def _narr_paths(name: str) -> pa.DataFrameSchema:
                           for p, s, t in zip(df["path"], df["source"], df["target"])], index=df.index)
 
     return pa.DataFrameSchema({
-        "collection": text(), "pair_id": whole(pa.Check.ge(0)), "stratum": one_of(STRATA),
+        "collection": text(), "pair_id": whole(pa.Check.ge(0)), "stratum": one_of(STRATA + (NAMED_STRATUM,)),
         "method": one_of(PATH_METHODS), "source": whole(pa.Check.ge(0)), "target": whole(pa.Check.ge(0)),
         "path": int_list(), "titles": text_list(), "length": whole(pa.Check.ge(2)),
         "min_coherence": real(between(0, 1), nullable=False), "mean_coherence": real(between(0, 1), nullable=False),

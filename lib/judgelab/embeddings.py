@@ -231,10 +231,42 @@ class OpenAIEmbeddings(CachedBackend):
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         resp = self._get_client().embeddings.create(model=self.model, input=texts)
-        data = sorted(resp.data, key=lambda d: d.index)
-        if len(data) != len(texts):
-            raise RuntimeError(f"{self.name}: {len(data)} vectors returned for {len(texts)} texts")
-        return np.asarray([d.embedding for d in data], dtype=np.float32)
+        return checked_reply(self.name, [d.embedding for d in sorted(resp.data or [], key=lambda d: d.index)],
+                             len(texts), self.calls + 1)
+
+
+def checked_reply(name: str, vectors: list, n_texts: int, call: int) -> np.ndarray:
+    """One embedding reply's vectors as a matrix, or a RuntimeError at this call naming what is
+    wrong: too few or too many vectors, an empty or ragged vector, a non-finite value (nothing of
+    the batch is cached then, and the run stops before paying for the next batch)."""
+    where = f"{name}, call {call} ({n_texts} texts)"
+    if len(vectors) != n_texts:
+        raise RuntimeError(f"{where}: {len(vectors)} vectors returned for {n_texts} texts; nothing of it was kept")
+    dims = sorted({len(v) for v in vectors})
+    if dims[:1] == [0] or len(dims) > 1:
+        raise RuntimeError(f"{where}: vectors of length(s) {dims}, not one common length > 0; nothing of it was kept")
+    out = np.asarray(vectors, dtype=np.float32)
+    if not np.isfinite(out).all():
+        raise RuntimeError(f"{where}: non-finite values in vector(s) {np.flatnonzero(~np.isfinite(out).all(axis=1))[:5].tolist()}; "
+                           "nothing of it was kept")
+    return out
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """An embedding setting (the profile's ``embedding``, or ``make own EMBEDDINGS=``) as the
+    :func:`make_backend` kind and its arguments: ``minilm``, ``precomputed``, ``openai`` (the
+    default OpenAI model) or ``openai:<model>``, e.g. ``openai:text-embedding-3-small``."""
+    kind, _, model = str(spec).strip().partition(":")
+    if kind == "openai":
+        return kind, ({"model": model.strip()} if model.strip() else {})
+    if kind in ("minilm", "precomputed") and not model:
+        return kind, {}
+    raise ValueError(f"embedding {spec!r}: use minilm, openai or openai:<model> (e.g. openai:text-embedding-3-small)")
+
+
+def is_backend_spec(value: str | None) -> bool:
+    """True when ``value`` names an embedding model (``minilm``, ``openai[:<model>]``), not a column or file."""
+    return value is not None and (value.strip() in ("minilm", "openai") or value.strip().startswith("openai:"))
 
 
 def make_backend(kind: str, **kwargs):
@@ -249,13 +281,15 @@ def make_backend(kind: str, **kwargs):
 
 
 def embed_collection(collection, kind: str, **kwargs):
-    """Fill ``collection.embeddings`` with backend ``kind`` unless it already holds precomputed ones."""
+    """Fill ``collection.embeddings`` with backend ``kind`` (:func:`parse_spec`) unless it already
+    holds precomputed ones."""
     if kind == "precomputed":
         if collection.embeddings is None:
             raise ValueError(f"collection {collection.name!r} has no precomputed embeddings; "
                              "choose the minilm or openai backend")
         return collection
-    backend = make_backend(kind, **kwargs)
+    kind, given = parse_spec(kind)
+    backend = make_backend(kind, **{**given, **kwargs})
     collection.embeddings = backend.embed(collection.docs["text"].tolist())
     collection.embedding_source = backend.name
     return collection

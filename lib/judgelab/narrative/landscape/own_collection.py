@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgelab.embeddings import is_backend_spec, parse_spec
 from judgelab.narrative.landscape.collections import DocumentCollection, load_embeddings
 from judgelab.narrative.landscape.projection import fit_landscape
 
@@ -134,8 +135,12 @@ def load(path: Path | str, *, text: str, date: str, title: str | None = None,
          embeddings: str | None = None, knobs: dict | None = None) -> DocumentCollection:
     """The collection in ``path`` (module docstring), in the file's order (``doc`` = data row).
     ``embeddings``: a column name, or a ``.npy`` path (relative to the file's folder); None = the
-    profile's embedding backend. ``knobs``: the collection's profile knobs (for the size check)."""
+    profile's embedding backend; a model (``minilm``, ``openai:<model>``, :func:`is_backend_spec`) is
+    left to :func:`with_collection`. ``knobs``: the collection's profile knobs (for the size check)."""
     path = Path(path)
+    if is_backend_spec(embeddings):
+        parse_spec(embeddings)  # a misspelt model setting fails here, before anything is read
+        embeddings = None
     raw = read_table(path)
     problems: list[str] = []
     needed = [c for c in (text, date, title) if c]
@@ -190,4 +195,8 @@ def with_collection(settings, path: Path | str, *, text: str | None = None, date
 
     col = load(path, text=text or "text", date=date or "date", title=title, embeddings=embeddings,
                knobs=settings.collection_knobs(NAME))
+    if is_backend_spec(embeddings):  # EMBEDDINGS=openai:<model> or minilm: this run's embedding setting
+        knobs = {**settings.knobs, "collections": {**settings.knobs["collections"],
+                                                   NAME: {**settings.collection_knobs(NAME), "embedding": embeddings.strip()}}}
+        settings = replace(settings, knobs=knobs)
     return replace(settings, collections=[NAME], sources={NAME: col})

@@ -25,6 +25,7 @@ from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings
 
 from judgelab.narrative.paths.baseline import random_baselines
 from judgelab.narrative.paths.endpoints import candidate_pools, sample_endpoints, sparse_degree
+from judgelab.narrative.paths import named_endpoints
 from judgelab.narrative.paths.length_investigation import path_length_investigation as investigate
 from judgelab.narrative.paths.length_investigation import uniform_pool
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
@@ -40,11 +41,15 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
                        seed: int, temporal: bool = True, strict_dates: bool = True,
-                       pool_kw: dict | None = None, uniform: bool = False) -> pd.DataFrame:
+                       pool_kw: dict | None = None, uniform: bool = False,
+                       named: pd.DataFrame | None = None) -> pd.DataFrame:
     """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4);
     ``strict_dates`` False: the inclusive date rule of the random baseline (:mod:`baseline`).
     ``pool_kw``: other strata cut-offs (:func:`candidate_pools`); ``uniform``: no strata, every
-    pair equally likely (stratum ``all``; the robustness grid's bound, not the paper's design)."""
+    pair equally likely (stratum ``all``; the robustness grid's bound, not the paper's design).
+    ``named``: the user's pairs (:func:`named_endpoints.resolve`) instead of any sampling
+    (``n_pairs`` unused; stratum ``named``, the user's pair ids; pairs without a path are counted
+    in ``attrs["rejected"]`` and listed by :func:`named_endpoints.path_status`)."""
     dates = np.asarray(dates)
     titles = list(titles)
     tdates = dates if temporal else None
@@ -52,13 +57,18 @@ def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: n
     def maxcap(s, t):
         return widest_path(c, s, t, threshold=critical, dates=tdates)[0]
 
-    if uniform:
+    if named is not None:
+        pairs = _named_pairs(named, maxcap)
+    elif uniform:
         pairs = sample_endpoints(uniform_pool(len(dates), dates), n_pairs, maxcap, seed, proportions={"all": 1.0})
     else:
         pools = candidate_pools(labels, dates, sparse_degree(c, critical), embeddings, **(pool_kw or {}))
         pairs = sample_endpoints(pools, n_pairs, maxcap, seed)
     if pairs.empty:
-        raise ValueError(f"{collection}: no endpoint pair with a path")
+        raise ValueError(f"{collection}: no endpoint pair with a path"
+                         + (f" (none of the {len(named)} named pairs; in this landscape seed {seed} their "
+                            "documents are not linked forward in time above the critical coherence)"
+                            if named is not None else ""))
     lengths = pairs["path"].map(len).to_numpy()
     randoms = random_baselines(list(zip(pairs["source"], pairs["target"])), dates, lengths, seed,
                                pair_ids=pairs["pair_id"].tolist(), strict=strict_dates)
@@ -75,6 +85,23 @@ def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: n
     out.attrs.update(pairs.attrs)
     out.attrs["weak_link_reference"] = ref
     return out[PATH_COLUMNS]
+
+
+def _named_pairs(named: pd.DataFrame, maxcap) -> pd.DataFrame:
+    """The user's pairs that have a max-capacity path, as :func:`sample_endpoints` returns them."""
+    rows, missing = [], 0
+    for rec in named.itertuples(index=False):
+        path = maxcap(int(rec.source), int(rec.target))
+        if path is None:
+            missing += 1
+            continue
+        rows.append({"pair_id": int(rec.pair_id), "stratum": named_endpoints.STRATUM, "source": int(rec.source),
+                     "target": int(rec.target), "path": list(path)})
+    out = pd.DataFrame(rows, columns=["pair_id", "stratum", "source", "target", "path"])
+    stratum = named_endpoints.STRATUM
+    out.attrs.update({"quotas": {stratum: len(named)}, "rejected": {stratum: missing},
+                      "shortfall": {stratum: missing} if missing else {}})
+    return out
 
 
 def rule_name(strict: bool) -> str:
@@ -143,7 +170,7 @@ def rejection_row(collection: str, seed: int, attrs: dict) -> dict:
 
 
 def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, temporal: bool = True,
-                       strict_dates: bool = True) -> SeedPaths:
+                       strict_dates: bool = True, named: pd.DataFrame | None = None) -> SeedPaths:
     """:func:`extract_narratives` on every path seed of notebook 07's landscape, each with its own
     coherence matrix, critical value, topics and seed; plus each seed's date-rule sensitivity."""
     out, rules, others, rejections = [], [], [], []
@@ -151,7 +178,8 @@ def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, t
         c = landscape["coherence_by_seed"][k]
         paths = extract_narratives(collection, c, float(landscape["critical_path_seeds"][k]), landscape["dates"],
                                    titles, landscape["labels_by_seed"][k], landscape["embeddings"],
-                                   n_pairs=n_pairs, seed=int(seed), temporal=temporal, strict_dates=strict_dates)
+                                   n_pairs=n_pairs, seed=int(seed), temporal=temporal, strict_dates=strict_dates,
+                                   named=named)
         others.append(other_rule_randoms(paths, c, landscape["dates"], titles, strict_dates))
         rules.append(baseline_rule_sensitivity(paths, others[-1], strict_dates))
         rejections.append(rejection_row(collection, int(seed), paths.attrs))
@@ -184,14 +212,15 @@ def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e"
 
 
 def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, params: str,
-                       temporal: bool = True, strict_dates: bool = True) -> pd.DataFrame:
+                       temporal: bool = True, strict_dates: bool = True,
+                       named: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`extract_narratives` on notebook 07's embeddings refitted under ``params`` (main seed
     and JSD base), with a ``params`` column."""
     seed = int(landscape["main_seed"])
     refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]))
     paths = extract_narratives(collection, refit.coherence, refit.critical, landscape["dates"], titles,
                                refit.labels, landscape["embeddings"], n_pairs=n_pairs, seed=seed,
-                               temporal=temporal, strict_dates=strict_dates)
+                               temporal=temporal, strict_dates=strict_dates, named=named)
     return paths.assign(params=params)
 
 
@@ -205,12 +234,24 @@ class PathStudy:
     landscapes: dict[str, dict]    # notebook 07's npz per collection (2-D map, topics for figures)
     alt_paths: pd.DataFrame | None = None   # main seed under each collection's other parameter set
     default_params: dict[str, str] | None = None   # collection -> PARAM_SETS key of notebook 07's landscape
+    named: dict[str, pd.DataFrame] | None = None   # collection -> the user's pairs (ENDPOINTS), if any
 
     def choices(self) -> dict:
         """The analysis choices behind these paths (:meth:`PathSettings.choices`), the JSD base and
         parameter set as notebook 07's landscapes were built."""
-        return self.settings.choices({c: float(land["jsd_base"]) for c, land in self.landscapes.items()},
-                                     self.default_params)
+        out = self.settings.choices({c: float(land["jsd_base"]) for c, land in self.landscapes.items()},
+                                    self.default_params)
+        for c, pairs in (self.named or {}).items():
+            out["endpoint_strata"] = "named by the user (ENDPOINTS), no stratified sample"
+            out[f"n_pairs.{c}"] = str(len(pairs))
+        return out
+
+    def named_status(self) -> pd.DataFrame | None:
+        """Every named pair with its path length per seed (:func:`named_endpoints.path_status`)."""
+        if not self.named:
+            return None
+        return pd.concat([named_endpoints.path_status(pairs, self.collections[c].paths).assign(collection=c)
+                          for c, pairs in self.named.items()], ignore_index=True)
 
     @cached_property
     def seeds(self) -> pd.DataFrame:
@@ -258,29 +299,36 @@ class PathStudy:
                              for name in self.collections])
 
 
-def extract_study(settings: PathSettings, names: list[str] | None = None) -> PathStudy:
+def extract_study(settings: PathSettings, names: list[str] | None = None,
+                  endpoints: str | None = None) -> PathStudy:
     """:func:`extract_over_seeds` for every collection of the profile for which notebook 07 wrote a
-    landscape in this output root (or ``names``)."""
+    landscape in this output root (or ``names``). ``endpoints``: the user's pairs (``ENDPOINTS``,
+    :mod:`named_endpoints`) instead of the stratified sample; only with one collection."""
     present = store.landscape_collections()
     names = names if names is not None else [n for n in settings.knobs["collections"] if n in present]
     if not names:
         raise FileNotFoundError(f"no narr_landscape_*.npz for {sorted(settings.knobs['collections'])} in "
                                 f"{store.landscape_path('x').parent}: run notebook 07 first (same PROFILE)")
-    landscapes, out, alt, default = {}, {}, [], {}
+    if endpoints is not None and len(names) != 1:
+        raise ValueError(f"ENDPOINTS names documents of one collection; this output root has landscapes of {names}")
+    landscapes, out, alt, default, named = {}, {}, [], {}, {}
     for name in names:
         landscapes[name] = store.load_landscape(name)
-        titles = store.load_documents(name)["title"]
+        documents = store.load_documents(name)
+        titles = documents["title"]
+        if endpoints is not None:
+            named[name] = named_endpoints.load(endpoints, documents)
         out[name] = extract_over_seeds(name, landscapes[name], titles, settings.pairs_for(name),
-                                       settings.temporal, settings.strict_dates)
+                                       settings.temporal, settings.strict_dates, named=named.get(name))
         knobs = settings.knobs["collections"][name]
         default[name] = params_key(knobs["n_neighbors"], knobs["min_cluster_size"])
         other = settings.alt_params(name)
         if other is not None and other != default[name]:
             alt.append(extract_alt_params(name, landscapes[name], titles, settings.pairs_for(name), other,
-                                          settings.temporal, settings.strict_dates))
+                                          settings.temporal, settings.strict_dates, named=named.get(name)))
     main_seed = int(landscapes[names[0]]["main_seed"])
     return PathStudy(settings, main_seed, out, landscapes,
-                     pd.concat(alt, ignore_index=True) if alt else None, default)
+                     pd.concat(alt, ignore_index=True) if alt else None, default, named or None)
 
 
 def save_paths(study: PathStudy) -> list[Path]:
