@@ -174,6 +174,7 @@ emb
 # %%
 from IPython.display import display
 
+from judgelab.claims import design
 from judgelab.sage.analysis import evaluations
 from judgelab.sage.analysis import robustness as sage_robustness
 from judgelab.sage.analysis import scores as sage_scores
@@ -193,8 +194,9 @@ if ev is not None:
 # %%
 if ev is not None:
     sage_profile = ", ".join(sorted(ev.rows["profile"].astype(str).unique()))
-    sage_verdicts = run.table(sage_robustness.analysis_verdicts(findings, ev.backend, ev.model, sage_profile),
-                              "sage_robustness_verdicts")
+    sage_design = design.sage_choices(ev.rows, ev.backend, ev.model, getattr(run.config.gateways.get("sage"), "reasoning", None))
+    sage_verdicts = run.table(sage_robustness.analysis_verdicts(findings, ev.backend, ev.model, sage_profile,
+                                                                choices=sage_design), "sage_robustness_verdicts")
     display(sage_verdicts.pivot_table(index="claim_id", columns="rule_verdict", values="test", aggfunc="count",
                                       fill_value=0) if len(sage_verdicts) else sage_verdicts)
     display(sage_verdicts[["claim_id", "mode_pooling", "test", "diff", "ci_low", "ci_high", "paper_value",

@@ -354,7 +354,14 @@ def test_sage_verdict_per_analysis_is_each_claims_rule_on_that_analysis_interval
             return verdicts.REPRODUCED
         return verdicts.NOT_REPRODUCED if lo > v + m or hi < v - m else verdicts.INCONCLUSIVE
 
-    paper = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "paper", register_claims)
+    # the paper's design as notebooks 05-06 record it (SAGE Table 5's 50 / 30 / 20 stories, effort medium)
+    paper_design = {"story_count.canonical": "50", "story_count.pulp": "30", "story_count.llm": "20",
+                    "reasoning_effort": "medium"}
+    paper = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "paper", register_claims, choices=paper_design)
+    # fewer stories than the paper's: every claim about the finding is not comparable, the count named
+    fewer = srb.analysis_verdicts(planted, "openai", "gpt-5-mini", "paper", register_claims,
+                                  choices={**paper_design, "story_count.llm": "6"})
+    assert (fewer["verdict"] == verdicts.NOT_COMPARABLE).all() and fewer["reason"].str.contains("story_count.llm").all()
     mine = paper[paper["claim_id"] == claim.id]
     assert len(mine) == 4 and set(paper["claim_id"]) == {claim.id}      # only the claims about this finding
     assert mine["rule_verdict"].tolist() == [by_hand(lo, hi) for lo, hi in zip(planted["ci_low"], planted["ci_high"])]

@@ -148,7 +148,7 @@ def claims_about(finding_rows: pd.DataFrame, claims=None) -> dict[tuple[str, str
 
 
 def analysis_verdicts(table: pd.DataFrame, backend: str | None, model: str | None, profile: str | None,
-                      claims=None) -> pd.DataFrame:
+                      claims=None, choices: dict | None = None) -> pd.DataFrame:
     """Every analysis of :func:`findings_under_choices` judged by each register claim about its
     finding: one row per analysis x claim with the claim's paper value, margin and rule, and
     ``rule_verdict``, the claim's own rule (:func:`judgelab.claims.verdicts.decide_many`) on the
@@ -157,10 +157,12 @@ def analysis_verdicts(table: pd.DataFrame, backend: str | None, model: str | Non
     design differs from the paper's in what the claim depends on
     (:func:`judgelab.claims.design.differences`: the judge model, the profile), else the rule's.
     A rank test has no interval on the mean difference: ``rule_verdict`` is empty and ``reason``
-    says so."""
+    says so. ``choices``: the design the rows rest on, as notebooks 05-06 record it
+    (:func:`judgelab.claims.design.sage_choices`: story counts, reasoning effort); without them a
+    claim that depends on them is *not comparable* (unrecorded)."""
     about = claims_about(table, claims)
     embedded = model is None or provenance.is_embedded_small_model(backend, model)
-    run = {"profile": profile, "model": model}
+    run = {"profile": profile, "model": model, "choices": [f"{k}={v}" for k, v in (choices or {}).items()]}
     rows = []
     for r in table.to_dict("records"):
         for c in about.get((r["contrast"], str(r["layer"])), []):
