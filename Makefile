@@ -95,11 +95,14 @@ $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
 	@# level (AVX2, FMA, F16C) rather than -march=native: on machines of this kind whose CPU announces
 	@# AMX, the native build crashes (segmentation fault in libggml-cpu) at the first multi-token decode.
 	@# Not pip's cache: pip keys a built wheel by its source archive alone, so a wheel built with other
-	@# CMake arguments (a native one) would be taken whatever CMAKE_ARGS says.
+	@# CMake arguments (a native one) would be taken whatever CMAKE_ARGS says. Each build writes to a
+	@# folder of its own and the first to finish is kept, so two clones set up at once cannot mix.
 	@set -o pipefail; dir="$(LLAMA_WHEELS)-$$($(PY) -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"; \
 	  if ls "$$dir"/*.whl >/dev/null 2>&1; then echo "setup 3/4: llama-cpp-python from the wheel compiled earlier on this machine ($$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
-	  else echo "setup 3/4: llama-cpp-python, compiled once per machine (about 4 minutes; kept in $$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
-	    rm -rf "$$dir.tmp"; CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) wheel -q --no-cache-dir --no-deps -w "$$dir.tmp" $(LLAMA_PIN) $(PIP_QUIET) && mv "$$dir.tmp" "$$dir"; fi && \
+	  else echo "setup 3/4: llama-cpp-python, compiled once per machine (about 5 minutes; kept in $$dir), then the pinned packages of requirements.lock and requirements-extra.txt"; \
+	    mkdir -p "$$(dirname "$$dir")" && tmp=$$(mktemp -d "$$dir.XXXXXX") && \
+	    CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) wheel -q --no-cache-dir --no-deps -w "$$tmp" $(LLAMA_PIN) $(PIP_QUIET) && \
+	    { mv -T "$$tmp" "$$dir" 2>/dev/null || rm -rf "$$tmp"; }; fi && \
 	  $(PIP) install -q --no-deps --no-index --find-links "$$dir" $(LLAMA_PIN) $(PIP_QUIET)
 	@set -o pipefail; $(PIP) install -q -r requirements.lock -r requirements-extra.txt $(PIP_QUIET)
 	@echo "setup 4/4: judgelab itself, the tokenizer files, the notebooks' Jupyter kernel"
