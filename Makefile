@@ -76,14 +76,15 @@ smoke demo paper:
 # ---------------------------------------------------------------- environment
 setup: $(SETUP_STAMP) $(LAB_OVERRIDES) chromium
 
-# One line per step (pip is quiet): the whole setup takes about 8 minutes on 2 cores, once.
+# One line per step (pip is quiet): the whole setup takes about 8 minutes on 2 cores on a new machine
+# (most of it compiling llama.cpp), under 2 minutes in a later clone on the same machine.
 # A machine's pip configuration may name local package folders that do not exist there; pip then
 # warns once per package ("Location ... is ignored"), some 230 lines that say nothing about this
 # project. They are dropped; pipefail keeps pip's own failure the recipe's.
 PIP_QUIET   := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
 $(SETUP_STAMP): requirements.lock requirements-extra.txt pyproject.toml
-	@echo "setup: the Python environment $(VENV) (about 8 minutes on 2 cores, once; later runs skip it)"
+	@echo "setup: the Python environment $(VENV) (about 8 minutes on 2 cores on a new machine, under 2 in a later clone; later runs skip it)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "setup 1/4: pip, wheel, setuptools"
 	@set -o pipefail; $(PIP) install -q --upgrade pip wheel setuptools $(PIP_QUIET)
