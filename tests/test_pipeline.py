@@ -238,3 +238,21 @@ mkdir -p "$JUDGELAB_OUTPUT_ROOT/results/executed/.stamps" && touch "$JUDGELAB_OU
 def test_an_api_backend_or_nb_jobs_1_runs_one_notebook_at_a_time_with_every_core(tmp_path, env):
     plan = _make_plan(tmp_path, "notebooks", "NPROC=2", env=env)
     assert "-j1 notebook-stamps" in plan and "JUDGELAB_LLAMA_THREADS=${JUDGELAB_LLAMA_THREADS:-2}" in plan
+
+
+def test_the_notebook_kernel_logs_nothing_below_critical_to_make_s_log(tmp_path, monkeypatch):
+    """At shutdown jupyter_client interrupts the kernel, and a kernel caught answering a message
+    logs "ERROR | KeyboardInterrupt caught in kernel." to its stderr, which is `make all`'s log.
+    The kernel runs at log level CRITICAL: read back from inside a real kernel."""
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
+    seen = tmp_path / "level.txt"
+    source = tmp_path / "98_probe.py"
+    source.write_text(f"""# %% tags=["parameters"]
+PROFILE = "smoke"
+
+# %%
+from ipykernel.kernelapp import IPKernelApp
+open({str(seen)!r}, "w").write(str(IPKernelApp.instance().log_level))
+""")
+    pipeline.run_notebook(source, "smoke")
+    assert int(seen.read_text()) == 50  # logging.CRITICAL; the kernel's default is 30 (WARNING)

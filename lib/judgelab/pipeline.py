@@ -337,13 +337,22 @@ def run_notebook(source: Path, profile: str, parameters: dict | None = None, ker
     return out
 
 
+#: the kernel's own log (its process's stderr, which is `make all`'s log; a cell's errors and
+#: warnings reach the executed notebook, not this log): errors only at CRITICAL. At shutdown
+#: jupyter_client always interrupts the kernel first, and a kernel that is still answering a
+#: message then logs "ERROR | KeyboardInterrupt caught in kernel.", which means nothing.
+KERNEL_LOG_LEVEL = "CRITICAL"
+
+
 def kernel_config(tmp: Path):
     """The notebook kernel talks to papermill over Unix sockets in ``tmp`` (IPC transport), not
     over TCP on localhost: nothing listens on a port, and the kernel no longer warns, once per
-    notebook, that its TCP traffic is unencrypted and "susceptible to eavesdropping"."""
+    notebook, that its TCP traffic is unencrypted and "susceptible to eavesdropping". Its own log
+    is quiet (:data:`KERNEL_LOG_LEVEL`)."""
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport": "ipc", "ip": str(tmp / "kernel")}})
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(tmp / "kernel")},
+                   "NotebookClient": {"extra_arguments": [f"--IPKernelApp.log_level={KERNEL_LOG_LEVEL}"]}})
 
 
 def param_value(text: str):
