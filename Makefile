@@ -185,7 +185,7 @@ $(foreach n,$(NB_NUMBERS),$(eval $(call NOTEBOOK_RULE,$(n))))
 # Each notebook's end prints where the whole run stands (how many notebooks are up to date, the time
 # since it started, which are running): judgelab.pipeline progress.
 notebooks: | $(DATA_STAMP)
-	@$(PY) -m judgelab.pipeline progress start --profile $(PROFILE)
+	@$(PY) -m judgelab.pipeline progress start --profile $(PROFILE) --owner $$PPID
 	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebook-stamps NB_THREADS=$(NB_LANE_THREADS)
 	@$(PY) -m judgelab.pipeline progress end
 	@$(PY) -m judgelab.runrecord write --profile $(PROFILE)

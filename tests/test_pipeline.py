@@ -256,3 +256,29 @@ open({str(seen)!r}, "w").write(str(IPKernelApp.instance().log_level))
 """)
     pipeline.run_notebook(source, "smoke")
     assert int(seen.read_text()) == 50  # logging.CRITICAL; the kernel's default is 30 (WARNING)
+
+
+def test_a_killed_runs_progress_note_is_not_read_as_a_running_one(tmp_path, monkeypatch):
+    """`make notebooks` killed before its end leaves its note and a notebook's marker behind; a later
+    notebook run alone must not print "make all ...: running 02" from them. The note names make's
+    process (the Makefile passes $PPID): gone, the note is stale and removed; a marker names its
+    runner's process, likewise."""
+    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path))
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a process id that no longer exists (as a killed make's)
+    pipeline.progress_start("smoke", owner=gone.pid)
+    assert pipeline.progress_line() is None
+    assert not pipeline._progress_path().exists()
+
+    pipeline.progress_start("smoke", owner=os.getpid())  # a live run: its line, with what runs
+    pipeline._note_running("02", True)
+    (pipeline._running_dir() / "03").write_text(str(gone.pid))  # a runner killed mid-notebook
+    line = pipeline.progress_line()
+    assert line.startswith("make all (smoke): 0 of ") and line.endswith("running: 02")
+    pipeline._note_running("02", False)
+    assert "running" not in pipeline.progress_line()
+    assert pipeline.progress_end().startswith("make all (smoke)")
+
+
+def test_the_makefile_names_its_process_as_the_runs_owner():
+    assert re.search(r"pipeline progress start --profile \$\(PROFILE\) --owner \$\$PPID", (ROOT / "Makefile").read_text())

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import re
 import shutil
 import sys
@@ -178,15 +179,48 @@ def _progress_path() -> Path:
     return paths.executed_dir() / ".stamps" / PROGRESS_FILE
 
 
-def progress_start(profile: str) -> None:
+def progress_start(profile: str, owner: int | None = None) -> None:
     """`make notebooks` begins: note the time, so that each notebook's end can say where the whole
-    run stands (a notebook run alone, ``make nb-05``, prints no such line)."""
+    run stands (a notebook run alone, ``make nb-05``, prints no such line). ``owner`` is the process
+    of the whole run (make's, passed by the Makefile): once it is gone, the note is stale (a run
+    killed before its end) and no line is printed from it."""
     f = _progress_path()
     f.parent.mkdir(parents=True, exist_ok=True)
     (f.parent / ".running").mkdir(exist_ok=True)
     for stale in (f.parent / ".running").iterdir():
         stale.unlink()
-    f.write_text(json.dumps({"start": time.time(), "profile": profile}), encoding="utf-8")
+    f.write_text(json.dumps({"start": time.time(), "profile": profile, "owner": owner}), encoding="utf-8")
+
+
+def _alive(pid) -> bool:
+    """Whether process ``pid`` still exists (None: not recorded, taken as alive)."""
+    if pid is None:
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
+def _progress_state() -> dict | None:
+    """The whole run's note, or None when there is none or its run has ended without removing it
+    (killed: its owner process is gone; the stale note and markers are removed then)."""
+    f = _progress_path()
+    if not f.exists():
+        return None
+    try:
+        state = json.loads(f.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    if not _alive(state.get("owner")):
+        f.unlink(missing_ok=True)
+        for marker in _running_dir().glob("*") if _running_dir().exists() else []:
+            marker.unlink(missing_ok=True)
+        return None
+    return state
 
 
 def progress_end() -> str | None:
@@ -202,30 +236,35 @@ def _running_dir() -> Path:
 
 def progress_line() -> str | None:
     """``make all (demo): 7 of 13 notebooks up to date, ...`` during `make notebooks`, else None."""
-    f = _progress_path()
-    if not f.exists():
+    state = _progress_state()
+    if state is None:
         return None
-    try:
-        state = json.loads(f.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
-    stamps = f.parent
+    stamps = _progress_path().parent
     numbers = [s.name[:2] for s in notebook_sources()]
     done = [n for n in numbers if (stamps / f"{n}.{state['profile']}").exists()]
-    running = sorted(p.name for p in _running_dir().glob("[0-9][0-9]")) if _running_dir().exists() else []
+    # a marker holds its notebook runner's process id: one left by a killed runner is not "running"
+    running = sorted(p.name for p in _running_dir().glob("[0-9][0-9]")
+                     if _alive(_marker_pid(p))) if _running_dir().exists() else []
     elapsed = int(time.time() - state["start"])
     line = (f"make all ({state['profile']}): {len(done)} of {len(numbers)} notebooks up to date, "
             f"{elapsed // 60} min {elapsed % 60:02d} s since it started")
     return line + (f"; running: {', '.join(running)}" if running else "")
 
 
+def _marker_pid(marker: Path) -> int | None:
+    try:
+        return int(marker.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+
+
 def _note_running(number: str, running: bool) -> None:
-    if not _progress_path().exists():
+    if _progress_state() is None:
         return
     marker = _running_dir() / number
     if running:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+        marker.write_text(str(os.getpid()), encoding="utf-8")
     else:
         marker.unlink(missing_ok=True)
 
@@ -417,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="with -p: write to the output root itself, over the main run's outputs")
     prog = sub.add_parser("progress", help="`make notebooks` marks its start and end (progress lines)")
     prog.add_argument("what", choices=("start", "end"))
+    prog.add_argument("--owner", type=int, default=None,
+                      help="the whole run's process (make's): its note is stale once that process is gone")
     prog.add_argument("--profile", default="demo", choices=profiles.PROFILES)
     sub.add_parser("list", help="list notebooks in order")
     sub.add_parser("makefile", help="print the notebook dependencies as make variables")
@@ -429,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "progress":
         if args.what == "start":
-            progress_start(args.profile)
+            progress_start(args.profile, args.owner)
         else:
             line = progress_end()
             if line:
