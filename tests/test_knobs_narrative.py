@@ -508,3 +508,39 @@ def test_the_robustness_collection_is_the_grid_s_and_an_unknown_one_is_refused(t
         robustness.grid_settings(probe_config(tmp_path, "robustness.collection", "nonesuch"))
     paper = config.resolve("paper", environ={})
     assert robustness.grid_settings(paper).collection == paper["robustness.collection"]
+
+
+def _paper_probe(tmp_path, table: str, name: str, value) -> config.Config:
+    """A profile inheriting ``paper`` (the one profile with VisPub) with one knob of ``table`` changed."""
+    from test_knobs import _toml
+
+    from judgelab import settings_file
+
+    path = tmp_path / name / "profiles.toml"
+    path.parent.mkdir()
+    path.write_text(settings_file.FILE.read_text(encoding="utf-8")
+                    + f'\n[probe]\ninherits = "paper"\n[probe.{table}]\n{name} = {_toml(value)}\n', encoding="utf-8")
+    return config.resolve("probe", environ={}, path=path)
+
+
+def test_vispub_s_own_knobs_act(tmp_path):
+    """The paper profile's VisPub knobs that smoke lacks: ``year_range`` (notebook 07's
+    prepare_collection keeps those years) and the collection's own ``path_seeds`` (which overrides
+    the profile-wide one)."""
+    from test_narrative_collections import VISPUB_FILES, load_or_skip
+
+    from judgelab.narrative.landscape import build
+    from judgelab.narrative.settings import landscape_settings
+
+    paper = config.resolve("paper", environ={})
+    years = _paper_probe(tmp_path, "narrative.collections.vispub", "year_range", [2000, 2010])
+    seeds = _paper_probe(tmp_path, "narrative.collections.vispub", "path_seeds", 3)
+    assert landscape_settings(seeds).path_seeds("vispub") == 3 != landscape_settings(paper).path_seeds("vispub")
+
+    def kept(cfg):  # the documents prepare_collection keeps, before any embedding (stopped at its door)
+        knobs = landscape_settings(cfg).collection_knobs("vispub")
+        with mock.patch.object(build, "embed_collection", lambda col, backend: col):
+            return load_or_skip(lambda: build.prepare_collection("vispub", knobs), VISPUB_FILES).docs["date"]
+
+    before, after = kept(paper), kept(years)
+    assert len(after) < len(before) and after.dt.year.between(2000, 2010).all()
