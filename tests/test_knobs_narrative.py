@@ -256,7 +256,8 @@ def _joint_collection(cfg):  # notebook 10: joint_collection.build_joint_collect
 
     k = cost_ood_knobs(cfg)
     docs = {c: pd.DataFrame({"doc": range(n), "title": [f"{c} {i}" for i in range(n)],
-                             "date": pd.date_range("2016-01-01", periods=n), "text": [f"{c} text {i}" for i in range(n)]})
+                             "date": pd.date_range("2016-01-01", periods=n),
+                             "text": [f"{c} text {i}" for i in range(n)]})
             for c, n in (("news", 20), ("vispub", 400))}
 
     class Backend:  # a stand-in embedder: MiniLM's load costs seconds
@@ -402,7 +403,7 @@ def _length(cfg):  # notebook 12: length.run_study -> planted_items + length_req
     return _requests(length.length_requests(items, ecfg, knobs["length_fractions"], int(knobs["seeds"]))[1])
 
 
-def _recognition_contrast(cfg):  # notebook 12: recognition.tables(probe, ..., knobs) -> claim_contrast(probe, n_boot, boot_seed)
+def _recognition_contrast(cfg):  # notebook 12: recognition.tables(probe, ..., knobs) -> claim_contrast(probe, b, s)
     from judgelab.behaviour import recognition
 
     knobs = cfg.knobs("behaviour")
@@ -555,3 +556,14 @@ def test_vispub_s_own_knobs_act(tmp_path):
 
     before, after = kept(paper), kept(years)
     assert len(after) < len(before) and after.dt.year.between(2000, 2010).all()
+
+
+def test_a_year_range_on_news_is_refused_not_ignored(tmp_path):
+    """``year_range`` filters VisPub; on news it would change nothing, so it is refused by name."""
+    from judgelab.narrative.landscape import build
+    from judgelab.narrative.landscape.collections import CollectionError
+    from judgelab.narrative.settings import landscape_settings
+
+    cfg = _paper_probe(tmp_path, "narrative.collections.news", "year_range", [2016, 2018])
+    with pytest.raises(CollectionError, match="year_range.*vispub only"):
+        build.prepare_collection("news", landscape_settings(cfg).collection_knobs("news"))
