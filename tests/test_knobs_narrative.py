@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from test_knobs import BASE, _same, probe_config
-from test_robustness import counting_fit, toy
+from test_robustness import toy
 
 from judgelab import config
 
@@ -64,68 +64,47 @@ def _coherence(n_docs: int = 40) -> np.ndarray:
 
 
 def _fit_stub(calls: list):
-    """The stand-in fit of ``tests/test_robustness.py``, recording (first value, n_neighbors,
+    """A deterministic stand-in for UMAP + HDBSCAN (``tests/test_robustness.py``'s memberships: 4
+    topics, moved by the seed and the parameter set) that records (documents, n_neighbors,
     min_cluster_size, seed) of every call."""
-    _, _, labels = toy()
-    return counting_fit(calls, labels)
+    from test_robustness import memberships
 
+    from judgelab.narrative.landscape.projection import Landscape
 
-# ---------------------------------------------------------------- notebook 07: the landscape
-
-
-def _collection(cfg):  # notebook 07: build.prepare_collection(name, knobs) -> the documents and vectors kept
-    from judgelab.narrative.landscape import build
-    from judgelab.narrative.landscape.collections import DocumentCollection
-    from judgelab.narrative.settings import landscape_settings
-
-    knobs = landscape_settings(cfg).collection_knobs("news")
-    emb, dates, _ = toy(60)
-    docs = pd.DataFrame({"doc": range(60), "title": [f"t{i}" for i in range(60)],
-                         "date": pd.to_datetime(dates, unit="D"), "text": [f"text {i}" for i in range(60)]})
-    col = build.prepare_collection("news", knobs, DocumentCollection("news", docs, emb, "precomputed (test)"))
-    return col.docs["doc"].tolist(), col.embeddings
-
-
-def _embedding_asked(cfg):  # notebook 07: prepare_collection embeds with the collection's `embedding` backend
-    # the embedding call is stopped at its door: loading MiniLM costs seconds; the backend asked is the output
-    from judgelab.narrative.landscape import build
-    from judgelab.narrative.settings import landscape_settings
-
-    knobs = landscape_settings(cfg).collection_knobs("news")
-    asked = []
-    with mock.patch.object(build, "load_collection", lambda name, years=None: _toy_collection()), \
-            mock.patch.object(build, "embed_collection", lambda col, backend: asked.append(backend) or col):
-        build.prepare_collection("news", knobs)
-    return asked
+    def fit(embeddings, *, n_neighbors, min_cluster_size, seed):
+        calls.append((len(embeddings), n_neighbors, min_cluster_size, seed))
+        labels = np.arange(len(embeddings)) % 4
+        memb = memberships(labels, seed, f"{n_neighbors}/{min_cluster_size}")
+        return Landscape(embeddings[:, :2], memb, labels, labels, int(seed), {})
+    return fit
 
 
 def _toy_collection():
+    """``toy()``'s 40 documents as notebook 07 loads a collection, with their vectors."""
     from judgelab.narrative.landscape.collections import DocumentCollection
 
     emb, dates, _ = toy()
     docs = pd.DataFrame({"doc": range(len(dates)), "title": [f"t{i}" for i in range(len(dates))],
                          "date": pd.to_datetime(dates, unit="D"), "text": ["x"] * len(dates)})
-    return DocumentCollection("news", docs, None, "")
+    return DocumentCollection("news", docs, emb, "")
 
 
-def _landscape_fit(cfg):  # notebook 07: build.build_landscape(col, knobs, seed) -> UMAP + HDBSCAN asked, coherence
+# ---------------------------------------------------------------- notebook 07: the landscape
+
+
+def _landscapes(cfg):  # notebook 07: build.build_landscapes(landscape_settings(...)) on the toy collection
+    # loading, embedding (the backend asked is recorded), UMAP + HDBSCAN and the 2-D UMAP are stand-ins
     from judgelab.narrative.landscape import build
     from judgelab.narrative.settings import landscape_settings
 
-    settings = landscape_settings(cfg)
-    knobs = settings.collection_knobs("news")
-    calls: list = []
-    col = _toy_collection()
-    col.embeddings = toy()[0]
-    with mock.patch.object(build, "fit_landscape", _fit_stub(calls)):
-        run = build.build_landscape(col, knobs, settings.seed, settings.jsd_base)
-    return calls, run.critical
-
-
-def _path_seeds(cfg):  # notebook 07 keeps the first path_seeds seeds' landscapes for notebook 08
-    from judgelab.narrative.settings import landscape_settings
-
-    return landscape_settings(cfg).path_seeds("news")
+    fits, maps, asked = [], [], []
+    with mock.patch.object(build, "load_collection", lambda name, years=None: _toy_collection()), \
+            mock.patch.object(build, "embed_collection", lambda col, backend: asked.append(backend) or col), \
+            mock.patch.object(build, "fit_landscape", _fit_stub(fits)), \
+            mock.patch.object(build, "project_2d", lambda emb, n, seed: maps.append((len(emb), n, seed)) or emb[:, :2]):
+        study = build.build_landscapes(landscape_settings(cfg))
+    return (fits, maps, asked, study.sensitivity,
+            {name: sorted(c.path_runs) for name, c in study.collections.items()})
 
 
 # ---------------------------------------------------------------- notebook 08: the paths
@@ -268,22 +247,12 @@ def _joint_collection(cfg):  # notebook 10: joint_collection.build_joint_collect
             return np.random.default_rng(len(texts)).normal(size=(len(texts), 6))
 
     calls: list = []
-    with mock.patch.object(projection, "fit_landscape", _joint_fit(calls)):
+    with mock.patch.object(projection, "fit_landscape", _fit_stub(calls)):
         joint = joint_collection.build_joint_collection(
             docs, ("news", "vispub"), subset={"vispub": k["vispub_subset"]}, backend=Backend(),
             n_neighbors=k["joint_neighbors"], min_cluster_size=k["joint_min_cluster_size"], seed=k["seed"],
             jsd_base=k["jsd_base"])
     return joint.docs.groupby("collection").size().to_dict(), calls
-
-
-def _joint_fit(calls: list):
-    from judgelab.narrative.landscape.projection import Landscape
-
-    def fit(embeddings, *, n_neighbors, min_cluster_size, seed):
-        calls.append((len(embeddings), n_neighbors, min_cluster_size, seed))
-        memb = np.full((len(embeddings), 2), 0.5)
-        return Landscape(embeddings[:, :2], memb, memb.argmax(axis=1), np.zeros(len(embeddings), int), int(seed), {})
-    return fit
 
 
 def _long(n_pairs: int = 24) -> pd.DataFrame:
@@ -418,11 +387,11 @@ def _recognition_contrast(cfg):  # notebook 12: recognition.tables(probe, ..., k
 #: knob -> (another value, the consuming code's output as a function of the resolved configuration)
 PROBES = {
     # notebook 07
-    "narrative.collections.news.subset": (30, _collection),
-    "narrative.collections.news.embedding": ("minilm", _embedding_asked),
-    "narrative.collections.news.n_neighbors": (16, _landscape_fit),
-    "narrative.collections.news.min_cluster_size": (4, _landscape_fit),
-    "narrative.path_seeds": (1, _path_seeds),
+    "narrative.collections.news.subset": (30, _landscapes),
+    "narrative.collections.news.embedding": ("minilm", _landscapes),
+    "narrative.collections.news.n_neighbors": (16, _landscapes),
+    "narrative.collections.news.min_cluster_size": (4, _landscapes),
+    "narrative.path_seeds": (1, _landscapes),
     # notebook 08
     "narrative.collections.news.n_pairs": (5, _extracted),
     "narrative.temporal": (False, _extracted),
