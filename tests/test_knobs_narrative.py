@@ -6,11 +6,16 @@ consumes it, called as its notebook (07, 08, 09, 10, 12, 14) calls it with the r
 The outputs are what the notebook reports or what the judge is sent (for a request knob, the
 requests built for the judge, serialised: messages, schema, sampling). No model is loaded and no
 notebook runs: landscapes are a few dozen synthetic documents, and where the notebook's code fits
-UMAP + HDBSCAN the fit is the deterministic stand-in of ``tests/test_robustness.py`` that records
-its arguments (UMAP's numba compile alone takes ~30 s on these machines); the recorded arguments
-are then the output, as a request body is for a judge. Where a notebook's step sends requests
-through a gateway (notebook 10's cost sample and OOD study), the judge call is stopped at its door
-and what it was asked to judge is the output.
+UMAP + HDBSCAN (or embeds) a deterministic stand-in records its arguments (UMAP's numba compile
+alone takes ~30 s on these machines); the recorded arguments are then the output, as a request
+body is for a judge. Where a notebook's step sends requests through a gateway (notebook 10's cost
+sample and OOD study), the judge call is stopped at its door and what it was asked to judge is the
+output. The collections other profiles add (paper's vispub, own's own) share news's consumers;
+VisPub's own knobs (``year_range``, a collection's ``path_seeds``) have their test below.
+
+Each probe fails when its knob no longer reaches the output (tried: the random baseline's date rule
+fixed to strict, the OOD off-topic quantile fixed at 0.1, notebook 07 keeping 2 path seeds whatever
+``path_seeds`` says: each went red).
 """
 from __future__ import annotations
 
