@@ -183,8 +183,11 @@ def load_vispub(year_range: tuple[int, int] | None = (1990, 2022)) -> DocumentCo
 
 
 def load_collection(name: str, year_range=None) -> DocumentCollection:
-    """``news`` or ``vispub`` by name."""
+    """``news`` or ``vispub`` by name; ``year_range`` (the profile's knob) filters VisPub only."""
     if name == "news":
+        if year_range is not None:  # a knob that would do nothing: refuse it by name
+            raise CollectionError(f"year_range {year_range!r} applies to vispub only; the news collection "
+                                  "(2016-2021) is used whole: remove it from profiles.toml's news collection")
         return load_news()
     if name == "vispub":
         return load_vispub(year_range or (1990, 2022))
