@@ -9,9 +9,14 @@ the holistic judge (notebook 11) send their requests to :class:`Recorder`, a gat
 each request (messages, reply schema, sampling, tags) and answers every call with a failure, so
 no model is involved and each evaluation stops after its first turn per track.
 
-Tried once: notebooks 02-04 reading ``[sage]`` by the profile's name instead of the run's
-resolved configuration (``LayerReport._profile`` returning ``run.profile``): every probe of the
-runner went red (the probe profile's values never reached the requests).
+Knock-outs tried once, each red: notebooks 02-04 reading ``[sage]`` by the profile's name instead
+of the run's resolved configuration (``LayerReport._profile`` returning ``run.profile``): the 14
+probes of the runner; the runner's ``EvalConfig`` built without ``temperature``: that probe ("changed
+nothing"); the anonymous-author run without its guard for an empty selection (an empty story list
+means "the profile's draw" to the runner): the ``anonymous_per_category`` probe.
+
+The two SAGE thresholds also have a test with Table 8 worked by hand
+(``tests/test_profiles.py::test_a_custom_convergence_threshold_changes_table_8``).
 """
 from __future__ import annotations
 
@@ -112,7 +117,8 @@ def _l123(cfg):  # notebook 01: l123.compute_l123_features(corpus, profile=run.c
         def embed(self, docs):
             return np.array([[len(d), d.count("e") + 1.0, 1.0] for d in docs])
 
-    small = _corpus().assign(text=lambda d: d["text"].str.slice(0, 1500))
+    # the human stories (3 canonical, 2 pulp; the smoke profile's 2 per category: 4), their first 1,500 characters
+    small = _corpus().query("category != 'llm'").assign(text=lambda d: d["text"].str.slice(0, 1500))
     return features.compute_l123_features(small, embedder=Embedder(), profile=cfg)
 
 
