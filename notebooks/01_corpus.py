@@ -34,7 +34,7 @@ STORY_FOLDER = None
 # %%
 from IPython.display import Markdown, display
 
-from judgelab import interim, paths, profiles
+from judgelab import interim, paths
 from judgelab.corpus import figures, manifest, own_stories, surface_cues
 from judgelab.sage.layers import features as l123
 from judgelab.sage.protocol import prep_report
@@ -131,7 +131,7 @@ display(figures.words_by_category(corpus))
 # sums per category, the words removed per category, and the stories that lost the most.
 
 # %%
-mask_title_in_body = run.knobs(profiles.knobs("sage", PROFILE))["mask_title_in_body"]
+mask_title_in_body = run.knobs(run.config.knobs("sage"))["mask_title_in_body"]
 preparation = prep_report.preparation_report(corpus, mask_title_in_body=mask_title_in_body)
 run.table(preparation, "sage_text_preparation")
 display(Markdown(prep_report.preparation_note(preparation)))
@@ -178,7 +178,7 @@ display(prep_report.most_removed(preparation, n=10))
 # %%
 audit_ok, audit_reason = own_stories.surface_audit_decision(corpus) if STORY_FOLDER else (True, "")
 if audit_ok:
-    cue_knobs = run.knobs(profiles.knobs("surface_cues", PROFILE))
+    cue_knobs = run.knobs(run.config.knobs("surface_cues"))
     cue_versions = prep_report.surface_cue_versions(corpus, mask_title_in_body=mask_title_in_body)
     cue_audit = surface_cues.audit_table(cue_versions, n_permutations=cue_knobs["n_permutations"], seed=0)
     run.table(cue_audit, "sage_surface_cue_audit")
@@ -243,8 +243,8 @@ else:
 # LLM-judged qualities.
 
 # %%
-l123_knobs = run.knobs(profiles.knobs("sage_features", PROFILE))
-l123_features = l123.compute_l123_features(corpus, profile=PROFILE)
+l123_knobs = run.knobs(run.config.knobs("sage_features"))
+l123_features = l123.compute_l123_features(corpus, profile=run.config)
 interim.write(l123_features, "sage_l123_features")
 run.table(l123_features, "sage_l123_features")
 print(f"{len(l123_features)} stories x {len(l123.FEATURE_COLUMNS)} features "

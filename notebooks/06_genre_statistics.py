@@ -78,7 +78,7 @@ LAYERS = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, profiles
+from judgelab import interim
 from judgelab.claims import design
 from judgelab.run import Run
 from judgelab.sage.analysis import evaluations, genre, paper_figures, paper_tables, scores
@@ -88,7 +88,7 @@ from judgelab.sage.analysis import paper_values as pv
 run = Run.open("06", profile=PROFILE, params=globals())
 GENRE_UNIT, DIMENSION_UNIT = run.config["sage_analysis.genre_unit"], run.config["sage_analysis.dimension_unit"]
 LAYERS = list(run.config["sage_analysis.layers"])
-BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
+BOOT = run.knobs(scores.bootstrap_knobs(run.config))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)
@@ -278,7 +278,7 @@ display(l123_r2.round(3))
 # This needs no LLM score, so it uses every story with features.
 
 # %%
-l123_knobs = run.knobs(profiles.knobs("independence", PROFILE))
+l123_knobs = run.knobs(run.config.knobs("independence"))
 l123_acc = indep.classify_category_cv(indep_data.features, n_permutations=l123_knobs["n_permutations"])
 run.table(l123_acc, "sage_l123_category_accuracy")
 display(l123_acc.round(3))

@@ -54,13 +54,13 @@ RUN_SAGE = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import exchange, profiles
+from judgelab import exchange
 from judgelab.study_models import open_gateway
 from judgelab.human import appendix, figures
 from judgelab.run import Run
 
 run = Run.open("11", profile=PROFILE, params=globals())
-knobs = run.knobs(profiles.knobs("human", PROFILE))
+knobs = run.knobs(run.config.knobs("human"))
 datasets = appendix.check_datasets(DATASETS)
 n_stories = appendix.stories_per_dataset(knobs, datasets, N_STORIES)
 pd.set_option("display.precision", 3)
@@ -148,7 +148,7 @@ holistic_rows[["dataset", "story", "score", "status", "input_tokens", "output_to
 # granularity, ENC emotional-narrative coherence).
 
 # %%
-sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=run.config["human.run_sage"])
+sage_run = appendix.run_sage(gw, stories, knobs, run.config, enabled=run.config["human.run_sage"])
 appendix.sage_overview(sage_run)
 
 # %%

@@ -199,7 +199,8 @@ class LayerReport:
         ``run`` unless ``gateway`` is given (then the caller's run uses it); read notebook 01's
         ``corpus`` unless given. ``MASK_TITLE_IN_BODY`` / ``ANONYMOUS_AUTHOR_SENSITIVITY``: None =
         the profile's knob, else a yes/no value (:func:`judgelab.params.as_bool`)."""
-        profiles.check(run.profile)
+        if run.config is None:  # a resolved configuration was checked when it was resolved
+            profiles.check(run.profile)
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}; choose one of {', '.join(LAYERS)}")
         if gateway is None:  # SAGE's judge (judgelab.study_models: the paper's gpt-5-mini on openai)
@@ -211,7 +212,7 @@ class LayerReport:
         corpus = interim.read("corpus") if corpus is None else corpus
         mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
             (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
-        return cls(layer, run, gateway, corpus, run.knobs(profiles.knobs("sage", run.profile)),
+        return cls(layer, run, gateway, corpus, run.knobs(profiles.knobs("sage", run.config or run.profile)),
                    stories, modes, context_policy, mask, anon)
 
     def knobs(self) -> dict[str, Any]:
@@ -231,7 +232,7 @@ class LayerReport:
         ``sage_rows_<layer>`` and ``sage_summary_<layer>``; show the summary, the wall time and,
         when texts were cut to fit the context, how many."""
         t0 = time.perf_counter()
-        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.run_of.profile, stories=self.stories,
+        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self._profile(), stories=self.stories,
                                        modes=self.modes, context_policy=self.context_policy,
                                        mask_title_in_body=self.mask_title_in_body)
         self.wall_s = time.perf_counter() - t0
@@ -260,7 +261,11 @@ class LayerReport:
         titled = set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"])
         chosen = self.corpus[self.corpus["story_id"].isin(titled)]
         stories = sorted(runner.anonymous_stories(chosen, self.knobs().get("anonymous_per_category")))
-        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.run_of.profile,
+        if not stories:  # an empty list would mean "the profile's draw" to the runner: run nothing instead
+            interim.path_of(name).unlink(missing_ok=True)
+            return (f"**Anonymous-author sensitivity** (on, but `anonymous_per_category` selects none of the run's "
+                    f"{len(titled)} stories): not run; Table 9 has no anonymous rows for {self.layer}.")
+        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self._profile(),
                                                     stories=stories)
         runner.write_anonymous_interim(self.anonymous)
         n = len(self.anonymous.summary)
@@ -268,6 +273,10 @@ class LayerReport:
                 f"story ({n} evaluations, {len(stories)} of the run's {len(titled)} stories; in the main run the LLM stories are \"by\" their "
                 f"model, which names their category); wrote `{name}`, Table 9's sensitivity rows in notebook 05. "
                 "`ANONYMOUS_AUTHOR_SENSITIVITY=False` skips it.")
+
+    def _profile(self):
+        """The run's resolved configuration (its knobs as this run uses them), else its profile's name."""
+        return self.run_of.config or self.run_of.profile
 
     def _run(self) -> runner.SageRun:
         if self.result is None:

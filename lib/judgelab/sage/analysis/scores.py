@@ -170,8 +170,9 @@ DEFAULT_BOOT = profiles.resolved("sage_bootstrap", "demo")[0]
 """The demo's resamples and seed: the defaults of the table functions."""
 
 
-def bootstrap_knobs(profile: str | None) -> dict:
-    """``{"n_boot", "boot_seed"}`` of ``profile`` (None: the demo values)."""
+def bootstrap_knobs(profile) -> dict:
+    """``{"n_boot", "boot_seed"}`` of ``profile`` (a name, or the run's resolved
+    :class:`judgelab.config.Config`; None: the demo values)."""
     return dict(DEFAULT_BOOT) if profile is None else profiles.knobs("sage_bootstrap", profile)
 
 

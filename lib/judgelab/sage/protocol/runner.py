@@ -237,12 +237,13 @@ def tidy(evaluations: list[Evaluation], backend: str, model: str, profile: str):
 
 # ---------------------------------------------------------------- running
 
-def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "demo", *,
+def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile="demo", *,
               stories: Sequence[str] | None = None, modes: Sequence[str] | None = None,
               context_policy: str | None = None, overrides: dict[str, Any] | None = None,
               desc: str | None = None, mask_title_in_body: bool | str | None = None) -> SageRun:
-    """Run one layer's evaluations with ``[<profile>.sage]``'s knobs (``overrides`` and the other
-    arguments applied; None = the profile's) and return the tidy tables. Never raises for a model
+    """Run one layer's evaluations with ``[<profile>.sage]``'s knobs (``profile``: a name, or the run's
+    resolved :class:`judgelab.config.Config`; ``overrides`` and the other arguments applied; None =
+    the profile's) and return the tidy tables. Never raises for a model
     failure; raises for inputs that cannot be sent (a leak, a text over an ``"error"`` budget)."""
     # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
     stories = params.as_list(stories, name="STORIES") or None
@@ -262,8 +263,9 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "dem
     ecfg = EvalConfig.from_settings(cfg)
     evaluations = gw.map(lambda it: evaluate(gw, it, ecfg), items, concurrency=cfg.get("concurrency"),
                          desc=desc or f"SAGE {layer}")
-    rows, summary, failures, calls = tidy(evaluations, gw.backend_name, gw.model_name, profile)
-    return SageRun(layer, profile, rows, summary, failures, calls, evaluations)
+    name = profiles.name_of(profile)
+    rows, summary, failures, calls = tidy(evaluations, gw.backend_name, gw.model_name, name)
+    return SageRun(layer, name, rows, summary, failures, calls, evaluations)
 
 
 def write_interim(run: SageRun) -> dict[str, str]:
@@ -277,7 +279,7 @@ def anonymous_rows_name(layer: str) -> str:
     return f"sage_rows_anonymous_{layer}"
 
 
-def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: str = "demo", *,
+def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile="demo", *,
                         stories: Sequence[str] | None = None, overrides: dict[str, Any] | None = None) -> SageRun:
     """Title mode once more with "an unknown author" for every story: Table 9's sensitivity run
     (in title mode the LLM stories are "by" their model, which tells the judge the category)."""
