@@ -179,3 +179,17 @@ def test_cost_or_time_knobs_say_why_and_exist():
     assert declared and set(declared) <= keys
     assert all(isinstance(why, str) and len(why) > 20 for why in declared.values())
     assert not set(declared) & set(PROBES)  # a knob that changes an output is not "cost or time only"
+
+
+def test_every_knob_is_probed_or_declared_cost_or_time():
+    """The whole register of knobs: each one of the base profile is probed here or in the study
+    files (``test_knobs_sage``, ``test_knobs_narrative``), or declared cost-or-time only; a new
+    knob with neither fails, and so does a probe of a knob that no longer exists."""
+    import test_knobs_narrative
+    import test_knobs_sage
+
+    probed = set(PROBES) | set(test_knobs_sage.PROBES) | set(test_knobs_narrative.PROBES)
+    declared = set(settings_file.load()["effects"]["cost_or_time"])
+    keys = set(config.resolve(BASE, environ={}).settings)
+    assert not keys - probed - declared, f"knobs neither probed nor declared cost-or-time: {sorted(keys - probed - declared)}"
+    assert probed <= keys and not probed & declared
