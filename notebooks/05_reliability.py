@@ -88,7 +88,7 @@ run = Run.open("05", profile=PROFILE, params=globals())
 CONVERGENCE_THRESHOLD = run.config["sage.convergence_threshold"]  # the parameter, else the profile's
 AGREEMENT_THRESHOLD = run.config["sage.agreement_threshold"]
 LAYERS = list(run.config["sage_analysis.layers"])
-BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
+BOOT = run.knobs(scores.bootstrap_knobs(run.config))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 40, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)

@@ -88,7 +88,7 @@ from judgelab.sage.analysis import paper_values as pv
 run = Run.open("06", profile=PROFILE, params=globals())
 GENRE_UNIT, DIMENSION_UNIT = run.config["sage_analysis.genre_unit"], run.config["sage_analysis.dimension_unit"]
 LAYERS = list(run.config["sage_analysis.layers"])
-BOOT = run.knobs(scores.bootstrap_knobs(PROFILE))  # cluster-bootstrap resamples and seed for the intervals
+BOOT = run.knobs(scores.bootstrap_knobs(run.config))  # cluster-bootstrap resamples and seed for the intervals
 pd.set_option("display.max_columns", 60, "display.width", 160, "display.precision", 3)
 
 ev = evaluations.load_evaluations(LAYERS)

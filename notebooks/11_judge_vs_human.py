@@ -148,7 +148,7 @@ holistic_rows[["dataset", "story", "score", "status", "input_tokens", "output_to
 # granularity, ENC emotional-narrative coherence).
 
 # %%
-sage_run = appendix.run_sage(gw, stories, knobs, PROFILE, enabled=run.config["human.run_sage"])
+sage_run = appendix.run_sage(gw, stories, knobs, run.config, enabled=run.config["human.run_sage"])
 appendix.sage_overview(sage_run)
 
 # %%

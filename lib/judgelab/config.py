@@ -100,6 +100,9 @@ class Config:
     parameters: Mapping[str, Any] = field(default_factory=dict)
     """The notebook parameters given a value (every parameter but ``PROFILE`` defaults to None in its
     notebook, "the profile's"): what a variant run changed, as the sidecars name them."""
+    embeddings: Mapping[str, Setting] = field(default_factory=dict)
+    """The embedding models' endpoint: ``base_url`` of an OpenAI-protocol embedding server (None:
+    OpenAI's own), what :class:`judgelab.embeddings.OpenAIEmbeddings` is given."""
     kernel: Mapping[str, Setting] = field(default_factory=dict)
     """What ``python -m judgelab.pipeline run`` tells a notebook's kernel: ``notebook`` (its stem)
     and ``prompt_versions`` (a tuple); None when the notebook is run by hand."""
@@ -152,7 +155,7 @@ class Config:
                 shown = "none (the backend's default)" if name == "model" and s.value is None else fmt(s.value)
                 lines.append(f"  {name} = {shown}    ({s.source})")
             lines.append(f"  key_variable = {j.key_variable or 'none (in process, no key)'}    (its name only: a key is never shown)")
-        for title, group in (("gateway", self.gateway), ("paths", self.paths)):
+        for title, group in (("gateway", self.gateway), ("embeddings", self.embeddings), ("paths", self.paths)):
             lines.append(f"\n[{title}]")
             lines += [f"  {k} = {fmt(s.value)}    ({s.source})" for k, s in group.items()]
         if self.parameters:
@@ -362,8 +365,27 @@ def resolve(profile: str, notebook: str | None = None, params: Mapping[str, Any]
               "prompt_versions": Setting(tuple(v for v in (prompts or "").split(",") if v) if (prompts or kernel_nb)
                                          else None, "environment JUDGELAB_RUN_PROMPT_VERSIONS")}
     return Config(profile, description, notebook, _frozen(settings), _frozen(_judges(environ, backend, model, base_url)),
-                  _frozen(gateway), _frozen(_paths(environ)), _frozen(given), _frozen(kernel),
+                  _frozen(gateway), _frozen(_paths(environ)), _frozen(given), _frozen(_embeddings(environ)), _frozen(kernel),
                   _frozen(_gateway_settings(environ, gateway, backend, model, base_url, cache_mode)))
+
+
+def of(run: "Config | str") -> Config:
+    """``run`` as a resolved :class:`Config`: a Config as it is (what library code is handed by
+    its caller: a notebook's ``run.config``, ``make estimate``'s, a benchmark's); a profile's name
+    resolved here, once, with this process's environment and no notebook parameters (for a test or
+    the console). The one way library code turns what it is given into settings."""
+    if isinstance(run, Config):
+        return run
+    if isinstance(run, str):
+        return resolve(run)
+    raise TypeError(f"expected a resolved judgelab.config.Config or a profile's name, got {type(run).__name__}")
+
+
+def _embeddings(environ: Mapping[str, str]) -> dict[str, Setting]:
+    for var in ("OPENAI_BASE_URL", "JUDGELAB_BASE_URL"):  # the embedding server follows the chat one's variable
+        if _var(environ, var):
+            return {"base_url": Setting(_var(environ, var), f"environment {var}")}
+    return {"base_url": Setting(None, "default (OpenAI's own endpoint)")}
 
 
 def _glob(pattern: str, key: str) -> bool:

@@ -176,7 +176,7 @@ def sage_corpus(stories: pd.DataFrame) -> pd.DataFrame:
                          "in_range": True})
 
 
-def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile: str, enabled: Any = True):
+def run_sage(gateway, stories: pd.DataFrame, knobs: dict[str, Any], profile, enabled: Any = True):
     """SAGE's ``knobs["sage_layer"]`` in ``knobs["sage_mode"]`` over (the first
     ``knobs["sage_max_stories"]`` of) ``stories`` with SAGE's own knobs for ``profile``, a
     ``dataset`` column added; the runner's :class:`SageRun`, or None when not ``enabled``."""

@@ -211,7 +211,7 @@ class LayerReport:
         corpus = interim.read("corpus") if corpus is None else corpus
         mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
             (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
-        return cls(layer, run, gateway, corpus, run.knobs(profiles.knobs("sage", run.profile)),
+        return cls(layer, run, gateway, corpus, run.knobs(_configuration(run).knobs("sage")),
                    stories, modes, context_policy, mask, anon)
 
     def knobs(self) -> dict[str, Any]:
@@ -231,7 +231,7 @@ class LayerReport:
         ``sage_rows_<layer>`` and ``sage_summary_<layer>``; show the summary, the wall time and,
         when texts were cut to fit the context, how many."""
         t0 = time.perf_counter()
-        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self.run_of.profile, stories=self.stories,
+        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, _configuration(self.run_of), stories=self.stories,
                                        modes=self.modes, context_policy=self.context_policy,
                                        mask_title_in_body=self.mask_title_in_body)
         self.wall_s = time.perf_counter() - t0
@@ -260,7 +260,7 @@ class LayerReport:
         titled = set(self.result.rows.loc[self.result.rows["mode"] == "title", "story_id"])
         chosen = self.corpus[self.corpus["story_id"].isin(titled)]
         stories = sorted(runner.anonymous_stories(chosen, self.knobs().get("anonymous_per_category")))
-        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self.run_of.profile,
+        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, _configuration(self.run_of),
                                                     stories=stories)
         runner.write_anonymous_interim(self.anonymous)
         n = len(self.anonymous.summary)
@@ -346,6 +346,13 @@ class LayerReport:
     def exchange(self) -> Shown:
         """One evaluation of the main run as the judge saw it (:func:`judgelab.exchange.load_exchange`)."""
         return Shown(exchange.exchange_markdown(exchange.load_exchange({"study": "sage", "layer": self.layer})))
+
+
+def _configuration(run: Run):
+    """The run's resolved configuration (a :class:`Run` made by hand without one: its profile's)."""
+    from judgelab import config
+
+    return config.of(run.config if run.config is not None else run.profile)
 
 
 def layer_notebook(run: Run, layer: str, backend: str | None = None, model: str | None = None,

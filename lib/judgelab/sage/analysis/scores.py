@@ -170,9 +170,12 @@ DEFAULT_BOOT = profiles.resolved("sage_bootstrap", "demo")[0]
 """The demo's resamples and seed: the defaults of the table functions."""
 
 
-def bootstrap_knobs(profile: str | None) -> dict:
-    """``{"n_boot", "boot_seed"}`` of ``profile`` (None: the demo values)."""
-    return dict(DEFAULT_BOOT) if profile is None else profiles.knobs("sage_bootstrap", profile)
+def bootstrap_knobs(profile) -> dict:
+    """``{"n_boot", "boot_seed"}`` of the run's configuration ``profile`` (:func:`judgelab.config.of`;
+    None: the demo values)."""
+    from judgelab import config
+
+    return dict(DEFAULT_BOOT) if profile is None else config.of(profile).knobs("sage_bootstrap")
 
 
 def analysis_units(story_scores: pd.DataFrame, analysis: str) -> pd.DataFrame:
