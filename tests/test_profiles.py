@@ -317,6 +317,9 @@ def test_show_says_where_each_setting_came_from(monkeypatch):
     assert "  backend = openai-compatible    (default (a base URL chooses openai-compatible))" in sage
     assert "  model = gpt-4.1    (environment JUDGELAB_MODEL)" in sage
     assert "  key_variable = JUDGELAB_API_KEY" in sage
+    # the paper's effort is shown, and that this judge is sent none (not a reasoning model on OpenAI)
+    assert "  reasoning_effort = medium    (the SAGE paper" in sage
+    assert "not sent: openai-compatible model gpt-4.1 takes no reasoning effort)" in sage
     assert "  concurrency = 8    (default)" in shown.split("[gateway]")[1]
     assert "a-secret-key-value" not in shown
 

@@ -152,7 +152,7 @@ class Config:
             lines.append(f"\n[judges.{j.study}]")
             for name in ("backend", "model", "base_url", "reasoning_effort"):
                 s = getattr(j, name)
-                shown = "none (the backend's default)" if name == "model" and s.value is None else fmt(s.value)
+                shown = fmt(s.value)
                 lines.append(f"  {name} = {shown}    ({s.source})")
             lines.append(f"  key_variable = {j.key_variable or 'none (in process, no key)'}    (its name only: a key is never shown)")
         for title, group in (("gateway", self.gateway), ("embeddings", self.embeddings), ("paths", self.paths)):
@@ -278,6 +278,7 @@ def _gateway(environ: Mapping[str, str], backend: str | None, base_url: str | No
 
 def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
             base_url: str | None) -> dict[str, StudyJudge]:
+    from judgelab.gateway.reasoning import reasoning_applies
     from judgelab.gateway.settings import api_key_for
     from judgelab.study_models import PAPER_JUDGES, resolve_judge
 
@@ -294,6 +295,9 @@ def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
         effort_var = f"JUDGELAB_{study.upper()}_REASONING_EFFORT"
         effort = (Setting(j.reasoning.override, f"environment {effort_var}") if j.reasoning.override
                   else Setting(j.reasoning.default, PAPER_JUDGES[study].source if j.reasoning.default else DEFAULT))
+        if effort.value and not reasoning_applies(j.backend, j.model or ""):  # say so: the request carries none
+            effort = Setting(effort.value, f"{effort.source}; not sent: {j.backend}"
+                                           f"{' model ' + j.model if j.model else ''} takes no reasoning effort")
         key_var = None if j.backend == "llamacpp" else api_key_for(url, environ)[1]
         out[study] = StudyJudge(study, Setting(j.backend, b_source), Setting(j.model, m_source),
                                 Setting(url if j.backend != "llamacpp" else None, url_var if j.backend != "llamacpp" else DEFAULT),
