@@ -45,7 +45,7 @@ if STORY_FOLDER is None:
     corpus = manifest.load_corpus()
     print(f"{len(corpus)} stories loaded from {manifest.manifest_path().relative_to(paths.project_root())}")
 else:  # your own stories: every problem is named here, before any judge is called
-    own = own_stories.open_folder(STORY_FOLDER, PROFILE)
+    own = own_stories.open_folder(STORY_FOLDER, run.config)
     corpus = own.corpus
     for table, name in ((own.files, "stories"), (own.skipped, "skipped"), (own.genre_decision, "genre_decision")):
         run.table(table, f"sage_own_{name}")

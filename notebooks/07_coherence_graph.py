@@ -68,12 +68,13 @@ from judgelab.narrative.landscape import build, comparison, figures, own_collect
 from judgelab.narrative.settings import landscape_settings
 from judgelab.run import Run
 
-settings = landscape_settings(PROFILE, collections=COLLECTIONS if COLLECTION_FILE is None else own_collection.NAME,
+run = Run.open("07", profile=PROFILE, params=globals())
+settings = landscape_settings(run.config, collections=COLLECTIONS if COLLECTION_FILE is None else own_collection.NAME,
                               jsd_base=JSD_BASE, seed=SEED, sensitivity_seeds=SENSITIVITY_SEEDS)
 if COLLECTION_FILE is not None:  # your own collection, checked row by row before any embedding
     settings = own_collection.with_collection(settings, COLLECTION_FILE, text=TEXT_COLUMN, date=DATE_COLUMN,
                                               title=TITLE_COLUMN, embeddings=EMBEDDINGS)
-run = Run.open("07", profile=PROFILE, knobs=settings.knobs, params=globals())
+run.knobs(settings.knobs)
 run.choose(settings.choices())  # recorded in every sidecar: the claims scorecard compares them with the paper's
 print(f"seeds {settings.seeds}, JSD bases {settings.bases}")
 settings.knobs["collections"]

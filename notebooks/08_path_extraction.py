@@ -77,7 +77,7 @@ from judgelab.narrative.settings import path_settings
 from judgelab.run import Run
 
 run = Run.open("08", profile=PROFILE, params=globals())
-settings = path_settings(PROFILE, n_pairs=N_PAIRS, temporal=run.config["narrative.temporal"],
+settings = path_settings(run.config, n_pairs=N_PAIRS, temporal=run.config["narrative.temporal"],
                          investigate_lengths=INVESTIGATE_LENGTHS)
 run.knobs(settings.knobs)
 settings

@@ -91,11 +91,11 @@ write = writer(run, JUDGES, PROFILE)  # write({name: table}, study): marked with
 
 # %%
 corpus = interim.read("corpus")
-stories = selection.sage_stories(corpus, PROFILE)
+stories = selection.sage_stories(corpus, run.config)
 # the planted layer's summaries only (L4 in every profile): the recognition contrast and the length
 # models read the layer the interventions perturb, and 12 runs beside notebooks 03-04
 summaries = interim.read(f"sage_summary_{knobs['planted_layer']}")
-judge_knobs = narrative_settings.judge_knobs(PROFILE)
+judge_knobs = narrative_settings.judge_knobs(run.config)
 all_paths = interim.read("narr_paths")
 narr_scores = interim.read("narr_judge_scores")
 print(f"{len(stories)} stories, {len(summaries)} SAGE evaluations, {len(narr_scores)} narrative judge calls")
@@ -114,7 +114,7 @@ print(f"{len(stories)} stories, {len(summaries)} SAGE evaluations, {len(narr_sco
 # Unit: story; intervals: Wilson.
 
 # %%
-items, _ = selection.sage_items(corpus, stories, "L4", PROFILE, ("content", "title"), gw.count_tokens)
+items, _ = selection.sage_items(corpus, stories, "L4", run.config, ("content", "title"), gw.count_tokens)
 probe, works, cloze = recognition.run_with_controls(gw, items, stories, corpus, knobs, PROFILE)
 rec = write(recognition.tables(probe, cloze, summaries, knobs))
 print(f"{len(probe)} probe calls, {int(probe['cached'].sum())} from the cache, "
@@ -175,7 +175,7 @@ rec["behaviour_sage_scores_by_recognition"]
 planted.family_table()
 
 # %%
-planted_results, summary = planted.run_study(gw, gw_narr, corpus, stories, all_paths, judge_knobs, knobs, PROFILE)
+planted_results, summary = planted.run_study(gw, gw_narr, corpus, stories, all_paths, judge_knobs, knobs, run.config)
 planted_effects, tables = planted.tables(planted_results, knobs)
 pl = write(tables)
 print(summary)
@@ -207,7 +207,7 @@ figures.show(run, "behaviour_fig_planted_shifts", figures.planted_shifts(pl["beh
 # observational model below). A note says when SAGE's preparation had already cut the story.
 
 # %%
-length_calls = length.run_study(gw, corpus, stories, knobs, PROFILE)
+length_calls = length.run_study(gw, corpus, stories, knobs, run.config)
 noise = planted.noise_floors(planted_effects).get("sage", float("nan"))  # the planted study's repeats
 write({"behaviour_length_calls": length_calls,
        "behaviour_length_intervention": length.intervention_table(length_calls, noise)})["behaviour_length_intervention"]

@@ -51,8 +51,9 @@ from judgelab.narrative.analyses import figures, robustness
 from judgelab.params import as_optional_int
 from judgelab.run import Run
 
-grid = robustness.grid_settings(PROFILE, n_pairs=as_optional_int(N_PAIRS, name="N_PAIRS"))
-run = Run.open("14", profile=PROFILE, knobs=grid.knobs, params=globals())
+run = Run.open("14", profile=PROFILE, params=globals())
+grid = robustness.grid_settings(run.config, n_pairs=as_optional_int(N_PAIRS, name="N_PAIRS"))
+run.knobs(grid.knobs)
 print(f"{grid.n_specifications} specifications of {grid.collection}, {grid.n_pairs} endpoint pairs each")
 {d: list(v) for d, v in grid.values.items()}
 

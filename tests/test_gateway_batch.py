@@ -261,7 +261,7 @@ def test_a_rerun_resumes_a_recorded_batch_that_holds_its_requests(tmp_path):
     reqs = [req(i) for i in range(4)]
     with FakeChatServer(echo) as srv:
         killed = batch_gw(srv, tmp_path)
-        killed.batch.collector._start(sorted(batch_api.batch_lines(killed, reqs), key=lambda line: line["custom_id"]))
+        killed.batch.collector._start(sorted(batch_api.batch_lines(killed.lookup, killed.fresh, reqs), key=lambda line: line["custom_id"]))
         killed.close()  # "killed": recorded and submitted, never collected
         plain = Gateway.from_settings(backend="openai-compatible", model="fake-model", base_url=srv.base_url,
                                       cache_path=tmp_path / "c.sqlite", progress=False)

@@ -198,3 +198,36 @@ def test_a_stopped_map_names_the_items_it_left_half_done(tmp_path):
             fan.map(lambda i: (fan.call.chat(ask(i, "a")), fan.call.chat(ask(100 + i, "b"))), [0, 1, 2])
         assert [(c.calls, c.failed, c.tags) for c in stop.value.unfinished] == [(2, True, {})]
         assert "Unfinished: 1 of 3 items had paid calls" in str(stop.value) and srv.n_calls == 2
+
+
+def test_the_batch_collector_works_from_the_parts_it_is_given(tmp_path):
+    """The collector alone, on the fake server's Batch API: the parts a gateway would hand it
+    (lookup, fresh call, ledger, two numbers), no gateway. A valid line is cached under its key;
+    a paid invalid line and a server error stop the run (``stop``), the paid line in the ledger."""
+    from judgelab.gateway.batch_collector import BatchCollector, Pending
+    from judgelab.gateway.errors import BatchStoppedError
+
+    def script(body):
+        text = body["messages"][-1]["content"]
+        if text.endswith(" 1"):
+            return '{"nope": 1}'            # billed, fails the schema
+        if text.endswith(" 2"):
+            return Fault.server_error(500)  # not billed; the one round allowed is spent
+        return {"score": 4}
+
+    with FakeChatServer(script) as srv:
+        be, cache, ctx, fresh, lookup, ledger = parts(srv, tmp_path)
+        collector = BatchCollector(lookup, fresh, ledger, concurrency=2, max_attempts=1, poll_s=0.01)
+        pending = [Pending(lookup.key(ask(i)), lookup.as_sent(ask(i))) for i in range(3)]
+        with pytest.raises(BatchStoppedError, match="failed on the server side"):
+            collector.run(pending)
+        assert srv.count("/v1/batches") == 1 and srv.count("batch_line") == 3 and srv.n_calls == 0
+        ok, invalid, error = pending
+        assert ok.result.ok and ok.result.parsed == Score(score=4) and cache.contains(ok.key)
+        assert lookup.find(ask(0), ok.key).parsed == Score(score=4)      # what the gateway's lookup reads
+        assert invalid.result is None and "schema violation" in invalid.reason and not cache.contains(invalid.key)
+        assert error.transient and error.sent == 1 and not error.again    # its round was the last allowed
+        rows = ledger.frame()
+        assert len(rows) == 2 and sorted(rows["status"]) == ["failed", "ok"]  # the valid line and the paid invalid one
+        assert KEY not in collector.history.__repr__() + str(rows.to_dict())
+        collector.close()

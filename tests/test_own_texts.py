@@ -497,7 +497,8 @@ def test_openai_embedding_route_priced_first_retried_cached_and_checked(tmp_path
         settings = own_collection.with_collection(landscape_settings("own", collections="own"), path, text="body",
                                                   date="published", embeddings=spec)
         assert settings.choices()["embedding.own"] == spec
-        return build.prepare_collection("own", settings.collection_knobs("own"), settings.sources["own"])
+        return build.prepare_collection("own", settings.collection_knobs("own"), settings.sources["own"],
+                                        settings.embedding_url)  # as build_landscapes passes them
 
     expected = np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)

@@ -198,6 +198,114 @@ def test_no_module_reads_the_environment_outside_the_one_place(tmp_path, monkeyp
     assert settings_file.env("JUDGELAB_MODEL") is None
 
 
+#: the resolvers: the only library modules that turn a profile's name or a variable's name into a
+#: setting (``profiles.knobs`` by name, ``config.variable``, ``gateway.settings.variable``); every
+#: other module is handed the run's resolved Config (or one value of it) by its caller
+_RESOLVERS = {
+    "judgelab/config.py": "resolves the run's configuration",
+    "judgelab/gateway/settings.py": "resolves the gateway's settings (config.resolve calls it with the run's environ)",
+    "judgelab/profiles.py": "the settings file's reader (knobs by name is its API for notebooks and the console)",
+    "judgelab/study_models.py": "resolves each study's judge (config.resolve calls it with the run's environ)",
+    "judgelab/gateway/redact.py": "the API keys to mask: a key is never part of a Config, so it is read where it is masked",
+    "judgelab/gateway/canary.py": "the canary's fallback for a gateway built without a Config (config.resolve passes the resolved value)",
+    "judgelab/gateway/backends/llamacpp.py": "llama.cpp's thread count, a property of the process the engine runs in",
+    "judgelab/gateway/progress.py": "whether progress bars redraw: a property of the terminal or kernel, not of the run",
+    "judgelab/site/screenshots.py": "the browser `make screenshots` drives: a tool's setting, not a run's",
+}
+_BY_NAME = {"judgelab.profiles": {"knobs"}, "judgelab.config": {"variable"}, "judgelab.gateway.settings": {"variable"}}
+
+
+def by_name_reads(path: Path, name: str) -> list[str]:
+    """``name:line what`` for each call in ``path`` that reads a setting by name at call time:
+    ``profiles.knobs(...)``, ``config.variable(...)``, ``gateway.settings.variable(...)``, under
+    any alias (``from judgelab import profiles as p``, ``from judgelab.config import variable``)."""
+    if name in _RESOLVERS:
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules: dict[str, str] = {}      # local name -> module (import judgelab.config as c; from judgelab import config)
+    functions: dict[str, str] = {}    # local name -> "module.function" (from judgelab.config import variable)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in _BY_NAME:
+                    modules[a.asname or a.name] = a.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                if full in _BY_NAME:
+                    modules[a.asname or a.name] = full
+                elif node.module in _BY_NAME and a.name in _BY_NAME[node.module]:
+                    functions[a.asname or a.name] = full
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute):
+            base = f.value
+            dotted = base.id if isinstance(base, ast.Name) else (
+                f"{base.value.id}.{base.attr}" if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) else None)
+            module = modules.get(dotted) or (dotted if dotted in _BY_NAME else None)
+            if dotted == "gateway.settings" and "gateway" in modules.values() | {"gateway"}:
+                module = "judgelab.gateway.settings"
+            if module and f.attr in _BY_NAME.get(module, ()):
+                found.append(f"{name}:{node.lineno} {module}.{f.attr}")
+        elif isinstance(f, ast.Name) and f.id in functions:
+            found.append(f"{name}:{node.lineno} {functions[f.id]}")
+    return found
+
+
+def test_library_reads_the_resolved_configuration_not_settings_by_name(tmp_path):
+    """Outside the resolvers, no library module reads a profile's knobs or a variable by name at
+    call time: it is handed the run's Config (a notebook's ``run.config``, ``make estimate``'s, a
+    benchmark's). Tried: a planted ``profiles.knobs("narrative", profile)`` in narrative/settings.py
+    fails here."""
+    lib = ROOT / "lib"
+    offenders = [hit for f in sorted(lib.rglob("*.py")) for hit in by_name_reads(f, f.relative_to(lib).as_posix())]
+    assert offenders == []
+    planted = tmp_path / "planted.py"  # the scan sees each spelling
+    planted.write_text("from judgelab import profiles, config as c\nimport judgelab.profiles as jp\n"
+                       "from judgelab.gateway import settings\nfrom judgelab.config import variable as v\n"
+                       "a = profiles.knobs('sage', 'demo')\nb = c.variable('DATA_MIRROR')\nd = jp.knobs('sage', 'demo')\n"
+                       "e = settings.variable('JUDGELAB_MODEL')\nf = v('JUDGELAB_MODEL')\n"
+                       "ok = c.of('demo').knobs('sage'), c.variables()\n")
+    assert len(by_name_reads(planted, "judgelab/narrative/settings.py")) == 5
+    assert by_name_reads(planted, "judgelab/config.py") == []
+
+
+def test_library_takes_the_embedding_endpoint_and_the_record_from_the_configuration(monkeypatch):
+    """The process's environment reaches an embedding client and the run record only through the
+    resolved configuration: another ``environ`` given to :func:`config.resolve` wins over it."""
+    from judgelab import embeddings, runrecord
+    from judgelab.narrative.settings import landscape_settings
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://process.invalid/v1")
+    monkeypatch.delenv("JUDGELAB_BASE_URL", raising=False)
+    monkeypatch.delenv("JUDGELAB_BACKEND", raising=False)
+    assert embeddings.OpenAIEmbeddings(api_key="k").base_url is None   # OpenAI's own, not the variable
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "JUDGELAB_BACKEND": "openai"}
+    cfg = config.resolve("smoke", environ=env)
+    assert cfg.embeddings["base_url"] == config.Setting("http://127.0.0.1:9/v1", "environment OPENAI_BASE_URL")
+    settings = landscape_settings(cfg)
+    assert settings.embedding_url == "http://127.0.0.1:9/v1"
+    seen = {}
+
+    class Backend:
+        name = "fake"
+
+        def embed(self, texts):
+            return [[0.0]] * len(texts)
+
+    monkeypatch.setattr(embeddings, "make_backend", lambda kind, **kw: seen.update(kind=kind, **kw) or Backend())
+    col = dataclasses.make_dataclass("Col", ["docs", "embeddings", "embedding_source"])(
+        __import__("pandas").DataFrame({"text": ["a", "b"]}), None, None)
+    embeddings.embed_collection(col, "openai", openai_url=settings.embedding_url)
+    assert seen == {"kind": "openai", "base_url": "http://127.0.0.1:9/v1"}
+    record = runrecord.judge_settings(cfg)
+    assert (record["JUDGELAB_BACKEND"], record["JUDGELAB_MODEL"], record["base_url_host"]) == ("openai", None, "127.0.0.1:9")
+    assert runrecord.judge_settings(config.resolve("smoke", environ={}))["JUDGELAB_BACKEND"] is None
+
+
 def test_show_says_where_each_setting_came_from(monkeypatch):
     monkeypatch.setenv("JUDGELAB_MODEL", "gpt-4.1")
     monkeypatch.setenv("JUDGELAB_API_KEY", "a-secret-key-value")
@@ -209,6 +317,9 @@ def test_show_says_where_each_setting_came_from(monkeypatch):
     assert "  backend = openai-compatible    (default (a base URL chooses openai-compatible))" in sage
     assert "  model = gpt-4.1    (environment JUDGELAB_MODEL)" in sage
     assert "  key_variable = JUDGELAB_API_KEY" in sage
+    # the paper's effort is shown, and that this judge is sent none (not a reasoning model on OpenAI)
+    assert "  reasoning_effort = medium    (the SAGE paper" in sage
+    assert "not sent: openai-compatible model gpt-4.1 takes no reasoning effort)" in sage
     assert "  concurrency = 8    (default)" in shown.split("[gateway]")[1]
     assert "a-secret-key-value" not in shown
 

@@ -184,14 +184,14 @@ def test_grid_settings_put_the_profiles_main_choices_first_and_name_a_bad_value(
                       "strata": "ours", "baseline_dates": "strict"}
     assert g.specifications()[0] == g.main and len(g.specifications()) == g.n_specifications
     assert rb.grid_settings("paper").n_specifications > g.n_specifications
-    real = rb.profiles.knobs
+    import dataclasses
 
-    def bad(study, name):
-        k = real(study, name)
-        return {**k, "jsd_bases": ("e", 10)} if study == "robustness" else k
-    monkeypatch.setattr(rb.profiles, "knobs", bad)
+    from judgelab import config
+
+    cfg = config.resolve("demo")  # a configuration whose robustness grid lists an undefended base
+    bad = dataclasses.replace(cfg, settings={**cfg.settings, "robustness.jsd_bases": config.Setting(("e", 10), "test")})
     with pytest.raises(ValueError, match=r"profiles.toml \[<profile>.robustness\] jsd_base: 10"):
-        rb.grid_settings("demo")
+        rb.grid_settings(bad)
 
 
 def test_path_length_note_counts_edges_as_documents_minus_one_and_judges_by_the_claims_rule():

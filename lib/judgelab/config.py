@@ -100,6 +100,9 @@ class Config:
     parameters: Mapping[str, Any] = field(default_factory=dict)
     """The notebook parameters given a value (every parameter but ``PROFILE`` defaults to None in its
     notebook, "the profile's"): what a variant run changed, as the sidecars name them."""
+    embeddings: Mapping[str, Setting] = field(default_factory=dict)
+    """The embedding models' endpoint: ``base_url`` of an OpenAI-protocol embedding server (None:
+    OpenAI's own), what :class:`judgelab.embeddings.OpenAIEmbeddings` is given."""
     kernel: Mapping[str, Setting] = field(default_factory=dict)
     """What ``python -m judgelab.pipeline run`` tells a notebook's kernel: ``notebook`` (its stem)
     and ``prompt_versions`` (a tuple); None when the notebook is run by hand."""
@@ -149,10 +152,10 @@ class Config:
             lines.append(f"\n[judges.{j.study}]")
             for name in ("backend", "model", "base_url", "reasoning_effort"):
                 s = getattr(j, name)
-                shown = "none (the backend's default)" if name == "model" and s.value is None else fmt(s.value)
+                shown = fmt(s.value)
                 lines.append(f"  {name} = {shown}    ({s.source})")
             lines.append(f"  key_variable = {j.key_variable or 'none (in process, no key)'}    (its name only: a key is never shown)")
-        for title, group in (("gateway", self.gateway), ("paths", self.paths)):
+        for title, group in (("gateway", self.gateway), ("embeddings", self.embeddings), ("paths", self.paths)):
             lines.append(f"\n[{title}]")
             lines += [f"  {k} = {fmt(s.value)}    ({s.source})" for k, s in group.items()]
         if self.parameters:
@@ -275,6 +278,7 @@ def _gateway(environ: Mapping[str, str], backend: str | None, base_url: str | No
 
 def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
             base_url: str | None) -> dict[str, StudyJudge]:
+    from judgelab.gateway.reasoning import reasoning_applies
     from judgelab.gateway.settings import api_key_for
     from judgelab.study_models import PAPER_JUDGES, resolve_judge
 
@@ -291,6 +295,9 @@ def _judges(environ: Mapping[str, str], backend: str | None, model: str | None,
         effort_var = f"JUDGELAB_{study.upper()}_REASONING_EFFORT"
         effort = (Setting(j.reasoning.override, f"environment {effort_var}") if j.reasoning.override
                   else Setting(j.reasoning.default, PAPER_JUDGES[study].source if j.reasoning.default else DEFAULT))
+        if effort.value and not reasoning_applies(j.backend, j.model or ""):  # say so: the request carries none
+            effort = Setting(effort.value, f"{effort.source}; not sent: {j.backend}"
+                                           f"{' model ' + j.model if j.model else ''} takes no reasoning effort")
         key_var = None if j.backend == "llamacpp" else api_key_for(url, environ)[1]
         out[study] = StudyJudge(study, Setting(j.backend, b_source), Setting(j.model, m_source),
                                 Setting(url if j.backend != "llamacpp" else None, url_var if j.backend != "llamacpp" else DEFAULT),
@@ -362,8 +369,27 @@ def resolve(profile: str, notebook: str | None = None, params: Mapping[str, Any]
               "prompt_versions": Setting(tuple(v for v in (prompts or "").split(",") if v) if (prompts or kernel_nb)
                                          else None, "environment JUDGELAB_RUN_PROMPT_VERSIONS")}
     return Config(profile, description, notebook, _frozen(settings), _frozen(_judges(environ, backend, model, base_url)),
-                  _frozen(gateway), _frozen(_paths(environ)), _frozen(given), _frozen(kernel),
+                  _frozen(gateway), _frozen(_paths(environ)), _frozen(given), _frozen(_embeddings(environ)), _frozen(kernel),
                   _frozen(_gateway_settings(environ, gateway, backend, model, base_url, cache_mode)))
+
+
+def of(run: "Config | str") -> Config:
+    """``run`` as a resolved :class:`Config`: a Config as it is (what library code is handed by
+    its caller: a notebook's ``run.config``, ``make estimate``'s, a benchmark's); a profile's name
+    resolved here, once, with this process's environment and no notebook parameters (for a test or
+    the console). The one way library code turns what it is given into settings."""
+    if isinstance(run, Config):
+        return run
+    if isinstance(run, str):
+        return resolve(run)
+    raise TypeError(f"expected a resolved judgelab.config.Config or a profile's name, got {type(run).__name__}")
+
+
+def _embeddings(environ: Mapping[str, str]) -> dict[str, Setting]:
+    for var in ("OPENAI_BASE_URL", "JUDGELAB_BASE_URL"):  # the embedding server follows the chat one's variable
+        if _var(environ, var):
+            return {"base_url": Setting(_var(environ, var), f"environment {var}")}
+    return {"base_url": Setting(None, "default (OpenAI's own endpoint)")}
 
 
 def _glob(pattern: str, key: str) -> bool:

@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from judgelab import config, paths, settings_file
+from judgelab import paths, settings_file
 
 
 def text_hash(text: str) -> str:
@@ -209,7 +209,7 @@ class OpenAIEmbeddings(CachedBackend):
         self.model = model
         self.name = f"openai:{model}"
         self.batch_size = int(batch_size)
-        self.base_url = base_url or config.variable("OPENAI_BASE_URL") or config.variable("JUDGELAB_BASE_URL")
+        self.base_url = base_url  # the run's configuration's embeddings.base_url; None: OpenAI's own
         from judgelab.gateway.settings import OPENAI_KEY_VAR, api_key_for
 
         env_key, self.key_var = api_key_for(self.base_url)  # never OPENAI_API_KEY to another host
@@ -280,15 +280,18 @@ def make_backend(kind: str, **kwargs):
     raise ValueError(f"unknown embedding backend {kind!r}; choose precomputed, minilm or openai")
 
 
-def embed_collection(collection, kind: str, **kwargs):
+def embed_collection(collection, kind: str, openai_url: str | None = None, **kwargs):
     """Fill ``collection.embeddings`` with backend ``kind`` (:func:`parse_spec`) unless it already
-    holds precomputed ones."""
+    holds precomputed ones; ``openai_url``: the OpenAI-protocol server an ``openai`` kind is sent
+    to (the run's configuration's ``embeddings.base_url``; None: OpenAI's own)."""
     if kind == "precomputed":
         if collection.embeddings is None:
             raise ValueError(f"collection {collection.name!r} has no precomputed embeddings; "
                              "choose the minilm or openai backend")
         return collection
     kind, given = parse_spec(kind)
+    if kind == "openai" and openai_url:
+        given["base_url"] = openai_url
     backend = make_backend(kind, **{**given, **kwargs})
     collection.embeddings = backend.embed(collection.docs["text"].tolist())
     collection.embedding_source = backend.name

@@ -122,14 +122,20 @@ def judges_named(root: Path, calls: dict[str, dict[str, Any]]) -> list[str]:
     return sorted(found)
 
 
-SETTINGS = ("JUDGELAB_BACKEND", "JUDGELAB_MODEL", "JUDGELAB_CACHE_MODE", "JUDGELAB_BATCH")
+#: the variables a record names, each with the gateway setting it sets in the resolved configuration
+SETTINGS = {"JUDGELAB_BACKEND": "backend", "JUDGELAB_MODEL": "model", "JUDGELAB_CACHE_MODE": "cache_mode",
+            "JUDGELAB_BATCH": "batch"}
 
 
-def judge_settings() -> dict[str, str | None]:
-    """The judge's settings from the environment (module docstring), the base URL as a host only."""
-    out = {name: config.variable(name) for name in SETTINGS}
-    url = config.variable("JUDGELAB_BASE_URL") or config.variable("OPENAI_BASE_URL")
-    out["base_url_host"] = provenance.url_host(url)
+def judge_settings(cfg: config.Config) -> dict[str, Any]:
+    """The judge's settings the environment gave the run's resolved configuration ``cfg`` (module
+    docstring; None: not set there), the base URL as a host only."""
+    def given(field: str, *variables: str):
+        s = cfg.gateway[field]
+        return s.value if s.source in {f"environment {v}" for v in variables} else None
+
+    out = {name: given(field, name) for name, field in SETTINGS.items()}
+    out["base_url_host"] = provenance.url_host(given("base_url", "JUDGELAB_BASE_URL", "OPENAI_BASE_URL"))
     return out
 
 
@@ -158,7 +164,7 @@ def build(profile: str, now: _dt.datetime | None = None) -> dict[str, Any]:
         "packages": package_versions(pinned_packages([project / f for f in LOCK_FILES])),
         "data": file_hashes(project, DATA_DIRS),
         "outputs": file_hashes(root, OUTPUT_DIRS, skip=_is_sidecar),
-        "settings": judge_settings(),
+        "settings": judge_settings(config.resolve(profile)),  # the environment read once, by the resolver
         "notebooks": stamped_notebooks(root, profile),
         "calls": calls,
         "calls_total": total_calls(calls),

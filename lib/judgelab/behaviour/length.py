@@ -271,14 +271,16 @@ def length_requests(items, cfg, fractions, seeds: int = 1) -> tuple[list[dict], 
     return meta, reqs
 
 
-def run_study(gw, corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile: str) -> pd.DataFrame:
+def run_study(gw, corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile) -> pd.DataFrame:
     """The intervention on the planted study's stories (``planted_per_category``, its layer, content
     mode), cut and padded to ``knobs["length_fractions"]`` at the planted study's ``seeds``:
-    :func:`run_intervention`'s frame."""
+    :func:`run_intervention`'s frame; ``profile``: the run's resolved configuration (:func:`judgelab.config.of`)."""
+    from judgelab import config
     from judgelab.behaviour import selection
 
-    items, cfg = selection.planted_items(corpus, stories, knobs, profile, gw.count_tokens)
-    return run_intervention(gw, items, cfg, knobs["length_fractions"], profile, int(knobs["seeds"]))
+    resolved = config.of(profile)
+    items, cfg = selection.planted_items(corpus, stories, knobs, resolved, gw.count_tokens)
+    return run_intervention(gw, items, cfg, knobs["length_fractions"], resolved.profile, int(knobs["seeds"]))
 
 
 def run_intervention(gw, items, cfg, fractions, profile: str, seeds: int = 1) -> pd.DataFrame:

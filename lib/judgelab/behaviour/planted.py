@@ -585,7 +585,7 @@ def run(gw, meta: list[dict], requests: list, profile: str, concurrency: int | N
     return tidy(meta, gw.run_batch(requests, concurrency=concurrency, desc="planted instructions"), profile)
 
 
-def study_requests(corpus, stories, narratives, judge_knobs: dict, knobs: dict, profile: str, count_tokens,
+def study_requests(corpus, stories, narratives, judge_knobs: dict, knobs: dict, profile, count_tokens,
                    gw_narr=None):
     """The planted study's (meta, requests) per study, from the knobs (``perturbations`` and
     ``harden`` per study, ``seeds``); ``narratives``: the chosen paths
@@ -601,14 +601,18 @@ def study_requests(corpus, stories, narratives, judge_knobs: dict, knobs: dict, 
 
 
 def run_study(gw_sage, gw_narr, corpus: pd.DataFrame, stories: pd.DataFrame, paths: pd.DataFrame,
-              judge_knobs: dict, knobs: dict, profile: str) -> tuple[pd.DataFrame, str]:
-    """The planted-instruction study on each study's judge: :func:`tidy`'s frame, a summary."""
+              judge_knobs: dict, knobs: dict, profile) -> tuple[pd.DataFrame, str]:
+    """The planted-instruction study on each study's judge: :func:`tidy`'s frame, a summary;
+    ``profile``: the run's resolved configuration (:func:`judgelab.config.of`)."""
+    from judgelab import config
     from judgelab.behaviour import selection
 
+    cfg = config.of(profile)
+
     narratives = selection.planted_paths(paths, judge_knobs, knobs["planted_pairs"], knobs["planted_methods"])
-    built = study_requests(corpus, stories, narratives, judge_knobs, knobs, profile, gw_sage.count_tokens, gw_narr)
+    built = study_requests(corpus, stories, narratives, judge_knobs, knobs, cfg, gw_sage.count_tokens, gw_narr)
     gws = {"sage": gw_sage, "narrative": gw_narr}
-    parts = [run(gws[s], m, r, profile) for s, (m, r) in built.items() if r]
+    parts = [run(gws[s], m, r, cfg.profile) for s, (m, r) in built.items() if r]
     summary = "; ".join(f"{s}: {len({m['item'] for m in meta})} items, {len(reqs)} calls"
                         for s, (meta, reqs) in built.items())
     return pd.concat(parts, ignore_index=True), summary

@@ -8,21 +8,22 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.sage.protocol import leak_check, runner
 from judgelab.sage.protocol.evaluation import EvalConfig
 
 
-def sage_stories(corpus: pd.DataFrame, profile: str) -> pd.DataFrame:
-    """The stories notebooks 02-04 evaluate in ``profile``."""
-    cfg = profiles.knobs("sage", profile)
+def sage_stories(corpus: pd.DataFrame, profile: config.Config | str) -> pd.DataFrame:
+    """The stories notebooks 02-04 evaluate in the run's configuration ``profile`` (:func:`judgelab.config.of`)."""
+    cfg = config.of(profile).knobs("sage")
     return runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"])
 
 
-def sage_items(corpus: pd.DataFrame, stories: pd.DataFrame, layer: str, profile: str, modes: Sequence[str],
-               count_tokens: Callable[[str], int] | None):
-    """(items, EvalConfig) of ``stories`` x ``modes`` for ``layer``, prepared as ``run_layer`` does."""
-    cfg = profiles.knobs("sage", profile)
+def sage_items(corpus: pd.DataFrame, stories: pd.DataFrame, layer: str, profile: config.Config | str,
+               modes: Sequence[str], count_tokens: Callable[[str], int] | None):
+    """(items, EvalConfig) of ``stories`` x ``modes`` for ``layer``, prepared as ``run_layer`` does
+    with the run's configuration ``profile`` (:func:`judgelab.config.of`)."""
+    cfg = config.of(profile).knobs("sage")
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     items = runner.build_items(stories, layer, modes, cfg["max_text_tokens"], cfg["context_policy"],
                                mask_title_in_body=bool(cfg.get("mask_title_in_body", True)), surnames=surnames,
@@ -36,7 +37,7 @@ def planted_stories(stories: pd.DataFrame, per_category: dict[str, int]) -> pd.D
     return pd.concat(parts).reset_index(drop=True) if parts else stories.head(0)
 
 
-def planted_items(corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile: str,
+def planted_items(corpus: pd.DataFrame, stories: pd.DataFrame, knobs: dict, profile: config.Config | str,
                   count_tokens: Callable[[str], int] | None):
     """(items, EvalConfig) of the planted and length studies: ``knobs["planted_per_category"]``
     stories of ``stories`` on the planted layer, content mode."""

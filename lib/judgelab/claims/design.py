@@ -44,6 +44,12 @@ def collection_knobs(profile: str | None) -> dict | None:
     return dict(profiles.resolved("narrative", profile)[0]["collections"])
 
 
+def _paper_knobs() -> dict:
+    """The paper profile's narrative knobs as the settings file states them: a reference (the
+    papers' design) read by name, never the run's configuration (no environment, no parameters)."""
+    return profiles.resolved("narrative", PAPER_PROFILE)[0]
+
+
 def same_model(run_model: str | None, paper_model: str) -> bool:
     """The paper's model or a dated snapshot of it (``gpt-4.1-mini`` is another model)."""
     return bool(run_model) and re.fullmatch(re.escape(paper_model) + r"(-\d{4}-\d{2}-\d{2})?", str(run_model)) is not None
@@ -63,7 +69,7 @@ def _base(value) -> float:
 
 def paper_choices(collections) -> dict[str, str]:
     """The paper's value of each recorded choice (:data:`CHOICES`), from the paper profile."""
-    knobs = profiles.knobs("narrative", PAPER_PROFILE)
+    knobs = _paper_knobs()
     out = {"jsd_base": str(knobs["jsd_base"]), "temporal": "True"}
     for c in collections:
         k = knobs["collections"].get(c)
@@ -126,7 +132,7 @@ def paper_design(name: str, claim) -> dict[str, str]:
         table = _cited(PAPER_DESIGN[name])
         return {f"k_agents.{c}": str(int(table[c])) for c in collections if c in table}
     if name == "pairs_judged":   # the paper judged every endpoint pair it extracted
-        knobs = profiles.knobs("narrative", PAPER_PROFILE)["collections"]
+        knobs = _paper_knobs()["collections"]
         return {f"pairs_judged.{c}": str(int(knobs[c]["n_pairs"])) for c in collections if c in knobs}
     if name == "story_count":
         table = _cited(PAPER_DESIGN[name])

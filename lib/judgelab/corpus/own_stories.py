@@ -188,17 +188,18 @@ def _tables(stories, meta: pd.DataFrame, default_category: str, skipped: list[di
     return OwnStories(corpus, pd.DataFrame(files), pd.DataFrame(skipped, columns=["file", "reason"]))
 
 
-def open_folder(folder: Path | str, profile: str) -> OwnStories:
-    """:func:`load_folder` with the profile's settings: ``[<profile>.own_texts]`` (the default
+def open_folder(folder: Path | str, profile) -> OwnStories:
+    """:func:`load_folder` with the run's configuration (``profile``, :func:`judgelab.config.of`):
+    ``[<profile>.own_texts]`` (the default
     category, the stories a category needs for genre statistics) and ``[<profile>.sage]`` (a text
     is too long only when ``context_policy = "error"``: then it must fit ``max_text_tokens``,
     counted with tiktoken's encoding of the configured model, ``judgelab.tokens``)."""
-    from judgelab import profiles, tokens
-    from judgelab.study_models import resolve_judge
+    from judgelab import config, tokens
 
-    own, sage = profiles.knobs("own_texts", profile), profiles.knobs("sage", profile)
+    cfg = config.of(profile)
+    own, sage = cfg.knobs("own_texts"), cfg.knobs("sage")
     whole = sage["context_policy"] == "error"
-    model = resolve_judge("sage").model  # the model the SAGE notebooks will call
+    model = cfg.judges["sage"].model.value  # the model the SAGE notebooks will call
     out = load_folder(folder, default_category=own["default_category"],
                       max_tokens=int(sage["max_text_tokens"]) if whole else None,
                       count_tokens=(lambda t: tokens.count_tokens(t, model)) if whole else None)

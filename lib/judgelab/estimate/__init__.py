@@ -128,7 +128,7 @@ def _progress(message: str) -> None:
     print(f"[estimate] {message}", file=sys.stderr, flush=True)
 
 
-def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, sample: int | None = None,
+def collect_calls(profile, counter: TokenCounter, notebooks=NOTEBOOKS, sample: int | None = None,
                   progress: bool = False):
     """(every request's row, how each notebook's inputs were known, what each notebook is);
     ``sample``: stories per category and pairs per collection of the notebooks a size scales
@@ -161,7 +161,7 @@ def collect_calls(profile: str, counter: TokenCounter, notebooks=NOTEBOOKS, samp
     return pd.concat([p for p in parts if not p.empty], ignore_index=True), notes, what
 
 
-def judged_calls(profile: str, backend: str | None, model: str | None, notebooks=NOTEBOOKS,
+def judged_calls(profile, backend: str | None, model: str | None, notebooks=NOTEBOOKS,
                  sample: int | None = None, environ=None, progress: bool = False):
     """Every notebook's calls on its study's judge, budgets as sent, costs; notes, labels and
     tokenizers. ``environ``: the variables of the run priced (None: this process's)."""
@@ -236,12 +236,13 @@ def estimate(profile: str, backend: str | None = None, model: str | None = None,
 
     profiles.check(profile)
     environ = config.variables(environ)
+    cfg = config.resolve(profile, environ=environ)  # the run priced, resolved once: every builder reads it
     s = resolve(backend=backend, model=model, cache_path="/dev/null", progress=False, environ=environ)
-    calls, notes, what, tokenizers = judged_calls(profile, backend, model, notebooks, sample, environ, progress)
+    calls, notes, what, tokenizers = judged_calls(cfg, backend, model, notebooks, sample, environ, progress)
     reasoning = bool(calls["reasoning"].any())
     # SAGE and the judges run at their profile's concurrency, else the gateway's
-    conc = {"09": profiles.knobs("narrative_judges", profile).get("concurrency")}
-    conc.update(dict.fromkeys(("02", "03", "04"), profiles.knobs("sage", profile).get("concurrency")))
+    conc = {"09": cfg.knobs("narrative_judges").get("concurrency")}
+    conc.update(dict.fromkeys(("02", "03", "04"), cfg.knobs("sage").get("concurrency")))
     workers = {nb: _workers(s.backend, s.concurrency, conc.get(nb)) for nb in calls["notebook"].unique()}
     speed = speed or timing.speed_for(s.backend)
     summary = summarize(calls, s, speed, workers, what)
@@ -344,12 +345,14 @@ def sized(measured: Estimate, sage_per_category: dict[str, int] | None = None,
                     {**s, "sizes": target}, measured.models, measured.warnings)
 
 
-def profile_sizes(profile: str) -> dict:
-    """A profile's own design: ``{"sage": stories per category, "narrative": pairs per collection}``."""
-    from judgelab import profiles
+def profile_sizes(profile) -> dict:
+    """A profile's own design (``profile``: its name or a resolved configuration,
+    :func:`judgelab.config.of`): ``{"sage": stories per category, "narrative": pairs per collection}``."""
+    from judgelab import config
     from judgelab.narrative.settings import judge_knobs
 
-    cap = judge_knobs(profile)["n_pairs"]
-    cols = profiles.knobs("narrative", profile)["collections"]
-    return {"sage": dict(profiles.knobs("sage", profile)["per_category"]),
+    cfg = config.of(profile)
+    cap = judge_knobs(cfg)["n_pairs"]
+    cols = cfg.knobs("narrative")["collections"]
+    return {"sage": dict(cfg.knobs("sage")["per_category"]),
             "narrative": {c: k["n_pairs"] if cap is None else min(k["n_pairs"], cap) for c, k in cols.items()}}

@@ -60,16 +60,16 @@ def embedding_cost(texts, spec: str, cache_path: Path | str | None = None,
 
 
 def price_collection(file: Path | str, root: Path | str, *, text: str, date: str, title: str | None,
-                     embeddings: str | None, profile: str) -> Path:
+                     embeddings: str | None, profile) -> Path:
     """``make own COLLECTION=... ESTIMATE=1``: the collection read and checked as notebook 07 reads
     it (its subset kept), its embedding priced (:func:`embedding_cost`) against ``root``'s cache,
     into ``<root>/results/estimate/own_embeddings.csv``; nothing is embedded or judged."""
-    from judgelab import profiles
+    from judgelab import config
     from judgelab.embeddings import is_backend_spec
     from judgelab.narrative.landscape import own_collection
 
     root = Path(root)
-    knobs = profiles.knobs("narrative", profile)["collections"][own_collection.NAME]
+    knobs = config.of(profile).knobs("narrative")["collections"][own_collection.NAME]  # the configuration priced
     col = own_collection.load(Path(file), text=text, date=date, title=title, embeddings=embeddings, knobs=knobs)
     spec = embeddings if is_backend_spec(embeddings) else ("precomputed" if embeddings else knobs["embedding"])
     texts = col.every_kth(knobs.get("subset")).docs["text"].tolist()

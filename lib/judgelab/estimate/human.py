@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.estimate import sage
 from judgelab.estimate.counting import TokenCounter
 from judgelab.human import DATASETS, appendix, holistic
@@ -26,9 +26,11 @@ def holistic_rows(stories: pd.DataFrame, knobs: dict, counter: TokenCounter) -> 
     return rows
 
 
-def appendix_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
-    """Notebook 11's requests for ``profile`` and a note on how they were built."""
-    knobs = profiles.knobs("human", profile)
+def appendix_calls(profile: config.Config | str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
+    """Notebook 11's requests for the configuration ``profile`` (:func:`judgelab.config.of`) and a
+    note on how they were built."""
+    profile = config.of(profile)
+    knobs = profile.knobs("human")
     n_stories = appendix.stories_per_dataset(knobs, list(DATASETS))
     stories = appendix.stories_for(n_stories, knobs)
     rows = holistic_rows(stories, knobs, counter)

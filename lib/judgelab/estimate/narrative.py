@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.narrative.judges import run as judges
 from judgelab.narrative import settings as narrative_settings
@@ -127,16 +127,19 @@ def _bounded(rows_by_bound: dict[str, list[dict]]) -> pd.DataFrame:
     return out
 
 
-def judge_calls(profile: str, counter: TokenCounter, n_pairs: int | None = None) -> tuple[pd.DataFrame, str]:
-    """Notebook 09's requests and how their inputs were known; ``n_pairs``: a sized sample."""
-    knobs = narrative_settings.judge_knobs(profile, n_pairs=n_pairs)
+def judge_calls(profile: config.Config | str, counter: TokenCounter, n_pairs: int | None = None) -> tuple[pd.DataFrame, str]:
+    """Notebook 09's requests and how their inputs were known (``profile``: the configuration
+    priced, :func:`judgelab.config.of`); ``n_pairs``: a sized sample."""
+    cfg = config.of(profile)
+    profile = cfg.profile
+    knobs = narrative_settings.judge_knobs(cfg, n_pairs=n_pairs)
     found, made_in = _paths_for(profile)
     if found is not None:
         chosen = judges.select_pairs(found, knobs["n_pairs"], knobs["seed"])
         rows = request_rows(chosen, knobs, counter, "09")
         out = _bounded({b: rows for b in BOUNDS})
         return out, f"exact: {len(chosen)} paths of notebook 08 (narr_paths.parquet)"
-    cols = profiles.knobs("narrative", profile)["collections"]
+    cols = cfg.knobs("narrative")["collections"]
     by_bound: dict[str, list[dict]] = {b: [] for b in BOUNDS}
     for name, ccfg in cols.items():
         n = ccfg["n_pairs"] if knobs["n_pairs"] is None else min(ccfg["n_pairs"], knobs["n_pairs"])
@@ -149,12 +152,12 @@ def judge_calls(profile: str, counter: TokenCounter, n_pairs: int | None = None)
                                 f"path lengths min/mean/max of {PAPER_TABLE1_SOURCE}, titles drawn from the collections")
 
 
-def cost_ood_calls(profile: str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
+def cost_ood_calls(profile: config.Config | str, counter: TokenCounter) -> tuple[pd.DataFrame, str]:
     """Notebook 10's judge requests from its knobs (size model; see the module docstring)."""
-
-    k10 = profiles.knobs("cost_ood", profile)
-    knobs = {**narrative_settings.judge_knobs(profile), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
-    cols = list(profiles.knobs("narrative", profile)["collections"])
+    cfg = config.of(profile)
+    k10 = cfg.knobs("cost_ood")
+    knobs = {**narrative_settings.judge_knobs(cfg), "max_tokens": k10["max_tokens"], "reasoning_chars": k10["reasoning_chars"]}
+    cols = list(cfg.knobs("narrative")["collections"])
     cost_coll = "vispub" if "vispub" in cols else cols[0]
     titles = {c: collection_titles(c) for c in cols}
     by_bound: dict[str, list[dict]] = {b: [] for b in BOUNDS}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.estimate.counting import TokenCounter, reply
 from judgelab.gateway.types import ChatRequest, ChatResult
 from judgelab.sage.protocol import leak_check, runner
@@ -54,11 +54,11 @@ def load_corpus() -> pd.DataFrame:
     return manifest.load_corpus(acquire=False)
 
 
-def items_for(corpus: pd.DataFrame, layer: str, profile: str, counter: TokenCounter, surnames=None,
+def items_for(corpus: pd.DataFrame, layer: str, profile: config.Config | str, counter: TokenCounter, surnames=None,
               stories=None, modes=None, sensitivity: bool = True, per_category: int | None = None):
     """The layer's items for ``profile`` as ``run_layer`` builds them (``per_category``: a sized
     sample), then with ``sensitivity`` the anonymous-author title items 02-04 run next."""
-    cfg = profiles.knobs("sage", profile)
+    cfg = config.of(profile).knobs("sage")
     if per_category is not None:
         cfg = {**cfg, "per_category": dict.fromkeys(cfg["per_category"], int(per_category))}
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"], stories)
@@ -181,7 +181,7 @@ def evaluation_calls(item, cfg: EvalConfig, counter: TokenCounter, notebook: str
     return rows
 
 
-def sage_calls(profile: str, counter: TokenCounter, layers=LAYERS, corpus: pd.DataFrame | None = None,
+def sage_calls(profile: config.Config | str, counter: TokenCounter, layers=LAYERS, corpus: pd.DataFrame | None = None,
                per_category: int | None = None) -> pd.DataFrame:
     """Every request of notebooks 02-04 for ``profile`` (see :func:`evaluation_calls`; ``per_category``:
     :func:`items_for`'s)."""

@@ -1,6 +1,9 @@
 """The OpenAI Batch API, collected into the same cache: the pieces batch mode
 (:mod:`~judgelab.gateway.batch_collector`) and ``Gateway.submit_batch``/``collect_batch`` build on.
-Each function's ``gw`` is the :class:`~judgelab.gateway.core.Gateway` the batch belongs to.
+Each function takes only the gateway parts it uses: ``lookup``, the
+:class:`~judgelab.gateway.lookup.CacheLookup` (keys, the sampling as sent, the cache and its mode),
+and ``fresh``, the :class:`~judgelab.gateway.fresh.FreshCall` (the backend and its client, the
+names a result carries, redaction, the token estimate).
 
 A batch line is the live request body (:meth:`OpenAIBackend.request_body`) under the cache key as
 ``custom_id``. A valid reply is cached exactly as a live call's, with no latency (0); a reply
@@ -25,13 +28,13 @@ MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1024 * 1024
 
 
-def batch_backend(gw):
+def batch_backend(fresh):
     """The gateway's OpenAI-protocol backend, or a ConfigError naming the backend in use."""
     from judgelab.gateway.backends.openai_backend import OpenAIBackend
 
-    if not isinstance(gw.backend, OpenAIBackend):
-        raise ConfigError(f"the Batch API needs an openai or openai-compatible backend, not {gw.backend_name}")
-    return gw.backend
+    if not isinstance(fresh.backend, OpenAIBackend):
+        raise ConfigError(f"the Batch API needs an openai or openai-compatible backend, not {fresh.backend_name}")
+    return fresh.backend
 
 
 def batch_line(be, key: str, messages: list[dict], req: ChatRequest) -> dict:
@@ -170,7 +173,7 @@ def line_failure(rec: dict, url: str | None = None, model: str | None = None) ->
     return Failure(kind="invalid_reply", url=url, model=model)
 
 
-def billed_failure(gw, key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
+def billed_failure(fresh, key: str, req: ChatRequest, rec: dict, batch_id: str, error: str) -> ChatResult | None:
     """A failed result holding the tokens of a billed line that gave no valid reply (a 200 whose
     reply fails validation), or None for a line that was not billed (an error line)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
@@ -182,29 +185,29 @@ def billed_failure(gw, key: str, req: ChatRequest, rec: dict, batch_id: str, err
 
     failure = "invalid"
     try:
-        reply = reply_from_completion(response["body"], 0.0, gw.model_name)
+        reply = reply_from_completion(response["body"], 0.0, fresh.model_name)
     except Exception:  # noqa: BLE001 - a body without choices: billed, but its usage is all we can read
         u = (response.get("body") or {}).get("usage") or {}
         usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0), output_tokens=int(u.get("completion_tokens") or 0))
     else:
-        usage = reply.usage or gw.fresh.estimate([m.model_dump() for m in req.messages], reply.text)
+        usage = reply.usage or fresh.estimate([m.model_dump() for m in req.messages], reply.text)
         failure = classify_reply(reply.text, reply.finish_reason)
     # ``failure`` is the class a live call of the same reply gets (invalid, empty, cut), so that the
     # stop on alike failures counts batch lines as it counts live calls; the detail keeps the kind
-    return ChatResult(status="failed", error=gw.redact(f"{req.item_label()}: {error}"), backend=gw.backend_name,
-                      model=gw.model_name, usage=usage, key=key, n_attempts=1,
-                      tags=gw.redact({**req.tags, "batch_id": batch_id}), batch_id=batch_id,
-                      failure_detail=line_failure(rec, gw.base_url, gw.model_name), failure=failure)
+    return ChatResult(status="failed", error=fresh.redact(f"{req.item_label()}: {error}"), backend=fresh.backend_name,
+                      model=fresh.model_name, usage=usage, key=key, n_attempts=1,
+                      tags=fresh.redact({**req.tags, "batch_id": batch_id}), batch_id=batch_id,
+                      failure_detail=line_failure(rec, fresh.base_url, fresh.model_name), failure=failure)
 
 
-def batch_lines(gw, requests: list[ChatRequest]) -> list[dict]:
+def batch_lines(lookup, fresh, requests: list[ChatRequest]) -> list[dict]:
     """The Batch API input lines for the requests not yet cached (one per distinct key)."""
-    be = batch_backend(gw)
+    be = batch_backend(fresh)
     lines, seen = [], set()
     for req in requests:
-        req = gw.as_sent(req)  # the sampling as sent (gateway.reasoning), as live calls send it
-        key = gw.key(req)
-        if key in seen or (gw.cache_mode != "refresh" and gw.cache.contains(key)):
+        req = lookup.as_sent(req)  # the sampling as sent (gateway.reasoning), as live calls send it
+        key = lookup.key(req)
+        if key in seen or (lookup.mode != "refresh" and lookup.cache.contains(key)):
             continue
         seen.add(key)
         messages = [m.model_dump() for m in req.messages]
@@ -216,32 +219,32 @@ def batch_lines(gw, requests: list[ChatRequest]) -> list[dict]:
     return lines
 
 
-def store_line(gw, key: str, req: ChatRequest, rec: dict, batch_id: str,
+def store_line(lookup, fresh, key: str, req: ChatRequest, rec: dict, batch_id: str,
                note: str | None = None) -> tuple[ChatResult | None, str]:
     """Validate one output line and cache it; returns (result, "") or (None, error).
 
     ``note`` is the head_tail truncation note of the prompt as sent (None when it fitted)."""
     from judgelab.gateway.backends.openai_backend import reply_from_completion
 
-    req = gw.as_sent(req)
+    req = lookup.as_sent(req)
     response = rec.get("response") or {}
     if rec.get("error") or response.get("status_code") != 200:
         detail = rec.get("error") or (response.get("body") or {}).get("error")
         return None, f"batch {batch_id} line failed: HTTP {response.get('status_code')} {detail}"
-    reply = reply_from_completion(response["body"], 0.0, gw.model_name)
+    reply = reply_from_completion(response["body"], 0.0, fresh.model_name)
     clipped: list[str] = []
     parsed, verr = parse_reply(reply.text, req.schema, reply.finish_reason, clipped)
     if verr is not None:
         return None, f"invalid reply in batch {batch_id}: {verr}"
-    usage = reply.usage or gw.fresh.estimate([m.model_dump() for m in req.messages], reply.text)
-    gw.cache.put(gw.redact({  # the key never reaches a file (judgelab.gateway.redact)
-        "key": key, "request": canonical_request(gw.lookup.identity, req), "text": reply.text,
+    usage = reply.usage or fresh.estimate([m.model_dump() for m in req.messages], reply.text)
+    lookup.cache.put(fresh.redact({  # the key never reaches a file (judgelab.gateway.redact)
+        "key": key, "request": canonical_request(lookup.identity, req), "text": reply.text,
         "parsed": parsed.model_dump(mode="json") if req.schema is not None else None,
         "usage": usage.model_dump(), "latency_s": 0.0, "reported_model": reply.reported_model,
-        "backend": gw.backend_name, "model": gw.model_name, "n_repairs": 0, "truncated": note is not None,
+        "backend": fresh.backend_name, "model": fresh.model_name, "n_repairs": 0, "truncated": note is not None,
         "truncation_note": note, "tags": {**req.tags, "batch_id": batch_id}, "created_at": time.time(),
     }))
-    return ChatResult(status="ok", parsed=parsed, text=gw.redact(reply.text), backend=gw.backend_name,
-                      model=gw.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
+    return ChatResult(status="ok", parsed=parsed, text=fresh.redact(reply.text), backend=fresh.backend_name,
+                      model=fresh.model_name, usage=usage, latency_s=0.0, key=key, n_attempts=1,
                       truncated=note is not None, truncation_note=note, sampling=req.sampling,
-                      tags=gw.redact({**req.tags, "batch_id": batch_id}), clipped=clipped, batch_id=batch_id), ""
+                      tags=fresh.redact({**req.tags, "batch_id": batch_id}), clipped=clipped, batch_id=batch_id), ""

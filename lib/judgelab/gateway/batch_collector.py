@@ -108,7 +108,7 @@ class WorkerGroup:
         """Wait until batches have answered all ``requests`` (keyed by cache key); one waiter."""
         with self.cond:
             mine = {}
-            owner = self.collector.gw.context.stats
+            owner = self.collector.fresh.context.stats
             for key, request in requests.items():
                 if key not in self.pending:
                     self.pending[key] = Pending(key, request, owner=owner)
@@ -162,26 +162,31 @@ class WorkerGroup:
 
 
 class BatchCollector:
-    """Runs a set of pending requests as Batch API jobs and fills in their results. ``gw``: the
-    :class:`~judgelab.gateway.core.Gateway` whose parts it uses (its backend, cache, fresh call,
-    ledger, transcripts and call context)."""
+    """Runs a set of pending requests as Batch API jobs and fills in their results, from the
+    gateway's parts it uses and nothing else: ``lookup`` (keys, the cache), ``fresh`` (the backend
+    and its client, redaction, the transcript log, the per-thread call context; it asks a request
+    that cannot be sent so that its failure is recorded), ``ledger`` (the paid lines of a stopped
+    run), ``concurrency`` (the ordinary calls a fallback makes at once) and ``max_attempts`` (the
+    rounds a line failing on the server side is sent in)."""
 
-    def __init__(self, gw, poll_s: float = 30.0, fallback: str = "stop",
-                 max_requests: int = batch_api.MAX_REQUESTS, max_bytes: int = batch_api.MAX_BYTES):
+    def __init__(self, lookup, fresh, ledger, *, concurrency: int, max_attempts: int, poll_s: float = 30.0,
+                 fallback: str = "stop", max_requests: int = batch_api.MAX_REQUESTS,
+                 max_bytes: int = batch_api.MAX_BYTES):
         if fallback not in BATCH_FALLBACKS:
             raise ConfigError("batch fallback (JUDGELAB_BATCH_FALLBACK) must be one of "
                               f"{', '.join(BATCH_FALLBACKS)}, got {fallback!r}")
-        self.gw = gw
-        self.backend = batch_api.batch_backend(gw)
+        self.lookup, self.fresh, self.ledger = lookup, fresh, ledger
+        self.max_attempts = int(max_attempts)
+        self.backend = batch_api.batch_backend(fresh)
         self.poll_s = poll_s
         self.fallback = fallback
         self.max_requests = max_requests
         self.max_bytes = max_bytes
-        self.jobs = BatchJobs(gw.cache.path)
+        self.jobs = BatchJobs(lookup.cache.path)
         #: (batch id, number of requests) of every batch this collector submitted or resumed
         self.history: list[tuple[str, int]] = []
         #: bounds the ordinary calls made as fallback (a batch-mode map has one thread per item)
-        self.live_gate = threading.BoundedSemaphore(max(1, gw.concurrency))
+        self.live_gate = threading.BoundedSemaphore(max(1, int(concurrency)))
         #: set when the caller gave up (an interrupted notebook): a wait in a worker thread ends
         self.stop = threading.Event()
 
@@ -199,7 +204,7 @@ class BatchCollector:
                 messages, notes[p.key] = self.backend.fit_messages(messages, req.sampling.max_tokens, req.truncation,
                                                                    req.item_label())
             except (ContextOverflowError, ValueError):
-                p.result = self.gw.fresh.ask(req, p.key)  # records the overflow failure; makes no call
+                p.result = self.fresh.ask(req, p.key)  # records the overflow failure; makes no call
                 continue
             lines.append(batch_api.batch_line(self.backend, p.key, messages, req))
             p.sent += 1
@@ -238,7 +243,7 @@ class BatchCollector:
             "calls (full price; e.g. `JUDGELAB_BATCH_FALLBACK=live make ... BATCH=1`), or again as it is to send "
             "them in a new batch (after fixing the cause above, e.g. once the enqueued-token limit has room), or "
             "with JUDGELAB_BATCH_FALLBACK=fail to record them as failures.")
-        return BatchStoppedError(self.gw.redact(message), batch.id, batch.status,
+        return BatchStoppedError(self.fresh.redact(message), batch.id, batch.status,
                                  [e for b, _ in ended for e in batch_api.batch_errors(b)])
 
     def _record_paid(self, pending: list[Pending]) -> None:
@@ -246,7 +251,7 @@ class BatchCollector:
         for p in pending:
             for res in (p.result, p.take_billed()):
                 if res is not None:
-                    spent = self.gw.ledger.record(res)
+                    spent = self.ledger.record(res)
                     if p.owner is not None:
                         p.owner.add(res, spent)
 
@@ -260,7 +265,7 @@ class BatchCollector:
             "the run stops before their later rounds are paid. Completed calls are cached: once the server "
             "recovers, run the same command again to continue from the cache (JUDGELAB_BATCH_FALLBACK=live asks "
             "such requests as ordinary calls at full price; =fail records them as failures).")
-        return BatchStoppedError(self.gw.redact(message), "", "completed", [])
+        return BatchStoppedError(self.fresh.redact(message), "", "completed", [])
 
     def _start(self, chunk: list[dict]) -> tuple[str, str, list[dict]]:
         keys = [line["custom_id"] for line in chunk]
@@ -271,7 +276,7 @@ class BatchCollector:
         else:
             batch_id = batch_api.create_batch(self.backend, chunk, metadata={"judgelab_fingerprint": fp})
             self.jobs.record(fp, batch_id, len(keys))
-            self.gw.cache.add_batch(batch_id, keys)
+            self.lookup.cache.add_batch(batch_id, keys)
             log.warning("batch mode: submitted batch %s (%d requests) to %s", batch_id, len(keys),
                         self.backend.base_url)
         self.history.append((batch_id, len(keys)))
@@ -288,34 +293,34 @@ class BatchCollector:
 
         batch = batch_api.wait_for(self.backend, batch_id, self.poll_s, on_poll, stop=self.stop)
         records = batch_api.output_records(self.backend, batch)  # an expired batch keeps what it finished
-        url, model = self.backend.base_url, self.gw.model_name
+        url, model = self.backend.base_url, self.fresh.model_name
         for p in pending:
             rec = records.get(p.key)
             if rec is None:
                 p.reason = f"no reply in batch {batch_id} (status {batch.status})"
                 p.failure = Failure(kind="batch_unanswered", url=url, model=model)
                 continue
-            p.result, err = batch_api.store_line(self.gw, p.key, p.request, rec, batch_id, notes.get(p.key))
+            p.result, err = batch_api.store_line(self.lookup, self.fresh, p.key, p.request, rec, batch_id, notes.get(p.key))
             if p.result is None:
                 p.reason, p.failure = err, batch_api.line_failure(rec, url, model)
-                p.billed = batch_api.billed_failure(self.gw, p.key, p.request, rec, batch_id, err)
+                p.billed = batch_api.billed_failure(self.fresh, p.key, p.request, rec, batch_id, err)
                 p.transient = transient_line(rec)
                 # a passing server error goes with the next round, unless asked live (fallback) or
                 # its rounds are used up; an unbilled line costs nothing to send again
                 p.again = (p.transient and self.fallback != "live" and batch.status == "completed"
-                           and p.sent < self.gw.retry.max_attempts)
+                           and p.sent < self.max_attempts)
             else:
                 self._transcript(p, batch_id)
         self.jobs.update(fp, batch.status, collected=True)
-        self.gw.cache.mark_batch_collected(batch_id)
+        self.lookup.cache.mark_batch_collected(batch_id)
         left = [p for p in pending if p.result is None] if batch.status != "completed" else []
         return batch, left
 
     def _transcript(self, p: Pending, batch_id: str) -> None:
-        if self.gw.transcripts is None:
+        if self.fresh.transcripts is None:
             return
         req, res = p.request, p.result
-        self.gw.transcripts.write({
+        self.fresh.transcripts.write({
             "time": time.time(), "key": p.key, "tags": req.tags, "backend": res.backend, "model": res.model,
             "template_version": req.template_version, "replicate": req.replicate,
             "sampling": req.sampling.model_dump(), "messages": [m.model_dump() for m in req.messages],
@@ -331,7 +336,7 @@ class BatchCollector:
         billed = p.take_billed()
         if self.fallback == "live":
             if billed is not None:
-                self.gw.ledger.record(billed)
+                self.ledger.record(billed)
             with self.live_gate:
                 return live()
         return self.failed(p, billed)
@@ -342,11 +347,11 @@ class BatchCollector:
         note = ("" if self.fallback == "fail" else
                 "; not asked again at full price (JUDGELAB_BATCH_FALLBACK=stop): a rerun sends it in a new batch, "
                 "JUDGELAB_BATCH_FALLBACK=live asks it as an ordinary call")
-        return ChatResult(status="failed", error=self.gw.redact(f"{req.item_label()}: {p.reason}{note}"),
-                          backend=self.gw.backend_name, model=self.gw.model_name, key=p.key,
+        return ChatResult(status="failed", error=self.fresh.redact(f"{req.item_label()}: {p.reason}{note}"),
+                          backend=self.fresh.backend_name, model=self.fresh.model_name, key=p.key,
                           usage=billed.usage if billed is not None else Usage(),
                           n_attempts=1 if billed is not None else 0,
-                          tags=billed.tags if billed is not None else self.gw.redact(dict(req.tags)),
+                          tags=billed.tags if billed is not None else self.fresh.redact(dict(req.tags)),
                           batch_id=billed.batch_id if billed is not None else None, failure_detail=p.failure,
                           failure=billed.failure if billed is not None else (p.failure.kind if p.failure else None))
 

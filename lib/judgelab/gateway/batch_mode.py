@@ -151,8 +151,8 @@ def submit_batch(gw, requests: Iterable[ChatRequest], metadata: dict | None = No
     key, the body as a live call sends it); returns the batch id (None if all are cached)."""
     if gw.cache_mode == "replay":
         raise ConfigError("cannot submit a batch in replay mode")
-    be = batch_api.batch_backend(gw)
-    lines = batch_api.batch_lines(gw, list(requests))
+    be = batch_api.batch_backend(gw.fresh)
+    lines = batch_api.batch_lines(gw.lookup, gw.fresh, list(requests))
     if not lines:
         return None
     batch_id = batch_api.create_batch(be, lines, metadata)
@@ -165,7 +165,7 @@ def collect_batch(gw, batch_id: str, requests: Iterable[ChatRequest], wait: bool
     the batch is still running and not ``wait``). An invalid or errored line is a recorded
     failure (a paid one with its tokens), or with ``fill_missing`` asked again live."""
     requests = list(requests)
-    be = batch_api.batch_backend(gw)
+    be = batch_api.batch_backend(gw.fresh)
     batch = be.client.batches.retrieve(batch_id)
     if batch.status not in batch_api.TERMINAL:
         if not wait:
@@ -181,12 +181,12 @@ def collect_batch(gw, batch_id: str, requests: Iterable[ChatRequest], wait: bool
         req = by_key.get(key)
         if req is None:
             continue
-        res, err = batch_api.store_line(gw, key, req, rec, batch_id)
+        res, err = batch_api.store_line(gw.lookup, gw.fresh, key, req, rec, batch_id)
         if res is not None:
             fresh[key] = res
         else:
             errors[key] = err
-            paid = batch_api.billed_failure(gw, key, req, rec, batch_id, err)
+            paid = batch_api.billed_failure(gw.fresh, key, req, rec, batch_id, err)
             if paid is not None:
                 billed[key] = paid
     gw.cache.mark_batch_collected(batch_id)

@@ -97,7 +97,9 @@ class Gateway:
 
         if not isinstance(self.backend, OpenAIBackend):
             raise ConfigError(NO_BATCH.format(backend=self.backend.name))
-        collector = BatchCollector(self, poll_s=s.batch_poll_s, fallback=s.batch_fallback)
+        collector = BatchCollector(self.lookup, self.fresh, self.ledger, concurrency=s.concurrency,
+                                   max_attempts=self.retry.max_attempts, poll_s=s.batch_poll_s,
+                                   fallback=s.batch_fallback)
         return BatchMode(collector, self.lookup, self.fresh, self.ledger, self.context)
 
     @classmethod

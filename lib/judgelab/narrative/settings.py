@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.narrative.judges.prompts import check_mode
 from judgelab.params import as_bool, as_list, as_optional_int, is_unset
 
@@ -76,6 +76,8 @@ class LandscapeSettings:
     bases: list                 # the main base, then the other of ("e", 2)
     # collections read from a user's file (own_collection.load), by name; the others by load_collection
     sources: dict = field(default_factory=dict)
+    # an OpenAI-protocol embedding server's endpoint (the configuration's embeddings.base_url; None: OpenAI's)
+    embedding_url: str | None = None
 
     def collection_knobs(self, name: str) -> dict:
         return self.knobs["collections"][name]
@@ -96,11 +98,13 @@ class LandscapeSettings:
         return out
 
 
-def landscape_settings(profile: str, collections=None, jsd_base=None, seed=None,
+def landscape_settings(profile: config.Config | str, collections=None, jsd_base=None, seed=None,
                        sensitivity_seeds=None) -> LandscapeSettings:
-    """Resolve notebook 07's parameters: ``collections`` (list or comma-separated), ``jsd_base``
+    """Resolve notebook 07's parameters against ``profile``, the run's resolved configuration
+    (:func:`judgelab.config.of`): ``collections`` (list or comma-separated), ``jsd_base``
     ("e" or a number > 1), the main UMAP ``seed`` and how many ``sensitivity_seeds`` follow it."""
-    knobs = profiles.knobs("narrative", profile)
+    cfg = config.of(profile)
+    knobs = cfg.knobs("narrative")
     names = as_list(collections, name="COLLECTIONS") or list(knobs["collections"])
     main_seed = as_optional_int(seed, name="SEED")
     main_seed = int(knobs["seed"]) if main_seed is None else main_seed
@@ -111,8 +115,9 @@ def landscape_settings(profile: str, collections=None, jsd_base=None, seed=None,
     base = knobs["jsd_base"] if is_unset(jsd_base) else jsd_base
     log_base(base)                                  # fail here, not after an hour of UMAP
     bases = [base] + [b for b in ("e", 2) if str(b) != str(base)]
-    return LandscapeSettings(profile, knobs, _check_collections(names, knobs), main_seed,
-                             [main_seed + i for i in range(n_seeds)], base, bases)
+    return LandscapeSettings(cfg.profile, knobs, _check_collections(names, knobs), main_seed,
+                             [main_seed + i for i in range(n_seeds)], base, bases,
+                             embedding_url=cfg.embeddings["base_url"].value)
 
 
 @dataclass(frozen=True)
@@ -159,17 +164,19 @@ class PathSettings:
         return key
 
 
-def path_settings(profile: str, n_pairs=None, temporal=None, investigate_lengths=None) -> PathSettings:
-    """Resolve notebook 08's parameters: ``n_pairs``, ``temporal`` (yes/no) and
-    ``investigate_lengths`` (None: the profile's ``temporal`` / ``investigate_lengths``)."""
-    knobs = profiles.knobs("narrative", profile)
+def path_settings(profile: config.Config | str, n_pairs=None, temporal=None, investigate_lengths=None) -> PathSettings:
+    """Resolve notebook 08's parameters against the run's configuration (:func:`judgelab.config.of`):
+    ``n_pairs``, ``temporal`` (yes/no) and ``investigate_lengths`` (None: the profile's ``temporal`` /
+    ``investigate_lengths``)."""
+    cfg = config.of(profile)
+    knobs = cfg.knobs("narrative")
     pairs = as_optional_int(n_pairs, name="N_PAIRS")
     if pairs is not None and pairs < 1:
         raise ValueError(f"N_PAIRS must be >= 1, got {pairs}")
     invest = (bool(knobs.get("investigate_lengths", False)) if is_unset(investigate_lengths)
               else as_bool(investigate_lengths, name="INVESTIGATE_LENGTHS"))
     temporal = bool(knobs["temporal"]) if is_unset(temporal) else as_bool(temporal, name="TEMPORAL")
-    return PathSettings(profile, knobs, pairs, temporal, invest)
+    return PathSettings(cfg.profile, knobs, pairs, temporal, invest)
 
 
 K_BY_COLLECTION: dict[str, int] = {"news": 5, "vispub": 3}
@@ -200,10 +207,10 @@ def _modes(value, name: str) -> tuple[str, ...]:
     return tuple(check_mode(m) for m in as_list(value, name=name))
 
 
-def judge_knobs(profile: str, *, k=None, modes=None, n_pairs=None, explanations=None) -> dict:
+def judge_knobs(profile: config.Config | str, *, k=None, modes=None, n_pairs=None, explanations=None) -> dict:
     """Notebook 09's knobs with its overrides: ``k`` (:func:`_agents`), ``n_pairs`` a whole number
     ("all": every pair), ``modes`` a comma-separated list, ``explanations`` a yes/no word."""
-    knobs = profiles.knobs("narrative_judges", profile)
+    knobs = config.of(profile).knobs("narrative_judges")
     if not is_unset(k):
         knobs["k"] = _agents(k)
     if not is_unset(n_pairs):
@@ -215,12 +222,13 @@ def judge_knobs(profile: str, *, k=None, modes=None, n_pairs=None, explanations=
     return knobs
 
 
-def cost_ood_knobs(profile: str, *, n_cost_sample=None, n_ood=None, n_perturbed=None, k=None,
+def cost_ood_knobs(profile: config.Config | str, *, n_cost_sample=None, n_ood=None, n_perturbed=None, k=None,
                    ood_modes=None) -> dict:
     """Notebook 10's knobs with its overrides, and the joint landscape's ``jsd_base`` (notebook
     07's). ``n_cost_sample`` counts narratives, two per endpoint pair; ``n_perturbed`` may be
     "all"; ``k`` as :func:`_agents`; ``ood_modes`` a comma-separated list."""
-    knobs = profiles.knobs("cost_ood", profile)
+    cfg = config.of(profile)
+    knobs = cfg.knobs("cost_ood")
     if not is_unset(n_cost_sample):
         knobs["n_cost_pairs"] = max(1, _positive(n_cost_sample, "N_COST_SAMPLE") // 2)
     if not is_unset(n_ood):
@@ -231,7 +239,7 @@ def cost_ood_knobs(profile: str, *, n_cost_sample=None, n_ood=None, n_perturbed=
         knobs["k"] = _agents(k)
     if not is_unset(ood_modes):
         knobs["ood_modes"] = _modes(ood_modes, "OOD_MODES")
-    knobs["jsd_base"] = log_base(profiles.knobs("narrative", profile)["jsd_base"])
+    knobs["jsd_base"] = log_base(cfg["narrative.jsd_base"])
     return knobs
 
 

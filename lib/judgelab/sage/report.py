@@ -212,7 +212,7 @@ class LayerReport:
         corpus = interim.read("corpus") if corpus is None else corpus
         mask, anon = (None if params.is_unset(v) else params.as_bool(v, name=name) for v, name in (
             (mask_title_in_body, "MASK_TITLE_IN_BODY"), (anonymous_author_sensitivity, "ANONYMOUS_AUTHOR_SENSITIVITY")))
-        return cls(layer, run, gateway, corpus, run.knobs(profiles.knobs("sage", run.config or run.profile)),
+        return cls(layer, run, gateway, corpus, run.knobs(_configuration(run).knobs("sage")),
                    stories, modes, context_policy, mask, anon)
 
     def knobs(self) -> dict[str, Any]:
@@ -232,7 +232,7 @@ class LayerReport:
         ``sage_rows_<layer>`` and ``sage_summary_<layer>``; show the summary, the wall time and,
         when texts were cut to fit the context, how many."""
         t0 = time.perf_counter()
-        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, self._profile(), stories=self.stories,
+        self.result = runner.run_layer(self.gateway, self.corpus, self.layer, _configuration(self.run_of), stories=self.stories,
                                        modes=self.modes, context_policy=self.context_policy,
                                        mask_title_in_body=self.mask_title_in_body)
         self.wall_s = time.perf_counter() - t0
@@ -265,7 +265,7 @@ class LayerReport:
             interim.path_of(name).unlink(missing_ok=True)
             return (f"**Anonymous-author sensitivity** (on, but `anonymous_per_category` selects none of the run's "
                     f"{len(titled)} stories): not run; Table 9 has no anonymous rows for {self.layer}.")
-        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, self._profile(),
+        self.anonymous = runner.run_title_anonymous(self.gateway, self.corpus, self.layer, _configuration(self.run_of),
                                                     stories=stories)
         runner.write_anonymous_interim(self.anonymous)
         n = len(self.anonymous.summary)
@@ -273,10 +273,6 @@ class LayerReport:
                 f"story ({n} evaluations, {len(stories)} of the run's {len(titled)} stories; in the main run the LLM stories are \"by\" their "
                 f"model, which names their category); wrote `{name}`, Table 9's sensitivity rows in notebook 05. "
                 "`ANONYMOUS_AUTHOR_SENSITIVITY=False` skips it.")
-
-    def _profile(self):
-        """The run's resolved configuration (its knobs as this run uses them), else its profile's name."""
-        return self.run_of.config or self.run_of.profile
 
     def _run(self) -> runner.SageRun:
         if self.result is None:
@@ -355,6 +351,13 @@ class LayerReport:
     def exchange(self) -> Shown:
         """One evaluation of the main run as the judge saw it (:func:`judgelab.exchange.load_exchange`)."""
         return Shown(exchange.exchange_markdown(exchange.load_exchange({"study": "sage", "layer": self.layer})))
+
+
+def _configuration(run: Run):
+    """The run's resolved configuration (a :class:`Run` made by hand without one: its profile's)."""
+    from judgelab import config
+
+    return config.of(run.config if run.config is not None else run.profile)
 
 
 def layer_notebook(run: Run, layer: str, backend: str | None = None, model: str | None = None,

@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.claims import design, register, verdicts
 from judgelab.narrative.landscape import projection
 from judgelab.narrative.landscape.coherence import coherence_matrix
@@ -121,6 +121,8 @@ class GridSettings:
     n_pairs: int
     n_boot: int
     knobs: dict = field(default_factory=dict)
+    collection_knobs: dict = field(default_factory=dict)  # the collection's [<profile>.narrative] knobs
+    embedding_url: str | None = None   # the configuration's embeddings.base_url (an OpenAI-protocol server)
 
     @property
     def n_specifications(self) -> int:
@@ -136,12 +138,13 @@ def _main_first(values, main) -> tuple:
     return tuple([main] + [v for v in values if v != main])
 
 
-def grid_settings(profile: str, *, n_pairs=None) -> GridSettings:
-    """Resolve ``[<profile>.robustness]`` against notebook 07/08's knobs: the main value of each
-    dimension is the profile's own (so the main specification is notebook 08's main rows), and
-    it is added to the grid when the profile's list lacks it."""
-    knobs = profiles.knobs("robustness", profile)
-    narr = profiles.knobs("narrative", profile)
+def grid_settings(profile: config.Config | str, *, n_pairs=None) -> GridSettings:
+    """Resolve ``[<profile>.robustness]`` against notebook 07/08's knobs in the run's configuration
+    (:func:`judgelab.config.of`): the main value of each dimension is the profile's own (so the main
+    specification is notebook 08's main rows), and it is added to the grid when the profile's list lacks it."""
+    cfg = config.of(profile)
+    profile = cfg.profile
+    knobs, narr = cfg.knobs("robustness"), cfg.knobs("narrative")
     name = knobs["collection"]
     if name not in narr["collections"]:
         raise ValueError(f"profiles.toml [{profile}.robustness] collection: {name!r} is not among "
@@ -163,7 +166,8 @@ def grid_settings(profile: str, *, n_pairs=None) -> GridSettings:
                                                       else int(knobs["n_pairs"]))
     if pairs < 1:
         raise ValueError(f"profiles.toml [{profile}.robustness] n_pairs: must be >= 1, got {pairs}")
-    return GridSettings(profile, name, values, main, pairs, int(knobs["n_boot"]), dict(knobs))
+    return GridSettings(profile, name, values, main, pairs, int(knobs["n_boot"]), dict(knobs), dict(col),
+                        cfg.embeddings["base_url"].value)
 
 
 def is_defensible(spec: dict) -> bool:
@@ -218,10 +222,10 @@ def load_inputs(settings: GridSettings) -> GridInputs:
         labels = np.asarray(land["labels"])
         fits[(kind, main["params"], main["seed"])] = projection.Landscape(
             np.empty((len(labels), 0)), np.asarray(land["memberships"]), labels, labels, main["seed"], {})
-    knobs = profiles.knobs("narrative", settings.profile)["collections"][name]
     for emb in settings.values["embedding"]:
         if emb not in embeddings:
-            col = prepare_collection(name, {**knobs, "embedding": emb})
+            col = prepare_collection(name, {**settings.collection_knobs, "embedding": emb},
+                                     embedding_url=settings.embedding_url)
             if len(col) != len(docs):
                 raise ValueError(f"{name}: {len(col)} documents embedded by {emb}, notebook 07 wrote {len(docs)}")
             embeddings[emb] = np.asarray(col.embeddings)

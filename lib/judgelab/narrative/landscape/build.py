@@ -20,13 +20,15 @@ from judgelab.narrative.landscape.projection import Landscape, fit_landscape, pr
 from judgelab.narrative.settings import LandscapeSettings, log_base
 
 
-def prepare_collection(name: str, knobs: dict, source: DocumentCollection | None = None) -> DocumentCollection:
+def prepare_collection(name: str, knobs: dict, source: DocumentCollection | None = None,
+                       embedding_url: str | None = None) -> DocumentCollection:
     """Load a collection (or take ``source``, a user's collection already loaded), keep the
-    profile's subset, embed it with the configured backend unless it brings its own vectors."""
+    profile's subset, embed it with the configured backend unless it brings its own vectors
+    (``embedding_url``: an OpenAI-protocol embedding server, the configuration's)."""
     col = source if source is not None else load_collection(name, knobs.get("year_range"))
     col = col.every_kth(knobs.get("subset"))
     return embed_collection(col, "precomputed" if source is not None and col.embeddings is not None
-                            else knobs["embedding"])
+                            else knobs["embedding"], openai_url=embedding_url)
 
 
 @dataclass
@@ -153,7 +155,7 @@ def build_landscapes(settings: LandscapeSettings) -> LandscapeStudy:
     out = {}
     for name in settings.collections:
         knobs = settings.collection_knobs(name)
-        col = prepare_collection(name, knobs, settings.sources.get(name))
+        col = prepare_collection(name, knobs, settings.sources.get(name), settings.embedding_url)
         built = build_collection_landscapes(col, knobs, settings.seeds, settings.bases,
                                             keep=settings.path_seeds(name))
         built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed)

@@ -171,9 +171,11 @@ DEFAULT_BOOT = profiles.resolved("sage_bootstrap", "demo")[0]
 
 
 def bootstrap_knobs(profile) -> dict:
-    """``{"n_boot", "boot_seed"}`` of ``profile`` (a name, or the run's resolved
-    :class:`judgelab.config.Config`; None: the demo values)."""
-    return dict(DEFAULT_BOOT) if profile is None else profiles.knobs("sage_bootstrap", profile)
+    """``{"n_boot", "boot_seed"}`` of the run's configuration ``profile`` (:func:`judgelab.config.of`;
+    None: the demo values)."""
+    from judgelab import config
+
+    return dict(DEFAULT_BOOT) if profile is None else config.of(profile).knobs("sage_bootstrap")
 
 
 def analysis_units(story_scores: pd.DataFrame, analysis: str) -> pd.DataFrame:

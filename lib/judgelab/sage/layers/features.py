@@ -67,16 +67,19 @@ def select_stories(corpus_df: pd.DataFrame, max_per_category: int | None, seed: 
 def compute_l123_features(corpus_df: pd.DataFrame, embed: bool = True, embedder=None,
                           max_per_category: int | None = None, profile=None) -> pd.DataFrame:
     """One row per story of ``corpus_df``: ``story_id``, ``category`` and :data:`FEATURE_COLUMNS`;
-    ``profile`` (a name, or the run's resolved :class:`judgelab.config.Config`), when given, sets
-    ``embed`` and ``max_per_category`` (and the draw's seed, SAGE's ``selection_seed``)."""
+    ``profile``, when given (the run's configuration, :func:`judgelab.config.of`), sets ``embed``,
+    ``max_per_category`` and the selection seed."""
     missing = [c for c in ("story_id", "category", "text") if c not in corpus_df.columns]
     if missing:
         raise ValueError(f"corpus table lacks column(s) {missing}; it is corpus.parquet (CONTRIBUTING.md)")
     seed = None
     if profile is not None:
-        knobs = profiles.knobs("sage_features", profile)
+        from judgelab import config
+
+        cfg = config.of(profile)
+        knobs = cfg.knobs("sage_features")
         embed, max_per_category = knobs["embed"], knobs["max_per_category"]
-        seed = profiles.knobs("sage", profile)["selection_seed"]
+        seed = cfg["sage.selection_seed"]
     stories = select_stories(corpus_df, max_per_category, seed=seed)
     rows = []
     for story_id, category, text in zip(stories["story_id"], stories["category"], stories["text"]):

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgelab import interim, params, profiles
+from judgelab import config, interim, params
 from judgelab.gateway import Gateway
 from judgelab.sage.protocol import leak_check, prompts
 from judgelab.sage.protocol.modes import prepare_input
@@ -237,18 +237,20 @@ def tidy(evaluations: list[Evaluation], backend: str, model: str, profile: str):
 
 # ---------------------------------------------------------------- running
 
-def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile="demo", *,
+def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: config.Config | str = "demo", *,
               stories: Sequence[str] | None = None, modes: Sequence[str] | None = None,
               context_policy: str | None = None, overrides: dict[str, Any] | None = None,
               desc: str | None = None, mask_title_in_body: bool | str | None = None) -> SageRun:
-    """Run one layer's evaluations with ``[<profile>.sage]``'s knobs (``profile``: a name, or the run's
-    resolved :class:`judgelab.config.Config`; ``overrides`` and the other arguments applied; None =
-    the profile's) and return the tidy tables. Never raises for a model
+    """Run one layer's evaluations with the ``sage`` knobs of the run's configuration ``profile``
+    (:func:`judgelab.config.of`; ``overrides`` and the other arguments applied; None = the
+    configuration's) and return the tidy tables. Never raises for a model
     failure; raises for inputs that cannot be sent (a leak, a text over an ``"error"`` budget)."""
     # papermill passes lists, or "a,b" strings from the command line; an empty list means "unset"
     stories = params.as_list(stories, name="STORIES") or None
     modes = params.as_list(modes, name="MODES") or None
-    cfg = profiles.knobs("sage", profile)
+    resolved = config.of(profile)
+    profile = resolved.profile
+    cfg = resolved.knobs("sage")
     cfg.update(overrides or {})
     if context_policy is not None:
         cfg["context_policy"] = context_policy
@@ -279,7 +281,7 @@ def anonymous_rows_name(layer: str) -> str:
     return f"sage_rows_anonymous_{layer}"
 
 
-def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile="demo", *,
+def run_title_anonymous(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: config.Config | str = "demo", *,
                         stories: Sequence[str] | None = None, overrides: dict[str, Any] | None = None) -> SageRun:
     """Title mode once more with "an unknown author" for every story: Table 9's sensitivity run
     (in title mode the LLM stories are "by" their model, which tells the judge the category)."""
