@@ -48,7 +48,7 @@ HARDEN = None
 import pandas as pd
 from IPython.display import Markdown, display
 
-from judgelab import interim, panel, params, profiles
+from judgelab import interim, panel, params
 from judgelab.behaviour import figures, judge_panel, length, planted, recognition, selection, self_preference
 from judgelab.behaviour.marking import banner, caption, writer
 from judgelab.study_models import open_gateway
@@ -58,7 +58,7 @@ from judgelab.run import Run
 from judgelab.sage import LAYERS
 
 run = Run.open("12", profile=PROFILE, params=globals())
-knobs = run.knobs(profiles.knobs("behaviour", PROFILE))
+knobs = run.knobs(run.config.knobs("behaviour"))
 if not params.is_unset(HARDEN):
     knobs["harden"] = ("sage", "narrative") if params.as_bool(HARDEN, name="HARDEN") else ()
 pd.set_option("display.precision", 3)

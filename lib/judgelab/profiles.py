@@ -37,11 +37,6 @@ def knobs(study: str, name, path: Path = FILE) -> dict[str, Any]:
     return resolved(study, name, path)[0]
 
 
-def name_of(profile) -> str:
-    """The profile's name: ``profile`` itself, or a resolved configuration's (:class:`judgelab.config.Config`)."""
-    return profile if isinstance(profile, str) else profile.profile
-
-
 # ---------------------------------------------------------------- show and docs
 
 def _flat(knobs_: dict, prefix: str = "") -> dict[str, Any]:

@@ -265,9 +265,8 @@ def run_layer(gw: Gateway, corpus: pd.DataFrame, layer: str, profile: config.Con
     ecfg = EvalConfig.from_settings(cfg)
     evaluations = gw.map(lambda it: evaluate(gw, it, ecfg), items, concurrency=cfg.get("concurrency"),
                          desc=desc or f"SAGE {layer}")
-    name = profiles.name_of(profile)
-    rows, summary, failures, calls = tidy(evaluations, gw.backend_name, gw.model_name, name)
-    return SageRun(layer, name, rows, summary, failures, calls, evaluations)
+    rows, summary, failures, calls = tidy(evaluations, gw.backend_name, gw.model_name, profile)
+    return SageRun(layer, profile, rows, summary, failures, calls, evaluations)
 
 
 def write_interim(run: SageRun) -> dict[str, str]:
