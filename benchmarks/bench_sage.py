@@ -64,7 +64,7 @@ import time
 from pathlib import Path
 
 from figures_file import write_figures
-from judgelab import paths, profiles
+from judgelab import config, paths
 from judgelab.corpus import manifest
 from judgelab.gateway import Gateway
 from judgelab.gateway.backends.llamacpp import common_prefix_len
@@ -122,7 +122,7 @@ QUICK = {"max_text_tokens": 100, "max_tokens": 16}
 def pick_story(story: str | None, quick: bool = False) -> tuple:
     """The corpus, the chosen story's row and the demo profile's settings (:data:`QUICK` applied)."""
     corpus = manifest.load_corpus()
-    cfg = {**profiles.knobs("sage", "demo"), **(QUICK if quick else {})}
+    cfg = {**config.resolve("demo").knobs("sage"), **(QUICK if quick else {})}  # resolved once, as a notebook does
     chosen = runner.select_stories(corpus, cfg["per_category"], cfg["selection_seed"],
                                    [story] if story else None)
     return corpus, chosen.iloc[[0]], cfg

@@ -14,7 +14,7 @@ import argparse
 
 import pandas as pd
 
-from judgelab import profiles
+from judgelab import config
 from judgelab.narrative.landscape.build import prepare_collection
 from judgelab.narrative.paths.length_investigation import path_length_investigation
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     ap.add_argument("--quick", action="store_true", help="the smoke profile's subset and pairs (seconds)")
     args = ap.parse_args(argv)
     profile = "smoke" if args.quick else args.profile
-    knobs = profiles.knobs("narrative", profile)
+    knobs = config.resolve(profile).knobs("narrative")  # the run's configuration, resolved once
     run = Run.open("08", profile=profile, knobs=knobs)
     news = knobs["collections"]["news"]
     col = prepare_collection("news", news)
