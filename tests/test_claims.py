@@ -346,6 +346,26 @@ def test_scorecard_keeps_a_tables_empty_interval_and_says_none_where_no_interval
     assert rec["reason"] == "t.csv gives a point estimate only, with no interval to test it by"
 
 
+def test_table7s_interval_is_shown_but_never_decides_an_importance_claim(tmp_path):
+    """Table 7's pair bootstrap misses the population's importance far more than 5% of the time at
+    the paper's 100 VisPub pairs (docs/claims.md): a registered importance claim reads no interval,
+    even one tight around the paper's value, and says why; its operating characteristics are
+    inconclusive at every truth."""
+    c = replace(next(c for c in register.load() if c.id == "narr-importance-min-vispub"), depends_on=())
+    pv = c.paper_value()
+    df = pd.DataFrame({"collection": ["vispub"], "mode": ["standard"], "feature": ["min_coherence"],
+                       "importance": [pv], "importance_ci_low": [pv - 0.01], "importance_ci_high": [pv + 0.01],
+                       "n": [200], "n_pairs": [100], "ci_method": ["pair bootstrap"]})
+    _write(tmp_path, df, embedded=False, name=c.table)
+    rec = scorecard.evaluate(c, tmp_path, KNOBS)
+    assert rec["verdict"] == INCONCLUSIVE and rec["n"] == 100
+    assert rec["reason"].startswith("no valid interval to test it by") and "coverage" in rec["reason"]
+    # the same row read as a table interval would be decided: the rule is not what holds it back
+    assert scorecard.evaluate(replace(c, ci_columns="table"), tmp_path, KNOBS)["verdict"] == REPRODUCED
+    ops = scorecard.operating_table([c], n_sim=10)
+    assert len(ops) >= 3 and (ops[INCONCLUSIVE] == 1.0).all() and (ops["error"] == 0.0).all()
+
+
 def test_reciprocal_maps_the_interval_end_to_end_and_refuses_one_through_zero():
     # r_gain_rel = r_complex / r_simple - 1 = 0.25 in [0.0, 0.6]: r_simple / r_complex = 0.8 in [1/1.6, 1/1.0]
     est, lo, hi, why = scorecard.reciprocal(0.25, 0.0, 0.6, offset=1.0)
