@@ -12,7 +12,7 @@ the mean importance of forests at the design's own n (``E_n``, the mean over the
 
     python benchmarks/importance_coverage.py --pairs 4 100 200 --runs 40 --boot 50 --trees 50
 
-Prints one line per design and feature (docs/claims.md, "Table 7", quotes a run). The forests here
+Prints one line per design and feature (docs/claims.md, "Intervals valid at their n", quotes a run). The forests here
 have fewer trees than the paper profile's (500): the bias comes from the trees' depth at n, not
 from their number.
 """

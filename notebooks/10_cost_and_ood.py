@@ -224,7 +224,7 @@ run.table(table06, "narr_table06_predictive")
 # Impurity importances of one forest fitted on all narratives, with a 95% cluster bootstrap over
 # endpoint pairs that refits the forest on each resample. The interval shows how far a forest's
 # importance moves at this many pairs; it is no interval for the population's importance, which a
-# forest this small misjudges (`ci_method`; docs/claims.md, "Table 7").
+# forest this small misjudges (`ci_method`; docs/claims.md, "Intervals valid at their n").
 
 # %%
 run.table(analyses_tables.table07(prediction.feature_importance_table(long, seed=SEED, n_estimators=knobs["n_estimators"],

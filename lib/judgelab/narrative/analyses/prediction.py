@@ -13,7 +13,7 @@ forest's own randomness. It describes the spread of the importance a forest fitt
 pairs gives; it is not an interval for the importance of the population: impurity importances of
 fully grown trees are biased at small n (the noise the trees fit is shared out among the features),
 and simulated at the paper's 100 VisPub pairs this interval covers the importance of a very large
-sample from the same generator far less often than 95% (docs/claims.md, "Table 7").
+sample from the same generator far less often than 95% (docs/claims.md, "Intervals valid at their n").
 """
 from __future__ import annotations
 
