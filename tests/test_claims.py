@@ -433,7 +433,9 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
     * ``ci_columns: table``: the table's own CI columns must exist (the scorecard reads them);
     * ``ci_columns: analytic``: the table has CI columns, and the inputs the verdict's interval reads;
     * ``ci_columns: fallback`` / ``none``: the table has no CI columns for the claim's column (else the
-      register should say ``table``); a fallback claim names the inputs its interval is computed from.
+      register should say ``table``), except a ``none`` claim whose note gives the simulated coverage
+      that keeps the verdict from reading them (Table 7); a fallback claim names the inputs its
+      interval is computed from.
     """
     tables = _smoke_tables()
     pending = []
@@ -447,8 +449,11 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
         else:
             assert c.column in cols, f"claim {c.id}: column {c.column} not in {c.table}"
         has_ci = {c.ci_low_column, c.ci_high_column} <= cols
-        assert has_ci == (c.ci_columns in ("table", "analytic")), \
-            f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
+        if c.ci_columns == "none" and has_ci:   # an interval the verdict must not read: the note says why
+            assert "coverage" in c.note, f"claim {c.id}: {c.table} has an interval; the note must say why it is not read"
+        else:
+            assert has_ci == (c.ci_columns in ("table", "analytic")), \
+                f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
         assert bool(c.inputs) or c.ci_columns not in ("fallback", "analytic"), f"claim {c.id}: its interval needs inputs"
         assert c.units_column is None or c.units_column in cols, f"claim {c.id}: units_column {c.units_column} not in {c.table}"
         specs = _input_columns(c.inputs)
