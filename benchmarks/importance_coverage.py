@@ -42,7 +42,7 @@ def draw_pairs(n_pairs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.n
     return np.vstack(X), np.concatenate(y), np.tile(np.arange(n_pairs), 2)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, nargs="+", default=[4, 100, 200])
     ap.add_argument("--runs", type=int, default=40)
@@ -50,7 +50,7 @@ def main() -> None:
     ap.add_argument("--trees", type=int, default=50)
     ap.add_argument("--truth-pairs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     t0 = time.process_time()
     Xt, yt, _ = draw_pairs(args.truth_pairs, rng)
