@@ -56,6 +56,7 @@ from IPython.display import Markdown, display
 
 from judgelab import exchange
 from judgelab.study_models import open_gateway
+from judgelab.claims import design
 from judgelab.human import appendix, figures
 from judgelab.run import Run
 
@@ -75,6 +76,7 @@ appendix.run_settings(PROFILE, knobs, n_stories)
 
 # %%
 gw = run.use(open_gateway("holistic", config=run.config))
+run.choose({"reasoning_effort": design.effort_of(run.backend, run.model, gw.reasoning)})  # in every sidecar
 run.banner()
 display(Markdown(appendix.judge_note(gw)))
 

@@ -47,6 +47,14 @@ def test_every_benchmark_script_has_a_quick_test():
     assert scripts <= tested, f"no quick-mode test for {sorted(scripts - tested)}"
 
 
+def test_importance_coverage_runs(bench, capsys):
+    """Table 7's coverage simulation (docs/claims.md) runs to its one line per design and feature."""
+    bench("importance_coverage").main(["--pairs", "3", "--runs", "2", "--boot", "3", "--trees", "3",
+                                       "--truth-pairs", "30"])
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(" covers truth " in line for line in lines) == 3 and lines[-1].startswith("CPU")
+
+
 def test_bench_batch_faults_quick(bench, tmp_path):
     out = tmp_path / "batch_faults.json"
     bench("bench_batch_faults").main(["--quick", "--out", str(out)])

@@ -346,6 +346,26 @@ def test_scorecard_keeps_a_tables_empty_interval_and_says_none_where_no_interval
     assert rec["reason"] == "t.csv gives a point estimate only, with no interval to test it by"
 
 
+def test_table7s_interval_is_shown_but_never_decides_an_importance_claim(tmp_path):
+    """Table 7's pair bootstrap misses the population's importance far more than 5% of the time at
+    the paper's 100 VisPub pairs (docs/claims.md): a registered importance claim reads no interval,
+    even one tight around the paper's value, and says why; its operating characteristics are
+    inconclusive at every truth."""
+    c = replace(next(c for c in register.load() if c.id == "narr-importance-min-vispub"), depends_on=())
+    pv = c.paper_value()
+    df = pd.DataFrame({"collection": ["vispub"], "mode": ["standard"], "feature": ["min_coherence"],
+                       "importance": [pv], "importance_ci_low": [pv - 0.01], "importance_ci_high": [pv + 0.01],
+                       "n": [200], "n_pairs": [100], "ci_method": ["pair bootstrap"]})
+    _write(tmp_path, df, embedded=False, name=c.table)
+    rec = scorecard.evaluate(c, tmp_path, KNOBS)
+    assert rec["verdict"] == INCONCLUSIVE and rec["n"] == 100
+    assert rec["reason"].startswith("no valid interval to test it by") and "coverage" in rec["reason"]
+    # the same row read as a table interval would be decided: the rule is not what holds it back
+    assert scorecard.evaluate(replace(c, ci_columns="table"), tmp_path, KNOBS)["verdict"] == REPRODUCED
+    ops = scorecard.operating_table([c], n_sim=10)
+    assert len(ops) >= 3 and (ops[INCONCLUSIVE] == 1.0).all() and (ops["error"] == 0.0).all()
+
+
 def test_reciprocal_maps_the_interval_end_to_end_and_refuses_one_through_zero():
     # r_gain_rel = r_complex / r_simple - 1 = 0.25 in [0.0, 0.6]: r_simple / r_complex = 0.8 in [1/1.6, 1/1.0]
     est, lo, hi, why = scorecard.reciprocal(0.25, 0.0, 0.6, offset=1.0)
@@ -413,7 +433,9 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
     * ``ci_columns: table``: the table's own CI columns must exist (the scorecard reads them);
     * ``ci_columns: analytic``: the table has CI columns, and the inputs the verdict's interval reads;
     * ``ci_columns: fallback`` / ``none``: the table has no CI columns for the claim's column (else the
-      register should say ``table``); a fallback claim names the inputs its interval is computed from.
+      register should say ``table``), except a ``none`` claim whose note gives the simulated coverage
+      that keeps the verdict from reading them (Table 7); a fallback claim names the inputs its
+      interval is computed from.
     """
     tables = _smoke_tables()
     pending = []
@@ -427,8 +449,11 @@ def test_the_register_names_only_tables_and_columns_that_a_smoke_run_writes():
         else:
             assert c.column in cols, f"claim {c.id}: column {c.column} not in {c.table}"
         has_ci = {c.ci_low_column, c.ci_high_column} <= cols
-        assert has_ci == (c.ci_columns in ("table", "analytic")), \
-            f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
+        if c.ci_columns == "none" and has_ci:   # an interval the verdict must not read: the note says why
+            assert "coverage" in c.note, f"claim {c.id}: {c.table} has an interval; the note must say why it is not read"
+        else:
+            assert has_ci == (c.ci_columns in ("table", "analytic")), \
+                f"claim {c.id}: ci_columns {c.ci_columns}, CI columns in {c.table}: {has_ci}"
         assert bool(c.inputs) or c.ci_columns not in ("fallback", "analytic"), f"claim {c.id}: its interval needs inputs"
         assert c.units_column is None or c.units_column in cols, f"claim {c.id}: units_column {c.units_column} not in {c.table}"
         specs = _input_columns(c.inputs)

@@ -39,11 +39,35 @@ def test_linear_target_gives_r2_one_for_linear_model():
     assert (t["n_folds"] == 5).all() and (t["n"] == 80).all()
 
 
-def test_single_feature_target_is_the_top_importance():
-    imp = prediction.feature_importance_table(_synthetic(target="min_only"), n_estimators=100)
+def test_single_feature_target_is_the_top_importance_and_its_interval_excludes_the_others():
+    """The score depends on minimum coherence alone: its importance and the whole of its pair-bootstrap
+    interval sit near 1, the other two features' intervals near 0."""
+    imp = prediction.feature_importance_table(_synthetic(target="min_only"), n_estimators=30, n_boot=40)
     assert imp["importance"].sum() == pytest.approx(1.0)
-    top = imp.sort_values("importance").iloc[-1]
-    assert top["feature"] == "min_coherence" and top["importance"] > 0.8
+    imp = imp.set_index("feature")
+    assert imp.loc["min_coherence", "importance"] > 0.8 and imp.loc["min_coherence", "importance_ci_low"] > 0.6
+    assert (imp.loc[["mean_coherence", "length"], "importance_ci_high"] < 0.3).all()
+    assert (imp["importance_ci_low"] <= imp["importance_ci_high"]).all()
+    assert (imp["n"] == 80).all() and (imp["n_pairs"] == 40).all() and (imp["unit"] == "endpoint pair").all()
+    assert "refitted on every resample" in imp["ci_method"].iloc[0]
+
+
+def test_the_importance_bootstrap_resamples_endpoint_pairs_not_narratives():
+    """A pair whose two narratives are identical carries one narrative's information: the pair
+    bootstrap's interval on the doubled data is about as wide as a bootstrap of the undoubled
+    narratives (resampling rows would make it about 1/sqrt(2) as wide)."""
+    rng = np.random.default_rng(3)
+    n = 30
+    X = rng.normal(size=(n, 3))
+    y = X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n)
+
+    def width(boot):
+        return float((np.quantile(boot, 0.975, axis=0) - np.quantile(boot, 0.025, axis=0)).sum())
+
+    doubled = width(prediction.bootstrap_importances(np.repeat(X, 2, axis=0), np.repeat(y, 2),
+                                                     np.repeat(np.arange(n), 2), 100, 0, 20))
+    single = width(prediction.bootstrap_importances(X, y, np.arange(n), 100, 0, 20))
+    assert 0.8 < doubled / single < 1.25
 
 
 def test_pair_folds_keep_pairs_together():

@@ -273,6 +273,11 @@ def judge_human_correlations_are_in_range_or_nan_with_a_status(root: Path) -> No
     # the ceiling beside each comparison is the human leave-one-out agreement of that criterion
     ceiling = table.merge(human, on=["dataset", "criterion"], how="left")
     assert np.allclose(ceiling["ceiling_spearman"], ceiling["loo_spearman_mean"], equal_nan=True)
+    # the judge's reasoning effort is recorded beside the tables, as notebooks 05, 06, 09 and 10 record theirs
+    from judgelab import provenance
+    from judgelab.claims import design
+    side = provenance.read_sidecar(root / "results" / "tables" / "sage_judge_vs_human.csv")
+    assert (design.recorded_choices(side) or {}).get("reasoning_effort") == "none"   # the embedded model takes none
 
 
 @check("12")

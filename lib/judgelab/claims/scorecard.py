@@ -292,6 +292,11 @@ def operating_table(claims: list[Claim], n_sim: int, seed: int = 0) -> pd.DataFr
         n = base["n_paper"]
         if truth is not None and not np.isfinite(n):
             truth, notes = None, notes + ["the register names no paper design size (power.paper_n or power.share)"]
+        if c.ci_columns == "none":  # no interval the verdict may read: never decided, whatever the truth
+            rows += [{**base, "scenario": what, "truth": value, "status": status, **dict.fromkeys(VERDICT_CODES, 0.0),
+                      VERDICT_CODES[0]: 1.0, "error": 0.0, "note": "no interval the verdict may read (ci_columns: none)"}
+                     for what, value, status in power.scenarios(c.rule, pv)]
+            continue
         if truth is None:
             rows.append({**base, "note": "; ".join(notes)})
             continue
@@ -474,7 +479,8 @@ def _evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | N
     est = lo = hi = p = math.nan
     if row is not None:
         est = float(pd.to_numeric(row[claim.column], errors="coerce"))
-        if claim.ci_columns != "analytic" and claim.ci_low_column in row.index and claim.ci_high_column in row.index:
+        # "none": the table's interval, if any, does not cover at the claim's design (its note says why)
+        if claim.ci_columns in ("table", "fallback") and claim.ci_low_column in row.index and claim.ci_high_column in row.index:
             lo, hi = (float(pd.to_numeric(row[c], errors="coerce")) for c in (claim.ci_low_column, claim.ci_high_column))
             rec["ci_source"] = "table"
             rec["ci_method"] = str(row["ci_method"]) if "ci_method" in row.index else ""
@@ -512,7 +518,9 @@ def _evaluate(claim: Claim, tables_dir: Path, knobs: dict, interim_dir: Path | N
     v = decide(claim.rule, paper_value=pv, estimate=est, ci_low=lo, ci_high=hi, p=p if np.isfinite(p) else None)
     reason = v.reason
     if v.verdict == INCONCLUSIVE and rec["ci_source"] == NO_INTERVAL:
-        reason = f"{csv.name} gives a point estimate only, with no interval to test it by"
+        reason = (f"no valid interval to test it by: {claim.note}"
+                  if claim.ci_columns == "none" and claim.ci_low_column in row.index and claim.note
+                  else f"{csv.name} gives a point estimate only, with no interval to test it by")
     rec.update(verdict=v.verdict, reason=reason, decisive_width=v.decisive_width,
                **claim_power(claim, pv, knobs))
     return rec

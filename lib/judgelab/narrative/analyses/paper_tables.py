@@ -40,10 +40,7 @@ def table07(importance: pd.DataFrame) -> pd.DataFrame:
     """Table 7 (random-forest feature importances, long form) with the paper's values."""
     paper = {(c, m, f): {"importance": v} for (c, m), feats in pv.PAPER_TABLE7_IMPORTANCE.items()
              for f, v in feats.items()}
-    out = with_paper_columns(importance, paper, keys=("collection", "mode", "feature"))
-    out["unit"] = "narrative (one forest fitted on every judged narrative)"
-    out["ci_method"] = "none: point estimates of one fitted forest (a bootstrap would refit it B times)"
-    return out
+    return with_paper_columns(importance, paper, keys=("collection", "mode", "feature"))
 
 
 def ood_comparison(summary: pd.DataFrame) -> pd.DataFrame:

@@ -4,7 +4,16 @@ Scikit-learn regressors on the follow-up table; R² = 1 − SS_res / SS_tot on h
 endpoint pairs (:func:`judgelab.narrative.analyses.stability.pair_folds`). Table 6's interval is
 a seeded percentile cluster bootstrap over pairs of the fixed out-of-fold predictions: the models
 are not refitted, so it describes the sampling of the evaluated narratives, not the refitting
-noise (``r2_sd`` shows the spread over folds). Table 7's importances are point estimates.
+noise (``r2_sd`` shows the spread over folds).
+
+Table 7's importances carry a seeded percentile cluster bootstrap over endpoint pairs that refits
+the forest on every resample (each drawn pair's narratives repeated as often as the pair was drawn,
+the forest reseeded per resample), so its interval covers the sampling of the pairs *and* the
+forest's own randomness. It describes the spread of the importance a forest fitted on this many
+pairs gives; it is not an interval for the importance of the population: impurity importances of
+fully grown trees are biased at small n (the noise the trees fit is shared out among the features),
+and simulated at the paper's 100 VisPub pairs this interval covers the importance of a very large
+sample from the same generator far less often than 95% (docs/claims.md, "Intervals valid at their n").
 """
 from __future__ import annotations
 
@@ -111,17 +120,51 @@ def predictive_table(long: pd.DataFrame, features: Sequence[str] = FEATURES,
     return out
 
 
+IMPORTANCE_BOOT = 200
+
+
+def forest_importances(X: np.ndarray, y: np.ndarray, seed: int = 0, n_estimators: int = 200) -> np.ndarray:
+    """Impurity importances (summing to 1) of one random forest (:func:`make_model`) on ``X``, ``y``."""
+    return make_model("random_forest", seed, n_estimators).fit(X, y).feature_importances_
+
+
+def bootstrap_importances(X: np.ndarray, y: np.ndarray, groups: Sequence, n_boot: int = IMPORTANCE_BOOT,
+                          seed: int = 0, n_estimators: int = 200) -> np.ndarray:
+    """(n_boot, features): the importances of a forest refitted on each cluster resample of
+    ``groups`` (:func:`judgelab.stats.resampling.cluster_weights`: a drawn cluster's rows repeated
+    as often as it was drawn), the forest seeded ``seed + 1 + b`` on resample b."""
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    w = rs.cluster_weights(np.asarray(groups), n_boot, seed).astype(int)
+    rows = np.arange(len(y))
+    out = np.empty((n_boot, X.shape[1]))
+    for b in range(n_boot):
+        idx = np.repeat(rows, w[b])
+        out[b] = forest_importances(X[idx], y[idx], seed + 1 + b, n_estimators)
+    return out
+
+
 def feature_importance_table(long: pd.DataFrame, features: Sequence[str] = FEATURES, seed: int = 0,
-                             n_estimators: int = 200) -> pd.DataFrame:
+                             n_estimators: int = 200, n_boot: int = IMPORTANCE_BOOT) -> pd.DataFrame:
     """Table 7: impurity-based feature importances (summing to 1) of a random forest fitted on
-    all narratives of a collection and mode."""
+    all narratives of a collection and mode, with the 95% percentile interval of
+    :func:`bootstrap_importances` over endpoint pairs (module doc: what it covers, and what not)."""
     rows = []
     data = long.dropna(subset=list(features) + ["score_mean"])
     for (coll, mode), g in data.groupby(["collection", "mode"], sort=True):
         if len(g) < 2:
             continue
-        rf = make_model("random_forest", seed, n_estimators).fit(g[list(features)].to_numpy(float),
-                                                                 g["score_mean"].to_numpy(float))
-        for f, imp in zip(features, rf.feature_importances_):
-            rows.append({"collection": coll, "mode": mode, "feature": f, "importance": float(imp), "n": int(len(g))})
-    return pd.DataFrame(rows, columns=["collection", "mode", "feature", "importance", "n"])
+        X, y, pairs = g[list(features)].to_numpy(float), g["score_mean"].to_numpy(float), g["pair_id"].to_numpy()
+        point = forest_importances(X, y, seed, n_estimators)
+        boot = bootstrap_importances(X, y, pairs, n_boot, seed, n_estimators) if len(np.unique(pairs)) >= 2 else None
+        for j, (f, imp) in enumerate(zip(features, point)):
+            iv = rs.percentile_interval(boot[:, j]) if boot is not None else None
+            rows.append({"collection": coll, "mode": mode, "feature": f, "importance": float(imp),
+                         "importance_ci_low": iv.low if iv else np.nan, "importance_ci_high": iv.high if iv else np.nan,
+                         "n": int(len(g)), "n_pairs": int(len(np.unique(pairs)))})
+    out = pd.DataFrame(rows, columns=["collection", "mode", "feature", "importance", "importance_ci_low",
+                                      "importance_ci_high", "n", "n_pairs"])
+    out["unit"] = UNIT
+    out["ci_method"] = (rs.ci_method(n_boot, seed) + f"; the forest ({n_estimators} trees) refitted on every resample;"
+                        " the spread of a forest's importance at this many pairs, not an interval for the"
+                        " population's importance (biased at small n: docs/claims.md)")
+    return out
