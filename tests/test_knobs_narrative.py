@@ -285,6 +285,17 @@ def _prediction(cfg):  # notebook 10: prediction.predictive_table(long, n_splits
                                            n_estimators=k["n_estimators"])
 
 
+def _importance(cfg):  # notebook 10: prediction.feature_importance_table(long, seed=SEED, n_estimators=..., n_boot=...)
+    from judgelab.narrative.analyses import prediction
+    from judgelab.narrative.settings import cost_ood_knobs
+
+    k = cost_ood_knobs(cfg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return prediction.feature_importance_table(_long(), seed=k["seed"], n_estimators=k["n_estimators"],
+                                                   n_boot=k["importance_boot"])
+
+
 # ---------------------------------------------------------------- notebook 14: the specification grid
 
 
@@ -422,6 +433,7 @@ PROBES = {
     "cost_ood.joint_min_cluster_size": (3, _joint_collection),
     "cost_ood.n_splits": (3, _prediction),
     "cost_ood.n_estimators": (10, _prediction),
+    "cost_ood.importance_boot": (4, _importance),
     # notebook 14
     "robustness.collection": ("nonesuch", _grid),  # smoke has one collection: another is refused (and below)
     "robustness.embeddings": (["precomputed", "minilm"], _grid),
