@@ -42,8 +42,6 @@ ASK = re.compile(r"^Ask: .+?\?", re.M | re.S)
 #: the SAGE statistics notebooks, whose exercises run on synthetic evaluations
 SAGE_STATS = ("05", "06")
 
-pytestmark = [pytest.mark.notebooks, pytest.mark.after_notebooks]
-
 
 def exercises() -> list[tuple[str, str, str, str, str]]:
     """(title, notebook, ARGS, the variant's file, the main run's file) per exercise, in the page's order."""
@@ -152,6 +150,10 @@ def smoke_copy(tmp_path_factory):
 
 
 @pytest.mark.parametrize("title, notebook, args, look, main", exercises(), ids=[e[0] for e in exercises()])
+# run on the smoke run's outputs, so after it (tests/conftest.py); the page's own check above reads
+# the page alone and runs among the unit tests (marked late, it waited for every notebook)
+@pytest.mark.notebooks
+@pytest.mark.after_notebooks
 def test_the_exercise_runs_and_changes_what_it_names(smoke_copy, title, notebook, args, look, main):
     builds = (smoke_copy.parent / BUILDS).read_text().split()
     assert len(builds) == 1, f"the exercises' copy of the smoke run was made {len(builds)} times (processes {builds})"
