@@ -117,6 +117,10 @@ class EngineMeter:
 #: the quick mode's settings (seconds, for the test suite): a short excerpt, replies cut at 16
 #: tokens and never repaired, so that each evaluation is Round 1 and the blind turn
 QUICK = {"max_text_tokens": 100, "max_tokens": 16}
+#: layouts the quick mode primes (:meth:`EngineMeter.prime`): the shared-prefix one only, where the
+#: primed system message is the evaluator's own and Round 1 reuses it; the v2 validator's system
+#: message (~1,200 tokens, unmetered, reused by nothing) was a fifth of the quick run's prompt tokens
+QUICK_PRIMED = ("shared-prefix",)
 
 
 def pick_story(story: str | None, quick: bool = False) -> tuple:
@@ -134,9 +138,11 @@ def open_gateway(folder: Path, quick: bool = False) -> Gateway:
                                  **({"max_repairs": 0} if quick else {}))
 
 
-def run_layout(gw: Gateway, meter: EngineMeter, corpus, story, cfg: dict, layout: str, layers) -> list[dict]:
+def run_layout(gw: Gateway, meter: EngineMeter, corpus, story, cfg: dict, layout: str, layers,
+               prime: bool = True) -> list[dict]:
     """Evaluate ``story`` in content mode on each layer in ``layout``; the KV cache is emptied
-    before each layer. Returns one record per evaluation with its calls' meter records."""
+    before each layer (and primed with the validator's system message unless ``prime`` is false).
+    Returns one record per evaluation with its calls' meter records."""
     surnames = leak_check.distinctive_surnames(zip(corpus["author"], corpus["text"]))
     ecfg = EvalConfig.from_settings({**cfg, "layout": layout})
     out = []
@@ -144,7 +150,11 @@ def run_layout(gw: Gateway, meter: EngineMeter, corpus, story, cfg: dict, layout
         item = runner.build_items(story, layer, ["content"], cfg["max_text_tokens"], cfg["context_policy"],
                                   mask_title_in_body=cfg["mask_title_in_body"], surnames=surnames,
                                   count_tokens=gw.count_tokens)[0]
-        primed = meter.prime(opening(item, "validator", layout).content)
+        if prime:
+            primed = meter.prime(opening(item, "validator", layout).content)
+        else:
+            gw.backend.llama.reset()
+            primed = []
         first = len(meter.calls)
         t0 = time.perf_counter()
         ev = evaluate(gw, item, ecfg)
@@ -240,7 +250,8 @@ def main(argv: list[str] | None = None) -> dict:
         results = {layout: [] for layout in LAYOUTS}
         for layer in layers:  # layer by layer, both layouts, so that a partial run still compares them
             for layout in LAYOUTS:
-                results[layout] += run_layout(gw, meter, corpus, story, cfg, layout, [layer])
+                results[layout] += run_layout(gw, meter, corpus, story, cfg, layout, [layer],
+                                              prime=not args.quick or layout in QUICK_PRIMED)
         figures.update(figures_of(results, meter, kv_state_bytes_per_token(meter)))
         figures.update(store_figures(gw.backend.states))
         stats = gw.backend.slot_stats  # both layouts: how often the grammar refused the model's draw

@@ -1,15 +1,24 @@
 """A real server no one here wrote: llama-cpp-python's own OpenAI-compatible
 server (``python -m llama_cpp.server``) serves the bundled SmolLM2-135M GGUF on a free loopback
-port; one SAGE evaluation (``run_layer``: one story, L5, content mode, smoke knobs) and one
+port; one SAGE request (the evaluator's Round 1 of one story, L5, content mode: its prepared
+text, its messages and its reply schema, as ``evaluation.run_evaluator`` sends them) and one
 narrative judge call (``run_judges``: one path, simple mode, one agent) go through backend
 ``openai-compatible`` (``JUDGELAB_BASE_URL``) end to end. Then the server is stopped and both are
 replayed from the cache: identical results, zero fresh calls.
+
+One SAGE round, not a whole evaluation (seven calls, 60-90 s of the suite's time): what this test
+alone shows is that a server no one here wrote accepts the request form, compiles the SAGE schema
+to a grammar and returns a reply that parses onto the scale, with its own token counts. The
+evaluation's order of calls (rounds 1-5, then the validator's two turns), its rows and the
+withheld title and author are the same code on any backend: ``tests/test_sage_llm.py`` checks them
+on the embedded model, and ``tests/test_own_texts.py`` runs notebook 02's whole evaluations over
+``openai-compatible`` (against the fake server).
 
 The server refuses OpenAI's ``json_schema`` response format with HTTP 500 ("Input should be
 'text' or 'json_object'"); the backend's default for ``openai-compatible`` is the ``json_object``
 + ``schema`` form, which it compiles to a grammar. Both are checked here against the real server.
 
-Slow-ish (marked ``llm``): eight generations of the 135M model on one thread. The live run, the
+Slow-ish (marked ``llm``): two generations of the 135M model on one thread. The live run, the
 probe and the replay are one test on purpose: under pytest-xdist a module-scoped fixture is set up
 once per worker that runs any of the module's tests, and ``xdist_group`` does not hold them
 together with the pinned pytest 9.2 / pytest-xdist 3.8 (xdist renames ``item._nodeid``, which
@@ -29,7 +38,9 @@ from judgelab.gateway.errors import ReplayMissError
 from judgelab.gateway.local_server import LocalLlamaServer, ServerStartError, answers, missing_extras
 from judgelab.narrative.judges import schemas as judge_schemas
 from judgelab.narrative.judges.run import SCORE_COLUMNS, run_judges
-from judgelab.sage.protocol import runner
+from judgelab.sage.protocol import prompts, schemas
+from judgelab.sage.protocol.evaluation import EVALUATOR, EvalConfig, EvalItem, first_messages
+from judgelab.sage.protocol.modes import prepare_input
 from judgelab.sage.protocol.schemas import SCORE_VALUES
 
 pytestmark = pytest.mark.llm
@@ -47,18 +58,25 @@ LAYER = "L5"
 # The smoke profile's knobs with terser strings: the grammar bounds every string by its maxLength,
 # which keeps the replies short.
 SAGE_OVERRIDES = {"evidence_chars": 12, "note_chars": 16, "max_tokens": 300}
+SAGE_CFG = EvalConfig.from_settings({**profiles.knobs("sage", "smoke"), **SAGE_OVERRIDES})
 JUDGE_MODE = "simple"
 JUDGE_MAX_TOKENS = profiles.knobs("narrative_judges", "smoke")["max_tokens"][JUDGE_MODE]
 # no wall-clock limit in a test: on a loaded machine one 135M generation has taken over 80 s
 TIMEOUT_S = 900.0
 
 
-def corpus() -> pd.DataFrame:
-    return pd.DataFrame([{
-        "story_id": "ferry", "category": "canonical", "title": "The Last Ferry", "author": "Nora Vell",
-        "year": 1900, "translator": "", "model": "", "tier": "", "words": len(TEXT.split()), "in_range": True,
-        "text": TEXT,
-    }])
+def sage_request() -> ChatRequest:
+    """The evaluator's Round 1 request for the story, as ``evaluation.run_evaluator`` builds it."""
+    prepared = prepare_input("content", text=TEXT, title="The Last Ferry", author="Nora Vell",
+                             max_text_tokens=profiles.knobs("sage", "smoke")["max_text_tokens"])
+    item = EvalItem("ferry", "canonical", "", LAYER, "content", prepared)
+    messages = first_messages(item, "evaluator", prompts.round_instructions(LAYER, "content", 1), SAGE_CFG.layout)
+    schema = schemas.round_schema(LAYER, "content", 1, SAGE_CFG.evidence_chars, SAGE_CFG.note_chars,
+                                  SAGE_CFG.reasoning_chars)
+    return ChatRequest(messages=messages, schema=schema, sampling=SAGE_CFG.sampling(), replicate=0,
+                       template_version=prompts.template_version(LAYER),
+                       tags={"study": "sage", "layer": LAYER, "mode": "content", "item": "ferry",
+                             "track": EVALUATOR, "round": 1})
 
 
 def paths() -> pd.DataFrame:
@@ -74,14 +92,14 @@ class Run:
 
     model: str
     embedded: bool
-    sage: runner.SageRun
+    sage: object  # the SAGE request's ChatResult
     judge: pd.DataFrame
     ledger: pd.DataFrame
 
 
 def run_both(gw: Gateway) -> Run:
-    """One SAGE evaluation and one judge call through ``gw``."""
-    sage = runner.run_layer(gw, corpus(), LAYER, "smoke", modes=["content"], overrides=SAGE_OVERRIDES)
+    """One SAGE request and one judge call through ``gw``."""
+    sage = gw.chat(sage_request())  # in replay, a miss raises ReplayMissError
     judge = run_judges(gw, paths(), modes=(JUDGE_MODE,), k=1, max_tokens=JUDGE_MAX_TOKENS, profile="smoke")
     return Run(gw.model_name, gw.is_embedded_small_model, sage, judge, gw.ledger_frame())
 
@@ -117,24 +135,23 @@ def check_model(run: Run, srv: LocalLlamaServer) -> None:
 
 
 def check_sage(run: Run) -> None:
-    rows, summary, calls = run.sage.rows, run.sage.summary, run.sage.calls
-    assert (rows["backend"] == "openai-compatible").all() and (rows["model"] == run.model).all()
-    # evaluator rounds 1-5 then the validator's two turns, in that order
-    assert list(zip(calls["track"], calls["round"])) == [("evaluator", r) for r in range(1, 6)] + [
-        ("validator_blind", 1), ("validator_review", 1)]
-    ok = rows[rows["status"] == "ok"]
-    assert ok["score"].isin(SCORE_VALUES).all() and ok["confidence"].between(1, 5).all()
-    assert rows.loc[rows["status"] == "failed", "score"].isna().all()
-    # a failure is recorded with its reason, naming the item, never scored
-    for _, f in run.sage.failures.iterrows():
-        assert "ferry" in str(f.to_dict())
-    s = summary.iloc[0]
-    assert len(summary) == 1 and s["story_id"] == "ferry" and s["layer"] == LAYER
-    assert math.isnan(s["overall_score"]) or 1.0 <= s["overall_score"] <= 5.0
+    res = run.sage
+    assert res.model == run.model
+    if res.status == "ok":
+        # the reply parses onto Round 1's schema: every dimension of the layer scored on the scale
+        scores = res.parsed.scores
+        codes = schemas.layer_spec(LAYER).codes
+        assert sorted(type(scores).model_fields) == sorted(codes)
+        for code in codes:
+            dim = getattr(scores, code)
+            assert dim.score in SCORE_VALUES and 1 <= dim.confidence <= 5
+        assert res.usage.input_tokens > 0 and res.usage.output_tokens > 0  # the server's own counts
+    else:
+        # a failure is recorded with its reason, naming the item, never scored
+        assert res.parsed is None and "ferry" in (res.error or "")
     # the text the judge saw holds neither the title nor the author
-    for c in run.sage.evaluations[0].calls:
-        for m in c.messages:
-            assert "Last Ferry" not in m.content and "Nora Vell" not in m.content
+    for m in sage_request().messages:
+        assert "Last Ferry" not in m.content and "Nora Vell" not in m.content
 
 
 def check_judge(run: Run) -> None:
@@ -150,8 +167,7 @@ def check_judge(run: Run) -> None:
 
 
 def check_fresh_ledger(run: Run, posts: int) -> None:
-    made = run.sage.calls[run.sage.calls["status"] != "not_run"]
-    assert len(run.ledger) == len(made) + len(run.judge)
+    assert len(run.ledger) == 1 + len(run.judge)
     assert not run.ledger["cached"].any()
     ok = run.ledger[run.ledger["status"] == "ok"]
     assert (ok["input_tokens"] > 0).all() and not ok["estimated"].any()  # the server's own counts
@@ -173,11 +189,9 @@ def check_replay(live: Run, again: Run | ReplayMissError) -> None:
         assert "item=ferry" in str(again) or "collection=news" in str(again)
         return
     assert isinstance(again, Run), again
-    pd.testing.assert_frame_equal(again.sage.rows, live.sage.rows)
-    pd.testing.assert_frame_equal(again.sage.summary, live.sage.summary)
-    pd.testing.assert_frame_equal(again.sage.calls.drop(columns="cached"), live.sage.calls.drop(columns="cached"))
+    assert again.sage.parsed == live.sage.parsed and again.sage.text == live.sage.text
     pd.testing.assert_frame_equal(again.judge.drop(columns="cached"), live.judge.drop(columns="cached"))
-    assert again.judge["cached"].all() and again.sage.calls["cached"].all()
+    assert again.judge["cached"].all() and again.sage.cached
     # zero fresh calls: every ledger row is a cache hit, the same calls in the same order
     assert len(again.ledger) == len(live.ledger) and again.ledger["cached"].all()
     assert list(again.ledger["key"]) == list(live.ledger["key"])

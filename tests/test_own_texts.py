@@ -320,15 +320,20 @@ def clustered_collection(tmp_path: Path, n: int = 60) -> Path:
 @pytest.mark.notebooks
 @pytest.mark.timeout(900)
 def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
-    """`make own COLLECTION=`: notebook 07 builds the landscape of the user's file with the user's
-    vectors, 08 extracts max-capacity and random paths and writes the explorer."""
+    """`make own COLLECTION=... ENDPOINTS=`: notebook 07 builds the landscape of the user's file with
+    the user's vectors, 08 extracts max-capacity and random paths between the pairs the user names
+    and writes the explorer. One run of 08, with named pairs: its stratified sample (no ENDPOINTS)
+    is the smoke run's own route through the same `extract_study` (tests/test_notebooks.py), and a
+    second run of 08 here cost a notebook's start and imports again."""
     from judgelab import interim, own_texts
 
     path = clustered_collection(tmp_path)
+    # the pairs named in a CSV beside the collection (by title, one given later-first, and by number)
+    (tmp_path / "pairs.csv").write_text("source,target\nReport 50,Report 2\n5,40\n", encoding="utf-8")
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
     root = own_texts.run_collection(path, None, text="body", date="published", title="headline",
-                                    embeddings="archive.npy", profile="own", numbers=("07", "08"),
-                                    extra={"SENSITIVITY_SEEDS": 1, "N_PAIRS": 4})
+                                    embeddings="archive.npy", endpoints="pairs.csv", profile="own",
+                                    numbers=("07", "08"), extra={"SENSITIVITY_SEEDS": 1})
     assert root == tmp_path / "root" / "results" / "own" / "archive"
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
     docs = interim.read("narr_documents_own")
@@ -338,8 +343,9 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     critical = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence.csv")
     assert set(critical["collection"]) == {"own"} and critical["embedding"].str.contains("archive.npy").all()
     assert critical["paper_value"].isna().all()
-    paths_ = interim.read("narr_paths")
-    assert set(paths_["collection"]) == {"own"} and set(paths_["method"]) == {"maxcap", "random"}
+    named = interim.read("narr_paths")
+    assert set(named["collection"]) == {"own"} and set(named["method"]) == {"maxcap", "random"}
+    assert set(named["stratum"]) == {"named"}
     assert (root / "figures" / "narr_explorer_own.html").exists()
     # `make site`: the run in a section of its own, with no paper column
     from judgelab.site.build import build_site
@@ -348,15 +354,7 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     assert 'href="own/archive/index.html"' in (site / "index.html").read_text(encoding="utf-8")
     page = (site / "own" / "archive" / "tables" / "narr_critical_coherence.html").read_text(encoding="utf-8")
     assert "critical_main_seed" in page and "paper_value" not in page and "paper_source" not in page
-    # `make own ... ENDPOINTS=`: notebook 08 again on the same landscape, between the pairs named
-    # in a CSV beside the collection (by title, one given later-first, and by number)
-    (tmp_path / "pairs.csv").write_text("source,target\nReport 50,Report 2\n5,40\n", encoding="utf-8")
-    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
-    own_texts.run_collection(path, None, text="body", date="published", title="headline", embeddings="archive.npy",
-                             endpoints="pairs.csv", profile="own", numbers=("08",))
-    monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
-    named = interim.read("narr_paths")
-    assert set(named["stratum"]) == {"named"} and set(named["method"]) == {"maxcap", "random"}
+    # the named pairs: each matched, the later-first one turned
     status = pd.read_csv(root / "results" / "tables" / "narr_own_endpoints.csv")
     assert status[["source", "target", "turned"]].values.tolist() == [[2, 50, True], [5, 40, False]]
     ends = named[named["method"] == "maxcap"].set_index("pair_id")[["source", "target"]]

@@ -3,10 +3,10 @@ its "Look at" file comes out different from the main run's. The exercises are re
 itself, so the page and the test cannot drift.
 
 Each command ``make nb-NN ARGS="-p ..."`` (the demo's, on the page) runs here as the Makefile's
-recipe does, in the smoke profile (``python -m judgelab.pipeline run NN --profile smoke ARGS``), on
-a copy of the smoke run's output root (the session's, ``$JUDGELAB_OUTPUT_ROOT``): it writes to its
-own variant root inside the copy, and the file it names is compared with the same file of the main
-run. The copy's response cache holds the smoke run's replies (replay mode), so an exercise never
+recipe does, in the smoke profile (``python -m judgelab.pipeline run NN --profile smoke ARGS``, its
+``main`` called in this process), on a copy of the smoke run's output root (the session's,
+``$JUDGELAB_OUTPUT_ROOT``): it writes to its own variant root inside the copy, and the file it
+names is compared with the same file of the main run. The copy's response cache holds the smoke run's replies (replay mode), so an exercise never
 calls the model.
 
 The smoke run judges one canonical story, which leaves the SAGE statistics (notebooks 05 and 06)
@@ -21,13 +21,16 @@ them, and a copy per worker or per group would run notebooks 05 and 06 again eac
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import io
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pandas as pd
@@ -41,8 +44,6 @@ LOOK = re.compile(r"^Look at: `(results/variants/[^`]+/results/tables/([\w.]+\.c
 ASK = re.compile(r"^Ask: .+?\?", re.M | re.S)
 #: the SAGE statistics notebooks, whose exercises run on synthetic evaluations
 SAGE_STATS = ("05", "06")
-
-pytestmark = [pytest.mark.notebooks, pytest.mark.after_notebooks]
 
 
 def exercises() -> list[tuple[str, str, str, str, str]]:
@@ -85,10 +86,24 @@ def test_every_exercise_names_the_folder_its_command_writes_and_a_notebook_that_
 
 
 def _run(root: Path, notebook: str, argv: list[str]) -> subprocess.CompletedProcess:
-    env = {**os.environ, "JUDGELAB_OUTPUT_ROOT": str(root), "PYTHONPATH": str(ROOT / "lib"),
-           "JUDGELAB_CACHE_MODE": "replay"}
-    return subprocess.run([sys.executable, "-m", "judgelab.pipeline", "run", notebook, "--profile", "smoke", *argv],
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    """The Makefile's recipe, ``python -m judgelab.pipeline run NN --profile smoke ARGS``, through
+    the same ``pipeline.main`` in this process (its notebook's kernel is a child process, as under
+    make): a new interpreter per exercise only imported papermill and judgelab again, about 2 s of
+    CPU each. Its environment is restored afterwards (a variant run exports its output root)."""
+    from judgelab import pipeline
+
+    command = ["run", notebook, "--profile", "smoke", *argv]
+    out, err, code = io.StringIO(), "", 0
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
+        for name, value in {"JUDGELAB_OUTPUT_ROOT": str(root), "PYTHONPATH": str(ROOT / "lib"),
+                            "JUDGELAB_CACHE_MODE": "replay"}.items():
+            mp.setenv(name, value)
+        mp.chdir(ROOT)
+        try:
+            code = pipeline.main(command)
+        except (Exception, SystemExit) as exc:  # a failed run is reported, as its exit code and log were
+            code, err = 1, "".join(traceback.format_exception(exc))
+    return subprocess.CompletedProcess(command, code, out.getvalue(), err)
 
 
 def _synthetic_evaluations(root: Path) -> None:
@@ -152,6 +167,10 @@ def smoke_copy(tmp_path_factory):
 
 
 @pytest.mark.parametrize("title, notebook, args, look, main", exercises(), ids=[e[0] for e in exercises()])
+# run on the smoke run's outputs, so after it (tests/conftest.py); the page's own check above reads
+# the page alone and runs among the unit tests (marked late, it waited for every notebook)
+@pytest.mark.notebooks
+@pytest.mark.after_notebooks
 def test_the_exercise_runs_and_changes_what_it_names(smoke_copy, title, notebook, args, look, main):
     builds = (smoke_copy.parent / BUILDS).read_text().split()
     assert len(builds) == 1, f"the exercises' copy of the smoke run was made {len(builds)} times (processes {builds})"
