@@ -234,7 +234,7 @@ OWN_PROFILE ?= own
 own: | $(SETUP_STAMP)
 	@test -n "$(STORIES)$(COLLECTION)" || { echo 'usage: make own STORIES=<folder>  or  make own COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column, .npy or openai:<model>>] [ENDPOINTS=<pairs.csv or "a -> b; c -> d">] [ESTIMATE=1]'; exit 2; }
 	$(if $(STORIES),$(NB_ENV) $(PY) -m judgelab.own_texts stories "$(STORIES)" --profile $(OWN_PROFILE) $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
-	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
+	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(DENSE_LIMIT),--dense-limit $(DENSE_LIMIT)) $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
 
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).

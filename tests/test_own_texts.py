@@ -582,3 +582,35 @@ def test_knn_route_is_the_exact_graph_when_every_neighbour_is_a_candidate_and_ne
     assert few.candidate_edges < n * 6 and few.critical <= tau + 1e-6
     part = few.graph.tocoo()
     assert np.allclose(part.data, c[part.row, part.col], atol=1e-6)  # every kept edge has its exact theta
+
+
+def test_sparse_route_paths_are_the_dense_routes_when_every_neighbour_is_a_candidate():
+    """Notebook 08 on the sparse route (the nearest-neighbour graph, theta computed per pair, the
+    degrees from the graph) with k = n - 1 samples the same endpoints and extracts the same
+    max-capacity and random paths as on the dense matrix; at a small k it runs on the same code."""
+    from judgelab.narrative.landscape.coherence import coherence_matrix
+    from judgelab.narrative.landscape.graph import critical_coherence
+    from judgelab.narrative.landscape.knn_graph import knn_coherence_graph
+    from judgelab.narrative.paths.extraction import PairCoherence, extract_narratives
+
+    emb, memb, dates = _small_landscape()
+    n = len(emb)
+    labels = memb.argmax(axis=1)
+    titles = [f"d{i}" for i in range(n)]
+    c = coherence_matrix(emb, memb)
+    dense = extract_narratives("own", c, critical_coherence(c), dates, titles, labels, emb, n_pairs=10, seed=5)
+    full = knn_coherence_graph(emb, memb, k=n - 1)
+    sparse = extract_narratives("own", PairCoherence(emb, memb, np.e), full.critical, dates, titles, labels, emb,
+                                n_pairs=10, seed=5, graph=full.graph)
+    cols = ["pair_id", "stratum", "method", "source", "target", "length"]
+    assert len(dense) == 20
+    assert sparse[cols].equals(dense[cols])
+    assert sparse["path"].tolist() == dense["path"].tolist()
+    assert np.allclose(sparse["min_coherence"], dense["min_coherence"], atol=1e-6)
+    few = knn_coherence_graph(emb, memb, k=8)
+    small = extract_narratives("own", PairCoherence(emb, memb, np.e), few.critical, dates, titles, labels, emb,
+                               n_pairs=10, seed=5, graph=few.graph)
+    edges = few.graph.tocoo()
+    present = set(zip(edges.row.tolist(), edges.col.tolist()))
+    for path in small.loc[small["method"] == "maxcap", "path"]:   # every step an edge of the sparse graph
+        assert all((a, b) in present for a, b in zip(path[:-1], path[1:]))
