@@ -321,14 +321,16 @@ def clustered_collection(tmp_path: Path, n: int = 60) -> Path:
 @pytest.mark.timeout(900)
 def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     """`make own COLLECTION=`: notebook 07 builds the landscape of the user's file with the user's
-    vectors, 08 extracts max-capacity and random paths and writes the explorer."""
+    vectors, 08 extracts max-capacity and random paths and writes the explorer. The collection is
+    above DENSE_LIMIT, so both take the sparse nearest-neighbour route (a large collection's; the
+    dense route runs in the papers' notebooks), and every output says so."""
     from judgelab import interim, own_texts
 
     path = clustered_collection(tmp_path)
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
     root = own_texts.run_collection(path, None, text="body", date="published", title="headline",
                                     embeddings="archive.npy", profile="own", numbers=("07", "08"),
-                                    extra={"SENSITIVITY_SEEDS": 1, "N_PAIRS": 4})
+                                    extra={"SENSITIVITY_SEEDS": 1, "N_PAIRS": 4, "DENSE_LIMIT": 40})
     assert root == tmp_path / "root" / "results" / "own" / "archive"
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
     docs = interim.read("narr_documents_own")
@@ -337,10 +339,19 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     assert list(docs["date"]) == list(pd.to_datetime(source["published"], format="%d %B %Y"))
     critical = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence.csv")
     assert set(critical["collection"]) == {"own"} and critical["embedding"].str.contains("archive.npy").all()
+    # 60 documents > DENSE_LIMIT 40: the sparse route in both notebooks, named in tables and sidecars
+    seeds_table = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence_seeds.csv")
+    assert set(seeds_table["route"]) == {"sparse"} and set(seeds_table["knn_k"]) == {32}
+    assert not (root / "results" / "interim" / "narr_landscape_own.npz").exists() or \
+        "coherence" not in np.load(root / "results" / "interim" / "narr_landscape_own.npz").files
     assert critical["paper_value"].isna().all()
     paths_ = interim.read("narr_paths")
     assert set(paths_["collection"]) == {"own"} and set(paths_["method"]) == {"maxcap", "random"}
     assert (root / "figures" / "narr_explorer_own.html").exists()
+    for table in ("narr_critical_coherence_seeds", "narr_table01_path_lengths"):
+        side = json.loads((root / "results" / "tables" / f"{table}.provenance.json").read_text(encoding="utf-8"))
+        assert any(c.startswith("landscape_route.own=sparse: coherence only between each document and its 32 nearest")
+                   for c in side["choices"]), side["choices"]
     # `make site`: the run in a section of its own, with no paper column
     from judgelab.site.build import build_site
 
@@ -614,3 +625,18 @@ def test_sparse_route_paths_are_the_dense_routes_when_every_neighbour_is_a_candi
     present = set(zip(edges.row.tolist(), edges.col.tolist()))
     for path in small.loc[small["method"] == "maxcap", "path"]:   # every step an edge of the sparse graph
         assert all((a, b) in present for a, b in zip(path[:-1], path[1:]))
+
+
+def test_every_list_every_problem_error_is_one_type_with_its_own_words():
+    """Stories, collection and endpoint pairs raise one error type (the floor's InputProblems),
+    each message a count, what was not done, then one line per problem."""
+    from judgelab.narrative.paths.named_endpoints import EndpointError
+    from judgelab.params import InputProblems
+
+    for cls, head in ((OwnTextError, "2 problem(s) with your stories; nothing was sent to a judge:"),
+                      (OwnCollectionError, "2 problem(s) with your collection; nothing was embedded or judged:"),
+                      (EndpointError, "2 problem(s) with ENDPOINTS; nothing was embedded or judged:")):
+        err = cls(["a.txt: empty file", "b.txt: binary file"])
+        assert isinstance(err, InputProblems) and isinstance(err, ValueError)
+        assert str(err) == f"{head}\n- a.txt: empty file\n- b.txt: binary file"
+        assert err.problems == ["a.txt: empty file", "b.txt: binary file"]
