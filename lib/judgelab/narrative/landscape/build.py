@@ -7,6 +7,7 @@ so tables and figures read them instead of refitting.
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 
@@ -49,8 +50,12 @@ def route_note(k: int) -> str:
 
 
 def progress(message: str) -> None:
-    """One progress line of notebook 07/08's long steps (shown in the log of `make own`)."""
-    print(f"[judgelab landscape] {time.strftime('%H:%M:%S')} {message}", flush=True)
+    """One progress line of notebook 07/08's long steps, marked for the pipeline's relay (stderr,
+    :data:`judgelab.gateway.progress.LOG_MARK`), so `make own`'s log shows how far a large
+    collection is."""
+    from judgelab.gateway.progress import LOG_MARK
+
+    print(f"{LOG_MARK}landscape {time.strftime('%H:%M:%S')}: {message}", file=sys.stderr, flush=True)
 
 
 @dataclass
