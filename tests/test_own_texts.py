@@ -640,3 +640,29 @@ def test_every_list_every_problem_error_is_one_type_with_its_own_words():
         assert isinstance(err, InputProblems) and isinstance(err, ValueError)
         assert str(err) == f"{head}\n- a.txt: empty file\n- b.txt: binary file"
         assert err.problems == ["a.txt: empty file", "b.txt: binary file"]
+
+
+def test_large_collection_generator_writes_a_collection_make_own_reads(tmp_path):
+    """benchmarks/large_collection.py: n rows of real VisPub text, unique titles, dates within each
+    paper's year, and a unit-norm .npy of n rows that the collection loader accepts as its vectors
+    (the pool's MiniLM vectors are given here, so no model runs)."""
+    import importlib.util
+
+    from judgelab.narrative.landscape.collections import load_vispub
+
+    spec = importlib.util.spec_from_file_location(
+        "large_collection", Path(__file__).resolve().parents[1] / "benchmarks" / "large_collection.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    pool = load_vispub().docs.iloc[:12]
+    np.save(tmp_path / "pool_minilm_12.npy", np.random.default_rng(0).normal(size=(12, 384)).astype(np.float32))
+    csv, npy = gen.build(300, 12, tmp_path)
+    frame, vectors = pd.read_csv(csv), np.load(npy)
+    assert len(frame) == 300 and frame["title"].is_unique and vectors.shape == (300, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    assert set(frame["text"]) <= set(pool["text"])
+    source = pool.set_index("text")["date"]
+    years = pd.to_datetime(frame["date"]).dt.year.to_numpy()
+    assert (years == pd.to_datetime(source.loc[frame["text"]].to_numpy()).year).all()
+    col = own_collection.load(csv, text="text", date="date", title="title", embeddings=npy.name)
+    assert len(col) == 300 and col.embeddings.shape == (300, 384)

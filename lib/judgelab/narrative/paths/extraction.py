@@ -276,10 +276,11 @@ def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, p
     """:func:`extract_narratives` on notebook 07's embeddings refitted under ``params`` (main seed
     and JSD base), with a ``params`` column."""
     seed = int(landscape["main_seed"])
-    knn_k = int(landscape["knn_k"]) if store.is_sparse(landscape) else None
-    if knn_k is not None:
-        progress(f"{collection}: the {params} parameter set refitted, sparse route (k = {knn_k})")
-    refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]), knn_k=knn_k)
+    route = {}
+    if store.is_sparse(landscape):
+        route = {"knn_k": int(landscape["knn_k"])}
+        progress(f"{collection}: the {params} parameter set refitted, sparse route (k = {route['knn_k']})")
+    refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]), **route)
     paths = extract_narratives(collection, refit.coherence, refit.critical, landscape["dates"], titles,
                                refit.labels, landscape["embeddings"], n_pairs=n_pairs, seed=seed,
                                temporal=temporal, strict_dates=strict_dates, named=named, graph=refit.graph)
