@@ -223,7 +223,8 @@ panel: | $(DATA_STAMP)
 
 # `make own STORIES=<folder>` (every .txt/.md a story, optional stories.csv) or `make own
 # COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column or .npy>]
-# [ENDPOINTS=<pairs.csv or 'a -> b; c -> d'>]`:
+# [ENDPOINTS=<pairs.csv or 'a -> b; c -> d'>] [DENSE_LIMIT=<documents>]`: (above DENSE_LIMIT, default
+# profiles.toml narrative.dense_limit, notebooks 07-08 take the sparse nearest-neighbour route)
 # your own texts through the same numbered notebooks into results/own/<NAME>/ (default: the
 # folder's or file's name), with OWN_PROFILE's settings (profiles.toml [own]). The input is checked
 # first and every problem named before any judge call (docs/own_texts.md). With ESTIMATE=1 (stories):
