@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 
 from judgelab import interim
+from judgelab.embeddings import l2_normalise
 from judgelab.narrative.landscape import store
 from judgelab.narrative.landscape.build import POOL_PAIRS, progress, route_note, sample_pairs
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence
-from judgelab.narrative.landscape.knn_graph import knn_coherence_graph, pair_coherence
+from judgelab.narrative.landscape.knn_graph import edge_coherence, knn_coherence_graph
 from judgelab.narrative.landscape.projection import fit_landscape
 from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings, log_base, params_key
 
@@ -46,12 +47,15 @@ class PairCoherence:
     path metrics read it as they read the dense matrix."""
 
     def __init__(self, embeddings: np.ndarray, memberships: np.ndarray, base: float):
-        self.embeddings, self.memberships, self.base = embeddings, memberships, float(base)
-        self.shape = (len(embeddings), len(embeddings))
+        self.z = l2_normalise(embeddings)                       # once, not per path
+        self.p = np.asarray(memberships, dtype=np.float64)
+        self.p = self.p / self.p.sum(axis=1, keepdims=True)
+        self.base = float(base)
+        self.shape = (len(self.z), len(self.z))
 
     def __getitem__(self, key):
-        rows, cols = key
-        return pair_coherence(self.embeddings, self.memberships, np.atleast_1d(rows), np.atleast_1d(cols), self.base)
+        rows, cols = (np.atleast_1d(np.asarray(k, dtype=np.int64)) for k in key)
+        return edge_coherence(self.z, self.p, rows, cols, self.base)
 
 
 def directed_graph(g, dates: np.ndarray | None):
