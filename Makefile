@@ -223,7 +223,8 @@ panel: | $(DATA_STAMP)
 
 # `make own STORIES=<folder>` (every .txt/.md a story, optional stories.csv) or `make own
 # COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column or .npy>]
-# [ENDPOINTS=<pairs.csv or 'a -> b; c -> d'>]`:
+# [ENDPOINTS=<pairs.csv or 'a -> b; c -> d'>] [DENSE_LIMIT=<documents>]`: (above DENSE_LIMIT, default
+# profiles.toml narrative.dense_limit, notebooks 07-08 take the sparse nearest-neighbour route)
 # your own texts through the same numbered notebooks into results/own/<NAME>/ (default: the
 # folder's or file's name), with OWN_PROFILE's settings (profiles.toml [own]). The input is checked
 # first and every problem named before any judge call (docs/own_texts.md). With ESTIMATE=1 (stories):
@@ -234,7 +235,7 @@ OWN_PROFILE ?= own
 own: | $(SETUP_STAMP)
 	@test -n "$(STORIES)$(COLLECTION)" || { echo 'usage: make own STORIES=<folder>  or  make own COLLECTION=<file> TEXT=<column> DATE=<column> [TITLE=<column>] [EMBEDDINGS=<column, .npy or openai:<model>>] [ENDPOINTS=<pairs.csv or "a -> b; c -> d">] [ESTIMATE=1]'; exit 2; }
 	$(if $(STORIES),$(NB_ENV) $(PY) -m judgelab.own_texts stories "$(STORIES)" --profile $(OWN_PROFILE) $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
-	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
+	$(if $(COLLECTION),$(NB_ENV) $(PY) -m judgelab.own_texts collection "$(COLLECTION)" --profile $(OWN_PROFILE) --text "$(or $(TEXT),text)" --date "$(or $(DATE),date)" $(if $(TITLE),--title "$(TITLE)") $(if $(EMBEDDINGS),--embeddings "$(EMBEDDINGS)") $(if $(ENDPOINTS),--endpoints "$(ENDPOINTS)") $(if $(DENSE_LIMIT),--dense-limit $(DENSE_LIMIT)) $(if $(NAME),--name "$(NAME)") $(if $(ESTIMATE),--estimate))
 
 # The site reads what the notebooks wrote and never runs one (judgelab.site; a missing input is
 # named with the notebook to run).

@@ -3,6 +3,7 @@ of a large collection by the nearest-neighbour route (docs/own_texts.md, "Time o
 
     python benchmarks/scale_own_collection.py minilm --n 2000        # VisPub abstracts, one thread
     python benchmarks/scale_own_collection.py landscape --n 50000    # precomputed vectors (.npy)
+    python benchmarks/scale_own_collection.py dense --n 3000         # notebook 07's dense route: memory
 
 ``minilm`` embeds the first n VisPub abstracts of the data mirror with the bundled
 all-MiniLM-L6-v2 (no cache) and reports documents per second. ``landscape`` builds n vectors by
@@ -11,7 +12,11 @@ new vector a random mixture of two real ones plus Gaussian noise, so that no two
 dates over five years, then: UMAP (the own profile's 32 neighbours, 48 dimensions) -> HDBSCAN
 (min_cluster_size 8) -> the nearest-neighbour coherence graph (k = 32) -> widest paths between
 random pairs (``--topics K``: memberships drawn over K topics instead of UMAP + HDBSCAN, the
-graph's and paths' own cost). Each step's wall and CPU time and the peak resident memory are printed as they
+graph's and paths' own cost). ``dense`` measures what notebook 07's dense route holds at n
+documents (the own profile's 5 seeds x 2 JSD bases, 3 path seeds kept, the base-effect and sparsity
+tables, the npz's stacked matrices), the memberships drawn over ``--topics`` (default 50) topics
+instead of fitted: the peak resident memory above the process's start, in bytes per n^2, from
+which ``narrative.dense_limit`` is set (docs/own_texts.md). Each step's wall and CPU time and the peak resident memory are printed as they
 finish, and all of them as one JSON line at the end (``--out``). Run it under ``nice -n 10``
 and state the load average beside the times.
 """
@@ -121,9 +126,49 @@ def landscape(n: int, vectors: Path, pairs: int, seed: int = 42, topics: int | N
     return record
 
 
+def dense(n: int, topics: int = 50, seed: int = 42) -> dict:
+    """Peak memory of notebook 07's dense route at ``n`` documents (module doc)."""
+    from judgelab.narrative.landscape import build, summaries
+    from judgelab.narrative.landscape.collections import DocumentCollection
+    from judgelab.narrative.landscape.projection import Landscape
+
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    emb = rng.normal(size=(n, 384)).astype(np.float32)
+    docs = pd.DataFrame({"doc": np.arange(n), "title": [f"d{i}" for i in range(n)], "text": "x",
+                         "date": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1800, n), unit="D")})
+    col = DocumentCollection("own", docs, emb, "drawn")
+
+    def drawn(embeddings, n_neighbors, min_cluster_size, seed):   # memberships drawn, not fitted
+        m = np.random.default_rng(seed).dirichlet(np.full(topics, 0.05), len(embeddings))
+        return Landscape(np.zeros((len(embeddings), 2)), m, m.argmax(axis=1), m.argmax(axis=1), seed, {})
+
+    build.fit_landscape = drawn
+    base_mb = peak_mb()
+    record: dict = {"what": "dense", "documents": n, "topics": topics, "baseline_rss_mb": round(base_mb)}
+    t = time.perf_counter()
+    knobs = {"n_neighbors": 32, "min_cluster_size": 8, "knn_k": 32}
+    built = build.build_collection_landscapes(col, knobs, [seed + i for i in range(5)], ["e", 2], keep=3)
+    built.umap2d = np.zeros((n, 2))
+    t = step(record, "seeds_and_bases", t)
+    summaries.jsd_base_effect(built)
+    t = step(record, "jsd_base_effect", t)
+    study = build.LandscapeStudy(None, {"own": built})
+    summaries.graph_sparsity(study)
+    t = step(record, "graph_sparsity", t)
+    runs = [built.path_runs[s] for s in sorted(built.path_runs)]
+    stacked = np.stack([r.coherence for r in runs])               # what the npz writer stacks
+    del stacked
+    step(record, "npz_stack", t)
+    record["peak_above_start_mb"] = round(peak_mb() - base_mb)
+    record["bytes_per_n2"] = round((peak_mb() - base_mb) * 1024 * 1024 / n ** 2, 1)
+    return record
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["minilm", "landscape"])
+    ap.add_argument("what", choices=["minilm", "landscape", "dense"])
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--vectors", type=Path, default=None, help="real vectors to resample (.npz cache export or .npy)")
     ap.add_argument("--pairs", type=int, default=20)
@@ -132,7 +177,12 @@ def main(argv=None) -> int:
                     "instead of fitting UMAP + HDBSCAN (the graph and paths' own cost)")
     args = ap.parse_args(argv)
     load = open("/proc/loadavg").read().split()[:3]
-    rec = minilm(args.n) if args.what == "minilm" else landscape(args.n, args.vectors, args.pairs, topics=args.topics)
+    if args.what == "dense":
+        rec = dense(args.n, topics=args.topics or 50)
+    elif args.what == "minilm":
+        rec = minilm(args.n)
+    else:
+        rec = landscape(args.n, args.vectors, args.pairs, topics=args.topics)
     rec.update(load_before=load, load_after=open("/proc/loadavg").read().split()[:3], peak_rss_mb=round(peak_mb()))
     line = json.dumps(rec)
     print(line, flush=True)

@@ -51,6 +51,17 @@
 # are also produced under 16 / 4 (column `params`; notebook 07's embeddings refitted at the main
 # seed only; in the smoke profile on its subset).
 #
+# **Large collections.** When notebook 07 took the sparse route (more documents than
+# `narrative.dense_limit`), the paths run on its nearest-neighbour graph
+# (`judgelab.narrative.paths.widest.widest_path_sparse`, the same algorithm and tie rules), the
+# path metrics compute θ pair by pair from the embeddings and memberships instead of reading a
+# matrix, the strata's cut-offs are the quantiles of a uniform sample of 2 million pairs (every
+# pair when there are fewer), and the other parameter set is refitted on the same route. What it
+# approximates: edges between documents that are not among each other's `knn_k` nearest
+# neighbours are missing, so a path can be narrower than the dense route's, or absent (on news at
+# k = 32, 83 of 92 pairs kept a path, mean capacity lost 0.0097). The overview's `route` column
+# and every sidecar's choices (`landscape_route.<collection>`) say so.
+#
 # Outputs: `narr_paths.parquet` (main seed; read by notebooks 09 and 10),
 # `narr_paths_seeds.parquet` (every seed), Table 1, the mathematical rows of Table 4, Figure 1
 # (endpoint coverage), panels (a)/(b) of Figure 8 (coherence distributions by method) and, in the

@@ -322,9 +322,10 @@ def clustered_collection(tmp_path: Path, n: int = 60) -> Path:
 def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     """`make own COLLECTION=... ENDPOINTS=`: notebook 07 builds the landscape of the user's file with
     the user's vectors, 08 extracts max-capacity and random paths between the pairs the user names
-    and writes the explorer. One run of 08, with named pairs: its stratified sample (no ENDPOINTS)
-    is the smoke run's own route through the same `extract_study` (tests/test_notebooks.py), and a
-    second run of 08 here cost a notebook's start and imports again."""
+    and writes the explorer. The collection is above DENSE_LIMIT, so both take the sparse
+    nearest-neighbour route (a large collection's; the dense route runs in the papers' notebooks),
+    and every output says so. One run of 08, with named pairs: its stratified sample (no ENDPOINTS)
+    is the smoke run's own route through the same `extract_study` (tests/test_notebooks.py)."""
     from judgelab import interim, own_texts
 
     path = clustered_collection(tmp_path)
@@ -333,7 +334,7 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(tmp_path / "root"))
     root = own_texts.run_collection(path, None, text="body", date="published", title="headline",
                                     embeddings="archive.npy", endpoints="pairs.csv", profile="own",
-                                    numbers=("07", "08"), extra={"SENSITIVITY_SEEDS": 1})
+                                    numbers=("07", "08"), extra={"SENSITIVITY_SEEDS": 1, "DENSE_LIMIT": 40})
     assert root == tmp_path / "root" / "results" / "own" / "archive"
     monkeypatch.setenv("JUDGELAB_OUTPUT_ROOT", str(root))
     docs = interim.read("narr_documents_own")
@@ -342,11 +343,20 @@ def test_collection_runs_through_notebooks_07_08(tmp_path, monkeypatch):
     assert list(docs["date"]) == list(pd.to_datetime(source["published"], format="%d %B %Y"))
     critical = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence.csv")
     assert set(critical["collection"]) == {"own"} and critical["embedding"].str.contains("archive.npy").all()
+    # 60 documents > DENSE_LIMIT 40: the sparse route in both notebooks, named in tables and sidecars
+    seeds_table = pd.read_csv(root / "results" / "tables" / "narr_critical_coherence_seeds.csv")
+    assert set(seeds_table["route"]) == {"sparse"} and set(seeds_table["knn_k"]) == {32}
+    assert not (root / "results" / "interim" / "narr_landscape_own.npz").exists() or \
+        "coherence" not in np.load(root / "results" / "interim" / "narr_landscape_own.npz").files
     assert critical["paper_value"].isna().all()
     named = interim.read("narr_paths")
     assert set(named["collection"]) == {"own"} and set(named["method"]) == {"maxcap", "random"}
     assert set(named["stratum"]) == {"named"}
     assert (root / "figures" / "narr_explorer_own.html").exists()
+    for table in ("narr_critical_coherence_seeds", "narr_table01_path_lengths"):
+        side = json.loads((root / "results" / "tables" / f"{table}.provenance.json").read_text(encoding="utf-8"))
+        assert any(c.startswith("landscape_route.own=sparse: coherence only between each document and its 32 nearest")
+                   for c in side["choices"]), side["choices"]
     # `make site`: the run in a section of its own, with no paper column
     from judgelab.site.build import build_site
 
@@ -581,3 +591,76 @@ def test_knn_route_is_the_exact_graph_when_every_neighbour_is_a_candidate_and_ne
     assert few.candidate_edges < n * 6 and few.critical <= tau + 1e-6
     part = few.graph.tocoo()
     assert np.allclose(part.data, c[part.row, part.col], atol=1e-6)  # every kept edge has its exact theta
+
+
+def test_sparse_route_paths_are_the_dense_routes_when_every_neighbour_is_a_candidate():
+    """Notebook 08 on the sparse route (the nearest-neighbour graph, theta computed per pair, the
+    degrees from the graph) with k = n - 1 samples the same endpoints and extracts the same
+    max-capacity and random paths as on the dense matrix; at a small k it runs on the same code."""
+    from judgelab.narrative.landscape.coherence import coherence_matrix
+    from judgelab.narrative.landscape.graph import critical_coherence
+    from judgelab.narrative.landscape.knn_graph import knn_coherence_graph
+    from judgelab.narrative.paths.extraction import PairCoherence, extract_narratives
+
+    emb, memb, dates = _small_landscape()
+    n = len(emb)
+    labels = memb.argmax(axis=1)
+    titles = [f"d{i}" for i in range(n)]
+    c = coherence_matrix(emb, memb)
+    dense = extract_narratives("own", c, critical_coherence(c), dates, titles, labels, emb, n_pairs=10, seed=5)
+    full = knn_coherence_graph(emb, memb, k=n - 1)
+    sparse = extract_narratives("own", PairCoherence(emb, memb, np.e), full.critical, dates, titles, labels, emb,
+                                n_pairs=10, seed=5, graph=full.graph)
+    cols = ["pair_id", "stratum", "method", "source", "target", "length"]
+    assert len(dense) == 20
+    assert sparse[cols].equals(dense[cols])
+    assert sparse["path"].tolist() == dense["path"].tolist()
+    assert np.allclose(sparse["min_coherence"], dense["min_coherence"], atol=1e-6)
+    few = knn_coherence_graph(emb, memb, k=8)
+    small = extract_narratives("own", PairCoherence(emb, memb, np.e), few.critical, dates, titles, labels, emb,
+                               n_pairs=10, seed=5, graph=few.graph)
+    edges = few.graph.tocoo()
+    present = set(zip(edges.row.tolist(), edges.col.tolist()))
+    for path in small.loc[small["method"] == "maxcap", "path"]:   # every step an edge of the sparse graph
+        assert all((a, b) in present for a, b in zip(path[:-1], path[1:]))
+
+
+def test_every_list_every_problem_error_is_one_type_with_its_own_words():
+    """Stories, collection and endpoint pairs raise one error type (the floor's InputProblems),
+    each message a count, what was not done, then one line per problem."""
+    from judgelab.narrative.paths.named_endpoints import EndpointError
+    from judgelab.params import InputProblems
+
+    for cls, head in ((OwnTextError, "2 problem(s) with your stories; nothing was sent to a judge:"),
+                      (OwnCollectionError, "2 problem(s) with your collection; nothing was embedded or judged:"),
+                      (EndpointError, "2 problem(s) with ENDPOINTS; nothing was embedded or judged:")):
+        err = cls(["a.txt: empty file", "b.txt: binary file"])
+        assert isinstance(err, InputProblems) and isinstance(err, ValueError)
+        assert str(err) == f"{head}\n- a.txt: empty file\n- b.txt: binary file"
+        assert err.problems == ["a.txt: empty file", "b.txt: binary file"]
+
+
+def test_large_collection_generator_writes_a_collection_make_own_reads(tmp_path):
+    """benchmarks/large_collection.py: n rows of real VisPub text, unique titles, dates within each
+    paper's year, and a unit-norm .npy of n rows that the collection loader accepts as its vectors
+    (the pool's MiniLM vectors are given here, so no model runs)."""
+    import importlib.util
+
+    from judgelab.narrative.landscape.collections import load_vispub
+
+    spec = importlib.util.spec_from_file_location(
+        "large_collection", Path(__file__).resolve().parents[1] / "benchmarks" / "large_collection.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    pool = load_vispub().docs.iloc[:12]
+    np.save(tmp_path / "pool_minilm_12.npy", np.random.default_rng(0).normal(size=(12, 384)).astype(np.float32))
+    csv, npy = gen.build(300, 12, tmp_path)
+    frame, vectors = pd.read_csv(csv), np.load(npy)
+    assert len(frame) == 300 and frame["title"].is_unique and vectors.shape == (300, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    assert set(frame["text"]) <= set(pool["text"])
+    source = pool.set_index("text")["date"]
+    years = pd.to_datetime(frame["date"]).dt.year.to_numpy()
+    assert (years == pd.to_datetime(source.loc[frame["text"]].to_numpy()).year).all()
+    col = own_collection.load(csv, text="text", date="date", title="title", embeddings=npy.name)
+    assert len(col) == 300 and col.embeddings.shape == (300, 384)

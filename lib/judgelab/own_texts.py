@@ -166,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--date", default="date")
     c.add_argument("--title", default=None)
     c.add_argument("--embeddings", default=None, help="a column of vectors or a .npy file")
+    c.add_argument("--dense-limit", type=int, default=None,
+                   help="documents above which notebook 07 takes the sparse nearest-neighbour route (default: the profile's)")
     c.add_argument("--endpoints", default=None,
                    help="your endpoint pairs: a CSV (source,target) or 'a -> b; c -> d' (document numbers or titles)")
     for p in (s, c):
@@ -183,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             nbs = args.notebooks.split() if args.notebooks else COLLECTION_NOTEBOOKS
             root = run_collection(args.file, args.name, text=args.text, date=args.date, title=args.title,
                                   embeddings=args.embeddings, endpoints=args.endpoints, profile=args.profile,
-                                  numbers=nbs, estimate=args.estimate)
+                                  numbers=nbs, estimate=args.estimate,
+                                  extra={"DENSE_LIMIT": args.dense_limit} if args.dense_limit else None)
     except (own_stories.OwnTextError, ValueError) as exc:
         print(f"[judgelab own] {exc}", file=sys.stderr)
         return 2

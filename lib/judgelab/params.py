@@ -1,9 +1,25 @@
 """Papermill passes notebook parameters as Python literals or, from the command line (``-p``), as
-strings. One parser for all notebooks, so that ``"off"`` means False everywhere.
+strings. One parser for all notebooks, so that ``"off"`` means False everywhere; and one error,
+:class:`InputProblems`, for a user's input (`make own`'s stories, collection and endpoint pairs)
+that lists every problem at once.
 """
 from __future__ import annotations
 
 from typing import Any, Iterable
+
+class InputProblems(ValueError):
+    """A user's input is wrong: the message lists every problem (where it is, what, the fix) at
+    once, after a count and what was *not* done. Subclasses name the input (``what``) and that
+    consequence; ``problems`` keeps the list."""
+
+    what = "your input"
+    consequence = "nothing was run"
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__(f"{len(self.problems)} problem(s) with {self.what}; {self.consequence}:\n"
+                         + "\n".join(f"- {p}" for p in self.problems))
+
 
 _TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
 _FALSE = frozenset({"0", "false", "no", "off", "n", "f", ""})

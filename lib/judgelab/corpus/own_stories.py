@@ -23,6 +23,7 @@ import pandas as pd
 
 from judgelab.corpus.manifest import CATEGORIES, CORPUS_COLUMNS, WORD_RANGE
 from judgelab.corpus.text import clean_story, count_words
+from judgelab.params import InputProblems
 
 SUFFIXES = (".txt", ".md")
 NUL = b"\x00"
@@ -33,13 +34,11 @@ METADATA_COLUMNS = ("story_id", "title", "author", "year", "category")
 CATEGORY_HELP = "canonical (published human prose), pulp (genre magazine prose) or llm (written by a model)"
 
 
-class OwnTextError(ValueError):
+class OwnTextError(InputProblems):
     """The folder or its ``stories.csv`` is wrong; the message lists every problem with its fix."""
 
-    def __init__(self, problems: list[str]):
-        self.problems = list(problems)
-        super().__init__(f"{len(problems)} problem(s) with your stories; nothing was sent to a judge:\n"
-                         + "\n".join(f"- {p}" for p in problems))
+    what = "your stories"
+    consequence = "nothing was sent to a judge"
 
 
 @dataclass

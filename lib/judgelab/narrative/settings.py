@@ -97,14 +97,25 @@ class LandscapeSettings:
                         f"parameter_set.{c}": f"{k.get('n_neighbors')}/{k.get('min_cluster_size')}"})
         return out
 
+    def route(self, n_docs: int) -> str:
+        """``"dense"`` (every pair's coherence, the paper's method) or ``"sparse"`` (each document's
+        ``knn_k`` nearest neighbours only) for a collection of ``n_docs`` documents."""
+        return "sparse" if n_docs > int(self.knobs["dense_limit"]) else "dense"
+
 
 def landscape_settings(profile: config.Config | str, collections=None, jsd_base=None, seed=None,
-                       sensitivity_seeds=None) -> LandscapeSettings:
+                       sensitivity_seeds=None, dense_limit=None) -> LandscapeSettings:
     """Resolve notebook 07's parameters against ``profile``, the run's resolved configuration
     (:func:`judgelab.config.of`): ``collections`` (list or comma-separated), ``jsd_base``
-    ("e" or a number > 1), the main UMAP ``seed`` and how many ``sensitivity_seeds`` follow it."""
+    ("e" or a number > 1), the main UMAP ``seed``, how many ``sensitivity_seeds`` follow it, and
+    the ``dense_limit`` above which a collection takes the sparse nearest-neighbour route."""
     cfg = config.of(profile)
-    knobs = cfg.knobs("narrative")
+    knobs = dict(cfg.knobs("narrative"))
+    limit = as_optional_int(dense_limit, name="DENSE_LIMIT")
+    if limit is not None:
+        if limit < 1:
+            raise ValueError(f"DENSE_LIMIT must be >= 1, got {limit}")
+        knobs["dense_limit"] = limit
     names = as_list(collections, name="COLLECTIONS") or list(knobs["collections"])
     main_seed = as_optional_int(seed, name="SEED")
     main_seed = int(knobs["seed"]) if main_seed is None else main_seed

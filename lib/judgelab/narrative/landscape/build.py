@@ -7,15 +7,18 @@ so tables and figures read them instead of refitting.
 """
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from judgelab.embeddings import embed_collection
-from judgelab.narrative.landscape.coherence import coherence_matrix
+from judgelab.narrative.landscape.coherence import coherence_matrix, offdiagonal
 from judgelab.narrative.landscape.collections import DocumentCollection, load_collection
 from judgelab.narrative.landscape.graph import critical_coherence, sparse_edges
+from judgelab.narrative.landscape.knn_graph import KnnCoherenceGraph, knn_coherence_graph, pair_coherence
 from judgelab.narrative.landscape.projection import Landscape, fit_landscape, project_2d
 from judgelab.narrative.settings import LandscapeSettings, log_base
 
@@ -31,33 +34,97 @@ def prepare_collection(name: str, knobs: dict, source: DocumentCollection | None
                             else knobs["embedding"], openai_url=embedding_url)
 
 
+POOL_PAIRS = 2_000_000
+"""Pairs notebook 08's endpoint strata draw from on the sparse route (every pair when the
+collection has fewer; 50,000 documents have 1.25 billion)."""
+
+PAIR_SAMPLE = 200_000
+"""Pairs of documents (seeded, rng 0) on which the sparse route measures the coherence
+distribution (the dense route reads every pair): a large collection has billions."""
+
+
+def route_note(k: int) -> str:
+    """What the sparse route approximates (sidecars' ``choices``, the notebooks' text)."""
+    return (f"sparse: coherence only between each document and its {k} nearest neighbours (more documents "
+            "than dense_limit); the critical value is the exact one when the candidate graph is connected "
+            "(components = 1), but edges between non-neighbours are missing, so paths can be narrower or absent "
+            "(news, k = 32: 83 of 92 pairs kept a path, mean capacity lost 0.0097; docs/own_texts.md)")
+
+
+def progress(message: str) -> None:
+    """One progress line of notebook 07/08's long steps, marked for the pipeline's relay (stderr,
+    :data:`judgelab.gateway.progress.LOG_MARK`), so `make own`'s log shows how far a large
+    collection is."""
+    from judgelab.gateway.progress import LOG_MARK
+
+    print(f"{LOG_MARK}landscape {time.strftime('%H:%M:%S')}: {message}", file=sys.stderr, flush=True)
+
+
 @dataclass
 class LandscapeRun:
-    """One seed's landscape, coherence matrix and critical coherence (in one JSD base)."""
+    """One seed's landscape, coherence and critical coherence (in one JSD base): the dense n x n
+    matrix, or on the sparse route (``graph``) the nearest-neighbour graph and no matrix."""
 
     landscape: Landscape
-    coherence: np.ndarray
+    coherence: np.ndarray | None
     critical: float
     jsd_base: float
+    graph: KnnCoherenceGraph | None = None
+
+    @property
+    def route(self) -> str:
+        return "dense" if self.graph is None else "sparse"
+
+    def pair_values(self, embeddings: np.ndarray) -> np.ndarray:
+        """theta over the pairs of distinct documents: every pair (dense), or the same seeded
+        sample of :data:`PAIR_SAMPLE` pairs (sparse; eq. 1 computed on each)."""
+        if self.graph is None:
+            return offdiagonal(self.coherence)
+        u, v = sample_pairs(len(embeddings), PAIR_SAMPLE, seed=0)
+        return pair_coherence(embeddings, self.landscape.memberships, u, v, self.jsd_base)
+
+
+def sample_pairs(n: int, size: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(i, j)``, i < j: every pair when there are at most ``size``, else ``size`` distinct pairs
+    drawn uniformly (seeded)."""
+    total = n * (n - 1) // 2
+    if total <= size:
+        return np.triu_indices(n, k=1)
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, n, size=2 * size)
+    j = rng.integers(0, n, size=2 * size)
+    lo, hi = np.minimum(i, j), np.maximum(i, j)
+    keys = np.unique((lo * n + hi)[lo != hi])
+    keys = rng.choice(keys, size=min(size, len(keys)), replace=False)
+    keys.sort()
+    return keys // n, keys % n
 
 
 def build_landscape(col: DocumentCollection, knobs: dict, seed: int, jsd_base="e",
-                    landscape: Landscape | None = None) -> LandscapeRun:
-    """UMAP + HDBSCAN (seeded; skipped when ``landscape`` is given) -> coherence matrix in the
-    JSD base -> critical coherence."""
+                    landscape: Landscape | None = None, route: str = "dense") -> LandscapeRun:
+    """UMAP + HDBSCAN (seeded; skipped when ``landscape`` is given) -> coherence in the JSD base
+    -> critical coherence: the dense matrix, or (``route="sparse"``) theta between each document
+    and its ``knobs["knn_k"]`` nearest neighbours only (:mod:`knn_graph`; undirected graph)."""
     if landscape is None:
+        progress(f"{col.name}: UMAP + HDBSCAN, seed {seed}, {len(col)} documents")
         landscape = fit_landscape(col.embeddings, n_neighbors=knobs["n_neighbors"],
                                   min_cluster_size=knobs["min_cluster_size"], seed=seed)
     base = log_base(jsd_base)
+    if route == "sparse":
+        progress(f"{col.name}: nearest-neighbour coherence graph, k = {knobs['knn_k']}, seed {seed}, JSD base {jsd_base}")
+        g = knn_coherence_graph(col.embeddings, landscape.memberships, k=int(knobs["knn_k"]), base=base, seed=seed)
+        return LandscapeRun(landscape, None, g.critical, base, g)
+    progress(f"{col.name}: coherence matrix, seed {seed}, JSD base {jsd_base}")
     c = coherence_matrix(col.embeddings, landscape.memberships, base)
     return LandscapeRun(landscape, c, critical_coherence(c), base)
 
 
-def runs_over_bases(col: DocumentCollection, knobs: dict, seed: int, bases) -> dict[str, LandscapeRun]:
+def runs_over_bases(col: DocumentCollection, knobs: dict, seed: int, bases,
+                    route: str = "dense") -> dict[str, LandscapeRun]:
     """One fit for ``seed``, its coherence in every base; keyed by ``str(base)``, first base first."""
     runs, land = {}, None
     for base in bases:
-        run = build_landscape(col, knobs, seed, base, landscape=land)
+        run = build_landscape(col, knobs, seed, base, landscape=land, route=route)
         land = run.landscape
         runs[str(base)] = run
     return runs
@@ -72,12 +139,31 @@ def sparsity_row(c: np.ndarray, critical: float, dates: np.ndarray | None) -> di
             "sparse_share": undirected / (n * (n - 1) / 2), "temporal_directed_edges": directed}
 
 
+def knn_sparsity_row(g: KnnCoherenceGraph, dates: np.ndarray | None) -> dict:
+    """:func:`sparsity_row` of the sparse route's graph (undirected, both directions stored), with
+    what the route evaluated: its k, candidate pairs and connected parts."""
+    n = g.n
+    coo = g.graph.tocoo()
+    undirected = int((coo.row < coo.col).sum())
+    directed = int((np.asarray(dates)[coo.row] <= np.asarray(dates)[coo.col]).sum()) if dates is not None else int(coo.nnz)
+    return {"n_docs": n, "complete_edges": n * (n - 1) // 2, "sparse_edges": undirected,
+            "sparse_share": undirected / (n * (n - 1) / 2), "temporal_directed_edges": directed,
+            "route": "sparse", "knn_k": g.k, "candidate_edges": g.candidate_edges, "components": g.components}
+
+
+def run_sparsity(run: LandscapeRun, dates: np.ndarray | None) -> dict:
+    """The sparsity columns of either route (the sparse route's with its ``route``, ``knn_k``, ...)."""
+    if run.graph is not None:
+        return knn_sparsity_row(run.graph, dates)
+    return sparsity_row(run.coherence, run.critical, dates)
+
+
 def sensitivity_row(col: DocumentCollection, seed: int, base: str, run: LandscapeRun) -> dict:
     """One row of the seed-sensitivity table: critical coherence, topics, noise share, sparsity."""
     land = run.landscape
     return {"collection": col.name, "seed": seed, "jsd_base": str(base), "critical": run.critical,
             "n_topics": land.n_topics, "noise_share": float((land.hdbscan_labels < 0).mean()),
-            **sparsity_row(run.coherence, run.critical, col.dates)}
+            **run_sparsity(run, col.dates)}
 
 
 @dataclass
@@ -108,16 +194,22 @@ class CollectionLandscapes:
     def main(self) -> LandscapeRun:
         return self.main_by_base[self.jsd_base]
 
+    @property
+    def route(self) -> str:
+        return self.main.route
+
 
 def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: list[int], bases,
-                                keep: int = 1) -> CollectionLandscapes:
+                                keep: int = 1, route: str = "dense") -> CollectionLandscapes:
     """Fit every seed, critical coherence in every base. The first seed is the main one; only the
-    first ``keep`` seeds' main-base runs are kept, for notebook 08 (a VisPub matrix is 52 MB)."""
+    first ``keep`` seeds' main-base runs are kept, for notebook 08 (a VisPub matrix is 52 MB).
+    ``route``: dense matrices, or the sparse nearest-neighbour graphs (every seed and base alike)."""
     if not seeds:
         raise ValueError(f"{col.name}: no UMAP seed to build")
     rows, main_by_base, path_runs = [], {}, {}
     for k, seed in enumerate(seeds):
-        by_base = runs_over_bases(col, knobs, seed, bases)
+        progress(f"{col.name}: seed {seed} ({k + 1} of {len(seeds)}), {route} route")
+        by_base = runs_over_bases(col, knobs, seed, bases, route)
         rows += [sensitivity_row(col, seed, base, run) for base, run in by_base.items()]
         if k == 0:
             main_by_base = by_base
@@ -138,6 +230,11 @@ class LandscapeStudy:
         """Critical coherence per collection, seed and JSD base (``narr_critical_coherence_seeds``)."""
         return pd.concat([c.sensitivity for c in self.collections.values()], ignore_index=True)
 
+    def route_choices(self) -> dict:
+        """``landscape_route.<collection>``: the route's note for every collection on the sparse route."""
+        return {f"landscape_route.{name}": route_note(c.main.graph.k)
+                for name, c in self.collections.items() if c.route == "sparse"}
+
     def overview(self) -> pd.DataFrame:
         """One row per collection: size, embedding, the main landscape's topics and critical value."""
         return pd.DataFrame([{"collection": name, "n_docs": len(c.collection),
@@ -145,7 +242,8 @@ class LandscapeStudy:
                               "embedding_source": c.collection.embedding_source,
                               "main_seed": c.main_seed, "jsd_base": c.jsd_base,
                               "n_topics": c.main.landscape.n_topics, "critical": c.main.critical,
-                              "path_seeds": sorted(c.path_runs)}
+                              "path_seeds": sorted(c.path_runs), "route": c.route,
+                              "knn_k": c.main.graph.k if c.main.graph is not None else None}
                              for name, c in self.collections.items()])
 
 
@@ -154,10 +252,15 @@ def build_landscapes(settings: LandscapeSettings) -> LandscapeStudy:
     each collection's embeddings for display (seeded with the main seed)."""
     out = {}
     for name in settings.collections:
-        knobs = settings.collection_knobs(name)
+        knobs = {"knn_k": settings.knobs["knn_k"], **settings.collection_knobs(name)}
         col = prepare_collection(name, knobs, settings.sources.get(name), settings.embedding_url)
+        route = settings.route(len(col))
+        if route == "sparse":
+            progress(f"{name}: {len(col)} documents > dense_limit {settings.knobs['dense_limit']}: the sparse "
+                     f"route, coherence only between each document and its {knobs['knn_k']} nearest neighbours")
         built = build_collection_landscapes(col, knobs, settings.seeds, settings.bases,
-                                            keep=settings.path_seeds(name))
+                                            keep=settings.path_seeds(name), route=route)
+        progress(f"{name}: 2-D UMAP for the map")
         built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed)
         out[name] = built
     return LandscapeStudy(settings, out)

@@ -8,7 +8,6 @@ import pandas as pd
 
 from judgelab import style
 from judgelab.narrative.landscape.build import LandscapeStudy
-from judgelab.narrative.landscape.coherence import offdiagonal
 
 TOPIC_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 """Topic k gets palette colour k mod 8 and marker k div 8: 64 distinguishable topics with a
@@ -41,7 +40,7 @@ def coherence_distribution_figure(study: LandscapeStudy, bins: int = 80) -> plt.
         built = study.collections[name]
         for i, (base, run) in enumerate(built.main_by_base.items()):
             colour = style.colour(i)
-            ax.hist(offdiagonal(run.coherence), bins=bins, alpha=0.5, density=True, color=colour,
+            ax.hist(run.pair_values(built.collection.embeddings), bins=bins, alpha=0.5, density=True, color=colour,
                     label=f"base {base}: critical {run.critical:.3f}")
             ax.axvline(run.critical, ls="--", lw=1, color=colour)
         ax.set_title(f"{name}: pairwise coherence θ (seed {built.main_seed})")

@@ -99,6 +99,14 @@ def edge_coherence(z: np.ndarray, p: np.ndarray, u: np.ndarray, v: np.ndarray, b
     return out
 
 
+def pair_coherence(embeddings: np.ndarray, memberships: np.ndarray, u, v, base: float = math.e) -> np.ndarray:
+    """theta(u_i, v_i) for any pairs of documents, from the raw embeddings and memberships (eq. 1;
+    what the sparse route reads where the dense route reads its matrix)."""
+    z = l2_normalise(embeddings)
+    p = _normalise_rows(memberships, "memberships")
+    return edge_coherence(z, p, np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64), base)
+
+
 def knn_coherence_graph(embeddings: np.ndarray, memberships: np.ndarray, k: int = 32, base: float = math.e,
                         dates: np.ndarray | None = None, seed: int = 42, exact: bool | None = None) -> KnnCoherenceGraph:
     """The sparse route (module doc): candidates = each document's ``k`` nearest neighbours, theta

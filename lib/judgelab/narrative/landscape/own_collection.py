@@ -23,6 +23,7 @@ import pandas as pd
 from judgelab.embeddings import is_backend_spec, parse_spec
 from judgelab.narrative.landscape.collections import DocumentCollection, load_embeddings
 from judgelab.narrative.landscape.projection import fit_landscape
+from judgelab.params import InputProblems
 
 NAME = "own"  # the collection's key in profiles.toml and in every narr_* table
 FORMATS = {".csv": "CSV", ".jsonl": "JSONL", ".parquet": "Parquet"}
@@ -30,13 +31,11 @@ MAX_LISTED = 5  # rows named per problem (then "and N more")
 NUL = b"\x00"
 
 
-class OwnCollectionError(ValueError):
+class OwnCollectionError(InputProblems):
     """The collection file is wrong; the message lists every problem, with file, row, field and fix."""
 
-    def __init__(self, problems: list[str]):
-        self.problems = list(problems)
-        super().__init__(f"{len(problems)} problem(s) with your collection; nothing was embedded or judged:\n"
-                         + "\n".join(f"- {p}" for p in problems))
+    what = "your collection"
+    consequence = "nothing was embedded or judged"
 
 
 def _row_label(path: Path, i: int) -> str:

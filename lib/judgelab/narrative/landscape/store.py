@@ -45,6 +45,53 @@ LANDSCAPE_REQUIRED = ("coherence", "memberships", "umap2d", "critical", "seeds")
 LANDSCAPE_PATH_SEEDS = ("path_seeds", "coherence_by_seed", "labels_by_seed", "critical_path_seeds")
 
 
+#: The sparse route's npz (``route`` = "sparse"): no n x n matrix; each path seed's thresholded
+#: graph (undirected, CSR arrays concatenated over the m seeds) and its memberships (topics padded
+#: with zero columns to the widest seed's; a zero column changes no coherence).
+SPARSE_REQUIRED = ("memberships", "umap2d", "critical", "seeds", "embeddings", "dates", "route", "knn_k",
+                   "path_seeds", "labels_by_seed", "critical_path_seeds", "memberships_by_seed",
+                   "graph_indptr_by_seed", "graph_nnz_by_seed", "graph_indices", "graph_data")
+
+
+def is_sparse(arrays: dict) -> bool:
+    """Whether a landscape npz was written by the sparse nearest-neighbour route."""
+    return "route" in arrays and str(np.asarray(arrays["route"])) == "sparse"
+
+
+def check_sparse_landscape(arrays: dict, path: Path, when: str) -> None:
+    """The sparse route's npz contract: :data:`SPARSE_REQUIRED`, shapes that agree with n =
+    ``memberships.shape[0]`` and m path seeds, and CSR arrays that add up."""
+    fix = contracts.fix_for("narr_landscape_*", when)
+    missing = [k for k in SPARSE_REQUIRED if k not in arrays]
+    if missing:
+        raise MissingLandscapeArray(f"{path}: array(s) {', '.join(map(repr, missing))} missing; {fix}")
+    a = {k: np.asarray(v) for k, v in arrays.items()}
+    n, m = a["memberships"].shape[0], a["path_seeds"].shape[0]
+    want = {"umap2d": (n, 2), "embeddings": (n, None), "dates": (n,), "labels_by_seed": (m, n),
+            "critical_path_seeds": (m,), "memberships_by_seed": (m, n, None), "graph_indptr_by_seed": (m, n + 1),
+            "graph_nnz_by_seed": (m,), "graph_indices": (int(a["graph_nnz_by_seed"].sum()),),
+            "graph_data": (int(a["graph_nnz_by_seed"].sum()),)}
+    problems = []
+    for key, shape in want.items():
+        got = a[key].shape
+        if len(got) != len(shape) or any(w is not None and g != w for g, w in zip(got, shape)):
+            dims = " x ".join("?" if w is None else str(w) for w in shape)
+            problems.append(f"array {key!r} has shape {got}, expected {dims} (n={n} documents, m={m} path seeds)")
+    if problems:
+        raise ContractError(f"{path}: " + "; ".join(problems) + f"; {fix}")
+
+
+def path_seed_graph(landscape: dict, k: int):
+    """Path seed ``k``'s undirected thresholded graph of a sparse-route npz (scipy CSR, theta)."""
+    from scipy import sparse
+
+    n = landscape["memberships"].shape[0]
+    start = int(np.sum(landscape["graph_nnz_by_seed"][:k]))
+    stop = start + int(landscape["graph_nnz_by_seed"][k])
+    return sparse.csr_matrix((landscape["graph_data"][start:stop], landscape["graph_indices"][start:stop],
+                              landscape["graph_indptr_by_seed"][k]), shape=(n, n))
+
+
 def check_landscape(arrays: dict, path: Path, when: str) -> None:
     """The npz contract (CONTRIBUTING.md, "Interim files"): required arrays, and shapes that agree.
 
@@ -53,7 +100,10 @@ def check_landscape(arrays: dict, path: Path, when: str) -> None:
     critical_by_seed (len(seeds),), jsd_base/main_seed/embedding_source scalars; and, all or none,
     path_seeds (m,), coherence_by_seed m x n x n, labels_by_seed m x n, critical_path_seeds (m,).
     Raises :class:`~judgelab.contracts.ContractError` naming the file, the array and the fix.
+    The sparse route's npz is checked by :func:`check_sparse_landscape`.
     """
+    if is_sparse(arrays):
+        return check_sparse_landscape(arrays, path, when)
     fix = contracts.fix_for("narr_landscape_*", when)
     missing = [k for k in LANDSCAPE_REQUIRED if k not in arrays]
     group = [k for k in LANDSCAPE_PATH_SEEDS if k in arrays]
@@ -88,7 +138,8 @@ def save_landscape(collection: str, **arrays) -> Path:
     (uncompressed: the matrix is float noise to a compressor)."""
     out = landscape_path(collection)
     check_landscape(arrays, out, when="write")
-    arrays["coherence"] = np.asarray(arrays["coherence"], dtype=np.float32)
+    if "coherence" in arrays:
+        arrays["coherence"] = np.asarray(arrays["coherence"], dtype=np.float32)
     np.savez(out, **{k: np.asarray(v) for k, v in arrays.items()})
     return out
 
@@ -125,6 +176,25 @@ def save_collection_landscapes(built) -> list[Path]:
     path_seeds = sorted(built.path_runs)
     runs = [built.path_runs[s] for s in path_seeds]
     docs = save_documents(col, main.landscape.labels)
+    if built.route == "sparse":
+        graphs = [r.graph.graph.tocsr() for r in runs]
+        topics = max(r.landscape.memberships.shape[1] for r in runs)
+        memb = np.zeros((len(runs), len(col), topics), dtype=np.float32)
+        for i, r in enumerate(runs):
+            memb[i, :, :r.landscape.memberships.shape[1]] = r.landscape.memberships
+        npz = save_landscape(
+            col.name, route="sparse", knn_k=int(main.graph.k), memberships=main.landscape.memberships,
+            umap2d=built.umap2d, critical=main.critical, seeds=sens["seed"].to_numpy(),
+            critical_by_seed=sens["critical"].to_numpy(), labels=main.landscape.labels, embeddings=col.embeddings,
+            dates=col.dates, jsd_base=float(main.jsd_base), main_seed=built.main_seed,
+            path_seeds=np.array(path_seeds), labels_by_seed=np.stack([r.landscape.labels for r in runs]),
+            critical_path_seeds=np.array([r.critical for r in runs]), memberships_by_seed=memb,
+            graph_indptr_by_seed=np.stack([g.indptr.astype(np.int64) for g in graphs]),
+            graph_nnz_by_seed=np.array([g.nnz for g in graphs]),
+            graph_indices=np.concatenate([g.indices for g in graphs]),
+            graph_data=np.concatenate([g.data for g in graphs]).astype(np.float32),
+            embedding_source=col.embedding_source)
+        return [docs, npz]
     npz = save_landscape(
         col.name, coherence=main.coherence, memberships=main.landscape.memberships, umap2d=built.umap2d,
         critical=main.critical, seeds=sens["seed"].to_numpy(), critical_by_seed=sens["critical"].to_numpy(),

@@ -52,11 +52,14 @@ def sparse_degree(c: np.ndarray, critical: float) -> np.ndarray:
 
 def candidate_pools(labels: np.ndarray, dates: np.ndarray, degree: np.ndarray,
                     embeddings: np.ndarray, *, time_quantile: float = 0.25,
-                    degree_quantile: float = 0.10, spatial_quantile: float = 0.05) -> dict[str, tuple]:
-    """For each stratum, arrays (source, target) of every eligible pair, chronologically oriented."""
+                    degree_quantile: float = 0.10, spatial_quantile: float = 0.05,
+                    pairs: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, tuple]:
+    """For each stratum, arrays (source, target) of every eligible pair, chronologically oriented.
+    ``pairs``: ``(i, j)`` with i < j, the pairs to choose from (default every pair; the sparse
+    route of a large collection passes a uniform sample, so the cut-offs are the sample's quantiles)."""
     labels, dates, degree = map(np.asarray, (labels, dates, degree))
     n = len(labels)
-    i, j = np.triu_indices(n, k=1)
+    i, j = np.triu_indices(n, k=1) if pairs is None else (np.asarray(pairs[0]), np.asarray(pairs[1]))
     src, tgt = orient(i, j, dates)
     dt = np.abs(dates[i] - dates[j])
     same = labels[i] == labels[j]
@@ -77,11 +80,16 @@ def candidate_pools(labels: np.ndarray, dates: np.ndarray, degree: np.ndarray,
     z = np.asarray(embeddings, dtype=np.float32)
     z = z / np.linalg.norm(z, axis=1, keepdims=True)
     cos = np.empty(len(i), dtype=np.float32)
-    for start in range(0, n, 512):                  # blockwise cos of the upper triangle
-        rows = slice(start, min(n, start + 512))
-        block = z[rows] @ z.T
-        sel = (i >= rows.start) & (i < rows.stop)
-        cos[sel] = block[i[sel] - rows.start, j[sel]]
+    if pairs is not None:                           # a sample: cos pair by pair, in chunks
+        for start in range(0, len(i), 100_000):
+            part = slice(start, start + 100_000)
+            cos[part] = np.einsum("ij,ij->i", z[i[part]], z[j[part]])
+    else:
+        for start in range(0, n, 512):              # blockwise cos of the upper triangle
+            rows = slice(start, min(n, start + 512))
+            block = z[rows] @ z.T
+            sel = (i >= rows.start) & (i < rows.stop)
+            cos[sel] = block[i[sel] - rows.start, j[sel]]
     ang = np.arccos(np.clip(cos, -1, 1)) / np.pi
     far_cut = np.quantile(ang, 1 - spatial_quantile)
     ext = ang >= far_cut

@@ -17,9 +17,12 @@ import numpy as np
 import pandas as pd
 
 from judgelab import interim
+from judgelab.embeddings import l2_normalise
 from judgelab.narrative.landscape import store
+from judgelab.narrative.landscape.build import POOL_PAIRS, progress, route_note, sample_pairs
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence
+from judgelab.narrative.landscape.knn_graph import edge_coherence, knn_coherence_graph
 from judgelab.narrative.landscape.projection import fit_landscape
 from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings, log_base, params_key
 
@@ -30,7 +33,7 @@ from judgelab.narrative.paths.length_investigation import path_length_investigat
 from judgelab.narrative.paths.length_investigation import uniform_pool
 from judgelab.narrative.paths.paper_values import PAPER_TABLE1
 from judgelab.narrative.paths.metrics import path_metrics, pooled_edge_median, weak_link_ratios
-from judgelab.narrative.paths.widest import widest_path
+from judgelab.narrative.paths.widest import widest_path, widest_path_sparse
 from judgelab.stats.effects import auc, cohens_d
 
 PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target", "path", "titles",
@@ -38,31 +41,77 @@ PATH_COLUMNS = ["collection", "pair_id", "stratum", "method", "source", "target"
                 "coherence_var", "weak_link_ratio", "seed"]
 
 
+class PairCoherence:
+    """theta on demand, for the sparse route (no n x n matrix): ``c[rows, cols]`` is eq. 1 on
+    those pairs from the embeddings and memberships (:func:`knn_graph.pair_coherence`), so the
+    path metrics read it as they read the dense matrix."""
+
+    def __init__(self, embeddings: np.ndarray, memberships: np.ndarray, base: float):
+        self.z = l2_normalise(embeddings)                       # once, not per path
+        self.p = np.asarray(memberships, dtype=np.float64)
+        self.p = self.p / self.p.sum(axis=1, keepdims=True)
+        self.base = float(base)
+        self.shape = (len(self.z), len(self.z))
+
+    def __getitem__(self, key):
+        rows, cols = (np.atleast_1d(np.asarray(k, dtype=np.int64)) for k in key)
+        return edge_coherence(self.z, self.p, rows, cols, self.base)
+
+
+def directed_graph(g, dates: np.ndarray | None):
+    """The sparse route's undirected thresholded graph with the temporal rule: u -> v only if
+    date_u <= date_v (same date: both ways); unchanged without ``dates``."""
+    if dates is None:
+        return g.tocsr()
+    coo = g.tocoo()
+    d = np.asarray(dates)
+    keep = d[coo.row] <= d[coo.col]
+    from scipy import sparse
+
+    out = sparse.csr_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=g.shape)
+    out.sort_indices()
+    return out
+
+
 def extract_narratives(collection: str, c: np.ndarray, critical: float, dates: np.ndarray,
                        titles, labels: np.ndarray, embeddings: np.ndarray, n_pairs: int,
                        seed: int, temporal: bool = True, strict_dates: bool = True,
                        pool_kw: dict | None = None, uniform: bool = False,
-                       named: pd.DataFrame | None = None) -> pd.DataFrame:
+                       named: pd.DataFrame | None = None, graph=None) -> pd.DataFrame:
     """Sample endpoints (paper 3.2), extract both paths per pair (3.1), measure them (5.2, 5.8.4);
     ``strict_dates`` False: the inclusive date rule of the random baseline (:mod:`baseline`).
     ``pool_kw``: other strata cut-offs (:func:`candidate_pools`); ``uniform``: no strata, every
     pair equally likely (stratum ``all``; the robustness grid's bound, not the paper's design).
     ``named``: the user's pairs (:func:`named_endpoints.resolve`) instead of any sampling
     (``n_pairs`` unused; stratum ``named``, the user's pair ids; pairs without a path are counted
-    in ``attrs["rejected"]`` and listed by :func:`named_endpoints.path_status`)."""
+    in ``attrs["rejected"]`` and listed by :func:`named_endpoints.path_status`).
+    ``graph``: the sparse route (notebook 07's undirected nearest-neighbour graph, theta >=
+    critical; ``c`` a :class:`PairCoherence`): the widest paths on it
+    (:func:`widest_path_sparse`), the degrees from it, and the strata's pools drawn from a uniform
+    sample of :data:`POOL_PAIRS` pairs when the collection has more pairs than that."""
     dates = np.asarray(dates)
     titles = list(titles)
     tdates = dates if temporal else None
+    if graph is not None:
+        directed = directed_graph(graph, tdates)
 
-    def maxcap(s, t):
-        return widest_path(c, s, t, threshold=critical, dates=tdates)[0]
+        def maxcap(s, t):
+            return widest_path_sparse(directed, s, t, dates=tdates)[0]
+    else:
+        def maxcap(s, t):
+            return widest_path(c, s, t, threshold=critical, dates=tdates)[0]
 
     if named is not None:
         pairs = _named_pairs(named, maxcap)
     elif uniform:
         pairs = sample_endpoints(uniform_pool(len(dates), dates), n_pairs, maxcap, seed, proportions={"all": 1.0})
     else:
-        pools = candidate_pools(labels, dates, sparse_degree(c, critical), embeddings, **(pool_kw or {}))
+        if graph is None:
+            pools = candidate_pools(labels, dates, sparse_degree(c, critical), embeddings, **(pool_kw or {}))
+        else:
+            degree = np.diff(graph.tocsr().indptr)          # undirected: each edge stored both ways
+            pools = candidate_pools(labels, dates, degree, embeddings, **(pool_kw or {}),
+                                    pairs=sample_pairs(len(dates), POOL_PAIRS, seed=int(seed)))
         pairs = sample_endpoints(pools, n_pairs, maxcap, seed)
     if pairs.empty:
         raise ValueError(f"{collection}: no endpoint pair with a path"
@@ -174,12 +223,19 @@ def extract_over_seeds(collection: str, landscape: dict, titles, n_pairs: int, t
     """:func:`extract_narratives` on every path seed of notebook 07's landscape, each with its own
     coherence matrix, critical value, topics and seed; plus each seed's date-rule sensitivity."""
     out, rules, others, rejections = [], [], [], []
+    sparse_route = store.is_sparse(landscape)
     for k, seed in enumerate(landscape["path_seeds"]):
-        c = landscape["coherence_by_seed"][k]
+        graph = None
+        if sparse_route:
+            progress(f"{collection}: paths on seed {int(seed)}, sparse route (k = {int(landscape['knn_k'])})")
+            c = PairCoherence(landscape["embeddings"], landscape["memberships_by_seed"][k], float(landscape["jsd_base"]))
+            graph = store.path_seed_graph(landscape, k)
+        else:
+            c = landscape["coherence_by_seed"][k]
         paths = extract_narratives(collection, c, float(landscape["critical_path_seeds"][k]), landscape["dates"],
                                    titles, landscape["labels_by_seed"][k], landscape["embeddings"],
                                    n_pairs=n_pairs, seed=int(seed), temporal=temporal, strict_dates=strict_dates,
-                                   named=named)
+                                   named=named, graph=graph)
         others.append(other_rule_randoms(paths, c, landscape["dates"], titles, strict_dates))
         rules.append(baseline_rule_sensitivity(paths, others[-1], strict_dates))
         rejections.append(rejection_row(collection, int(seed), paths.attrs))
@@ -194,19 +250,26 @@ class Refit:
     """One landscape refitted under a named parameter set."""
 
     params: str              # key of PARAM_SETS
-    coherence: np.ndarray    # n x n
+    coherence: np.ndarray    # n x n (a PairCoherence on the sparse route)
     critical: float
     labels: np.ndarray       # argmax topic per document
     n_topics: int
+    graph: object = None     # the sparse route's undirected thresholded graph (scipy CSR)
 
 
-def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e") -> Refit:
-    """UMAP + HDBSCAN under ``PARAM_SETS[params]`` (seeded), coherence in ``jsd_base``, critical value."""
+def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e", knn_k: int | None = None) -> Refit:
+    """UMAP + HDBSCAN under ``PARAM_SETS[params]`` (seeded), coherence in ``jsd_base``, critical
+    value; with ``knn_k`` by the sparse nearest-neighbour route, as notebook 07 built the main one."""
     if params not in PARAM_SETS:
         raise ValueError(f"unknown parameter set {params!r}; known: {sorted(PARAM_SETS)}")
     p = PARAM_SETS[params]
     land = fit_landscape(np.asarray(embeddings), n_neighbors=p["n_neighbors"],
                          min_cluster_size=p["min_cluster_size"], seed=int(seed))
+    if knn_k is not None:
+        g = knn_coherence_graph(np.asarray(embeddings), land.memberships, k=int(knn_k), base=log_base(jsd_base),
+                                seed=int(seed))
+        return Refit(params, PairCoherence(np.asarray(embeddings), land.memberships, log_base(jsd_base)),
+                     float(g.critical), np.asarray(land.labels), int(land.n_topics), g.graph)
     c = coherence_matrix(np.asarray(embeddings), land.memberships, log_base(jsd_base))
     return Refit(params, c, float(critical_coherence(c)), np.asarray(land.labels), int(land.n_topics))
 
@@ -217,10 +280,14 @@ def extract_alt_params(collection: str, landscape: dict, titles, n_pairs: int, p
     """:func:`extract_narratives` on notebook 07's embeddings refitted under ``params`` (main seed
     and JSD base), with a ``params`` column."""
     seed = int(landscape["main_seed"])
-    refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]))
+    route = {}
+    if store.is_sparse(landscape):
+        route = {"knn_k": int(landscape["knn_k"])}
+        progress(f"{collection}: the {params} parameter set refitted, sparse route (k = {route['knn_k']})")
+    refit = refit_landscape(landscape["embeddings"], params, seed, float(landscape["jsd_base"]), **route)
     paths = extract_narratives(collection, refit.coherence, refit.critical, landscape["dates"], titles,
                                refit.labels, landscape["embeddings"], n_pairs=n_pairs, seed=seed,
-                               temporal=temporal, strict_dates=strict_dates, named=named)
+                               temporal=temporal, strict_dates=strict_dates, named=named, graph=refit.graph)
     return paths.assign(params=params)
 
 
@@ -241,6 +308,9 @@ class PathStudy:
         parameter set as notebook 07's landscapes were built."""
         out = self.settings.choices({c: float(land["jsd_base"]) for c, land in self.landscapes.items()},
                                     self.default_params)
+        for c, land in self.landscapes.items():
+            if store.is_sparse(land):
+                out[f"landscape_route.{c}"] = route_note(int(land["knn_k"]))
         for c, pairs in (self.named or {}).items():
             out["endpoint_strata"] = "named by the user (ENDPOINTS), no stratified sample"
             out[f"n_pairs.{c}"] = str(len(pairs))
@@ -295,6 +365,7 @@ class PathStudy:
                               "params": self.default_params.get(name) if self.default_params else None,
                               "alt_params": self.settings.alt_params(name),
                               "baseline_dates": rule_name(self.settings.strict_dates),
+                              "route": ("sparse" if store.is_sparse(self.landscapes[name]) else "dense"),
                               "embedding_source": str(self.landscapes[name]["embedding_source"])}
                              for name in self.collections])
 

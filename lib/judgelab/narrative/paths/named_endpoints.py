@@ -25,19 +25,18 @@ import numpy as np
 import pandas as pd
 
 from judgelab.narrative.paths.endpoints import orient
+from judgelab.params import InputProblems
 
 STRATUM = "named"  # the ``stratum`` of every user-named pair in ``narr_paths``
 PAIR_SEPARATOR = ";"
 END_SEPARATOR = "->"
 
 
-class EndpointError(ValueError):
+class EndpointError(InputProblems):
     """The named endpoints are wrong; the message lists every problem with where it is and the fix."""
 
-    def __init__(self, problems: list[str]):
-        self.problems = list(problems)
-        super().__init__(f"{len(problems)} problem(s) with ENDPOINTS; nothing was embedded or judged:\n"
-                         + "\n".join(f"- {p}" for p in problems))
+    what = "ENDPOINTS"
+    consequence = "nothing was embedded or judged"
 
 
 @dataclass(frozen=True)
