@@ -97,19 +97,23 @@ def _toy_collection():
 # ---------------------------------------------------------------- notebook 07: the landscape
 
 
-def _landscapes(cfg):  # notebook 07: build.build_landscapes(landscape_settings(...)) on the toy collection
+def _landscapes(cfg, dense_limit=None):  # notebook 07: build.build_landscapes(landscape_settings(...)) on the toy collection
     # loading, embedding (the backend asked is recorded), UMAP + HDBSCAN and the 2-D UMAP are stand-ins
     from judgelab.narrative.landscape import build
     from judgelab.narrative.settings import landscape_settings
 
     fits, maps, asked = [], [], []
     with mock.patch.object(build, "load_collection", lambda name, years=None: _toy_collection()), \
-            mock.patch.object(build, "embed_collection", lambda col, backend: asked.append(backend) or col), \
+            mock.patch.object(build, "embed_collection", lambda col, backend, **kw: asked.append(backend) or col), \
             mock.patch.object(build, "fit_landscape", _fit_stub(fits)), \
             mock.patch.object(build, "project_2d", lambda emb, n, seed: maps.append((len(emb), n, seed)) or emb[:, :2]):
-        study = build.build_landscapes(landscape_settings(cfg))
+        study = build.build_landscapes(landscape_settings(cfg, dense_limit=dense_limit))
     return (fits, maps, asked, study.sensitivity,
             {name: sorted(c.path_runs) for name, c in study.collections.items()})
+
+
+def _sparse_landscapes(cfg):  # notebook 07 with DENSE_LIMIT=10 (make own DENSE_LIMIT=10): the 40 documents take the sparse route
+    return _landscapes(cfg, dense_limit=10)
 
 
 # ---------------------------------------------------------------- notebook 08: the paths
@@ -407,6 +411,8 @@ PROBES = {
     "narrative.collections.news.embedding": ("minilm", _landscapes),
     "narrative.collections.news.n_neighbors": (16, _landscapes),
     "narrative.collections.news.min_cluster_size": (4, _landscapes),
+    "narrative.dense_limit": (10, _landscapes),
+    "narrative.knn_k": (5, _sparse_landscapes),
     "narrative.path_seeds": (1, _landscapes),
     # notebook 08
     "narrative.collections.news.n_pairs": (5, _extracted),
@@ -537,7 +543,7 @@ def test_vispub_s_own_knobs_act(tmp_path):
 
     def kept(cfg):  # the documents prepare_collection keeps, before any embedding (stopped at its door)
         knobs = landscape_settings(cfg).collection_knobs("vispub")
-        with mock.patch.object(build, "embed_collection", lambda col, backend: col):
+        with mock.patch.object(build, "embed_collection", lambda col, backend, **kw: col):
             return load_or_skip(lambda: build.prepare_collection("vispub", knobs), VISPUB_FILES).docs["date"]
 
     before, after = kept(paper), kept(years)
