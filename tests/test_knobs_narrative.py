@@ -27,7 +27,7 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 import pytest
-from test_knobs import BASE, _same, probe_config
+from test_knobs import BASE, _base_output, _same, probe_config
 from test_robustness import toy
 
 from judgelab import config
@@ -473,15 +473,6 @@ PROBES = {
     "behaviour.n_boot": (50, _recognition_contrast),
     "behaviour.boot_seed": (1, _recognition_contrast),
 }
-
-_BASE_OUTPUTS: dict = {}
-
-
-def _base_output(output):
-    if output not in _BASE_OUTPUTS:
-        _BASE_OUTPUTS[output] = output(config.resolve(BASE, environ={}))
-    return _BASE_OUTPUTS[output]
-
 
 def _differs(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
