@@ -14,6 +14,14 @@ paper's year. Its vector in the ``.npy`` is a mixture of that abstract's real Mi
 real ones' geometry. The text is real; the vector is not the text's own MiniLM vector, so this
 times the landscape, not the embedding (MiniLM's rate is measured separately, by that script's
 ``minilm``). Data written here stays out of git (write it outside the work tree).
+
+``--texts spliced`` times the embedding too: row i's text is the first half (by sentences) of one
+pool abstract followed by the second half of another, each ordered pair drawn at most once, so
+all n texts differ (the embedding cache, keyed by text, cannot shorten the run) and have an
+abstract's length. No ``.npy`` is written: ``make own`` embeds the texts (MiniLM by default)::
+
+    python benchmarks/large_collection.py --n 50000 --texts spliced --out /tmp/big
+    make own COLLECTION=/tmp/big/vispub50000.csv TEXT=text DATE=date TITLE=title
 """
 from __future__ import annotations
 
@@ -42,11 +50,46 @@ def pool_vectors(texts: list[str], out: Path) -> np.ndarray:
     return vectors
 
 
-def build(n: int, pool: int, out: Path, seed: int = 42) -> tuple[Path, Path]:
-    """Write ``vispub<n>.csv`` (title, date, text) and ``vispub<n>.npy`` (n x 384) into ``out``."""
+def halves(text: str) -> tuple[str, str]:
+    """A text's sentences split in two halves (the first gets the odd one)."""
+    import re
+
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+    cut = (len(parts) + 1) // 2
+    return " ".join(parts[:cut]), " ".join(parts[cut:])
+
+
+def spliced(docs: pd.DataFrame, n: int, rng: np.random.Generator) -> tuple[np.ndarray, list[str]]:
+    """(the abstract each row takes its date and title from, n distinct texts): the first half of
+    abstract a, then the second half of abstract b, over n distinct ordered pairs a != b."""
+    m = len(docs)
+    if m * (m - 1) < n:
+        raise ValueError(f"--pool {m} gives {m * (m - 1)} ordered pairs, fewer than --n {n}: raise --pool")
+    keys = rng.choice(m * m, size=min(m * m, n + n // 10 + m), replace=False)
+    a, b = keys // m, keys % m
+    keep = a != b
+    a, b = a[keep][:n], b[keep][:n]
+    split = [halves(t) for t in docs["text"].astype(str)]
+    texts = [f"{split[i][0]} {split[j][1]}".strip() for i, j in zip(a, b)]
+    return a, texts
+
+
+def build(n: int, pool: int, out: Path, seed: int = 42, texts: str = "resampled") -> tuple[Path, Path | None]:
+    """Write ``vispub<n>.csv`` (title, date, text) and, for ``texts="resampled"``, ``vispub<n>.npy``
+    (n x 384) into ``out``; ``texts="spliced"``: n distinct texts and no vectors (module doc)."""
     from judgelab.narrative.landscape.collections import load_vispub
 
     docs = load_vispub().docs.iloc[:pool].reset_index(drop=True)
+    if texts == "spliced":
+        rng = np.random.default_rng(seed)
+        a, body = spliced(docs, n, rng)
+        year_start = pd.to_datetime(docs["date"].to_numpy()[a])
+        dates = year_start + pd.to_timedelta(rng.integers(0, 365, n), unit="D")
+        frame = pd.DataFrame({"title": [f"{t} [#{i}]" for i, t in enumerate(docs["title"].to_numpy()[a])],
+                              "date": dates.strftime("%Y-%m-%d"), "text": body})
+        csv = out / f"vispub{n}.csv"
+        frame.to_csv(csv, index=False)
+        return csv, None
     real = pool_vectors(docs["text"].astype(str).tolist(), out)
     rng = np.random.default_rng(seed)
     a = rng.integers(0, len(docs), n)
@@ -70,13 +113,15 @@ def main(argv=None) -> int:
     ap.add_argument("--pool", type=int, default=1000, help="VisPub abstracts drawn from (each embedded once)")
     ap.add_argument("--out", type=Path, required=True, help="a folder outside the work tree")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--texts", choices=["resampled", "spliced"], default="resampled",
+                    help="resampled: pool texts repeated, vectors written beside; spliced: n distinct texts, no vectors")
     args = ap.parse_args(argv)
     if args.n < 1 or args.pool < 2:
         ap.error("--n must be >= 1 and --pool >= 2")
     args.out.mkdir(parents=True, exist_ok=True)
-    csv, npy = build(args.n, args.pool, args.out, args.seed)
-    print(f"[large collection] {csv} ({args.n} rows), {npy}", flush=True)
-    print(f"make own COLLECTION={csv} TEXT=text DATE=date TITLE=title EMBEDDINGS={npy.name}", flush=True)
+    csv, npy = build(args.n, args.pool, args.out, args.seed, args.texts)
+    print(f"[large collection] {csv} ({args.n} rows){f', {npy}' if npy else ''}", flush=True)
+    print(f"make own COLLECTION={csv} TEXT=text DATE=date TITLE=title{f' EMBEDDINGS={npy.name}' if npy else ''}", flush=True)
     return 0
 
 

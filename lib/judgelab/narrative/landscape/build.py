@@ -18,8 +18,10 @@ from judgelab.embeddings import embed_collection
 from judgelab.narrative.landscape.coherence import coherence_matrix, offdiagonal
 from judgelab.narrative.landscape.collections import DocumentCollection, load_collection
 from judgelab.narrative.landscape.graph import critical_coherence, sparse_edges
-from judgelab.narrative.landscape.knn_graph import KnnCoherenceGraph, knn_coherence_graph, pair_coherence
-from judgelab.narrative.landscape.projection import Landscape, fit_landscape, project_2d
+from judgelab.embeddings import l2_normalise
+from judgelab.narrative.landscape.knn_graph import (EXACT_UP_TO, KnnCoherenceGraph, knn_coherence_graph,
+                                                    neighbour_lists, pair_coherence)
+from judgelab.narrative.landscape.projection import UMAP_APPROXIMATE_FROM, Landscape, fit_landscape, project_2d
 from judgelab.narrative.settings import LandscapeSettings, log_base
 
 
@@ -100,19 +102,44 @@ def sample_pairs(n: int, size: int, seed: int = 0) -> tuple[np.ndarray, np.ndarr
     return keys // n, keys % n
 
 
+def shared_neighbours(embeddings: np.ndarray, knobs: dict, route: str, seed: int = 42) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each document's cosine neighbours (exact up to :data:`knn_graph.EXACT_UP_TO` documents, one
+    NN-descent seeded with the main seed above), found once for every seed, JSD base and the 2-D map:
+    UMAP's ``n_neighbors`` (from :data:`projection.UMAP_APPROXIMATE_FROM` documents, where UMAP
+    would otherwise search approximately for every seed) and, on the sparse route, the candidate
+    graph's ``knn_k``. None for a small collection on the dense route (UMAP searches exactly)."""
+    n = len(embeddings)
+    need = [int(knobs["n_neighbors"])] if n >= UMAP_APPROXIMATE_FROM else []
+    if route == "sparse":
+        need.append(int(knobs["knn_k"]))
+    if not need:
+        return None
+    progress(f"nearest neighbours of {n} documents (k = {max(need)}; exact up to {EXACT_UP_TO}), shared by every seed")
+    return neighbour_lists(l2_normalise(np.asarray(embeddings, dtype=np.float64)), max(need), seed=int(seed))
+
+
+def umap_knn(neighbours, n: int) -> dict:
+    """``neighbours=`` for a UMAP fit when UMAP takes them (:data:`UMAP_APPROXIMATE_FROM` documents
+    and more), else nothing: UMAP's own exact search."""
+    return {"neighbours": neighbours} if neighbours is not None and n >= UMAP_APPROXIMATE_FROM else {}
+
+
 def build_landscape(col: DocumentCollection, knobs: dict, seed: int, jsd_base="e",
-                    landscape: Landscape | None = None, route: str = "dense") -> LandscapeRun:
+                    landscape: Landscape | None = None, route: str = "dense",
+                    neighbours: tuple[np.ndarray, np.ndarray] | None = None) -> LandscapeRun:
     """UMAP + HDBSCAN (seeded; skipped when ``landscape`` is given) -> coherence in the JSD base
     -> critical coherence: the dense matrix, or (``route="sparse"``) theta between each document
-    and its ``knobs["knn_k"]`` nearest neighbours only (:mod:`knn_graph`; undirected graph)."""
+    and its ``knobs["knn_k"]`` nearest neighbours only (:mod:`knn_graph`; undirected graph).
+    ``neighbours``: :func:`shared_neighbours`, when the collection needs them."""
     if landscape is None:
         progress(f"{col.name}: UMAP + HDBSCAN, seed {seed}, {len(col)} documents")
         landscape = fit_landscape(col.embeddings, n_neighbors=knobs["n_neighbors"],
-                                  min_cluster_size=knobs["min_cluster_size"], seed=seed)
+                                  min_cluster_size=knobs["min_cluster_size"], seed=seed, **umap_knn(neighbours, len(col)))
     base = log_base(jsd_base)
     if route == "sparse":
         progress(f"{col.name}: nearest-neighbour coherence graph, k = {knobs['knn_k']}, seed {seed}, JSD base {jsd_base}")
-        g = knn_coherence_graph(col.embeddings, landscape.memberships, k=int(knobs["knn_k"]), base=base, seed=seed)
+        g = knn_coherence_graph(col.embeddings, landscape.memberships, k=int(knobs["knn_k"]), base=base, seed=seed,
+                                neighbours=None if neighbours is None else neighbours[0])
         return LandscapeRun(landscape, None, g.critical, base, g)
     progress(f"{col.name}: coherence matrix, seed {seed}, JSD base {jsd_base}")
     c = coherence_matrix(col.embeddings, landscape.memberships, base)
@@ -120,11 +147,11 @@ def build_landscape(col: DocumentCollection, knobs: dict, seed: int, jsd_base="e
 
 
 def runs_over_bases(col: DocumentCollection, knobs: dict, seed: int, bases,
-                    route: str = "dense") -> dict[str, LandscapeRun]:
+                    route: str = "dense", neighbours=None) -> dict[str, LandscapeRun]:
     """One fit for ``seed``, its coherence in every base; keyed by ``str(base)``, first base first."""
     runs, land = {}, None
     for base in bases:
-        run = build_landscape(col, knobs, seed, base, landscape=land, route=route)
+        run = build_landscape(col, knobs, seed, base, landscape=land, route=route, neighbours=neighbours)
         land = run.landscape
         runs[str(base)] = run
     return runs
@@ -176,6 +203,7 @@ class CollectionLandscapes:
     main_by_base: dict[str, LandscapeRun]   # the main seed in every base, main base first
     path_runs: dict[int, LandscapeRun]      # the first ``path_seeds`` seeds, main base
     umap2d: np.ndarray | None = None        # 2-D UMAP for display
+    neighbours: tuple | None = None         # shared_neighbours (the 2-D map reuses them)
 
     @property
     def name(self) -> str:
@@ -207,15 +235,16 @@ def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: lis
     if not seeds:
         raise ValueError(f"{col.name}: no UMAP seed to build")
     rows, main_by_base, path_runs = [], {}, {}
+    neighbours = shared_neighbours(col.embeddings, knobs, route, seed=seeds[0])
     for k, seed in enumerate(seeds):
         progress(f"{col.name}: seed {seed} ({k + 1} of {len(seeds)}), {route} route")
-        by_base = runs_over_bases(col, knobs, seed, bases, route)
+        by_base = runs_over_bases(col, knobs, seed, bases, route, neighbours)
         rows += [sensitivity_row(col, seed, base, run) for base, run in by_base.items()]
         if k == 0:
             main_by_base = by_base
         if k < keep:
             path_runs[seed] = by_base[str(bases[0])]
-    return CollectionLandscapes(col, knobs, pd.DataFrame(rows), main_by_base, path_runs)
+    return CollectionLandscapes(col, knobs, pd.DataFrame(rows), main_by_base, path_runs, neighbours=neighbours)
 
 
 @dataclass
@@ -261,6 +290,7 @@ def build_landscapes(settings: LandscapeSettings) -> LandscapeStudy:
         built = build_collection_landscapes(col, knobs, settings.seeds, settings.bases,
                                             keep=settings.path_seeds(name), route=route)
         progress(f"{name}: 2-D UMAP for the map")
-        built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed)
+        built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed,
+                                  **umap_knn(built.neighbours, len(col)))
         out[name] = built
     return LandscapeStudy(settings, out)

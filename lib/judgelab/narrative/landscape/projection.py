@@ -2,7 +2,8 @@
 
 As Narrative Trails (German et al. 2025, ``Library/narrative_landscape.py``): UMAP with 48
 components, cosine, ``min_dist=0``, centred on its mean; HDBSCAN with ``prediction_data=True`` and
-``all_points_membership_vectors`` for each document's topic distribution. A document's hard topic
+``all_points_membership_vectors`` for each document's topic distribution (hdbscan's function, run
+by :mod:`memberships` in time that scales to large collections: the same numbers). A document's hard topic
 is the argmax of its memberships (the original's choice: noise points join their most probable
 topic); HDBSCAN's own labels (-1 = noise) are kept too.
 """
@@ -12,6 +13,8 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+
+from judgelab.narrative.landscape.memberships import all_points_membership_vectors
 
 
 @dataclass
@@ -30,15 +33,44 @@ class Landscape:
         return int(self.memberships.shape[1])
 
 
+UMAP_APPROXIMATE_FROM = 4096
+"""umap-learn finds a collection's neighbours exactly below this many documents and by NN-descent
+(approximate, seeded, single-threaded: minutes at 50,000) from it on; from it on we hand UMAP the
+exact neighbours instead (:func:`umap_neighbours`), computed once for every seed."""
+
+
+def umap_neighbours(embeddings: np.ndarray, n_neighbors: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The exact cosine neighbours UMAP would search for (``(indices, cosines)``, most similar first,
+    itself excluded), for a collection of at least :data:`UMAP_APPROXIMATE_FROM` documents; None
+    below it (umap-learn's own exact search then)."""
+    from judgelab.embeddings import l2_normalise
+    from judgelab.narrative.landscape.knn_graph import exact_neighbours
+
+    if len(embeddings) < UMAP_APPROXIMATE_FROM:
+        return None
+    return exact_neighbours(l2_normalise(np.asarray(embeddings, dtype=np.float64)), n_neighbors)
+
+
 def umap_project(embeddings: np.ndarray, n_components: int = 48, n_neighbors: int = 16,
-                 seed: int = 42, min_dist: float = 0.0) -> np.ndarray:
-    """UMAP (cosine) of the embeddings; seeded (umap then runs single-threaded, deterministically)."""
+                 seed: int = 42, min_dist: float = 0.0,
+                 neighbours: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """UMAP (cosine) of the embeddings; seeded (umap then runs single-threaded, deterministically).
+    ``neighbours``: each document's exact nearest neighbours (:func:`umap_neighbours`, at least
+    ``n_neighbors - 1`` of them), given to UMAP in place of its own search."""
     import umap
     n = len(embeddings)
     if n <= n_components + 1:
         raise ValueError(f"UMAP with {n_components} components needs more than {n_components + 1} documents, got {n}")
-    model = umap.UMAP(n_components=n_components, n_neighbors=min(n_neighbors, n - 1), min_dist=min_dist,
-                      metric="cosine", random_state=seed, n_jobs=1, low_memory=True)
+    nn = min(n_neighbors, n - 1)
+    knn = (None, None, None)
+    if neighbours is not None:             # UMAP's lists start with the document itself, at distance 0
+        idx, cos = neighbours
+        if idx.shape[1] < nn - 1:
+            raise ValueError(f"{idx.shape[1]} neighbours given, UMAP with n_neighbors={nn} needs {nn - 1}")
+        knn = (np.hstack([np.arange(n)[:, None], idx[:, :nn - 1]]).astype(np.int32),
+               np.hstack([np.zeros((n, 1)), np.maximum(1.0 - cos[:, :nn - 1], 0.0)]).astype(np.float32), None)
+    model = umap.UMAP(n_components=n_components, n_neighbors=nn, min_dist=min_dist,
+                      metric="cosine", random_state=seed, n_jobs=1, low_memory=True, precomputed_knn=knn)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return np.asarray(model.fit_transform(embeddings), dtype=np.float64)
@@ -54,9 +86,8 @@ def topic_memberships(reduced: np.ndarray, min_cluster_size: int = 4,
     n_clusters = int(model.labels_.max()) + 1
     if n_clusters < 1:
         raise ValueError(f"HDBSCAN found no cluster (min_cluster_size={min_cluster_size}, n={len(reduced)})")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        memb = np.asarray(hdbscan.all_points_membership_vectors(model), dtype=np.float64)
+    # hdbscan's all_points_membership_vectors, the same numbers in time that scales (memberships.py)
+    memb = np.asarray(all_points_membership_vectors(model), dtype=np.float64)
     if memb.ndim == 1:            # a single cluster: hdbscan returns a vector
         memb = memb.reshape(-1, 1)
     sums = memb.sum(axis=1, keepdims=True)
@@ -68,9 +99,11 @@ def topic_memberships(reduced: np.ndarray, min_cluster_size: int = 4,
 
 def fit_landscape(embeddings: np.ndarray, *, n_neighbors: int = 16, n_components: int = 48,
                   min_cluster_size: int = 4, seed: int = 42,
-                  cluster_selection_method: str = "eom") -> Landscape:
-    """UMAP (centred) + HDBSCAN soft memberships + argmax labels, as in Narrative Trails."""
-    reduced = umap_project(embeddings, n_components, n_neighbors, seed)
+                  cluster_selection_method: str = "eom",
+                  neighbours: tuple[np.ndarray, np.ndarray] | None = None) -> Landscape:
+    """UMAP (centred) + HDBSCAN soft memberships + argmax labels, as in Narrative Trails.
+    ``neighbours``: the exact neighbours for UMAP (:func:`umap_neighbours`), shared by every seed."""
+    reduced = umap_project(embeddings, n_components, n_neighbors, seed, neighbours=neighbours)
     reduced -= reduced.mean(axis=0)
     memb, hl = topic_memberships(reduced, min_cluster_size, cluster_selection_method)
     params = {"n_neighbors": n_neighbors, "n_components": n_components,
@@ -79,6 +112,7 @@ def fit_landscape(embeddings: np.ndarray, *, n_neighbors: int = 16, n_components
     return Landscape(reduced, memb, memb.argmax(axis=1), hl, int(seed), params)
 
 
-def project_2d(embeddings: np.ndarray, n_neighbors: int = 16, seed: int = 42) -> np.ndarray:
+def project_2d(embeddings: np.ndarray, n_neighbors: int = 16, seed: int = 42,
+               neighbours: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """A 2-D UMAP of the embeddings for display (min_dist 0.25, as the original's plot)."""
-    return umap_project(embeddings, 2, n_neighbors, seed, min_dist=0.25)
+    return umap_project(embeddings, 2, n_neighbors, seed, min_dist=0.25, neighbours=neighbours)

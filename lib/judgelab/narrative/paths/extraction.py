@@ -23,6 +23,7 @@ from judgelab.narrative.landscape.build import POOL_PAIRS, progress, route_note,
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence
 from judgelab.narrative.landscape.knn_graph import edge_coherence, knn_coherence_graph
+from judgelab.narrative.landscape.build import shared_neighbours, umap_knn
 from judgelab.narrative.landscape.projection import fit_landscape
 from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings, log_base, params_key
 
@@ -263,11 +264,13 @@ def refit_landscape(embeddings: np.ndarray, params: str, seed: int, jsd_base="e"
     if params not in PARAM_SETS:
         raise ValueError(f"unknown parameter set {params!r}; known: {sorted(PARAM_SETS)}")
     p = PARAM_SETS[params]
+    route = "dense" if knn_k is None else "sparse"
+    nbrs = shared_neighbours(np.asarray(embeddings), {"n_neighbors": p["n_neighbors"], "knn_k": knn_k}, route, int(seed))
     land = fit_landscape(np.asarray(embeddings), n_neighbors=p["n_neighbors"],
-                         min_cluster_size=p["min_cluster_size"], seed=int(seed))
+                         min_cluster_size=p["min_cluster_size"], seed=int(seed), **umap_knn(nbrs, len(embeddings)))
     if knn_k is not None:
         g = knn_coherence_graph(np.asarray(embeddings), land.memberships, k=int(knn_k), base=log_base(jsd_base),
-                                seed=int(seed))
+                                seed=int(seed), neighbours=None if nbrs is None else nbrs[0])
         return Refit(params, PairCoherence(np.asarray(embeddings), land.memberships, log_base(jsd_base)),
                      float(g.critical), np.asarray(land.labels), int(land.n_topics), g.graph)
     c = coherence_matrix(np.asarray(embeddings), land.memberships, log_base(jsd_base))
