@@ -147,9 +147,10 @@ def build_landscape(col: DocumentCollection, knobs: dict, seed: int, jsd_base="e
 
 
 def runs_over_bases(col: DocumentCollection, knobs: dict, seed: int, bases,
-                    route: str = "dense", neighbours=None) -> dict[str, LandscapeRun]:
-    """One fit for ``seed``, its coherence in every base; keyed by ``str(base)``, first base first."""
-    runs, land = {}, None
+                    route: str = "dense", neighbours=None, landscape: Landscape | None = None) -> dict[str, LandscapeRun]:
+    """One fit for ``seed`` (``landscape`` when already fitted), its coherence in every base;
+    keyed by ``str(base)``, first base first."""
+    runs, land = {}, landscape
     for base in bases:
         run = build_landscape(col, knobs, seed, base, landscape=land, route=route, neighbours=neighbours)
         land = run.landscape
@@ -227,6 +228,28 @@ class CollectionLandscapes:
         return self.main.route
 
 
+FIT_PROCESSES = 2
+"""Seeds a large collection's UMAP + HDBSCAN fits run at once, one process each: a seeded UMAP runs
+on one thread, so two fill this project's 2 cores (at 50,000 documents a fit holds about 2 GB)."""
+
+
+def fits_in_order(col: DocumentCollection, knobs: dict, seeds: list[int], neighbours):
+    """Each seed's landscape, in order: fitted :data:`FIT_PROCESSES` at a time in worker processes
+    for a collection of :data:`UMAP_APPROXIMATE_FROM` documents or more (each fit is seeded and
+    single-threaded, so the landscapes are the ones a loop would fit); else None for each seed
+    (:func:`build_landscape` fits it, in this process)."""
+    if len(col) < UMAP_APPROXIMATE_FROM or len(seeds) < 2:
+        yield from (None for _ in seeds)
+        return
+    from joblib import Parallel, delayed
+
+    progress(f"{col.name}: UMAP + HDBSCAN of {len(seeds)} seeds, {FIT_PROCESSES} at a time, {len(col)} documents")
+    jobs = (delayed(fit_landscape)(col.embeddings, n_neighbors=knobs["n_neighbors"],
+                                   min_cluster_size=knobs["min_cluster_size"], seed=seed, **umap_knn(neighbours, len(col)))
+            for seed in seeds)
+    yield from Parallel(n_jobs=min(FIT_PROCESSES, len(seeds)), return_as="generator")(jobs)
+
+
 def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: list[int], bases,
                                 keep: int = 1, route: str = "dense") -> CollectionLandscapes:
     """Fit every seed, critical coherence in every base. The first seed is the main one; only the
@@ -236,9 +259,9 @@ def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: lis
         raise ValueError(f"{col.name}: no UMAP seed to build")
     rows, main_by_base, path_runs = [], {}, {}
     neighbours = shared_neighbours(col.embeddings, knobs, route, seed=seeds[0])
-    for k, seed in enumerate(seeds):
+    for k, (seed, fitted) in enumerate(zip(seeds, fits_in_order(col, knobs, seeds, neighbours))):
         progress(f"{col.name}: seed {seed} ({k + 1} of {len(seeds)}), {route} route")
-        by_base = runs_over_bases(col, knobs, seed, bases, route, neighbours)
+        by_base = runs_over_bases(col, knobs, seed, bases, route, neighbours, landscape=fitted)
         rows += [sensitivity_row(col, seed, base, run) for base, run in by_base.items()]
         if k == 0:
             main_by_base = by_base
