@@ -75,7 +75,7 @@ def test_bench_landscape_quick(bench, tmp_path):
     out = tmp_path / "landscape.json"
     assert bench("bench_landscape").main(["--quick", "--out", str(out)]) == 0
     figures_in(out, "speedup_vs_networkx", "peak_mem_mb", "n300_seconds", "n1200_peak_mem_mb", "seconds_exponent",
-               "peak_mem_exponent", "speedup_dense_prim_vs_networkx", "critical")
+               "peak_mem_exponent", "speedup_dense_prim_vs_networkx", "critical", "memberships_speedup_vs_hdbscan")
 
 
 def test_narr_path_length_investigation_quick(bench, tmp_path):
