@@ -5,8 +5,9 @@ that is not the code under test:
   ``all_points_membership_vectors``, bit for bit, on clusterings with noise, nested clusters and
   exemplars at distance zero;
 - the shared neighbours are brute force's (numpy's full sort of every similarity);
-- a large collection's seeds are fitted in worker processes from one neighbour search, and each
-  fit is the one the same call makes in this process, with the neighbours reaching UMAP;
+- a large collection's seeds (and its 2-D map) are fitted in worker processes from one neighbour
+  search, and each fit is the one the same call makes in this process, with the neighbours
+  reaching UMAP;
 - the embedding shows its progress in a pipeline notebook's log.
 """
 from __future__ import annotations
@@ -85,7 +86,7 @@ def test_a_large_collections_seeds_share_one_search_and_fit_in_workers_as_in_thi
     real = build.neighbour_lists
     monkeypatch.setattr(build, "neighbour_lists", lambda *a, **k: searches.append(a[1]) or real(*a, **k))
     monkeypatch.setattr(build, "UMAP_APPROXIMATE_FROM", 100)            # this collection counts as large
-    built = build.build_collection_landscapes(col, knobs, [42, 43], ["e", 2], keep=2, route="sparse")
+    built = build.build_collection_landscapes(col, knobs, [42, 43], ["e", 2], keep=2, route="sparse", map_seed=42)
     assert searches == [12]                                             # once, for UMAP's 12 and the graph's 10
     nb = real(x / np.linalg.norm(x, axis=1, keepdims=True), 12)
     for seed in (42, 43):
@@ -95,6 +96,7 @@ def test_a_large_collections_seeds_share_one_search_and_fit_in_workers_as_in_thi
     own_search = build.fit_landscape(x, n_neighbors=12, min_cluster_size=5, seed=42)
     assert not np.array_equal(own_search.reduced, built.path_runs[42].landscape.reduced)   # the neighbours reached UMAP
     assert set(built.sensitivity["seed"]) == {42, 43} and len(built.sensitivity) == 4
+    assert np.array_equal(built.umap2d, build.project_2d(x, 12, 42, neighbours=nb))     # the map, beside the seeds
 
 
 def test_embedding_shows_its_progress_in_a_pipeline_notebooks_log(monkeypatch, tmp_path, capsys):

@@ -233,33 +233,39 @@ FIT_PROCESSES = 2
 on one thread, so two fill this project's 2 cores (at 50,000 documents a fit holds about 2 GB)."""
 
 
-def fits_in_order(col: DocumentCollection, knobs: dict, seeds: list[int], neighbours):
-    """Each seed's landscape, in order: fitted :data:`FIT_PROCESSES` at a time in worker processes
-    for a collection of :data:`UMAP_APPROXIMATE_FROM` documents or more (each fit is seeded and
-    single-threaded, so the landscapes are the ones a loop would fit); else None for each seed
-    (:func:`build_landscape` fits it, in this process)."""
-    if len(col) < UMAP_APPROXIMATE_FROM or len(seeds) < 2:
-        yield from (None for _ in seeds)
+def fits_in_order(col: DocumentCollection, knobs: dict, seeds: list[int], neighbours, map_seed: int | None = None):
+    """Each seed's landscape, in order, then the 2-D map of ``map_seed`` (when given): fitted
+    :data:`FIT_PROCESSES` at a time in worker processes for a collection of
+    :data:`UMAP_APPROXIMATE_FROM` documents or more (each fit is seeded and single-threaded, so
+    they are the ones a loop would fit); else None for each (:func:`build_landscape` and
+    :func:`build_landscapes` fit them, in this process)."""
+    if len(col) < UMAP_APPROXIMATE_FROM or len(seeds) + (map_seed is not None) < 2:
+        yield from (None for _ in range(len(seeds) + (map_seed is not None)))
         return
     from joblib import Parallel, delayed
 
-    progress(f"{col.name}: UMAP + HDBSCAN of {len(seeds)} seeds, {FIT_PROCESSES} at a time, {len(col)} documents")
-    jobs = (delayed(fit_landscape)(col.embeddings, n_neighbors=knobs["n_neighbors"],
-                                   min_cluster_size=knobs["min_cluster_size"], seed=seed, **umap_knn(neighbours, len(col)))
-            for seed in seeds)
-    yield from Parallel(n_jobs=min(FIT_PROCESSES, len(seeds)), return_as="generator")(jobs)
+    knn = umap_knn(neighbours, len(col))
+    progress(f"{col.name}: UMAP + HDBSCAN of {len(seeds)} seeds{' and the 2-D map' if map_seed is not None else ''}, "
+             f"{FIT_PROCESSES} at a time, {len(col)} documents")
+    jobs = [delayed(fit_landscape)(col.embeddings, n_neighbors=knobs["n_neighbors"],
+                                   min_cluster_size=knobs["min_cluster_size"], seed=seed, **knn) for seed in seeds]
+    if map_seed is not None:
+        jobs.append(delayed(project_2d)(col.embeddings, knobs["n_neighbors"], map_seed, **knn))
+    yield from Parallel(n_jobs=min(FIT_PROCESSES, len(jobs)), return_as="generator")(jobs)
 
 
 def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: list[int], bases,
-                                keep: int = 1, route: str = "dense") -> CollectionLandscapes:
+                                keep: int = 1, route: str = "dense", map_seed: int | None = None) -> CollectionLandscapes:
     """Fit every seed, critical coherence in every base. The first seed is the main one; only the
     first ``keep`` seeds' main-base runs are kept, for notebook 08 (a VisPub matrix is 52 MB).
+    ``map_seed``: a large collection's 2-D map is fitted beside the seeds (``umap2d``).
     ``route``: dense matrices, or the sparse nearest-neighbour graphs (every seed and base alike)."""
     if not seeds:
         raise ValueError(f"{col.name}: no UMAP seed to build")
     rows, main_by_base, path_runs = [], {}, {}
     neighbours = shared_neighbours(col.embeddings, knobs, route, seed=seeds[0])
-    for k, (seed, fitted) in enumerate(zip(seeds, fits_in_order(col, knobs, seeds, neighbours))):
+    fits = fits_in_order(col, knobs, seeds, neighbours, map_seed)
+    for k, (seed, fitted) in enumerate(zip(seeds, fits)):
         progress(f"{col.name}: seed {seed} ({k + 1} of {len(seeds)}), {route} route")
         by_base = runs_over_bases(col, knobs, seed, bases, route, neighbours, landscape=fitted)
         rows += [sensitivity_row(col, seed, base, run) for base, run in by_base.items()]
@@ -267,7 +273,9 @@ def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: lis
             main_by_base = by_base
         if k < keep:
             path_runs[seed] = by_base[str(bases[0])]
-    return CollectionLandscapes(col, knobs, pd.DataFrame(rows), main_by_base, path_runs, neighbours=neighbours)
+    umap2d = next(fits, None)       # the 2-D map, when a worker fitted it beside the seeds
+    return CollectionLandscapes(col, knobs, pd.DataFrame(rows), main_by_base, path_runs, umap2d=umap2d,
+                                neighbours=neighbours)
 
 
 @dataclass
@@ -311,9 +319,10 @@ def build_landscapes(settings: LandscapeSettings) -> LandscapeStudy:
             progress(f"{name}: {len(col)} documents > dense_limit {settings.knobs['dense_limit']}: the sparse "
                      f"route, coherence only between each document and its {knobs['knn_k']} nearest neighbours")
         built = build_collection_landscapes(col, knobs, settings.seeds, settings.bases,
-                                            keep=settings.path_seeds(name), route=route)
-        progress(f"{name}: 2-D UMAP for the map")
-        built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed,
-                                  **umap_knn(built.neighbours, len(col)))
+                                            keep=settings.path_seeds(name), route=route, map_seed=settings.seed)
+        if built.umap2d is None:
+            progress(f"{name}: 2-D UMAP for the map")
+            built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed,
+                                      **umap_knn(built.neighbours, len(col)))
         out[name] = built
     return LandscapeStudy(settings, out)
