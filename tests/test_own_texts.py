@@ -664,3 +664,29 @@ def test_large_collection_generator_writes_a_collection_make_own_reads(tmp_path)
     assert (years == pd.to_datetime(source.loc[frame["text"]].to_numpy()).year).all()
     col = own_collection.load(csv, text="text", date="date", title="title", embeddings=npy.name)
     assert len(col) == 300 and col.embeddings.shape == (300, 384)
+
+
+def test_large_collection_generator_spliced_texts_are_distinct_halves_of_two_abstracts(tmp_path):
+    """``--texts spliced``: n distinct texts, each the first half (by sentences) of one pool
+    abstract and the second half of another, dated in the first one's year; no vectors written."""
+    import importlib.util
+
+    from judgelab.narrative.landscape.collections import load_vispub
+
+    spec = importlib.util.spec_from_file_location(
+        "large_collection", Path(__file__).resolve().parents[1] / "benchmarks" / "large_collection.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    pool = load_vispub().docs.iloc[:12]
+    csv, npy = gen.build(100, 12, tmp_path, texts="spliced")
+    frame = pd.read_csv(csv)
+    assert npy is None and not list(tmp_path.glob("*.npy"))
+    assert len(frame) == 100 and frame["text"].is_unique and frame["title"].is_unique
+    firsts = {gen.halves(t)[0]: i for i, t in enumerate(pool["text"])}
+    seconds = {gen.halves(t)[1] for t in pool["text"]}
+    for text, date in zip(frame["text"], frame["date"]):
+        head = next(h for h in firsts if text.startswith(h + " ") or text == h)
+        assert text[len(head):].strip() in seconds
+        assert pd.Timestamp(date).year == pd.Timestamp(pool["date"].iloc[firsts[head]]).year
+    with pytest.raises(ValueError, match="raise --pool"):
+        gen.build(200, 12, tmp_path, texts="spliced")                 # 12 abstracts give 132 ordered pairs
