@@ -80,29 +80,27 @@ def build(n: int, pool: int, out: Path, seed: int = 42, texts: str = "resampled"
     from judgelab.narrative.landscape.collections import load_vispub
 
     docs = load_vispub().docs.iloc[:pool].reset_index(drop=True)
-    if texts == "spliced":
-        rng = np.random.default_rng(seed)
-        a, body = spliced(docs, n, rng)
-        year_start = pd.to_datetime(docs["date"].to_numpy()[a])
-        dates = year_start + pd.to_timedelta(rng.integers(0, 365, n), unit="D")
-        frame = pd.DataFrame({"title": [f"{t} [#{i}]" for i, t in enumerate(docs["title"].to_numpy()[a])],
-                              "date": dates.strftime("%Y-%m-%d"), "text": body})
-        csv = out / f"vispub{n}.csv"
-        frame.to_csv(csv, index=False)
-        return csv, None
-    real = pool_vectors(docs["text"].astype(str).tolist(), out)
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, len(docs), n)
-    b = rng.integers(0, len(docs), n)
-    w = rng.uniform(0.6, 1.0, (n, 1))
-    vec = w * real[a] + (1 - w) * real[b] + rng.normal(scale=0.02, size=(n, real.shape[1]))
-    vec = (vec / np.linalg.norm(vec, axis=1, keepdims=True)).astype(np.float32)
+    vec = None
+    if texts == "spliced":
+        a, body = spliced(docs, n, rng)
+    else:
+        real = pool_vectors(docs["text"].astype(str).tolist(), out)
+        a = rng.integers(0, len(docs), n)
+        b = rng.integers(0, len(docs), n)
+        w = rng.uniform(0.6, 1.0, (n, 1))
+        vec = w * real[a] + (1 - w) * real[b] + rng.normal(scale=0.02, size=(n, real.shape[1]))
+        vec = (vec / np.linalg.norm(vec, axis=1, keepdims=True)).astype(np.float32)
+        body = docs["text"].to_numpy()[a]
     year_start = pd.to_datetime(docs["date"].to_numpy()[a])
     dates = year_start + pd.to_timedelta(rng.integers(0, 365, n), unit="D")
     frame = pd.DataFrame({"title": [f"{t} [#{i}]" for i, t in enumerate(docs["title"].to_numpy()[a])],
-                          "date": dates.strftime("%Y-%m-%d"), "text": docs["text"].to_numpy()[a]})
-    csv, npy = out / f"vispub{n}.csv", out / f"vispub{n}.npy"
+                          "date": dates.strftime("%Y-%m-%d"), "text": body})
+    csv = out / f"vispub{n}.csv"
     frame.to_csv(csv, index=False)
+    if vec is None:
+        return csv, None
+    npy = out / f"vispub{n}.npy"
     np.save(npy, vec)
     return csv, npy
 

@@ -146,8 +146,7 @@ class CachedBackend:
 
         with BatchProgress(len(found) + len(todo), f"embedding ({self.name})",
                            enabled=len(todo) > self.batch_size) as bar:
-            for _ in range(len(found)):
-                bar.update(cached=True, failed=False)
+            bar.update(cached=True, failed=False, count=len(found))
             for start in range(0, len(todo), self.batch_size):
                 batch = todo[start:start + self.batch_size]
                 vecs = l2_normalise(self._embed_batch([by_hash[h] for h in batch]))
@@ -155,8 +154,7 @@ class CachedBackend:
                 fresh = dict(zip(batch, vecs))
                 self.cache.put_many(self.name, fresh)
                 found.update(fresh)
-                for _ in batch:
-                    bar.update(cached=False, failed=False)
+                bar.update(cached=False, failed=False, count=len(batch))
         if not texts:
             return np.zeros((0, 0), np.float32)
         return np.stack([found[h] for h in hashes]).astype(np.float32)

@@ -51,13 +51,14 @@ class BatchProgress:
         self._bar = tqdm(total=total, desc=desc, disable=not enabled or self._final, dynamic_ncols=True,
                          mininterval=0.5, file=stream)
 
-    def update(self, cached: bool, failed: bool) -> None:
+    def update(self, cached: bool, failed: bool, count: int = 1) -> None:
+        """``count`` items done alike (all cached, or all failed, or neither)."""
         with self._lock:
-            self.done += 1
-            self.cached += int(cached)
-            self.failed += int(failed)
+            self.done += count
+            self.cached += count * int(cached)
+            self.failed += count * int(failed)
             self._bar.set_postfix(cached=self.cached, failed=self.failed, refresh=False)
-            self._bar.update(1)
+            self._bar.update(count)
             if self._final and self.done < self.total and self._clock() - self._last_line >= self._every_s:
                 self._write(self.log_line())
 

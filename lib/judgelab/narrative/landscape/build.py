@@ -14,11 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from judgelab.embeddings import embed_collection
+from judgelab.embeddings import embed_collection, l2_normalise
 from judgelab.narrative.landscape.coherence import coherence_matrix, offdiagonal
 from judgelab.narrative.landscape.collections import DocumentCollection, load_collection
 from judgelab.narrative.landscape.graph import critical_coherence, sparse_edges
-from judgelab.embeddings import l2_normalise
 from judgelab.narrative.landscape.knn_graph import (EXACT_UP_TO, KnnCoherenceGraph, knn_coherence_graph,
                                                     neighbour_lists, pair_coherence)
 from judgelab.narrative.landscape.projection import UMAP_APPROXIMATE_FROM, Landscape, fit_landscape, project_2d
@@ -204,7 +203,6 @@ class CollectionLandscapes:
     main_by_base: dict[str, LandscapeRun]   # the main seed in every base, main base first
     path_runs: dict[int, LandscapeRun]      # the first ``path_seeds`` seeds, main base
     umap2d: np.ndarray | None = None        # 2-D UMAP for display
-    neighbours: tuple | None = None         # shared_neighbours (the 2-D map reuses them)
 
     @property
     def name(self) -> str:
@@ -239,8 +237,9 @@ def fits_in_order(col: DocumentCollection, knobs: dict, seeds: list[int], neighb
     :data:`UMAP_APPROXIMATE_FROM` documents or more (each fit is seeded and single-threaded, so
     they are the ones a loop would fit); else None for each (:func:`build_landscape` and
     :func:`build_landscapes` fit them, in this process)."""
-    if len(col) < UMAP_APPROXIMATE_FROM or len(seeds) + (map_seed is not None) < 2:
-        yield from (None for _ in range(len(seeds) + (map_seed is not None)))
+    count = len(seeds) + (map_seed is not None)
+    if len(col) < UMAP_APPROXIMATE_FROM or count < 2:
+        yield from (None for _ in range(count))
         return
     from joblib import Parallel, delayed
 
@@ -274,8 +273,7 @@ def build_collection_landscapes(col: DocumentCollection, knobs: dict, seeds: lis
         if k < keep:
             path_runs[seed] = by_base[str(bases[0])]
     umap2d = next(fits, None)       # the 2-D map, when a worker fitted it beside the seeds
-    return CollectionLandscapes(col, knobs, pd.DataFrame(rows), main_by_base, path_runs, umap2d=umap2d,
-                                neighbours=neighbours)
+    return CollectionLandscapes(col, knobs, pd.DataFrame(rows), main_by_base, path_runs, umap2d=umap2d)
 
 
 @dataclass
@@ -320,9 +318,8 @@ def build_landscapes(settings: LandscapeSettings) -> LandscapeStudy:
                      f"route, coherence only between each document and its {knobs['knn_k']} nearest neighbours")
         built = build_collection_landscapes(col, knobs, settings.seeds, settings.bases,
                                             keep=settings.path_seeds(name), route=route, map_seed=settings.seed)
-        if built.umap2d is None:
+        if built.umap2d is None:   # a collection below UMAP_APPROXIMATE_FROM: UMAP searches itself
             progress(f"{name}: 2-D UMAP for the map")
-            built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed,
-                                      **umap_knn(built.neighbours, len(col)))
+            built.umap2d = project_2d(col.embeddings, knobs["n_neighbors"], settings.seed)
         out[name] = built
     return LandscapeStudy(settings, out)

@@ -36,27 +36,16 @@ class Landscape:
 UMAP_APPROXIMATE_FROM = 4096
 """umap-learn finds a collection's neighbours exactly below this many documents and by NN-descent
 (approximate, seeded, single-threaded: minutes at 50,000) from it on; from it on we hand UMAP the
-exact neighbours instead (:func:`umap_neighbours`), computed once for every seed."""
-
-
-def umap_neighbours(embeddings: np.ndarray, n_neighbors: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The exact cosine neighbours UMAP would search for (``(indices, cosines)``, most similar first,
-    itself excluded), for a collection of at least :data:`UMAP_APPROXIMATE_FROM` documents; None
-    below it (umap-learn's own exact search then)."""
-    from judgelab.embeddings import l2_normalise
-    from judgelab.narrative.landscape.knn_graph import exact_neighbours
-
-    if len(embeddings) < UMAP_APPROXIMATE_FROM:
-        return None
-    return exact_neighbours(l2_normalise(np.asarray(embeddings, dtype=np.float64)), n_neighbors)
+exact neighbours instead (:func:`judgelab.narrative.landscape.build.shared_neighbours`), found once
+for every seed."""
 
 
 def umap_project(embeddings: np.ndarray, n_components: int = 48, n_neighbors: int = 16,
                  seed: int = 42, min_dist: float = 0.0,
                  neighbours: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """UMAP (cosine) of the embeddings; seeded (umap then runs single-threaded, deterministically).
-    ``neighbours``: each document's exact nearest neighbours (:func:`umap_neighbours`, at least
-    ``n_neighbors - 1`` of them), given to UMAP in place of its own search."""
+    ``neighbours``: each document's nearest neighbours (``(indices, cosines)``, most similar first,
+    itself excluded, at least ``n_neighbors - 1`` of them), given to UMAP in place of its own search."""
     import umap
     n = len(embeddings)
     if n <= n_components + 1:
@@ -102,7 +91,7 @@ def fit_landscape(embeddings: np.ndarray, *, n_neighbors: int = 16, n_components
                   cluster_selection_method: str = "eom",
                   neighbours: tuple[np.ndarray, np.ndarray] | None = None) -> Landscape:
     """UMAP (centred) + HDBSCAN soft memberships + argmax labels, as in Narrative Trails.
-    ``neighbours``: the exact neighbours for UMAP (:func:`umap_neighbours`), shared by every seed."""
+    ``neighbours``: the neighbours for UMAP (:func:`umap_project`), shared by every seed."""
     reduced = umap_project(embeddings, n_components, n_neighbors, seed, neighbours=neighbours)
     reduced -= reduced.mean(axis=0)
     memb, hl = topic_memberships(reduced, min_cluster_size, cluster_selection_method)

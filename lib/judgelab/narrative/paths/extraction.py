@@ -19,11 +19,10 @@ import pandas as pd
 from judgelab import interim
 from judgelab.embeddings import l2_normalise
 from judgelab.narrative.landscape import store
-from judgelab.narrative.landscape.build import POOL_PAIRS, progress, route_note, sample_pairs
+from judgelab.narrative.landscape.build import POOL_PAIRS, progress, route_note, sample_pairs, shared_neighbours, umap_knn
 from judgelab.narrative.landscape.coherence import coherence_matrix
 from judgelab.narrative.landscape.graph import critical_coherence
 from judgelab.narrative.landscape.knn_graph import edge_coherence, knn_coherence_graph
-from judgelab.narrative.landscape.build import shared_neighbours, umap_knn
 from judgelab.narrative.landscape.projection import fit_landscape
 from judgelab.narrative.settings import DEFAULT_PARAMS, PARAM_SETS, PathSettings, log_base, params_key
 
